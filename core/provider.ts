@@ -1,0 +1,84 @@
+/**
+ * The provider contract: what a provider plugin's `setup` returns and what the core calls.
+ * The core never looks inside a provider; translation is the provider's business.
+ */
+import type { Logger } from 'pino';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from './format/chat.ts';
+
+/** Per-call context the core hands a provider. */
+export interface CallContext {
+  /** Aborted when the client disconnects or the provider timeout fires: stop the upstream call. */
+  signal: AbortSignal;
+  /** Child logger carrying the request id. */
+  log: Logger;
+  /** Incoming request headers (lower-case names), e.g. for `anthropic-version` forwarding. */
+  headers: Record<string, string | string[] | undefined>;
+  /**
+   * The client's body bytes, when the body the provider got is unchanged from them
+   * (no alias rewrite, no added fields): a common-format upstream may send these as-is.
+   */
+  rawBody: string | undefined;
+  /** Query string of the incoming request without `?` ('' when none). */
+  query: string;
+}
+
+/**
+ * One item of a translated or passed-through chat stream: a chunk object, or the JSON text
+ * of a chunk exactly as a common-format upstream sent it (forwarded byte for byte, parsed
+ * only if a hook needs it). Providers always end a stream with a usage chunk
+ * (`choices: []`, `usage`) when the upstream reported usage; the core forwards that chunk
+ * only if the client asked for `stream_options.include_usage`.
+ */
+export type StreamItem = ChatCompletionChunk | string;
+
+/** Result of a chat call: a whole completion or a stream. */
+export type ChatResult =
+  | { type: 'json'; body: ChatCompletion; /** exact upstream bytes when `body` is unchanged from them */ raw?: string }
+  | { type: 'stream'; chunks: AsyncIterable<StreamItem> };
+
+/** One Messages-format SSE event, text as the upstream sent it. */
+export interface SseEvent {
+  event: string | undefined;
+  data: string;
+}
+
+/** Result of a native Messages passthrough. */
+export type MessagesResult =
+  | { type: 'json'; status: number; raw: string; contentType: string }
+  | { type: 'stream'; events: AsyncIterable<SseEvent> };
+
+/**
+ * A configured provider (one `[providers.<name>]` section or a runtime-created one).
+ * Methods throw GatewayError for upstream failures (status/message kept) and honour `call.signal`.
+ */
+export interface Provider {
+  readonly name: string;
+  readonly kind: string;
+  /** Model ids served; filled by `listModels` when the config gave none. */
+  models: string[];
+  /** The upstream's model list (discovery). Throws GatewayError naming the URL and status that failed. */
+  listModels?(signal?: AbortSignal): Promise<string[]>;
+  /** POST /v1/chat/completions. `req.model` is the canonical model id. */
+  chat(req: ChatRequest, call: CallContext): Promise<ChatResult>;
+  /** POST /v1/embeddings; absent → 400 "provider has no embeddings". */
+  embeddings?(req: EmbeddingsRequest, call: CallContext): Promise<EmbeddingsResponse>;
+  /**
+   * Native Messages passthrough (kinds with a Messages origin). Absent → the core
+   * translates Messages ⇄ common format and calls `chat`.
+   * `body` is the client's parsed body with `model` canonical; `raw` its bytes when unchanged.
+   */
+  messages?(body: Record<string, unknown>, call: CallContext): Promise<MessagesResult>;
+  /** Release pooled connections. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Explicit-state stream translator: native stream events in, common chunks out.
+ * Pure (no I/O); one instance per upstream stream.
+ */
+export interface StreamMapper {
+  /** One native SSE event → zero or more chunks. Throws GatewayError on an upstream `error` event or malformed data. */
+  push(event: SseEvent): ChatCompletionChunk[];
+  /** Upstream ended → trailing chunks (finish, usage). Throws GatewayError if the stream was cut before its terminator. */
+  end(): ChatCompletionChunk[];
+}
