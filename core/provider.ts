@@ -60,8 +60,8 @@ export interface Provider {
   listModels?(signal?: AbortSignal): Promise<string[]>;
   /** POST /v1/chat/completions. `req.model` is the canonical model id. */
   chat(req: ChatRequest, call: CallContext): Promise<ChatResult>;
-  /** POST /v1/embeddings; absent → 400 "provider has no embeddings". */
-  embeddings?(req: EmbeddingsRequest, call: CallContext): Promise<EmbeddingsResponse>;
+  /** POST /v1/embeddings; absent → 400 "provider has no embeddings". `raw`: exact upstream bytes when `body` is unchanged from them. */
+  embeddings?(req: EmbeddingsRequest, call: CallContext): Promise<{ body: EmbeddingsResponse; raw?: string }>;
   /**
    * Native Messages passthrough (kinds with a Messages origin). Absent → the core
    * translates Messages ⇄ common format and calls `chat`.

@@ -1,0 +1,60 @@
+/**
+ * The gw command: `gw [--config <path>]` and `gw serve` start the gateway; the other
+ * commands are the management client (lazily imported, so serving loads none of them).
+ * One error boundary: expected failures print one line and exit non-zero; bugs print a stack.
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+
+/** An expected failure: one line on stderr, exit code 1 (or `code`). */
+export class CliError extends Error {
+  exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+const program = new Command('gw')
+  .description('gw — an LLM gateway: one OpenAI-compatible endpoint for many model vendors')
+  .option('-v, --verbose', 'log more: -v info, -vv debug, -vvv trace (else LOG_LEVEL)', (_v: string, prev: number) => prev + 1, 0)
+  .option('--config <path>', 'config file to serve (created on first run)')
+  .option('--bind <host:port>', 'address to listen on (overrides listen in the file)')
+  .showHelpAfterError()
+  .exitOverride();
+
+program.action(async () => {
+  const o = program.opts<{ verbose: number; config?: string; bind?: string }>();
+  const { runServe } = await import('./serve.ts');
+  await runServe({ config: o.config ?? 'gateway.toml', bind: o.bind, verbosity: o.verbose });
+});
+
+program
+  .command('serve')
+  .description('start the gateway')
+  .option('--config <path>', 'config file (created on first run)', 'gateway.toml')
+  .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', (v: string) => {
+    if (!/^.+:\d{1,5}$/.test(v)) throw new InvalidArgumentError('expected <host>:<port>, e.g. 127.0.0.1:8080');
+    return v;
+  })
+  .action(async (o: { config: string; bind?: string }) => {
+    const { runServe } = await import('./serve.ts');
+    await runServe({ config: o.config, bind: o.bind, verbosity: program.opts<{ verbose: number }>().verbose });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  const e = err as Error;
+  if (e instanceof CliError || e.name === 'ConfigError' || e.name === 'PluginError' || e.name === 'CliError') {
+    process.stderr.write(`gw: ${e.message}\n`);
+    process.exit((e as CliError).exitCode ?? 1);
+  }
+  if (e.message?.startsWith('cannot listen on') || e.message?.startsWith('cannot open the store')) {
+    process.stderr.write(`gw: ${e.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`gw: internal error: ${e.stack ?? e}\n`);
+  process.exit(70);
+}

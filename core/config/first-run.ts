@@ -1,0 +1,84 @@
+/**
+ * First run: a missing config file is created with a listen address, a fresh admin token,
+ * a default gateway key and commented examples of everything else.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** `sk-` + 43 url-safe characters (32 random bytes, base64url). */
+export function generateSecret(): string {
+  return `sk-${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * Writes a new config file; refuses to overwrite one (flag `wx`), so two processes racing
+ * on first run cannot clobber each other's secrets.
+ * @returns false when the file appeared meanwhile.
+ */
+export async function writeFirstRunConfig(file: string, listen: string): Promise<boolean> {
+  await mkdir(dirname(file), { recursive: true });
+  try {
+    await writeFile(file, firstRunConfigText(listen, generateSecret(), generateSecret()), { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+/** The text of a first-run config. */
+export function firstRunConfigText(listen: string, adminToken: string, defaultKey: string): string {
+  return `# gw configuration, generated on first run. Reference: README.md ("Configuration").
+listen = "${listen}"
+admin_token = "${adminToken}"   # for gw's admin routes and the gw management client (GW_ADMIN_TOKEN)
+data_dir = "data"               # relative to this file; holds the store
+
+[keys.default]                  # gateway API keys, by name: clients send "Authorization: Bearer <key>"
+key = "${defaultKey}"
+
+# An offline provider that echoes the last user message; handy to try gw without a network.
+# [providers.mock]
+# models = ["mock-1"]
+
+# [providers.openai]            # the section name doubles as the kind
+# api_key = "\${OPENAI_API_KEY}" # \${VAR} is read from the environment at load
+# models = ["gpt-4o", "gpt-4o-mini", "text-embedding-3-small"]
+
+# [providers.anthropic]
+# api_key = "\${ANTHROPIC_API_KEY}"
+# models = ["claude-sonnet-4-5"]
+
+# [providers.gemini]
+# api_key = "\${GEMINI_API_KEY}"
+# models = ["gemini-2.5-flash"]
+
+# [providers.dashscope]         # Qwen; international region by default
+# api_key = "\${DASHSCOPE_API_KEY}"
+# models = ["qwen3-max"]
+
+# [providers.zhipu]             # GLM
+# api_key = "\${ZHIPU_API_KEY}"
+# models = ["glm-4.6"]
+
+# [providers.vllm]              # any OpenAI-compatible upstream: give base_url
+# api_key = "none"
+# base_url = "http://127.0.0.1:8000/v1"
+# models = ["meta-llama/Llama-3.1-8B-Instruct"]
+
+# [aliases]
+# gpt4 = "gpt-4o"
+
+# [pricing."gpt-4o"]            # USD per million tokens, for the budget extension
+# input_per_mtok = 2.5
+# output_per_mtok = 10.0
+
+# [extensions.cache]
+# ttl_seconds = 300
+# [extensions.rate_limit]
+# requests_per_minute = 60
+# [extensions.usage]
+# [extensions.logging]
+# level = "info"
+`;
+}

@@ -1,0 +1,43 @@
+/**
+ * Reading the config file: TOML (smol-toml) → `${VAR}` expansion → zod validation.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { ConfigError } from './error.ts';
+import { expandEnv } from './expand.ts';
+import { gatewayConfigSchema, type GatewayConfig } from './schema.ts';
+
+/**
+ * Loads and validates a config file.
+ * @throws ConfigError (file, key path, what was expected) for unreadable, malformed or invalid files.
+ */
+export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<GatewayConfig> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, [], `cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  return parseConfig(text, file, path, env);
+}
+
+/** Parses config text; `file` is the name used in errors, `path` the absolute path. */
+export function parseConfig(text: string, file: string, path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (err) {
+    if (err instanceof TomlError) throw new ConfigError(file, [], `TOML syntax error at line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`);
+    throw err;
+  }
+  expandEnv(raw, file, env);
+  const parsed = gatewayConfigSchema.safeParse(raw);
+  if (!parsed.success) throw ConfigError.fromZod(file, [], parsed.error);
+  const cfg = parsed.data;
+  for (const [alias, target] of Object.entries(cfg.aliases)) {
+    if (alias === target) throw new ConfigError(file, ['aliases', alias], 'an alias cannot point to itself');
+  }
+  return { ...cfg, file: path, dir: dirname(path) };
+}

@@ -1,0 +1,40 @@
+/**
+ * The gateway config file schema (TOML, see DESIGN.md "Config file").
+ * Provider and extension sections are only shape-checked here; each plugin validates its
+ * own section with its own schema when it is loaded, so a third-party plugin's fields are
+ * checked as strictly as a built-in one's.
+ */
+import { z } from 'zod';
+
+const hostPort = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'expected "<host>:<port>", e.g. "127.0.0.1:8080"');
+const name = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'expected a name of letters, digits, "_", "-" or "."');
+
+/** A gateway API key entry: `[keys.<name>] key = "sk-…"`. */
+export const keyEntrySchema = z.strictObject({
+  key: z.string().min(16, 'expected a key of at least 16 characters'),
+});
+
+/** `[pricing."<model>"]`: USD per million tokens. */
+export const pricingSchema = z.strictObject({
+  input_per_mtok: z.number().nonnegative(),
+  output_per_mtok: z.number().nonnegative(),
+});
+
+export const gatewayConfigSchema = z.strictObject({
+  listen: hostPort.default('127.0.0.1:8080'),
+  admin_token: z.string().min(16, 'expected a token of at least 16 characters').optional(),
+  data_dir: z.string().min(1).default('data'),
+  max_body_bytes: z.number().int().positive().default(33_554_432),
+  /** Bound in seconds for in-flight requests and streams to finish on SIGINT/SIGTERM. */
+  shutdown_timeout_seconds: z.number().positive().default(30),
+  keys: z.record(name, keyEntrySchema).default({}),
+  providers: z.record(name, z.looseObject({ kind: name.optional() })).default({}),
+  aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
+  pricing: z.record(z.string().min(1), pricingSchema).default({}),
+  fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
+  extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
+  store: z.strictObject({ url: z.string().regex(/^rediss?:\/\//, 'expected "redis://host:port/db"').optional() }).optional(),
+});
+
+/** The validated config file; `file` and `dir` say where it came from. */
+export type GatewayConfig = z.output<typeof gatewayConfigSchema> & { file: string; dir: string };

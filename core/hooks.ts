@@ -1,0 +1,62 @@
+/**
+ * The hook pipeline: five tapable hooks on one frozen object, tapped once at startup in
+ * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request).
+ *
+ *   onRequest      AsyncSeriesBail  before dispatch, after auth and model resolution.
+ *                  Return an EarlyResponse to answer without calling the upstream, or
+ *                  throw GatewayError (e.g. 429 from rate_limit/budget). Later taps are skipped.
+ *   onCacheLookup  AsyncSeriesBail  non-streaming chat only, after onRequest. Return a
+ *                  CachedResponse to answer from cache; `rc.cacheHit` is then true.
+ *   onResponse     AsyncSeries      after a successful response, awaited BEFORE its last byte
+ *                  is sent: non-streaming when the body is known; streaming when the upstream
+ *                  stream ended, before `[DONE]`/`message_stop` goes out. `rc.usage` holds the
+ *                  upstream-reported usage. Also runs for cache hits (`rc.cacheHit`), so an
+ *                  accounting tap must skip those. Commit durable state here.
+ *   onChunk        Sync             every stream chunk, in order, as it passes to the client:
+ *                  the common chunk on chat, the Messages event object on /v1/messages.
+ *                  `rc.usage` is updated before the call when the chunk carried usage.
+ *                  Hot path: synchronous, no I/O, no allocation you can avoid.
+ *   onError        AsyncSeries      a request failed (provider error, timeout, mid-stream
+ *                  failure, or a GatewayError thrown by a hook); observes only.
+ */
+import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
+import type { RequestContext } from './context.ts';
+import type { GatewayError } from './errors.ts';
+
+/** An answer decided by a hook: JSON `body` (object, or pre-serialized text), status and headers. */
+export interface EarlyResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A cached non-streaming chat completion: the exact bytes to send. */
+export interface CachedResponse {
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/** What onResponse sees: the JSON body for non-streaming responses (undefined for streams). */
+export interface ResponseInfo {
+  /** Serialized response body as sent to the client (non-streaming only). */
+  body: string | undefined;
+}
+
+export interface Hooks {
+  readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
+  readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
+  readonly onResponse: AsyncSeriesHook<[RequestContext, ResponseInfo]>;
+  readonly onChunk: SyncHook<[RequestContext, unknown]>;
+  readonly onError: AsyncSeriesHook<[RequestContext, GatewayError]>;
+}
+
+/** A fresh hooks object; one per gateway instance. */
+export function createHooks(): Hooks {
+  return Object.freeze({
+    onRequest: new AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>(['rc'], 'onRequest'),
+    onCacheLookup: new AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>(['rc'], 'onCacheLookup'),
+    onResponse: new AsyncSeriesHook<[RequestContext, ResponseInfo]>(['rc', 'info'], 'onResponse'),
+    onChunk: new SyncHook<[RequestContext, unknown]>(['rc', 'chunk'], 'onChunk'),
+    onError: new AsyncSeriesHook<[RequestContext, GatewayError]>(['rc', 'error'], 'onError'),
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * Upstream SSE bytes → events, as they arrive (eventsource-parser does the framing: LF,
+ * CRLF and CR line ends, multi-line data, comments). Layering after Vercel's
+ * parse-json-event-stream: bytes → text → events; JSON parsing is the caller's.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { SseEvent } from '../provider.ts';
+import { mapTransportError } from './upstream.ts';
+
+/**
+ * Yields each SSE event of `body` in order; never buffers past one network read.
+ * @throws GatewayError 504 when the gap between chunks exceeds the timeout, 502 when the
+ *   connection breaks.
+ */
+export async function* sseEvents(body: AsyncIterable<Uint8Array>, provider: string, url: string, timeoutMs: number, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+  const queue: SseEvent[] = [];
+  const parser = createParser({
+    onEvent(m: EventSourceMessage) {
+      queue.push({ event: m.event, data: m.data });
+    },
+  });
+  const decoder = new TextDecoder();
+  try {
+    for await (const buf of body) {
+      parser.feed(decoder.decode(buf, { stream: true }));
+      // index loop + reset instead of shift(): no O(n²) on bursts of events
+      for (let i = 0; i < queue.length; i++) yield queue[i]!;
+      queue.length = 0;
+    }
+  } catch (err) {
+    throw mapTransportError(err, provider, url, timeoutMs, signal);
+  }
+  parser.feed(decoder.decode());
+  // lenient on an upstream that omits the blank line after its last event
+  parser.reset({ consume: true });
+  for (let i = 0; i < queue.length; i++) yield queue[i]!;
+}

@@ -1,0 +1,75 @@
+/**
+ * Writing an SSE response to the client: headers once, then each event as it comes,
+ * awaiting `drain` only under backpressure, and a `: ping` comment after every
+ * `keepAliveMs` of silence so proxies and load balancers keep the connection.
+ */
+import type { ServerResponse } from 'node:http';
+
+export const KEEP_ALIVE_MS = 15_000;
+const PING = ': ping\n\n';
+
+export class SseWriter {
+  private readonly res: ServerResponse;
+  private timer: NodeJS.Timeout | undefined;
+  /** Keep-alive ticks since the last write; a counter, so writes never read the clock. */
+  private idle = 0;
+  /** True once the client went away (the response closed before we ended it). */
+  closed = false;
+
+  constructor(res: ServerResponse) {
+    this.res = res;
+    res.once('close', () => { this.closed = true; });
+  }
+
+  /** Sends status 200 and the SSE headers; starts the keep-alive timer. */
+  open(headers: Record<string, string>, keepAliveMs = KEEP_ALIVE_MS): void {
+    this.res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    this.res.flushHeaders();
+    const ticks = 15;
+    this.timer = setInterval(() => {
+      if (++this.idle < ticks || this.closed) return;
+      this.idle = 0;
+      this.res.write(PING);
+    }, keepAliveMs / ticks);
+    this.timer.unref();
+  }
+
+  /** Writes one pre-framed event; resolves after `drain` when the socket buffer is full. */
+  write(text: string): Promise<void> | undefined {
+    this.idle = 0;
+    if (this.closed) return undefined;
+    if (this.res.write(text)) return undefined;
+    return drained(this.res);
+  }
+
+  /** Writes `data: <json>\n\n`. */
+  data(json: string): Promise<void> | undefined {
+    return this.write(`data: ${json}\n\n`);
+  }
+
+  /** Ends the response (idempotent). */
+  end(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
+
+/** Resolves on `drain`, or on `close` so a vanished client never leaves us waiting. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * Outbound HTTP for provider plugins: one undici Agent (a keep-alive pool per origin),
+ * timeouts per provider, and upstream failures turned into GatewayErrors.
+ * undici's own advice: `request` over `fetch`, `pipelining: 1` for servers we do not
+ * control, and always consume or destroy a body (else the pool stalls).
+ */
+import { Agent, errors, request, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import { GatewayError } from '../errors.ts';
+
+const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: 512 });
+
+/** Options of one upstream call. */
+export interface UpstreamCall {
+  method?: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** Time to response headers and longest gap between body chunks, ms. */
+  timeoutMs: number;
+  /** Provider name, for errors and logs. */
+  provider: string;
+  log: Logger;
+}
+
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+/**
+ * Sends one request upstream and returns once headers arrive (any status).
+ * @throws GatewayError 504 on timeout, 502 when the upstream is unreachable; rethrows the
+ *   abort reason when `signal` fired (the client went away).
+ */
+export async function callUpstream(url: string, call: UpstreamCall): Promise<UpstreamResponse> {
+  const t0 = performance.now();
+  try {
+    const res = await request(url, {
+      dispatcher: agent,
+      method: call.method ?? 'POST',
+      headers: call.headers,
+      body: call.body,
+      signal: call.signal,
+      headersTimeout: call.timeoutMs,
+      bodyTimeout: call.timeoutMs,
+    });
+    if (call.log.isLevelEnabled('info')) {
+      call.log.info({ provider: call.provider, method: call.method ?? 'POST', url: redactUrl(url), status: res.statusCode, ms: round(performance.now() - t0) }, 'provider call');
+    }
+    return res;
+  } catch (err) {
+    const mapped = mapTransportError(err, call.provider, url, call.timeoutMs, call.signal);
+    call.log.info({ provider: call.provider, url: redactUrl(url), err: mapped.message, ms: round(performance.now() - t0) }, 'provider call failed');
+    throw mapped;
+  }
+}
+
+/**
+ * A transport failure as a GatewayError; the abort reason itself when the caller aborted.
+ */
+export function mapTransportError(err: unknown, provider: string, url: string, timeoutMs: number, signal?: AbortSignal): Error {
+  if (err instanceof GatewayError) return err;
+  if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+  if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
+    return new GatewayError(504, `provider ${provider} timed out after ${timeoutMs / 1000} s (${redactUrl(url)})`, { code: 'upstream_timeout', provider, cause: err });
+  }
+  const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
+  return new GatewayError(502, `provider ${provider} is unreachable: ${code ?? (err as Error).message} (${redactUrl(url)})`, { code: 'upstream_unreachable', provider, cause: err });
+}
+
+/**
+ * Reads a whole (small) upstream body as text.
+ * @throws GatewayError 504/502 when the body stalls or breaks.
+ */
+export async function readBody(res: UpstreamResponse, provider: string, url: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  try {
+    return await res.body.text();
+  } catch (err) {
+    throw mapTransportError(err, provider, url, timeoutMs, signal);
+  }
+}
+
+/** Parses an upstream JSON body, else 502 naming the provider. */
+export function parseUpstreamJson<T>(text: string, provider: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new GatewayError(502, `provider ${provider} sent a malformed JSON body: ${snippet(text)}`, { code: 'upstream_malformed', provider });
+  }
+}
+
+/** Drops query parameters that may carry credentials (e.g. `?key=`) from a URL for logs and errors. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  return url.slice(0, q) + url.slice(q).replace(/([?&](?:key|api[-_]?key|token)=)[^&]*/gi, '$1***');
+}
+
+/** First 200 characters of a body, for error messages. */
+export function snippet(text: string): string {
+  const t = text.trim();
+  return t.length > 200 ? `${t.slice(0, 200)}…` : t || '(empty body)';
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+/** Closes every pooled connection (shutdown). */
+export async function closeUpstreams(): Promise<void> {
+  await agent.close();
+}

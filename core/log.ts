@@ -1,0 +1,29 @@
+/**
+ * The process logger (pino). Secrets never reach it: request bodies are logged only at
+ * trace and headers never; redaction below is the safety net for fields named like secrets.
+ */
+import { pino, type Logger, type LevelWithSilent } from 'pino';
+
+export const LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/** Level from `-v` count (1 info, 2 debug, 3+ trace), else `LOG_LEVEL`, else info. */
+export function levelFrom(verbosity: number, env: NodeJS.ProcessEnv = process.env): LevelWithSilent {
+  if (verbosity >= 3) return 'trace';
+  if (verbosity === 2) return 'debug';
+  if (verbosity === 1) return 'info';
+  const l = env.LOG_LEVEL?.toLowerCase();
+  if (l === 'silent' || (LEVELS as readonly string[]).includes(l ?? '')) return l as LevelWithSilent;
+  return 'info';
+}
+
+/** A JSON-lines logger to stdout (or `dest`). */
+export function createLogger(level: LevelWithSilent, dest?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level,
+      base: undefined,
+      redact: { paths: ['api_key', '*.api_key', 'key', '*.key', 'admin_token', 'authorization', '*.authorization', 'headers.authorization', 'headers["x-api-key"]'], censor: '***' },
+    },
+    dest as pino.DestinationStream | undefined,
+  );
+}

@@ -1,0 +1,23 @@
+/**
+ * Fields every provider section shares (DESIGN.md "Config file"); kinds extend this schema.
+ */
+import { z } from 'zod';
+
+export const providerBaseSchema = z.strictObject({
+  /** Provider kind; defaults to the section name. */
+  kind: z.string().optional(),
+  /** Sent upstream; may be `${VAR}`. */
+  api_key: z.string().min(1, 'expected the provider api_key (it may be "${VAR}")'),
+  /** Model ids served; discovered from the upstream when omitted. */
+  models: z.array(z.string().min(1)).optional(),
+  /** Common-format origin with its version prefix, e.g. "https://api.openai.com/v1". */
+  base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  /** Seconds to response headers, and the longest gap between stream chunks. */
+  timeout_seconds: z.number().positive().default(600),
+  /** Retries on connect errors, 408, 429 and 5xx before the first byte. */
+  max_retries: z.number().int().min(0).max(10).default(2),
+  /** Share of traffic in a `weighted` group. */
+  weight: z.number().positive().default(1),
+});
+
+export type ProviderBaseConfig = z.output<typeof providerBaseSchema>;

@@ -1,0 +1,121 @@
+/**
+ * POST /v1/chat/completions: validate → resolve model → onRequest → onCacheLookup
+ * (non-streaming) → provider → onResponse → answer; streams pumped chunk by chunk.
+ */
+import type { Context } from 'koa';
+import { RequestContext } from '../context.ts';
+import { dispatch } from '../dispatch.ts';
+import type { ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
+import type { Gateway } from '../gateway.ts';
+import type { CallContext, StreamItem } from '../provider.ts';
+import { chatRequestSchema, validate } from '../schemas.ts';
+import { clientSignal, sendEarly, sendJson } from './respond.ts';
+import { pumpStream } from './stream.ts';
+
+/** The parsed body and its exact text, as the body parser left them. */
+export interface ParsedBody {
+  body: Record<string, unknown>;
+  raw: string;
+}
+
+/** Builds the request context after validation and model resolution (404 thrown here). */
+export function admit(gw: Gateway, ctx: Context, route: RequestContext['route'], body: Record<string, unknown>, raw: string, stream: boolean): RequestContext {
+  const model = body.model as string;
+  const canonical = gw.table.resolve(model);
+  const st = ctx.state as GwState;
+  return new RequestContext(st.id, route, st.key, body, raw, model, canonical, stream, st.startedAt, st.log);
+}
+
+/** What the core middleware put on ctx.state. */
+export interface GwState {
+  id: string;
+  startedAt: number;
+  key: RequestContext['key'];
+  log: RequestContext['log'];
+  rc?: RequestContext;
+  body?: ParsedBody;
+}
+
+export function chatRoute(ref: () => Gateway) {
+  return async function chatCompletions(ctx: Context): Promise<void> {
+    const gw = ref();
+    const st = ctx.state as GwState;
+    const { body, raw } = st.body!;
+    const invalid = validate(chatRequestSchema, body);
+    if (invalid) throw invalid;
+    const stream = body.stream === true;
+    const rc = admit(gw, ctx, 'chat', body, raw, stream);
+    st.rc = rc;
+    const group = gw.table.group(rc.model, rc.canonicalModel);
+    const hooks = gw.hooks;
+    if (hooks.onRequest.isUsed()) {
+      const early = await hooks.onRequest.promise(rc);
+      if (early) return sendEarly(ctx, rc, early);
+    }
+    if (!stream && hooks.onCacheLookup.isUsed()) {
+      const hit = await hooks.onCacheLookup.promise(rc);
+      if (hit) {
+        rc.cacheHit = true;
+        rc.status = 200;
+        if (hooks.onResponse.isUsed()) await hooks.onResponse.promise(rc, { body: hit.body });
+        return sendJson(ctx, 200, hit.body, hit.headers);
+      }
+    }
+    const unchanged = rc.canonicalModel === rc.model;
+    const req = (unchanged ? body : { ...body, model: rc.canonicalModel }) as ChatRequest;
+    const signal = clientSignal(ctx);
+    const call: CallContext = { signal, log: rc.log, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
+    const t0 = performance.now();
+    const { value: result, provider, attempts } = await dispatch(group, signal, (p) => p.chat(req, call));
+    rc.provider = provider.name;
+    const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts) };
+    if (result.type === 'json') {
+      rc.upstreamMs = performance.now() - t0;
+      rc.usage = result.body.usage ?? undefined;
+      const text = result.raw ?? JSON.stringify(result.body);
+      rc.status = 200;
+      if (hooks.onResponse.isUsed()) await hooks.onResponse.promise(rc, { body: text });
+      return sendJson(ctx, 200, text, headers);
+    }
+    const includeUsage = (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
+    await pumpStream(gw, ctx, rc, headers, signal, t0, chatFrames(gw, rc, result.chunks, includeUsage));
+  };
+}
+
+const USAGE = /"usage"\s*:\s*\{/;
+
+/**
+ * Turns provider stream items into SSE frames for the client, enforcing DESIGN.md's usage
+ * rule: the client gets exactly one usage chunk (`choices: []`), after the finish chunk,
+ * and only when it asked; no other chunk carries usage. Raw items are parsed only when a
+ * hook needs the chunk or the text may carry usage.
+ */
+async function* chatFrames(gw: Gateway, rc: RequestContext, items: AsyncIterable<StreamItem>, includeUsage: boolean): AsyncGenerator<string, string | undefined> {
+  const onChunk = gw.hooks.onChunk;
+  const tapped = onChunk.isUsed();
+  let usageChunk: ChatCompletionChunk | string | undefined;
+  for await (const item of items) {
+    let text: string | undefined;
+    let chunk: ChatCompletionChunk | undefined;
+    if (typeof item === 'string') {
+      text = item;
+      if (tapped || USAGE.test(item)) chunk = JSON.parse(item) as ChatCompletionChunk;
+    } else chunk = item;
+    if (chunk?.usage) {
+      rc.usage = chunk.usage;
+      if (chunk.choices.length === 0) {
+        usageChunk = text ?? chunk;
+        if (tapped) onChunk.call(rc, chunk);
+        continue;
+      }
+      // usage on a content chunk (some compatible upstreams): moved to its own chunk
+      usageChunk = { id: chunk.id, object: 'chat.completion.chunk', created: chunk.created, model: chunk.model, choices: [], usage: chunk.usage };
+      chunk = { ...chunk, usage: null };
+      text = undefined;
+    }
+    if (tapped && chunk) onChunk.call(rc, chunk);
+    yield `data: ${text ?? JSON.stringify(chunk)}\n\n`;
+  }
+  if (includeUsage && usageChunk !== undefined) yield `data: ${typeof usageChunk === 'string' ? usageChunk : JSON.stringify(usageChunk)}\n\n`;
+  return 'data: [DONE]\n\n';
+}

@@ -1,0 +1,46 @@
+/**
+ * POST /v1/embeddings: OpenAI embeddings format, translated by providers that need it.
+ * Counts prompt tokens for accounting.
+ */
+import type { Context } from 'koa';
+import { dispatch } from '../dispatch.ts';
+import { GatewayError } from '../errors.ts';
+import type { EmbeddingsRequest } from '../format/chat.ts';
+import type { Gateway } from '../gateway.ts';
+import { embeddingsRequestSchema, validate } from '../schemas.ts';
+import { admit, type GwState } from './chat.ts';
+import { clientSignal, sendEarly, sendJson } from './respond.ts';
+
+export function embeddingsRoute(ref: () => Gateway) {
+  return async function embeddings(ctx: Context): Promise<void> {
+    const gw = ref();
+    const st = ctx.state as GwState;
+    const { body, raw } = st.body!;
+    const invalid = validate(embeddingsRequestSchema, body);
+    if (invalid) throw invalid;
+    const rc = admit(gw, ctx, 'embeddings', body, raw, false);
+    st.rc = rc;
+    const group = gw.table.group(rc.model, rc.canonicalModel);
+    if (gw.hooks.onRequest.isUsed()) {
+      const early = await gw.hooks.onRequest.promise(rc);
+      if (early) return sendEarly(ctx, rc, early);
+    }
+    const unchanged = rc.canonicalModel === rc.model;
+    const req = (unchanged ? body : { ...body, model: rc.canonicalModel }) as EmbeddingsRequest;
+    const signal = clientSignal(ctx);
+    const call = { signal, log: rc.log, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
+    const t0 = performance.now();
+    const { value, provider, attempts } = await dispatch(group, signal, (p) => {
+      if (!p.embeddings) throw new GatewayError(400, `model '${rc.model}' is served by provider ${p.name} (kind ${p.kind}), which has no embeddings endpoint`, { code: 'embeddings_unsupported', param: 'model' });
+      return p.embeddings(req, call);
+    });
+    rc.upstreamMs = performance.now() - t0;
+    rc.provider = provider.name;
+    const prompt = value.body.usage?.prompt_tokens ?? 0;
+    rc.usage = { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt };
+    const text = value.raw ?? JSON.stringify(value.body);
+    rc.status = 200;
+    if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: text });
+    sendJson(ctx, 200, text, { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts) });
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Serving: first run, config, gateway, HTTP listener, the startup line and graceful
+ * shutdown (stop accepting, let in-flight requests and streams finish within a bound,
+ * then close the store).
+ */
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createApp } from './app.ts';
+import { writeFirstRunConfig } from './config/first-run.ts';
+import { loadConfig } from './config/load.ts';
+import { createGateway, type Gateway } from './gateway.ts';
+
+export interface ServeOptions {
+  /** Config file path; created on first run when missing. */
+  config: string;
+  /** `host:port` overriding the file's `listen`. */
+  bind?: string;
+  log: Logger;
+  /** Where the startup line goes (default stdout). */
+  announce?: (line: string) => void;
+}
+
+/** A running gateway server. */
+export interface Running {
+  gateway: Gateway;
+  server: Server;
+  /** `host:port` actually bound. */
+  address: string;
+  /** Graceful stop: no new connections, in-flight work finishes within `shutdown_timeout_seconds`, store closed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts gw.
+ * @throws ConfigError for a bad config, Error when the address cannot be bound or the store opened.
+ */
+export async function serve(opts: ServeOptions): Promise<Running> {
+  const { log } = opts;
+  if (!existsSync(opts.config)) {
+    const created = await writeFirstRunConfig(opts.config, opts.bind ?? '127.0.0.1:8080');
+    if (created) log.warn({ config: opts.config }, 'no config file: created one with a fresh admin_token and [keys.default]');
+  }
+  const config = await loadConfig(opts.config);
+  const gateway = await createGateway(config, log);
+  if (gateway.keys.open) log.warn('no [keys] configured: the gateway runs open, without authentication');
+  const app = createApp(() => gateway);
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, app.callback());
+  let inflight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_req, res) => {
+    inflight++;
+    res.once('close', () => {
+      if (--inflight === 0 && idle) idle();
+    });
+  });
+  const [host, port] = splitHostPort(opts.bind ?? config.listen);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await gateway.close();
+    throw new Error(`cannot listen on ${host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+  }
+  const a = server.address() as AddressInfo;
+  const address = `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+  const n = gateway.table.models().length;
+  (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(`listening on ${address} (${n} models, ${gateway.table.providers.size} providers, ${gateway.extensions.length} extensions)`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      server.close();
+      server.closeIdleConnections();
+      if (inflight > 0) {
+        log.info({ inflight }, 'waiting for in-flight requests');
+        const bound = config.shutdown_timeout_seconds * 1000;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, bound);
+          idle = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        if (inflight > 0) log.warn({ inflight }, 'shutdown bound reached: closing remaining connections');
+      }
+      server.closeAllConnections();
+      await gateway.close();
+    })();
+    return stopping;
+  };
+  return { gateway, server, address, stop };
+}
+
+/** `host:port` → [host, port]; brackets stripped from IPv6 hosts. */
+export function splitHostPort(s: string): [string, number] {
+  const i = s.lastIndexOf(':');
+  const host = s.slice(0, i).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(s.slice(i + 1));
+  if (i <= 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid address '${s}': expected <host>:<port>`);
+  return [host, port];
+}
