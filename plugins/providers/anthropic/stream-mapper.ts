@@ -1,0 +1,222 @@
+/**
+ * Messages stream events → OpenAI chat completion chunks, as an explicit state machine.
+ *
+ * @see https://docs.anthropic.com/en/api/messages-streaming
+ */
+import { GatewayError } from '../../../core/errors.ts';
+import type { ChatCompletionChunk, FinishReason, Usage } from '../../../core/format/chat.ts';
+import type { MessagesUsage } from '../../../core/format/messages.ts';
+import type { SseEvent, StreamMapper } from '../../../core/provider.ts';
+import { refusalText } from './from-messages-response.ts';
+import { mapStopReason } from './map-stop-reason.ts';
+import { mapUsage } from './map-usage.ts';
+
+type Delta = ChatCompletionChunk['choices'][number]['delta'];
+type Phase = 'before_start' | 'streaming' | 'stopped';
+
+/** Anthropic error `type` → the HTTP status it stands for, kept as `upstreamStatus` of an in-stream error. */
+const ERROR_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+/**
+ * One instance per upstream stream. Event order per the streaming docs:
+ * message_start → (content_block_start → content_block_delta* → content_block_stop)* →
+ * message_delta → message_stop, with `ping` anywhere and `error` possible after HTTP 200.
+ *
+ * Emits: a role chunk on message_start; content / reasoning_content / tool_calls deltas;
+ * a `{refusal}` delta when a refusal comes with an explanation; a finish chunk
+ * (`delta: {}`) on message_delta; a usage chunk (`choices: []`) on message_stop, always
+ * (the core decides whether the client sees it).
+ * Tool-call `index` is the ordinal among tool_use blocks, not Anthropic's block index,
+ * which also counts text and thinking blocks.
+ * @see https://docs.anthropic.com/en/api/messages-streaming
+ */
+export class AnthropicStreamMapper implements StreamMapper {
+  #phase: Phase = 'before_start';
+  #id = '';
+  #model = '';
+  #created: number;
+  #usage: Partial<MessagesUsage> = {};
+  /** Anthropic block index → tool-call ordinal, for tool_use blocks only. */
+  #toolIndex = new Map<number, number>();
+  /** tool_use blocks (by Anthropic index) whose arguments are still empty. */
+  #toolWithoutArgs = new Set<number>();
+  #finished = false;
+
+  constructor(opts: { created?: number } = {}) {
+    this.#created = opts.created ?? Math.floor(Date.now() / 1000);
+  }
+
+  /** One SSE event → zero or more chunks. Throws GatewayError 502 on an `error` event or malformed data. */
+  push(event: SseEvent): ChatCompletionChunk[] {
+    if (event.data.trim() === '') return [];
+    const data = parse(event.data);
+    const type = typeof data.type === 'string' ? data.type : event.event;
+
+    if (type === 'error') throw upstreamStreamError(data.error);
+    if (type === 'ping' || this.#phase === 'stopped') return [];
+    if (this.#phase === 'before_start' && type !== 'message_start') throw malformed(`${type ?? 'unnamed event'} before message_start`);
+
+    switch (type) {
+      case 'message_start':
+        return this.#start(data.message);
+      case 'content_block_start':
+        return this.#blockStart(data.index, data.content_block);
+      case 'content_block_delta':
+        return this.#blockDelta(data.index, data.delta);
+      case 'message_delta':
+        return this.#messageDelta(data);
+      case 'content_block_stop':
+        return this.#blockStop(data.index);
+      case 'message_stop':
+        return this.#stop();
+      default:
+        // Event types newer than this mapper are skipped.
+        return [];
+    }
+  }
+
+  /** Upstream closed. Throws GatewayError 502 if it closed before message_stop. */
+  end(): ChatCompletionChunk[] {
+    if (this.#phase !== 'stopped') throw new GatewayError(502, 'upstream stream ended before message_stop', { code: 'incomplete_stream' });
+    return [];
+  }
+
+  #start(message: unknown): ChatCompletionChunk[] {
+    if (!isObject(message) || typeof message.id !== 'string') throw malformed('message_start without message.id');
+    if (this.#phase !== 'before_start') throw malformed('second message_start');
+    this.#phase = 'streaming';
+    this.#id = message.id;
+    this.#model = typeof message.model === 'string' ? message.model : '';
+    if (isObject(message.usage)) this.#takeUsage(message.usage);
+    return [this.#chunk({ role: 'assistant', content: '' })];
+  }
+
+  #blockStart(index: unknown, block: unknown): ChatCompletionChunk[] {
+    if (typeof index !== 'number' || !isObject(block)) throw malformed('content_block_start without index or content_block');
+    switch (block.type) {
+      case 'tool_use': {
+        const ordinal = this.#toolIndex.size;
+        this.#toolIndex.set(index, ordinal);
+        this.#toolWithoutArgs.add(index);
+        return [this.#chunk({ tool_calls: [{ index: ordinal, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] })];
+      }
+      // Blocks normally start empty; a non-empty start is still content.
+      case 'text':
+        return typeof block.text === 'string' && block.text !== '' ? [this.#chunk({ content: block.text })] : [];
+      case 'thinking':
+        return typeof block.thinking === 'string' && block.thinking !== '' ? [this.#chunk({ reasoning_content: block.thinking })] : [];
+      default:
+        // redacted_thinking, server_tool_use, web_search_tool_result…: no chat-format form.
+        return [];
+    }
+  }
+
+  #blockDelta(index: unknown, delta: unknown): ChatCompletionChunk[] {
+    if (!isObject(delta)) throw malformed('content_block_delta without delta');
+    switch (delta.type) {
+      case 'text_delta':
+        return typeof delta.text === 'string' && delta.text !== '' ? [this.#chunk({ content: delta.text })] : [];
+      case 'thinking_delta':
+        return typeof delta.thinking === 'string' && delta.thinking !== '' ? [this.#chunk({ reasoning_content: delta.thinking })] : [];
+      case 'input_json_delta': {
+        // Server tools (server_tool_use) stream input too; only client tool_use blocks are tool calls.
+        const ordinal = typeof index === 'number' ? this.#toolIndex.get(index) : undefined;
+        if (ordinal === undefined || typeof delta.partial_json !== 'string' || delta.partial_json === '') return [];
+        this.#toolWithoutArgs.delete(index as number);
+        return [this.#chunk({ tool_calls: [{ index: ordinal, function: { arguments: delta.partial_json } }] })];
+      }
+      default:
+        // signature_delta must stay server-side; citations_delta has no chat-format field.
+        return [];
+    }
+  }
+
+  /**
+   * A tool called without arguments streams only `""` fragments; the non-streaming form
+   * says `"{}"`, and clients JSON.parse the concatenation, so close such a call with `{}`.
+   */
+  #blockStop(index: unknown): ChatCompletionChunk[] {
+    if (typeof index !== 'number' || !this.#toolWithoutArgs.delete(index)) return [];
+    return [this.#chunk({ tool_calls: [{ index: this.#toolIndex.get(index) as number, function: { arguments: '{}' } }] })];
+  }
+
+  #messageDelta(data: Record<string, unknown>): ChatCompletionChunk[] {
+    if (isObject(data.usage)) this.#takeUsage(data.usage);
+    const delta = isObject(data.delta) ? data.delta : {};
+    const reason = mapStopReason(delta.stop_reason as string | null | undefined);
+    if (reason === null || this.#finished) return [];
+    const chunks: ChatCompletionChunk[] = [];
+    const refusal = refusalText(delta);
+    if (refusal !== null) chunks.push(this.#chunk({ refusal }));
+    chunks.push(this.#finish(reason));
+    return chunks;
+  }
+
+  #stop(): ChatCompletionChunk[] {
+    this.#phase = 'stopped';
+    const chunks = this.#finished ? [] : [this.#finish('stop')];
+    chunks.push(this.#usageChunk(mapUsage(this.#usage)));
+    return chunks;
+  }
+
+  /** message_start has input and cache counts; message_delta the cumulative output, and since 2025 may repeat the rest. */
+  #takeUsage(usage: Record<string, unknown>): void {
+    for (const key of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const) {
+      const n = usage[key];
+      if (typeof n === 'number') this.#usage[key] = n;
+    }
+  }
+
+  #finish(reason: FinishReason): ChatCompletionChunk {
+    this.#finished = true;
+    const chunk = this.#chunk({});
+    chunk.choices[0].finish_reason = reason;
+    return chunk;
+  }
+
+  #chunk(delta: Delta): ChatCompletionChunk {
+    return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [{ index: 0, delta, finish_reason: null }] };
+  }
+
+  #usageChunk(usage: Usage): ChatCompletionChunk {
+    return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage };
+  }
+}
+
+function parse(data: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    // Real upstream data lines may be right-padded with spaces; JSON.parse accepts that.
+    value = JSON.parse(data);
+  } catch (cause) {
+    throw new GatewayError(502, 'malformed upstream event', { code: 'malformed_upstream_event', cause });
+  }
+  if (!isObject(value)) throw malformed('event data is not a JSON object');
+  return value;
+}
+
+function malformed(detail: string): GatewayError {
+  return new GatewayError(502, `malformed upstream event: ${detail}`, { code: 'malformed_upstream_event' });
+}
+
+/** `event: error` after HTTP 200: 502 keeping Anthropic's message and error type. */
+function upstreamStreamError(error: unknown): GatewayError {
+  const type = isObject(error) && typeof error.type === 'string' ? error.type : 'api_error';
+  const message = isObject(error) && typeof error.message === 'string' && error.message !== '' ? error.message : `upstream stream error (${type})`;
+  return new GatewayError(502, message, { code: type, upstreamStatus: ERROR_STATUS[type] });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

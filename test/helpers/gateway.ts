@@ -1,0 +1,111 @@
+/**
+ * Starting gw for a test: in-process on 127.0.0.1:0 with a config written to a fresh temp
+ * directory (the store lives there too), or as a subprocess for crash/signal tests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../../core/log.ts';
+import { serve, type Running } from '../../core/server.ts';
+
+export const ADMIN_TOKEN = 'sk-admin-test-token-0123456789abcdef';
+export const KEY = 'sk-test-key-default-0123456789abcdef';
+export const KEY2 = 'sk-test-key-second-0123456789abcdef';
+
+/** Config head with listen, admin token and two keys (`default`, `second`). */
+export function baseConfig(extra = ''): string {
+  return `listen = "127.0.0.1:0"
+admin_token = "${ADMIN_TOKEN}"
+data_dir = "data"
+
+[keys.default]
+key = "${KEY}"
+
+[keys.second]
+key = "${KEY2}"
+
+${extra}`;
+}
+
+export interface TestGateway {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** `${url}/v1`, for the openai client's baseURL. */
+  baseURL: string;
+  dir: string;
+  configPath: string;
+  running: Running;
+  /** Log lines written (JSON strings). */
+  logs: string[];
+  /** Graceful stop; the temp dir is removed unless `keepDir`. */
+  stop(opts?: { keepDir?: boolean }): Promise<void>;
+}
+
+/**
+ * Starts gw in-process with `toml` as its config (written to a temp dir, or `dir` if given).
+ * Logs are captured at `level` (default warn) into `logs`.
+ */
+export async function startGateway(toml: string, opts: { dir?: string; level?: 'warn' | 'info' | 'debug' | 'trace'; env?: NodeJS.ProcessEnv } = {}): Promise<TestGateway> {
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
+  const configPath = join(dir, 'gateway.toml');
+  await writeFile(configPath, toml);
+  const logs: string[] = [];
+  const sink = { write: (s: string) => { logs.push(s); return true; } } as unknown as NodeJS.WritableStream;
+  const log = createLogger(opts.level ?? 'warn', sink);
+  const running = await serve({ config: configPath, log, announce: () => undefined });
+  const url = `http://${running.address}`;
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    dir,
+    configPath,
+    running,
+    logs,
+    async stop(o = {}) {
+      await running.stop();
+      if (!o.keepDir && !opts.dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const GW_BIN = fileURLToPath(new URL('../../cli/gw.js', import.meta.url));
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+}
+
+/**
+ * Runs `gw <args>` as a subprocess and waits for its startup line.
+ * @throws when it exits or prints no startup line within `timeoutMs`.
+ */
+export async function spawnGateway(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [GW_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  child.stderr!.on('data', (d: Buffer) => (err += d));
+  const exited = new Promise<number | string>((r) => child.once('exit', (code, sig) => r(code ?? sig ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`gw did not start within ${opts.timeoutMs ?? 15000} ms\nstdout: ${out}\nstderr: ${err}`)), opts.timeoutMs ?? 15_000);
+    const check = () => {
+      const m = /listening on (\S+) \(/.exec(out);
+      if (m) {
+        clearTimeout(t);
+        resolve(`http://${m[1]}`);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(t);
+      reject(new Error(`gw exited (${code}) before listening\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+  return { child, url, stdout: () => out, stderr: () => err, exited };
+}
