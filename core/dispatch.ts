@@ -1,41 +1,86 @@
 /**
- * Calling a model's provider group: the round-robin pick first, then the others in order
- * when one fails before any byte reached the client (connect error, timeout, 5xx).
- * Client errors (4xx) and aborts end the attempt at once.
+ * Calling upstreams for one request, before any byte reached the client:
+ *   for each model (the requested one, then its `[fallbacks]`):
+ *     for each provider of its group, in the group's strategy order (open circuits skipped):
+ *       attempt; on connect error / 408 / 429 / 5xx retry the same provider up to
+ *       `max_retries` with backoff (or the upstream's retry-after ≤ 5 s); on a timeout or a
+ *       long retry-after move on at once; on any other 4xx fail the request.
+ * DESIGN.md "Routing, retries, fallbacks".
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from './errors.ts';
 import type { Provider } from './provider.ts';
-import type { Group } from './routing.ts';
+import { backoffMs, classify } from './resilience/retry.ts';
+import type { Group } from './resilience/strategy.ts';
+import type { RoutingTable } from './routing.ts';
 
-/** Result of a dispatch: the value and the provider that produced it. */
+/** Result of a dispatch: the value, the provider and model that produced it, attempts made. */
 export interface Dispatched<T> {
   value: T;
   provider: Provider;
+  /** Canonical model that answered (differs from the request's on a fallback). */
+  model: string;
+  /** Upstream calls made, retries included. */
   attempts: number;
 }
 
-/** True for failures another provider might not have. */
-function failsOver(err: unknown): boolean {
-  return err instanceof GatewayError && (err.status === 502 || err.status === 503 || err.status === 504 || err.status === 429);
+/** The request being dispatched: its canonical model, the group already resolved for it, and its fallbacks. */
+export interface DispatchPlan {
+  model: string;
+  group: Group;
+  fallbacks: string[];
+}
+
+/** Builds the plan: the model's group (404 when none) and its fallbacks. */
+export function plan(table: RoutingTable, requested: string, canonical: string): DispatchPlan {
+  const group = table.group(requested, canonical);
+  return { model: canonical, group, fallbacks: table.fallbacks.size ? table.fallbacksFor(requested, canonical) : [] };
 }
 
 /**
- * Runs `call` against the group's providers until one succeeds.
- * @throws the last provider's error when all failed.
+ * Runs `call` until an attempt succeeds.
+ * @throws the last failure when every provider of every model failed, or the first
+ *   non-retryable failure; 503 `circuit_open` when every circuit was open.
  */
-export async function dispatch<T>(group: Group, signal: AbortSignal, call: (p: Provider) => Promise<T>): Promise<Dispatched<T>> {
-  const list = group.providers;
-  const n = list.length;
-  const start = group.start();
+export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: AbortSignal, call: (provider: Provider, model: string) => Promise<T>): Promise<Dispatched<T>> {
+  let attempts = 0;
   let lastErr: unknown;
-  for (let i = 0; i < n; i++) {
-    const provider = list[(start + i) % n]!;
-    try {
-      return { value: await call(provider), provider, attempts: i + 1 };
-    } catch (err) {
-      if (signal.aborted || !failsOver(err) || i === n - 1) throw err;
-      lastErr = err;
+  for (let i = -1; i < p.fallbacks.length; i++) {
+    const model = i < 0 ? p.model : p.fallbacks[i]!;
+    const group = i < 0 ? p.group : table.find(model);
+    if (!group) continue;
+    for (const m of group.order()) {
+      if (!m.breaker.allow(Date.now())) {
+        lastErr ??= new GatewayError(503, `provider ${m.provider.name} is unavailable (circuit open, retry in ${m.breaker.retryInSeconds(Date.now())} s)`, { code: 'circuit_open', provider: m.provider.name });
+        continue;
+      }
+      for (let retry = 0; ; retry++) {
+        attempts++;
+        m.inflight++;
+        const t0 = performance.now();
+        try {
+          const value = await call(m.provider, model);
+          m.inflight--;
+          m.breaker.success();
+          m.sample(performance.now() - t0);
+          return { value, provider: m.provider, model, attempts };
+        } catch (err) {
+          m.inflight--;
+          if (signal.aborted) throw err;
+          const verdict = classify(err);
+          if (verdict === 'fail') {
+            // the upstream answered (a 4xx): it is healthy, the request is not
+            if (err instanceof GatewayError && err.upstreamStatus !== undefined) m.breaker.success();
+            throw err;
+          }
+          m.breaker.failure(Date.now());
+          lastErr = err;
+          if (verdict !== 'retry' || retry >= m.settings.maxRetries || m.breaker.state === 'open') break;
+          await sleep(backoffMs(retry + 1, err), undefined, { signal }).catch(() => undefined);
+          if (signal.aborted) throw err;
+        }
+      }
     }
   }
-  throw lastErr;
+  throw lastErr ?? new GatewayError(502, 'no provider could be tried', { code: 'no_provider' });
 }

@@ -12,6 +12,7 @@ import { KeyTable } from './keys.ts';
 import type { AdminRoutes, ExtensionHandle, GatewayInfo, ProviderPlugin } from './plugins/contract.ts';
 import { findPlugin } from './plugins/loader.ts';
 import type { Provider } from './provider.ts';
+import { setMemberSettings } from './resilience/member.ts';
 import { RoutingTable } from './routing.ts';
 import { openLevelStore } from './store/level.ts';
 import type { Store } from './store/types.ts';
@@ -62,7 +63,7 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
       store,
       hooks,
       log,
-      table: new RoutingTable(providers, config.aliases),
+      table: new RoutingTable(providers, config.aliases, config.routing, config.fallbacks),
       keys: new KeyTable(config.keys),
       extensions,
       adminRoutes,
@@ -131,6 +132,8 @@ export async function buildProvider(name: string, section: Record<string, unknow
   const parsed = plugin.configSchema.safeParse(section);
   if (!parsed.success) throw ConfigError.fromZod(file, ['providers', name], parsed.error);
   const provider = await plugin.setup({ name, config: parsed.data, store: store.namespace(`provider:${name}`), log: log.child({ provider: name }) });
+  const base = parsed.data as { max_retries?: number; weight?: number };
+  setMemberSettings(provider, { maxRetries: base.max_retries ?? 2, weight: base.weight ?? 1 });
   if (provider.models.length === 0 && provider.listModels) {
     try {
       provider.models = await provider.listModels(AbortSignal.timeout(15_000));

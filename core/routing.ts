@@ -3,47 +3,54 @@
  * the model. A table is immutable; runtime changes build a new one and swap it, so a
  * request in flight keeps the providers it started with.
  */
+import type { RoutingConfig } from './config/schema.ts';
 import { GatewayError } from './errors.ts';
 import type { Provider } from './provider.ts';
+import { memberOf, type Member } from './resilience/member.ts';
+import { Group } from './resilience/strategy.ts';
 
-/** Providers serving one model, with the round-robin cursor. */
-export class Group {
-  readonly providers: Provider[];
-  private cursor = 0;
+export { Group };
 
-  constructor(providers: Provider[]) {
-    this.providers = providers;
-  }
-
-  /** Index of the provider to try first; the caller walks the rest in order on failure. */
-  start(): number {
-    const n = this.providers.length;
-    if (n === 1) return 0;
-    const i = this.cursor;
-    this.cursor = (i + 1) % n;
-    return i;
-  }
-}
+const DEFAULT_ROUTING: RoutingConfig = { strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 };
 
 export class RoutingTable {
   private readonly groups = new Map<string, Group>();
   private readonly aliases: Map<string, string>;
   readonly providers: ReadonlyMap<string, Provider>;
 
-  constructor(providers: Iterable<Provider>, aliases: Record<string, string>) {
+  readonly fallbacks: ReadonlyMap<string, readonly string[]>;
+
+  /**
+   * @param routing strategy and breaker settings (`[routing]`); @param fallbacks `[fallbacks]`.
+   */
+  constructor(providers: Iterable<Provider>, aliases: Record<string, string>, routing: RoutingConfig = DEFAULT_ROUTING, fallbacks: Record<string, string[]> = {}) {
     const byName = new Map<string, Provider>();
-    const lists = new Map<string, Provider[]>();
+    const lists = new Map<string, Member[]>();
+    const cooldownMs = routing.breaker_cooldown_seconds * 1000;
     for (const p of providers) {
       byName.set(p.name, p);
-      for (const m of p.models) {
+      const member = memberOf(p, routing.breaker_failures, cooldownMs);
+      for (const m of new Set(p.models)) {
         const list = lists.get(m);
-        if (list) list.push(p);
-        else lists.set(m, [p]);
+        if (list) list.push(member);
+        else lists.set(m, [member]);
       }
     }
-    for (const [m, list] of lists) this.groups.set(m, new Group(list));
+    for (const [m, list] of lists) this.groups.set(m, new Group(list, routing.models[m]?.strategy ?? routing.strategy));
     this.providers = byName;
     this.aliases = new Map(Object.entries(aliases));
+    this.fallbacks = new Map(Object.entries(fallbacks));
+  }
+
+  /** The group serving a canonical model, or undefined. */
+  find(canonical: string): Group | undefined {
+    return this.groups.get(canonical);
+  }
+
+  /** Fallback models (canonical) for a request, from `[fallbacks]` keyed by the requested or canonical name. */
+  fallbacksFor(requested: string, canonical: string): string[] {
+    const list = this.fallbacks.get(canonical) ?? this.fallbacks.get(requested);
+    return list ? list.map((m) => this.resolve(m)).filter((m) => m !== canonical) : [];
   }
 
   /** Canonical model id for a requested name (alias targets are not chained). */

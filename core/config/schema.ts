@@ -20,6 +20,20 @@ export const pricingSchema = z.strictObject({
   output_per_mtok: z.number().nonnegative(),
 });
 
+/** Load-balancing strategy of a model group. */
+export const strategySchema = z.enum(['round_robin', 'weighted', 'least_busy', 'latency']);
+
+/** `[routing]`: strategy (global and per model) and circuit breaker settings. */
+export const routingSchema = z.strictObject({
+  strategy: strategySchema.default('round_robin'),
+  /** Per model group: `[routing.models."<model>"] strategy = "weighted"`. */
+  models: z.record(z.string().min(1), z.strictObject({ strategy: strategySchema })).default({}),
+  /** Consecutive failures that open a provider's circuit. */
+  breaker_failures: z.number().int().min(1).default(5),
+  /** Seconds an open circuit skips the provider before one half-open probe. */
+  breaker_cooldown_seconds: z.number().positive().default(30),
+});
+
 export const gatewayConfigSchema = z.strictObject({
   listen: hostPort.default('127.0.0.1:8080'),
   admin_token: z.string().min(16, 'expected a token of at least 16 characters').optional(),
@@ -32,9 +46,12 @@ export const gatewayConfigSchema = z.strictObject({
   aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
   pricing: z.record(z.string().min(1), pricingSchema).default({}),
   fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
+  routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
   store: z.strictObject({ url: z.string().regex(/^rediss?:\/\//, 'expected "redis://host:port/db"').optional() }).optional(),
 });
+
+export type RoutingConfig = z.output<typeof routingSchema>;
 
 /** The validated config file; `file` and `dir` say where it came from. */
 export type GatewayConfig = z.output<typeof gatewayConfigSchema> & { file: string; dir: string };

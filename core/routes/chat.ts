@@ -4,7 +4,9 @@
  */
 import type { Context } from 'koa';
 import { RequestContext } from '../context.ts';
-import { dispatch } from '../dispatch.ts';
+import { dispatch, plan } from '../dispatch.ts';
+import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
+import { primeFirst } from '../resilience/prime.ts';
 import type { ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
 import type { CallContext, StreamItem } from '../provider.ts';
@@ -46,7 +48,7 @@ export function chatRoute(ref: () => Gateway) {
     const stream = body.stream === true;
     const rc = admit(gw, ctx, 'chat', body, raw, stream);
     st.rc = rc;
-    const group = gw.table.group(rc.model, rc.canonicalModel);
+    const route = plan(gw.table, rc.model, rc.canonicalModel);
     const hooks = gw.hooks;
     if (hooks.onRequest.isUsed()) {
       const early = await hooks.onRequest.promise(rc);
@@ -64,9 +66,14 @@ export function chatRoute(ref: () => Gateway) {
     const unchanged = rc.canonicalModel === rc.model;
     const req = (unchanged ? body : { ...body, model: rc.canonicalModel }) as ChatRequest;
     const signal = clientSignal(ctx);
-    const call: CallContext = { signal, log: rc.log, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
+    const call: CallContext = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
     const t0 = performance.now();
-    const { value: result, provider, attempts } = await dispatch(group, signal, (p) => p.chat(req, call));
+    const { value: result, provider, attempts } = await dispatch(gw.table, route, signal, async (p, model) => {
+      const r = model === rc.canonicalModel ? await p.chat(req, call) : await p.chat({ ...req, model }, { ...call, rawBody: undefined });
+      if (r.type === 'json') return r;
+      const primed = await primeFirst(r.chunks, KEEP_ALIVE_MS);
+      return { type: 'stream' as const, chunks: primed.items, ready: primed.ready };
+    });
     rc.provider = provider.name;
     const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts) };
     if (result.type === 'json') {
@@ -78,7 +85,7 @@ export function chatRoute(ref: () => Gateway) {
       return sendJson(ctx, 200, text, headers);
     }
     const includeUsage = (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
-    await pumpStream(gw, ctx, rc, headers, signal, t0, chatFrames(gw, rc, result.chunks, includeUsage));
+    await pumpStream(gw, ctx, rc, headers, signal, t0, chatFrames(gw, rc, result.chunks, includeUsage), false, result.ready);
   };
 }
 

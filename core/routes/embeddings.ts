@@ -3,7 +3,7 @@
  * Counts prompt tokens for accounting.
  */
 import type { Context } from 'koa';
-import { dispatch } from '../dispatch.ts';
+import { dispatch, plan } from '../dispatch.ts';
 import { GatewayError } from '../errors.ts';
 import type { EmbeddingsRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
@@ -20,7 +20,7 @@ export function embeddingsRoute(ref: () => Gateway) {
     if (invalid) throw invalid;
     const rc = admit(gw, ctx, 'embeddings', body, raw, false);
     st.rc = rc;
-    const group = gw.table.group(rc.model, rc.canonicalModel);
+    const route = plan(gw.table, rc.model, rc.canonicalModel);
     if (gw.hooks.onRequest.isUsed()) {
       const early = await gw.hooks.onRequest.promise(rc);
       if (early) return sendEarly(ctx, rc, early);
@@ -28,11 +28,11 @@ export function embeddingsRoute(ref: () => Gateway) {
     const unchanged = rc.canonicalModel === rc.model;
     const req = (unchanged ? body : { ...body, model: rc.canonicalModel }) as EmbeddingsRequest;
     const signal = clientSignal(ctx);
-    const call = { signal, log: rc.log, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
+    const call = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
     const t0 = performance.now();
-    const { value, provider, attempts } = await dispatch(group, signal, (p) => {
+    const { value, provider, attempts } = await dispatch(gw.table, route, signal, (p, model) => {
       if (!p.embeddings) throw new GatewayError(400, `model '${rc.model}' is served by provider ${p.name} (kind ${p.kind}), which has no embeddings endpoint`, { code: 'embeddings_unsupported', param: 'model' });
-      return p.embeddings(req, call);
+      return model === rc.canonicalModel ? p.embeddings(req, call) : p.embeddings({ ...req, model }, { ...call, rawBody: undefined });
     });
     rc.upstreamMs = performance.now() - t0;
     rc.provider = provider.name;

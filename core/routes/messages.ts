@@ -6,7 +6,9 @@
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
-import { dispatch } from '../dispatch.ts';
+import { dispatch, plan } from '../dispatch.ts';
+import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
+import { primeFirst } from '../resilience/prime.ts';
 import { GatewayError } from '../errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../format/chat.ts';
 import type { MessagesRequest, MessagesUsage } from '../format/messages.ts';
@@ -39,7 +41,7 @@ export function messagesRoute(ref: () => Gateway) {
     const stream = body.stream === true;
     const rc = admit(gw, ctx, 'messages', body, raw, stream);
     st.rc = rc;
-    const group = gw.table.group(rc.model, rc.canonicalModel);
+    const route = plan(gw.table, rc.model, rc.canonicalModel);
     if (gw.hooks.onRequest.isUsed()) {
       const early = await gw.hooks.onRequest.promise(rc);
       if (early) return sendEarly(ctx, rc, early);
@@ -47,9 +49,13 @@ export function messagesRoute(ref: () => Gateway) {
     const unchanged = rc.canonicalModel === rc.model;
     const native = unchanged ? body : { ...body, model: rc.canonicalModel };
     const signal = clientSignal(ctx);
-    const call: CallContext = { signal, log: rc.log, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
+    const call: CallContext = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
     const t0 = performance.now();
-    const { value, provider, attempts } = await dispatch<Outcome>(group, signal, (p) => (p.messages ? p.messages(native, call).then((r) => ({ native: r })) : translated(p, native as MessagesRequest, call, rc)));
+    const { value, provider, attempts } = await dispatch<Outcome>(gw.table, route, signal, async (p, model) => {
+      const fallback = model !== rc.canonicalModel;
+      if (p.messages) return { native: await primeNative(await p.messages(fallback ? { ...native, model } : native, fallback ? { ...call, rawBody: undefined } : call)) };
+      return translated(p, { ...(native as MessagesRequest), model }, call, rc);
+    });
     rc.provider = provider.name;
     const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts) };
     if ('native' in value) {
@@ -65,7 +71,7 @@ export function messagesRoute(ref: () => Gateway) {
         if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: r.raw });
         return sendJson(ctx, r.status, r.raw, headers);
       }
-      return pumpStream(gw, ctx, rc, headers, signal, t0, passthroughFrames(gw, rc, r.events), true);
+      return pumpStream(gw, ctx, rc, headers, signal, t0, passthroughFrames(gw, rc, r.events), true, r.ready);
     }
     if ('json' in value) {
       rc.upstreamMs = performance.now() - t0;
@@ -76,17 +82,55 @@ export function messagesRoute(ref: () => Gateway) {
       if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: text });
       return sendJson(ctx, 200, text, headers);
     }
-    return pumpStream(gw, ctx, rc, headers, signal, t0, translatedFrames(gw, rc, value.chunks, (body.stop_sequences as string[] | undefined) ?? []), true);
+    return pumpStream(gw, ctx, rc, headers, signal, t0, translatedFrames(gw, rc, value.chunks, (body.stop_sequences as string[] | undefined) ?? []), true, value.ready);
   };
 }
 
-type Outcome = { native: MessagesResult } | { json: ChatCompletion } | { chunks: AsyncIterable<StreamItem> };
+type Native = { type: 'json'; status: number; raw: string; contentType: string } | { type: 'stream'; events: AsyncIterable<SseEvent>; ready: boolean };
+type Outcome = { native: Native } | { json: ChatCompletion } | { chunks: AsyncIterable<StreamItem>; ready: boolean };
+
+const OVERLOADED: Record<string, number> = { overloaded_error: 529, api_error: 500, rate_limit_error: 429 };
+
+/**
+ * Primes a native stream's first event: an `error` event before anything else is a
+ * pre-stream failure (retried, or answered with a status), not a stream to forward.
+ */
+async function primeNative(r: MessagesResult): Promise<Native> {
+  if (r.type === 'json') return r;
+  const primed = await primeFirst(r.events, KEEP_ALIVE_MS);
+  if (!primed.ready) return { type: 'stream', events: primed.items, ready: false };
+  const it = primed.items[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (!first.done && first.value.event === 'error') {
+    await it.return?.(undefined);
+    let e: { type?: string; message?: string } = {};
+    try {
+      e = (JSON.parse(first.value.data) as { error?: typeof e }).error ?? {};
+    } catch {
+      // malformed error event: generic message below
+    }
+    const upstreamStatus = OVERLOADED[e.type ?? ''] ?? 500;
+    throw new GatewayError(upstreamStatus === 429 ? 429 : 502, `upstream stream failed before its first event: ${e.message ?? first.value.data.slice(0, 200)}`, { code: e.type ?? 'upstream_error', upstreamStatus });
+  }
+  async function* rest(): AsyncGenerator<SseEvent> {
+    if (first.done) return;
+    yield first.value;
+    for (;;) {
+      const n = await it.next();
+      if (n.done) return;
+      yield n.value;
+    }
+  }
+  return { type: 'stream', events: rest(), ready: true };
+}
 
 async function translated(p: Provider, body: MessagesRequest, call: CallContext, rc: RequestContext): Promise<Outcome> {
   const { req, warnings } = messagesToChatRequest({ ...body, model: rc.canonicalModel });
   if (warnings.length && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings }, 'Messages fields dropped in translation');
   const r = await p.chat(req, { ...call, rawBody: undefined });
-  return r.type === 'json' ? { json: r.body } : { chunks: r.chunks };
+  if (r.type === 'json') return { json: r.body };
+  const primed = await primeFirst(r.chunks, KEEP_ALIVE_MS);
+  return { chunks: primed.items, ready: primed.ready };
 }
 
 /** Native Messages events, forwarded as they came; usage read from message_start/message_delta. */

@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
-import { KEEP_ALIVE_MS, SseWriter } from '../http/sse-write.ts';
+import { SseWriter } from '../http/sse-write.ts';
 import { asGatewayError, errorBody } from './respond.ts';
 
 /**
@@ -16,19 +16,18 @@ import { asGatewayError, errorBody } from './respond.ts';
  * is the terminator frame, written after onResponse has run.
  * @throws the failure before the first frame (nothing was sent yet).
  */
-export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, headers: Record<string, string>, signal: AbortSignal, t0: number, frames: AsyncGenerator<string, string | undefined>, messagesShape = false): Promise<void> {
-  const first = frames.next();
-  let timer: NodeJS.Timeout | undefined;
-  // nothing sent yet: a rejection here propagates and becomes a normal HTTP error
-  await Promise.race([first, new Promise((r) => { timer = setTimeout(r, KEEP_ALIVE_MS); })]);
-  clearTimeout(timer);
+export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, headers: Record<string, string>, signal: AbortSignal, t0: number, frames: AsyncGenerator<string, string | undefined>, messagesShape: boolean, ready: boolean): Promise<void> {
+  // first item already at hand (primed in dispatch): a failure turning it into a frame is
+  // still pre-stream and becomes a normal HTTP error; otherwise headers go out now and
+  // keep-alives cover the wait
+  let step = ready ? await frames.next() : undefined;
   rc.upstreamMs = performance.now() - t0;
   const sse = new SseWriter(ctx.res);
   ctx.respond = false;
   rc.status = 200;
   sse.open(headers);
   try {
-    let step = await first;
+    step ??= await frames.next();
     while (!step.done) {
       const p = sse.write(step.value);
       if (p) await p;

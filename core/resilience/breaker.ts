@@ -1,0 +1,53 @@
+/**
+ * A per-provider circuit breaker: `failures` consecutive failures open it; while open the
+ * provider is skipped for `cooldownMs`; then it is half-open and admits exactly one probe,
+ * whose success closes it and whose failure opens it again.
+ */
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+export class Breaker {
+  private consecutive = 0;
+  private openedAt = 0;
+  private probing = false;
+  state: BreakerState = 'closed';
+  readonly failures: number;
+  readonly cooldownMs: number;
+
+  constructor(failures: number, cooldownMs: number) {
+    this.failures = failures;
+    this.cooldownMs = cooldownMs;
+  }
+
+  /** May a request go to this provider now? Claims the half-open probe when it answers true in that state. */
+  allow(now: number): boolean {
+    if (this.state === 'closed') return true;
+    if (this.state === 'open') {
+      if (now - this.openedAt < this.cooldownMs) return false;
+      this.state = 'half_open';
+      this.probing = false;
+    }
+    if (this.probing) return false;
+    this.probing = true;
+    return true;
+  }
+
+  success(): void {
+    this.consecutive = 0;
+    this.probing = false;
+    this.state = 'closed';
+  }
+
+  failure(now: number): void {
+    this.probing = false;
+    if (this.state === 'half_open' || ++this.consecutive >= this.failures) {
+      this.state = 'open';
+      this.openedAt = now;
+      this.consecutive = 0;
+    }
+  }
+
+  /** Seconds until an open circuit admits a probe (0 when not open). */
+  retryInSeconds(now: number): number {
+    return this.state === 'open' ? Math.max(0, Math.ceil((this.cooldownMs - (now - this.openedAt)) / 1000)) : 0;
+  }
+}

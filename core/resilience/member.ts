@@ -1,0 +1,56 @@
+/**
+ * A provider as the router sees it: its settings and live statistics (in flight, latency
+ * EWMA, breaker). One Member per Provider instance, kept across routing-table rebuilds so
+ * runtime changes do not reset circuit state.
+ */
+import type { Provider } from '../provider.ts';
+import { Breaker } from './breaker.ts';
+
+/** Per-provider routing settings from its config section. */
+export interface MemberSettings {
+  /** Retries on the same provider (connect errors, 408, 429, 5xx). */
+  maxRetries: number;
+  /** Share in a `weighted` group. */
+  weight: number;
+}
+
+export class Member {
+  readonly provider: Provider;
+  readonly settings: MemberSettings;
+  readonly breaker: Breaker;
+  /** Requests in flight (for `least_busy`). */
+  inflight = 0;
+  /** EWMA of time to first byte, ms; 0 = no sample yet (for `latency`). */
+  ewmaMs = 0;
+  /** Smooth weighted round-robin state. */
+  current = 0;
+
+  constructor(provider: Provider, settings: MemberSettings, breaker: Breaker) {
+    this.provider = provider;
+    this.settings = settings;
+    this.breaker = breaker;
+  }
+
+  /** Records a time-to-first-byte sample (α = 0.2). */
+  sample(ms: number): void {
+    this.ewmaMs = this.ewmaMs === 0 ? ms : this.ewmaMs * 0.8 + ms * 0.2;
+  }
+}
+
+const settingsOf = new WeakMap<Provider, MemberSettings>();
+const members = new WeakMap<Provider, Member>();
+
+/** Records a provider's routing settings (done by the core when it builds a provider). */
+export function setMemberSettings(p: Provider, s: MemberSettings): void {
+  settingsOf.set(p, s);
+}
+
+/** The Member of a provider, created on first use with the given breaker settings. */
+export function memberOf(p: Provider, breakerFailures: number, breakerCooldownMs: number): Member {
+  let m = members.get(p);
+  if (!m) {
+    m = new Member(p, settingsOf.get(p) ?? { maxRetries: 2, weight: 1 }, new Breaker(breakerFailures, breakerCooldownMs));
+    members.set(p, m);
+  }
+  return m;
+}

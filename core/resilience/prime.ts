@@ -1,0 +1,43 @@
+/**
+ * Waiting for a stream's first item inside dispatch, so a stream that fails before its
+ * first chunk (an `error` event first, a dropped connection) is retried or falls back
+ * like any other pre-stream failure. A first item slower than `waitMs` is not waited
+ * for: the stream is handed on and the client gets headers and keep-alives meanwhile.
+ */
+
+/** A stream whose first item may already be known. */
+export interface Primed<T> {
+  items: AsyncIterable<T>;
+  /** True when the first item (or the end) already arrived. */
+  ready: boolean;
+}
+
+const PENDING = Symbol('pending');
+
+/**
+ * Pulls the first item of `source` within `waitMs`.
+ * @throws what the source throws before its first item.
+ */
+export async function primeFirst<T>(source: AsyncIterable<T>, waitMs: number): Promise<Primed<T>> {
+  const it = source[Symbol.asyncIterator]();
+  const first = it.next();
+  let timer: NodeJS.Timeout | undefined;
+  const r = await Promise.race([first, new Promise<typeof PENDING>((res) => { timer = setTimeout(res, waitMs, PENDING); })]);
+  clearTimeout(timer);
+  if (r === PENDING) first.catch(() => undefined);
+  async function* items(): AsyncGenerator<T> {
+    try {
+      const f = await first;
+      if (f.done) return;
+      yield f.value;
+      for (;;) {
+        const n = await it.next();
+        if (n.done) return;
+        yield n.value;
+      }
+    } finally {
+      await it.return?.();
+    }
+  }
+  return { items: items(), ready: r !== PENDING };
+}
