@@ -9,8 +9,10 @@ import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsReques
 export interface CallContext {
   /** Aborted when the client disconnects or the provider timeout fires: stop the upstream call. */
   signal: AbortSignal;
-  /** Child logger carrying the request id. */
+  /** The gateway logger; include `requestId` in what you log. */
   log: Logger;
+  /** The gateway request id (`x-request-id`), for provider logs (e.g. translation warnings). */
+  requestId?: string;
   /** Incoming request headers (lower-case names), e.g. for `anthropic-version` forwarding. */
   headers: Record<string, string | string[] | undefined>;
   /**

@@ -28,7 +28,7 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>, provider: stri
       queue.length = 0;
     }
   } catch (err) {
-    throw mapTransportError(err, provider, url, timeoutMs, signal);
+    throw mapTransportError(err, provider, url, timeoutMs, signal, 'body');
   }
   parser.feed(decoder.decode());
   // lenient on an upstream that omits the blank line after its last event

@@ -56,13 +56,17 @@ export async function callUpstream(url: string, call: UpstreamCall): Promise<Ups
 /**
  * A transport failure as a GatewayError; the abort reason itself when the caller aborted.
  */
-export function mapTransportError(err: unknown, provider: string, url: string, timeoutMs: number, signal?: AbortSignal): Error {
+export function mapTransportError(err: unknown, provider: string, url: string, timeoutMs: number, signal?: AbortSignal, phase: 'connect' | 'body' = 'connect'): Error {
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
   if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
     return new GatewayError(504, `provider ${provider} timed out after ${timeoutMs / 1000} s (${redactUrl(url)})`, { code: 'upstream_timeout', provider, cause: err });
   }
   const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
+  if (phase === 'body') {
+    // the upstream answered, then its connection broke: not an unreachable host, and not retried
+    return new GatewayError(502, `provider ${provider} connection was lost mid-response: ${code ?? (err as Error).message}`, { code: 'upstream_connection_lost', provider, cause: err });
+  }
   return new GatewayError(502, `provider ${provider} is unreachable: ${code ?? (err as Error).message} (${redactUrl(url)})`, { code: 'upstream_unreachable', provider, cause: err });
 }
 
@@ -74,7 +78,7 @@ export async function readBody(res: UpstreamResponse, provider: string, url: str
   try {
     return await res.body.text();
   } catch (err) {
-    throw mapTransportError(err, provider, url, timeoutMs, signal);
+    throw mapTransportError(err, provider, url, timeoutMs, signal, 'body');
   }
 }
 

@@ -32,7 +32,9 @@ export interface CompatibleSettings {
   prepareChat?: (req: ChatRequest) => ChatRequest;
   /** Rewrites one parsed stream chunk into the chunks to emit (vendor stream quirks). */
   mapChunk?: (chunk: ChatCompletionChunk) => ChatCompletionChunk[];
-  /** Rewrites a parsed non-streaming completion (vendor quirks). */
+  /** Cheap test on a chunk's raw text: false → the chunk passes unparsed, skipping `mapChunk`. */
+  mapChunkIf?: (data: string) => boolean;
+  /** Rewrites a parsed non-streaming completion (vendor quirks); returning the same object keeps the upstream bytes. */
   mapCompletion?: (res: ChatCompletion) => ChatCompletion;
   /** Native Messages passthrough, when the vendor has a Messages origin. */
   messages?: (body: Record<string, unknown>, call: CallContext) => Promise<MessagesResult>;
@@ -68,7 +70,10 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
       const parsed = parseUpstreamJson<ChatCompletion>(text, s.name);
       if (parsed && typeof parsed === 'object' && 'error' in parsed && !('choices' in parsed)) throw mapCompatibleError(s.name, 500, text);
       if (!parsed || !Array.isArray(parsed.choices)) throw new GatewayError(502, `provider ${s.name} sent a completion without choices`, { code: 'upstream_malformed', provider: s.name });
-      if (s.mapCompletion) return { type: 'json', body: s.mapCompletion(parsed) };
+      if (s.mapCompletion) {
+        const mapped = s.mapCompletion(parsed);
+        if (mapped !== parsed) return { type: 'json', body: mapped };
+      }
       return { type: 'json', body: parsed, raw: text };
     }
     const ct = String(res.headers['content-type'] ?? '');
@@ -81,6 +86,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
 
   async function* streamItems(res: UpstreamResponse, u: string, signal: AbortSignal): AsyncGenerator<StreamItem> {
     const map = s.mapChunk;
+    const mapIf = s.mapChunkIf;
     let done = false;
     try {
       for await (const ev of sseEvents(res.body, s.name, u, s.timeoutMs, signal)) {
@@ -90,7 +96,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
           break;
         }
         if (ev.event === 'error' || data.startsWith('{"error"')) throw upstreamStreamError(s.name, data);
-        if (!map) {
+        if (!map || (mapIf && !mapIf(data))) {
           yield data;
           continue;
         }

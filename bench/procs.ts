@@ -1,0 +1,125 @@
+/**
+ * Child processes of the bench (the upstream and each gw) and what Linux tells about them:
+ * CPU time from /proc/<pid>/stat, resident memory from /proc/<pid>/status.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** A started child and the first match of its readiness pattern on stdout. */
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  /** Capture groups of the readiness line. */
+  ready: RegExpExecArray;
+  stderr: () => string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. Idempotent. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const live = new Set<Child>();
+
+/**
+ * Spawns `node <args>` and waits until stdout matches `readyLine`.
+ * @throws when the child exits or stays silent past `timeoutMs` (its stderr included).
+ */
+export async function startChild(name: string, args: string[], readyLine: RegExp, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Child> {
+  const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const onOut = (d: Buffer) => { out += d; };
+  proc.stdout!.on('data', onOut);
+  proc.stderr!.on('data', (d: Buffer) => { err = (err + d).slice(-8192); });
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  let stopping: Promise<void> | undefined;
+  const child: Child = {
+    name,
+    proc,
+    ready: undefined as unknown as RegExpExecArray,
+    stderr: () => err,
+    stop(graceMs = 5000) {
+      stopping ??= (async () => {
+        live.delete(child);
+        if (proc.exitCode !== null || proc.signalCode !== null) return;
+        proc.kill('SIGTERM');
+        const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(t);
+      })();
+      return stopping;
+    },
+  };
+  live.add(child);
+  try {
+    child.ready = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`${name} printed no ready line within ${opts.timeoutMs ?? 15_000} ms\nstdout: ${out}\nstderr: ${err}`)), opts.timeoutMs ?? 15_000);
+      const check = () => {
+        const m = readyLine.exec(out);
+        if (!m) return;
+        clearTimeout(t);
+        proc.stdout!.off('data', check);
+        resolve(m);
+      };
+      proc.stdout!.on('data', check);
+      void exited.then(() => {
+        clearTimeout(t);
+        reject(new Error(`${name} exited (${proc.exitCode ?? proc.signalCode}) before it was ready\nstdout: ${out}\nstderr: ${err}`));
+      });
+    });
+  } catch (e) {
+    await child.stop(1000);
+    throw e;
+  }
+  // keep draining stdout (a full pipe would block the child) without keeping it
+  proc.stdout!.off('data', onOut);
+  proc.stdout!.resume();
+  return child;
+}
+
+/** Stops every child still running (end of run, error, SIGINT). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map((c) => c.stop()));
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`, 100 on Linux x86 and arm64). */
+export const CLK_TCK = clockTicks();
+
+function clockTicks(): number {
+  try {
+    const n = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isInteger(n) && n > 0 ? n : 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** CPU time a process has used so far, ms (1000 / CLK_TCK resolution, 10 ms at 100). */
+export interface CpuTimes {
+  userMs: number;
+  sysMs: number;
+}
+
+/** utime and stime of a process (/proc/<pid>/stat). */
+export function cpuTimes(pid: number): CpuTimes {
+  return parseStatCpu(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/**
+ * Parses utime and stime (fields 14 and 15) out of a /proc/<pid>/stat line, counted after
+ * the parenthesised command name, which may itself hold spaces.
+ */
+export function parseStatCpu(stat: string): CpuTimes {
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (state)
+  return { userMs: (Number(rest[11]) * 1000) / CLK_TCK, sysMs: (Number(rest[12]) * 1000) / CLK_TCK };
+}
+
+/** Resident set size of a process in MiB (VmRSS of /proc/<pid>/status). */
+export function rssMiB(pid: number): number {
+  return parseVmRssMiB(readFileSync(`/proc/${pid}/status`, 'utf8'));
+}
+
+/** Parses the VmRSS line (kB) of /proc/<pid>/status, in MiB. */
+export function parseVmRssMiB(status: string): number {
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return m ? Number(m[1]) / 1024 : NaN;
+}

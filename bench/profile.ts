@@ -1,0 +1,51 @@
+/**
+ * `npm run bench -- --profile`: gw under the non-streaming 50-connection load with
+ * `node --cpu-prof`, then the profile summarised (bench/cpuprofile-top.ts). The profile
+ * is written when gw exits after SIGTERM; its path is printed. BENCH_PROFILE_SCENARIO
+ * picks another scenario (default json-c50).
+ */
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatSummary, summarizeProfile, type CpuProfile } from './cpuprofile-top.ts';
+import { runLoad } from './load.ts';
+import { envNumber, toTarget } from './options.ts';
+import { stopAll } from './procs.ts';
+import { scenarios } from './scenarios.ts';
+import { ROOT, startGw, startUpstream } from './setup.ts';
+
+/** Runs the profile and prints the summary (also written to bench/profile.txt). */
+export async function runProfile(): Promise<void> {
+  const name = process.env.BENCH_PROFILE_SCENARIO ?? 'json-c50';
+  const s = scenarios.find((x) => x.name === name);
+  if (!s) throw new Error(`no scenario '${name}'`);
+  const seconds = envNumber('BENCH_SECONDS', 5);
+  const dir = await mkdtemp(join(tmpdir(), 'gw-prof-'));
+  try {
+    const up = await startUpstream();
+    const gw = await startGw(s.gw, up.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const target = toTarget(gw.url, s.request, true);
+    await runLoad(target, s.connections, envNumber('BENCH_WARMUP_SECONDS', 1));
+    const t0 = process.hrtime.bigint();
+    const load = await runLoad(target, s.connections, seconds);
+    const t1 = process.hrtime.bigint();
+    await gw.stop();
+    const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+    if (files.length === 0) throw new Error(`gw wrote no .cpuprofile into ${dir}`);
+    const file = join(dir, files[0]!);
+    const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
+    // only the measured window: startup, warm-up and shutdown are left out. V8 stamps the
+    // profile in µs of the same monotonic clock as process.hrtime (CLOCK_MONOTONIC on Linux).
+    const us = (t: bigint) => Number(t / 1000n);
+    const window = { fromMs: (us(t0) - profile.startTime) / 1000, toMs: (us(t1) - profile.startTime) / 1000 };
+    const text = `profile of gw under ${s.name} (${s.what}), ${seconds} s after ${envNumber('BENCH_WARMUP_SECONDS', 1)} s warm-up: ${load.requests} requests, ${load.rps.toFixed(0)} req/s under the profiler
+file: ${file} (samples ${window.fromMs.toFixed(0)}–${window.toMs.toFixed(0)} ms after the profile start summarised)
+
+${formatSummary(summarizeProfile(profile, window), 15, load.requests)}`;
+    process.stdout.write(text);
+    await writeFile(join(ROOT, 'bench/profile.txt'), text);
+    process.stdout.write('\nwritten: bench/profile.txt\n');
+  } finally {
+    await stopAll();
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Results: per-scenario comparisons (gw vs direct, gw vs a baseline scenario), the aims of
+ * the bench issue checked against them, and the readable tables printed at the end.
+ */
+import type { PhaseResult } from './measure.ts';
+
+/** gw compared with the same work sent straight to the upstream. */
+export interface VsDirect {
+  /** gw req/s ÷ direct req/s. */
+  rpsRatio: number;
+  p50AddedMs: number;
+  p99AddedMs: number;
+  ttfbP50AddedMs?: number;
+  streamP50AddedMs?: number;
+}
+
+/** This scenario's gw run compared with another scenario's gw run. */
+export interface VsBaseline {
+  scenario: string;
+  rpsRatio: number;
+  cpuMsPerReqDelta: number;
+  p50DeltaMs: number;
+  ttfbP50DeltaMs?: number;
+  /** Extra gw CPU per client chunk, µs (streams only). */
+  cpuUsPerChunkDelta?: number;
+}
+
+export interface ScenarioResult {
+  name: string;
+  what: string;
+  status: 'ok' | 'pending' | 'failed';
+  reason?: string;
+  connections: number;
+  stream: boolean;
+  /** gw's RSS when it had just started, MiB (the gw row shows it after the load). */
+  gwIdleRssMiB?: number;
+  direct?: PhaseResult;
+  gw?: PhaseResult;
+  vsDirect?: VsDirect;
+  vs?: VsBaseline;
+}
+
+/** One aim of the issue and whether this run met it. */
+export interface AimCheck {
+  aim: string;
+  scenario: string;
+  value: number;
+  unit: string;
+  limit: number;
+  met: boolean;
+}
+
+/** gw vs direct for a scenario with both runs. */
+export function compareDirect(gw: PhaseResult, d: PhaseResult): VsDirect {
+  const v: VsDirect = { rpsRatio: gw.load.rps / d.load.rps, p50AddedMs: gw.load.p50 - d.load.p50, p99AddedMs: gw.load.p99 - d.load.p99 };
+  if (gw.streams && d.streams) {
+    v.ttfbP50AddedMs = gw.streams.ttfbP50 - d.streams.ttfbP50;
+    v.streamP50AddedMs = gw.streams.totalP50 - d.streams.totalP50;
+  }
+  return v;
+}
+
+/** A gw run vs a baseline scenario's gw run. */
+export function compareBaseline(name: string, gw: PhaseResult, base: PhaseResult): VsBaseline {
+  const v: VsBaseline = {
+    scenario: name,
+    rpsRatio: gw.load.rps / base.load.rps,
+    cpuMsPerReqDelta: (gw.gwCpuMsPerReq ?? NaN) - (base.gwCpuMsPerReq ?? NaN),
+    p50DeltaMs: gw.load.p50 - base.load.p50,
+  };
+  if (gw.streams && base.streams) {
+    v.ttfbP50DeltaMs = gw.streams.ttfbP50 - base.streams.ttfbP50;
+    if (gw.streams.frames > 0) v.cpuUsPerChunkDelta = (v.cpuMsPerReqDelta * 1000) / gw.streams.frames;
+  }
+  return v;
+}
+
+/** The issue's aims, checked where their scenario ran. */
+export function checkAims(results: ScenarioResult[]): AimCheck[] {
+  const by = new Map(results.filter((r) => r.status === 'ok').map((r) => [r.name, r]));
+  const out: AimCheck[] = [];
+  const add = (aim: string, scenario: string, value: number | undefined, unit: string, limit: number, below: boolean) => {
+    if (value === undefined || Number.isNaN(value) || !by.has(scenario)) return;
+    out.push({ aim, scenario, value, unit, limit, met: below ? value < limit : value >= limit });
+  };
+  for (const s of ['json-c1', 'json-c50', 'stream-c50']) add('gw CPU per request < 0.2 ms', s, by.get(s)?.gw?.gwCpuMsPerReq, 'ms', 0.2, true);
+  for (const s of ['json-c50', 'stream-c50']) add('throughput >= 1/3 of direct', s, by.get(s)?.vsDirect?.rpsRatio, 'x', 1 / 3, false);
+  add('added p50 at concurrency 1 < 0.2 ms', 'json-c1', by.get('json-c1')?.vsDirect?.p50AddedMs, 'ms', 0.2, true);
+  for (const s of ['stream-c1', 'stream-c50']) add('added time to first byte < 1 ms', s, by.get(s)?.vsDirect?.ttfbP50AddedMs, 'ms', 1, true);
+  return out;
+}
+
+const f = (v: number | undefined, d = 2) => (v === undefined || Number.isNaN(v) ? '-' : v.toFixed(d));
+const sign = (v: number | undefined, d = 2) => (v === undefined || Number.isNaN(v) ? '-' : `${v >= 0 ? '+' : ''}${v.toFixed(d)}`);
+const row = (cells: string[]) => `  ${cells[0]!.padEnd(16)}${cells.slice(1).map((c) => c.padStart(10)).join('')}`;
+
+/** The readable report of one scenario. */
+export function formatScenario(r: ScenarioResult): string {
+  const head = `${r.name} — ${r.what}`;
+  if (r.status !== 'ok') return `${head}\n  ${r.status.toUpperCase()}: ${r.reason}\n`;
+  const lines = [head, row(['', 'req/s', 'p50 ms', 'p99 ms', 'TTFB p50', 'TTFB p99', 'end p50', 'gw CPU', 'usr/sys', 'up CPU', 'up calls', 'RSS MiB', 'errors'])];
+  const phase = (label: string, p: PhaseResult | undefined) => {
+    if (!p) return;
+    lines.push(row([label, f(p.load.rps, 0), f(p.load.p50), f(p.load.p99), f(p.streams?.ttfbP50), f(p.streams?.ttfbP99), f(p.streams?.totalP50), f(p.gwCpuMsPerReq, 3), p.gwCpuMsPerReq === undefined ? '-' : `${f(p.gwUserMsPerReq)}/${f(p.gwSysMsPerReq)}`, f(p.upstreamCpuMsPerReq, 3), f(p.upstreamCallsPerReq), f(p.gwRssMiB, 1), String(p.load.errors + p.load.non2xx + (p.streams?.errors ?? 0))]));
+  };
+  phase('direct', r.direct);
+  phase('gw', r.gw);
+  if (r.vsDirect) {
+    const v = r.vsDirect;
+    lines.push(row(['gw vs direct', `${f(v.rpsRatio)}x`, sign(v.p50AddedMs), sign(v.p99AddedMs), sign(v.ttfbP50AddedMs), '', sign(v.streamP50AddedMs)]));
+  }
+  if (r.vs) {
+    const v = r.vs;
+    lines.push(row([`vs ${v.scenario}`, `${f(v.rpsRatio)}x`, sign(v.p50DeltaMs), '', sign(v.ttfbP50DeltaMs), '', '', sign(v.cpuMsPerReqDelta, 3)]));
+    if (v.cpuUsPerChunkDelta !== undefined) lines.push(`  gw CPU per client chunk vs ${v.scenario}: ${sign(v.cpuUsPerChunkDelta, 1)} µs (${f(r.gw!.streams!.frames, 1)} frames per stream)`);
+  }
+  if (r.gwIdleRssMiB !== undefined) lines.push(`  gw RSS at startup: ${f(r.gwIdleRssMiB, 1)} MiB`);
+  const firstErr = r.gw?.streams?.firstError ?? r.direct?.streams?.firstError;
+  if (firstErr) lines.push(`  first stream error: ${firstErr}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The aims table. */
+export function formatAims(aims: AimCheck[]): string {
+  if (aims.length === 0) return 'aims: none of their scenarios ran\n';
+  return `aims (from the bench issue)\n${aims.map((a) => `  ${a.met ? 'met ' : 'MISS'}  ${a.aim.padEnd(38)} ${a.scenario.padEnd(12)} ${a.unit === 'x' ? `${a.value.toFixed(2)}x` : `${a.value.toFixed(3)} ms`}`).join('\n')}\n`;
+}

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench`: a fast local upstream hit directly and through gw, scenario by scenario
+ * (bench/scenarios.ts), in separate processes: upstream and gw as children, the load
+ * generator (autocannon) here. Prints a table per scenario and the issue's aims, and writes
+ * bench/results.json. `--profile` instead profiles gw under load (bench/profile.ts).
+ *
+ * Knobs (env): BENCH_SECONDS (measured seconds per run, default 4), BENCH_WARMUP_SECONDS
+ * (default 1), BENCH_STREAMS (streams timed for TTFB per run, default 200),
+ * BENCH_CHUNK_GAP_MS (upstream pause between stream events; default 0 = next loop turn),
+ * BENCH_OUT (results file, default bench/results.json).
+ * Flags: --only a,b (scenario names), --list.
+ */
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { measurePhase, type PhaseResult } from './measure.ts';
+import { stopAll } from './procs.ts';
+import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
+import { envNumber, toTarget } from './options.ts';
+import { scenarios, type Scenario } from './scenarios.ts';
+import { GW_LOG_LEVEL, ROOT, missingPlugins, startGw, startUpstream, type Gw } from './setup.ts';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' } } });
+  if (values.list) {
+    for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
+    return;
+  }
+  if (values.profile) {
+    const { runProfile } = await import('./profile.ts');
+    return runProfile();
+  }
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.filter((n) => !scenarios.some((s) => s.name === n));
+  if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
+  const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
+  const seconds = envNumber('BENCH_SECONDS', 4);
+  const warmupSeconds = envNumber('BENCH_WARMUP_SECONDS', 1);
+  const streams = Math.round(envNumber('BENCH_STREAMS', 200));
+  const meta = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: availableParallelism(),
+    seconds,
+    warmupSeconds,
+    streams,
+    chunkGapMs: envNumber('BENCH_CHUNK_GAP_MS', 0),
+    gwLogLevel: GW_LOG_LEVEL,
+    loadGenerator: 'autocannon (closed loop, in the bench process)',
+    /** 1-minute load average at the start: other work on the machine skews every number. */
+    loadAverage: loadavg()[0]!,
+  };
+  process.stdout.write(`gw bench — node ${meta.node}, ${meta.cpus} CPUs shared by the load generator, the upstream and gw; ${seconds} s per run after ${warmupSeconds} s warm-up; ${streams} timed streams per stream run
+gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no extensions unless the scenario says so); latencies in ms; CPU = ms of CPU time per request (gw, upstream)\n\n`);
+
+  if (meta.loadAverage > meta.cpus / 2) process.stdout.write(`WARNING: load average ${meta.loadAverage.toFixed(1)} on ${meta.cpus} CPUs: other processes are busy, the numbers below will be noisy and low\n\n`);
+  const up = await startUpstream();
+  const gws = new Map<string, Gw | Error>();
+  const directRuns = new Map<string, PhaseResult>();
+  const results: ScenarioResult[] = [];
+  try {
+    for (const [i, s] of selected.entries()) {
+      const r = await runScenario(s, { up, gws, directRuns, seconds, warmupSeconds, streams, results });
+      results.push(r);
+      process.stdout.write(`${formatScenario(r)}\n`);
+      // free a gw no later scenario needs, so the next one's RSS and CPU stand alone
+      if (!selected.slice(i + 1).some((n) => n.gw.id === s.gw.id)) {
+        const g = gws.get(s.gw.id);
+        if (g && !(g instanceof Error)) await g.stop();
+      }
+    }
+  } finally {
+    await stopAll();
+  }
+  const aims = checkAims(results);
+  process.stdout.write(formatAims(aims));
+  const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
+  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, aims }, null, 2)}\n`);
+  process.stdout.write(`\nwritten: ${file}\n`);
+}
+
+interface RunState {
+  up: Awaited<ReturnType<typeof startUpstream>>;
+  gws: Map<string, Gw | Error>;
+  directRuns: Map<string, PhaseResult>;
+  results: ScenarioResult[];
+  seconds: number;
+  warmupSeconds: number;
+  streams: number;
+}
+
+async function runScenario(s: Scenario, st: RunState): Promise<ScenarioResult> {
+  const r: ScenarioResult = { name: s.name, what: s.what, status: 'ok', connections: s.connections, stream: s.stream === true };
+  const missing = missingPlugins(s.gw);
+  if (missing.length) return { ...r, status: 'pending', reason: `needs ${missing.join(', ')} (not in this tree yet); skipped` };
+  let gw = st.gws.get(s.gw.id);
+  if (!gw) {
+    process.stderr.write(`starting gw (${s.gw.id})…\n`);
+    gw = await startGw(s.gw, st.up.url).catch((e: Error) => e);
+    st.gws.set(s.gw.id, gw);
+  }
+  if (gw instanceof Error) return { ...r, status: 'failed', reason: `gw (${s.gw.id}) did not start: ${gw.message.split('\n').slice(0, 6).join(' | ')}` };
+  r.gwIdleRssMiB = gw.idleRssMiB;
+  const streamConcurrency = s.ttfbConcurrency ?? s.connections;
+  const base = { connections: s.connections, seconds: st.seconds, warmupSeconds: st.warmupSeconds, streams: s.stream ? st.streams : 0, streamConcurrency, upstreamPid: st.up.child.proc.pid!, upstreamCalls: st.up.calls };
+  process.stderr.write(`running ${s.name}…\n`);
+  if (s.direct) {
+    const key = JSON.stringify([s.direct, s.connections, s.stream === true, streamConcurrency]);
+    let d = st.directRuns.get(key);
+    if (!d) {
+      d = await measurePhase(toTarget(st.up.url, s.direct, true), base);
+      st.directRuns.set(key, d);
+    }
+    r.direct = d;
+  }
+  r.gw = await measurePhase(toTarget(gw.url, s.request, true), { ...base, gwPid: gw.child.proc.pid! });
+  if (r.gw.load.requests === 0) return { ...r, status: 'failed', reason: `no 2xx answer through gw (${r.gw.load.non2xx} non-2xx, ${r.gw.load.errors} errors)` };
+  if (r.direct) r.vsDirect = compareDirect(r.gw, r.direct);
+  const baseline = s.compare ? st.results.find((x) => x.name === s.compare && x.status === 'ok') : undefined;
+  if (baseline?.gw) r.vs = compareBaseline(baseline.name, r.gw, baseline.gw);
+  return r;
+}
+
+process.once('SIGINT', () => {
+  process.stderr.write('\ninterrupted: stopping children\n');
+  void stopAll().finally(() => process.exit(130));
+});
+
+main().catch(async (err: Error) => {
+  await stopAll();
+  process.stderr.write(`bench: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});

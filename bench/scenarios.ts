@@ -1,0 +1,132 @@
+/**
+ * The bench scenarios, as data. A scenario names a gw setup (one gw process per setup),
+ * the request sent through gw, optionally the same work sent straight to the upstream, and
+ * optionally another scenario to compare against. Adding one is a few lines here.
+ */
+
+/** A gw configuration; scenarios naming the same `id` share one gw process. */
+export interface GwSetup {
+  id: string;
+  /** Config sections after the bench's head (listen, data_dir, one key); `up` = `http://127.0.0.1:<port>`. */
+  toml: (up: string) => string;
+  /** Plugin folders (relative to the repo) the setup needs; the scenario is pending while one is missing. */
+  needs?: string[];
+}
+
+/** One request shape, sent over and over. */
+export interface BenchRequest {
+  path: string;
+  body: Record<string, unknown>;
+  /** Make every body unique (autocannon's `[<id>]` replacement) so no cache can answer. */
+  unique?: boolean;
+}
+
+export interface Scenario {
+  name: string;
+  /** One line for the report. */
+  what: string;
+  gw: GwSetup;
+  /** Sent to gw with the bench's gateway key. */
+  request: BenchRequest;
+  /** The same work sent straight to the upstream (omit for none); identical direct runs are measured once. */
+  direct?: BenchRequest;
+  connections: number;
+  /** SSE response: also time first byte and end of stream, at `ttfbConcurrency` (default: `connections`). */
+  stream?: boolean;
+  ttfbConcurrency?: number;
+  /** A scenario whose gw run is this one's baseline (e.g. extensions on vs off). */
+  compare?: string;
+}
+
+const MODEL = 'bench-model';
+const messages = [{ role: 'user', content: 'Say hello in twenty words.' }];
+const chat = { model: MODEL, messages, max_tokens: 64 };
+const chatStream = { ...chat, stream: true };
+const chatPath = '/v1/chat/completions';
+const upstreamProvider = (name: string, up: string) => `[providers.${name}]
+api_key = "sk-bench-upstream"
+base_url = "${up}/v1"
+models = ["${MODEL}"]
+`;
+
+const plain: GwSetup = { id: 'plain', toml: (up) => upstreamProvider('upstream', up) };
+
+const group3: GwSetup = {
+  id: 'group3',
+  toml: (up) => ['one', 'two', 'three'].map((n) => upstreamProvider(`up_${n}`, up)).join('\n'),
+};
+
+const EXTENSIONS = ['cache', 'rate_limit', 'usage', 'budget', 'logging'];
+/** All five extensions with limits no bench run reaches. */
+const ext5: GwSetup = {
+  id: 'ext5',
+  needs: EXTENSIONS.map((e) => `plugins/extensions/${e}`),
+  toml: (up) => `${upstreamProvider('upstream', up)}
+[pricing."${MODEL}"]
+input_per_mtok = 2.5
+output_per_mtok = 10.0
+
+[extensions.cache]
+ttl_seconds = 300
+[extensions.rate_limit]
+requests_per_minute = 1000000000
+tokens_per_minute = 1000000000000
+[extensions.usage]
+[extensions.budget]
+default_budget = 1000000000.0
+[extensions.logging]
+level = "info"
+`,
+};
+
+const cacheOnly: GwSetup = {
+  id: 'cache',
+  needs: ['plugins/extensions/cache'],
+  toml: (up) => `${upstreamProvider('upstream', up)}
+[extensions.cache]
+ttl_seconds = 300
+`,
+};
+
+const anthropic: GwSetup = {
+  id: 'anthropic',
+  needs: ['plugins/providers/anthropic/index.ts'],
+  toml: (up) => `[providers.anthropic]
+api_key = "sk-bench-upstream"
+base_url = "${up}"
+models = ["claude-bench"]
+`,
+};
+
+const gemini: GwSetup = {
+  id: 'gemini',
+  needs: ['plugins/providers/gemini/index.ts'],
+  toml: (up) => `[providers.gemini]
+api_key = "bench-upstream"
+base_url = "${up}"
+models = ["gemini-bench"]
+`,
+};
+
+export const scenarios: Scenario[] = [
+  { name: 'json-c1', what: 'non-streaming chat, small body, 1 connection', gw: plain, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 1 },
+  { name: 'json-c50', what: 'non-streaming chat, small body, 50 connections', gw: plain, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50 },
+  { name: 'stream-c1', what: '20-chunk SSE stream (openai passthrough), 1 connection', gw: plain, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 1, stream: true },
+  { name: 'stream-c50', what: '20-chunk SSE stream (openai passthrough), 50 connections', gw: plain, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true },
+  { name: 'group3-json-c50', what: 'a group of three providers (round robin, same upstream) vs one', gw: group3, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
+  { name: 'ext5-json-c50', what: 'all five extensions on vs none (unique bodies: cache misses)', gw: ext5, request: { path: chatPath, body: chat, unique: true }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
+  { name: 'ext5-stream-c50', what: 'all five extensions on vs none, 20-chunk streams', gw: ext5, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true, compare: 'stream-c50' },
+  { name: 'cache-hit-c50', what: 'cache hit vs an upstream round trip', gw: cacheOnly, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
+  {
+    name: 'anthropic-stream-c50', what: 'anthropic stream translated vs openai passthrough', gw: anthropic,
+    request: { path: chatPath, body: { ...chatStream, model: 'claude-bench' } },
+    direct: { path: '/v1/messages', body: { model: 'claude-bench', max_tokens: 64, messages, stream: true } },
+    connections: 50, stream: true, compare: 'stream-c50',
+  },
+  {
+    name: 'gemini-stream-c50', what: 'gemini stream translated vs openai passthrough', gw: gemini,
+    request: { path: chatPath, body: { ...chatStream, model: 'gemini-bench' } },
+    direct: { path: '/v1beta/models/gemini-bench:streamGenerateContent?alt=sse', body: { contents: [{ role: 'user', parts: [{ text: messages[0]!.content }] }], generationConfig: { maxOutputTokens: 64 } } },
+    connections: 50, stream: true, compare: 'stream-c50',
+  },
+];

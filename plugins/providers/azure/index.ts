@@ -1,0 +1,48 @@
+/**
+ * The `azure` kind (Azure OpenAI). Same wire format as OpenAI, so bodies and streams pass
+ * through (the empty-choices first chunk carrying `prompt_filter_results` included; it has
+ * no usage, so the core forwards it as an ordinary chunk). Two addressing modes:
+ * - without `api_version`: the v1 API, `{base_url}/openai/v1/chat/completions` with
+ *   `model` = the deployment name; discovery `GET {base_url}/openai/v1/models`;
+ * - with `api_version`: `{base_url}/openai/deployments/{model}/chat/completions?api-version=…`
+ *   (and `/embeddings`); discovery `GET {base_url}/openai/models?api-version=…`.
+ * `base_url` is the resource endpoint `https://{resource}.openai.azure.com` (required).
+ * Auth: `api-key`.
+ * @see https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle
+ * @see https://learn.microsoft.com/azure/ai-foundry/openai/reference
+ */
+import { z } from 'zod';
+import { defineProvider } from '../../../core/plugins/contract.ts';
+import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
+import { createCompatibleProvider } from '../openai/compatible.ts';
+
+const schema = providerBaseSchema.extend({
+  base_url: z.url({ protocol: /^https?$/, error: 'expected the resource endpoint, e.g. "https://my-resource.openai.azure.com"' }),
+  /** e.g. "2024-10-21"; absent → the v1 API (no version, model = deployment). */
+  api_version: z.string().min(1).optional(),
+});
+
+/** Operation URLs of one Azure resource; `model` is the deployment name. */
+export function azureUrls(baseUrl: string, apiVersion: string | undefined): (op: 'chat' | 'embeddings' | 'models', model: string) => string {
+  const base = baseUrl.replace(/\/+$/, '');
+  if (apiVersion === undefined) return (op) => `${base}/openai/v1/${op === 'chat' ? 'chat/completions' : op}`;
+  const q = `?api-version=${encodeURIComponent(apiVersion)}`;
+  return (op, model) => (op === 'models' ? `${base}/openai/models${q}` : `${base}/openai/deployments/${encodeURIComponent(model)}/${op === 'chat' ? 'chat/completions' : op}${q}`);
+}
+
+export default defineProvider({
+  name: 'azure',
+  configSchema: schema,
+  setup({ name, config, log }) {
+    return createCompatibleProvider({
+      name,
+      kind: config.kind ?? name,
+      baseUrl: config.base_url,
+      models: config.models ?? [],
+      timeoutMs: config.timeout_seconds * 1000,
+      log,
+      headers: { 'api-key': config.api_key },
+      url: azureUrls(config.base_url, config.api_version),
+    });
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * The `dashscope` kind (Alibaba Cloud Model Studio, Qwen; family A). Chat and embeddings
+ * go to the OpenAI-compatible origin and pass through unchanged, vendor fields included
+ * (`enable_thinking`, `thinking_budget`, `enable_search` in requests, `reasoning_content`
+ * in answers); /v1/messages goes natively to the Anthropic-compatible origin. Models are
+ * discovered from the common origin's `/models` (the Messages origin has none).
+ * Auth: `Authorization: Bearer` on both origins (the Messages origin also accepts
+ * `x-api-key`; gw sends Bearer).
+ * Regions: international (default) `https://dashscope-intl.aliyuncs.com/compatible-mode/v1`;
+ * mainland China `https://dashscope.aliyuncs.com/compatible-mode/v1` via `base_url`
+ * (and `https://dashscope.aliyuncs.com/apps/anthropic` via `messages_base_url`).
+ * @see https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope
+ * @see https://www.alibabacloud.com/help/en/model-studio/anthropic-api-compatibility
+ */
+import { defineProvider } from '../../../core/plugins/contract.ts';
+import { createMessagesPassthrough } from '../_shared/messages-origin.ts';
+import { dualOriginSchema } from '../_shared/messages-origin-schema.ts';
+import { createCompatibleProvider } from '../openai/compatible.ts';
+
+export const DASHSCOPE_BASE_URL = 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1';
+export const DASHSCOPE_MESSAGES_ORIGIN = 'https://dashscope-intl.aliyuncs.com/apps/anthropic';
+
+export default defineProvider({
+  name: 'dashscope',
+  configSchema: dualOriginSchema,
+  setup({ name, config, log }) {
+    const timeoutMs = config.timeout_seconds * 1000;
+    const auth = { authorization: `Bearer ${config.api_key}` };
+    return createCompatibleProvider({
+      name,
+      kind: config.kind ?? name,
+      baseUrl: config.base_url ?? DASHSCOPE_BASE_URL,
+      models: config.models ?? [],
+      timeoutMs,
+      log,
+      headers: auth,
+      messages: createMessagesPassthrough({ name, origin: config.messages_base_url ?? DASHSCOPE_MESSAGES_ORIGIN, auth, timeoutMs }),
+    });
+  },
+});

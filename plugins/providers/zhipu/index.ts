@@ -1,0 +1,44 @@
+/**
+ * The `zhipu` kind (Zhipu AI / Z.AI, GLM; family B). Chat and embeddings go to the
+ * OpenAI-like origin and pass through (vendor fields such as `thinking` and
+ * `reasoning_content` included), with `finish_reason: "sensitive"` mapped to
+ * `content_filter` (quirks.ts); /v1/messages goes natively to the Anthropic-compatible
+ * origin. Models are discovered from the common origin's `/models`.
+ * Auth: `Authorization: Bearer` on both origins.
+ * Default origins: `https://open.bigmodel.cn/api/paas/v4` and
+ * `https://open.bigmodel.cn/api/anthropic`; Z.AI (international) is
+ * `https://api.z.ai/api/paas/v4` and `https://api.z.ai/api/anthropic` via `base_url` and
+ * `messages_base_url`.
+ * @see https://docs.bigmodel.cn/cn/guide/develop/openai/introduction
+ * @see https://docs.bigmodel.cn/cn/guide/develop/claude/introduction
+ */
+import { defineProvider } from '../../../core/plugins/contract.ts';
+import { createMessagesPassthrough } from '../_shared/messages-origin.ts';
+import { dualOriginSchema } from '../_shared/messages-origin-schema.ts';
+import { createCompatibleProvider } from '../openai/compatible.ts';
+import { mapZhipuChunk, mapZhipuCompletion, zhipuChunkNeedsMap } from './quirks.ts';
+
+export const ZHIPU_BASE_URL = 'https://open.bigmodel.cn/api/paas/v4';
+export const ZHIPU_MESSAGES_ORIGIN = 'https://open.bigmodel.cn/api/anthropic';
+
+export default defineProvider({
+  name: 'zhipu',
+  configSchema: dualOriginSchema,
+  setup({ name, config, log }) {
+    const timeoutMs = config.timeout_seconds * 1000;
+    const auth = { authorization: `Bearer ${config.api_key}` };
+    return createCompatibleProvider({
+      name,
+      kind: config.kind ?? name,
+      baseUrl: config.base_url ?? ZHIPU_BASE_URL,
+      models: config.models ?? [],
+      timeoutMs,
+      log,
+      headers: auth,
+      mapChunk: mapZhipuChunk,
+      mapChunkIf: zhipuChunkNeedsMap,
+      mapCompletion: mapZhipuCompletion,
+      messages: createMessagesPassthrough({ name, origin: config.messages_base_url ?? ZHIPU_MESSAGES_ORIGIN, auth, timeoutMs }),
+    });
+  },
+});
