@@ -4,6 +4,7 @@
  * One error boundary: expected failures print one line and exit non-zero; bugs print a stack.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { registerManagementCommands } from './commands/register.ts';
 
 /** An expected failure: one line on stderr, exit code 1 (or `code`). */
 export class CliError extends Error {
@@ -21,6 +22,9 @@ const program = new Command('gw')
   .option('--config <path>', 'config file to serve (created on first run)')
   .option('--bind <host:port>', 'address to listen on (overrides listen in the file)')
   .showHelpAfterError()
+  // without this, commander lets the program's --config/--bind swallow the ones given after
+  // `serve`, which then serves ./gateway.toml on its listen address
+  .enablePositionalOptions()
   .exitOverride();
 
 program.action(async () => {
@@ -41,6 +45,8 @@ program
     const { runServe } = await import('./serve.ts');
     await runServe({ config: o.config, bind: o.bind, verbosity: program.opts<{ verbose: number }>().verbose });
   });
+
+registerManagementCommands(program);
 
 try {
   await program.parseAsync(process.argv);

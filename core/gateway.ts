@@ -14,6 +14,7 @@ import { findPlugin } from './plugins/loader.ts';
 import type { Provider } from './provider.ts';
 import { setMemberSettings } from './resilience/member.ts';
 import { RoutingTable } from './routing.ts';
+import { attachRuntime, type Runtime } from './runtime/runtime.ts';
 import { openLevelStore } from './store/level.ts';
 import type { Store } from './store/types.ts';
 
@@ -26,7 +27,8 @@ export interface MountedRoute {
 }
 
 export interface Gateway {
-  readonly config: GatewayConfig;
+  /** The running config; replaced whole by a reload (restart-only settings kept). */
+  config: GatewayConfig;
   readonly store: Store;
   readonly hooks: Hooks;
   readonly log: Logger;
@@ -36,6 +38,8 @@ export interface Gateway {
   readonly extensions: ReadonlyArray<{ name: string; handle: ExtensionHandle | undefined }>;
   readonly adminRoutes: ReadonlyArray<MountedRoute>;
   readonly info: GatewayInfo;
+  /** Runtime providers and keys, reloads (core/runtime/). */
+  readonly runtime: Runtime;
   /** Stops extensions, providers and the store. */
   close(): Promise<void>;
 }
@@ -68,9 +72,11 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
       extensions,
       adminRoutes,
       info: undefined as unknown as GatewayInfo,
+      runtime: undefined as unknown as Runtime,
       async close() {
         for (const e of [...gw.extensions].reverse()) await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
         for (const p of gw.table.providers.values()) await p.close?.().catch(() => undefined);
+        await gw.runtime?.close();
         await store.close();
       },
     };
@@ -80,6 +86,7 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
       models: () => gw.table.models(),
       keyNames: () => gw.keys.names(),
     };
+    (gw as { runtime: Runtime }).runtime = await attachRuntime(gw, providers);
     for (const [name, section] of Object.entries(config.extensions)) {
       const found = await findPlugin('extension', name);
       if (!found) throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);
@@ -120,9 +127,10 @@ export async function buildProviders(config: GatewayConfig, store: Store, log: L
 
 /**
  * One provider from its section (config file or admin API).
+ * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning.
  * @throws ConfigError naming `providers.<name>` and the field at fault.
  */
-export async function buildProvider(name: string, section: Record<string, unknown>, file: string, store: Store, log: Logger): Promise<Provider> {
+export async function buildProvider(name: string, section: Record<string, unknown>, file: string, store: Store, log: Logger, opts: { discovery?: 'warn' | 'throw' } = {}): Promise<Provider> {
   const kind = (section.kind as string | undefined) ?? name;
   let plugin: ProviderPlugin<unknown> | undefined = (await findPlugin('provider', kind))?.plugin;
   if (!plugin && typeof section.base_url === 'string') plugin = (await findPlugin('provider', 'openai'))?.plugin;
@@ -139,6 +147,10 @@ export async function buildProvider(name: string, section: Record<string, unknow
       provider.models = await provider.listModels(AbortSignal.timeout(15_000));
       log.info({ provider: name, models: provider.models.length }, 'models discovered');
     } catch (err) {
+      if (opts.discovery === 'throw') {
+        await provider.close?.().catch(() => undefined);
+        throw err;
+      }
       log.warn({ provider: name, err: (err as Error).message }, 'model discovery failed; the provider serves no model until it succeeds');
     }
   }

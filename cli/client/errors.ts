@@ -1,0 +1,13 @@
+/**
+ * An expected failure of a management command: cli/main.ts prints `gw: <message>` on one
+ * line and exits with `exitCode` (matched by name, so this module needs no import there).
+ */
+export class CliError extends Error {
+  exitCode: number;
+
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}

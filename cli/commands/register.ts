@@ -1,0 +1,57 @@
+/**
+ * The management client's commands, declared for commander. Each action imports its
+ * module only when it runs, so `gw serve` loads none of them (np's lazy-command idea).
+ * Every command talks to a running gw at GW_URL with GW_ADMIN_TOKEN.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+
+const ENV_HELP = `
+Environment:
+  GW_URL          gateway address (default http://127.0.0.1:8080)
+  GW_ADMIN_TOKEN  the admin_token of the gateway config`;
+
+const JSON_FLAG = ['--json', 'print JSON instead of a table'] as const;
+
+/** `--models a,b` → ['a', 'b']. */
+function modelList(v: string): string[] {
+  const list = v.split(',').map((m) => m.trim()).filter(Boolean);
+  if (list.length === 0) throw new InvalidArgumentError('expected comma-separated model ids, e.g. gpt-4o,gpt-4o-mini');
+  return list;
+}
+
+/** Adds providers, keys, models, usage, budget, cache and reload to `program`. */
+export function registerManagementCommands(program: Command): void {
+  const providers = program.command('providers').description('list, create and delete providers').addHelpText('after', ENV_HELP);
+  providers.command('list').description('list providers from the config file and created at runtime (api keys masked)').option(...JSON_FLAG)
+    .action(async (o) => (await import('./providers.ts')).list(o));
+  providers.command('create <name>').description('add a provider at runtime; without --models its model list is asked from the upstream')
+    .option('--kind <kind>', 'provider kind: openai, anthropic, gemini, azure, dashscope, zhipu, or any name with --base-url (default: <name>)')
+    .requiredOption('--api-key <key>', "the upstream's API key")
+    .option('--base-url <url>', 'upstream origin (required for a self-defined kind)')
+    .option('--models <a,b>', 'comma-separated model ids served (default: discovered)', modelList)
+    .option(...JSON_FLAG)
+    .addHelpText('after', ENV_HELP)
+    .action(async (name: string, o) => (await import('./providers.ts')).create(name, o));
+  providers.command('delete <name>').description('delete a provider created at runtime; requests in flight finish').option(...JSON_FLAG)
+    .action(async (name: string, o) => (await import('./providers.ts')).remove(name, o));
+
+  const keys = program.command('keys').description('list, create and revoke gateway keys').addHelpText('after', ENV_HELP);
+  keys.command('list').description('list gateway keys (masked)').option(...JSON_FLAG)
+    .action(async (o) => (await import('./keys.ts')).list(o));
+  keys.command('create <name>').description('create a gateway key; it is printed once').option(...JSON_FLAG)
+    .action(async (name: string, o) => (await import('./keys.ts')).create(name, o));
+  keys.command('revoke <name>').description('revoke a key created at runtime; effective on the next request').option(...JSON_FLAG)
+    .action(async (name: string, o) => (await import('./keys.ts')).revoke(name, o));
+
+  program.command('models').description('list routable models and aliases with their providers').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+    .action(async (o) => (await import('./models.ts')).models(o));
+  program.command('usage').description('token usage per key and model (usage extension)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+    .action(async (o) => (await import('./extensions.ts')).usage(o));
+  program.command('budget').description('spend and budget per key (budget extension)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+    .action(async (o) => (await import('./extensions.ts')).budget(o));
+  const cache = program.command('cache').description('manage the response cache (cache extension)').addHelpText('after', ENV_HELP);
+  cache.command('clear').description('delete every cached response').option(...JSON_FLAG)
+    .action(async (o) => (await import('./extensions.ts')).cacheClear(o));
+  program.command('reload').description('make the server re-read its config file (as SIGHUP does)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+    .action(async (o) => (await import('./reload.ts')).reload(o));
+}

@@ -1,0 +1,20 @@
+/**
+ * `gw reload`: POST /v1/admin/reload — the server re-reads its config file (as on SIGHUP).
+ */
+import { adminClient } from '../client/http.ts';
+import { note, printJson } from '../client/output.ts';
+
+interface ReloadReport {
+  file: string;
+  providers: number;
+  models: number;
+  keys: number;
+  warnings: string[];
+}
+
+export async function reload(o: { json?: boolean }): Promise<void> {
+  const r = await adminClient().call<ReloadReport>('POST', '/v1/admin/reload');
+  if (o.json) return printJson(r);
+  process.stdout.write(`reloaded ${r.file}: ${r.providers} providers, ${r.models} models, ${r.keys} keys\n`);
+  for (const w of r.warnings) note(`gw: warning: ${w}`);
+}

@@ -1,0 +1,22 @@
+/**
+ * Bodies of the admin routes (DESIGN.md "Routes"). Provider bodies are open: fields beyond
+ * these (timeout_seconds, api_version…) go to the kind's own schema, which checks them.
+ */
+import { z } from 'zod';
+
+const name = z.string({ error: 'required: a name of letters, digits, "_", "-" or "."' })
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected 1-64 letters, digits, "_", "-" or "."');
+
+/** `POST /v1/admin/providers`: `{name, kind, api_key, base_url?, models?}`. */
+export const providerCreateSchema = z.looseObject({
+  name,
+  /** Defaults to `name`, as a `[providers.<name>]` section does. */
+  kind: name.optional(),
+  api_key: z.string({ error: 'required: the upstream API key (a string)' }).min(1, 'required: the upstream API key'),
+  base_url: z.string().min(1).optional(),
+  /** Absent or empty → discovered from the upstream's model list. */
+  models: z.array(z.string().min(1)).optional(),
+});
+
+/** `POST /v1/admin/keys`: `{name}`. */
+export const keyCreateSchema = z.strictObject({ name });

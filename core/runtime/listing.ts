@@ -1,0 +1,32 @@
+/**
+ * How the admin API shows providers: never the api_key, only its masked form.
+ */
+import { maskSecret } from '../keys.ts';
+import type { Provider } from '../provider.ts';
+
+/** One provider as `GET /v1/admin/providers` lists it. */
+export interface ProviderListing {
+  name: string;
+  kind: string;
+  /** `file`: a `[providers.<name>]` section; `runtime`: created through the admin API. */
+  source: 'file' | 'runtime';
+  /** The section's `base_url`, or null when the kind's default origin is used. */
+  base_url: string | null;
+  /** Models served now (discovered ones included). */
+  models: string[];
+  /** Masked, e.g. `sk-abc…wxyz`. */
+  api_key: string;
+}
+
+/** The listing of a built provider and the section it was built from. */
+export function providerListing(p: Provider, section: Record<string, unknown>, source: ProviderListing['source']): ProviderListing {
+  const key = section.api_key;
+  return {
+    name: p.name,
+    kind: p.kind,
+    source,
+    base_url: typeof section.base_url === 'string' ? section.base_url : null,
+    models: [...p.models],
+    api_key: typeof key === 'string' && key ? maskSecret(key) : '',
+  };
+}
