@@ -17,6 +17,7 @@ import { chatRoute, type GwState } from './routes/chat.ts';
 import { embeddingsRoute } from './routes/embeddings.ts';
 import { messagesRoute } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
+import { mountAdminRoutes } from './admin/routes.ts';
 import { asGatewayError, errorBody } from './routes/respond.ts';
 import { notifyError } from './routes/stream.ts';
 
@@ -38,12 +39,16 @@ export function createApp(gwRef: () => Gateway): Koa {
     if (!ctx.is('application/json', '+json')) {
       throw new GatewayError(415, `expected Content-Type: application/json, got ${ctx.get('content-type') || 'none'}`, { code: 'unsupported_media_type' });
     }
-    await parseJson(ctx, async () => {
-      const parsed = ctx.request.body as Record<string | symbol, unknown>;
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new GatewayError(400, 'request body must be a JSON object', { code: 'invalid_request_body' });
-      (ctx.state as GwState).body = { body: parsed as Record<string, unknown>, raw: parsed[UNPARSED] as string };
-      delete parsed[UNPARSED];
-    });
+    try {
+      await parseJson(ctx, async () => {
+        const parsed = ctx.request.body as Record<string | symbol, unknown>;
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new GatewayError(400, 'request body must be a JSON object', { code: 'invalid_request_body' });
+        (ctx.state as GwState).body = { body: parsed as Record<string, unknown>, raw: ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string }; // koa-body 8 keeps the bytes on ctx.request.rawBody
+        delete parsed[UNPARSED];
+      });
+    } catch (err) {
+      throw bodyParseError(err);
+    }
     await next();
   };
 
@@ -85,6 +90,7 @@ export function createApp(gwRef: () => Gateway): Koa {
     ctx.body = openApiDocument();
   });
   mountDocs(router);
+  mountAdminRoutes(router, { admin, body }, gwRef);
   for (const r of initial.adminRoutes) {
     const m = r.method === 'GET' ? 'get' : r.method === 'POST' ? 'post' : 'delete';
     router[m](r.path, admin, r.handler);
@@ -125,6 +131,19 @@ export function createApp(gwRef: () => Gateway): Koa {
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/**
+ * koa-body's parse failures carry `status` 400 but neither `expose` nor a `type`, so they
+ * would reach the boundary as 500s: malformed JSON, and (jsonStrict) a JSON value that is
+ * not an object or array.
+ */
+function bodyParseError(err: unknown): unknown {
+  if (err instanceof GatewayError) return err;
+  const e = err as { status?: number; message?: string };
+  if (e?.status !== 400) return err;
+  if (e.message?.startsWith('invalid JSON, only supports')) return new GatewayError(400, 'request body must be a JSON object', { code: 'invalid_request_body' });
+  return new GatewayError(400, `request body is not valid JSON: ${e.message}`, { code: 'invalid_json' });
 }
 
 /** /docs: Swagger UI from the swagger-ui-dist package (no CDN), pointed at /openapi.json. */

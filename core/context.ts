@@ -41,6 +41,8 @@ export class RequestContext {
   status = 0;
   /** Time to first byte from the upstream, ms (streams). */
   upstreamMs = 0;
+  /** Extra response headers hooks ask for (e.g. `x-gw-cache: miss`); set them before dispatch. */
+  responseHeaders: Record<string, string> | undefined = undefined;
   /** Scratch space for plugins; key by a symbol or your plugin name. */
   readonly state = new Map<string | symbol, unknown>();
 

@@ -10,14 +10,17 @@
  *   onResponse     AsyncSeries      after a successful response, awaited BEFORE its last byte
  *                  is sent: non-streaming when the body is known; streaming when the upstream
  *                  stream ended, before `[DONE]`/`message_stop` goes out. `rc.usage` holds the
- *                  upstream-reported usage. Also runs for cache hits (`rc.cacheHit`), so an
- *                  accounting tap must skip those. Commit durable state here.
+ *                  upstream-reported usage. Also runs for cache hits (`rc.cacheHit`) and for
+ *                  an onRequest tap's EarlyResponse (`rc.status` set, no `rc.provider`, no
+ *                  usage), so an accounting tap must skip those. Commit durable state here.
  *   onChunk        Sync             every stream chunk, in order, as it passes to the client:
  *                  the common chunk on chat, the Messages event object on /v1/messages.
  *                  `rc.usage` is updated before the call when the chunk carried usage.
  *                  Hot path: synchronous, no I/O, no allocation you can avoid.
  *   onError        AsyncSeries      a request failed (provider error, timeout, mid-stream
- *                  failure, or a GatewayError thrown by a hook); observes only.
+ *                  failure, a client that disconnected (499), or a GatewayError thrown by a
+ *                  hook); observes only. Every request that reached onRequest ends in exactly
+ *                  one of onResponse/onError (onError also when onResponse itself threw).
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
 import type { RequestContext } from './context.ts';

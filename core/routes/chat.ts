@@ -52,7 +52,7 @@ export function chatRoute(ref: () => Gateway) {
     const hooks = gw.hooks;
     if (hooks.onRequest.isUsed()) {
       const early = await hooks.onRequest.promise(rc);
-      if (early) return sendEarly(ctx, rc, early);
+      if (early) return sendEarly(ctx, rc, early, gw.hooks);
     }
     if (!stream && hooks.onCacheLookup.isUsed()) {
       const hit = await hooks.onCacheLookup.promise(rc);
@@ -75,7 +75,7 @@ export function chatRoute(ref: () => Gateway) {
       return { type: 'stream' as const, chunks: primed.items, ready: primed.ready };
     });
     rc.provider = provider.name;
-    const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts) };
+    const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
     if (result.type === 'json') {
       rc.upstreamMs = performance.now() - t0;
       rc.usage = result.body.usage ?? undefined;

@@ -23,7 +23,7 @@ export function embeddingsRoute(ref: () => Gateway) {
     const route = plan(gw.table, rc.model, rc.canonicalModel);
     if (gw.hooks.onRequest.isUsed()) {
       const early = await gw.hooks.onRequest.promise(rc);
-      if (early) return sendEarly(ctx, rc, early);
+      if (early) return sendEarly(ctx, rc, early, gw.hooks);
     }
     const unchanged = rc.canonicalModel === rc.model;
     const req = (unchanged ? body : { ...body, model: rc.canonicalModel }) as EmbeddingsRequest;
@@ -41,6 +41,6 @@ export function embeddingsRoute(ref: () => Gateway) {
     const text = value.raw ?? JSON.stringify(value.body);
     rc.status = 200;
     if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: text });
-    sendJson(ctx, 200, text, { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts) });
+    sendJson(ctx, 200, text, { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders });
   };
 }

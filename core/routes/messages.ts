@@ -44,7 +44,7 @@ export function messagesRoute(ref: () => Gateway) {
     const route = plan(gw.table, rc.model, rc.canonicalModel);
     if (gw.hooks.onRequest.isUsed()) {
       const early = await gw.hooks.onRequest.promise(rc);
-      if (early) return sendEarly(ctx, rc, early);
+      if (early) return sendEarly(ctx, rc, early, gw.hooks);
     }
     const unchanged = rc.canonicalModel === rc.model;
     const native = unchanged ? body : { ...body, model: rc.canonicalModel };
@@ -57,7 +57,7 @@ export function messagesRoute(ref: () => Gateway) {
       return translated(p, { ...(native as MessagesRequest), model }, call, rc);
     });
     rc.provider = provider.name;
-    const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts) };
+    const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
     if ('native' in value) {
       const r = value.native;
       if (r.type === 'json') {

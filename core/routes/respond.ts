@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import { GatewayError, messagesErrorType } from '../errors.ts';
-import type { EarlyResponse } from '../hooks.ts';
+import type { EarlyResponse, Hooks } from '../hooks.ts';
 
 /** Sends a JSON body that is already serialized. */
 export function sendJson(ctx: Context, status: number, text: string, headers?: Record<string, string>): void {
@@ -15,10 +15,16 @@ export function sendJson(ctx: Context, status: number, text: string, headers?: R
   ctx.body = text;
 }
 
-/** Sends what a hook decided. */
-export function sendEarly(ctx: Context, rc: RequestContext, early: EarlyResponse): void {
+/**
+ * Sends what an onRequest tap decided. onResponse runs first (with `rc.status` set and no
+ * usage) so an earlier tap that reserved something (budget) can release it: every
+ * admitted request ends in exactly one of onResponse/onError.
+ */
+export async function sendEarly(ctx: Context, rc: RequestContext, early: EarlyResponse, hooks: Hooks): Promise<void> {
   rc.status = early.status;
-  sendJson(ctx, early.status, typeof early.body === 'string' ? early.body : JSON.stringify(early.body), early.headers);
+  const text = typeof early.body === 'string' ? early.body : JSON.stringify(early.body);
+  if (hooks.onResponse.isUsed()) await hooks.onResponse.promise(rc, { body: text });
+  sendJson(ctx, early.status, text, early.headers);
 }
 
 /** Any thrown value as a GatewayError; unknown errors become 500 and are logged as bugs. */

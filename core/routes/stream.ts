@@ -39,6 +39,8 @@ export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, 
     if (signal.aborted) {
       rc.status = 499;
       rc.log.info({ req: rc.id }, 'client closed the stream');
+      // every admitted request ends in onResponse or onError: extensions release what they hold
+      await notifyError(gw, rc, asGatewayError(signal.reason));
     } else {
       const ge = asGatewayError(err);
       rc.status = ge.status;

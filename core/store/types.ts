@@ -1,8 +1,31 @@
 /**
  * The store every plugin gets: one backend (LevelDB by default), namespaced per plugin.
+ *
  * A backend must make each method atomic on its own: two concurrent `incr` calls on one
- * key never lose an update, in one process (LevelDB) or across processes (Redis).
- * Values are strings; callers encode JSON themselves so a backend never guesses types.
+ * key never lose an update, in one process (LevelDB) or across processes (Redis). Values
+ * are strings; callers encode JSON themselves so a backend never guesses types.
+ * Plugins never learn which backend they have; everything they need is below.
+ *
+ * Four kinds of data, each with its own methods (a key used by one kind is not read by another):
+ *   values    get/set/delete/entries/clear; `set` may give a TTL.
+ *   counters  incr/counters: a record of numeric fields, atomically updated; durable on resolve.
+ *             Counters are values too (JSON text), so `entries` lists them.
+ *   windows   windowAdmit/windowAdd: sliding-window logs of (time, amount) entries, for
+ *             rate limits; entries older than the window are dropped; survive a restart.
+ *   holds     hold/settle/release: temporary reservations against a counter field, for
+ *             budgets; never durable (a crashed holder must not leak a hold) and TTL'd.
+ *
+ * Implementing another backend (Redis, one Lua script per method, keys under the namespace):
+ *   incr          HINCRBYFLOAT per field in one script (MULTI is not enough: it must return the record).
+ *   windowAdmit   ZSET per window, member `<now>:<seq>:<amount>` scored by time:
+ *                 ZREMRANGEBYSCORE -inf (now - windowMs); sum the members' amounts; compare;
+ *                 ZADD; PEXPIRE windowMs. Retry time from the oldest members (ZRANGE WITHSCORES).
+ *   windowAdd     ZADD + ZREMRANGEBYSCORE + PEXPIRE.
+ *   hold          HASH `<key>:holds` id → `<amount>:<expiresAt>`; the script drops expired
+ *                 holds, sums the live ones, reads the counter field, compares, HSET.
+ *   settle        HINCRBYFLOAT on the counter record and HDEL of the hold in one script.
+ *   set with TTL  SET PX. entries/clear: SCAN MATCH `<ns>:<prefix>*`.
+ *   withLock      SET NX PX with a token, released by a compare-and-delete script.
  */
 export interface Store {
   /** A view of this store whose keys all live under `<ns>:`; views nest. */
@@ -12,9 +35,9 @@ export interface Store {
   /** Writes a value; with `ttlMs` it expires after that many milliseconds. Durable when the promise resolves. */
   set(key: string, value: string, opts?: { ttlMs?: number }): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Live entries whose key starts with `prefix` (relative to this namespace), in key order. */
+  /** Live entries (values and counters) whose key starts with `prefix` (relative to this namespace), in key order. */
   entries(prefix?: string): AsyncIterable<[key: string, value: string]>;
-  /** Deletes every entry under `prefix` (relative to this namespace; '' = the whole namespace). */
+  /** Deletes every value and counter under `prefix` (relative to this namespace; '' = the whole namespace). */
   clear(prefix?: string): Promise<void>;
   /**
    * Atomically adds `deltas` to the numeric fields of the counter record at `key`
@@ -24,10 +47,54 @@ export interface Store {
   /** The counter record at `key` ({} when absent). */
   counters(key: string): Promise<Record<string, number>>;
   /**
+   * Sliding-window admission, atomic per `key`: drops entries older than `windowMs`
+   * (relative to `now`, epoch ms), sums the remaining amounts into `total`, and admits
+   * when `total + pending < limit`; an admitted call then records `cost` at `now`
+   * (`cost: 0` only checks). `pending` is what the caller knows is coming but has not yet
+   * recorded (tokens counted from a stream in flight). Exact under concurrency: with
+   * `cost: 1` no more than `limit` calls are admitted in any `windowMs` span.
+   * When refused, `retryAfterMs` is the time until enough entries leave the window
+   * (at most `windowMs`). Recorded entries survive a restart.
+   */
+  windowAdmit(key: string, limit: number, windowMs: number, opts?: { cost?: number; pending?: number; now?: number }): Promise<WindowVerdict>;
+  /** Records `amount` at `now` in the window at `key` unconditionally (usage that already happened). Durable on resolve. */
+  windowAdd(key: string, amount: number, windowMs: number, now?: number): Promise<void>;
+  /**
+   * Places a hold, atomic per `key` together with `incr`/`settle` on the same key: refused
+   * when `counters(key)[field] + (live holds on key except id) >= limit`, else records the
+   * hold `id` = `amount` for `ttlMs` (then it lapses by itself). Holds are not durable: a
+   * restart or crash drops them, so a dead request never keeps a reservation.
+   */
+  hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict>;
+  /** Atomically `incr(key, deltas)` and drops hold `id` (absent hold: just the incr). Durable on resolve. */
+  settle(key: string, id: string, deltas: Record<string, number>): Promise<Record<string, number>>;
+  /** Drops hold `id` on `key` (idempotent). */
+  release(key: string, id: string): Promise<void>;
+  /** Sum of the live holds on `key`. */
+  held(key: string): Promise<number>;
+  /**
    * Runs `fn` while holding an exclusive lock on `key` (per store, across this backend's
    * clients). Extensions use it to make read-check-write sequences atomic.
    */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Flushes and closes the backend; only the root store closes it. */
   close(): Promise<void>;
+}
+
+/** Outcome of `windowAdmit`. */
+export interface WindowVerdict {
+  admitted: boolean;
+  /** Sum of the amounts in the window before this call recorded anything. */
+  total: number;
+  /** When refused: ms until the call could be admitted (1..windowMs); 0 when admitted. */
+  retryAfterMs: number;
+}
+
+/** Outcome of `hold`. */
+export interface HoldVerdict {
+  admitted: boolean;
+  /** The counter field's value (e.g. spend so far). */
+  value: number;
+  /** Sum of the other live holds on the key at the time of the check. */
+  held: number;
 }

@@ -1,0 +1,63 @@
+/**
+ * The `cache` extension: non-streaming chat completions answered from the store.
+ * Key: SHA-256 of the request body bytes exactly as received (so it is shared across
+ * gateway keys); entries live `ttl_seconds`. The response carries `x-gw-cache: hit|miss`.
+ * Admin: DELETE /v1/cache clears every entry (204).
+ * DESIGN.md "Accounting and limits": hits still pass onRequest (they count as a request for
+ * rate limits) and add nothing to usage, spend or tokens (those taps skip `rc.cacheHit`).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { RequestContext } from '../../../core/context.ts';
+import type { CachedResponse, ResponseInfo } from '../../../core/hooks.ts';
+import { defineExtension } from '../../../core/plugins/contract.ts';
+import type { Store } from '../../../core/store/types.ts';
+
+const PLUGIN_NAME = 'cache';
+/** rc.state slot: the entry key of a miss, to write at onResponse. */
+const ENTRY = Symbol('cache.entry');
+const MISS: Record<string, string> = Object.freeze({ 'x-gw-cache': 'miss' }) as Record<string, string>;
+
+const schema = z.strictObject({
+  /** Seconds an entry lives (fractions allowed, for tests). */
+  ttl_seconds: z.number().positive().default(300),
+});
+
+/** The cache key of a request: SHA-256 hex of its body bytes. */
+export function cacheKey(rawBody: string): string {
+  return createHash('sha256').update(rawBody, 'utf8').digest('hex');
+}
+
+function lookup(store: Store) {
+  return async function cacheLookup(rc: RequestContext): Promise<CachedResponse | undefined> {
+    if (rc.route !== 'chat' || rc.stream) return undefined;
+    const key = cacheKey(rc.rawBody);
+    const body = await store.get(key);
+    if (body !== undefined) return { body, headers: { 'x-gw-cache': 'hit', 'x-request-id': rc.id } };
+    rc.state.set(ENTRY, key);
+    rc.responseHeaders = rc.responseHeaders ? { ...rc.responseHeaders, ...MISS } : MISS;
+    return undefined;
+  };
+}
+
+function remember(store: Store, ttlMs: number) {
+  return async function cacheWrite(rc: RequestContext, info: ResponseInfo): Promise<void> {
+    const key = rc.state.get(ENTRY) as string | undefined;
+    // written before the body goes out (onResponse is awaited), so a hit never races a miss's write
+    if (key === undefined || rc.cacheHit || rc.status !== 200 || rc.provider === undefined || info.body === undefined) return;
+    await store.set(key, info.body, { ttlMs });
+  };
+}
+
+export default defineExtension({
+  name: PLUGIN_NAME,
+  configSchema: schema,
+  setup({ config, store, hooks, routes }) {
+    hooks.onCacheLookup.tapPromise(PLUGIN_NAME, lookup(store));
+    hooks.onResponse.tapPromise(PLUGIN_NAME, remember(store, config.ttl_seconds * 1000));
+    routes.delete('/v1/cache', async (ctx) => {
+      await store.clear();
+      ctx.status = 204;
+    });
+  },
+});

@@ -1,0 +1,65 @@
+/**
+ * The `logging` extension: one pino line per completed request and one per failed one, at
+ * its own `level` (independent of `-v`/LOG_LEVEL, so an operator can switch request logs
+ * on without the core's debug noise). Never secrets: the key's name, not the key; message
+ * content only when `level = "trace"`.
+ *
+ *   info  "request completed"  req, route, model, canonical_model, provider, key_name (never the key), status,
+ *                              latency_ms, upstream_ms, prompt_tokens, completion_tokens,
+ *                              cache_hit, stream
+ *   warn  "request failed"     same identity fields + status, code, error, upstream_status
+ *         (error for 5xx)
+ *   trace "request content"    the request's messages/input and the response body
+ */
+import { z } from 'zod';
+import type { Logger } from 'pino';
+import type { RequestContext } from '../../../core/context.ts';
+import type { GatewayError } from '../../../core/errors.ts';
+import type { ResponseInfo } from '../../../core/hooks.ts';
+import { LEVELS } from '../../../core/log.ts';
+import { defineExtension } from '../../../core/plugins/contract.ts';
+import { accountOf } from '../_shared/account.ts';
+
+const PLUGIN_NAME = 'logging';
+
+const schema = z.strictObject({
+  level: z.enum(LEVELS).default('info'),
+});
+
+const ms = (rc: RequestContext): number => Math.round((performance.now() - rc.startedAt) * 100) / 100;
+
+function completed(out: Logger) {
+  return async function logCompleted(rc: RequestContext, info: ResponseInfo): Promise<void> {
+    if (out.isLevelEnabled('info')) {
+      const u = rc.usage;
+      out.info({
+        req: rc.id, route: rc.route, model: rc.model, canonical_model: rc.canonicalModel, provider: rc.provider, key_name: accountOf(rc),
+        status: rc.status, latency_ms: ms(rc), upstream_ms: Math.round(rc.upstreamMs * 100) / 100,
+        prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, cache_hit: rc.cacheHit, stream: rc.stream,
+      }, 'request completed');
+    }
+    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input, response: info.body }, 'request content');
+  };
+}
+
+function failed(out: Logger) {
+  return async function logFailed(rc: RequestContext, err: GatewayError): Promise<void> {
+    const fields = {
+      req: rc.id, route: rc.route, model: rc.model, canonical_model: rc.canonicalModel, provider: rc.provider ?? err.provider, key_name: accountOf(rc),
+      status: err.status, latency_ms: ms(rc), code: err.code, error: err.message, upstream_status: err.upstreamStatus,
+    };
+    if (err.status >= 500) out.error(fields, 'request failed');
+    else out.warn(fields, 'request failed');
+    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input }, 'request content');
+  };
+}
+
+export default defineExtension({
+  name: PLUGIN_NAME,
+  configSchema: schema,
+  setup({ config, log, hooks }) {
+    const out = log.child({}, { level: config.level });
+    hooks.onResponse.tapPromise(PLUGIN_NAME, completed(out));
+    hooks.onError.tapPromise(PLUGIN_NAME, failed(out));
+  },
+});

@@ -1,0 +1,110 @@
+/**
+ * The `rate_limit` extension: per gateway key, a sliding window (one minute) of
+ * `requests_per_minute` admitted requests and, optionally, `tokens_per_minute` tokens
+ * (prompt + completion, from the usage upstreams report, streams included).
+ *
+ * Requests: `store.windowAdmit` checks and records in one atomic step, so no more than N
+ * requests are ever admitted in any window, however many arrive at once.
+ * Tokens are known only once used: the store's token window holds what finished requests
+ * used; streams in flight add what their usage chunks reported so far to an in-memory
+ * tally (`pending`, per key) from onChunk (synchronous, no I/O); onResponse moves the
+ * request's total into the store and takes it out of the tally, onError just drops it
+ * (a failed call counts nothing). Admission refuses when window + pending >= the limit.
+ * Limits are checked at admission only: an admitted stream is never cut.
+ * Refusals: 429 `rate_limit_exceeded` with `retry-after` in whole seconds (1..60).
+ */
+import { z } from 'zod';
+import type { RequestContext } from '../../../core/context.ts';
+import { GatewayError } from '../../../core/errors.ts';
+import { defineExtension } from '../../../core/plugins/contract.ts';
+import type { Store } from '../../../core/store/types.ts';
+import { accountOf, answeredUpstream } from '../_shared/account.ts';
+
+const PLUGIN_NAME = 'rate_limit';
+/** rc.state slot: tokens this request already put in `pending`. */
+const TALLY = Symbol('rate_limit.tally');
+
+const schema = z.strictObject({
+  requests_per_minute: z.number().int().positive(),
+  tokens_per_minute: z.number().int().positive().optional(),
+  /** Length of the sliding window in seconds; 60 unless a test needs a shorter one. */
+  window_seconds: z.number().positive().max(60).default(60),
+});
+type Config = z.output<typeof schema>;
+
+interface Tally {
+  /** The usage object last counted (identity: the core replaces it when new usage arrives). */
+  usage: unknown;
+  tokens: number;
+}
+
+function refuse(what: string, name: string, limit: number, windowS: number, retryAfterMs: number): GatewayError {
+  const secs = Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  const per = windowS === 60 ? 'per minute' : `per ${windowS} s`;
+  return new GatewayError(429, `rate limit reached for key '${name}': ${limit} ${what} ${per}; retry in ${secs} s`, {
+    code: 'rate_limit_exceeded',
+    headers: { 'retry-after': String(secs) },
+  });
+}
+
+export default defineExtension({
+  name: PLUGIN_NAME,
+  configSchema: schema,
+  setup({ config, store, hooks }) {
+    const windowMs = config.window_seconds * 1000;
+    const pending = new Map<string, number>();
+    hooks.onRequest.tapPromise(PLUGIN_NAME, admission(config, store, windowMs, pending));
+    if (config.tokens_per_minute === undefined) return;
+
+    const settle = (rc: RequestContext): Tally | undefined => {
+      const t = rc.state.get(TALLY) as Tally | undefined;
+      if (t && t.tokens) {
+        const name = accountOf(rc);
+        const left = (pending.get(name) ?? 0) - t.tokens;
+        if (left > 0) pending.set(name, left);
+        else pending.delete(name);
+      }
+      return t;
+    };
+    hooks.onChunk.tap(PLUGIN_NAME, function countStreamTokens(rc) {
+      const u = rc.usage;
+      if (u === undefined) return;
+      let t = rc.state.get(TALLY) as Tally | undefined;
+      if (t?.usage === u) return;
+      if (!t) rc.state.set(TALLY, (t = { usage: u, tokens: 0 }));
+      t.usage = u;
+      const now = u.prompt_tokens + u.completion_tokens;
+      const delta = now - t.tokens;
+      if (delta === 0) return;
+      t.tokens = now;
+      const name = accountOf(rc);
+      pending.set(name, (pending.get(name) ?? 0) + delta);
+    });
+    hooks.onResponse.tapPromise(PLUGIN_NAME, async function recordTokens(rc) {
+      const u = rc.usage;
+      const tokens = u && answeredUpstream(rc) ? u.prompt_tokens + u.completion_tokens : 0;
+      // into the store first, then out of the tally: briefly counted twice, never zero times
+      if (tokens > 0) await store.windowAdd(`t:${accountOf(rc)}`, tokens, windowMs);
+      settle(rc);
+    });
+    hooks.onError.tapPromise(PLUGIN_NAME, async function dropTokens(rc) {
+      settle(rc);
+    });
+  },
+});
+
+function admission(config: Config, store: Store, windowMs: number, pending: Map<string, number>) {
+  const rpm = config.requests_per_minute;
+  const tpm = config.tokens_per_minute;
+  return async function rateLimit(rc: RequestContext): Promise<undefined> {
+    const name = accountOf(rc);
+    if (tpm !== undefined) {
+      // check only (cost 0): tokens are recorded when they are known
+      const v = await store.windowAdmit(`t:${name}`, tpm, windowMs, { cost: 0, pending: pending.get(name) ?? 0 });
+      if (!v.admitted) throw refuse('tokens', name, tpm, config.window_seconds, v.retryAfterMs);
+    }
+    const v = await store.windowAdmit(`r:${name}`, rpm, windowMs);
+    if (!v.admitted) throw refuse('requests', name, rpm, config.window_seconds, v.retryAfterMs);
+    return undefined;
+  };
+}
