@@ -93,7 +93,11 @@ export async function spawnGateway(args: string[], opts: { env?: NodeJS.ProcessE
   child.stderr!.on('data', (d: Buffer) => (err += d));
   const exited = new Promise<number | string>((r) => child.once('exit', (code, sig) => r(code ?? sig ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`gw did not start within ${opts.timeoutMs ?? 15000} ms\nstdout: ${out}\nstderr: ${err}`)), opts.timeoutMs ?? 15_000);
+    const t = setTimeout(() => {
+      // the caller never gets the child: do not leave it running
+      child.kill('SIGKILL');
+      reject(new Error(`gw did not start within ${opts.timeoutMs ?? 15000} ms\nstdout: ${out}\nstderr: ${err}`));
+    }, opts.timeoutMs ?? 15_000);
     const check = () => {
       const m = /listening on (\S+) \(/.exec(out);
       if (m) {

@@ -1,0 +1,98 @@
+/**
+ * Foundation: the plugin loader's npm path. `gw-plugin-echo` (test/fixtures/gw-plugin-echo,
+ * installed as a devDependency) is a third-party provider kind loaded from node_modules;
+ * malformed packages fail with a clear PluginError.
+ */
+import test from 'ava';
+import OpenAI from 'openai';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../../core/config/error.ts';
+import { parseConfig } from '../../core/config/load.ts';
+import { createGateway } from '../../core/gateway.ts';
+import { createLogger } from '../../core/log.ts';
+import { findPlugin, PluginError } from '../../core/plugins/loader.ts';
+import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+
+const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+
+/** Creates a throwaway `gw-plugin-<name>` package in node_modules for one test. */
+async function tempPackage(t: import('ava').ExecutionContext, name: string, indexJs: string): Promise<void> {
+  const dir = join(NODE_MODULES, `gw-plugin-${name}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `gw-plugin-${name}`, version: '0.0.0', type: 'module', exports: './index.js' }));
+  await writeFile(join(dir, 'index.js'), indexJs);
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+}
+
+/** Loads `toml` and builds a gateway; returns the error (fails when none). */
+async function buildError(t: import('ava').ExecutionContext, toml: string): Promise<Error> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-plug-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  try {
+    const gw = await createGateway(parseConfig(toml, join(dir, 'gateway.toml'), join(dir, 'gateway.toml'), {}), createLogger('silent'));
+    await gw.close();
+  } catch (err) {
+    return err as Error;
+  }
+  t.fail('expected an error');
+  throw new Error('unreachable');
+}
+
+test('findPlugin finds the echo kind in node_modules (gw-plugin-echo)', async (t) => {
+  const found = await findPlugin('provider', 'echo');
+  t.truthy(found);
+  t.is(found!.source, 'npm');
+  t.is(found!.module, 'gw-plugin-echo');
+  t.is(found!.plugin.name, 'echo');
+  t.is(await findPlugin('provider', 'not-installed-anywhere'), undefined);
+});
+
+test('[providers.myecho] kind = "echo" serves chat, stream and /v1/models from the npm plugin', async (t) => {
+  const gw = await startGateway(baseConfig('[providers.myecho]\nkind = "echo"\nmodels = ["echo-1"]\nprefix = ">> "\n'));
+  t.teardown(() => gw.stop());
+  const client = new OpenAI({ baseURL: gw.baseURL, apiKey: KEY, maxRetries: 0 });
+  const c = await client.chat.completions.create({ model: 'echo-1', messages: [{ role: 'user', content: 'hello plugin world' }] });
+  t.is(c.choices[0]!.message.content, '>> HELLO PLUGIN WORLD');
+  const stream = await client.chat.completions.create({ model: 'echo-1', messages: [{ role: 'user', content: 'a b c' }], stream: true });
+  const parts: string[] = [];
+  for await (const ch of stream) parts.push(ch.choices[0]?.delta?.content ?? '');
+  t.is(parts.join(''), '>> A B C');
+  t.true(parts.filter(Boolean).length >= 4);
+  const models: string[] = [];
+  for await (const m of client.models.list()) models.push(m.id);
+  t.deepEqual(models, ['echo-1']);
+});
+
+test('the npm plugin validates its own section: an unknown field names the key path', async (t) => {
+  const err = await buildError(t, '[providers.myecho]\nkind = "echo"\nprefx = "typo"\n');
+  t.true(err instanceof ConfigError);
+  t.regex(err.message, /providers\.myecho: unknown key 'prefx'/);
+});
+
+test('a plugin of the wrong type: PluginError saying what it must be', async (t) => {
+  const err = await buildError(t, '[extensions.echo]\n');
+  t.true(err instanceof PluginError);
+  t.regex(err.message, /gw-plugin-echo is not a gw extension plugin for 'echo': type must be 'extension'/);
+});
+
+test('a malformed plugin (no setup): PluginError naming the package and the missing field', async (t) => {
+  const name = `zz-nosetup-${process.pid}`;
+  await tempPackage(t, name, "import { z } from 'zod';\nexport default { type: 'provider', name: 'nosetup', configSchema: z.object({}) };\n");
+  const err = await buildError(t, `[providers.x]\nkind = "${name}"\napi_key = "k"\n`);
+  t.true(err instanceof PluginError);
+  t.is(err.name, 'PluginError');
+  t.regex(err.message, new RegExp(`gw-plugin-${name} is not a gw provider plugin .*setup must be a function`));
+});
+
+test('a plugin without a default export, or that throws on import: PluginError', async (t) => {
+  const none = `zz-nodefault-${process.pid}`;
+  await tempPackage(t, none, 'export const setup = () => ({});\n');
+  t.regex((await t.throwsAsync(findPlugin('provider', none), { instanceOf: PluginError })).message, /no default export object/);
+  const throws = `zz-throws-${process.pid}`;
+  await tempPackage(t, throws, "throw new Error('boom at import');\n");
+  t.regex((await t.throwsAsync(findPlugin('provider', throws), { instanceOf: PluginError })).message, new RegExp(`gw-plugin-${throws} failed to load: boom at import`));
+});
