@@ -33,6 +33,10 @@ export class RequestContext {
   readonly log: Logger;
   /** Name of the provider that answered (set at dispatch). */
   provider: string | undefined = undefined;
+  /** Canonical model that answered: `canonicalModel`, or a `[fallbacks]` model. Accounting and pricing use this. */
+  servedModel: string;
+  /** Upstream calls made for this request, retries and fallbacks included (0 until dispatched). */
+  attempts = 0;
   /** Latest usage the upstream reported, common semantics (set from the response or stream chunks). */
   usage: Usage | undefined = undefined;
   /** True when the response came from onCacheLookup. */
@@ -54,6 +58,7 @@ export class RequestContext {
     this.rawBody = rawBody;
     this.model = model;
     this.canonicalModel = canonicalModel;
+    this.servedModel = canonicalModel;
     this.stream = stream;
     this.startedAt = startedAt;
     this.log = log;

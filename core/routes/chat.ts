@@ -68,13 +68,15 @@ export function chatRoute(ref: () => Gateway) {
     const signal = clientSignal(ctx);
     const call: CallContext = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
     const t0 = performance.now();
-    const { value: result, provider, attempts } = await dispatch(gw.table, route, signal, async (p, model) => {
+    const { value: result, provider, attempts, model: served } = await dispatch(gw.table, route, signal, async (p, model) => {
       const r = model === rc.canonicalModel ? await p.chat(req, call) : await p.chat({ ...req, model }, { ...call, rawBody: undefined });
       if (r.type === 'json') return r;
       const primed = await primeFirst(r.chunks, KEEP_ALIVE_MS);
       return { type: 'stream' as const, chunks: primed.items, ready: primed.ready };
     });
     rc.provider = provider.name;
+    rc.servedModel = served;
+    rc.attempts = attempts;
     const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
     if (result.type === 'json') {
       rc.upstreamMs = performance.now() - t0;

@@ -30,12 +30,14 @@ export function embeddingsRoute(ref: () => Gateway) {
     const signal = clientSignal(ctx);
     const call = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
     const t0 = performance.now();
-    const { value, provider, attempts } = await dispatch(gw.table, route, signal, (p, model) => {
+    const { value, provider, attempts, model: served } = await dispatch(gw.table, route, signal, (p, model) => {
       if (!p.embeddings) throw new GatewayError(400, `model '${rc.model}' is served by provider ${p.name} (kind ${p.kind}), which has no embeddings endpoint`, { code: 'embeddings_unsupported', param: 'model' });
       return model === rc.canonicalModel ? p.embeddings(req, call) : p.embeddings({ ...req, model }, { ...call, rawBody: undefined });
     });
     rc.upstreamMs = performance.now() - t0;
     rc.provider = provider.name;
+    rc.servedModel = served;
+    rc.attempts = attempts;
     const prompt = value.body.usage?.prompt_tokens ?? 0;
     rc.usage = { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt };
     const text = value.raw ?? JSON.stringify(value.body);

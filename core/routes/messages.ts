@@ -51,12 +51,14 @@ export function messagesRoute(ref: () => Gateway) {
     const signal = clientSignal(ctx);
     const call: CallContext = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
     const t0 = performance.now();
-    const { value, provider, attempts } = await dispatch<Outcome>(gw.table, route, signal, async (p, model) => {
+    const { value, provider, attempts, model: served } = await dispatch<Outcome>(gw.table, route, signal, async (p, model) => {
       const fallback = model !== rc.canonicalModel;
       if (p.messages) return { native: await primeNative(await p.messages(fallback ? { ...native, model } : native, fallback ? { ...call, rawBody: undefined } : call)) };
       return translated(p, { ...(native as MessagesRequest), model }, call, rc);
     });
     rc.provider = provider.name;
+    rc.servedModel = served;
+    rc.attempts = attempts;
     const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
     if ('native' in value) {
       const r = value.native;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import OpenAI from 'openai';
-import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
+import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { replyJson, replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
 
 const completion = (content: string) => ({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
@@ -162,4 +162,14 @@ test('least_busy sends a new request to the provider with fewer in flight', asyn
   t.deepEqual(others, ['b', 'b', 'b']);
   release();
   t.is((await first).status, 200);
+});
+
+test('a fallback answer is accounted under the model that answered', async (t) => {
+  const down = await startUpstream((_r, res) => replyJson(res, 500, { error: { message: 'down' } }));
+  const up = await startUpstream((r, res) => replyJson(res, 200, { ...completion('ok'), model: r.json.model }));
+  const gw = await startGateway(baseConfig(provider('down', down, ['big'], 'max_retries = 0') + provider('up', up, ['small']) + '[fallbacks]\nbig = ["small"]\n[extensions.usage]\n'));
+  t.teardown(async () => { await gw.stop(); await down.close(); await up.close(); });
+  t.is((await post(gw.url, { model: 'big', messages: msg })).status, 200);
+  const usage = await (await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json() as any[];
+  t.deepEqual(usage.map((u) => [u.key, u.model, u.prompt_tokens, u.completion_tokens]), [['default', 'small', 3, 1]]);
 });

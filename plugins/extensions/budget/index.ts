@@ -99,7 +99,9 @@ export default defineExtension({
       if (!h) return;
       rc.state.delete(HOLD);
       if (!answeredUpstream(rc) || rc.status >= 400) return store.release(PREFIX + h.account, h.id);
-      await store.settle(PREFIX + h.account, h.id, { usd: rc.usage ? usageUsd(h.price, rc.usage) : h.estimate });
+      // a fallback model is priced at its own rate when it has one
+      const price = rc.servedModel === rc.canonicalModel ? h.price : (pricing()[rc.servedModel] ?? h.price);
+      await store.settle(PREFIX + h.account, h.id, { usd: rc.usage ? usageUsd(price, rc.usage) : h.estimate });
     });
 
     hooks.onError.tapPromise(PLUGIN_NAME, async function release(rc: RequestContext) {

@@ -33,7 +33,7 @@ function completed(out: Logger) {
     if (out.isLevelEnabled('info')) {
       const u = rc.usage;
       out.info({
-        req: rc.id, route: rc.route, model: rc.model, canonical_model: rc.canonicalModel, provider: rc.provider, key_name: accountOf(rc),
+        req: rc.id, route: rc.route, model: rc.model, canonical_model: rc.servedModel, provider: rc.provider, attempts: rc.attempts, key_name: accountOf(rc),
         status: rc.status, latency_ms: ms(rc), upstream_ms: Math.round(rc.upstreamMs * 100) / 100,
         prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, cache_hit: rc.cacheHit, stream: rc.stream,
       }, 'request completed');

@@ -36,7 +36,7 @@ function record(store: Store) {
   return async function recordUsage(rc: RequestContext): Promise<void> {
     if (!answeredUpstream(rc) || rc.status >= 400) return;
     const u = rc.usage;
-    await store.incr(counterKey(accountOf(rc), rc.canonicalModel), {
+    await store.incr(counterKey(accountOf(rc), rc.servedModel), {
       prompt_tokens: u?.prompt_tokens ?? 0,
       completion_tokens: u?.completion_tokens ?? 0,
       requests: 1,
