@@ -12,6 +12,8 @@ interface ProviderRow {
   base_url: string | null;
   models: string[];
   api_key: string;
+  circuit: string;
+  inflight: number;
 }
 
 const COLUMNS: ReadonlyArray<Column<ProviderRow>> = [
@@ -20,6 +22,7 @@ const COLUMNS: ReadonlyArray<Column<ProviderRow>> = [
   { header: 'SOURCE', value: (p) => p.source },
   { header: 'API_KEY', value: (p) => p.api_key },
   { header: 'BASE_URL', value: (p) => p.base_url },
+  { header: 'CIRCUIT', value: (p) => p.circuit },
   { header: 'MODELS', value: (p) => p.models },
 ];
 

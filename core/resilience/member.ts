@@ -54,3 +54,12 @@ export function memberOf(p: Provider, breakerFailures: number, breakerCooldownMs
   }
   return m;
 }
+
+/** Live routing state of a provider, for listings: circuit state, requests in flight, TTFB EWMA (ms). */
+export function healthOf(p: Provider): { circuit: BreakerStateName; inflight: number; latency_ms: number | null } {
+  const m = members.get(p);
+  if (!m) return { circuit: 'closed', inflight: 0, latency_ms: null };
+  return { circuit: m.breaker.state, inflight: m.inflight, latency_ms: m.ewmaMs ? Math.round(m.ewmaMs * 10) / 10 : null };
+}
+
+type BreakerStateName = Member['breaker']['state'];

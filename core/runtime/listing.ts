@@ -3,6 +3,7 @@
  */
 import { maskSecret } from '../keys.ts';
 import type { Provider } from '../provider.ts';
+import { healthOf } from '../resilience/member.ts';
 
 /** One provider as `GET /v1/admin/providers` lists it. */
 export interface ProviderListing {
@@ -16,6 +17,12 @@ export interface ProviderListing {
   models: string[];
   /** Masked, e.g. `sk-abc…wxyz`. */
   api_key: string;
+  /** Circuit breaker: `closed` (healthy), `open` (skipped during the cooldown) or `half_open` (one probe allowed). */
+  circuit: 'closed' | 'open' | 'half_open';
+  /** Requests in flight now. */
+  inflight: number;
+  /** EWMA of time to first byte, ms (null before the first answer). */
+  latency_ms: number | null;
 }
 
 /** The listing of a built provider and the section it was built from. */
@@ -28,5 +35,6 @@ export function providerListing(p: Provider, section: Record<string, unknown>, s
     base_url: typeof section.base_url === 'string' ? section.base_url : null,
     models: [...p.models],
     api_key: typeof key === 'string' && key ? maskSecret(key) : '',
+    ...healthOf(p),
   };
 }

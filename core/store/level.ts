@@ -2,7 +2,8 @@
  * The embedded store: LevelDB (`level`) under `data_dir`. One process owns the database
  * (LevelDB takes a file lock), so atomicity is in-process: a per-key lock for
  * read-check-write sequences, and plain single-threaded JS for the in-memory window logs.
- * Counters use synchronous writes (`sync: true`: on disk when the promise resolves);
+ * Counters and plain values use synchronous writes (`sync: true`: on disk when the promise
+ * resolves); TTL entries (caches) do not;
  * window entries use ordinary writes (in LevelDB's log when it resolves, so a process
  * crash keeps them; only a machine crash may lose the last ones).
  */
@@ -134,9 +135,10 @@ class LevelView implements Store {
   async set(key: string, value: string, opts?: { ttlMs?: number }): Promise<void> {
     const full = this.prefix + key;
     if (!opts?.ttlMs) return this.s.db.put(full, value, { sync: true });
-    // TTL'd writes take the key's lock so the sweeper never deletes one it just read as expired
+    // TTL'd writes take the key's lock so the sweeper never deletes one it just read as expired.
+    // Not fsynced: TTL entries are caches; LevelDB's log still keeps them across a process crash.
     const raw = `${TTL_MARK}${Date.now() + opts.ttlMs}${TTL_MARK}${value}`;
-    return this.s.locks.run(full, () => this.s.db.put(full, raw, { sync: true }));
+    return this.s.locks.run(full, () => this.s.db.put(full, raw));
   }
 
   async delete(key: string): Promise<void> {

@@ -173,3 +173,13 @@ test('a fallback answer is accounted under the model that answered', async (t) =
   const usage = await (await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json() as any[];
   t.deepEqual(usage.map((u) => [u.key, u.model, u.prompt_tokens, u.completion_tokens]), [['default', 'small', 3, 1]]);
 });
+
+test('the circuit state shows in the admin provider listing', async (t) => {
+  const up = await startUpstream((_r, res) => replyJson(res, 503, { error: { message: 'down' } }));
+  const gw = await startGateway(baseConfig(provider('a', up, ['m'], 'max_retries = 0') + '[routing]\nbreaker_failures = 2\nbreaker_cooldown_seconds = 60\n'));
+  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const circuit = async () => ((await (await fetch(`${gw.url}/v1/admin/providers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as any).data[0].circuit;
+  t.is(await circuit(), 'closed');
+  for (let i = 0; i < 2; i++) await post(gw.url, { model: 'm', messages: msg });
+  t.is(await circuit(), 'open');
+});
