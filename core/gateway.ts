@@ -10,12 +10,13 @@ import type { GatewayConfig } from './config/schema.ts';
 import { createHooks, type Hooks } from './hooks.ts';
 import { KeyTable } from './keys.ts';
 import type { AdminRoutes, ExtensionHandle, GatewayInfo, ProviderPlugin } from './plugins/contract.ts';
+import { GatewayMetrics } from './metrics/metrics.ts';
 import { findPlugin } from './plugins/loader.ts';
 import type { Provider } from './provider.ts';
 import { setMemberSettings } from './resilience/member.ts';
 import { RoutingTable } from './routing.ts';
 import { attachRuntime, type Runtime } from './runtime/runtime.ts';
-import { openLevelStore } from './store/level.ts';
+import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
 /** An admin route an extension mounted. */
@@ -40,11 +41,13 @@ export interface Gateway {
   readonly info: GatewayInfo;
   /** Runtime providers and keys, reloads (core/runtime/). */
   readonly runtime: Runtime;
+  /** Prometheus metrics (`GET /metrics`), this gateway's own registry. */
+  readonly metrics: GatewayMetrics;
   /** Stops extensions, providers and the store. */
   close(): Promise<void>;
 }
 
-/** Where the store lives: `data_dir` relative to the config file. */
+/** Where the LevelDB store lives: `data_dir` relative to the config file. */
 export function dataDir(config: GatewayConfig): string {
   return isAbsolute(config.data_dir) ? config.data_dir : join(config.dir, config.data_dir);
 }
@@ -54,7 +57,7 @@ export function dataDir(config: GatewayConfig): string {
  * @throws ConfigError for a section its plugin rejects or a plugin that cannot be found.
  */
 export async function createGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
-  const store = await openLevelStore(dataDir(config));
+  const store = await openStore(config, log);
   const opened: Array<{ close?: () => Promise<void> }> = [];
   try {
     const providers = await buildProviders(config, store, log);
@@ -73,6 +76,7 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
       adminRoutes,
       info: undefined as unknown as GatewayInfo,
       runtime: undefined as unknown as Runtime,
+      metrics: undefined as unknown as GatewayMetrics,
       async close() {
         for (const e of [...gw.extensions].reverse()) await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
         for (const p of gw.table.providers.values()) await p.close?.().catch(() => undefined);
@@ -96,6 +100,9 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
       const handle = await found.plugin.setup({ name, config: parsed.data, store: store.namespace(`ext:${name}`), hooks, log: log.child({ extension: name }), routes, gateway: gw.info });
       extensions.push({ name, handle: handle ?? undefined });
     }
+    // after the extensions: its cache-miss tap must come after theirs
+    (gw as { metrics: GatewayMetrics }).metrics = new GatewayMetrics({ providers: () => gw.table.providers.values(), pricing: () => gw.config.pricing });
+    gw.metrics.tapCacheMisses(hooks);
     return gw;
   } catch (err) {
     for (const p of opened) await p.close?.().catch(() => undefined);

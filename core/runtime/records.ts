@@ -4,6 +4,8 @@
  *
  *   admin:provider:<name>  JSON ProviderRecord (incl. api_key: the store is the server's own)
  *   admin:key:<name>       SHA-256 hex of the key; the key itself is never stored
+ *   admin:version          counter `{n}`, +1 after every change: instances sharing the store
+ *                          poll it to learn that they must re-read the records
  */
 import type { Store } from '../store/types.ts';
 
@@ -18,6 +20,7 @@ export interface ProviderRecord {
 
 const PROVIDER = 'provider:';
 const KEY = 'key:';
+const VERSION = 'version';
 
 /** Reads and writes the `admin:` namespace. Every write is durable when its promise resolves. */
 export class RuntimeRecords {
@@ -64,6 +67,16 @@ export class RuntimeRecords {
 
   deleteKey(name: string): Promise<void> {
     return this.store.delete(KEY + name);
+  }
+
+  /** The change counter (0 before the first change). */
+  async version(): Promise<number> {
+    return (await this.store.counters(VERSION)).n ?? 0;
+  }
+
+  /** Announces a change to every instance sharing the store; returns the new version. */
+  async bump(): Promise<number> {
+    return (await this.store.incr(VERSION, { n: 1 })).n!;
   }
 
   /** Runs `fn` holding the admin lock, so changes (and reloads) never interleave. */

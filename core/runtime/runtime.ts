@@ -4,6 +4,13 @@
  * KeyTable) and swaps them into the Gateway in one synchronous step, so a request in
  * flight keeps the providers and key it started with and the next request sees the change.
  * Changes are serialized by the store lock `admin:changes`.
+ *
+ * Several instances on one shared store (Redis) see each other's changes by polling: every
+ * change bumps the counter `admin:version`; each instance reads it every second
+ * (POLL_MS) and, when it moved, re-reads the stored providers and keys and swaps in new
+ * tables, so a change reaches every instance within about 1 s (2 s at most, DESIGN.md
+ * "Store and processes"). A full re-read every 30 s covers a lost bump. The LevelDB store
+ * has one process, so nothing polls it.
  */
 import { ConfigError } from '../config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
@@ -46,6 +53,11 @@ export interface ReloadReport {
   warnings: string[];
 }
 
+/** How often an instance on a shared store checks `admin:version`. */
+export const POLL_MS = 1000;
+/** Re-read the records this often even when the version did not move. */
+const RESYNC_MS = 30_000;
+
 /** How runtime-built providers are named in their ConfigErrors. */
 const RUNTIME_LABEL = 'runtime provider';
 
@@ -67,6 +79,11 @@ export class Runtime {
   private readonly keyHashes: Map<string, string>;
   /** Providers swapped out while requests may still use them; closed with the gateway. */
   private readonly retired: Provider[] = [];
+  /** `admin:version` as of the records this instance has applied. */
+  private seen = 0;
+  private poller: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private lastSync = 0;
 
   constructor(gw: Gateway, records: RuntimeRecords, file: Map<string, FileProvider>, stored: Map<string, ProviderRecord>, built: Map<string, Provider>, keyHashes: Map<string, string>) {
     this.gw = gw;
@@ -115,6 +132,7 @@ export class Runtime {
       this.stored.set(name, record);
       this.built.set(name, provider);
       this.swap();
+      await this.announce();
       this.gw.log.info({ provider: name, kind: provider.kind, models: provider.models.length }, 'provider created');
       return providerListing(provider, record.section, 'runtime');
     });
@@ -134,6 +152,7 @@ export class Runtime {
       this.built.delete(name);
       this.swap();
       if (p) this.retired.push(p);
+      await this.announce();
       this.gw.log.info({ provider: name }, 'provider deleted');
     });
   }
@@ -155,6 +174,7 @@ export class Runtime {
       await this.records.putKey(name, hash);
       this.keyHashes.set(name, hash);
       this.swap();
+      await this.announce();
       this.gw.log.info({ keyName: name }, 'key created');
       return { name, source: 'runtime', key };
     });
@@ -171,6 +191,7 @@ export class Runtime {
       await this.records.deleteKey(name);
       this.keyHashes.delete(name);
       this.swap();
+      await this.announce();
       this.gw.log.info({ keyName: name }, 'key revoked');
     });
   }
@@ -232,8 +253,92 @@ export class Runtime {
     });
   }
 
-  /** Closes providers that were swapped out. */
+  /**
+   * Tells the other instances a change was stored (bumps `admin:version`). When the bump
+   * skips a number, another instance changed something this one has not applied: the
+   * version is left for the poller to notice. A failed bump is logged; the 30 s re-read
+   * still spreads the change.
+   */
+  private async announce(): Promise<void> {
+    try {
+      const n = await this.records.bump();
+      if (n === this.seen + 1) this.seen = n;
+    } catch (err) {
+      this.gw.log.warn({ err: (err as Error).message }, 'could not announce a runtime change to other instances; they pick it up within 30 s');
+    }
+  }
+
+  /** Starts checking `admin:version` every POLL_MS (shared stores only); `seen`: the version read before the records. */
+  startPolling(seen: number): void {
+    this.seen = seen;
+    this.lastSync = Date.now();
+    this.poller = setInterval(() => {
+      this.polling ??= this.poll().finally(() => {
+        this.polling = undefined;
+      });
+    }, POLL_MS);
+    this.poller.unref();
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const v = await this.records.version();
+      if (v === this.seen && Date.now() - this.lastSync < RESYNC_MS) return;
+      await this.records.exclusive(() => this.sync());
+      this.seen = v;
+      this.lastSync = Date.now();
+    } catch (err) {
+      // the store is away: keep the tables we have, try again next tick
+      this.gw.log.debug({ err: (err as Error).message }, 'runtime poll failed');
+    }
+  }
+
+  /**
+   * Applies the stored providers and keys as they are now: builds the new ones, retires the
+   * removed or changed ones, replaces the key hashes; swaps tables when anything changed.
+   */
+  private async sync(): Promise<void> {
+    const log = this.gw.log;
+    const stored = new Map<string, ProviderRecord>();
+    for (const rec of await this.records.providers((name, err) => log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'))) stored.set(rec.name, rec);
+    const keyHashes = await this.records.keys();
+    let changed = false;
+    for (const [name, rec] of [...this.stored]) {
+      const now = stored.get(name);
+      if (now && now.created_at === rec.created_at && JSON.stringify(now.section) === JSON.stringify(rec.section)) continue;
+      this.stored.delete(name);
+      const p = this.built.get(name);
+      if (p) {
+        this.built.delete(name);
+        this.retired.push(p);
+      }
+      changed = true;
+    }
+    const warnings: string[] = [];
+    for (const [name, rec] of stored) {
+      if (this.stored.has(name)) continue;
+      this.stored.set(name, rec);
+      changed = true;
+      if (this.file.has(name)) continue; // shadowed by the config file
+      const p = await buildStored(this.gw, rec, warnings);
+      if (p) this.built.set(name, p);
+    }
+    for (const w of warnings) log.warn(w);
+    if (keyHashes.size !== this.keyHashes.size || [...keyHashes].some(([k, h]) => this.keyHashes.get(k) !== h)) {
+      this.keyHashes.clear();
+      for (const [k, h] of keyHashes) this.keyHashes.set(k, h);
+      changed = true;
+    }
+    if (changed) {
+      this.swap();
+      log.info({ providers: this.built.size, keys: this.keyHashes.size }, 'runtime providers and keys updated from the shared store');
+    }
+  }
+
+  /** Stops polling; closes providers that were swapped out. */
   async close(): Promise<void> {
+    if (this.poller) clearInterval(this.poller);
+    await this.polling;
     for (const p of this.retired.splice(0)) await p.close?.().catch(() => undefined);
   }
 
@@ -256,6 +361,8 @@ export class Runtime {
 export async function attachRuntime(gw: Gateway, fileProviders: Provider[]): Promise<Runtime> {
   const log = gw.log;
   const records = new RuntimeRecords(gw.store);
+  // read before the records: a change stored in between is then seen as a new version
+  const version = gw.config.store?.url ? await records.version() : undefined;
   const file = new Map<string, FileProvider>();
   for (const p of fileProviders) {
     const section = (gw.config.providers[p.name] ?? {}) as Record<string, unknown>;
@@ -280,6 +387,8 @@ export async function attachRuntime(gw: Gateway, fileProviders: Provider[]): Pro
   for (const w of warnings) log.warn(w);
   const rt = new Runtime(gw, records, file, stored, built, keyHashes);
   rt.swap();
+  // several instances share a Redis store: learn each other's changes
+  if (version !== undefined) rt.startPolling(version);
   return rt;
 }
 

@@ -1,0 +1,224 @@
+/**
+ * The store contract (core/store/types.ts) as one set of test cases, run against every
+ * backend: store-conformance-level.test.ts (LevelDB) and store-redis.test.ts (Redis).
+ * A backend that passes these is interchangeable for every plugin.
+ */
+import type { ExecutionContext, TestFn } from 'ava';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Store } from '../../core/store/types.ts';
+
+/** One test's store: empty at start, closed at teardown. */
+export interface Opened {
+  store: Store;
+  /** Closes this store (as a process exit would) and opens the same data again. */
+  reopen(): Promise<Store>;
+  /** A second, simultaneous client of the same data (another gw instance); absent for single-process backends. */
+  another?(): Promise<Store>;
+}
+
+/** How to get a fresh store of one backend; undefined = the test skipped itself. */
+export type OpenStore = (t: ExecutionContext) => Promise<Opened | undefined>;
+
+async function collect(it: AsyncIterable<[string, string]>): Promise<Array<[string, string]>> {
+  const out: Array<[string, string]> = [];
+  for await (const e of it) out.push(e);
+  return out;
+}
+
+/** Registers the conformance cases for one backend, titled `<name>: …`. */
+export function storeConformance(test: TestFn, name: string, open: OpenStore): void {
+  const it = (title: string, fn: (t: ExecutionContext, o: Opened) => Promise<void>) =>
+    test(`${name}: ${title}`, async (t) => {
+      const o = await open(t);
+      if (o) await fn(t, o);
+    });
+
+  it('values: get/set/delete; TTL values expire; namespaces are isolated and nest', async (t, { store }) => {
+    const a = store.namespace('a');
+    const b = store.namespace('b');
+    t.is(await a.get('x'), undefined);
+    await a.set('x', '1');
+    await b.set('x', '2');
+    t.is(await a.get('x'), '1');
+    t.is(await b.get('x'), '2');
+    t.is(await store.get('a:x'), '1'); // a namespace is a key prefix
+    t.is(await a.namespace('n').get('y'), undefined);
+    await a.namespace('n').set('y', 'deep');
+    t.is(await store.get('a:n:y'), 'deep');
+    await a.delete('x');
+    t.is(await a.get('x'), undefined);
+    await a.delete('never-there');
+    await a.set('ttl', 'soon gone', { ttlMs: 60 });
+    await a.set('keep', 'v', { ttlMs: 60_000 });
+    t.is(await a.get('ttl'), 'soon gone');
+    await sleep(120);
+    t.is(await a.get('ttl'), undefined);
+    t.is(await a.get('keep'), 'v');
+    await a.set('keep', 'plain'); // set without TTL: no longer expires
+    t.is(await a.get('keep'), 'plain');
+    t.deepEqual(await collect(a.entries('t')), []); // expired entries are not listed
+  });
+
+  it('entries: key order, prefix relative to the namespace, counters as JSON, glob characters literal', async (t, { store }) => {
+    const ns = store.namespace('ext:x');
+    await store.namespace('ext:other').set('p:1', 'not mine');
+    for (const k of ['p:b', 'p:a', 'p:c', 'q:a', 'p*', 'p?', 'p[1]', 'p\\z']) await ns.set(k, `v${k}`);
+    await ns.incr('p:n', { a: 1, b: 2.5 });
+    const all = await collect(ns.entries());
+    t.deepEqual(all.map(([k]) => k), ['p*', 'p:a', 'p:b', 'p:c', 'p:n', 'p?', 'p[1]', 'p\\z', 'q:a']);
+    const p = await collect(ns.entries('p:'));
+    t.deepEqual(p.map(([k]) => k), ['p:a', 'p:b', 'p:c', 'p:n']);
+    t.is(p[0]![1], 'vp:a');
+    t.deepEqual(JSON.parse(p[3]![1]), { a: 1, b: 2.5 });
+    t.deepEqual((await collect(ns.entries('p*'))).map(([k]) => k), ['p*']);
+    t.deepEqual((await collect(ns.entries('p['))).map(([k]) => k), ['p[1]']);
+    t.deepEqual((await collect(ns.entries('p\\'))).map(([k]) => k), ['p\\z']);
+    t.deepEqual(await collect(ns.entries('zzz')), []);
+    t.deepEqual((await collect(store.entries('ext:'))).map(([k]) => k).filter((k) => k.startsWith('ext:other')), ['ext:other:p:1']);
+  });
+
+  it('clear: only under the prefix, values and counters, other namespaces untouched', async (t, { store }) => {
+    const ns = store.namespace('c');
+    await ns.set('a:1', 'x');
+    await ns.set('a:2', 'y', { ttlMs: 60_000 });
+    await ns.incr('a:n', { n: 1 });
+    await ns.set('b:1', 'z');
+    await store.namespace('d').set('a:1', 'other');
+    await ns.clear('a:');
+    t.deepEqual((await collect(ns.entries())).map(([k]) => k), ['b:1']);
+    t.deepEqual(await ns.counters('a:n'), {});
+    await ns.clear();
+    t.deepEqual(await collect(ns.entries()), []);
+    t.is(await store.namespace('d').get('a:1'), 'other');
+    await ns.clear(); // empty: fine
+  });
+
+  it('counters: incr returns the record, never loses concurrent updates, fractional deltas', async (t, { store }) => {
+    const a = store.namespace('a');
+    t.deepEqual(await a.counters('c'), {});
+    t.deepEqual(await a.incr('c', { n: 1 }), { n: 1 });
+    await Promise.all(Array.from({ length: 200 }, () => a.incr('c', { n: 1, m: 2 })));
+    t.deepEqual(await a.counters('c'), { n: 201, m: 400 });
+    await Promise.all(Array.from({ length: 8 }, () => a.incr('usd', { usd: 0.125 })));
+    t.deepEqual(await a.counters('usd'), { usd: 1 });
+    await a.incr('usd', { usd: 0.1 });
+    t.true(Math.abs((await a.counters('usd')).usd! - 1.1) < 1e-12);
+    t.deepEqual(await store.namespace('b').counters('c'), {});
+  });
+
+  it('windowAdmit: exact under concurrency, sliding, retry-after from the oldest entry', async (t, { store }) => {
+    const w = store.namespace('ext:rl');
+    const now = 1_000_000;
+    const verdicts = await Promise.all(Array.from({ length: 25 }, () => w.windowAdmit('k', 10, 60_000, { now })));
+    t.is(verdicts.filter((v) => v.admitted).length, 10);
+    const refused = verdicts.find((v) => !v.admitted)!;
+    t.is(refused.total, 10);
+    t.is(refused.retryAfterMs, 60_000);
+    t.false((await w.windowAdmit('k', 10, 60_000, { now: now + 59_999 })).admitted);
+    const later = await w.windowAdmit('k', 10, 60_000, { now: now + 60_000 });
+    t.true(later.admitted);
+    t.is(later.total, 0);
+    t.true((await w.windowAdmit('other', 10, 60_000, { now })).admitted);
+  });
+
+  it('windowAdmit: cost 0 and pending; windowAdd; partial expiry keeps the total exact', async (t, { store }) => {
+    const s = store.namespace('w');
+    await s.windowAdd('t', 40, 60_000, 1000);
+    await s.windowAdd('t', 50, 60_000, 2000);
+    let v = await s.windowAdmit('t', 100, 60_000, { cost: 0, now: 3000 });
+    t.deepEqual(v, { admitted: true, total: 90, retryAfterMs: 0 });
+    v = await s.windowAdmit('t', 100, 60_000, { cost: 0, pending: 15, now: 3000 });
+    t.false(v.admitted);
+    t.is(v.retryAfterMs, 58_000); // once the 40 at t=1000 leaves: 50 + 15 < 100
+    v = await s.windowAdmit('t', 100, 60_000, { cost: 0, pending: 120, now: 3000 });
+    t.is(v.retryAfterMs, 60_000);
+    t.is((await s.windowAdmit('t', 100, 60_000, { cost: 0, now: 3000 })).total, 90); // cost 0 recorded nothing
+    t.is((await s.windowAdmit('t', 100, 60_000, { cost: 0, now: 61_000 })).total, 50); // the 40 left (at or before now - window)
+    await s.windowAdmit('t', 100, 60_000, { cost: 7, now: 61_500 });
+    t.is((await s.windowAdmit('t', 100, 60_000, { cost: 0, now: 62_000 })).total, 7);
+    t.is((await s.windowAdmit('t', 100, 60_000, { cost: 0, now: 200_000 })).total, 0);
+  });
+
+  it('windowAdmit on real time: parallel callers never exceed the limit', async (t, { store }) => {
+    const s = store.namespace('rt');
+    const vs = await Promise.all(Array.from({ length: 60 }, () => s.windowAdmit('r', 17, 60_000)));
+    t.is(vs.filter((v) => v.admitted).length, 17);
+    const refused = vs.filter((v) => !v.admitted);
+    t.true(refused.every((v) => v.retryAfterMs > 0 && v.retryAfterMs <= 60_000));
+    await Promise.all(Array.from({ length: 10 }, () => s.windowAdd('tok', 3, 60_000)));
+    t.is((await s.windowAdmit('tok', 1000, 60_000, { cost: 0 })).total, 30);
+    // a short window slides on its own
+    t.true((await s.windowAdmit('short', 1, 100)).admitted);
+    t.false((await s.windowAdmit('short', 1, 100)).admitted);
+    await sleep(150);
+    t.true((await s.windowAdmit('short', 1, 100)).admitted);
+  });
+
+  it('holds: refused when value + other holds >= limit; settle commits and drops atomically; release idempotent; holds lapse', async (t, { store }) => {
+    const s = store.namespace('ext:budget');
+    const opts = { field: 'usd', limit: 3, ttlMs: 60_000 };
+    const vs = await Promise.all(Array.from({ length: 10 }, (_, i) => s.hold('k', String(i), 1, opts)));
+    t.is(vs.filter((v) => v.admitted).length, 3); // the 4th sees 3 held: 0 + 3 >= 3
+    t.is(await s.held('k'), 3);
+    const ids = vs.map((v, i) => (v.admitted ? String(i) : undefined)).filter((x) => x !== undefined);
+    const rec = await s.settle('k', ids[0]!, { usd: 0.5 });
+    t.deepEqual(rec, { usd: 0.5 });
+    t.is(await s.held('k'), 2);
+    await s.release('k', ids[1]!);
+    await s.release('k', ids[1]!); // idempotent
+    t.is(await s.held('k'), 1);
+    t.deepEqual(await s.counters('k'), { usd: 0.5 });
+    t.deepEqual(await s.settle('k', 'no-such-hold', { usd: 0.25 }), { usd: 0.75 }); // absent hold: just the incr
+    // re-holding an id replaces it and is not counted against itself
+    t.deepEqual(await s.hold('k', ids[2]!, 2, opts), { admitted: true, value: 0.75, held: 0 });
+    t.is(await s.held('k'), 2);
+    const short = await s.hold('lapse', 'x', 1, { field: 'usd', limit: 1, ttlMs: 40 });
+    t.true(short.admitted);
+    t.false((await s.hold('lapse', 'y', 1, { field: 'usd', limit: 1, ttlMs: 40 })).admitted);
+    await sleep(80);
+    t.is(await s.held('lapse'), 0);
+    t.true((await s.hold('lapse', 'y', 1, { field: 'usd', limit: 1, ttlMs: 40 })).admitted);
+    await s.incr('spent', { usd: 3 });
+    t.deepEqual(await s.hold('spent', 'z', 0.1, opts), { admitted: false, value: 3, held: 0 });
+    // holds are not values: entries list only the counters
+    t.deepEqual((await collect(s.entries())).map(([k]) => k), ['k', 'spent']);
+  });
+
+  it('withLock: read-check-write sequences are exclusive; the lock is released on throw', async (t, { store, another }) => {
+    const clients = [store, another ? await another() : store].map((s) => s.namespace('lk'));
+    await clients[0]!.set('n', '0');
+    await Promise.all(Array.from({ length: 20 }, (_, i) => clients[i % 2]!.withLock('counter', async () => {
+      const n = Number(await clients[i % 2]!.get('n'));
+      await sleep(2);
+      await clients[i % 2]!.set('n', String(n + 1));
+    })));
+    t.is(await clients[0]!.get('n'), '20');
+    await t.throwsAsync(clients[1]!.withLock('counter', async () => { throw new Error('boom'); }), { message: 'boom' });
+    t.is(await clients[0]!.withLock('counter', async () => 'free again'), 'free again');
+    // different keys do not wait for each other
+    let inner = '';
+    await clients[0]!.withLock('a', () => clients[0]!.withLock('b', async () => { inner = 'nested'; }));
+    t.is(inner, 'nested');
+  });
+
+  it('restart: values, counters and windows survive; holds do not', async (t, o) => {
+    const now = Date.now();
+    const ns = o.store.namespace('a');
+    await ns.windowAdmit('k', 2, 60_000, { now });
+    await ns.windowAdmit('k', 2, 60_000, { now });
+    await ns.windowAdd('tok', 7, 60_000, now);
+    await ns.set('v', 'x');
+    await ns.incr('c', { n: 2 });
+    t.true((await ns.hold('h', '1', 5, { field: 'usd', limit: 6, ttlMs: 60_000 })).admitted);
+    t.deepEqual((await collect(o.store.entries())).map(([k]) => k), ['a:c', 'a:v']);
+    const store = await o.reopen();
+    const again = store.namespace('a');
+    t.false((await again.windowAdmit('k', 2, 60_000, { now: now + 1 })).admitted);
+    t.is((await again.windowAdmit('tok', 100, 60_000, { cost: 0, now: now + 1 })).total, 7);
+    t.is(await again.get('v'), 'x');
+    t.deepEqual(await again.counters('c'), { n: 2 });
+    t.is(await again.held('h'), 0);
+    await again.clear(); // clear never touches windows
+    t.false((await again.windowAdmit('k', 2, 60_000, { now: now + 2 })).admitted);
+  });
+}
