@@ -3,7 +3,7 @@
  * CPU time from /proc/<pid>/stat, resident memory from /proc/<pid>/status.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** A started child and the first match of its readiness pattern on stdout. */
 export interface Child {
@@ -19,11 +19,11 @@ export interface Child {
 const live = new Set<Child>();
 
 /**
- * Spawns `node <args>` and waits until stdout matches `readyLine`.
+ * Spawns `node <args>` (or `opts.command <args>`) and waits until stdout matches `readyLine`.
  * @throws when the child exits or stays silent past `timeoutMs` (its stderr included).
  */
-export async function startChild(name: string, args: string[], readyLine: RegExp, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Child> {
-  const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startChild(name: string, args: string[], readyLine: RegExp, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; command?: string } = {}): Promise<Child> {
+  const proc = spawn(opts.command ?? process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const onOut = (d: Buffer) => { out += d; };
@@ -111,6 +111,50 @@ export function parseStatCpu(stat: string): CpuTimes {
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // rest[0] is field 3 (state)
   return { userMs: (Number(rest[11]) * 1000) / CLK_TCK, sysMs: (Number(rest[12]) * 1000) / CLK_TCK };
+}
+
+/**
+ * A process and its children (a `--workers` primary and its workers), from
+ * /proc/<pid>/task/<tid>/children; just `[pid]` where the kernel does not list children.
+ */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ')) if (c.trim()) out.push(...processTree(Number(c)));
+    }
+  } catch {
+    // gone meanwhile, or no children file: the process alone
+  }
+  return out;
+}
+
+/** CPU time of a process and its children (see `processTree`). */
+export function treeCpuTimes(pid: number): CpuTimes {
+  const sum: CpuTimes = { userMs: 0, sysMs: 0 };
+  for (const p of processTree(pid)) {
+    try {
+      const c = cpuTimes(p);
+      sum.userMs += c.userMs;
+      sum.sysMs += c.sysMs;
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  return sum;
+}
+
+/** RSS of a process and its children, MiB. */
+export function treeRssMiB(pid: number): number {
+  let sum = 0;
+  for (const p of processTree(pid)) {
+    try {
+      sum += rssMiB(p);
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  return sum;
 }
 
 /** Resident set size of a process in MiB (VmRSS of /proc/<pid>/status). */

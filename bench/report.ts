@@ -114,6 +114,7 @@ export function formatScenario(r: ScenarioResult): string {
     lines.push(row([`vs ${v.scenario}`, `${f(v.rpsRatio)}x`, sign(v.p50DeltaMs), '', sign(v.ttfbP50DeltaMs), '', '', sign(v.cpuMsPerReqDelta, 3)]));
     if (v.cpuUsPerChunkDelta !== undefined) lines.push(`  gw CPU per client chunk vs ${v.scenario}: ${sign(v.cpuUsPerChunkDelta, 1)} µs (${f(r.gw!.streams!.frames, 1)} frames per stream)`);
   }
+  if (r.gw?.storeCpuMsPerReq !== undefined) lines.push(`  redis-server CPU per request: ${f(r.gw.storeCpuMsPerReq, 3)} ms (gw + redis: ${f((r.gw.gwCpuMsPerReq ?? NaN) + r.gw.storeCpuMsPerReq, 3)} ms)`);
   if (r.gwIdleRssMiB !== undefined) lines.push(`  gw RSS at startup: ${f(r.gwIdleRssMiB, 1)} MiB`);
   const firstErr = r.gw?.streams?.firstError ?? r.direct?.streams?.firstError;
   if (firstErr) lines.push(`  first stream error: ${firstErr}`);

@@ -19,7 +19,7 @@ import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
-import { GW_LOG_LEVEL, ROOT, missingPlugins, startGw, startUpstream, type Gw } from './setup.ts';
+import { GW_LOG_LEVEL, ROOT, haveRedisServer, missingPlugins, startGw, startRedis, startUpstream, type Gw, type Redis } from './setup.ts';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' } } });
@@ -59,9 +59,10 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   const gws = new Map<string, Gw | Error>();
   const directRuns = new Map<string, PhaseResult>();
   const results: ScenarioResult[] = [];
+  const st: RunState = { up, gws, directRuns, seconds, warmupSeconds, streams, results };
   try {
     for (const [i, s] of selected.entries()) {
-      const r = await runScenario(s, { up, gws, directRuns, seconds, warmupSeconds, streams, results });
+      const r = await runScenario(s, st);
       results.push(r);
       process.stdout.write(`${formatScenario(r)}\n`);
       // free a gw no later scenario needs, so the next one's RSS and CPU stand alone
@@ -69,6 +70,8 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
         const g = gws.get(s.gw.id);
         if (g && !(g instanceof Error)) await g.stop();
       }
+      // and the redis-server once no later scenario uses it
+      if (st.redis && !(st.redis instanceof Error) && !selected.slice(i + 1).some((n) => n.gw.store === 'redis')) await st.redis.child.stop();
     }
   } finally {
     await stopAll();
@@ -88,16 +91,27 @@ interface RunState {
   seconds: number;
   warmupSeconds: number;
   streams: number;
+  /** Started by the first scenario on the Redis store. */
+  redis?: Redis | Error;
 }
 
 async function runScenario(s: Scenario, st: RunState): Promise<ScenarioResult> {
   const r: ScenarioResult = { name: s.name, what: s.what, status: 'ok', connections: s.connections, stream: s.stream === true };
   const missing = missingPlugins(s.gw);
   if (missing.length) return { ...r, status: 'pending', reason: `needs ${missing.join(', ')} (not in this tree yet); skipped` };
+  if (s.gw.store === 'redis') {
+    if (!haveRedisServer()) return { ...r, status: 'pending', reason: 'needs redis-server on PATH (Debian/Ubuntu: apt-get install redis-server); skipped' };
+    if (!st.redis) {
+      process.stderr.write('starting redis-server…\n');
+      st.redis = await startRedis().catch((e: Error) => e);
+    }
+    if (st.redis instanceof Error) return { ...r, status: 'failed', reason: `redis-server did not start: ${st.redis.message.split('\n')[0]}` };
+  }
+  const redis = st.redis instanceof Error ? undefined : st.redis;
   let gw = st.gws.get(s.gw.id);
   if (!gw) {
     process.stderr.write(`starting gw (${s.gw.id})…\n`);
-    gw = await startGw(s.gw, st.up.url).catch((e: Error) => e);
+    gw = await startGw(s.gw, st.up.url, [], redis?.url).catch((e: Error) => e);
     st.gws.set(s.gw.id, gw);
   }
   if (gw instanceof Error) return { ...r, status: 'failed', reason: `gw (${s.gw.id}) did not start: ${gw.message.split('\n').slice(0, 6).join(' | ')}` };
@@ -114,7 +128,7 @@ async function runScenario(s: Scenario, st: RunState): Promise<ScenarioResult> {
     }
     r.direct = d;
   }
-  r.gw = await measurePhase(toTarget(gw.url, s.request, true), { ...base, gwPid: gw.child.proc.pid! });
+  r.gw = await measurePhase(toTarget(gw.url, s.request, true), { ...base, gwPid: gw.child.proc.pid!, storePid: s.gw.store === 'redis' ? redis?.child.proc.pid : undefined });
   if (r.gw.load.requests === 0) return { ...r, status: 'failed', reason: `no 2xx answer through gw (${r.gw.load.non2xx} non-2xx, ${r.gw.load.errors} errors)` };
   if (r.direct) r.vsDirect = compareDirect(r.gw, r.direct);
   const baseline = s.compare ? st.results.find((x) => x.name === s.compare && x.status === 'ok') : undefined;

@@ -11,6 +11,10 @@ export interface GwSetup {
   toml: (up: string) => string;
   /** Plugin folders (relative to the repo) the setup needs; the scenario is pending while one is missing. */
   needs?: string[];
+  /** `redis`: the bench starts a redis-server and gives this setup `[store] url` (its own database). */
+  store?: 'redis';
+  /** `gw serve --workers N` (N > 1 needs `store: 'redis'`); CPU and RSS then count every worker. */
+  workers?: number;
 }
 
 /** One request shape, sent over and over. */
@@ -79,6 +83,13 @@ level = "info"
 `,
 };
 
+/** ext5 on the Redis store instead of LevelDB. */
+const ext5Redis: GwSetup = { ...ext5, id: 'ext5-redis', store: 'redis' };
+
+/** No extensions on the Redis store: one process, and two workers on the same socket. */
+const redisW1: GwSetup = { id: 'redis-w1', store: 'redis', toml: plain.toml };
+const redisW2: GwSetup = { id: 'redis-w2', store: 'redis', workers: 2, toml: plain.toml };
+
 const cacheOnly: GwSetup = {
   id: 'cache',
   needs: ['plugins/extensions/cache'],
@@ -116,6 +127,10 @@ export const scenarios: Scenario[] = [
   { name: 'group3-json-c50', what: 'a group of three providers (round robin, same upstream) vs one', gw: group3, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
   { name: 'ext5-json-c50', what: 'all five extensions on vs none (unique bodies: cache misses)', gw: ext5, request: { path: chatPath, body: chat, unique: true }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
   { name: 'ext5-stream-c50', what: 'all five extensions on vs none, 20-chunk streams', gw: ext5, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true, compare: 'stream-c50' },
+  { name: 'ext5-redis-json-c50', what: 'all five extensions on the Redis store vs LevelDB (unique bodies: cache misses)', gw: ext5Redis, request: { path: chatPath, body: chat, unique: true }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'ext5-json-c50' },
+  { name: 'ext5-redis-stream-c50', what: 'all five extensions on the Redis store vs LevelDB, 20-chunk streams', gw: ext5Redis, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true, compare: 'ext5-stream-c50' },
+  { name: 'w1-json-c50', what: 'one process on the Redis store, no extensions (baseline of --workers 2)', gw: redisW1, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
+  { name: 'w2-json-c50', what: '--workers 2 vs 1 on one socket, non-streaming chat, 50 connections', gw: redisW2, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'w1-json-c50' },
   { name: 'cache-hit-c50', what: 'cache hit vs an upstream round trip', gw: cacheOnly, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
   {
     name: 'anthropic-stream-c50', what: 'anthropic stream translated vs openai passthrough', gw: anthropic,

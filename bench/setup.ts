@@ -1,13 +1,16 @@
 /**
- * Starting the bench's processes: the canned upstream and a gw per setup, each a child
- * process on 127.0.0.1 (gw with `serve --bind 127.0.0.1:0` and LOG_LEVEL=warn).
+ * Starting the bench's processes: the canned upstream, a redis-server when a setup uses the
+ * Redis store, and a gw per setup, each a child process on 127.0.0.1 (gw with
+ * `serve --bind 127.0.0.1:0` and LOG_LEVEL=warn).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rssMiB, startChild, type Child } from './procs.ts';
+import { startChild, treeRssMiB, type Child } from './procs.ts';
 import type { GwSetup } from './scenarios.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -40,6 +43,33 @@ export async function startUpstream(): Promise<Upstream> {
   };
 }
 
+/** The running redis-server. */
+export interface Redis {
+  child: Child;
+  /** `redis://127.0.0.1:<port>` (no db: each setup picks its own). */
+  url: string;
+}
+
+/** Whether `redis-server` is on PATH (Debian package `redis-server`). */
+export function haveRedisServer(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts redis-server on a free port, in memory only (no RDB, no AOF); stopped with the other children. */
+export async function startRedis(): Promise<Redis> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  const child = await startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), '--loglevel', 'notice'], /Ready to accept connections/, { command: 'redis-server' });
+  return { child, url: `redis://127.0.0.1:${port}` };
+}
+
 /** A running gw. */
 export interface Gw {
   setup: GwSetup;
@@ -55,8 +85,12 @@ export function missingPlugins(setup: GwSetup): string[] {
   return (setup.needs ?? []).filter((p) => !existsSync(join(ROOT, p)));
 }
 
-/** The whole config of a setup. */
-export function gwConfig(setup: GwSetup, upstreamUrl: string): string {
+/** Redis databases handed out to setups, so two setups never share limits, budgets or cache. */
+let nextDb = 1;
+
+/** The whole config of a setup; `redisUrl` when the setup uses the Redis store. */
+export function gwConfig(setup: GwSetup, upstreamUrl: string, redisUrl?: string): string {
+  const store = setup.store === 'redis' ? `\n[store]\nurl = "${redisUrl}/${nextDb++ % 16}"\n` : '';
   return `# written by npm run bench (setup ${setup.id})
 listen = "127.0.0.1:0"
 admin_token = "${ADMIN}"
@@ -65,20 +99,21 @@ data_dir = "data"
 [keys.bench]
 key = "${BENCH_KEY}"
 
-${setup.toml(upstreamUrl)}`;
+${setup.toml(upstreamUrl)}${store}`;
 }
 
 /**
  * Starts gw for `setup` in a fresh temp dir (config and store), with extra node flags
- * (e.g. `--cpu-prof`). The dir is removed on stop.
+ * (e.g. `--cpu-prof`); `--workers N` when the setup says so. The dir is removed on stop.
  */
-export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: string[] = []): Promise<Gw> {
+export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: string[] = [], redisUrl?: string): Promise<Gw> {
   const dir = await mkdtemp(join(tmpdir(), `gw-bench-${setup.id}-`));
   const config = join(dir, 'gateway.toml');
-  await writeFile(config, gwConfig(setup, upstreamUrl));
+  await writeFile(config, gwConfig(setup, upstreamUrl, redisUrl));
+  const workers = setup.workers ? ['--workers', String(setup.workers)] : [];
   let child: Child;
   try {
-    child = await startChild(`gw (${setup.id})`, [...nodeFlags, join(ROOT, 'cli/gw.js'), 'serve', '--config', config, '--bind', '127.0.0.1:0'], /listening on (\S+) \(/, { env: { LOG_LEVEL: GW_LOG_LEVEL } });
+    child = await startChild(`gw (${setup.id})`, [...nodeFlags, join(ROOT, 'cli/gw.js'), 'serve', '--config', config, '--bind', '127.0.0.1:0', ...workers], /listening on (\S+) \(/, { env: { LOG_LEVEL: GW_LOG_LEVEL } });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
@@ -87,7 +122,7 @@ export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: st
     setup,
     child,
     url: `http://${child.ready[1]}`,
-    idleRssMiB: rssMiB(child.proc.pid!),
+    idleRssMiB: treeRssMiB(child.proc.pid!),
     async stop() {
       await child.stop();
       await rm(dir, { recursive: true, force: true });

@@ -21,6 +21,7 @@ const program = new Command('gw')
   .option('-v, --verbose', 'log more: -v info, -vv debug, -vvv trace (else LOG_LEVEL)', (_v: string, prev: number) => prev + 1, 0)
   .option('--config <path>', 'config file to serve (created on first run)')
   .option('--bind <host:port>', 'address to listen on (overrides listen in the file)')
+  .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
   .showHelpAfterError()
   // without this, commander lets the program's --config/--bind swallow the ones given after
   // `serve`, which then serves ./gateway.toml on its listen address
@@ -28,9 +29,9 @@ const program = new Command('gw')
   .exitOverride();
 
 program.action(async () => {
-  const o = program.opts<{ verbose: number; config?: string; bind?: string }>();
+  const o = program.opts<{ verbose: number; config?: string; bind?: string; workers?: number }>();
   const { runServe } = await import('./serve.ts');
-  await runServe({ config: o.config ?? 'gateway.toml', bind: o.bind, verbosity: o.verbose });
+  await runServe({ config: o.config ?? 'gateway.toml', bind: o.bind, verbosity: o.verbose, workers: o.workers });
 });
 
 program
@@ -41,12 +42,19 @@ program
     if (!/^.+:\d{1,5}$/.test(v)) throw new InvalidArgumentError('expected <host>:<port>, e.g. 127.0.0.1:8080');
     return v;
   })
-  .action(async (o: { config: string; bind?: string }) => {
+  .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
+  .action(async (o: { config: string; bind?: string; workers?: number }) => {
     const { runServe } = await import('./serve.ts');
-    await runServe({ config: o.config, bind: o.bind, verbosity: program.opts<{ verbose: number }>().verbose });
+    await runServe({ config: o.config, bind: o.bind, verbosity: program.opts<{ verbose: number }>().verbose, workers: o.workers });
   });
 
 registerManagementCommands(program);
+
+function parseWorkers(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new InvalidArgumentError('expected a whole number of worker processes, 1 or more');
+  return n;
+}
 
 try {
   await program.parseAsync(process.argv);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Koa, { type Context, type Next } from 'koa';
 import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
+import type { RouteName } from './context.ts';
 import { GatewayError } from './errors.ts';
 import type { Gateway } from './gateway.ts';
 import { bearer, tokenEquals } from './keys.ts';
@@ -23,6 +24,8 @@ import { notifyError } from './routes/stream.ts';
 
 const UNPARSED = Symbol.for('unparsedBody');
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The gateway routes /metrics counts (POST); everything else (admin, models, scrapes) is not counted. */
+const METERED: ReadonlyMap<string, RouteName> = new Map([['/v1/chat/completions', 'chat'], ['/v1/embeddings', 'embeddings'], ['/v1/messages', 'messages']]);
 
 /** Builds the Koa app for a gateway. `gwRef()` returns the current gateway (swapped on reload). */
 export function createApp(gwRef: () => Gateway): Koa {
@@ -85,6 +88,11 @@ export function createApp(gwRef: () => Gateway): Koa {
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  router.get('/metrics', admin, async (ctx) => {
+    const text = await gwRef().metrics.scrape();
+    ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
+    ctx.body = text;
+  });
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = openApiDocument();
@@ -105,27 +113,35 @@ export function createApp(gwRef: () => Gateway): Koa {
     st.log = gw.log;
     const info = gw.log.isLevelEnabled('info');
     if (info) gw.log.info({ req: st.id, method: ctx.method, path: ctx.path }, 'request');
+    let failure: GatewayError | undefined;
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new GatewayError(404, `no route ${ctx.method} ${ctx.path}`, { code: 'route_not_found' });
       if (ctx.status === 405) throw new GatewayError(405, `method ${ctx.method} is not allowed on ${ctx.path}`, { code: 'method_not_allowed' });
     } catch (err) {
       const ge = asGatewayError(err);
+      failure = ge;
       if (ge.status === 500) gw.log.error({ err, req: st.id }, 'internal error');
       if (st.rc) {
         st.rc.status = ge.status;
         await notifyError(gw, st.rc, ge);
       }
-      if (ctx.headerSent || !ctx.writable) return;
-      ctx.status = ge.status;
-      ctx.type = 'application/json';
-      ctx.set('x-request-id', st.id);
-      if (ge.headers) ctx.set(ge.headers);
-      ctx.body = errorBody(ge, ctx.path.startsWith('/v1/messages'));
+      if (!ctx.headerSent && ctx.writable) {
+        ctx.status = ge.status;
+        ctx.type = 'application/json';
+        ctx.set('x-request-id', st.id);
+        if (ge.headers) ctx.set(ge.headers);
+        ctx.body = errorBody(ge, ctx.path.startsWith('/v1/messages'));
+      }
     }
-    if (info) {
+    // a stream's pump is awaited by its route: this runs after the last byte, streams included
+    const route = ctx.method === 'POST' ? METERED.get(ctx.path) : undefined;
+    if (route || info) {
       const rc = st.rc;
-      gw.log.info({ req: st.id, status: rc?.status || ctx.status, ms: Math.round((performance.now() - st.startedAt) * 100) / 100, model: rc?.model, provider: rc?.provider }, 'response');
+      const status = rc?.status || failure?.status || ctx.status;
+      const ms = performance.now() - st.startedAt;
+      if (route) gw.metrics.request(route, rc, status, failure, ms);
+      if (info) gw.log.info({ req: st.id, status, ms: Math.round(ms * 100) / 100, model: rc?.model, provider: rc?.provider }, 'response');
     }
   });
   app.use(router.routes());

@@ -56,6 +56,7 @@ export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: 
       }
       for (let retry = 0; ; retry++) {
         attempts++;
+        if (retry > 0) m.retries++;
         m.inflight++;
         const t0 = performance.now();
         try {
@@ -67,6 +68,7 @@ export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: 
         } catch (err) {
           m.inflight--;
           if (signal.aborted) throw err;
+          m.failed(err);
           const verdict = classify(err);
           if (verdict === 'fail') {
             // the upstream answered (a 4xx): it is healthy, the request is not

@@ -3,6 +3,7 @@
  * EWMA, breaker). One Member per Provider instance, kept across routing-table rebuilds so
  * runtime changes do not reset circuit state.
  */
+import { GatewayError } from '../errors.ts';
 import type { Provider } from '../provider.ts';
 import { Breaker } from './breaker.ts';
 
@@ -24,6 +25,10 @@ export class Member {
   ewmaMs = 0;
   /** Smooth weighted round-robin state. */
   current = 0;
+  /** Failed calls the upstream caused, by its status or the transport failure code (for /metrics). */
+  readonly failures = new Map<string, number>();
+  /** Retries made on this provider (for /metrics). */
+  retries = 0;
 
   constructor(provider: Provider, settings: MemberSettings, breaker: Breaker) {
     this.provider = provider;
@@ -34,6 +39,13 @@ export class Member {
   /** Records a time-to-first-byte sample (α = 0.2). */
   sample(ms: number): void {
     this.ewmaMs = this.ewmaMs === 0 ? ms : this.ewmaMs * 0.8 + ms * 0.2;
+  }
+
+  /** Counts a failed call when the upstream caused it: its HTTP status, else `upstream_*` (timeout, unreachable…). */
+  failed(err: unknown): void {
+    if (!(err instanceof GatewayError)) return;
+    const label = err.upstreamStatus !== undefined ? String(err.upstreamStatus) : err.code?.startsWith('upstream_') ? err.code : undefined;
+    if (label !== undefined) this.failures.set(label, (this.failures.get(label) ?? 0) + 1);
   }
 }
 
@@ -60,6 +72,11 @@ export function healthOf(p: Provider): { circuit: BreakerStateName; inflight: nu
   const m = members.get(p);
   if (!m) return { circuit: 'closed', inflight: 0, latency_ms: null };
   return { circuit: m.breaker.state, inflight: m.inflight, latency_ms: m.ewmaMs ? Math.round(m.ewmaMs * 10) / 10 : null };
+}
+
+/** A provider's upstream failure and retry counts, undefined before its first call. */
+export function upstreamCountsOf(p: Provider): Pick<Member, 'failures' | 'retries'> | undefined {
+  return members.get(p);
 }
 
 type BreakerStateName = Member['breaker']['state'];

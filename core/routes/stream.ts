@@ -26,6 +26,7 @@ export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, 
   ctx.respond = false;
   rc.status = 200;
   sse.open(headers);
+  gw.metrics.streamOpened(rc);
   try {
     step ??= await frames.next();
     while (!step.done) {
@@ -52,6 +53,7 @@ export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, 
     await frames.return(undefined).catch(() => undefined);
   } finally {
     sse.end();
+    gw.metrics.streamClosed();
   }
 }
 

@@ -1,0 +1,199 @@
+/**
+ * Prometheus metrics of one gateway (`GET /metrics`, docs/metrics.md). Each gateway owns a
+ * prom-client Registry (never the global one: tests run several gateways in one process);
+ * every name is prefixed `gw_`.
+ *
+ * Recording is once per request, at its end, from the RequestContext the pipeline already
+ * filled (route, servedModel, provider, status, usage, cacheHit, upstreamMs): the app's
+ * boundary calls `request()` after the response (a stream's last byte included: the route
+ * awaits the pump). Streams add `streamOpened`/`streamClosed` around the pump, for time to
+ * first byte and the in-flight gauge. Numbers are kept in plain maps (families.ts) and
+ * turned into samples only when scraped. Upstream errors and retries are read at scrape
+ * time from the router's per-provider counters: one request can fail on several providers
+ * before one answers. A cache miss is counted by a tap placed after every extension's on
+ * onCacheLookup: it runs only when none of them answered.
+ */
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { RequestContext, RouteName } from '../context.ts';
+import type { GatewayError } from '../errors.ts';
+import type { Hooks } from '../hooks.ts';
+import type { Provider } from '../provider.ts';
+import { upstreamCountsOf } from '../resilience/member.ts';
+import { family, HistoMap, type Value } from './families.ts';
+
+/** USD per million tokens, as `[pricing."<model>"]`. */
+interface Price {
+  input_per_mtok: number;
+  output_per_mtok: number;
+}
+
+/** What the metrics read from the running gateway at record and scrape time. */
+export interface MetricsSource {
+  /** Providers currently routed to (scrape time: upstream errors and retries). */
+  providers(): Iterable<Provider>;
+  /** `[pricing]` of the running config (it changes on reload). */
+  pricing(): Readonly<Record<string, Price>>;
+}
+
+/** Error codes that mean "refused by a limit", as `reason` labels of gw_refusals_total. */
+const REFUSALS: Readonly<Record<string, string>> = {
+  rate_limit_exceeded: 'rate_limit',
+  budget_exceeded: 'budget',
+  model_not_priced: 'model_not_priced',
+  store_unavailable: 'store_unavailable',
+};
+
+/** Key label of a gateway that runs open (the account name the accounting extensions use). */
+const OPEN_KEY = '(open)';
+
+// seconds; total spans cache hits (sub-ms) to long streams, overhead is gw's own time
+const TOTAL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+interface RequestSeries {
+  route: string;
+  model: string;
+  provider: string;
+  status: number;
+  n: number;
+}
+
+interface UsageSeries {
+  key: string;
+  model: string;
+  prompt: number;
+  completion: number;
+  usd: number;
+}
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  /**
+   * The text a scrape returns. A cluster worker replaces it with one that asks the primary
+   * for every worker's metrics (core/cluster.ts).
+   */
+  scrape: () => Promise<string> = () => this.registry.metrics();
+
+  private readonly source: MetricsSource;
+  private readonly requests = new Map<string, RequestSeries>();
+  private readonly usage = new Map<string, UsageSeries>();
+  private readonly refusals = new Map<string, number>();
+  private readonly total = new HistoMap('route', TOTAL_BUCKETS);
+  private readonly upstream = new HistoMap('provider', TOTAL_BUCKETS);
+  private readonly overhead = new HistoMap('route', OVERHEAD_BUCKETS);
+  private readonly ttfb = new HistoMap('route', TOTAL_BUCKETS);
+  private cacheHits = 0;
+  private cacheMisses = 0;
+  private streams = 0;
+
+  constructor(source: MetricsSource, opts: { defaultMetrics?: boolean } = {}) {
+    this.source = source;
+    const reg = this.registry;
+    family(reg, 'gw_requests_total', 'Gateway requests (chat, embeddings, messages) by route, served model, provider and HTTP status sent', 'counter', () =>
+      [...this.requests.values()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })));
+    this.total.expose(reg, 'gw_request_duration_seconds', 'Time from arrival to the last byte sent (streams included)');
+    this.upstream.expose(reg, 'gw_upstream_duration_seconds', 'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included');
+    this.overhead.expose(reg, 'gw_overhead_seconds', "gw's own time: total minus upstream (non-streaming), time to first byte minus upstream (streams)");
+    this.ttfb.expose(reg, 'gw_stream_ttfb_seconds', 'Streams: time from arrival to the first byte sent to the client');
+    family(reg, 'gw_tokens_total', 'Tokens the upstreams reported, by gateway key name, served model and type (prompt|completion)', 'counter', () =>
+      [...this.usage.values()].flatMap((u) => [
+        { labels: { key: u.key, model: u.model, type: 'prompt' }, value: u.prompt },
+        { labels: { key: u.key, model: u.model, type: 'completion' }, value: u.completion },
+      ]));
+    family(reg, 'gw_cost_usd_total', 'USD of the reported usage, priced from [pricing] (unpriced models add nothing)', 'counter', () =>
+      [...this.usage.values()].map((u) => ({ labels: { key: u.key, model: u.model }, value: u.usd })));
+    family(reg, 'gw_cache_requests_total', 'Cache lookups by result (hit|miss)', 'counter', () => [
+      { labels: { result: 'hit' }, value: this.cacheHits },
+      { labels: { result: 'miss' }, value: this.cacheMisses },
+    ]);
+    family(reg, 'gw_refusals_total', 'Requests refused before the upstream by a limit (rate_limit, budget, model_not_priced, store_unavailable)', 'counter', () =>
+      [...this.refusals].map(([reason, n]) => ({ labels: { reason }, value: n })));
+    family(reg, 'gw_upstream_errors_total', 'Failed upstream calls (every attempt) by provider and upstream status, or the transport failure code', 'counter', () => {
+      const out: Value[] = [];
+      for (const p of source.providers()) for (const [status, n] of upstreamCountsOf(p)?.failures ?? []) out.push({ labels: { provider: p.name, status }, value: n });
+      return out;
+    });
+    family(reg, 'gw_upstream_retries_total', 'Retries on the same provider (attempts after its first, for one request)', 'counter', () => {
+      const out: Value[] = [];
+      for (const p of source.providers()) {
+        const n = upstreamCountsOf(p)?.retries;
+        if (n) out.push({ labels: { provider: p.name }, value: n });
+      }
+      return out;
+    });
+    family(reg, 'gw_inflight_streams', 'Streams open to clients', 'gauge', () => [{ labels: {}, value: this.streams }]);
+    // per registry (prom-client allows one set per registry): gw_process_cpu_seconds_total & co.
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: reg, prefix: 'gw_' });
+  }
+
+  /**
+   * Counts cache misses: tapped after every extension, so it runs only when no tap answered.
+   * Not tapped without a cache extension (a tap would make every request look one up).
+   */
+  tapCacheMisses(hooks: Hooks): void {
+    if (!hooks.onCacheLookup.isUsed()) return;
+    hooks.onCacheLookup.tap('metrics', () => {
+      this.cacheMisses++;
+      return undefined;
+    });
+  }
+
+  /** A stream's first byte goes to the client now (`rc.upstreamMs` was just measured). */
+  streamOpened(rc: RequestContext): void {
+    this.streams++;
+    const ms = performance.now() - rc.startedAt;
+    this.ttfb.observe(rc.route, ms / 1000);
+    if (rc.provider !== undefined) this.overhead.observe(rc.route, Math.max(0, ms - rc.upstreamMs) / 1000);
+  }
+
+  /** The stream ended (completed, failed or the client left). */
+  streamClosed(): void {
+    this.streams--;
+  }
+
+  /**
+   * Records one finished gateway request.
+   * @param rc the request context, undefined when the request failed before admission (auth, body).
+   * @param failure the error the request ended with before its response started (refusals included).
+   */
+  request(route: RouteName, rc: RequestContext | undefined, status: number, failure: GatewayError | undefined, totalMs: number): void {
+    // a model no provider serves is whatever the client sent: never a label value
+    const model = rc === undefined || failure?.code === 'model_not_found' ? '' : rc.servedModel;
+    const provider = rc?.provider ?? '';
+    const key = `${route}\u0000${model}\u0000${provider}\u0000${status}`;
+    const s = this.requests.get(key);
+    if (s) s.n++;
+    else this.requests.set(key, { route, model, provider, status, n: 1 });
+    this.total.observe(route, totalMs / 1000);
+    if (failure?.code && failure.upstreamStatus === undefined) {
+      const reason = REFUSALS[failure.code];
+      if (reason) this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
+    }
+    if (!rc) return;
+    if (rc.cacheHit) {
+      this.cacheHits++;
+      return;
+    }
+    if (rc.provider === undefined) return;
+    this.upstream.observe(rc.provider, rc.upstreamMs / 1000);
+    if (!rc.stream) this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
+    const u = rc.usage;
+    // as the usage extension: a failed call (mid-stream failure, client gone) counts nothing
+    if (!u || status >= 400) return;
+    const account = rc.key?.name ?? OPEN_KEY;
+    const ukey = `${account}\u0000${model}`;
+    let a = this.usage.get(ukey);
+    if (!a) this.usage.set(ukey, (a = { key: account, model, prompt: 0, completion: 0, usd: 0 }));
+    const prompt = count(u.prompt_tokens);
+    const completion = count(u.completion_tokens);
+    a.prompt += prompt;
+    a.completion += completion;
+    const price = this.source.pricing()[model];
+    if (price) a.usd += (prompt * price.input_per_mtok + completion * price.output_per_mtok) / 1e6;
+  }
+}
+
+/** A token count as reported; 0 when an upstream left it out. */
+function count(v: unknown): number {
+  return typeof v === 'number' && v > 0 && Number.isFinite(v) ? v : 0;
+}
