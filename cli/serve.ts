@@ -8,9 +8,8 @@ import { existsSync } from 'node:fs';
 import { isGwWorker, requireSharedStore, runPrimary, workerLink, type WorkerLink } from '../core/cluster.ts';
 import { writeFirstRunConfig } from '../core/config/first-run.ts';
 import { loadConfig } from '../core/config/load.ts';
-import { closeUpstreams } from '../core/http/upstream.ts';
 import { createLogger, levelFrom } from '../core/log.ts';
-import { serve, type Running } from '../core/server.ts';
+import type { Running } from '../core/server.ts';
 
 export interface ServeCliOptions {
   config: string;
@@ -34,6 +33,8 @@ export async function runServe(o: ServeCliOptions): Promise<void> {
 
 /** One gateway in this process: alone, or as a cluster worker (`link`) controlled by the primary. */
 async function serveProcess(o: ServeCliOptions, log: ReturnType<typeof createLogger>, link?: WorkerLink): Promise<void> {
+  // imported here: a --workers primary never loads the gateway (its memory stays small)
+  const [{ serve }, { closeUpstreams }] = await Promise.all([import('../core/server.ts'), import('../core/http/upstream.ts')]);
   let running: Running | undefined;
   let signals = 0;
   let stopping = false;
