@@ -123,7 +123,8 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
       if (lived >= STABLE_MS) crashes = 0;
       const delay = BACKOFF_MS[Math.min(crashes++, BACKOFF_MS.length - 1)]!;
       log.warn({ pid: w.process.pid, code, signal, restart_in_ms: delay }, 'worker died; restarting it');
-      setTimeout(() => phase === 'running' && fork(), delay).unref();
+      // not unref'd: with every worker gone this timer is what keeps the primary alive
+      setTimeout(() => phase === 'running' && fork(), delay);
       return;
     }
     if (phase === 'starting') startFailed(Object.assign(new Error(`a worker exited (${signal ?? code}) before listening`), { name: 'WorkerError' }));
@@ -201,8 +202,7 @@ export function workerLink(): WorkerLink {
     } else if (msg?.gw === 'stop') {
       stopAsked = true;
       control?.stop();
-    }
-    else if (msg?.gw === 'reload') control?.reload();
+    } else if (msg?.gw === 'reload') control?.reload();
   });
   const toPrimary = (m: ToPrimary) => new Promise<void>((resolve) => (process.connected ? process.send!(m, undefined, undefined, () => resolve()) : resolve()));
   return {
