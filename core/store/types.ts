@@ -15,17 +15,10 @@
  *   holds     hold/settle/release: temporary reservations against a counter field, for
  *             budgets; never durable (a crashed holder must not leak a hold) and TTL'd.
  *
- * Implementing another backend (Redis, one Lua script per method, keys under the namespace):
- *   incr          HINCRBYFLOAT per field in one script (MULTI is not enough: it must return the record).
- *   windowAdmit   ZSET per window, member `<now>:<seq>:<amount>` scored by time:
- *                 ZREMRANGEBYSCORE -inf (now - windowMs); sum the members' amounts; compare;
- *                 ZADD; PEXPIRE windowMs. Retry time from the oldest members (ZRANGE WITHSCORES).
- *   windowAdd     ZADD + ZREMRANGEBYSCORE + PEXPIRE.
- *   hold          HASH `<key>:holds` id → `<amount>:<expiresAt>`; the script drops expired
- *                 holds, sums the live ones, reads the counter field, compares, HSET.
- *   settle        HINCRBYFLOAT on the counter record and HDEL of the hold in one script.
- *   set with TTL  SET PX. entries/clear: SCAN MATCH `<ns>:<prefix>*`.
- *   withLock      SET NX PX with a token, released by a compare-and-delete script.
+ * Backends: LevelDB (`level.ts`, the embedded default) and Redis (`redis.ts`: one Lua
+ * script per multi-step method, server time for windows, holds owned by a live instance;
+ * key layout in `redis-scripts.ts`). Both pass the same conformance tests
+ * (test/unit/store-conformance.ts); a new backend should too.
  */
 export interface Store {
   /** A view of this store whose keys all live under `<ns>:`; views nest. */
