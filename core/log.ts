@@ -24,6 +24,8 @@ export function createLogger(level: LevelWithSilent, dest?: NodeJS.WritableStrea
       base: undefined,
       redact: { paths: ['api_key', '*.api_key', 'key', '*.key', 'admin_token', 'authorization', '*.authorization', 'headers.authorization', 'headers["x-api-key"]'], censor: '***' },
     },
-    dest as pino.DestinationStream | undefined,
+    // stdout through an asynchronous SonicBoom: a line is a buffered write, not a blocking
+    // syscall per request; pino flushes it synchronously on exit
+    (dest as pino.DestinationStream | undefined) ?? pino.destination({ dest: 1, sync: false }),
   );
 }

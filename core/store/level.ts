@@ -2,10 +2,11 @@
  * The embedded store: LevelDB (`level`) under `data_dir`. One process owns the database
  * (LevelDB takes a file lock), so atomicity is in-process: a per-key lock for
  * read-check-write sequences, and plain single-threaded JS for the in-memory window logs.
- * Counters and plain values use synchronous writes (`sync: true`: on disk when the promise
- * resolves); TTL entries (caches) do not;
- * window entries use ordinary writes (in LevelDB's log when it resolves, so a process
- * crash keeps them; only a machine crash may lose the last ones).
+ * Every write is in LevelDB's write-ahead log, in the operating system's hands, when its
+ * promise resolves: it survives a process crash (kill -9) and a restart. Writes are not
+ * fsynced one by one (`sync: false`): an fsync per request cost more than everything
+ * else gw does for it, and only a machine crash or power loss could drop the last
+ * moments of writes (for that, run the Redis store with `appendfsync always`).
  */
 import { Level } from 'level';
 import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
@@ -19,6 +20,9 @@ const WINDOW_SPACE = '\u0001w\u0000';
 const SWEEP_MS = 10 * 60_000;
 
 type Db = Level<string, string>;
+type Op = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+
+const WRITE = { sync: false };
 
 class KeyLocks {
   private tails = new Map<string, Promise<unknown>>();
@@ -51,11 +55,72 @@ class Shared {
   readonly windows = new Map<string, WindowLog>();
   readonly loading = new Map<string, Promise<WindowLog>>();
   readonly holds = new Map<string, Map<string, Hold>>();
+  /**
+   * Counter records read or written so far. LevelDB admits one process, so this copy is
+   * authoritative once loaded: counter reads (budget admission, listings) never touch disk.
+   */
+  readonly counters = new Map<string, Record<string, number>>();
   seq = Math.floor(Math.random() * 2 ** 32);
   sweeper: NodeJS.Timeout | undefined;
+  /** Writes waiting for the next batch, in issue order, and their waiters. */
+  private queue: Op[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  /** Values written but not yet in LevelDB (null = deleted), so reads see their own writes; `n` = the write's number. */
+  private readonly unwritten = new Map<string, { value: string | null; n: number }>();
+  private writes = 0;
+  private flushing: Promise<void> | undefined;
 
   constructor(db: Db) {
     this.db = db;
+  }
+
+  /**
+   * Queues writes; resolves once they are in LevelDB's log. Writes issued while a batch is
+   * in flight go out together in the next one (group commit): under load one batch carries
+   * many requests' writes instead of one native write each. One batch at a time keeps the
+   * order in which writes were issued.
+   */
+  write(ops: Op[]): Promise<void> {
+    for (const op of ops) {
+      this.queue.push(op);
+      this.unwritten.set(op.key, { value: op.type === 'put' ? op.value : null, n: ++this.writes });
+    }
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    this.flushing ??= Promise.resolve().then(() => this.flush());
+    return done;
+  }
+
+  /** Resolves when every queued write is in LevelDB (before iterating or clearing). */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    while (this.waiters.length) {
+      const ops = this.queue;
+      const waiters = this.waiters;
+      const upTo = this.writes;
+      this.queue = [];
+      this.waiters = [];
+      try {
+        if (ops.length) await this.db.batch(ops, WRITE);
+        for (const w of waiters) w.resolve();
+      } catch (err) {
+        for (const w of waiters) w.reject(err);
+      }
+      for (const op of ops) {
+        const u = this.unwritten.get(op.key);
+        if (u && u.n <= upTo) this.unwritten.delete(op.key);
+      }
+    }
+    this.flushing = undefined;
+  }
+
+  /** Reads a key, seeing queued writes first. */
+  async read(key: string): Promise<string | undefined> {
+    const u = this.unwritten.get(key);
+    if (u) return u.value ?? undefined;
+    return this.db.get(key);
   }
 
   /** The window log at `full`, loaded from disk on first use (once, even under concurrent calls). */
@@ -85,14 +150,14 @@ class Shared {
 
   /** Persists a new window entry and deletes the ones that left the window, in one batch. */
   persist(full: string, log: WindowLog, dropped: string[], now: number, amount: number): Promise<void> {
-    const ops: Array<{ type: 'put'; key: string; value: string } | { type: 'del'; key: string }> = [];
+    const ops: Op[] = [];
     for (const key of dropped) ops.push({ type: 'del', key });
     if (amount !== 0) {
       const key = `${WINDOW_SPACE}${full}\u0000${now.toString(36).padStart(9, '0')}.${(this.seq++ >>> 0).toString(36)}`;
       log.push(now, amount, key);
       ops.push({ type: 'put', key, value: `${now}:${amount}` });
     }
-    return ops.length ? this.db.batch(ops) : Promise.resolve();
+    return ops.length ? this.write(ops) : Promise.resolve();
   }
 
   /** Deletes expired TTL values; under each key's lock so a fresh `set` is never deleted. */
@@ -104,8 +169,8 @@ class Shared {
     }
     for (const k of expired) {
       await this.locks.run(k, async () => {
-        const raw = await this.db.get(k);
-        if (raw !== undefined && raw.charCodeAt(0) === 0 && decode(raw, Date.now()) === undefined) await this.db.del(k);
+        const raw = await this.read(k);
+        if (raw !== undefined && raw.charCodeAt(0) === 0 && decode(raw, Date.now()) === undefined) await this.write([{ type: 'del', key: k }]);
       });
     }
   }
@@ -127,27 +192,30 @@ class LevelView implements Store {
   }
 
   async get(key: string): Promise<string | undefined> {
-    const raw = await this.s.db.get(this.prefix + key);
+    const raw = await this.s.read(this.prefix + key);
     if (raw === undefined) return undefined;
     return decode(raw, Date.now());
   }
 
   async set(key: string, value: string, opts?: { ttlMs?: number }): Promise<void> {
     const full = this.prefix + key;
-    if (!opts?.ttlMs) return this.s.db.put(full, value, { sync: true });
+    this.s.counters.delete(full);
+    if (!opts?.ttlMs) return this.s.write([{ type: 'put', key: full, value }]);
     // TTL'd writes take the key's lock so the sweeper never deletes one it just read as expired.
     // Not fsynced: TTL entries are caches; LevelDB's log still keeps them across a process crash.
     const raw = `${TTL_MARK}${Date.now() + opts.ttlMs}${TTL_MARK}${value}`;
-    return this.s.locks.run(full, () => this.s.db.put(full, raw));
+    return this.s.locks.run(full, () => this.s.write([{ type: 'put', key: full, value: raw }]));
   }
 
   async delete(key: string): Promise<void> {
-    await this.s.db.del(this.prefix + key, { sync: true });
+    this.s.counters.delete(this.prefix + key);
+    await this.s.write([{ type: 'del', key: this.prefix + key }]);
   }
 
   async *entries(prefix = ''): AsyncIterable<[string, string]> {
     const start = this.prefix + prefix;
     const now = Date.now();
+    await this.s.drain();
     for await (const [k, raw] of this.s.db.iterator({ gte: start, lt: `${start}\uffff` })) {
       if (k.charCodeAt(0) === 1) continue; // window entries (only reachable from the root view)
       const v = decode(raw, now);
@@ -157,6 +225,8 @@ class LevelView implements Store {
 
   async clear(prefix = ''): Promise<void> {
     const start = this.prefix + prefix;
+    for (const k of this.s.counters.keys()) if (k.startsWith(start)) this.s.counters.delete(k);
+    await this.s.drain();
     await this.s.db.clear({ gte: start, lt: start === '' ? '\u0001' : `${start}\uffff` });
   }
 
@@ -166,8 +236,7 @@ class LevelView implements Store {
   }
 
   async counters(key: string): Promise<Record<string, number>> {
-    const raw = await this.s.db.get(this.prefix + key);
-    return raw === undefined ? {} : JSON.parse(raw);
+    return { ...(await this.record(this.prefix + key)) };
   }
 
   async windowAdmit(key: string, limit: number, windowMs: number, opts: { cost?: number; pending?: number; now?: number } = {}): Promise<WindowVerdict> {
@@ -197,8 +266,7 @@ class LevelView implements Store {
   hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict> {
     const full = this.prefix + key;
     return this.s.locks.run(full, async () => {
-      const raw = await this.s.db.get(full);
-      const value = raw === undefined ? 0 : ((JSON.parse(raw) as Record<string, number>)[opts.field] ?? 0);
+      const value = (await this.record(full))[opts.field] ?? 0;
       const held = this.liveHolds(full, id);
       const admitted = value + held < opts.limit;
       if (admitted) {
@@ -233,16 +301,31 @@ class LevelView implements Store {
 
   async close(): Promise<void> {
     if (!this.root) return;
+    await this.s.drain();
     if (this.s.sweeper) clearInterval(this.s.sweeper);
     await this.s.db.close();
   }
 
   /** Read-add-write of a counter record; the caller holds the key's lock. */
   private async add(full: string, deltas: Record<string, number>): Promise<Record<string, number>> {
-    const raw = await this.s.db.get(full);
-    const rec: Record<string, number> = raw === undefined ? {} : JSON.parse(raw);
+    const rec = { ...(await this.record(full)) };
     for (const f in deltas) rec[f] = (rec[f] ?? 0) + deltas[f]!;
-    await this.s.db.put(full, JSON.stringify(rec), { sync: true });
+    await this.s.write([{ type: 'put', key: full, value: JSON.stringify(rec) }]);
+    // only once durable: a failed write leaves the old record in force
+    this.s.counters.set(full, rec);
+    return { ...rec };
+  }
+
+  /** The counter record at `full` (shared: callers copy before changing or returning it). */
+  private async record(full: string): Promise<Record<string, number>> {
+    const cached = this.s.counters.get(full);
+    if (cached) return cached;
+    const raw = await this.s.read(full);
+    const rec: Record<string, number> = raw === undefined ? {} : JSON.parse(raw);
+    // a write may have landed while we read: it wins
+    const now = this.s.counters.get(full);
+    if (now) return now;
+    this.s.counters.set(full, rec);
     return rec;
   }
 

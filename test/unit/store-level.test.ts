@@ -113,3 +113,24 @@ test('values with TTL expire; incr never loses concurrent updates; namespaces ar
   t.deepEqual(await a.counters('c'), { n: 100, m: 200 });
   t.deepEqual(await b.counters('c'), {});
 });
+
+test('group commit: reads see queued writes, the last issued write wins, and everything is on disk after a reopen', async (t) => {
+  const { store, dir } = await open(t);
+  const s = store.namespace('ext:gc');
+  const writes = Array.from({ length: 200 }, (_, i) => s.set('k', String(i)));
+  // not awaited yet: a read must already see the newest queued value
+  t.is(await s.get('k'), '199');
+  const del = s.delete('gone');
+  await s.set('gone', 'x');
+  await Promise.all([...writes, del]);
+  t.is(await s.get('k'), '199');
+  const counts = await Promise.all(Array.from({ length: 100 }, () => s.incr('c', { n: 1 })));
+  t.is(Math.max(...counts.map((c) => c.n!)), 100);
+  await store.close();
+  const reopened = await openLevelStore(dir);
+  t.teardown(() => reopened.close());
+  const r = reopened.namespace('ext:gc');
+  t.is(await r.get('k'), '199');
+  t.is(await r.get('gone'), 'x');
+  t.deepEqual(await r.counters('c'), { n: 100 });
+});
