@@ -4,17 +4,8 @@
  * One error boundary: expected failures print one line and exit non-zero; bugs print a stack.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { CliError } from './client/errors.ts';
 import { registerManagementCommands } from './commands/register.ts';
-
-/** An expected failure: one line on stderr, exit code 1 (or `code`). */
-export class CliError extends Error {
-  exitCode: number;
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.name = 'CliError';
-    this.exitCode = exitCode;
-  }
-}
 
 const program = new Command('gw')
   .description('gw — an LLM gateway: one OpenAI-compatible endpoint for many model vendors')

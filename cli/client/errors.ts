@@ -1,6 +1,6 @@
 /**
  * An expected failure of a management command: cli/main.ts prints `gw: <message>` on one
- * line and exits with `exitCode` (matched by name, so this module needs no import there).
+ * line and exits with `exitCode`.
  */
 export class CliError extends Error {
   exitCode: number;

@@ -17,7 +17,7 @@ import type { Router } from '@koa/router';
 import { GatewayError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import { modelsRoute } from '../routes/models.ts';
-import type { GwState } from '../routes/chat.ts';
+import type { GwState } from '../routes/admit.ts';
 import type { ProviderInput } from '../runtime/runtime.ts';
 import { validate } from '../schemas.ts';
 import { keyCreateSchema, providerCreateSchema } from './schemas.ts';

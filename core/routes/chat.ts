@@ -3,57 +3,28 @@
  * (non-streaming) → provider → onResponse → answer; streams pumped chunk by chunk.
  */
 import type { Context } from 'koa';
-import { RequestContext } from '../context.ts';
-import { dispatch, plan } from '../dispatch.ts';
+import type { RequestContext } from '../context.ts';
+import { dispatch } from '../dispatch.ts';
 import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
 import { primeFirst } from '../resilience/prime.ts';
 import type { ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
 import type { CallContext, StreamItem } from '../provider.ts';
-import { chatRequestSchema, validate } from '../schemas.ts';
-import { clientSignal, sendEarly, sendJson } from './respond.ts';
+import { chatRequestSchema } from '../schemas.ts';
+import { admit } from './admit.ts';
+import { clientSignal, sendJson } from './respond.ts';
 import { pumpStream } from './stream.ts';
-
-/** The parsed body and its exact text, as the body parser left them. */
-export interface ParsedBody {
-  body: Record<string, unknown>;
-  raw: string;
-}
-
-/** Builds the request context after validation and model resolution (404 thrown here). */
-export function admit(gw: Gateway, ctx: Context, route: RequestContext['route'], body: Record<string, unknown>, raw: string, stream: boolean): RequestContext {
-  const model = body.model as string;
-  const canonical = gw.table.resolve(model);
-  const st = ctx.state as GwState;
-  return new RequestContext(st.id, route, st.key, body, raw, model, canonical, stream, st.startedAt, st.log);
-}
-
-/** What the core middleware put on ctx.state. */
-export interface GwState {
-  id: string;
-  startedAt: number;
-  key: RequestContext['key'];
-  log: RequestContext['log'];
-  rc?: RequestContext;
-  body?: ParsedBody;
-}
 
 export function chatRoute(ref: () => Gateway) {
   return async function chatCompletions(ctx: Context): Promise<void> {
     const gw = ref();
-    const st = ctx.state as GwState;
-    const { body, raw } = st.body!;
-    const invalid = validate(chatRequestSchema, body);
-    if (invalid) throw invalid;
-    const stream = body.stream === true;
-    const rc = admit(gw, ctx, 'chat', body, raw, stream);
-    st.rc = rc;
-    const route = plan(gw.table, rc.model, rc.canonicalModel);
+    const admitted = await admit(gw, ctx, 'chat', chatRequestSchema);
+    if (!admitted) return;
+    const { rc, route } = admitted;
+    const body = rc.body;
+    const raw = rc.rawBody;
+    const stream = rc.stream;
     const hooks = gw.hooks;
-    if (hooks.onRequest.isUsed()) {
-      const early = await hooks.onRequest.promise(rc);
-      if (early) return sendEarly(ctx, rc, early, gw.hooks);
-    }
     if (!stream && hooks.onCacheLookup.isUsed()) {
       const hit = await hooks.onCacheLookup.promise(rc);
       if (hit) {

@@ -3,28 +3,22 @@
  * Counts prompt tokens for accounting.
  */
 import type { Context } from 'koa';
-import { dispatch, plan } from '../dispatch.ts';
+import { dispatch } from '../dispatch.ts';
 import { GatewayError } from '../errors.ts';
 import type { EmbeddingsRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
-import { embeddingsRequestSchema, validate } from '../schemas.ts';
-import { admit, type GwState } from './chat.ts';
-import { clientSignal, sendEarly, sendJson } from './respond.ts';
+import { embeddingsRequestSchema } from '../schemas.ts';
+import { admit } from './admit.ts';
+import { clientSignal, sendJson } from './respond.ts';
 
 export function embeddingsRoute(ref: () => Gateway) {
   return async function embeddings(ctx: Context): Promise<void> {
     const gw = ref();
-    const st = ctx.state as GwState;
-    const { body, raw } = st.body!;
-    const invalid = validate(embeddingsRequestSchema, body);
-    if (invalid) throw invalid;
-    const rc = admit(gw, ctx, 'embeddings', body, raw, false);
-    st.rc = rc;
-    const route = plan(gw.table, rc.model, rc.canonicalModel);
-    if (gw.hooks.onRequest.isUsed()) {
-      const early = await gw.hooks.onRequest.promise(rc);
-      if (early) return sendEarly(ctx, rc, early, gw.hooks);
-    }
+    const admitted = await admit(gw, ctx, 'embeddings', embeddingsRequestSchema);
+    if (!admitted) return;
+    const { rc, route } = admitted;
+    const body = rc.body;
+    const raw = rc.rawBody;
     const unchanged = rc.canonicalModel === rc.model;
     const req = (unchanged ? body : { ...body, model: rc.canonicalModel }) as EmbeddingsRequest;
     const signal = clientSignal(ctx);

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
-import { dispatch, plan } from '../dispatch.ts';
+import { dispatch } from '../dispatch.ts';
 import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
 import { primeFirst } from '../resilience/prime.ts';
 import { GatewayError } from '../errors.ts';
@@ -17,9 +17,9 @@ import { ChunksToMessagesEvents, encodeMessagesEvent } from '../format/messages-
 import { messagesToChatRequest } from '../format/messages-translate/to-chat-request.ts';
 import type { Gateway } from '../gateway.ts';
 import type { CallContext, MessagesResult, Provider, SseEvent, StreamItem } from '../provider.ts';
-import { messagesRequestSchema, validate } from '../schemas.ts';
-import { admit, type GwState } from './chat.ts';
-import { clientSignal, sendEarly, sendJson } from './respond.ts';
+import { messagesRequestSchema } from '../schemas.ts';
+import { admit } from './admit.ts';
+import { clientSignal, sendJson } from './respond.ts';
 import { pumpStream } from './stream.ts';
 
 /** Messages usage → common usage (prompt includes cache reads and writes). */
@@ -34,18 +34,12 @@ export function usageFromMessages(u: Partial<MessagesUsage> | undefined, prev?: 
 export function messagesRoute(ref: () => Gateway) {
   return async function messages(ctx: Context): Promise<void> {
     const gw = ref();
-    const st = ctx.state as GwState;
-    const { body, raw } = st.body!;
-    const invalid = validate(messagesRequestSchema, body);
-    if (invalid) throw invalid;
-    const stream = body.stream === true;
-    const rc = admit(gw, ctx, 'messages', body, raw, stream);
-    st.rc = rc;
-    const route = plan(gw.table, rc.model, rc.canonicalModel);
-    if (gw.hooks.onRequest.isUsed()) {
-      const early = await gw.hooks.onRequest.promise(rc);
-      if (early) return sendEarly(ctx, rc, early, gw.hooks);
-    }
+    const admitted = await admit(gw, ctx, 'messages', messagesRequestSchema);
+    if (!admitted) return;
+    const { rc, route } = admitted;
+    const body = rc.body;
+    const raw = rc.rawBody;
+    const stream = rc.stream;
     const unchanged = rc.canonicalModel === rc.model;
     const native = unchanged ? body : { ...body, model: rc.canonicalModel };
     const signal = clientSignal(ctx);

@@ -11,6 +11,7 @@
 import { Level } from 'level';
 import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { WindowLog } from './window-log.ts';
+import { KeyLocks } from './key-locks.ts';
 
 /** TTL entries are stored as `\u0000<expiresAtMs>\u0000<value>` so plain values need no envelope. */
 const TTL_MARK = '\u0000';
@@ -23,25 +24,6 @@ type Db = Level<string, string>;
 type Op = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
 
 const WRITE = { sync: false };
-
-class KeyLocks {
-  private tails = new Map<string, Promise<unknown>>();
-
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => { release = r; });
-    const tail = prev.then(() => mine);
-    this.tails.set(key, tail);
-    try {
-      await prev;
-      return await fn();
-    } finally {
-      release();
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
-}
 
 interface Hold {
   amount: number;

@@ -29,6 +29,7 @@ import type { Logger } from 'pino';
 import { GatewayError } from '../errors.ts';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
 import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
+import { KeyLocks } from './key-locks.ts';
 
 /** Root of every key gw writes. */
 const ROOT = 'gw:';
@@ -67,25 +68,6 @@ export function redactUrl(url: string): string {
     return u.toString();
   } catch {
     return url.replace(/\/\/[^@/]*@/, '//***@');
-  }
-}
-
-class KeyLocks {
-  private tails = new Map<string, Promise<unknown>>();
-
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => { release = r; });
-    const tail = prev.then(() => mine);
-    this.tails.set(key, tail);
-    try {
-      await prev;
-      return await fn();
-    } finally {
-      release();
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
   }
 }
 
