@@ -11,7 +11,7 @@ const program = new Command('gw')
   .description('gw — an LLM gateway: one OpenAI-compatible endpoint for many model vendors')
   .option('-v, --verbose', 'log more: -v info, -vv debug, -vvv trace (else LOG_LEVEL)', (_v: string, prev: number) => prev + 1, 0)
   .option('--config <path>', 'config file to serve (created on first run)')
-  .option('--bind <host:port>', 'address to listen on (overrides listen in the file)')
+  .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', parseBind)
   .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
   .showHelpAfterError()
   // without this, commander lets the program's --config/--bind swallow the ones given after
@@ -29,10 +29,7 @@ program
   .command('serve')
   .description('start the gateway')
   .option('--config <path>', 'config file (created on first run)', 'gateway.toml')
-  .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', (v: string) => {
-    if (!/^.+:\d{1,5}$/.test(v)) throw new InvalidArgumentError('expected <host>:<port>, e.g. 127.0.0.1:8080');
-    return v;
-  })
+  .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', parseBind)
   .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
   .action(async (o: { config: string; bind?: string; workers?: number }) => {
     const { runServe } = await import('./serve.ts');
@@ -40,6 +37,13 @@ program
   });
 
 registerManagementCommands(program);
+
+/** `host:port` with a port 0-65535 (else the server would throw an internal error later). */
+function parseBind(v: string): string {
+  const m = /^.+:(\d{1,5})$/.exec(v);
+  if (!m || Number(m[1]) > 65535) throw new InvalidArgumentError('expected <host>:<port> with a port 0-65535, e.g. 127.0.0.1:8080');
+  return v;
+}
 
 function parseWorkers(v: string): number {
   const n = Number(v);

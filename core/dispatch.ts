@@ -67,12 +67,16 @@ export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: 
           return { value, provider: m.provider, model, attempts };
         } catch (err) {
           m.inflight--;
-          if (signal.aborted) throw err;
+          if (signal.aborted) {
+            m.breaker.release();
+            throw err;
+          }
           m.failed(err);
           const verdict = classify(err);
           if (verdict === 'fail') {
             // the upstream answered (a 4xx): it is healthy, the request is not
             if (err instanceof GatewayError && err.upstreamStatus !== undefined) m.breaker.success();
+            else m.breaker.release();
             throw err;
           }
           m.breaker.failure(Date.now());

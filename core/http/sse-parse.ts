@@ -20,8 +20,12 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>, provider: stri
     },
   });
   const decoder = new TextDecoder();
+  // a reader that stops early does not destroy the body here: the caller either destroys it
+  // or, when the stream said it is complete, drains it so the connection stays pooled (releaseBody)
+  const iterator = (body as { iterator?: (o: { destroyOnReturn: boolean }) => AsyncIterable<Uint8Array> }).iterator;
+  const chunks = typeof iterator === 'function' ? iterator.call(body, { destroyOnReturn: false }) : body;
   try {
-    for await (const buf of body) {
+    for await (const buf of chunks) {
       parser.feed(decoder.decode(buf, { stream: true }));
       // index loop + reset instead of shift(): no O(n²) on bursts of events
       for (let i = 0; i < queue.length; i++) yield queue[i]!;

@@ -82,6 +82,32 @@ export async function readBody(res: UpstreamResponse, provider: string, url: str
   }
 }
 
+/** Longest wait for the rest of a body whose stream already said it is complete. */
+const DRAIN_MS = 2_000;
+
+/**
+ * Lets go of a streamed response body. Complete (`[DONE]`, `message_stop` seen): the rest
+ * (usually just the chunked terminator) is drained in the background so the keep-alive
+ * connection goes back to the pool; otherwise, or if it does not end within DRAIN_MS, the
+ * body is destroyed (that connection cannot be reused).
+ */
+export function releaseBody(res: UpstreamResponse, complete: boolean): void {
+  const body = res.body;
+  if (body.destroyed) return;
+  // destroying an unfinished body emits its abort as 'error': nobody else listens any more
+  body.on('error', ignore);
+  if (!complete) {
+    body.destroy();
+    return;
+  }
+  const timer = setTimeout(() => body.destroy(), DRAIN_MS);
+  timer.unref();
+  body.once('close', () => clearTimeout(timer));
+  body.resume();
+}
+
+function ignore(): void {}
+
 /** Parses an upstream JSON body, else 502 naming the provider. */
 export function parseUpstreamJson<T>(text: string, provider: string): T {
   try {

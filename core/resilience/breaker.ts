@@ -37,6 +37,11 @@ export class Breaker {
     this.state = 'closed';
   }
 
+  /** Gives back a half-open probe whose call ended without telling anything about the upstream (client gone, refused before the call). */
+  release(): void {
+    this.probing = false;
+  }
+
   failure(now: number): void {
     this.probing = false;
     if (this.state === 'half_open' || ++this.consecutive >= this.failures) {

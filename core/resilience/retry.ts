@@ -11,8 +11,8 @@ export type Verdict = 'retry' | 'next' | 'fail';
 export const MAX_RETRY_AFTER_MS = 5_000;
 
 /**
- * Classifies a failure: `retry` the same provider (connect error, 408, 429 with a short
- * retry-after, 5xx), `next` provider/fallback without retrying here (timeout, long
+ * Classifies a failure: `retry` the same provider (connect error; 408, 429 or 5xx without a
+ * retry-after longer than 5 s), `next` provider/fallback without retrying here (timeout, long
  * retry-after, open circuit), or `fail` the request (other 4xx, client gone, gw bug).
  */
 export function classify(err: unknown): Verdict {
@@ -21,8 +21,7 @@ export function classify(err: unknown): Verdict {
   if (err.code === 'upstream_unreachable' || err.code === 'circuit_open') return err.code === 'circuit_open' ? 'next' : 'retry';
   const s = err.upstreamStatus;
   if (s === undefined) return err.status >= 500 ? 'retry' : 'fail';
-  if (s === 429) return retryAfterMs(err) > MAX_RETRY_AFTER_MS ? 'next' : 'retry';
-  if (s === 408 || s >= 500) return 'retry';
+  if (s === 408 || s === 429 || s >= 500) return retryAfterMs(err) > MAX_RETRY_AFTER_MS ? 'next' : 'retry';
   return 'fail';
 }
 

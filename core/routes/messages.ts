@@ -109,19 +109,24 @@ async function primeNative(r: MessagesResult): Promise<Native> {
     throw new GatewayError(upstreamStatus === 429 ? 429 : 502, `upstream stream failed before its first event: ${e.message ?? first.value.data.slice(0, 200)}`, { code: e.type ?? 'upstream_error', upstreamStatus });
   }
   async function* rest(): AsyncGenerator<SseEvent> {
-    if (first.done) return;
-    yield first.value;
-    for (;;) {
-      const n = await it.next();
-      if (n.done) return;
-      yield n.value;
+    try {
+      if (first.done) return;
+      yield first.value;
+      for (;;) {
+        const n = await it.next();
+        if (n.done) return;
+        yield n.value;
+      }
+    } finally {
+      // a reader that stops early (message_stop, an error event) releases the upstream body
+      await it.return?.(undefined);
     }
   }
   return { type: 'stream', events: rest(), ready: true };
 }
 
 async function translated(p: Provider, body: MessagesRequest, call: CallContext, rc: RequestContext): Promise<Outcome> {
-  const { req, warnings } = messagesToChatRequest({ ...body, model: rc.canonicalModel });
+  const { req, warnings } = messagesToChatRequest(body);
   if (warnings.length && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings }, 'Messages fields dropped in translation');
   const r = await p.chat(req, { ...call, rawBody: undefined });
   if (r.type === 'json') return { json: r.body };

@@ -109,6 +109,7 @@ export class Runtime {
    */
   createProvider(input: ProviderInput): Promise<ProviderListing> {
     return this.records.exclusive(async () => {
+      await this.catchUp();
       const { name, ...fields } = input;
       if (this.file.has(name)) throw new GatewayError(409, `provider '${name}' already exists (defined in the config file ${this.gw.config.file})`, { code: 'provider_exists', param: 'name' });
       if (this.stored.has(name)) throw new GatewayError(409, `provider '${name}' already exists (created at runtime)`, { code: 'provider_exists', param: 'name' });
@@ -144,6 +145,7 @@ export class Runtime {
    */
   deleteProvider(name: string): Promise<void> {
     return this.records.exclusive(async () => {
+      await this.catchUp();
       if (this.file.has(name)) throw definedInFile('provider', name, this.gw.config.file);
       if (!this.stored.has(name)) throw new GatewayError(404, `no provider '${name}'`, { code: 'provider_not_found' });
       await this.records.deleteProvider(name);
@@ -168,6 +170,7 @@ export class Runtime {
    */
   createKey(name: string): Promise<CreatedKey> {
     return this.records.exclusive(async () => {
+      await this.catchUp();
       if (Object.hasOwn(this.gw.config.keys, name) || this.keyHashes.has(name)) throw new GatewayError(409, `key '${name}' already exists`, { code: 'key_exists', param: 'name' });
       const key = generateSecret();
       const hash = hashSecret(key);
@@ -186,6 +189,7 @@ export class Runtime {
    */
   revokeKey(name: string): Promise<void> {
     return this.records.exclusive(async () => {
+      await this.catchUp();
       if (Object.hasOwn(this.gw.config.keys, name)) throw definedInFile('key', name, this.gw.config.file);
       if (!this.keyHashes.has(name)) throw new GatewayError(404, `no key '${name}'`, { code: 'key_not_found' });
       await this.records.deleteKey(name);
@@ -266,6 +270,20 @@ export class Runtime {
     } catch (err) {
       this.gw.log.warn({ err: (err as Error).message }, 'could not announce a runtime change to other instances; they pick it up within 30 s');
     }
+  }
+
+  /**
+   * On a shared store, applies changes other instances stored since the last poll; called
+   * under the admin lock before a change checks names, so a name another instance took a
+   * moment ago is a 409 here too (not silently overwritten). Re-reads even when the version
+   * did not move: a bump lost with the connection must not let a name be taken twice.
+   */
+  private async catchUp(): Promise<void> {
+    if (!this.poller) return;
+    const v = await this.records.version();
+    await this.sync();
+    this.seen = v;
+    this.lastSync = Date.now();
   }
 
   /** Starts checking `admin:version` every POLL_MS (shared stores only); `seen`: the version read before the records. */

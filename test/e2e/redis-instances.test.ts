@@ -196,3 +196,21 @@ test('runtime keys and providers: created, revoked or deleted on one instance, s
   t.is((await adminPost(a, '/v1/admin/keys', { name: 'again' })).status, 409);
   t.log(`propagation (poll every ${POLL_MS} ms), ms: key created ${seenCreate.join('/')}, key revoked ${seenRevoke.join('/')}, provider created ${seenProvider.join('/')}, provider deleted ${seenDelete.join('/')}`);
 });
+
+test('a key or provider name just taken on one instance is 409 on another before its poll (never overwritten)', async (t) => {
+  const up = await openaiUpstream();
+  const gws = await instances(t, up, '', 2);
+  if (!gws) return;
+  const [a, b] = gws as [TestGateway, TestGateway];
+  const first = await adminPost(a, '/v1/admin/keys', { name: 'race' });
+  t.is(first.status, 201);
+  const { key } = (await first.json()) as { key: string };
+  // at once, well within b's poll interval
+  t.is((await adminPost(b, '/v1/admin/keys', { name: 'race' })).status, 409);
+  t.is(await post(a, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, key).then((r) => r.status), 200);
+  const section = { kind: 'selfhosted', api_key: 'sk-upstream-secret-value', base_url: `${up.origin}/v1`, models: ['rt-model'] };
+  t.is((await adminPost(b, '/v1/admin/providers', { name: 'rt-race', ...section })).status, 201);
+  t.is((await adminPost(a, '/v1/admin/providers', { name: 'rt-race', ...section })).status, 409);
+  t.is((await admin(a, 'DELETE', '/v1/admin/keys/race')).status, 204);
+  t.is((await admin(b, 'DELETE', '/v1/admin/keys/race')).status, 404);
+});

@@ -58,6 +58,8 @@ export default defineExtension({
 
     const settle = (rc: RequestContext): Tally | undefined => {
       const t = rc.state.get(TALLY) as Tally | undefined;
+      // once only: onError also runs when a later onResponse tap threw after this one settled
+      rc.state.delete(TALLY);
       if (t && t.tokens) {
         const name = accountOf(rc);
         const left = (pending.get(name) ?? 0) - t.tokens;

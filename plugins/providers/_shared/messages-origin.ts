@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../../../core/errors.ts';
 import { sseEvents } from '../../../core/http/sse-parse.ts';
-import { callUpstream, readBody, type UpstreamResponse } from '../../../core/http/upstream.ts';
+import { callUpstream, readBody, releaseBody, type UpstreamResponse } from '../../../core/http/upstream.ts';
 import type { CallContext, MessagesResult, SseEvent } from '../../../core/provider.ts';
 import { mapUpstreamError } from '../anthropic/map-error.ts';
 
@@ -99,9 +99,14 @@ export function createMessagesPassthrough(s: MessagesOriginSettings): (body: Rec
 
 /** The upstream's events as they arrive; the body is destroyed if the reader stops early. */
 async function* events(res: UpstreamResponse, s: MessagesOriginSettings, url: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
+  let last: string | undefined;
   try {
-    yield* sseEvents(res.body, s.name, url, s.timeoutMs, signal);
+    for await (const ev of sseEvents(res.body, s.name, url, s.timeoutMs, signal)) {
+      last = ev.event;
+      yield ev;
+    }
   } finally {
-    if (!res.body.destroyed) res.body.destroy();
+    // stopped after message_stop: drained so the connection is reused; otherwise destroyed
+    releaseBody(res, last === 'message_stop');
   }
 }

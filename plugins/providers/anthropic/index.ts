@@ -13,7 +13,7 @@ import { GatewayError } from '../../../core/errors.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import type { MessagesResponse } from '../../../core/format/messages.ts';
 import { sseEvents } from '../../../core/http/sse-parse.ts';
-import { callUpstream, parseUpstreamJson, readBody, snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
+import { callUpstream, parseUpstreamJson, readBody, releaseBody, snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
 import { defineProvider } from '../../../core/plugins/contract.ts';
 import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
 import type { CallContext, ChatResult, Provider, StreamItem } from '../../../core/provider.ts';
@@ -71,7 +71,7 @@ export default defineProvider({
         }
         throw err;
       } finally {
-        if (!res.body.destroyed) res.body.destroy();
+        releaseBody(res, false);
       }
     }
 

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { GatewayError } from '../../../core/errors.ts';
 import type { ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
 import { sseEvents } from '../../../core/http/sse-parse.ts';
-import { callUpstream, parseUpstreamJson, readBody, redactUrl, snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
+import { callUpstream, parseUpstreamJson, readBody, redactUrl, releaseBody, snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
 import type { CallContext, ChatResult, Provider } from '../../../core/provider.ts';
 import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './embeddings.ts';
 import { geminiEndpoints } from './endpoints.ts';
@@ -108,7 +108,7 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
       }
     } finally {
       // a stream we stop reading early (client gone, error) must not stall the pool
-      if (!res.body.destroyed) res.body.destroy();
+      releaseBody(res, false);
     }
     let tail: ChatCompletionChunk[];
     try {

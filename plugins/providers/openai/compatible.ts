@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { GatewayError } from '../../../core/errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
 import { sseEvents } from '../../../core/http/sse-parse.ts';
-import { callUpstream, parseUpstreamJson, readBody, type UpstreamResponse } from '../../../core/http/upstream.ts';
+import { callUpstream, parseUpstreamJson, readBody, releaseBody, type UpstreamResponse } from '../../../core/http/upstream.ts';
 import type { CallContext, ChatResult, MessagesResult, Provider, StreamItem } from '../../../core/provider.ts';
 import { mapCompatibleError } from './map-error.ts';
 
@@ -109,8 +109,9 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
         yield* map(chunk);
       }
     } finally {
-      // a stream we stop reading early (client gone, error) must not stall the pool
-      if (!res.body.destroyed) res.body.destroy();
+      // a stream we stop reading early (client gone, error) must not stall the pool; one
+      // that sent [DONE] is drained so its connection is reused
+      releaseBody(res, done);
     }
     if (!done) throw new GatewayError(502, `provider ${s.name} ended the stream without [DONE]`, { code: 'upstream_truncated', provider: s.name });
   }
