@@ -73,3 +73,12 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('close', done);
   });
 }
+
+/**
+ * The `data:` field(s) for an event payload as an upstream sent it: one line normally; an
+ * upstream payload spread over several `data:` lines (legal SSE) keeps one line each, so
+ * the frame stays well-formed.
+ */
+export function dataField(data: string): string {
+  return data.indexOf('\n') < 0 ? `data: ${data}` : `data: ${data.split('\n').join('\ndata: ')}`;
+}

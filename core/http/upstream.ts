@@ -64,7 +64,8 @@ export function mapTransportError(err: unknown, provider: string, url: string, t
   }
   const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
   if (phase === 'body') {
-    // the upstream answered, then its connection broke: not an unreachable host, and not retried
+    // the upstream answered, then its connection broke: not an unreachable host. Before any
+    // byte reached the client this is retried like a 5xx; after, it ends the stream with an error event.
     return new GatewayError(502, `provider ${provider} connection was lost mid-response: ${code ?? (err as Error).message}`, { code: 'upstream_connection_lost', provider, cause: err });
   }
   return new GatewayError(502, `provider ${provider} is unreachable: ${code ?? (err as Error).message} (${redactUrl(url)})`, { code: 'upstream_unreachable', provider, cause: err });

@@ -17,11 +17,6 @@ export class Group {
     this.strategy = strategy;
   }
 
-  /** Convenience for callers that only need the providers. */
-  get providers() {
-    return this.members.map((m) => m.provider);
-  }
-
   /** Members in the order to try them for one request. */
   order(): Member[] {
     const ms = this.members;

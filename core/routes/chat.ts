@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import { dispatch } from '../dispatch.ts';
-import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
+import { dataField, KEEP_ALIVE_MS } from '../http/sse-write.ts';
 import { primeFirst } from '../resilience/prime.ts';
 import type { ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
@@ -94,8 +94,8 @@ async function* chatFrames(gw: Gateway, rc: RequestContext, items: AsyncIterable
       text = undefined;
     }
     if (tapped && chunk) onChunk.call(rc, chunk);
-    yield `data: ${text ?? JSON.stringify(chunk)}\n\n`;
+    yield text === undefined ? `data: ${JSON.stringify(chunk)}\n\n` : `${dataField(text)}\n\n`;
   }
-  if (includeUsage && usageChunk !== undefined) yield `data: ${typeof usageChunk === 'string' ? usageChunk : JSON.stringify(usageChunk)}\n\n`;
+  if (includeUsage && usageChunk !== undefined) yield `${typeof usageChunk === 'string' ? dataField(usageChunk) : `data: ${JSON.stringify(usageChunk)}`}\n\n`;
   return 'data: [DONE]\n\n';
 }

@@ -7,7 +7,7 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import { dispatch } from '../dispatch.ts';
-import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
+import { dataField, KEEP_ALIVE_MS } from '../http/sse-write.ts';
 import { primeFirst } from '../resilience/prime.ts';
 import { GatewayError } from '../errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../format/chat.ts';
@@ -151,7 +151,7 @@ async function* passthroughFrames(gw: Gateway, rc: RequestContext, events: Async
     if (type === 'message_start') rc.usage = usageFromMessages(obj!.message?.usage, rc.usage);
     else if (type === 'message_delta') rc.usage = usageFromMessages(obj!.usage, rc.usage);
     if (tapped) onChunk.call(rc, obj);
-    const frame = `${type ? `event: ${type}\n` : ''}data: ${ev.data}\n\n`;
+    const frame = `${type ? `event: ${type}\n` : ''}${dataField(ev.data)}\n\n`;
     if (type === 'message_stop') return frame;
     if (type === 'error') {
       // forwarded unchanged, then the stream ends as a failure (onError, nothing accounted)

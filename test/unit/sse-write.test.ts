@@ -30,3 +30,9 @@ test('the keep-alive comment goes out after a period of silence, and not while e
   t.true(frames.filter((f) => f === ': ping').length >= 1);
   t.true(frames.filter((f) => f === ': ping').length <= 4);
 });
+
+test('a payload that arrived on several data: lines is re-framed one data: line each', async (t) => {
+  const { dataField } = await import('../../core/http/sse-write.ts');
+  t.is(dataField('{"a":1}'), 'data: {"a":1}');
+  t.is(dataField('{\n"a": 1\n}'), 'data: {\ndata: "a": 1\ndata: }');
+});

@@ -214,7 +214,10 @@ function malformed(detail: string): GatewayError {
 function upstreamStreamError(error: unknown): GatewayError {
   const type = isObject(error) && typeof error.type === 'string' ? error.type : 'api_error';
   const message = isObject(error) && typeof error.message === 'string' && error.message !== '' ? error.message : `upstream stream error (${type})`;
-  return new GatewayError(502, message, { code: type, upstreamStatus: ERROR_STATUS[type] });
+  const upstreamStatus = ERROR_STATUS[type];
+  // DESIGN.md: an upstream 4xx keeps its status (a rate_limit_error before the first chunk is a 429); 5xx become 502
+  const status = upstreamStatus !== undefined && upstreamStatus >= 400 && upstreamStatus < 500 ? upstreamStatus : 502;
+  return new GatewayError(status, message, { code: type, upstreamStatus });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

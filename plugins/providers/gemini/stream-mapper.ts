@@ -175,7 +175,9 @@ function parseEvent(data: string): GenerateContentResponse | undefined {
   }
   if ('error' in payload) {
     const err = (payload as GoogleErrorBody).error ?? {};
-    throw new GatewayError(502, typeof err.message === 'string' ? err.message : 'upstream stream error', {
+    // an upstream 4xx keeps its status (DESIGN.md "Errors"); anything else is a 502
+    const status = typeof err.code === 'number' && err.code >= 400 && err.code < 500 ? err.code : 502;
+    throw new GatewayError(status, typeof err.message === 'string' ? err.message : 'upstream stream error', {
       upstreamStatus: typeof err.code === 'number' ? err.code : undefined,
       code: typeof err.status === 'string' ? err.status : null,
     });
