@@ -83,7 +83,8 @@ export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: 
           lastErr = err;
           if (verdict !== 'retry' || retry >= m.settings.maxRetries || m.breaker.state === 'open') break;
           await sleep(backoffMs(retry + 1, err), undefined, { signal }).catch(() => undefined);
-          if (signal.aborted) throw err;
+          // the client left during the backoff: that (499), not the upstream's failure, ends the request
+          if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : err;
         }
       }
     }

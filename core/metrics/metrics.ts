@@ -165,7 +165,8 @@ export class GatewayMetrics {
     if (s) s.n++;
     else this.requests.set(key, { route, model, provider, status, n: 1 });
     this.total.observe(route, totalMs / 1000);
-    if (failure?.code && failure.upstreamStatus === undefined) {
+    // refusals happen before any upstream call: a commit failing after the upstream answered is not one
+    if (failure?.code && failure.upstreamStatus === undefined && rc?.provider === undefined) {
       const reason = REFUSALS[failure.code];
       if (reason) this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
     }

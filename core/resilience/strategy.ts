@@ -33,7 +33,7 @@ export class Group {
       case 'latency': {
         const start = this.next(n);
         // unsampled members first (explore), then lowest EWMA
-        return rotate(ms, start).sort((a, b) => (a.ewmaMs === 0 ? -1 : b.ewmaMs === 0 ? 1 : a.ewmaMs - b.ewmaMs));
+        return rotate(ms, start).sort((a, b) => (a.ewmaMs === 0 ? -1 : a.ewmaMs) - (b.ewmaMs === 0 ? -1 : b.ewmaMs));
       }
       default:
         return rotate(ms, this.next(n));

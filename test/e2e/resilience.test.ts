@@ -183,3 +183,14 @@ test('the circuit state shows in the admin provider listing', async (t) => {
   for (let i = 0; i < 2; i++) await post(gw.url, { model: 'm', messages: msg });
   t.is(await circuit(), 'open');
 });
+
+test('latency sends requests to the provider with the lower time to first byte once both are sampled', async (t) => {
+  const slow = await startUpstream(async (_r, res) => { await new Promise((r) => setTimeout(r, 60)); replyJson(res, 200, completion('slow')); });
+  const fast = await startUpstream((_r, res) => replyJson(res, 200, completion('fast')));
+  const gw = await startGateway(baseConfig(provider('slow', slow, ['m']) + provider('fast', fast, ['m']) + '[routing]\nstrategy = "latency"\n'));
+  t.teardown(async () => { await gw.stop(); await slow.close(); await fast.close(); });
+  for (let i = 0; i < 12; i++) t.is((await post(gw.url, { model: 'm', messages: msg })).status, 200);
+  // unsampled providers are tried first, then the lower EWMA wins every time
+  t.is(slow.received.length, 1);
+  t.is(fast.received.length, 11);
+});
