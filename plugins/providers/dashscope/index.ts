@@ -13,9 +13,7 @@
  * @see https://www.alibabacloud.com/help/en/model-studio/anthropic-api-compatibility
  */
 import { defineProvider } from '../../../core/plugins/contract.ts';
-import { createMessagesPassthrough } from '../_shared/messages-origin.ts';
-import { dualOriginSchema } from '../_shared/messages-origin-schema.ts';
-import { createCompatibleProvider } from '../openai/compatible.ts';
+import { createDualOriginProvider, dualOriginSchema } from '../_shared/dual-origin.ts';
 
 export const DASHSCOPE_BASE_URL = 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1';
 export const DASHSCOPE_MESSAGES_ORIGIN = 'https://dashscope-intl.aliyuncs.com/apps/anthropic';
@@ -23,18 +21,7 @@ export const DASHSCOPE_MESSAGES_ORIGIN = 'https://dashscope-intl.aliyuncs.com/ap
 export default defineProvider({
   name: 'dashscope',
   configSchema: dualOriginSchema,
-  setup({ name, config, log }) {
-    const timeoutMs = config.timeout_seconds * 1000;
-    const auth = { authorization: `Bearer ${config.api_key}` };
-    return createCompatibleProvider({
-      name,
-      kind: config.kind ?? name,
-      baseUrl: config.base_url ?? DASHSCOPE_BASE_URL,
-      models: config.models ?? [],
-      timeoutMs,
-      log,
-      headers: auth,
-      messages: createMessagesPassthrough({ name, origin: config.messages_base_url ?? DASHSCOPE_MESSAGES_ORIGIN, auth, timeoutMs }),
-    });
+  setup(ctx) {
+    return createDualOriginProvider(ctx, { common: DASHSCOPE_BASE_URL, messages: DASHSCOPE_MESSAGES_ORIGIN });
   },
 });

@@ -13,9 +13,7 @@
  * @see https://docs.bigmodel.cn/cn/guide/develop/claude/introduction
  */
 import { defineProvider } from '../../../core/plugins/contract.ts';
-import { createMessagesPassthrough } from '../_shared/messages-origin.ts';
-import { dualOriginSchema } from '../_shared/messages-origin-schema.ts';
-import { createCompatibleProvider } from '../openai/compatible.ts';
+import { createDualOriginProvider, dualOriginSchema } from '../_shared/dual-origin.ts';
 import { mapZhipuChunk, mapZhipuCompletion, zhipuChunkNeedsMap } from './quirks.ts';
 
 export const ZHIPU_BASE_URL = 'https://open.bigmodel.cn/api/paas/v4';
@@ -24,21 +22,7 @@ export const ZHIPU_MESSAGES_ORIGIN = 'https://open.bigmodel.cn/api/anthropic';
 export default defineProvider({
   name: 'zhipu',
   configSchema: dualOriginSchema,
-  setup({ name, config, log }) {
-    const timeoutMs = config.timeout_seconds * 1000;
-    const auth = { authorization: `Bearer ${config.api_key}` };
-    return createCompatibleProvider({
-      name,
-      kind: config.kind ?? name,
-      baseUrl: config.base_url ?? ZHIPU_BASE_URL,
-      models: config.models ?? [],
-      timeoutMs,
-      log,
-      headers: auth,
-      mapChunk: mapZhipuChunk,
-      mapChunkIf: zhipuChunkNeedsMap,
-      mapCompletion: mapZhipuCompletion,
-      messages: createMessagesPassthrough({ name, origin: config.messages_base_url ?? ZHIPU_MESSAGES_ORIGIN, auth, timeoutMs }),
-    });
+  setup(ctx) {
+    return createDualOriginProvider(ctx, { common: ZHIPU_BASE_URL, messages: ZHIPU_MESSAGES_ORIGIN }, { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap, mapCompletion: mapZhipuCompletion });
   },
 });

@@ -1,0 +1,44 @@
+/**
+ * Kinds with a common-format origin and a Messages-format origin (dashscope,
+ * zhipu): `base_url` overrides only the common origin, `messages_base_url` only the
+ * Messages one (origin without `/v1`).
+ */
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
+import type { Provider } from '../../../core/provider.ts';
+import { createCompatibleProvider, type CompatibleSettings } from '../openai/compatible.ts';
+import { createMessagesPassthrough } from './messages-origin.ts';
+
+export const dualOriginSchema = providerBaseSchema.extend({
+  /** Messages-format origin without `/v1`, e.g. "https://dashscope-intl.aliyuncs.com/apps/anthropic". */
+  messages_base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+});
+
+export type DualOriginConfig = z.output<typeof dualOriginSchema>;
+
+/**
+ * A dual-origin provider (dashscope, zhipu): the common-format origin through
+ * createCompatibleProvider, /v1/messages natively to the Messages origin, Bearer on both.
+ * `quirks` are the kind's stream/completion fix-ups.
+ */
+export function createDualOriginProvider(
+  ctx: { name: string; config: DualOriginConfig; log: Logger },
+  origins: { common: string; messages: string },
+  quirks: Pick<CompatibleSettings, 'mapChunk' | 'mapChunkIf' | 'mapCompletion'> = {},
+): Provider {
+  const { name, config, log } = ctx;
+  const timeoutMs = config.timeout_seconds * 1000;
+  const auth = { authorization: `Bearer ${config.api_key}` };
+  return createCompatibleProvider({
+    name,
+    kind: config.kind ?? name,
+    baseUrl: config.base_url ?? origins.common,
+    models: config.models ?? [],
+    timeoutMs,
+    log,
+    headers: auth,
+    ...quirks,
+    messages: createMessagesPassthrough({ name, origin: config.messages_base_url ?? origins.messages, auth, timeoutMs }),
+  });
+}
