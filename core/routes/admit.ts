@@ -41,6 +41,8 @@ export async function admit(gw: Gateway, ctx: Context, route: RouteName, schema:
   const model = body.model as string;
   const rc = new RequestContext(st.id, route, st.key, body, raw, model, gw.table.resolve(model), route !== 'embeddings' && body.stream === true, st.startedAt, st.log);
   st.rc = rc;
+  // message content only at trace (-vvv): bodies may hold users' data, never gw's secrets
+  if (rc.log.isLevelEnabled('trace')) rc.log.trace({ req: rc.id, route, body: raw }, 'request body');
   const p = plan(gw.table, rc.model, rc.canonicalModel);
   if (gw.hooks.onRequest.isUsed()) {
     const early = await gw.hooks.onRequest.promise(rc);
@@ -50,4 +52,9 @@ export async function admit(gw: Gateway, ctx: Context, route: RouteName, schema:
     }
   }
   return { rc, route: p };
+}
+
+/** Logs at debug (-vv) which provider and model answered and after how many upstream calls. */
+export function logDispatched(rc: RequestContext): void {
+  if (rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: rc.provider, model: rc.servedModel, attempts: rc.attempts }, 'dispatched');
 }

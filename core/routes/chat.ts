@@ -11,7 +11,7 @@ import type { ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
 import type { CallContext, StreamItem } from '../provider.ts';
 import { chatRequestSchema } from '../schemas.ts';
-import { admit } from './admit.ts';
+import { admit, logDispatched } from './admit.ts';
 import { clientSignal, sendJson } from './respond.ts';
 import { pumpStream } from './stream.ts';
 
@@ -48,6 +48,7 @@ export function chatRoute(ref: () => Gateway) {
     rc.provider = provider.name;
     rc.servedModel = served;
     rc.attempts = attempts;
+    logDispatched(rc);
     const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
     if (result.type === 'json') {
       rc.upstreamMs = performance.now() - t0;

@@ -8,7 +8,7 @@ import { GatewayError } from '../errors.ts';
 import type { EmbeddingsRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
 import { embeddingsRequestSchema } from '../schemas.ts';
-import { admit } from './admit.ts';
+import { admit, logDispatched } from './admit.ts';
 import { clientSignal, sendJson } from './respond.ts';
 
 export function embeddingsRoute(ref: () => Gateway) {
@@ -32,6 +32,7 @@ export function embeddingsRoute(ref: () => Gateway) {
     rc.provider = provider.name;
     rc.servedModel = served;
     rc.attempts = attempts;
+    logDispatched(rc);
     const prompt = value.body.usage?.prompt_tokens ?? 0;
     rc.usage = { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt };
     const text = value.raw ?? JSON.stringify(value.body);

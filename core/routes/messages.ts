@@ -18,7 +18,7 @@ import { messagesToChatRequest } from '../format/messages-translate/to-chat-requ
 import type { Gateway } from '../gateway.ts';
 import type { CallContext, MessagesResult, Provider, SseEvent, StreamItem } from '../provider.ts';
 import { messagesRequestSchema } from '../schemas.ts';
-import { admit } from './admit.ts';
+import { admit, logDispatched } from './admit.ts';
 import { clientSignal, sendJson } from './respond.ts';
 import { pumpStream } from './stream.ts';
 
@@ -53,6 +53,7 @@ export function messagesRoute(ref: () => Gateway) {
     rc.provider = provider.name;
     rc.servedModel = served;
     rc.attempts = attempts;
+    logDispatched(rc);
     const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
     if ('native' in value) {
       const r = value.native;
