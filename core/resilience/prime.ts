@@ -10,6 +10,10 @@ export interface Primed<T> {
   items: AsyncIterable<T>;
   /** True when the first item (or the end) already arrived. */
   ready: boolean;
+  /** The first item, when it already arrived (peek it without consuming `items`). */
+  first: T | undefined;
+  /** Abandons the stream without reading it: closes the source (its upstream body). */
+  close(): Promise<void>;
 }
 
 const PENDING = Symbol('pending');
@@ -39,5 +43,12 @@ export async function primeFirst<T>(source: AsyncIterable<T>, waitMs: number): P
       await it.return?.();
     }
   }
-  return { items: items(), ready: r !== PENDING };
+  return {
+    items: items(),
+    ready: r !== PENDING,
+    first: r === PENDING || r.done ? undefined : r.value,
+    close: async () => {
+      await it.return?.();
+    },
+  };
 }

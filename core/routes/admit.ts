@@ -6,10 +6,11 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { RequestContext, type RouteName } from '../context.ts';
-import { plan, type DispatchPlan } from '../dispatch.ts';
+import { plan, type DispatchPlan, type Dispatched } from '../dispatch.ts';
 import type { Gateway } from '../gateway.ts';
 import { validate } from '../schemas.ts';
-import { sendEarly } from './respond.ts';
+import type { CallContext } from '../provider.ts';
+import { clientSignal, sendEarly } from './respond.ts';
 
 /** The parsed body and its exact text, as the body parser left them. */
 export interface ParsedBody {
@@ -54,7 +55,32 @@ export async function admit(gw: Gateway, ctx: Context, route: RouteName, schema:
   return { rc, route: p };
 }
 
-/** Logs at debug (-vv) which provider and model answered and after how many upstream calls. */
-export function logDispatched(rc: RequestContext): void {
+/**
+ * What a provider gets for an admitted request: the body with the canonical model, and the
+ * call context (the client's bytes ride along only when the body is unchanged from them).
+ */
+export function upstreamCall(ctx: Context, rc: RequestContext): { body: Record<string, unknown>; call: CallContext } {
+  const unchanged = rc.canonicalModel === rc.model;
+  const signal = clientSignal(ctx);
+  return {
+    body: unchanged ? rc.body : { ...rc.body, model: rc.canonicalModel },
+    call: { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? rc.rawBody : undefined, query: ctx.querystring },
+  };
+}
+
+/** Body and call context for `model`: unchanged for the request's own model, re-targeted for a fallback. */
+export function forModel<B extends object>(rc: RequestContext, body: B, call: CallContext, model: string): [B, CallContext] {
+  return model === rc.canonicalModel ? [body, call] : [{ ...body, model }, { ...call, rawBody: undefined }];
+}
+
+/**
+ * Records who answered (provider, model, attempts) on the context, logs it at debug (-vv),
+ * and returns the response headers every proxied answer carries.
+ */
+export function answered(rc: RequestContext, d: Dispatched<unknown>): Record<string, string> {
+  rc.provider = d.provider.name;
+  rc.servedModel = d.model;
+  rc.attempts = d.attempts;
   if (rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: rc.provider, model: rc.servedModel, attempts: rc.attempts }, 'dispatched');
+  return { 'x-request-id': rc.id, 'x-gw-provider': rc.provider, 'x-gw-attempts': String(d.attempts), ...rc.responseHeaders };
 }

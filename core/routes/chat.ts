@@ -9,10 +9,10 @@ import { dataField, KEEP_ALIVE_MS } from '../http/sse-write.ts';
 import { primeFirst } from '../resilience/prime.ts';
 import type { ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
 import type { Gateway } from '../gateway.ts';
-import type { CallContext, StreamItem } from '../provider.ts';
+import type { StreamItem } from '../provider.ts';
 import { chatRequestSchema } from '../schemas.ts';
-import { admit, logDispatched } from './admit.ts';
-import { clientSignal, sendJson } from './respond.ts';
+import { admit, answered, forModel, upstreamCall } from './admit.ts';
+import { sendJson } from './respond.ts';
 import { pumpStream } from './stream.ts';
 
 export function chatRoute(ref: () => Gateway) {
@@ -22,7 +22,6 @@ export function chatRoute(ref: () => Gateway) {
     if (!admitted) return;
     const { rc, route } = admitted;
     const body = rc.body;
-    const raw = rc.rawBody;
     const stream = rc.stream;
     const hooks = gw.hooks;
     if (!stream && hooks.onCacheLookup.isUsed()) {
@@ -34,22 +33,17 @@ export function chatRoute(ref: () => Gateway) {
         return sendJson(ctx, 200, hit.body, hit.headers);
       }
     }
-    const unchanged = rc.canonicalModel === rc.model;
-    const req = (unchanged ? body : { ...body, model: rc.canonicalModel }) as ChatRequest;
-    const signal = clientSignal(ctx);
-    const call: CallContext = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
+    const up = upstreamCall(ctx, rc);
+    const signal = up.call.signal;
     const t0 = performance.now();
-    const { value: result, provider, attempts, model: served } = await dispatch(gw.table, route, signal, async (p, model) => {
-      const r = model === rc.canonicalModel ? await p.chat(req, call) : await p.chat({ ...req, model }, { ...call, rawBody: undefined });
+    const dispatched = await dispatch(gw.table, route, signal, async (p, model) => {
+      const r = await p.chat(...forModel(rc, up.body as ChatRequest, up.call, model));
       if (r.type === 'json') return r;
       const primed = await primeFirst(r.chunks, KEEP_ALIVE_MS);
       return { type: 'stream' as const, chunks: primed.items, ready: primed.ready };
     });
-    rc.provider = provider.name;
-    rc.servedModel = served;
-    rc.attempts = attempts;
-    logDispatched(rc);
-    const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
+    const result = dispatched.value;
+    const headers = answered(rc, dispatched);
     if (result.type === 'json') {
       rc.upstreamMs = performance.now() - t0;
       rc.usage = result.body.usage ?? undefined;

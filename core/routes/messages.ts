@@ -18,8 +18,8 @@ import { messagesToChatRequest } from '../format/messages-translate/to-chat-requ
 import type { Gateway } from '../gateway.ts';
 import type { CallContext, MessagesResult, Provider, SseEvent, StreamItem } from '../provider.ts';
 import { messagesRequestSchema } from '../schemas.ts';
-import { admit, logDispatched } from './admit.ts';
-import { clientSignal, sendJson } from './respond.ts';
+import { admit, answered, forModel, upstreamCall } from './admit.ts';
+import { sendJson } from './respond.ts';
 import { pumpStream } from './stream.ts';
 
 /** Messages usage → common usage (prompt includes cache reads and writes). */
@@ -38,23 +38,17 @@ export function messagesRoute(ref: () => Gateway) {
     if (!admitted) return;
     const { rc, route } = admitted;
     const body = rc.body;
-    const raw = rc.rawBody;
-    const stream = rc.stream;
-    const unchanged = rc.canonicalModel === rc.model;
-    const native = unchanged ? body : { ...body, model: rc.canonicalModel };
-    const signal = clientSignal(ctx);
-    const call: CallContext = { signal, log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring };
+    const up = upstreamCall(ctx, rc);
+    const signal = up.call.signal;
     const t0 = performance.now();
-    const { value, provider, attempts, model: served } = await dispatch<Outcome>(gw.table, route, signal, async (p, model) => {
-      const fallback = model !== rc.canonicalModel;
-      if (p.messages) return { native: await primeNative(await p.messages(fallback ? { ...native, model } : native, fallback ? { ...call, rawBody: undefined } : call)) };
-      return translated(p, { ...(native as MessagesRequest), model }, call, rc);
+    const dispatched = await dispatch<Outcome>(gw.table, route, signal, async (p, model) => {
+      const [native, call] = forModel(rc, up.body, up.call, model);
+      if (p.messages) return { native: await primeNative(await p.messages(native, call)) };
+      return translated(p, native as MessagesRequest, call, rc);
     });
-    rc.provider = provider.name;
-    rc.servedModel = served;
-    rc.attempts = attempts;
-    logDispatched(rc);
-    const headers = { 'x-request-id': rc.id, 'x-gw-provider': provider.name, 'x-gw-attempts': String(attempts), ...rc.responseHeaders };
+    const value = dispatched.value;
+    const provider = dispatched.provider;
+    const headers = answered(rc, dispatched);
     if ('native' in value) {
       const r = value.native;
       if (r.type === 'json') {
@@ -95,35 +89,19 @@ const OVERLOADED: Record<string, number> = { overloaded_error: 529, api_error: 5
 async function primeNative(r: MessagesResult): Promise<Native> {
   if (r.type === 'json') return r;
   const primed = await primeFirst(r.events, KEEP_ALIVE_MS);
-  if (!primed.ready) return { type: 'stream', events: primed.items, ready: false };
-  const it = primed.items[Symbol.asyncIterator]();
-  const first = await it.next();
-  if (!first.done && first.value.event === 'error') {
-    await it.return?.(undefined);
+  const head = primed.first;
+  if (head?.event === 'error') {
+    await primed.close();
     let e: { type?: string; message?: string } = {};
     try {
-      e = (JSON.parse(first.value.data) as { error?: typeof e }).error ?? {};
+      e = (JSON.parse(head.data) as { error?: typeof e }).error ?? {};
     } catch {
       // malformed error event: generic message below
     }
     const upstreamStatus = OVERLOADED[e.type ?? ''] ?? 500;
-    throw new GatewayError(upstreamStatus === 429 ? 429 : 502, `upstream stream failed before its first event: ${e.message ?? first.value.data.slice(0, 200)}`, { code: e.type ?? 'upstream_error', upstreamStatus });
+    throw new GatewayError(upstreamStatus === 429 ? 429 : 502, `upstream stream failed before its first event: ${e.message ?? head.data.slice(0, 200)}`, { code: e.type ?? 'upstream_error', upstreamStatus });
   }
-  async function* rest(): AsyncGenerator<SseEvent> {
-    try {
-      if (first.done) return;
-      yield first.value;
-      for (;;) {
-        const n = await it.next();
-        if (n.done) return;
-        yield n.value;
-      }
-    } finally {
-      // a reader that stops early (message_stop, an error event) releases the upstream body
-      await it.return?.(undefined);
-    }
-  }
-  return { type: 'stream', events: rest(), ready: true };
+  return { type: 'stream', events: primed.items, ready: primed.ready };
 }
 
 async function translated(p: Provider, body: MessagesRequest, call: CallContext, rc: RequestContext): Promise<Outcome> {

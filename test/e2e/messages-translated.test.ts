@@ -64,7 +64,7 @@ test('stream tool use: tool_calls deltas → tool_use block with parsed input, s
 });
 
 test('non-stream tool use, then the tool_result round trip as chat tool messages', async (t) => {
-  const { up, client } = await setup(t, (r, res) => replyJson(res, 200, fixture(up.received.length === 1 ? 'openai/spec-examples/chat.functions.response.json' : 'openai/spec-examples/chat.default.response.json')));
+  const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, fixture(up.received.length === 1 ? 'openai/spec-examples/chat.functions.response.json' : 'openai/spec-examples/chat.default.response.json')));
   const first = await client.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'Weather in Boston?' }], tools: [WEATHER] });
   const tool = first.content.find((b) => b.type === 'tool_use')! as Anthropic.ToolUseBlock;
   t.is(first.stop_reason, 'tool_use');

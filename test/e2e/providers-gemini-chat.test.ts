@@ -175,7 +175,7 @@ test('tool call (stream): one whole tool_calls delta, finish_reason tool_calls',
 });
 
 test('tool result round-trip: functionCall comes back with its thoughtSignature, functionResponse with the right name', async (t) => {
-  const { up, openai } = await geminiRig(t, (r, res) => replyJson(res, 200, fixture(up.received.length === 1 ? TOOL_JSON : TEXT_JSON)));
+  const { up, openai } = await geminiRig(t, (_r, res) => replyJson(res, 200, fixture(up.received.length === 1 ? TOOL_JSON : TEXT_JSON)));
   const signature = fixtureJson(TOOL_JSON).candidates[0].content.parts[0].thoughtSignature as string;
   const user = { role: 'user' as const, content: 'Weather in SF?' };
   const first = await openai.chat.completions.create({ model: MODEL, messages: [user], tools: [WEATHER_TOOL] });

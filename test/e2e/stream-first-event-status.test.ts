@@ -25,3 +25,24 @@ test('a rate-limit error as the first stream event answers 429 (anthropic and ge
   t.is(busy.status, 502);
   t.is(((await busy.json()) as any).error.upstream_status, 529);
 });
+
+test('Messages passthrough: an overload as the first event is retried, and the abandoned upstream stream is closed', async (t) => {
+  const ok = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
+    + 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}\n\n'
+    + 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+  let n = 0;
+  const up = await startUpstream((_r, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // the first answer never ends by itself: only gw letting go of it closes the connection
+    if (n++ === 0) res.write('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n');
+    else res.end(ok);
+  });
+  const gw = await startGateway(baseConfig(`[providers.anthropic]\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 1\nmodels = ["claude-x"]\n`));
+  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  t.is(r.status, 200);
+  t.is(await r.text(), ok);
+  t.is(up.received.length, 2);
+  for (let i = 0; i < 50 && up.aborted.length === 0; i++) await new Promise((res) => setTimeout(res, 20));
+  t.is(up.aborted.length, 1, 'the abandoned first stream was closed');
+});
