@@ -85,6 +85,16 @@ export function messagesErrorType(status: number): string {
   }
 }
 
+const MESSAGES_ERROR_STATUS: Record<string, number> = {
+  invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
+  request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
+};
+
+/** HTTP status a Messages-format error `type` stands for (the inverse of messagesErrorType); 500 when unknown. */
+export function messagesErrorStatus(type: string | undefined): number {
+  return MESSAGES_ERROR_STATUS[type ?? ''] ?? 500;
+}
+
 /** 400 naming the offending field. */
 export function badRequest(message: string, param: string | null = null, code: string | null = null): GatewayError {
   return new GatewayError(400, message, { param, code });

@@ -9,7 +9,7 @@ import type { RequestContext } from '../context.ts';
 import { dispatch } from '../dispatch.ts';
 import { dataField, KEEP_ALIVE_MS } from '../http/sse-write.ts';
 import { primeFirst } from '../resilience/prime.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, messagesErrorStatus } from '../errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../format/chat.ts';
 import type { MessagesRequest, MessagesUsage } from '../format/messages.ts';
 import { chatCompletionToMessages } from '../format/messages-translate/from-chat-completion.ts';
@@ -80,7 +80,6 @@ export function messagesRoute(ref: () => Gateway) {
 type Native = { type: 'json'; status: number; raw: string; contentType: string } | { type: 'stream'; events: AsyncIterable<SseEvent>; ready: boolean };
 type Outcome = { native: Native } | { json: ChatCompletion } | { chunks: AsyncIterable<StreamItem>; ready: boolean };
 
-const OVERLOADED: Record<string, number> = { overloaded_error: 529, api_error: 500, rate_limit_error: 429 };
 
 /**
  * Primes a native stream's first event: an `error` event before anything else is a
@@ -98,8 +97,9 @@ async function primeNative(r: MessagesResult): Promise<Native> {
     } catch {
       // malformed error event: generic message below
     }
-    const upstreamStatus = OVERLOADED[e.type ?? ''] ?? 500;
-    throw new GatewayError(upstreamStatus === 429 ? 429 : 502, `upstream stream failed before its first event: ${e.message ?? head.data.slice(0, 200)}`, { code: e.type ?? 'upstream_error', upstreamStatus });
+    const upstreamStatus = messagesErrorStatus(e.type);
+    // an upstream 4xx keeps its status (DESIGN.md "Errors"); 5xx and 529 become 502
+    throw new GatewayError(upstreamStatus < 500 ? upstreamStatus : 502, `upstream stream failed before its first event: ${e.message ?? head.data.slice(0, 200)}`, { code: e.type ?? 'upstream_error', upstreamStatus });
   }
   return { type: 'stream', events: primed.items, ready: primed.ready };
 }

@@ -46,3 +46,13 @@ test('Messages passthrough: an overload as the first event is retried, and the a
   for (let i = 0; i < 50 && up.aborted.length === 0; i++) await new Promise((res) => setTimeout(res, 20));
   t.is(up.aborted.length, 1, 'the abandoned first stream was closed');
 });
+
+test('Messages passthrough: an invalid_request_error as the first event keeps its 400 and is not retried', async (t) => {
+  const up = await startUpstream((_r, res) => replySse(res, 'event: error\ndata: {"type":"error","error":{"type":"invalid_request_error","message":"bad thinking budget"}}\n\n'));
+  const gw = await startGateway(baseConfig(`[providers.anthropic]\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n`));
+  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  t.is(r.status, 400);
+  t.deepEqual(await r.json(), { type: 'error', error: { type: 'invalid_request_error', message: 'upstream stream failed before its first event: bad thinking budget' } });
+  t.is(up.received.length, 1);
+});
