@@ -204,3 +204,17 @@ test('model discovery follows has_more/last_id pages of GET /v1/models', async (
   t.is(up.received[0]!.headers['x-api-key'], 'sk-ant-upstream');
   t.is(up.received[0]!.headers['anthropic-version'], '2023-06-01');
 });
+
+test('embeddings on a kind without them (anthropic) answer 400 saying so, and nothing reaches the upstream', async (t) => {
+  const { startUpstream: start } = await import('../helpers/upstream.ts');
+  const { baseConfig: cfg, KEY: key, startGateway: startGw } = await import('../helpers/gateway.ts');
+  const up = await start((_r, res) => res.end());
+  const gw = await startGw(cfg(`[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n`));
+  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const r = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', input: 'hello' }) });
+  t.is(r.status, 400);
+  const e = ((await r.json()) as any).error;
+  t.is(e.code, 'embeddings_unsupported');
+  t.regex(e.message, /anthropic.*no embeddings endpoint/);
+  t.is(up.received.length, 0);
+});
