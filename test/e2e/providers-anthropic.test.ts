@@ -208,7 +208,7 @@ test('model discovery follows has_more/last_id pages of GET /v1/models', async (
 test('embeddings on a kind without them (anthropic) answer 400 saying so, and nothing reaches the upstream', async (t) => {
   const { startUpstream: start } = await import('../helpers/upstream.ts');
   const { baseConfig: cfg, KEY: key, startGateway: startGw } = await import('../helpers/gateway.ts');
-  const up = await start((_r, res) => res.end());
+  const up = await start((_r, res) => { res.end(); });
   const gw = await startGw(cfg(`[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n`));
   t.teardown(async () => { await gw.stop(); await up.close(); });
   const r = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', input: 'hello' }) });
