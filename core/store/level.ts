@@ -9,7 +9,7 @@
  * moments of writes (for that, run the Redis store with `appendfsync always`).
  */
 import { Level } from 'level';
-import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
+import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { WindowLog } from './window-log.ts';
 import { KeyLocks } from './key-locks.ts';
 
@@ -17,8 +17,15 @@ import { KeyLocks } from './key-locks.ts';
 const TTL_MARK = '\u0000';
 /** Window entries live outside every namespace's key range: `\u0001w\u0000<ns key>\u0000<seq>`. */
 const WINDOW_SPACE = '\u0001w\u0000';
-/** How often expired TTL values are deleted from disk (they are invisible as soon as they expire). */
+/** Bucket records: `\u0001b\u0000<ns key>\u0000<start>\u0000<series>`, bucket starts in key order. */
+const BUCKET_SPACE = '\u0001b\u0000';
+/** Ring values: `\u0001r\u0000<ns key>\u0000<seq>`. */
+const RING_SPACE = '\u0001r\u0000';
+/** How often expired TTL values and buckets past their retention are deleted from disk (they are invisible as soon as they expire). */
 const SWEEP_MS = 10 * 60_000;
+
+/** A number as a fixed-width decimal, so key order is numeric order (epoch ms and sequence numbers). */
+const pad = (n: number): string => String(n).padStart(16, '0');
 
 type Db = Level<string, string>;
 type Op = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
@@ -28,6 +35,13 @@ const WRITE = { sync: false };
 interface Hold {
   amount: number;
   expiresAt: number;
+}
+
+/** A bucket record kept in memory while its bucket is recent (the one being written, and the one before). */
+interface CachedBucket {
+  start: number;
+  bucketMs: number;
+  rec: Record<string, number>;
 }
 
 /** State shared by every view of one database. */
@@ -44,6 +58,19 @@ class Shared {
   readonly counters = new Map<string, Record<string, number>>();
   seq = Math.floor(Math.random() * 2 ** 32);
   sweeper: NodeJS.Timeout | undefined;
+  /**
+   * Records of recent buckets (authoritative once loaded, as `counters`): a bucket write is
+   * then a synchronous add plus one queued put. Buckets two periods old are evicted.
+   */
+  readonly buckets = new Map<string, CachedBucket>();
+  private newestBucket = 0;
+  /** Bucket key prefixes written by this process → how long a bucket lives after it starts (pruning). */
+  readonly bucketKeys = new Map<string, number>();
+  /** Prunes in flight by bucket key prefix (reads wait for them). */
+  readonly pruning = new Map<string, Promise<void>>();
+  /** Rings: the last sequence number used (loaded from disk on first use). */
+  readonly rings = new Map<string, { seq: number }>();
+  readonly ringLoading = new Map<string, Promise<{ seq: number }>>();
   /** Writes waiting for the next batch, in issue order, and their waiters. */
   private queue: Op[] = [];
   private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
@@ -142,8 +169,53 @@ class Shared {
     return ops.length ? this.write(ops) : Promise.resolve();
   }
 
+  /** Adds deltas to a loaded bucket record and queues its put (no await in between: atomic in this process). */
+  bucketAdd(k: string, c: CachedBucket, deltas: Record<string, number>): Promise<void> {
+    const rec = c.rec;
+    for (const f in deltas) rec[f] = (rec[f] ?? 0) + deltas[f]!;
+    if (c.start > this.newestBucket) {
+      this.newestBucket = c.start;
+      const now = Date.now();
+      for (const [key, b] of this.buckets) if (b.start + 2 * b.bucketMs <= now) this.buckets.delete(key);
+    }
+    return this.write([{ type: 'put', key: k, value: JSON.stringify(rec) }]).catch((err) => {
+      // the cached record ran ahead of the disk: read it again next time
+      this.buckets.delete(k);
+      throw err;
+    });
+  }
+
+  /** Deletes the buckets of `prefix` past their retention (`keepMs` after their start). */
+  async pruneBuckets(prefix: string, keepMs: number): Promise<void> {
+    const cutoff = Date.now() - keepMs;
+    await this.drain();
+    await this.db.clear({ gte: prefix, lt: prefix + pad(Math.max(0, cutoff)) });
+    for (const [key, b] of this.buckets) if (key.startsWith(prefix) && b.start < cutoff) this.buckets.delete(key);
+  }
+
+  /** A ring's state, loaded once: its last sequence number; values beyond `maxLen` left by an earlier process are trimmed. */
+  ring(prefix: string, maxLen: number): { seq: number } | Promise<{ seq: number }> {
+    const r = this.rings.get(prefix);
+    if (r) return r;
+    let p = this.ringLoading.get(prefix);
+    if (!p) {
+      p = (async () => {
+        let seq = 0;
+        for await (const k of this.db.keys({ gte: prefix, lt: `${prefix}\uffff`, reverse: true, limit: 1 })) seq = Number(k.slice(prefix.length));
+        if (seq > maxLen) await this.db.clear({ gte: prefix, lt: prefix + pad(seq - maxLen + 1) });
+        const state = { seq };
+        this.rings.set(prefix, state);
+        this.ringLoading.delete(prefix);
+        return state;
+      })();
+      this.ringLoading.set(prefix, p);
+    }
+    return p;
+  }
+
   /** Deletes expired TTL values; under each key's lock so a fresh `set` is never deleted. */
   async sweep(): Promise<void> {
+    for (const [prefix, keepMs] of this.bucketKeys) await this.pruneBuckets(prefix, keepMs);
     const now = Date.now();
     const expired: string[] = [];
     for await (const [k, raw] of this.db.iterator({ lt: '\u0001' })) {
@@ -275,6 +347,64 @@ class LevelView implements Store {
 
   async held(key: string): Promise<number> {
     return this.liveHolds(this.prefix + key, undefined);
+  }
+
+  bucketIncr(key: string, at: number, series: string, deltas: Record<string, number>, opts: { bucketMs: number; retentionMs: number }): Promise<void> {
+    const s = this.s;
+    const prefix = `${BUCKET_SPACE}${this.prefix}${key}\u0000`;
+    if (!s.bucketKeys.has(prefix)) {
+      // first write of this process: drop what outlived its retention while gw was down
+      s.bucketKeys.set(prefix, opts.bucketMs + opts.retentionMs);
+      const p = s.pruneBuckets(prefix, opts.bucketMs + opts.retentionMs).catch(() => undefined).finally(() => s.pruning.delete(prefix));
+      s.pruning.set(prefix, p);
+    }
+    const start = at - (at % opts.bucketMs);
+    const k = `${prefix}${pad(start)}\u0000${series}`;
+    const cached = s.buckets.get(k);
+    if (cached) return s.bucketAdd(k, cached, deltas);
+    // first use of this bucket: load it once, even under concurrent calls
+    return s.locks.run(k, async () => {
+      let c = s.buckets.get(k);
+      if (!c) {
+        const raw = await s.read(k);
+        c = { start, bucketMs: opts.bucketMs, rec: raw === undefined ? {} : JSON.parse(raw) };
+        s.buckets.set(k, c);
+      }
+      return s.bucketAdd(k, c, deltas);
+    });
+  }
+
+  async *buckets(key: string, from: number, to: number): AsyncIterable<BucketRow> {
+    const prefix = `${BUCKET_SPACE}${this.prefix}${key}\u0000`;
+    if (!(to > from)) return;
+    await this.s.pruning.get(prefix);
+    await this.s.drain();
+    for await (const [k, v] of this.s.db.iterator({ gte: prefix + pad(Math.max(0, from)), lt: prefix + pad(Math.max(0, to)) })) {
+      const rest = k.slice(prefix.length);
+      yield { start: Number(rest.slice(0, 16)), series: rest.slice(17), counters: JSON.parse(v) as Record<string, number> };
+    }
+  }
+
+  async ringPush(key: string, value: string, maxLen: number): Promise<number> {
+    const prefix = `${RING_SPACE}${this.prefix}${key}\u0000`;
+    const r = this.s.ring(prefix, maxLen);
+    const state = r instanceof Promise ? await r : r;
+    // from here to write() nothing awaits: the sequence number and the trim are atomic in this process
+    const seq = ++state.seq;
+    const ops: Op[] = [{ type: 'put', key: prefix + pad(seq), value }];
+    if (seq > maxLen) ops.push({ type: 'del', key: prefix + pad(seq - maxLen) });
+    await this.s.write(ops);
+    return seq;
+  }
+
+  async *ringRead(key: string, opts: { limit?: number; before?: number } = {}): AsyncIterable<[number, string]> {
+    const prefix = `${RING_SPACE}${this.prefix}${key}\u0000`;
+    const limit = opts.limit ?? Infinity;
+    if (!(limit > 0)) return;
+    await this.s.drain();
+    const lt = opts.before === undefined ? `${prefix}\uffff` : prefix + pad(Math.max(0, opts.before));
+    const it = this.s.db.iterator({ gte: prefix, lt, reverse: true, limit: Number.isFinite(limit) ? limit : -1 });
+    for await (const [k, v] of it) yield [Number(k.slice(prefix.length)), v];
   }
 
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {

@@ -201,6 +201,30 @@ return redis.call('HGETALL', KEYS[1])
 `;
 
 /**
+ * bucketIncr. KEYS: the bucket's hash. ARGV: expireAtMs, series, field, delta, field, delta…
+ * Hash fields are '<field>\0<series>' (field names have no NUL; series may), incremented
+ * with HINCRBYFLOAT; the hash expires with its bucket's retention.
+ */
+export const BUCKET_INCR = `
+for i = 3, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i] .. '\\0' .. ARGV[2], ARGV[i + 1]) end
+redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+return 1
+`;
+
+/**
+ * ringPush. KEYS: the ring's zset, its sequence counter. ARGV: value, maxLen.
+ * Members are '<seq>:<value>' scored by seq (unique even for equal values); the oldest
+ * beyond maxLen are dropped. Returns the seq.
+ */
+export const RING_PUSH = `
+local seq = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[1], seq, seq .. ':' .. ARGV[1])
+local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if extra > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, extra - 1) end
+return seq
+`;
+
+/**
  * Reads values and counters for `entries`. KEYS: the keys SCAN found.
  * Returns one {kind, payload} per key: 's' + string, 'h' + flat hash, or 'n' (gone).
  */
@@ -236,6 +260,8 @@ export const SCRIPTS = {
   gwRelease: { numberOfKeys: 2, lua: RELEASE },
   gwIncr: { numberOfKeys: 1, lua: INCR },
   gwSettle: { numberOfKeys: 3, lua: SETTLE },
+  gwBucketIncr: { numberOfKeys: 1, lua: BUCKET_INCR },
+  gwRingPush: { numberOfKeys: 2, lua: RING_PUSH },
   gwUnlock: { numberOfKeys: 1, lua: UNLOCK },
   gwRenew: { numberOfKeys: 1, lua: RENEW },
 } as const;

@@ -11,6 +11,9 @@
  *   gw:hx:<full>   holds: '<owner>/<id>' → expiry (ZSET) and gw:ha:<full> '<owner>/<id>' →
  *                  '<amount>|<owner>' (HASH); ids are per store instance, as callers choose
  *                  them unique per process
+ *   gw:b:<full>@<start>  one time bucket (HASH '<field>\0<series>' → HINCRBYFLOAT), PEXPIREAT
+ *                  its end + retention
+ *   gw:r:<full>    ring values (ZSET '<seq>:<value>' scored by seq) and gw:rs:<full> its sequence
  *   gw:l:<full>    withLock locks (SET NX PX with a token, renewed while held)
  *   gw:i:<owner>   liveness of one open store (PX 15 s, heartbeat every 5 s, deleted on close):
  *                  holds of an instance that died are dropped once it is gone
@@ -28,7 +31,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { GatewayError } from '../errors.ts';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
-import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
+import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { KeyLocks } from './key-locks.ts';
 
 /** Root of every key gw writes. */
@@ -51,8 +54,12 @@ const LOCK_RENEW_MS = 3000;
 const LOCK_WAIT_MS = 30_000;
 /** SCAN's COUNT hint: SCAN walks the whole keyspace (MATCH filters after), so take big steps. */
 const SCAN_COUNT = 5000;
-/** Keys read per READ_MANY script call in `entries`. */
+/** Keys read per READ_MANY script call in `entries` and `buckets`. */
 const READ_BATCH = 256;
+/** Most buckets one `buckets` call may span (a year of hours is 8760): a bigger span is a caller's bug. */
+const MAX_BUCKETS = 100_000;
+/** Ring values fetched per ZREVRANGEBYSCORE in `ringRead`. */
+const RING_PAGE = 200;
 
 type Script = (...args: Array<string | number>) => Promise<unknown>;
 type Scripted = Redis & { [K in keyof typeof SCRIPTS | 'gwReadMany']: Script };
@@ -316,6 +323,62 @@ class RedisView implements Store {
   async held(key: string): Promise<number> {
     const full = this.prefix + key;
     return Number(await this.s.op(this.s.redis.gwHeld(`${ROOT}hx:${full}`, `${ROOT}ha:${full}`, `${ROOT}i:`)));
+  }
+
+  async bucketIncr(key: string, at: number, series: string, deltas: Record<string, number>, opts: { bucketMs: number; retentionMs: number }): Promise<void> {
+    const start = at - (at % opts.bucketMs);
+    await this.s.op(this.s.redis.gwBucketIncr(`${ROOT}b:${this.prefix}${key}@${start}`, String(start + opts.bucketMs + opts.retentionMs), series, ...deltaArgs(deltas)));
+  }
+
+  async *buckets(key: string, from: number, to: number, bucketMs: number): AsyncIterable<BucketRow> {
+    const first = Math.ceil(from / bucketMs) * bucketMs;
+    if (!(to > first)) return;
+    if ((to - first) / bucketMs > MAX_BUCKETS) throw new Error(`buckets: ${key} from ${from} to ${to} spans more than ${MAX_BUCKETS} buckets of ${bucketMs} ms`);
+    const base = `${ROOT}b:${this.prefix}${key}@`;
+    const starts: number[] = [];
+    for (let b = first; b < to; b += bucketMs) starts.push(b);
+    for (let i = 0; i < starts.length; i += READ_BATCH) {
+      const batch = starts.slice(i, i + READ_BATCH);
+      const rows = (await this.s.op(this.s.redis.gwReadMany(batch.length, ...batch.map((b) => base + b)))) as Array<[string, unknown?]>;
+      for (let j = 0; j < batch.length; j++) {
+        const [kind, payload] = rows[j]!;
+        if (kind !== 'h') continue;
+        const flat = payload as string[];
+        const bySeries = new Map<string, Record<string, number>>();
+        for (let f = 0; f < flat.length; f += 2) {
+          const name = flat[f]!;
+          const cut = name.indexOf('\u0000');
+          const series = name.slice(cut + 1);
+          let rec = bySeries.get(series);
+          if (!rec) bySeries.set(series, (rec = {}));
+          rec[name.slice(0, cut)] = Number(flat[f + 1]);
+        }
+        for (const series of [...bySeries.keys()].sort(byteOrder)) yield { start: batch[j]!, series, counters: bySeries.get(series)! };
+      }
+    }
+  }
+
+  async ringPush(key: string, value: string, maxLen: number): Promise<number> {
+    const full = this.prefix + key;
+    return Number(await this.s.op(this.s.redis.gwRingPush(`${ROOT}r:${full}`, `${ROOT}rs:${full}`, value, String(maxLen))));
+  }
+
+  async *ringRead(key: string, opts: { limit?: number; before?: number } = {}): AsyncIterable<[number, string]> {
+    const ring = `${ROOT}r:${this.prefix}${key}`;
+    let left = opts.limit ?? Infinity;
+    let max = opts.before === undefined ? '+inf' : `(${opts.before}`;
+    while (left > 0) {
+      const page = Math.min(left, RING_PAGE);
+      const members = await this.s.op(this.s.redis.zrevrangebyscore(ring, max, '-inf', 'LIMIT', 0, page));
+      for (const m of members) {
+        const cut = m.indexOf(':');
+        const seq = Number(m.slice(0, cut));
+        yield [seq, m.slice(cut + 1)];
+        max = `(${seq}`;
+      }
+      left -= members.length;
+      if (members.length < page) return;
+    }
   }
 
   /**

@@ -6,7 +6,7 @@
  * are strings; callers encode JSON themselves so a backend never guesses types.
  * Plugins never learn which backend they have; everything they need is below.
  *
- * Four kinds of data, each with its own methods (a key used by one kind is not read by another):
+ * Six kinds of data, each with its own methods (a key used by one kind is not read by another):
  *   values    get/set/delete/entries/clear; `set` may give a TTL.
  *   counters  incr/counters: a record of numeric fields, atomically updated; durable on resolve.
  *             Counters are values too (JSON text), so `entries` lists them.
@@ -14,6 +14,10 @@
  *             rate limits; entries older than the window are dropped; survive a restart.
  *   holds     hold/settle/release: temporary reservations against a counter field, for
  *             budgets; never durable (a crashed holder must not leak a hold) and TTL'd.
+ *   buckets   bucketIncr/buckets: counter records per (time bucket, series), for usage and
+ *             spend over time; each bucket is dropped a retention period after it ends.
+ *   rings     ringPush/ringRead: the newest N values of a log (the request log), read
+ *             newest first with a stable cursor.
  *
  * Backends: LevelDB (`level.ts`, the embedded default) and Redis (`redis.ts`: one Lua
  * script per multi-step method, server time for windows, holds owned by a live instance;
@@ -66,6 +70,34 @@ export interface Store {
   /** Sum of the live holds on `key`. */
   held(key: string): Promise<number>;
   /**
+   * Time-bucketed counters: atomically adds `deltas` to the counter record of `series` in
+   * the bucket holding `at` (epoch ms; buckets start at whole multiples of `bucketMs` since
+   * the epoch, so hours and days are UTC). The bucket is dropped `retentionMs` after it
+   * ends. Exact under concurrency (across processes on a shared backend); durable on
+   * resolve. `series` is any string (callers use JSON); field names must not contain U+0000.
+   * One key keeps one `bucketMs` and one `retentionMs`.
+   */
+  bucketIncr(key: string, at: number, series: string, deltas: Record<string, number>, opts: { bucketMs: number; retentionMs: number }): Promise<void>;
+  /**
+   * The bucket records at `key` whose bucket starts in [`from`, `to`) (epoch ms), oldest
+   * bucket first, then by series; `bucketMs` is the one `bucketIncr` used. Buckets past
+   * their retention may still be listed until the backend prunes them (callers bound `from`).
+   */
+  buckets(key: string, from: number, to: number, bucketMs: number): AsyncIterable<BucketRow>;
+  /**
+   * Appends `value` to the ring at `key` and drops all but its newest `maxLen` values, in
+   * one atomic step (a shared backend keeps one ring for every process). Returns the value's
+   * sequence number: increasing per ring, never reused. Durable on resolve. One key keeps
+   * one `maxLen`.
+   */
+  ringPush(key: string, value: string, maxLen: number): Promise<number>;
+  /**
+   * The ring's values newest first, as `[seq, value]`: at most `limit`, and only those with
+   * `seq < before` when given (a stable cursor: values pushed meanwhile do not shift pages).
+   * Lazy: stop iterating and nothing more is read.
+   */
+  ringRead(key: string, opts?: { limit?: number; before?: number }): AsyncIterable<[seq: number, value: string]>;
+  /**
    * Runs `fn` while holding an exclusive lock on `key` (per store, across this backend's
    * clients). Extensions use it to make read-check-write sequences atomic.
    */
@@ -90,4 +122,12 @@ export interface HoldVerdict {
   value: number;
   /** Sum of the other live holds on the key at the time of the check. */
   held: number;
+}
+
+/** One row of `buckets`: a series' counters in one bucket. */
+export interface BucketRow {
+  /** Bucket start, epoch ms. */
+  start: number;
+  series: string;
+  counters: Record<string, number>;
 }

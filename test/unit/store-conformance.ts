@@ -19,11 +19,13 @@ export interface Opened {
 /** How to get a fresh store of one backend; undefined = the test skipped itself. */
 export type OpenStore = (t: ExecutionContext) => Promise<Opened | undefined>;
 
-async function collect(it: AsyncIterable<[string, string]>): Promise<Array<[string, string]>> {
-  const out: Array<[string, string]> = [];
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
   for await (const e of it) out.push(e);
   return out;
 }
+
+const HOUR = 3_600_000;
 
 /** Registers the conformance cases for one backend, titled `<name>: …`. */
 export function storeConformance(test: TestFn, name: string, open: OpenStore): void {
@@ -199,6 +201,77 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     let inner = '';
     await clients[0]!.withLock('a', () => clients[0]!.withLock('b', async () => { inner = 'nested'; }));
     t.is(inner, 'nested');
+  });
+
+  it('buckets: per series and bucket, exact under concurrency, [from, to) oldest first, not values', async (t, { store, another }) => {
+    const clients = [store, another ? await another() : store].map((s) => s.namespace('ext:usage'));
+    const opts = { bucketMs: HOUR, retentionMs: 90 * 24 * HOUR };
+    const h0 = Math.floor(Date.now() / HOUR) * HOUR - 5 * HOUR;
+    const a = JSON.stringify(['default', 'gpt-4o', 'openai']);
+    const b = JSON.stringify(['second', 'gpt-4o', 'openai']);
+    await Promise.all(Array.from({ length: 100 }, (_, i) => clients[i % 2]!.bucketIncr('h', h0 + 10 + i, a, { requests: 1, prompt_tokens: 3 }, opts)));
+    await clients[0]!.bucketIncr('h', h0 + HOUR - 1, b, { requests: 1, usd: 0.125 }, opts);
+    await clients[1]!.bucketIncr('h', h0 + HOUR - 1, b, { usd: 0.125 }, opts);
+    await clients[0]!.bucketIncr('h', h0 + 2 * HOUR, a, { requests: 2 }, opts);
+    await clients[0]!.bucketIncr('h', h0 + 3 * HOUR + 5, '', { n: 1 }, opts); // any series string
+    const all = await collect(clients[1]!.buckets('h', h0, h0 + 4 * HOUR, HOUR));
+    t.deepEqual(all, [
+      { start: h0, series: a, counters: { requests: 100, prompt_tokens: 300 } },
+      { start: h0, series: b, counters: { requests: 1, usd: 0.25 } },
+      { start: h0 + 2 * HOUR, series: a, counters: { requests: 2 } },
+      { start: h0 + 3 * HOUR, series: '', counters: { n: 1 } },
+    ]);
+    t.deepEqual((await collect(clients[0]!.buckets('h', h0 + 1, h0 + 3 * HOUR, HOUR))).map((r) => r.start), [h0 + 2 * HOUR]); // starts in [from, to)
+    t.deepEqual(await collect(clients[0]!.buckets('h', h0 + 2 * HOUR, h0 + 2 * HOUR, HOUR)), []);
+    t.deepEqual(await collect(clients[0]!.buckets('other', h0, h0 + 4 * HOUR, HOUR)), []);
+    t.deepEqual(await collect(store.namespace('ext:budget').buckets('h', h0, h0 + 4 * HOUR, HOUR)), []);
+    t.deepEqual(await collect(store.entries()), []); // buckets are not values
+    await store.clear(); // nor cleared with them
+    t.is((await collect(clients[0]!.buckets('h', h0, h0 + 4 * HOUR, HOUR))).length, 4);
+  });
+
+  it('buckets: kept across a restart, dropped once past their retention', async (t, o) => {
+    const opts = { bucketMs: HOUR, retentionMs: 2 * HOUR };
+    const now = Date.now();
+    const current = Math.floor(now / HOUR) * HOUR;
+    const ns = o.store.namespace('u');
+    await ns.bucketIncr('h', now - 5 * HOUR, 's', { n: 1 }, opts); // ended 4 h ago: past a 2 h retention
+    await ns.bucketIncr('h', now - HOUR, 's', { n: 2 }, opts);
+    await ns.bucketIncr('h', now, 's', { n: 3 }, opts);
+    const again = (await o.reopen()).namespace('u');
+    await again.bucketIncr('h', now, 's', { n: 4 }, opts); // a process prunes a key when it first writes it
+    const rows = await collect(again.buckets('h', current - 10 * HOUR, current + HOUR, HOUR));
+    t.deepEqual(rows.map((r) => [r.start, r.counters.n]), [[current - HOUR, 2], [current, 7]]);
+  });
+
+  it('rings: newest maxLen kept, read newest first with limit and a stable cursor, sequence survives a restart', async (t, o) => {
+    const clients = [o.store, o.another ? await o.another() : o.store].map((s) => s.namespace('ext:request_log'));
+    const seqs = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 2]!.ringPush('log', `v${i}`, 20)));
+    t.is(new Set(seqs).size, 30);
+    t.deepEqual([...seqs].sort((x, y) => x - y), Array.from({ length: 30 }, (_, i) => i + 1));
+    const all = await collect(clients[1]!.ringRead('log'));
+    t.is(all.length, 20);
+    t.deepEqual(all.map(([s]) => s), Array.from({ length: 20 }, (_, i) => 30 - i)); // newest first
+    const bySeq = new Map(seqs.map((s, i) => [s, `v${i}`]));
+    t.true(all.every(([s, v]) => bySeq.get(s) === v));
+    t.deepEqual((await collect(clients[0]!.ringRead('log', { limit: 3 }))).map(([s]) => s), [30, 29, 28]);
+    const page2 = await collect(clients[0]!.ringRead('log', { limit: 3, before: 28 }));
+    await clients[0]!.ringPush('log', 'meanwhile', 20); // a push between pages does not shift them
+    t.deepEqual(page2.map(([s]) => s), [27, 26, 25]);
+    t.deepEqual((await collect(clients[0]!.ringRead('log', { limit: 3, before: 25 }))).map(([s]) => s), [24, 23, 22]);
+    t.deepEqual(await collect(clients[0]!.ringRead('log', { limit: 0 })), []);
+    t.deepEqual(await collect(clients[0]!.ringRead('empty')), []);
+    await clients[0]!.ringPush('dup', 'same', 5);
+    await clients[0]!.ringPush('dup', 'same', 5); // equal values are two entries
+    t.deepEqual(await collect(clients[0]!.ringRead('dup')), [[2, 'same'], [1, 'same']]);
+    t.deepEqual(await collect(o.store.entries()), []); // rings are not values
+    // stop iterating early: fine
+    for await (const [s] of clients[0]!.ringRead('log')) if (s) break;
+    const after = (await o.reopen()).namespace('ext:request_log');
+    t.is(await after.ringPush('log', 'after restart', 20), 32);
+    const kept = await collect(after.ringRead('log'));
+    t.is(kept.length, 20);
+    t.deepEqual(kept[0], [32, 'after restart']);
   });
 
   it('restart: values, counters and windows survive; holds do not', async (t, o) => {
