@@ -21,6 +21,8 @@ import { messagesRoute } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { mountAdminRoutes } from './admin/routes.ts';
 import { asGatewayError, errorBody } from './routes/respond.ts';
+import { notifyFinish } from './finish.ts';
+import { mountUi } from './ui.ts';
 import { notifyError } from './routes/stream.ts';
 
 const UNPARSED = Symbol.for('unparsedBody');
@@ -99,6 +101,7 @@ export function createApp(gwRef: () => Gateway): Koa {
     ctx.body = openApiDocument();
   });
   mountDocs(router);
+  mountUi(router);
   mountAdminRoutes(router, { admin, body }, gwRef);
   for (const r of initial.adminRoutes) {
     const m = r.method === 'GET' ? 'get' : r.method === 'POST' ? 'post' : 'delete';
@@ -141,7 +144,10 @@ export function createApp(gwRef: () => Gateway): Koa {
       const rc = st.rc;
       const status = rc?.status || failure?.status || ctx.status;
       const ms = performance.now() - st.startedAt;
-      if (route) gw.metrics.request(route, rc, status, failure, ms);
+      if (route) {
+        gw.metrics.request(route, rc, status, failure, ms);
+        notifyFinish(gw.hooks, st, route, status, failure, ms);
+      }
       if (info) gw.log.info({ req: st.id, status, ms: Math.round(ms * 100) / 100, model: rc?.model, provider: rc?.provider }, 'response');
     }
   });

@@ -3,6 +3,7 @@
  * A class (not an object literal) so V8 keeps one shape for all requests on the hot path.
  */
 import type { Logger } from 'pino';
+import type { GatewayError } from './errors.ts';
 import type { Usage } from './format/chat.ts';
 
 /** Which gateway route a request came in on. */
@@ -45,6 +46,10 @@ export class RequestContext {
   status = 0;
   /** Time to first byte from the upstream, ms (streams). */
   upstreamMs = 0;
+  /** Arrival to the first byte sent to the client, ms (streams; 0 until then). */
+  firstByteMs = 0;
+  /** The failure the request ended with, as onError saw it (undefined while it has not failed). */
+  error: GatewayError | undefined = undefined;
   /** Extra response headers hooks ask for (e.g. `x-gw-cache: miss`); set them before dispatch. */
   responseHeaders: Record<string, string> | undefined = undefined;
   /** Scratch space for plugins; key by a symbol or your plugin name. */

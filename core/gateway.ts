@@ -13,6 +13,7 @@ import type { AdminRoutes, ExtensionHandle, GatewayInfo, ProviderPlugin } from '
 import { GatewayMetrics } from './metrics/metrics.ts';
 import { findPlugin } from './plugins/loader.ts';
 import type { Provider } from './provider.ts';
+import { tapHealth } from './resilience/health.ts';
 import { setMemberSettings } from './resilience/member.ts';
 import { RoutingTable } from './routing.ts';
 import { attachRuntime, type Runtime } from './runtime/runtime.ts';
@@ -103,6 +104,7 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
     // after the extensions: its cache-miss tap must come after theirs
     (gw as { metrics: GatewayMetrics }).metrics = new GatewayMetrics({ providers: () => gw.table.providers.values(), pricing: () => gw.config.pricing });
     gw.metrics.tapCacheMisses(hooks);
+    tapHealth(hooks, (name) => gw.table.providers.get(name));
     return gw;
   } catch (err) {
     for (const p of opened) await p.close?.().catch(() => undefined);

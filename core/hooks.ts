@@ -21,9 +21,13 @@
  *                  failure, a client that disconnected (499), or a GatewayError thrown by a
  *                  hook); observes only. Every request that reached onRequest ends in exactly
  *                  one of onResponse/onError (onError also when onResponse itself threw).
+ *   onFinish       Sync             every gateway request once it is over (after a stream's
+ *                  last byte; as a JSON answer is handed to the socket), refused ones
+ *                  included: 401, 400, 413, 415 and 404 never reach onRequest but do reach
+ *                  this. Observes only: synchronous, cheap; do I/O in the background.
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
-import type { RequestContext } from './context.ts';
+import type { KeyInfo, RequestContext, RouteName } from './context.ts';
 import type { GatewayError } from './errors.ts';
 
 /** An answer decided by a hook: JSON `body` (object, or pre-serialized text), status and headers. */
@@ -45,12 +49,38 @@ export interface ResponseInfo {
   body: string | undefined;
 }
 
+/** A gateway request that is over, as the app's boundary saw it (onFinish). */
+export interface FinishedRequest {
+  /** Request id, as sent in `x-request-id`. */
+  readonly id: string;
+  readonly route: RouteName;
+  /** Arrival, epoch ms. */
+  readonly time: number;
+  /** Arrival to the last byte (streams) or to the answer handed to the socket (JSON), ms. */
+  readonly totalMs: number;
+  /** Arrival to the first byte sent to the client, ms (`totalMs` for a JSON answer). */
+  readonly ttfbMs: number;
+  /** HTTP status sent; 499 when the client left; a stream's error status when it failed after its first byte. */
+  readonly status: number;
+  /** The key that authenticated the request; undefined on an open gateway or when auth refused it. */
+  readonly key: KeyInfo | undefined;
+  /** `model` as the client sent it, when the body was parsed (undefined for 401, 413, 415…). */
+  readonly model: string | undefined;
+  /** The request's context; undefined when it was refused before admission (auth, body). */
+  readonly rc: RequestContext | undefined;
+  /** What it failed with (before or after its first byte); undefined when it succeeded. */
+  readonly error: GatewayError | undefined;
+  /** The request body as received, when it was parsed (for plugins that log bodies; never log it by default). */
+  readonly rawBody: string | undefined;
+}
+
 export interface Hooks {
   readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
   readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
   readonly onResponse: AsyncSeriesHook<[RequestContext, ResponseInfo]>;
   readonly onChunk: SyncHook<[RequestContext, unknown]>;
   readonly onError: AsyncSeriesHook<[RequestContext, GatewayError]>;
+  readonly onFinish: SyncHook<[FinishedRequest]>;
 }
 
 /** A fresh hooks object; one per gateway instance. */
@@ -61,5 +91,6 @@ export function createHooks(): Hooks {
     onResponse: new AsyncSeriesHook<[RequestContext, ResponseInfo]>(['rc', 'info'], 'onResponse'),
     onChunk: new SyncHook<[RequestContext, unknown]>(['rc', 'chunk'], 'onChunk'),
     onError: new AsyncSeriesHook<[RequestContext, GatewayError]>(['rc', 'error'], 'onError'),
+    onFinish: new SyncHook<[FinishedRequest]>(['finished'], 'onFinish'),
   });
 }

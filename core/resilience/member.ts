@@ -6,6 +6,7 @@
 import { GatewayError } from '../errors.ts';
 import type { Provider } from '../provider.ts';
 import { Breaker } from './breaker.ts';
+import { providerHealth, type ProviderHealth } from './health.ts';
 
 /** Per-provider routing settings from its config section. */
 export interface MemberSettings {
@@ -29,20 +30,25 @@ export class Member {
   readonly failures = new Map<string, number>();
   /** Retries made on this provider (for /metrics). */
   retries = 0;
+  /** Attempts and failures over the last hour (core/resilience/health.ts). */
+  readonly health: ProviderHealth;
 
   constructor(provider: Provider, settings: MemberSettings, breaker: Breaker) {
     this.provider = provider;
     this.settings = settings;
     this.breaker = breaker;
+    this.health = providerHealth(provider);
   }
 
-  /** Records a time-to-first-byte sample (α = 0.2). */
+  /** Records a successful call and its time-to-first-byte sample (α = 0.2). */
   sample(ms: number): void {
     this.ewmaMs = this.ewmaMs === 0 ? ms : this.ewmaMs * 0.8 + ms * 0.2;
+    this.health.attempt();
   }
 
   /** Counts a failed call when the upstream caused it: its HTTP status, else `upstream_*` (timeout, unreachable…). */
   failed(err: unknown): void {
+    this.health.attempt(err);
     if (!(err instanceof GatewayError)) return;
     const label = err.upstreamStatus !== undefined ? String(err.upstreamStatus) : err.code?.startsWith('upstream_') ? err.code : undefined;
     if (label !== undefined) this.failures.set(label, (this.failures.get(label) ?? 0) + 1);

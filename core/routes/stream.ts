@@ -26,6 +26,7 @@ export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, 
   ctx.respond = false;
   rc.status = 200;
   sse.open(headers);
+  rc.firstByteMs = performance.now() - rc.startedAt;
   gw.metrics.streamOpened(rc);
   try {
     step ??= await frames.next();
@@ -59,6 +60,7 @@ export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, 
 
 /** Runs onError taps; a failing tap is logged, never thrown over the original error. */
 export async function notifyError(gw: Gateway, rc: RequestContext, err: GatewayError): Promise<void> {
+  rc.error = err;
   if (!gw.hooks.onError.isUsed()) return;
   try {
     await gw.hooks.onError.promise(rc, err);

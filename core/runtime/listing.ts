@@ -4,6 +4,7 @@
 import { maskSecret } from '../keys.ts';
 import type { Provider } from '../provider.ts';
 import { healthOf } from '../resilience/member.ts';
+import { providerHealth, type HealthReport } from '../resilience/health.ts';
 
 /** One provider as `GET /v1/admin/providers` lists it. */
 export interface ProviderListing {
@@ -23,6 +24,8 @@ export interface ProviderListing {
   inflight: number;
   /** EWMA of time to first byte, ms (null before the first answer). */
   latency_ms: number | null;
+  /** This instance's traffic to it over the last 5 and 60 minutes (core/resilience/health.ts). */
+  health: HealthReport;
 }
 
 /** The listing of a built provider and the section it was built from. */
@@ -36,5 +39,6 @@ export function providerListing(p: Provider, section: Record<string, unknown>, s
     models: [...p.models],
     api_key: typeof key === 'string' && key ? maskSecret(key) : '',
     ...healthOf(p),
+    health: providerHealth(p).report(),
   };
 }

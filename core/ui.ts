@@ -1,0 +1,88 @@
+/**
+ * /ui: the operator console, served by gw itself (DESIGN.md "Operator console"). Static
+ * sources from the repo's `ui/` folder (no build step) and three libraries straight from
+ * node_modules (preact, htm, uPlot): no CDN, no other host. The page holds no secret; it
+ * asks for the admin token and calls the admin API with it (sessionStorage, never a URL).
+ *
+ *   GET /ui              → 302 /ui/
+ *   GET /ui/             ui/index.html, with a Content-Security-Policy allowing only this origin
+ *   GET /ui/<file>       ui/<file> (.js .css .svg; names listed in ui/ at startup)
+ *   GET /ui/vendor/<f>   preact.mjs, hooks.mjs, htm.mjs, uPlot.iife.min.js, uPlot.min.css
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Router } from '@koa/router';
+
+const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+};
+
+/** Vendor files: served name → [package, path inside it]. */
+const VENDOR: Record<string, [string, string]> = {
+  'preact.mjs': ['preact', 'dist/preact.mjs'],
+  'hooks.mjs': ['preact', 'hooks/dist/hooks.mjs'],
+  'htm.mjs': ['htm', 'dist/htm.mjs'],
+  'uPlot.iife.min.js': ['uplot', 'dist/uPlot.iife.min.js'],
+  'uPlot.min.css': ['uplot', 'dist/uPlot.min.css'],
+};
+
+const typeOf = (file: string): string | undefined => TYPES[file.slice(file.lastIndexOf('.'))];
+
+/**
+ * The page's CSP: everything from this origin only; the one inline script (the import map)
+ * allowed by its hash. Styles set from scripts (uPlot, preact) go through the CSSOM, which
+ * style-src does not restrict.
+ */
+function contentSecurityPolicy(html: string): string {
+  const m = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
+  const hash = m ? ` 'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'` : '';
+  return `default-src 'self'; script-src 'self'${hash}; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
+}
+
+/** Mounts /ui on `router`. Files are read once, on first request. */
+export function mountUi(router: Router): void {
+  const require = createRequire(import.meta.url);
+  const pkgDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+  const own = new Set(readdirSync(UI_DIR).filter((f) => typeOf(f) && f !== 'index.html'));
+  const cache = new Map<string, Buffer>();
+  const read = (key: string, path: string): Buffer => {
+    let b = cache.get(key);
+    if (!b) cache.set(key, (b = readFileSync(path)));
+    return b;
+  };
+  let csp: string | undefined;
+
+  router.get('/ui', (ctx) => {
+    ctx.redirect('/ui/');
+  });
+  router.get('/ui/', (ctx) => {
+    const html = read('index.html', join(UI_DIR, 'index.html'));
+    csp ??= contentSecurityPolicy(html.toString('utf8'));
+    ctx.set({ 'content-security-policy': csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache' });
+    ctx.type = TYPES['.html']!;
+    ctx.body = html;
+  });
+  router.get('/ui/vendor/:file', (ctx) => {
+    const v = VENDOR[ctx.params.file!];
+    if (!v) return;
+    ctx.set({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=86400' });
+    ctx.type = typeOf(ctx.params.file!)!;
+    ctx.body = read(`vendor/${ctx.params.file}`, join(pkgDir(v[0]), v[1]));
+  });
+  router.get('/ui/:file', (ctx) => {
+    const file = ctx.params.file!;
+    if (!own.has(file)) return;
+    ctx.set({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' });
+    ctx.type = typeOf(file)!;
+    ctx.body = read(file, join(UI_DIR, file));
+  });
+}
