@@ -21,6 +21,11 @@ export interface GatewayInfo {
   models(): string[];
   /** Every gateway key name (file and runtime). */
   keyNames(): string[];
+  /**
+   * A key's tags (`tags` of a virtual key), for grouping usage by tag; undefined when it has
+   * none. Optional: absent until keys carry tags (the virtual-keys issue), so no key has any.
+   */
+  keyTags?(name: string): Readonly<Record<string, string>> | undefined;
 }
 
 /** Admin-only routes an extension mounts (admin token checked by the core; errors in OpenAI shape). */

@@ -68,8 +68,13 @@ export function upstreamCall(ctx: Context, rc: RequestContext): { body: Record<s
   };
 }
 
-/** Body and call context for `model`: unchanged for the request's own model, re-targeted for a fallback. */
+/**
+ * Body and call context for `model`: unchanged for the request's own model, re-targeted for
+ * a fallback. Called once per upstream attempt, so it also counts the attempt on `rc` (a
+ * request whose every attempt failed keeps its count for the request log).
+ */
 export function forModel<B extends object>(rc: RequestContext, body: B, call: CallContext, model: string): [B, CallContext] {
+  rc.attempts++;
   return model === rc.canonicalModel ? [body, call] : [{ ...body, model }, { ...call, rawBody: undefined }];
 }
 

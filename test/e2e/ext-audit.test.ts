@@ -37,7 +37,7 @@ test('hooks run in [extensions.*] config order, third-party and built-in alike',
   const hooks = gw.running.gateway.hooks;
   t.deepEqual(hooks.onRequest.taps.map((x) => x.name), ['rate_limit', 'audit']);
   t.deepEqual(hooks.onResponse.taps.map((x) => x.name), ['audit', 'usage', 'logging']);
-  t.deepEqual(hooks.onError.taps.map((x) => x.name), ['audit', 'logging']);
+  t.deepEqual(hooks.onError.taps.map((x) => x.name), ['audit', 'usage', 'logging']); // usage counts failures per hour
   // behaviourally: rate_limit (first) refuses the second request before audit's onRequest runs
   await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 429);

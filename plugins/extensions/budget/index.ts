@@ -13,7 +13,10 @@
  *               byte. Cache hits and early responses drop the hold and cost nothing.
  *   onError     drops the hold: a failed call costs nothing.
  * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
- * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd}]`.
+ * Over time: the settled USD per (key, model, UTC hour), written with the settlement (one
+ * store batch), kept `retention_days` (default 90; 0 = none).
+ * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd}]`; with
+ * any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
@@ -22,6 +25,7 @@ import type { GatewayInfo } from '../../../core/plugins/contract.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
 import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { BUCKETS_KEY, DAY_MS, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
 
 const PLUGIN_NAME = 'budget';
@@ -40,6 +44,8 @@ const schema = z.strictObject({
   models: z.record(z.string(), z.strictObject({ output_reserve_tokens: z.number().int().nonnegative() })).default({}),
   /** A hold lapses after this long even if its request never ended (a bug guard; holds die with the process anyway). */
   reservation_ttl_seconds: z.number().positive().default(3600),
+  /** Days the hourly spend buckets are kept; 0 keeps lifetime spend only. */
+  retention_days: z.number().nonnegative().default(90),
 });
 type Config = z.output<typeof schema>;
 
@@ -63,6 +69,11 @@ export interface BudgetEntry {
 /** USD rounded to 1e-9 so sums of float prices read cleanly. */
 const usd = (x: number): number => Math.round(x * 1e9) / 1e9;
 
+const SHAPE: SeriesShape = {
+  dims: ['key', 'model'],
+  fields: (s) => ({ spent_usd: usd(s.usd ?? 0), requests: s.requests ?? 0 }),
+};
+
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
@@ -72,6 +83,8 @@ export default defineExtension({
     if (unpriced.length) log.warn({ models: unpriced }, `budget: these models have no [pricing."<model>"] and will be refused (403 model_not_priced)`);
     const limitOf = (name: string) => config.keys[name]?.budget ?? config.default_budget;
     const ttlMs = config.reservation_ttl_seconds * 1000;
+    const retentionMs = config.retention_days * DAY_MS;
+    const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
     let seq = 0;
 
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
@@ -101,7 +114,10 @@ export default defineExtension({
       if (!answeredUpstream(rc) || rc.status >= 400) return store.release(PREFIX + h.account, h.id);
       // a fallback model is priced at its own rate when it has one
       const price = rc.servedModel === rc.canonicalModel ? h.price : (pricing()[rc.servedModel] ?? h.price);
-      await store.settle(PREFIX + h.account, h.id, { usd: rc.usage ? usageUsd(price, rc.usage) : h.estimate });
+      const spent = rc.usage ? usageUsd(price, rc.usage) : h.estimate;
+      const settled = store.settle(PREFIX + h.account, h.id, { usd: spent });
+      if (!buckets) return void (await settled);
+      await Promise.all([settled, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets)]);
     });
 
     hooks.onError.tapPromise(PLUGIN_NAME, async function release(rc: RequestContext) {
@@ -112,8 +128,12 @@ export default defineExtension({
     });
 
     routes.get('/v1/budget', async (ctx) => {
+      let body: unknown;
+      if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, limitOf);
+      else if (retentionMs === 0) throw new GatewayError(400, 'spend over time is off: [extensions.budget] retention_days = 0', { code: 'series_disabled' });
+      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify(await listBudgets(store, gateway, limitOf));
+      ctx.body = JSON.stringify(body);
     });
   },
 });

@@ -12,13 +12,15 @@
  * (a failed call counts nothing). Admission refuses when window + pending >= the limit.
  * Limits are checked at admission only: an admitted stream is never cut.
  * Refusals: 429 `rate_limit_exceeded` with `retry-after` in whole seconds (1..60).
+ * Admin: GET /v1/rate_limit → `[{key, window_seconds, requests, requests_per_minute, tokens,
+ * tokens_per_minute}]`: each key's current window (tokens include this instance's streams in flight).
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { accountOf, answeredUpstream, OPEN_ACCOUNT } from '../_shared/account.ts';
 
 const PLUGIN_NAME = 'rate_limit';
 /** rc.state slot: tokens this request already put in `pending`. */
@@ -50,10 +52,15 @@ function refuse(what: string, name: string, limit: number, windowS: number, retr
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
-  setup({ config, store, hooks }) {
+  setup({ config, store, hooks, routes, gateway }) {
     const windowMs = config.window_seconds * 1000;
     const pending = new Map<string, number>();
     hooks.onRequest.tapPromise(PLUGIN_NAME, admission(config, store, windowMs, pending));
+    routes.get('/v1/rate_limit', async (ctx) => {
+      const names = gateway.keyNames();
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(await Promise.all((names.length ? names : [OPEN_ACCOUNT]).map((name) => windowOf(config, store, windowMs, pending, name))));
+    });
     if (config.tokens_per_minute === undefined) return;
 
     const settle = (rc: RequestContext): Tally | undefined => {
@@ -94,6 +101,32 @@ export default defineExtension({
     });
   },
 });
+
+/** One entry of GET /v1/rate_limit. */
+export interface WindowEntry {
+  key: string;
+  window_seconds: number;
+  /** Requests admitted in the current window. */
+  requests: number;
+  requests_per_minute: number;
+  /** Tokens recorded in the window plus this instance's streams in flight; null without tokens_per_minute. */
+  tokens: number | null;
+  tokens_per_minute: number | null;
+}
+
+/** A key's current window, read without recording anything (`cost: 0`). */
+async function windowOf(config: Config, store: Store, windowMs: number, pending: Map<string, number>, name: string): Promise<WindowEntry> {
+  const peek = (key: string) => store.windowAdmit(key, Number.MAX_SAFE_INTEGER, windowMs, { cost: 0 });
+  const [r, t] = await Promise.all([peek(`r:${name}`), config.tokens_per_minute === undefined ? undefined : peek(`t:${name}`)]);
+  return {
+    key: name,
+    window_seconds: config.window_seconds,
+    requests: r.total,
+    requests_per_minute: config.requests_per_minute,
+    tokens: t ? t.total + (pending.get(name) ?? 0) : null,
+    tokens_per_minute: config.tokens_per_minute ?? null,
+  };
+}
 
 function admission(config: Config, store: Store, windowMs: number, pending: Map<string, number>) {
   const rpm = config.requests_per_minute;

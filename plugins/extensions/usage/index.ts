@@ -3,19 +3,36 @@
  * as the upstream reported them (common semantics), for every route and for streams
  * whether or not the client asked for usage. Committed to the store in onResponse, which
  * the core awaits before the response's last byte: an answered request's usage survives a
- * restart and a crash. Cache hits, early responses and failed calls count nothing.
- * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens, requests}]`.
+ * restart and a crash. Cache hits, early responses and failed calls count no tokens.
+ *
+ * Over time: the same numbers per (key, model, provider, UTC hour), plus failed requests
+ * (`errors`), kept `retention_days` (default 90; 0 = lifetime totals only). The lifetime
+ * counter and the hour bucket are written together (the store batches them: one LevelDB
+ * batch, one Redis round trip).
+ *
+ * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens, requests}]`
+ * (lifetime; `requests` = answered requests); with any of `bucket`, `group_by`, `from`,
+ * `to` → `[{bucket_start, <group fields>, requests, errors, prompt_tokens, completion_tokens,
+ * total_tokens}]` where `requests` counts answered and failed requests alike.
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
+import { GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
 import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { BUCKETS_KEY, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';
+const DAY_MS = 24 * HOUR_MS;
+/** rc.state slot: this request's answer was recorded (a later failing onResponse tap must not count it twice). */
+const RECORDED = Symbol('usage.recorded');
 
-const schema = z.strictObject({});
+const schema = z.strictObject({
+  /** Days the hourly buckets are kept; 0 records lifetime totals only. */
+  retention_days: z.number().nonnegative().default(90),
+});
 
 /** One entry of GET /v1/usage. */
 export interface UsageEntry {
@@ -32,19 +49,40 @@ function counterKey(name: string, model: string): string {
   return PREFIX + JSON.stringify([name, model]);
 }
 
-function record(store: Store) {
-  return async function recordUsage(rc: RequestContext): Promise<void> {
-    if (!answeredUpstream(rc) || rc.status >= 400) return;
-    const u = rc.usage;
-    await store.incr(counterKey(accountOf(rc), rc.servedModel), {
-      prompt_tokens: u?.prompt_tokens ?? 0,
-      completion_tokens: u?.completion_tokens ?? 0,
-      requests: 1,
-    });
+const SHAPE: SeriesShape = {
+  dims: ['key', 'model', 'provider'],
+  fields: (s) => {
+    const prompt = s.prompt_tokens ?? 0;
+    const completion = s.completion_tokens ?? 0;
+    return { requests: s.requests ?? 0, errors: s.errors ?? 0, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  },
+};
+
+function recorder(store: Store, retentionMs: number) {
+  const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
+  return {
+    async answered(rc: RequestContext): Promise<void> {
+      if (!answeredUpstream(rc) || rc.status >= 400) return;
+      const u = rc.usage;
+      const account = accountOf(rc);
+      const deltas = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
+      rc.state.set(RECORDED, true);
+      const lifetime = store.incr(counterKey(account, rc.servedModel), deltas);
+      if (!buckets) return void (await lifetime);
+      await Promise.all([lifetime, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([account, rc.servedModel, rc.provider]), deltas, buckets)]);
+    },
+    async failed(rc: RequestContext, err: GatewayError): Promise<void> {
+      // a client that left is not an error of the gateway's
+      if (!buckets || err.status === 499) return;
+      // a model no provider serves is whatever the client sent: never a series of its own
+      const model = err.code === 'model_not_found' ? '' : rc.servedModel;
+      const deltas: Record<string, number> = rc.state.has(RECORDED) ? { errors: 1 } : { requests: 1, errors: 1 };
+      await store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([accountOf(rc), model, rc.provider ?? err.provider ?? '']), deltas, buckets);
+    },
   };
 }
 
-/** Every usage entry, in (key, model) order. */
+/** Every lifetime usage entry, in (key, model) order. */
 export async function listUsage(store: Store): Promise<UsageEntry[]> {
   const out: UsageEntry[] = [];
   for await (const [k, v] of store.entries(PREFIX)) {
@@ -60,11 +98,18 @@ export async function listUsage(store: Store): Promise<UsageEntry[]> {
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
-  setup({ store, hooks, routes }) {
-    hooks.onResponse.tapPromise(PLUGIN_NAME, record(store));
+  setup({ config, store, hooks, routes, gateway }) {
+    const retentionMs = config.retention_days * DAY_MS;
+    const rec = recorder(store, retentionMs);
+    hooks.onResponse.tapPromise(PLUGIN_NAME, rec.answered);
+    if (retentionMs > 0) hooks.onError.tapPromise(PLUGIN_NAME, rec.failed);
     routes.get('/v1/usage', async (ctx) => {
+      let body: unknown;
+      if (!wantsSeries(ctx)) body = await listUsage(store);
+      else if (retentionMs === 0) throw new GatewayError(400, 'usage over time is off: [extensions.usage] retention_days = 0', { code: 'series_disabled' });
+      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify(await listUsage(store));
+      ctx.body = JSON.stringify(body);
     });
   },
 });

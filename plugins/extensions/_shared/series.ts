@@ -1,0 +1,134 @@
+/**
+ * Usage and spend over time, shared by the usage and budget extensions: hourly buckets in
+ * the store (`store.bucketIncr`, one record per (hour, series)), read back as a series by
+ * `GET /v1/usage|budget?bucket=hour|day&group_by=…&from=…&to=…` (DESIGN.md "Operator console").
+ *
+ * A series is identified by a JSON array of its dimensions (`["<key>", "<model>",
+ * "<provider>"]` for usage, `["<key>", "<model>"]` for budget). Day buckets are UTC days,
+ * summed from the hours at read time. `group_by=tag:<name>` groups keys by one of their
+ * tags, read at query time from `GatewayInfo.keyTags` (keys carry no tags before the
+ * virtual-keys issue; until then every key falls in the `null` group).
+ */
+import type { Context } from 'koa';
+import { badRequest } from '../../../core/errors.ts';
+import type { GatewayInfo } from '../../../core/plugins/contract.ts';
+import type { Store } from '../../../core/store/types.ts';
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+/** Store key of the hourly buckets (relative to the extension's namespace). */
+export const BUCKETS_KEY = 'h';
+
+/** A dimension a series can be grouped by; tags are `tag:<name>`. */
+export type Dimension = 'key' | 'model' | 'provider';
+
+/** A parsed series query. */
+export interface SeriesQuery {
+  bucket: 'hour' | 'day';
+  /** Output fields, in order: dimensions and `tag:<name>`s. */
+  groupBy: string[];
+  /** Bucket starts in [from, to), epoch ms; `from` aligned to the bucket. */
+  from: number;
+  to: number;
+}
+
+const SERIES_PARAMS = ['bucket', 'group_by', 'from', 'to'] as const;
+const TAG = /^tag:([A-Za-z0-9_.-]{1,64})$/;
+
+/** True when the query asks for a series (any of bucket, group_by, from, to); without them the route keeps its lifetime shape. */
+export function wantsSeries(ctx: Context): boolean {
+  return SERIES_PARAMS.some((p) => ctx.query[p] !== undefined);
+}
+
+function one(ctx: Context, name: string): string | undefined {
+  const v = ctx.query[name];
+  if (Array.isArray(v)) throw badRequest(`query parameter '${name}' given more than once`, name, 'invalid_query');
+  return v;
+}
+
+/**
+ * A time from the query: RFC 3339 (`2026-01-31T10:00:00Z`), a UTC date (`2026-01-31`) or epoch ms.
+ * @throws GatewayError 400 naming the parameter.
+ */
+export function parseTime(name: string, v: string): number {
+  const t = /^\d{1,15}$/.test(v) ? Number(v) : /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2}))?$/.test(v) ? Date.parse(v) : NaN;
+  if (!Number.isFinite(t)) throw badRequest(`query parameter '${name}' must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds; got '${v}'`, name, 'invalid_query');
+  return t;
+}
+
+/**
+ * Parses a series query. `group_by` defaults to every dimension of the series; `to`
+ * defaults to now; `from` to 24 hours (hour buckets) or 30 days (day buckets) before `to`,
+ * and is never earlier than the retention allows.
+ * @throws GatewayError 400 naming the parameter at fault.
+ */
+export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], retentionMs: number, now = Date.now()): SeriesQuery {
+  const b = one(ctx, 'bucket') ?? 'hour';
+  if (b !== 'hour' && b !== 'day') throw badRequest(`query parameter 'bucket' must be 'hour' or 'day'; got '${b}'`, 'bucket', 'invalid_query');
+  const size = b === 'hour' ? HOUR_MS : DAY_MS;
+  const g = one(ctx, 'group_by');
+  const groupBy: string[] = [];
+  for (const part of g === undefined ? dims : g.split(',').map((s) => s.trim())) {
+    if (!(dims as readonly string[]).includes(part) && !TAG.test(part)) {
+      throw badRequest(`query parameter 'group_by' takes ${dims.join(', ')} or tag:<name> (comma-separated); got '${part}'`, 'group_by', 'invalid_query');
+    }
+    if (!groupBy.includes(part)) groupBy.push(part);
+  }
+  const toRaw = one(ctx, 'to');
+  const fromRaw = one(ctx, 'from');
+  const to = Math.min(toRaw === undefined ? now : parseTime('to', toRaw), now + size);
+  let from = fromRaw === undefined ? to - (b === 'hour' ? DAY_MS : 30 * DAY_MS) : parseTime('from', fromRaw);
+  if (!(from < to)) throw badRequest(`query parameter 'from' must be before 'to'`, 'from', 'invalid_query');
+  from = Math.max(from, now - retentionMs - size);
+  from -= from % size;
+  return { bucket: b, groupBy, from: Math.max(0, from), to };
+}
+
+/** How a series' JSON dimensions map to names, and a bucket's counters to the output fields. */
+export interface SeriesShape {
+  dims: readonly Dimension[];
+  /** Output fields of summed counters, from a series' counter record (missing fields are 0). */
+  fields(sum: Record<string, number>): Record<string, number>;
+}
+
+/**
+ * Reads the hourly buckets in the query's range and sums them per output bucket and group.
+ * Entries: `{bucket_start (RFC 3339), <group fields>…, <shape.fields>…}`, ordered by bucket
+ * then group; buckets without traffic are absent.
+ */
+export async function readSeries(store: Store, q: SeriesQuery, shape: SeriesShape, gateway: GatewayInfo): Promise<Array<Record<string, unknown>>> {
+  const size = q.bucket === 'hour' ? HOUR_MS : DAY_MS;
+  const groups = new Map<string, { start: number; group: Array<string | null>; sum: Record<string, number> }>();
+  const tagCache = new Map<string, Readonly<Record<string, string>> | undefined>();
+  const tagsOf = (key: string) => {
+    if (!tagCache.has(key)) tagCache.set(key, gateway.keyTags?.(key));
+    return tagCache.get(key);
+  };
+  const keyAt = shape.dims.indexOf('key');
+  for await (const row of store.buckets(BUCKETS_KEY, q.from, q.to, HOUR_MS)) {
+    let dims: string[];
+    try {
+      dims = JSON.parse(row.series) as string[];
+    } catch {
+      continue; // not written by us
+    }
+    const group = q.groupBy.map((g): string | null => {
+      const tag = TAG.exec(g);
+      if (tag) return tagsOf(dims[keyAt] ?? '')?.[tag[1]!] ?? null;
+      return dims[shape.dims.indexOf(g as Dimension)] ?? '';
+    });
+    const start = row.start - (row.start % size);
+    const id = `${start}\u0000${JSON.stringify(group)}`;
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { start, group, sum: {} }));
+    for (const f in row.counters) g.sum[f] = (g.sum[f] ?? 0) + row.counters[f]!;
+  }
+  const cmp = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+  return [...groups.values()]
+    .sort((a, b) => a.start - b.start || a.group.reduce((c, v, i) => c || cmp(v, b.group[i]!), 0))
+    .map((g) => {
+      const out: Record<string, unknown> = { bucket_start: new Date(g.start).toISOString() };
+      q.groupBy.forEach((f, i) => (out[f] = g.group[i]));
+      return Object.assign(out, shape.fields(g.sum));
+    });
+}

@@ -1,0 +1,113 @@
+/**
+ * One request log entry from a finished request (the onFinish hook): who, what, how long,
+ * how much, and how it failed. Pure; never a secret (the key's name, not the key; error
+ * messages are gw's, which never carry secrets). Bodies only when the caller passes them.
+ */
+import type { FinishedRequest } from '../../../core/hooks.ts';
+
+/** `[pricing."<model>"]`: USD per million tokens. */
+export interface Price {
+  input_per_mtok: number;
+  output_per_mtok: number;
+}
+
+/** One entry of GET /v1/requests. */
+export interface LogEntry {
+  /** Arrival, RFC 3339 (UTC, ms). */
+  time: string;
+  request_id: string;
+  /** Key name; `(open)` on a gateway without keys; null when no key was accepted (401). */
+  key: string | null;
+  route: string;
+  /** `model` as the client sent it (an alias stays an alias); null when the body was not read. */
+  model: string | null;
+  /** The canonical model that answered (a `[fallbacks]` model when one took over); null when none did. */
+  served_model: string | null;
+  /** The provider that answered; null for refusals, cache hits and failures of every attempt. */
+  provider: string | null;
+  /** HTTP status sent (499: the client left; a stream's error status when it failed mid-way). */
+  status: number;
+  /** Upstream calls made, retries and fallbacks included. */
+  attempts: number;
+  stream: boolean;
+  /** Arrival to last byte, ms. */
+  latency_ms: number;
+  /** Arrival to first byte, ms (= latency for a JSON answer). */
+  ttfb_ms: number;
+  /** gw's own time: latency (JSON) or TTFB (streams) minus the upstream's; null when no upstream answered. */
+  overhead_ms: number | null;
+  /** Upstream time to its answer (JSON) or first event (streams), retries included; null when none answered. */
+  upstream_ms: number | null;
+  /** Usage the upstream reported; null when it reported none (failures, cache hits). */
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** That usage priced from `[pricing]`; null when unpriced or without usage. */
+  cost_usd: number | null;
+  cache_hit: boolean;
+  error_code: string | null;
+  error_message: string | null;
+  /** With `log_bodies = true` only, cut to `body_max_bytes`. */
+  request_body?: string | null;
+  response_body?: string | null;
+}
+
+/** Key name shown for requests on a gateway that runs without keys. */
+export const OPEN_KEY = '(open)';
+const MODEL_MAX = 256;
+const MESSAGE_MAX = 2000;
+
+const ms = (v: number): number => Math.round(v * 100) / 100;
+
+/** `s` cut to at most `max` UTF-8 bytes, marked when cut. */
+export function truncate(s: string, max: number): string {
+  if (s.length <= max / 3 || Buffer.byteLength(s) <= max) return s;
+  const cut = Buffer.from(s).subarray(0, max).toString('utf8').replace(/\uFFFD$/, '');
+  return `${cut}…[truncated]`;
+}
+
+function tokens(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+}
+
+/**
+ * The entry for a finished request.
+ * @param open the gateway runs without keys (its requests are logged as `(open)`)
+ * @param price the pricing of the served model, if any
+ */
+export function toEntry(f: FinishedRequest, open: boolean, price: Price | undefined): LogEntry {
+  const rc = f.rc;
+  const err = f.error;
+  const answered = rc !== undefined && (rc.provider !== undefined || rc.cacheHit);
+  const u = rc?.usage;
+  const prompt = tokens(u?.prompt_tokens);
+  const completion = tokens(u?.completion_tokens);
+  const upstream = rc?.provider !== undefined ? rc.upstreamMs : undefined;
+  let overhead: number | null = null;
+  if (upstream !== undefined) overhead = ms(Math.max(0, (rc!.stream && rc!.firstByteMs ? rc!.firstByteMs : f.totalMs) - upstream));
+  const cost = price && (prompt !== null || completion !== null) && !rc?.cacheHit
+    ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
+    : null;
+  const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
+  return {
+    time: new Date(f.time).toISOString(),
+    request_id: f.id,
+    key: f.key?.name ?? (open ? OPEN_KEY : null),
+    route: f.route,
+    model,
+    served_model: answered ? rc!.servedModel : null,
+    provider: rc?.provider ?? null,
+    status: f.status,
+    attempts: rc?.attempts ?? 0,
+    stream: rc?.stream ?? false,
+    latency_ms: ms(f.totalMs),
+    ttfb_ms: ms(f.ttfbMs),
+    overhead_ms: overhead,
+    upstream_ms: upstream === undefined ? null : ms(upstream),
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    cost_usd: cost,
+    cache_hit: rc?.cacheHit ?? false,
+    error_code: err ? (err.code ?? `http_${err.status}`) : f.status >= 400 ? `http_${f.status}` : null,
+    error_message: err ? (err.message.length > MESSAGE_MAX ? `${err.message.slice(0, MESSAGE_MAX)}…` : err.message) : null,
+  };
+}

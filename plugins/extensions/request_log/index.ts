@@ -1,0 +1,114 @@
+/**
+ * The `request_log` extension: the last `max_entries` gateway requests (default 10,000), in
+ * a ring in the shared store, for "what did the request that got a 502 look like"
+ * (DESIGN.md "Operator console"). Every request is logged, the failed ones included: 401,
+ * 400, 413, 415 and unknown models (404) never reach onRequest, so entries are written from
+ * onFinish, which the core calls for every gateway request once it is over.
+ *
+ * The write happens after the answer, in the background (one store write per request; a
+ * request never waits for its log entry, and a store failure loses the entry, logged, not
+ * the request). close() waits for writes still in flight. On Redis every instance writes to
+ * the one ring.
+ *
+ * Never bodies or secrets, unless `log_bodies = true`: then the request body and the
+ * response (the JSON body, or a stream's events as sent, one JSON per line) are kept, each
+ * cut to `body_max_bytes`.
+ *
+ * Admin: GET /v1/requests?limit=&key=&model=&provider=&route=&status=&since= → entries,
+ * newest first (entry.ts has the fields; query.ts the filters).
+ */
+import { z } from 'zod';
+import type { RequestContext } from '../../../core/context.ts';
+import type { FinishedRequest, ResponseInfo } from '../../../core/hooks.ts';
+import { defineExtension } from '../../../core/plugins/contract.ts';
+import type { Store } from '../../../core/store/types.ts';
+import { type LogEntry, type Price, toEntry, truncate } from './entry.ts';
+import { endOf, type LogQuery, matches, parseLogQuery, SKEW_MS } from './query.ts';
+
+const PLUGIN_NAME = 'request_log';
+const RING = 'log';
+/** rc.state slot: the response body (log_bodies only). */
+const BODY = Symbol('request_log.body');
+/** At most one warning this often while writes fail (the store is away). */
+const WARN_EVERY_MS = 10_000;
+
+const schema = z.strictObject({
+  /** Entries kept (the oldest are dropped). */
+  max_entries: z.number().int().positive().max(1_000_000).default(10_000),
+  /** Keep request and response bodies (they may hold your users' data). */
+  log_bodies: z.boolean().default(false),
+  /** With log_bodies: each body is cut to this many bytes. */
+  body_max_bytes: z.number().int().positive().max(1_048_576).default(8192),
+});
+
+/** A stream's events as sent, collected up to the size limit (log_bodies only). */
+interface StreamBody {
+  text: string;
+  full: boolean;
+}
+
+/** Entries matching `q`, newest first. */
+export async function readLog(store: Store, q: LogQuery): Promise<LogEntry[]> {
+  const out: LogEntry[] = [];
+  for await (const [, raw] of store.ringRead(RING)) {
+    const e = JSON.parse(raw) as LogEntry;
+    if (q.since !== undefined && endOf(e) < q.since - SKEW_MS) break;
+    if (matches(q, e)) out.push(e);
+    if (out.length >= q.limit) break;
+  }
+  return out;
+}
+
+export default defineExtension({
+  name: PLUGIN_NAME,
+  configSchema: schema,
+  setup({ config, store, hooks, routes, gateway, log }) {
+    const pending = new Set<Promise<unknown>>();
+    let lastWarn = 0;
+    const pricing = () => gateway.config().pricing as Record<string, Price>;
+    const max = config.body_max_bytes;
+
+    if (config.log_bodies) {
+      hooks.onResponse.tapPromise(PLUGIN_NAME, async (rc: RequestContext, info: ResponseInfo) => {
+        if (info.body !== undefined) rc.state.set(BODY, truncate(info.body, max));
+      });
+      hooks.onChunk.tap(PLUGIN_NAME, (rc: RequestContext, chunk: unknown) => {
+        let b = rc.state.get(BODY) as StreamBody | undefined;
+        if (!b) rc.state.set(BODY, (b = { text: '', full: false }));
+        if (b.full) return;
+        b.text += `${JSON.stringify(chunk)}\n`;
+        if (b.text.length > max) b.full = true;
+      });
+    }
+
+    hooks.onFinish.tap(PLUGIN_NAME, function logRequest(f: FinishedRequest) {
+      const rc = f.rc;
+      const entry = toEntry(f, gateway.keyNames().length === 0, rc?.provider !== undefined ? pricing()[rc.servedModel] : undefined);
+      if (config.log_bodies) {
+        entry.request_body = f.rawBody === undefined ? null : truncate(f.rawBody, max);
+        const b = rc?.state.get(BODY) as string | StreamBody | undefined;
+        entry.response_body = b === undefined ? null : typeof b === 'string' ? b : truncate(b.text, max);
+      }
+      const p = store.ringPush(RING, JSON.stringify(entry), config.max_entries).catch((err: Error) => {
+        const now = Date.now();
+        if (now - lastWarn < WARN_EVERY_MS) return;
+        lastWarn = now;
+        log.warn({ err: err.message, req: f.id }, 'request log: could not write an entry (more failures in the next 10 s are not logged)');
+      });
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    });
+
+    routes.get('/v1/requests', async (ctx) => {
+      const q = parseLogQuery(ctx);
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(await readLog(store, q));
+    });
+
+    return {
+      async close() {
+        await Promise.all(pending);
+      },
+    };
+  },
+});
