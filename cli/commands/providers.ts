@@ -1,5 +1,7 @@
 /**
- * `gw providers list|create|delete`: the admin API's /v1/admin/providers.
+ * `gw providers list|create|delete`: the admin API's /v1/admin/providers. The list shows
+ * this instance's last 5 minutes per provider (attempts, error rate, latency p50/p95 and
+ * TTFB p95 in ms); --json has the 60-minute window and the per-minute history too.
  */
 import { adminClient } from '../client/http.ts';
 import { printJson, printList, type Column } from '../client/output.ts';
@@ -14,7 +16,19 @@ interface ProviderRow {
   api_key: string;
   circuit: string;
   inflight: number;
+  health?: { last_5m: Window };
 }
+
+/** A provider's last 5 minutes, as the listing reports them. */
+interface Window {
+  requests: number;
+  error_rate: number;
+  latency_ms: { p50: number; p95: number } | null;
+  ttfb_ms: { p50: number; p95: number } | null;
+}
+
+const w5 = (p: ProviderRow): Window | undefined => p.health?.last_5m;
+const pct = (x: number | undefined) => (x === undefined ? undefined : `${Math.round(x * 1000) / 10}%`);
 
 const COLUMNS: ReadonlyArray<Column<ProviderRow>> = [
   { header: 'NAME', value: (p) => p.name },
@@ -23,6 +37,11 @@ const COLUMNS: ReadonlyArray<Column<ProviderRow>> = [
   { header: 'API_KEY', value: (p) => p.api_key },
   { header: 'BASE_URL', value: (p) => p.base_url },
   { header: 'CIRCUIT', value: (p) => p.circuit },
+  { header: 'REQ_5M', value: (p) => w5(p)?.requests, right: true },
+  { header: 'ERR_5M', value: (p) => (w5(p)?.requests ? pct(w5(p)!.error_rate) : undefined), right: true },
+  { header: 'P50_MS', value: (p) => w5(p)?.latency_ms?.p50, right: true },
+  { header: 'P95_MS', value: (p) => w5(p)?.latency_ms?.p95, right: true },
+  { header: 'TTFB_P95', value: (p) => w5(p)?.ttfb_ms?.p95, right: true },
   { header: 'MODELS', value: (p) => p.models },
 ];
 

@@ -12,6 +12,13 @@ Environment:
 
 const JSON_FLAG = ['--json', 'print JSON instead of a table'] as const;
 
+/** A whole number ≥ 1 for `--limit`/`--interval`. */
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of 1 or more');
+  return n;
+}
+
 /** `--models a,b` → ['a', 'b']. */
 function modelList(v: string): string[] {
   const list = v.split(',').map((m) => m.trim()).filter(Boolean);
@@ -19,7 +26,7 @@ function modelList(v: string): string[] {
   return list;
 }
 
-/** Adds providers, keys, models, usage, budget, cache and reload to `program`. */
+/** Adds providers, keys, models, usage, budget, requests, cache and reload to `program`. */
 export function registerManagementCommands(program: Command): void {
   const providers = program.command('providers').description('list, create and delete providers').addHelpText('after', ENV_HELP);
   providers.command('list').description('list providers from the config file and created at runtime (api keys masked)').option(...JSON_FLAG)
@@ -49,6 +56,19 @@ export function registerManagementCommands(program: Command): void {
     .action(async (o) => (await import('./extensions.ts')).usage(o));
   program.command('budget').description('spend and budget per key (budget extension)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./extensions.ts')).budget(o));
+  program.command('requests').description('the request log, oldest first (request_log extension)')
+    .option('--limit <n>', 'entries to show (default 50; 20 before --follow starts; at most 1000)', positiveInt)
+    .option('--key <name>', 'only this gateway key')
+    .option('--model <model>', 'only this model (as requested, or as served)')
+    .option('--provider <name>', 'only this provider')
+    .option('--route <route>', 'only this route (chat, embeddings, messages)')
+    .option('--status <s>', 'a status (502), a class (4xx, 5xx), error or ok')
+    .option('--since <time>', 'only requests that ended at or after this RFC 3339 time')
+    .option('-f, --follow', 'keep printing new requests as they end (Ctrl-C stops)')
+    .option('--interval <ms>', 'with --follow: poll every this many ms (default 1000)', positiveInt)
+    .option(...JSON_FLAG)
+    .addHelpText('after', ENV_HELP)
+    .action(async (o) => (await import('./requests.ts')).requests(o));
   const cache = program.command('cache').description('manage the response cache (cache extension)').addHelpText('after', ENV_HELP);
   cache.command('clear').description('delete every cached response').option(...JSON_FLAG)
     .action(async (o) => (await import('./extensions.ts')).cacheClear(o));

@@ -54,10 +54,10 @@ test('providers create (with and without --models) → list → chat at once →
   t.is(list.code, 0, list.stderr);
   const lines = list.stdout.trimEnd().split('\n');
   t.is(lines.length, 4, 'a header and one line per provider');
-  t.regex(lines[0]!, /^NAME\s+KIND\s+SOURCE\s+API_KEY\s+BASE_URL\s+CIRCUIT\s+MODELS$/);
-  t.regex(lines[1]!, /^fileup\s+openai\s+file\s+sk-fil…cdef\s+http:\S+\s+closed\s+file-model$/);
-  t.regex(lines[2]!, /^disc\s+openai\s+runtime\s+sk-ups…cdef\s+http:\S+\s+closed\s+model-id-0,model-id-1,model-id-2$/);
-  t.regex(lines[3]!, /^local\s+vllm\s+runtime\s+sk-ups…cdef\s+http:\S+\s+closed\s+llama-a,llama-b$/);
+  t.regex(lines[0]!, /^NAME\s+KIND\s+SOURCE\s+API_KEY\s+BASE_URL\s+CIRCUIT\s+REQ_5M\s+ERR_5M\s+P50_MS\s+P95_MS\s+TTFB_P95\s+MODELS$/);
+  t.regex(lines[1]!, /^fileup\s+openai\s+file\s+sk-fil…cdef\s+http:\S+\s+closed\s+0\s+-\s+-\s+-\s+-\s+file-model$/);
+  t.regex(lines[2]!, /^disc\s+openai\s+runtime\s+sk-ups…cdef\s+http:\S+\s+closed\s+0\s+-\s+-\s+-\s+-\s+model-id-0,model-id-1,model-id-2$/);
+  t.regex(lines[3]!, /^local\s+vllm\s+runtime\s+sk-ups…cdef\s+http:\S+\s+closed\s+0\s+-\s+-\s+-\s+-\s+llama-a,llama-b$/);
   t.is(lines[1]!.indexOf('openai'), lines[3]!.indexOf('vllm'), 'columns are aligned');
   t.false(list.stdout.includes(UP_KEY));
 
