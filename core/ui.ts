@@ -10,9 +10,9 @@
  *   GET /ui/vendor/<f>   preact.mjs, hooks.mjs, htm.mjs, uPlot.iife.min.js, uPlot.min.css
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Router } from '@koa/router';
 
@@ -48,10 +48,21 @@ function contentSecurityPolicy(html: string): string {
   return `default-src 'self'; script-src 'self'${hash}; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
 }
 
+/**
+ * The folder of an installed package (its `exports` may hide package.json, so this walks
+ * the resolution paths instead of resolving `<name>/package.json`).
+ * @throws when the package is not installed (a broken install: dependencies missing).
+ */
+function packageDir(name: string): string {
+  for (const dir of createRequire(import.meta.url).resolve.paths(name) ?? []) {
+    if (existsSync(join(dir, name, 'package.json'))) return join(dir, name);
+  }
+  throw new Error(`/ui needs the npm package ${name}: run npm ci`);
+}
+
 /** Mounts /ui on `router`. Files are read once, on first request. */
 export function mountUi(router: Router): void {
-  const require = createRequire(import.meta.url);
-  const pkgDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+  const vendor = new Map(Object.entries(VENDOR).map(([file, [pkg, path]]) => [file, join(packageDir(pkg), path)]));
   const own = new Set(readdirSync(UI_DIR).filter((f) => typeOf(f) && f !== 'index.html'));
   const cache = new Map<string, Buffer>();
   const read = (key: string, path: string): Buffer => {
@@ -61,10 +72,9 @@ export function mountUi(router: Router): void {
   };
   let csp: string | undefined;
 
+  // the router matches /ui and /ui/ alike: relative asset paths need the slash
   router.get('/ui', (ctx) => {
-    ctx.redirect('/ui/');
-  });
-  router.get('/ui/', (ctx) => {
+    if (!ctx.path.endsWith('/')) return ctx.redirect('/ui/');
     const html = read('index.html', join(UI_DIR, 'index.html'));
     csp ??= contentSecurityPolicy(html.toString('utf8'));
     ctx.set({ 'content-security-policy': csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache' });
@@ -72,11 +82,11 @@ export function mountUi(router: Router): void {
     ctx.body = html;
   });
   router.get('/ui/vendor/:file', (ctx) => {
-    const v = VENDOR[ctx.params.file!];
-    if (!v) return;
+    const path = vendor.get(ctx.params.file!);
+    if (!path) return;
     ctx.set({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=86400' });
     ctx.type = typeOf(ctx.params.file!)!;
-    ctx.body = read(`vendor/${ctx.params.file}`, join(pkgDir(v[0]), v[1]));
+    ctx.body = read(`vendor/${ctx.params.file}`, path);
   });
   router.get('/ui/:file', (ctx) => {
     const file = ctx.params.file!;

@@ -1,0 +1,104 @@
+// A time-series chart: uPlot (global `uPlot`, loaded from node_modules by index.html) in a
+// preact component, with its own legend (values at the cursor) and the same numbers as a
+// table under "Data" (for screen readers, copying, and the browser tests). Stacked bars
+// draw cumulative values, largest first, so each group paints over the one above it.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { html } from './html.js';
+
+/** Series colours, readable on the light and the dark background alike. */
+export const PALETTE = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#ec4899', '#84cc16', '#f97316', '#94a3b8'];
+export const color = (i) => PALETTE[i % PALETTE.length];
+
+const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
+
+/** Re-renders when the colour scheme changes (charts read their colours from CSS). */
+function useScheme() {
+  const [scheme, setScheme] = useState(dark());
+  useEffect(() => {
+    const m = matchMedia('(prefers-color-scheme: dark)');
+    const on = () => setScheme(m.matches);
+    m.addEventListener('change', on);
+    return () => m.removeEventListener('change', on);
+  }, []);
+  return scheme;
+}
+
+const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/**
+ * props: id (data-chart), title, x (epoch seconds), series [{label, values}], stacked,
+ * kind ('bars' | 'line'), format (value → text), axis (value → short text), height, note.
+ */
+export function Chart({ id, title, x, series, stacked = false, kind = 'bars', format = String, axis, height = 200, note }) {
+  const box = useRef(null);
+  const plot = useRef(null);
+  const [cursor, setCursor] = useState(null);
+  const scheme = useScheme();
+  // legend without a cursor: totals for bars, the latest value for lines
+  const resting = useMemo(() => series.map((s) => (kind === 'bars' ? s.values.reduce((a, v) => a + (v ?? 0), 0) : s.values.findLast((v) => v !== null && v !== undefined) ?? null)), [series, kind]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el || !window.uPlot || x.length === 0) return undefined;
+    const n = series.length;
+    let acc = x.map(() => 0);
+    const cum = series.map((s) => (acc = acc.map((a, i) => a + (s.values[i] ?? 0))));
+    const order = stacked ? [...Array(n).keys()].reverse() : [...Array(n).keys()];
+    const data = [x, ...order.map((i) => (stacked ? cum[i] : series[i].values))];
+    const bars = kind === 'bars' ? window.uPlot.paths.bars({ size: [0.82, 48], gap: 1 }) : undefined;
+    const ink = css('--muted');
+    const grid = css('--grid');
+    const opts = {
+      width: Math.max(200, el.clientWidth),
+      height,
+      legend: { show: false },
+      cursor: { points: { show: kind === 'line' }, drag: { x: false, y: false } },
+      scales: { x: { time: true }, y: { range: (_u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      axes: [
+        { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
+        { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 56, values: (_u, ticks) => ticks.map((t) => (axis ?? format)(t)) },
+      ],
+      series: [{}, ...order.map((i) => ({
+        label: series[i].label,
+        stroke: color(i),
+        width: kind === 'line' ? 2 : 0,
+        fill: kind === 'bars' ? color(i) : undefined,
+        paths: bars,
+        points: { show: kind === 'line', size: 5, fill: color(i) },
+        spanGaps: false,
+      }))],
+      hooks: { setCursor: [(u) => setCursor(u.cursor.idx ?? null)] },
+    };
+    const u = new window.uPlot(opts, data, el);
+    plot.current = u;
+    el._uplot = u; // the browser tests read the drawn points
+    const ro = new ResizeObserver(() => u.setSize({ width: Math.max(200, el.clientWidth), height }));
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      u.destroy();
+      plot.current = null;
+      el._uplot = undefined;
+    };
+  }, [x, series, stacked, kind, height, scheme]);
+
+  const idx = cursor !== null && cursor >= 0 && cursor < x.length ? cursor : null;
+  const rows = x.map((t, i) => [t, series.map((s) => s.values[i])]).filter(([, vs]) => vs.some((v) => v !== null && v !== undefined && v !== 0));
+  return html`<figure class="chart" data-chart=${id}>
+    <figcaption>
+      <span class="chart-title">${title}</span>
+      ${idx !== null ? html`<span class="chart-at">${new Date(x[idx] * 1000).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' })}</span>` : null}
+    </figcaption>
+    <ul class="legend">
+      ${series.map((s, i) => html`<li><i style=${{ background: color(i) }}></i>${s.label}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`)}
+    </ul>
+    ${x.length === 0 || series.length === 0 ? html`<p class="empty">${note ?? 'No data in this range yet.'}</p>` : html`<div class="plot" ref=${box} role="img" aria-label=${`${title} chart`}></div>`}
+    ${note && series.length > 0 ? html`<p class="note">${note}</p>` : null}
+    ${rows.length > 0 ? html`<details class="data"><summary>Data</summary>
+      <div class="scroll"><table>
+        <thead><tr><th>Time</th>${series.map((s) => html`<th>${s.label}</th>`)}</tr></thead>
+        <tbody>${rows.map(([t, vs]) => html`<tr data-time=${new Date(t * 1000).toISOString()}><td>${new Date(t * 1000).toLocaleString()}</td>${vs.map((v, i) => html`<td data-series=${series[i].label} data-value=${v ?? ''}>${format(v)}</td>`)}</tr>`)}</tbody>
+      </table></div>
+    </details>` : null}
+  </figure>`;
+}

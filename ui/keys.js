@@ -1,0 +1,111 @@
+// Keys: every gateway key with its spend against its budget, its rate-limit window use and
+// the models it used; create a key (its secret shown once) and revoke one made at runtime.
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { count, usd } from './format.js';
+import { html } from './html.js';
+import { Problem, useLoad } from './load.js';
+
+/** A bar for `used` of `limit`, amber from 75%, red from 100%. */
+function Meter({ used, limit, text }) {
+  const r = limit > 0 ? used / limit : 0;
+  const cls = r >= 1 ? 'meter bad' : r >= 0.75 ? 'meter warn' : 'meter';
+  return html`<div class=${cls} role="meter" aria-valuemin="0" aria-valuemax=${limit} aria-valuenow=${used} aria-label=${text}>
+    <div class="bar"><i style=${{ width: `${Math.min(100, r * 100).toFixed(1)}%` }}></i></div><small>${text}</small></div>`;
+}
+
+/** Revoke button that asks once more before acting. */
+function Revoke({ name, onDone, onError }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!asking) return html`<button class="small danger" onClick=${() => setAsking(true)}>Revoke</button>`;
+  const go = async () => {
+    setBusy(true);
+    try {
+      await api.revokeKey(name);
+      onDone(name);
+    } catch (e) {
+      onError(e);
+      setBusy(false);
+      setAsking(false);
+    }
+  };
+  return html`<span class="controls"><button class="small danger confirm" disabled=${busy} onClick=${go}>Revoke ${name}</button><button class="small" onClick=${() => setAsking(false)}>Cancel</button></span>`;
+}
+
+function CreateKey({ onCreated }) {
+  const [created, setCreated] = useState(null);
+  const [error, setError] = useState(null);
+  const [copied, setCopied] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const name = new FormData(form).get('name')?.toString().trim();
+    setError(null);
+    setCopied(false);
+    try {
+      const k = await api.createKey(name);
+      setCreated(k);
+      form.reset();
+      onCreated();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(created.key);
+      setCopied(true);
+    } catch {
+      setCopied(false);
+    }
+  };
+  return html`<section class="panel">
+    <div class="panel-head"><h2>Create a key</h2><span class="muted">Runtime keys are stored hashed; the secret is shown once.</span></div>
+    <${Problem} error=${error} />
+    <form class="inline" method="post" onSubmit=${submit}>
+      <label class="field"><span>Name</span><input name="name" required pattern="[A-Za-z0-9_.\\-]{1,64}" placeholder="e.g. ci-bot" aria-label="Key name" /></label>
+      <button class="primary" type="submit">Create key</button>
+    </form>
+    ${created ? html`<div class="alert ok" role="status" data-created-key=${created.name}>
+      Key <b>${created.name}</b> created. Copy it now: it will not be shown again.
+      <div class="secret"><code class="new-key">${created.key}</code><button class="small" onClick=${copy}>${copied ? 'Copied' : 'Copy'}</button><button class="small" onClick=${() => setCreated(null)}>Done</button></div>
+    </div>` : null}
+  </section>`;
+}
+
+export function Keys() {
+  const [actionError, setActionError] = useState(null);
+  const [revoked, setRevoked] = useState(null);
+  const { data, error, loading, reload } = useLoad(async () => {
+    const [keys, budget, limits, usage] = await Promise.all([api.keys(), api.budget(), api.rateLimits(), api.usage()]);
+    return { keys, budget, limits, usage };
+  }, [], { refreshMs: 10_000 });
+
+  const rows = (data?.keys ?? []).map((k) => {
+    const b = data.budget?.find((x) => x.key === k.name);
+    const l = data.limits?.find((x) => x.key === k.name);
+    const models = (data.usage ?? []).filter((u) => u.key === k.name).sort((a, z) => z.total_tokens - a.total_tokens);
+    return { ...k, budget: b, limit: l, models };
+  });
+  return html`<div class="page-head"><div><h1>Keys</h1><div class="sub">Gateway keys: spend against budget, rate-limit use in the current window, models used.</div></div></div>
+    <${Problem} error=${error || actionError} />
+    ${revoked ? html`<div class="alert ok" role="status">Key <b>${revoked}</b> revoked: it is refused from the next request on.</div>` : null}
+    <section class="panel">
+      ${loading && !data ? html`<p class="loading">Loading…</p>` : rows.length === 0 ? html`<p class="empty">No gateway keys: the gateway runs open. Create one below.</p>` : html`<div class="scroll"><table class="cards keys">
+        <thead><tr><th>Name</th><th>Key</th><th>Spend / budget</th><th>Requests / min</th><th>Tokens / min</th><th>Models used</th><th></th></tr></thead>
+        <tbody>${rows.map((k) => html`<tr data-key=${k.name}>
+          <td data-label="Name"><span><b>${k.name}</b> <span class=${`badge ${k.source === 'runtime' ? 'ok' : ''}`}>${k.source}</span></span></td>
+          <td data-label="Key"><code>${k.key}</code></td>
+          <td data-label="Spend / budget">${k.budget ? html`<${Meter} used=${k.budget.spent_usd} limit=${k.budget.budget_usd} text=${`${usd(k.budget.spent_usd)} of ${usd(k.budget.budget_usd)}${k.budget.reserved_usd ? ` (+${usd(k.budget.reserved_usd)} held)` : ''}`} />` : html`<span class="muted">${data.budget === null ? 'budget off' : '–'}</span>`}</td>
+          <td data-label="Requests / min">${k.limit ? html`<${Meter} used=${k.limit.requests} limit=${k.limit.requests_per_minute} text=${`${count(k.limit.requests)} of ${count(k.limit.requests_per_minute)}`} />` : html`<span class="muted">${data.limits === null ? 'no limit' : '–'}</span>`}</td>
+          <td data-label="Tokens / min">${k.limit?.tokens_per_minute ? html`<${Meter} used=${k.limit.tokens} limit=${k.limit.tokens_per_minute} text=${`${count(k.limit.tokens)} of ${count(k.limit.tokens_per_minute)}`} />` : html`<span class="muted">no limit</span>`}</td>
+          <td data-label="Models used">${k.models.length ? html`<span class="chips">${k.models.slice(0, 6).map((m) => html`<span class="chip" title=${`${count(m.requests)} requests, ${count(m.prompt_tokens)} prompt + ${count(m.completion_tokens)} completion tokens`}>${m.model} · ${count(m.total_tokens)}</span>`)}${k.models.length > 6 ? html`<span class="chip">+${k.models.length - 6}</span>` : null}</span>` : html`<span class="muted">${data.usage === null ? 'usage off' : 'none yet'}</span>`}</td>
+          <td data-label="">${k.source === 'runtime'
+            ? html`<${Revoke} name=${k.name} onError=${setActionError} onDone=${(n) => { setActionError(null); setRevoked(n); reload(); }} />`
+            : html`<span class="muted" title="Defined in the config file: remove it there, then reload">config file</span>`}</td>
+        </tr>`)}</tbody>
+      </table></div>`}
+    </section>
+    <${CreateKey} onCreated=${() => { setRevoked(null); reload(); }} />`;
+}
