@@ -12,7 +12,7 @@ import { Requests } from './requests.js';
 const PAGES = [
   ['overview', 'Overview', Overview],
   ['keys', 'Keys', Keys],
-  ['models', 'Models & providers', Models],
+  ['models', 'Models & providers', Models, 'Models'],
   ['requests', 'Requests', Requests],
 ];
 
@@ -78,7 +78,7 @@ function App() {
   return html`<header class="top">
       <a class="brand" href="#/overview"><img src="/ui/icon.svg" alt="" />gw <small>console</small></a>
       <nav class="tabs" aria-label="Pages">
-        ${PAGES.map(([id, label]) => html`<a href=${`#/${id}`} aria-current=${page === id ? 'page' : undefined}>${label}</a>`)}
+        ${PAGES.map(([id, label, , short]) => html`<a href=${`#/${id}`} aria-current=${page === id ? 'page' : undefined}>${short ? html`<span class="long">${label}</span><span class="short">${short}</span>` : label}</a>`)}
       </nav>
       <div class="right"><button class="small" onClick=${signOut}>Sign out</button></div>
     </header>

@@ -9,6 +9,8 @@ import { html } from './html.js';
 export const PALETTE = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#ec4899', '#84cc16', '#f97316', '#94a3b8'];
 export const color = (i) => PALETTE[i % PALETTE.length];
 
+const INTEGER_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 1e9, 1e10];
+
 const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
 
 /** Re-renders when the colour scheme changes (charts read their colours from CSS). */
@@ -29,7 +31,7 @@ const css = (name) => getComputedStyle(document.documentElement).getPropertyValu
  * props: id (data-chart), title, x (epoch seconds), series [{label, values}], stacked,
  * kind ('bars' | 'line'), format (value → text), axis (value → short text), height, note.
  */
-export function Chart({ id, title, x, series, stacked = false, kind = 'bars', format = String, axis, height = 200, note }) {
+export function Chart({ id, title, x, series, stacked = false, kind = 'bars', format = String, axis, integer = false, emptyMax = 1, height = 200, note }) {
   const box = useRef(null);
   const plot = useRef(null);
   const [cursor, setCursor] = useState(null);
@@ -53,10 +55,16 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       height,
       legend: { show: false },
       cursor: { points: { show: kind === 'line' }, drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : emptyMax] } },
       axes: [
         { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
-        { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 56, values: (_u, ticks) => ticks.map((t) => (axis ?? format)(t)) },
+        {
+          stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { show: false },
+          // counts step by whole numbers; the axis is as wide as its longest label
+          incrs: integer ? INTEGER_STEPS : undefined,
+          size: (_u, values) => (values ? Math.max(36, 12 + 7 * Math.max(...values.map((v) => String(v).length))) : 36),
+          values: (_u, ticks) => ticks.map((t) => (axis ?? format)(t)),
+        },
       ],
       series: [{}, ...order.map((i) => ({
         label: series[i].label,
@@ -80,7 +88,7 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       plot.current = null;
       el._uplot = undefined;
     };
-  }, [x, series, stacked, kind, height, scheme]);
+  }, [x, series, stacked, kind, height, scheme, integer, emptyMax]);
 
   const idx = cursor !== null && cursor >= 0 && cursor < x.length ? cursor : null;
   const rows = x.map((t, i) => [t, series.map((s) => s.values[i])]).filter(([, vs]) => vs.some((v) => v !== null && v !== undefined && v !== 0));

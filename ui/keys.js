@@ -33,8 +33,7 @@ function Revoke({ name, onDone, onError }) {
   return html`<span class="controls"><button class="small danger confirm" disabled=${busy} onClick=${go}>Revoke ${name}</button><button class="small" onClick=${() => setAsking(false)}>Cancel</button></span>`;
 }
 
-function CreateKey({ onCreated }) {
-  const [created, setCreated] = useState(null);
+function CreateKey({ created, setCreated, onCreated }) {
   const [error, setError] = useState(null);
   const [copied, setCopied] = useState(false);
   const submit = async (e) => {
@@ -77,6 +76,8 @@ function CreateKey({ onCreated }) {
 export function Keys() {
   const [actionError, setActionError] = useState(null);
   const [revoked, setRevoked] = useState(null);
+  // the secret of the key just created: shown until dismissed, or until that key is revoked
+  const [created, setCreated] = useState(null);
   const { data, error, loading, reload } = useLoad(async () => {
     const [keys, budget, limits, usage] = await Promise.all([api.keys(), api.budget(), api.rateLimits(), api.usage()]);
     return { keys, budget, limits, usage };
@@ -102,10 +103,10 @@ export function Keys() {
           <td data-label="Tokens / min">${k.limit?.tokens_per_minute ? html`<${Meter} used=${k.limit.tokens} limit=${k.limit.tokens_per_minute} text=${`${count(k.limit.tokens)} of ${count(k.limit.tokens_per_minute)}`} />` : html`<span class="muted">no limit</span>`}</td>
           <td data-label="Models used">${k.models.length ? html`<span class="chips">${k.models.slice(0, 6).map((m) => html`<span class="chip" title=${`${count(m.requests)} requests, ${count(m.prompt_tokens)} prompt + ${count(m.completion_tokens)} completion tokens`}>${m.model} · ${count(m.total_tokens)}</span>`)}${k.models.length > 6 ? html`<span class="chip">+${k.models.length - 6}</span>` : null}</span>` : html`<span class="muted">${data.usage === null ? 'usage off' : 'none yet'}</span>`}</td>
           <td data-label="">${k.source === 'runtime'
-            ? html`<${Revoke} name=${k.name} onError=${setActionError} onDone=${(n) => { setActionError(null); setRevoked(n); reload(); }} />`
+            ? html`<${Revoke} name=${k.name} onError=${setActionError} onDone=${(n) => { setActionError(null); setRevoked(n); if (created?.name === n) setCreated(null); reload(); }} />`
             : html`<span class="muted" title="Defined in the config file: remove it there, then reload">config file</span>`}</td>
         </tr>`)}</tbody>
       </table></div>`}
     </section>
-    <${CreateKey} onCreated=${() => { setRevoked(null); reload(); }} />`;
+    <${CreateKey} created=${created} setCreated=${setCreated} onCreated=${() => { setRevoked(null); reload(); }} />`;
 }

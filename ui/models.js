@@ -129,7 +129,7 @@ export function Models() {
     ${charts ? html`<div class="grid" style=${{ marginTop: '16px' }}>
       <${Chart} id="latency" title="Latency p95 per minute" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} />
       <${Chart} id="ttfb" title="Time to first byte p95 per minute" x=${charts.ttfb.x} series=${charts.ttfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.ttfb.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} />
+      <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked integer format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} />
     </div>` : null}
     <${CreateProvider} onCreated=${reload} />
     <section class="panel">

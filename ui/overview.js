@@ -101,12 +101,12 @@ export function Overview() {
         <${Tile} label="Error rate" value=${view.totals.requests ? pct(view.totals.errors / view.totals.requests) : '–'} hint="failed / all requests" />
       </div>
       <div class="grid">
-        <${Chart} id="requests" title="Requests" x=${view.requests.x} series=${view.requests.series} stacked format=${count} />
-        <${Chart} id="tokens" title="Tokens" x=${view.tokens.x} series=${view.tokens.series} stacked format=${count} />
+        <${Chart} id="requests" title="Requests" x=${view.requests.x} series=${view.requests.series} stacked integer format=${count} />
+        <${Chart} id="tokens" title="Tokens" x=${view.tokens.x} series=${view.tokens.series} stacked integer format=${count} />
         ${view.spent
           ? html`<${Chart} id="spend" title="Spend (USD)" x=${view.spent.x} series=${view.spent.series} stacked format=${usd} axis=${axisUsd} />`
           : html`<${Chart} id="spend" title="Spend (USD)" x=${[]} series=${[]} note="Spend over time needs the budget extension ([extensions.budget])." />`}
-        <${Chart} id="errors" title="Error rate" x=${view.rate.x} series=${view.rate.series} kind="line" format=${pct} axis=${(v) => `${Math.round(v * 100)}%`} />
+        <${Chart} id="errors" title="Error rate" x=${view.rate.x} series=${view.rate.series} kind="line" format=${pct} axis=${(v) => `${+(v * 100).toPrecision(2)}%`} emptyMax=${0.05} />
       </div>
       <section class="panel">
         <div class="panel-head"><h2>${by === 'model' ? 'Models' : 'Keys'} in this range</h2><span class="muted">${range === '24h' ? 'last 24 hours' : 'last 7 days'}</span></div>

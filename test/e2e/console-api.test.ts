@@ -163,7 +163,7 @@ test('request log: every request, failed ones included (401, 400, 415, 404, 502,
   t.like(log[log.length - 7], { status: 415, error_code: 'unsupported_media_type' });
   t.like(log[log.length - 8], { status: 404, error_code: 'model_not_found', model: 'no-such-model', served_model: null, provider: null });
   const bad = log[log.length - 9];
-  t.like(bad, { status: 502, provider: null, attempts: 1, prompt_tokens: null, cost_usd: null });
+  t.like(bad, { status: 502, provider: 'up', served_model: null, attempts: 1, prompt_tokens: null, cost_usd: null }); // the provider that failed
   t.regex(bad.error_message, /overloaded/);
   t.like(log[log.length - 10], { status: 429, error_code: 'rate_limit_exceeded', attempts: 0 });
 
@@ -175,7 +175,7 @@ test('request log: every request, failed ones included (401, 400, 415, 404, 502,
   t.is((await admin(gw, 'GET', '/v1/requests?status=ok')).body.length, 4);
   t.deepEqual((await admin(gw, 'GET', '/v1/requests?key=second')).body.map((e: any) => e.route), ['messages']);
   t.is((await admin(gw, 'GET', '/v1/requests?model=gpt4')).body.length, 2); // the requested name (an alias) matches too
-  t.is((await admin(gw, 'GET', '/v1/requests?provider=up')).body.length, 3);
+  t.is((await admin(gw, 'GET', '/v1/requests?provider=up')).body.length, 4);
   t.is((await admin(gw, 'GET', '/v1/requests?route=messages')).body.length, 1);
   t.deepEqual((await admin(gw, 'GET', '/v1/requests?limit=2')).body.map((e: any) => e.request_id), log.slice(0, 2).map((e) => e.request_id));
   const since = new Date(Date.parse(bad.time) + bad.latency_ms).toISOString();

@@ -23,7 +23,7 @@ export interface LogEntry {
   model: string | null;
   /** The canonical model that answered (a `[fallbacks]` model when one took over); null when none did. */
   served_model: string | null;
-  /** The provider that answered; null for refusals, cache hits and failures of every attempt. */
+  /** The provider that answered, or for a failure the provider whose attempt failed last; null for refusals and cache hits. */
   provider: string | null;
   /** HTTP status sent (499: the client left; a stream's error status when it failed mid-way). */
   status: number;
@@ -95,7 +95,7 @@ export function toEntry(f: FinishedRequest, open: boolean, price: Price | undefi
     route: f.route,
     model,
     served_model: answered ? rc!.servedModel : null,
-    provider: rc?.provider ?? null,
+    provider: rc?.provider ?? err?.provider ?? null,
     status: f.status,
     attempts: rc?.attempts ?? 0,
     stream: rc?.stream ?? false,
