@@ -18,6 +18,7 @@ RUN npm ci --omit=dev && npm cache clean --force
 COPY cli ./cli
 COPY core ./core
 COPY plugins ./plugins
+COPY ui ./ui
 
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -68,11 +68,11 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       ],
       series: [{}, ...order.map((i) => ({
         label: series[i].label,
-        stroke: color(i),
+        stroke: (series[i].color ?? color(i)),
         width: kind === 'line' ? 2 : 0,
-        fill: kind === 'bars' ? color(i) : undefined,
+        fill: kind === 'bars' ? (series[i].color ?? color(i)) : undefined,
         paths: bars,
-        points: { show: kind === 'line', size: 5, fill: color(i) },
+        points: { show: kind === 'line', size: 5, fill: (series[i].color ?? color(i)) },
         spanGaps: false,
       }))],
       hooks: { setCursor: [(u) => setCursor(u.cursor.idx ?? null)] },
@@ -98,7 +98,7 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       ${idx !== null ? html`<span class="chart-at">${new Date(x[idx] * 1000).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' })}</span>` : null}
     </figcaption>
     <ul class="legend">
-      ${series.map((s, i) => html`<li><i style=${{ background: color(i) }}></i>${s.label}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`)}
+      ${series.map((s, i) => html`<li><i style=${{ background: (series[i].color ?? color(i)) }}></i>${s.label}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`)}
     </ul>
     ${x.length === 0 || series.length === 0 ? html`<p class="empty">${note ?? 'No data in this range yet.'}</p>` : html`<div class="plot" ref=${box} role="img" aria-label=${`${title} chart`}></div>`}
     ${note && series.length > 0 ? html`<p class="note">${note}</p>` : null}

@@ -17,7 +17,7 @@ const label = (by, v) => (v === null || v === undefined || v === '' ? (by === 'm
  * Dense hour grid [from, end) and, per group, the values of `field` in each hour; groups by
  * their total over the range, largest first, beyond TOP summed into "other".
  */
-export function toSeries(entries, by, field, from, end) {
+export function toSeries(entries, by, field, from, end, order) {
   const hours = Math.round((end - from) / HOUR);
   const x = Array.from({ length: hours }, (_, i) => (from + i * HOUR) / 1000);
   const byGroup = new Map();
@@ -30,12 +30,14 @@ export function toSeries(entries, by, field, from, end) {
     vals[i] += e[field] ?? 0;
   }
   const total = (v) => v.reduce((a, b) => a + b, 0);
-  const sorted = [...byGroup].sort((a, b) => total(b[1]) - total(a[1]) || (a[0] < b[0] ? -1 : 1));
-  const series = sorted.slice(0, TOP).map(([g, values]) => ({ label: g, values }));
+  // one order (and so one colour per group) for every chart: `order` when given
+  const rank = (g) => (order && order.has(g) ? order.get(g) : Infinity);
+  const sorted = [...byGroup].sort((a, b) => rank(a[0]) - rank(b[0]) || total(b[1]) - total(a[1]) || (a[0] < b[0] ? -1 : 1));
+  const series = sorted.slice(0, TOP).map(([g, values], i) => ({ label: g, values, color: color(order?.get(g) ?? i) }));
   if (sorted.length > TOP) {
     const rest = new Array(hours).fill(0);
     for (const [, v] of sorted.slice(TOP)) v.forEach((n, i) => (rest[i] += n));
-    series.push({ label: `other (${sorted.length - TOP})`, values: rest });
+    series.push({ label: `other (${sorted.length - TOP})`, values: rest, color: color(TOP) });
   }
   return { x, series };
 }
@@ -59,9 +61,12 @@ export function Overview() {
     if (!data) return null;
     const { from, end, usage, spend } = data;
     const requests = toSeries(usage, by, 'requests', from, end);
-    const tokens = toSeries(usage, by, 'total_tokens', from, end);
-    const spent = spend ? toSeries(spend, by, 'spent_usd', from, end) : null;
-    const errors = toSeries(usage, by, 'errors', from, end);
+    const order = new Map(requests.series.map((s, i) => [s.label, i]));
+    // groups with spend but no requests in range (none, normally) come after
+    for (const e of spend ?? []) if (!order.has(label(by, e[by]))) order.set(label(by, e[by]), order.size);
+    const tokens = toSeries(usage, by, 'total_tokens', from, end, order);
+    const spent = spend ? toSeries(spend, by, 'spent_usd', from, end, order) : null;
+    const errors = toSeries(usage, by, 'errors', from, end, order);
     const sum = (s) => s.series.reduce((a, g) => a + g.values.reduce((x, y) => x + y, 0), 0);
     const reqAt = requests.x.map((_, i) => requests.series.reduce((a, g) => a + g.values[i], 0));
     const errAt = errors.x.map((_, i) => errors.series.reduce((a, g) => a + g.values[i], 0));
@@ -70,7 +75,7 @@ export function Overview() {
     const prompt = (usage ?? []).reduce((a, e) => a + e.prompt_tokens, 0);
     const groups = requests.series.map((g, i) => ({
       label: g.label,
-      color: color(i),
+      color: g.color ?? color(i),
       requests: g.values.reduce((a, b) => a + b, 0),
       tokens: tokens.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0,
       errors: errors.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0,
