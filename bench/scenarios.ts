@@ -90,6 +90,26 @@ const ext5Redis: GwSetup = { ...ext5, id: 'ext5-redis', store: 'redis' };
 const redisW1: GwSetup = { id: 'redis-w1', store: 'redis', toml: plain.toml };
 const redisW2: GwSetup = { id: 'redis-w2', store: 'redis', workers: 2, toml: plain.toml };
 
+/** The usage extension with lifetime totals only (retention_days = 0): the console's baseline. */
+const usageLifetime: GwSetup = {
+  id: 'usage-lifetime',
+  needs: ['plugins/extensions/usage'],
+  toml: (up) => `${upstreamProvider('upstream', up)}
+[extensions.usage]
+retention_days = 0
+`,
+};
+
+/** The same plus what the console reads: hourly usage buckets (default retention) and the request log. */
+const usageConsole: GwSetup = {
+  id: 'usage-console',
+  needs: ['plugins/extensions/usage', 'plugins/extensions/request_log'],
+  toml: (up) => `${upstreamProvider('upstream', up)}
+[extensions.usage]
+[extensions.request_log]
+`,
+};
+
 const cacheOnly: GwSetup = {
   id: 'cache',
   needs: ['plugins/extensions/cache'],
@@ -133,6 +153,10 @@ export const scenarios: Scenario[] = [
   { name: 'ext5-redis-stream-c50', what: 'all five extensions on the Redis store vs LevelDB, 20-chunk streams', gw: ext5Redis, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true, compare: 'ext5-stream-c50' },
   { name: 'w1-json-c50', what: 'one process on the Redis store, no extensions (baseline of --workers 2)', gw: redisW1, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
   { name: 'w2-json-c50', what: '--workers 2 vs 1 on one socket, non-streaming chat, 50 connections', gw: redisW2, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'w1-json-c50' },
+  { name: 'usage-json-c50', what: 'usage extension, lifetime totals only (retention_days = 0), 50 connections', gw: usageLifetime, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50 },
+  { name: 'console-json-c50', what: 'usage with hour buckets + request_log vs usage alone (the console\'s cost per request)', gw: usageConsole, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'usage-json-c50' },
+  { name: 'usage-stream-c50', what: 'usage extension, lifetime totals only, 20-chunk streams, 50 connections', gw: usageLifetime, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true },
+  { name: 'console-stream-c50', what: 'usage with hour buckets + request_log vs usage alone, 20-chunk streams', gw: usageConsole, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true, compare: 'usage-stream-c50' },
   { name: 'cache-hit-c50', what: 'cache hit vs an upstream round trip', gw: cacheOnly, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
   {
     name: 'anthropic-stream-c50', what: 'anthropic stream translated vs openai passthrough', gw: anthropic,

@@ -28,13 +28,33 @@ const SWEEP_MS = 10 * 60_000;
 const pad = (n: number): string => String(n).padStart(16, '0');
 
 type Db = Level<string, string>;
-type Op = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+/** A queued write; a put's value may be computed when its batch goes out (counter records: serialized once per batch). */
+type Op = { type: 'put'; key: string; value: string | (() => string) } | { type: 'del'; key: string };
+type DbOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+/** A ring's trimming runs once this many values are past its length (one range delete instead of one per push). */
+const RING_TRIM_EVERY = 256;
 
 const WRITE = { sync: false };
 
 interface Hold {
   amount: number;
   expiresAt: number;
+}
+
+/** A ring in this process: last sequence number, length, and every seq up to `trimmed` deleted. */
+interface RingState {
+  seq: number;
+  maxLen: number;
+  trimmed: number;
+}
+
+/** The batch for a group of queued writes: the last write per key, lazy values computed now. */
+function coalesce(ops: Op[]): DbOp[] {
+  const last = new Map<string, Op>();
+  for (const op of ops) last.set(op.key, op);
+  const out: DbOp[] = [];
+  for (const op of last.values()) out.push(op.type === 'put' && typeof op.value === 'function' ? { type: 'put', key: op.key, value: op.value() } : (op as DbOp));
+  return out;
 }
 
 /** A bucket record kept in memory while its bucket is recent (the one being written, and the one before). */
@@ -69,13 +89,13 @@ class Shared {
   /** Prunes in flight by bucket key prefix (reads wait for them). */
   readonly pruning = new Map<string, Promise<void>>();
   /** Rings: the last sequence number used (loaded from disk on first use). */
-  readonly rings = new Map<string, { seq: number }>();
-  readonly ringLoading = new Map<string, Promise<{ seq: number }>>();
+  readonly rings = new Map<string, RingState>();
+  readonly ringLoading = new Map<string, Promise<RingState>>();
   /** Writes waiting for the next batch, in issue order, and their waiters. */
   private queue: Op[] = [];
   private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   /** Values written but not yet in LevelDB (null = deleted), so reads see their own writes; `n` = the write's number. */
-  private readonly unwritten = new Map<string, { value: string | null; n: number }>();
+  private readonly unwritten = new Map<string, { value: string | (() => string) | null; n: number }>();
   private writes = 0;
   private flushing: Promise<void> | undefined;
 
@@ -84,10 +104,11 @@ class Shared {
   }
 
   /**
-   * Queues writes; resolves once they are in LevelDB's log. Writes issued while a batch is
-   * in flight go out together in the next one (group commit): under load one batch carries
-   * many requests' writes instead of one native write each. One batch at a time keeps the
-   * order in which writes were issued.
+   * Queues writes; resolves once they are in LevelDB's log. Writes issued in one event-loop
+   * turn, or while a batch is in flight, go out together in the next batch (group commit): under load one batch carries
+   * many requests' writes instead of one native write each, and puts to one key in a batch
+   * become one (the last: a counter updated by ten requests is written once, serialized
+   * once). One batch at a time keeps the order in which writes were issued.
    */
   write(ops: Op[]): Promise<void> {
     for (const op of ops) {
@@ -95,7 +116,10 @@ class Shared {
       this.unwritten.set(op.key, { value: op.type === 'put' ? op.value : null, n: ++this.writes });
     }
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    this.flushing ??= Promise.resolve().then(() => this.flush());
+    // at the end of this event-loop turn, not the next microtask: a request's writes that
+    // trail by a few awaits (a counter behind its lock) and other sockets' writes of the same
+    // turn share the batch. One batch call costs ~40 µs of CPU whatever it carries.
+    this.flushing ??= new Promise<void>((r) => setImmediate(r)).then(() => this.flush());
     return done;
   }
 
@@ -112,7 +136,7 @@ class Shared {
       this.queue = [];
       this.waiters = [];
       try {
-        if (ops.length) await this.db.batch(ops, WRITE);
+        if (ops.length) await this.db.batch(coalesce(ops), WRITE);
         for (const w of waiters) w.resolve();
       } catch (err) {
         for (const w of waiters) w.reject(err);
@@ -128,7 +152,7 @@ class Shared {
   /** Reads a key, seeing queued writes first. */
   async read(key: string): Promise<string | undefined> {
     const u = this.unwritten.get(key);
-    if (u) return u.value ?? undefined;
+    if (u) return typeof u.value === 'function' ? u.value() : (u.value ?? undefined);
     return this.db.get(key);
   }
 
@@ -178,7 +202,7 @@ class Shared {
       const now = Date.now();
       for (const [key, b] of this.buckets) if (b.start + 2 * b.bucketMs <= now) this.buckets.delete(key);
     }
-    return this.write([{ type: 'put', key: k, value: JSON.stringify(rec) }]).catch((err) => {
+    return this.write([{ type: 'put', key: k, value: () => JSON.stringify(rec) }]).catch((err) => {
       // the cached record ran ahead of the disk: read it again next time
       this.buckets.delete(k);
       throw err;
@@ -194,7 +218,7 @@ class Shared {
   }
 
   /** A ring's state, loaded once: its last sequence number; values beyond `maxLen` left by an earlier process are trimmed. */
-  ring(prefix: string, maxLen: number): { seq: number } | Promise<{ seq: number }> {
+  ring(prefix: string, maxLen: number): RingState | Promise<RingState> {
     const r = this.rings.get(prefix);
     if (r) return r;
     let p = this.ringLoading.get(prefix);
@@ -203,7 +227,7 @@ class Shared {
         let seq = 0;
         for await (const k of this.db.keys({ gte: prefix, lt: `${prefix}\uffff`, reverse: true, limit: 1 })) seq = Number(k.slice(prefix.length));
         if (seq > maxLen) await this.db.clear({ gte: prefix, lt: prefix + pad(seq - maxLen + 1) });
-        const state = { seq };
+        const state: RingState = { seq, maxLen, trimmed: Math.max(0, seq - maxLen) };
         this.rings.set(prefix, state);
         this.ringLoading.delete(prefix);
         return state;
@@ -389,11 +413,15 @@ class LevelView implements Store {
     const prefix = `${RING_SPACE}${this.prefix}${key}\u0000`;
     const r = this.s.ring(prefix, maxLen);
     const state = r instanceof Promise ? await r : r;
-    // from here to write() nothing awaits: the sequence number and the trim are atomic in this process
+    // from here to write() nothing awaits: the sequence number is atomic in this process
     const seq = ++state.seq;
-    const ops: Op[] = [{ type: 'put', key: prefix + pad(seq), value }];
-    if (seq > maxLen) ops.push({ type: 'del', key: prefix + pad(seq - maxLen) });
-    await this.s.write(ops);
+    const done = this.s.write([{ type: 'put', key: prefix + pad(seq), value }]);
+    if (seq - maxLen - state.trimmed >= RING_TRIM_EVERY) {
+      // values past the length go in one range delete now and then; reads skip them meanwhile
+      state.trimmed = seq - maxLen;
+      void done.then(() => this.s.db.clear({ gte: prefix, lt: prefix + pad(state.trimmed + 1) })).catch(() => undefined);
+    }
+    await done;
     return seq;
   }
 
@@ -403,7 +431,10 @@ class LevelView implements Store {
     if (!(limit > 0)) return;
     await this.s.drain();
     const lt = opts.before === undefined ? `${prefix}\uffff` : prefix + pad(Math.max(0, opts.before));
-    const it = this.s.db.iterator({ gte: prefix, lt, reverse: true, limit: Number.isFinite(limit) ? limit : -1 });
+    // values past the ring's length that are not trimmed yet are not part of it
+    const state = this.s.rings.get(prefix);
+    const gte = state ? prefix + pad(Math.max(0, state.seq - state.maxLen + 1)) : prefix;
+    const it = this.s.db.iterator({ gte, lt, reverse: true, limit: Number.isFinite(limit) ? limit : -1 });
     for await (const [k, v] of it) yield [Number(k.slice(prefix.length)), v];
   }
 
@@ -422,7 +453,7 @@ class LevelView implements Store {
   private async add(full: string, deltas: Record<string, number>): Promise<Record<string, number>> {
     const rec = { ...(await this.record(full)) };
     for (const f in deltas) rec[f] = (rec[f] ?? 0) + deltas[f]!;
-    await this.s.write([{ type: 'put', key: full, value: JSON.stringify(rec) }]);
+    await this.s.write([{ type: 'put', key: full, value: () => JSON.stringify(rec) }]);
     // only once durable: a failed write leaves the old record in force
     this.s.counters.set(full, rec);
     return { ...rec };

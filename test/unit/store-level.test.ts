@@ -63,3 +63,37 @@ test('group commit: reads see queued writes, the last issued write wins, and eve
   t.is(await r.get('gone'), 'x');
   t.deepEqual(await r.counters('c'), { n: 100 });
 });
+
+test('rings trim in range deletes now and then: never more than maxLen values read, on disk at most maxLen + 256', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const count = async (store: Store) => {
+    let n = 0;
+    for await (const _ of store.namespace('r').ringRead('log')) n++;
+    return n;
+  };
+  const store = await openLevelStore(dir);
+  for (let i = 0; i < 700; i++) await store.namespace('r').ringPush('log', `v${i}`, 50);
+  t.is(await count(store), 50);
+  const first = (await (async () => { for await (const e of store.namespace('r').ringRead('log')) return e; })())!;
+  t.deepEqual(first, [700, 'v699']);
+  await store.close();
+  // a new process reads before it pushes: what the old one left (not yet trimmed) is trimmed on its first push
+  const again = await openLevelStore(dir);
+  t.teardown(() => again.close());
+  t.true((await count(again)) <= 50 + 256);
+  await again.namespace('r').ringPush('log', 'after', 50);
+  t.is(await count(again), 50);
+});
+
+test('writes to one key coalesced in a group commit keep the last value (counters, buckets, values)', async (t) => {
+  const { store } = await open(t);
+  const ns = store.namespace('c');
+  await Promise.all(Array.from({ length: 100 }, () => ns.incr('n', { a: 1 })));
+  await Promise.all(Array.from({ length: 100 }, (_, i) => ns.bucketIncr('b', 1_000, 's', { a: i }, { bucketMs: 60_000, retentionMs: 1e12 })));
+  await ns.set('v', '1');
+  await Promise.all([ns.set('v', '2'), ns.delete('v'), ns.set('v', '3')]);
+  t.deepEqual(await ns.counters('n'), { a: 100 });
+  for await (const r of ns.buckets('b', 0, 60_000, 60_000)) t.deepEqual(r.counters, { a: 4950 });
+  t.is(await ns.get('v'), '3');
+});
