@@ -1,5 +1,5 @@
 /**
- * The hook pipeline: five tapable hooks on one frozen object, tapped once at startup in
+ * The hook pipeline: six tapable hooks on one frozen object, tapped once at startup in
  * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request).
  *
  *   onRequest      AsyncSeriesBail  before dispatch, after auth and model resolution.
