@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { ConfigError } from './config/error.ts';
 import type { GatewayConfig } from './config/schema.ts';
-import { GatewayError } from './errors.ts';
+import { METRICS_UNAVAILABLE } from './error-codes.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
 /** Marks a process forked by gw's primary (cluster.isWorker alone is also true under pm2 and the like). */
@@ -198,7 +198,7 @@ export function workerLink(): WorkerLink {
       const w = waiting.get(msg.id);
       waiting.delete(msg.id);
       if (msg.text !== undefined) w?.resolve(msg.text);
-      else w?.reject(new GatewayError(503, `metrics of the other workers are unavailable: ${msg.error}`, { code: 'metrics_unavailable' }));
+      else w?.reject(METRICS_UNAVAILABLE(`metrics of the other workers are unavailable: ${msg.error}`));
     } else if (msg?.gw === 'stop') {
       stopAsked = true;
       control?.stop();
@@ -215,7 +215,7 @@ export function workerLink(): WorkerLink {
           const id = ids++;
           const t = setTimeout(() => {
             waiting.delete(id);
-            reject(new GatewayError(503, `the primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s`, { code: 'metrics_unavailable' }));
+            reject(METRICS_UNAVAILABLE(`the primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s`));
           }, SCRAPE_TIMEOUT_MS);
           waiting.set(id, {
             resolve: (text) => (clearTimeout(t), resolve(text)),

@@ -26,6 +26,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { STORE_UNAVAILABLE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
 import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
@@ -120,11 +121,7 @@ class Shared {
     const e = err as Error;
     // a ReplyError is Redis refusing this command (wrong type, script bug): a bug, not an outage
     if (e?.name === 'ReplyError' && !TRANSIENT_REPLY.test(e.message)) return e;
-    return new GatewayError(503, `the store (Redis at ${this.url}) is unavailable: ${describe(e)}`, {
-      code: 'store_unavailable',
-      headers: { 'retry-after': '1' },
-      cause: err,
-    });
+    return STORE_UNAVAILABLE(`Redis at ${this.url}: ${describe(e)}`, { headers: { 'retry-after': '1' }, cause: err });
   }
 
   /**
@@ -142,7 +139,7 @@ class Shared {
 
   /** Remembers a hold whose settle/release failed for want of Redis, to release it once back. */
   orphan(hold: readonly [string, string, string], err: unknown): void {
-    if ((err as GatewayError).code === 'store_unavailable' && this.orphans.length < MAX_ORPHANS) this.orphans.push(hold);
+    if (STORE_UNAVAILABLE.is(err) && this.orphans.length < MAX_ORPHANS) this.orphans.push(hold);
   }
 }
 
@@ -331,7 +328,7 @@ class RedisView implements Store {
       for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
         if ((await this.s.op(this.s.redis.set(lock, token, 'PX', LOCK_TTL_MS, 'NX'))) === 'OK') break;
         if (Date.now() - started > LOCK_WAIT_MS) {
-          throw new GatewayError(503, `the store (Redis at ${this.s.url}) lock '${this.prefix}${key}' stayed taken for ${LOCK_WAIT_MS / 1000} s`, { code: 'store_unavailable', headers: { 'retry-after': '1' } });
+          throw STORE_UNAVAILABLE(`Redis at ${this.s.url}: lock '${this.prefix}${key}' stayed taken for ${LOCK_WAIT_MS / 1000} s`, { headers: { 'retry-after': '1' } });
         }
         await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
       }

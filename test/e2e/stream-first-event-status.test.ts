@@ -53,6 +53,6 @@ test('Messages passthrough: an invalid_request_error as the first event keeps it
   t.teardown(async () => { await gw.stop(); await up.close(); });
   const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
   t.is(r.status, 400);
-  t.deepEqual(await r.json(), { type: 'error', error: { type: 'invalid_request_error', message: 'upstream stream failed before its first event: bad thinking budget' } });
+  t.deepEqual(await r.json(), { type: 'error', error: { type: 'invalid_request_error', message: 'provider anthropic: bad thinking budget' } });
   t.is(up.received.length, 1);
 });

@@ -34,7 +34,7 @@ function counterKey(name: string, model: string): string {
 
 function record(store: Store) {
   return async function recordUsage(rc: RequestContext): Promise<void> {
-    if (!answeredUpstream(rc) || rc.status >= 400) return;
+    if (!answeredUpstream(rc) || rc.status >= 400 || rc.operation === 'count') return;
     const u = rc.usage;
     await store.incr(counterKey(accountOf(rc), rc.servedModel), {
       prompt_tokens: u?.prompt_tokens ?? 0,

@@ -8,8 +8,8 @@
  * @see https://docs.anthropic.com/en/api/messages-streaming
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from '../chat.ts';
-import type { MessagesStreamEvent } from '../messages.ts';
+import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from '../../../core/format/chat.ts';
+import type { MessagesStreamEvent } from './types.ts';
 import type { FromChatOptions } from './from-chat-completion.ts';
 import { findStopSequence, mapStopReason } from './map-stop-reason.ts';
 import { toMessageId, toMessagesUsage } from './map-usage.ts';

@@ -5,9 +5,9 @@
  * @see https://docs.anthropic.com/en/api/messages (request body)
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest } from '../../errors.ts';
-import type { ChatMessage, ChatRequest, ChatTool, ContentPart, ToolCall, ToolChoice } from '../chat.ts';
-import type { MessagesRequest } from '../messages.ts';
+import { badRequest } from '../../../core/error-codes.ts';
+import type { ChatMessage, ChatRequest, ChatTool, ContentPart, ToolCall, ToolChoice } from '../../../core/format/chat.ts';
+import type { MessagesRequest } from './types.ts';
 
 /** The translated request and one line per kind of input that had to be dropped. */
 export interface ToChatResult {

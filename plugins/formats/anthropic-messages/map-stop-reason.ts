@@ -5,8 +5,8 @@
  * @see https://docs.anthropic.com/en/api/messages (response `stop_reason`, `stop_sequence`)
  * @see https://platform.openai.com/docs/api-reference/chat/object (`finish_reason`)
  */
-import type { FinishReason } from '../chat.ts';
-import type { StopReason } from '../messages.ts';
+import type { FinishReason } from '../../../core/format/chat.ts';
+import type { StopReason } from './types.ts';
 
 export interface StopInfo {
   stop_reason: StopReason;

@@ -5,9 +5,9 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  * @see https://docs.anthropic.com/en/api/messages (response shape)
  */
-import { GatewayError } from '../../errors.ts';
-import type { ChatCompletion, ChatMessage } from '../chat.ts';
-import type { MessagesContentBlock, MessagesResponse } from '../messages.ts';
+import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
+import type { ChatCompletion, ChatMessage } from '../../../core/format/chat.ts';
+import type { MessagesContentBlock, MessagesResponse } from './types.ts';
 import { findStopSequence, mapStopReason } from './map-stop-reason.ts';
 import { toMessageId, toMessagesUsage } from './map-usage.ts';
 
@@ -16,6 +16,8 @@ export interface FromChatOptions {
   requestModel: string;
   /** The request's `stop_sequences`, to tell `stop_sequence` from `end_turn`. */
   stopSequences?: readonly string[];
+  /** The provider that answered, for error messages. */
+  provider?: string;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface FromChatOptions {
  */
 export function chatCompletionToMessages(res: ChatCompletion, opts: FromChatOptions): MessagesResponse {
   const choice = res.choices?.[0];
-  if (!choice) throw new GatewayError(502, 'upstream returned a completion without choices', { type: 'upstream_error' });
+  if (!choice) throw UPSTREAM_MALFORMED({ provider: opts.provider ?? 'upstream', what: 'a completion without choices' }, { provider: opts.provider });
   const msg: ChatMessage = choice.message ?? { role: 'assistant' };
   const id = toMessageId(res.id);
   const content: MessagesContentBlock[] = [];
