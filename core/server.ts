@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { writeFirstRunConfig } from './config/first-run.ts';
 import { loadConfig } from './config/load.ts';
+import { UserError } from './errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 
 export interface ServeOptions {
@@ -66,7 +67,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     });
   } catch (err) {
     await gateway.close();
-    throw new Error(`cannot listen on ${host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new UserError(`cannot listen on ${host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
   const a = server.address() as AddressInfo;
   const address = `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;

@@ -14,6 +14,7 @@
  */
 import type { Context } from 'koa';
 import { CONFIG_INVALID } from '../error-codes.ts';
+import { UserError } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import type { GwState } from '../pipeline/state.ts';
 import { OPENAI_ERRORS } from '../routes/core-routes.ts';
@@ -61,9 +62,9 @@ export function mountAdminRoutes(gw: Gateway): void {
     try {
       sendJson(ctx, 200, { reloaded: true, ...(await gw.runtime.reload()) });
     } catch (err) {
-      if ((err as Error).name !== 'ConfigError' && (err as Error).name !== 'PluginError') throw err;
-      gw.log.error({ err: (err as Error).message }, 'reload refused; the running config is kept');
-      throw CONFIG_INVALID((err as Error).message);
+      if (!(err instanceof UserError)) throw err;
+      gw.log.error({ err: err.message }, 'reload refused; the running config is kept');
+      throw CONFIG_INVALID(err.message);
     }
   });
 }

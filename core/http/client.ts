@@ -20,7 +20,8 @@ import { DISCOVERY_FAILED, UPSTREAM_ERROR, UPSTREAM_MALFORMED } from '../error-c
 import { defineError, upstreamError, type GatewayError } from '../errors.ts';
 import type { SseEvent } from '../provider.ts';
 import { sseEvents } from './sse-parse.ts';
-import { callUpstream, readBody, redactUrl, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
+import { redactUrl } from '../redact.ts';
+import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
 
 /** The upstream rejected gw's own credentials for the provider (its 401/403). */
 export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: number; message: string }>('upstream_auth_failed', 502, (p) =>

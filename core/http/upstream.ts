@@ -8,6 +8,7 @@ import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
+import { redactUrl } from '../redact.ts';
 
 /** The pool a gateway owns (closed with it). */
 export function createAgent(): Agent {
@@ -120,13 +121,6 @@ export function parseUpstreamJson<T>(text: string, provider: string): T {
   } catch {
     throw UPSTREAM_MALFORMED({ provider, what: `a malformed JSON body: ${snippet(text)}` }, { provider });
   }
-}
-
-/** Drops query parameters that may carry credentials (e.g. `?key=`) from a URL for logs and errors. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  return url.slice(0, q) + url.slice(q).replace(/([?&](?:key|api[-_]?key|token)=)[^&]*/gi, '$1***');
 }
 
 /** First 200 characters of a body, for error messages. */

@@ -71,6 +71,6 @@ export function createPipeline(gw: Gateway, format: string): Pipeline {
       return { ...d, headers };
     },
     finish: (ctx, a, answer) => finish(gw, ctx, a.rc, answer),
-    stream: (ctx, a, s) => pumpStream(gw, ctx, a.rc, a.call.signal, s),
+    stream: (ctx, a, s) => pumpStream(gw, ctx, a.rc, a.call.signal, s, (err) => a.snap.table.members.get(a.rc.provider!)?.failed(err)),
   };
 }

@@ -31,10 +31,12 @@ export interface StreamAnswer {
 }
 
 /**
- * Streams `s.frames` to the client.
+ * Streams `s.frames` to the client. `upstreamFailed` hears of a failure after the first
+ * frame (the stream's upstream broke: cut, truncated, an error event), for the provider's
+ * statistics; a failure before it was already counted by dispatch.
  * @throws the failure before the first frame (nothing was sent yet).
  */
-export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, signal: AbortSignal, s: StreamAnswer): Promise<void> {
+export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, signal: AbortSignal, s: StreamAnswer, upstreamFailed?: (err: GatewayError) => void): Promise<void> {
   const frames = s.frames;
   const t0 = performance.now();
   // first item already at hand: a failure turning it into a frame is still pre-stream and
@@ -65,6 +67,7 @@ export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, 
       const ge = asGatewayError(err);
       rc.status = ge.status;
       if (ge.status === 500) rc.log.error({ err, req: rc.id }, 'stream failed');
+      upstreamFailed?.(ge);
       await notifyError(gw, rc, ge);
       // an upstream error event already forwarded verbatim (a passthrough) is not repeated
       if (!ge.forwarded) sse.write(s.errorFrame(ge));

@@ -21,6 +21,7 @@ import { DEFINED_IN_FILE, DISCOVERY_FAILED, INVALID_PROVIDER, KEY_EXISTS, KEY_NO
 import { GatewayError } from '../errors.ts';
 import { hashSecret, type KeyListing } from '../keys.ts';
 import { buildProvider, type ProviderDeps } from '../plugins/build-provider.ts';
+import { PluginError } from '../plugins/loader.ts';
 import type { Provider } from '../provider.ts';
 import type { MemberPool } from '../resilience/member.ts';
 import type { Store } from '../store/types.ts';
@@ -437,6 +438,6 @@ function createError(name: string, err: unknown): GatewayError {
     const message = err.message.startsWith(`${RUNTIME_LABEL}: `) ? err.message.slice(RUNTIME_LABEL.length + 2) : err.message;
     return INVALID_PROVIDER(message, { param });
   }
-  if ((err as Error)?.name === 'PluginError') return INVALID_PROVIDER((err as Error).message, { param: 'kind' });
+  if (err instanceof PluginError) return INVALID_PROVIDER(err.message, { param: 'kind' });
   throw err;
 }

@@ -16,7 +16,7 @@ export function storeKind(config: GatewayConfig): 'redis' | 'level' {
 
 /**
  * Opens the store `config` selects.
- * @throws Error starting `cannot open the store`: LevelDB held by another process, or Redis
+ * @throws UserError `cannot open the store…`: LevelDB held by another process, or Redis
  *   unreachable at start (the message names `[store]` and the URL, never its password).
  */
 export function openStore(config: GatewayConfig, log?: Logger): Promise<Store> {

@@ -27,7 +27,8 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { STORE_UNAVAILABLE } from '../error-codes.ts';
-import { GatewayError } from '../errors.ts';
+import { redactUrl } from '../redact.ts';
+import { GatewayError, UserError } from '../errors.ts';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
 import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { KeyLocks } from './key-locks.ts';
@@ -60,17 +61,6 @@ type Scripted = Redis & { [K in keyof typeof SCRIPTS | 'gwReadMany']: Script };
 
 /** ReplyErrors that mean "Redis cannot serve right now", not "this command is wrong". */
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|MISCONF|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
-
-/** `redis://user:secret@host:port/db` → `redis://user:***@host:port/db`: safe for logs and errors. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
-  }
-}
 
 /** State shared by every view of one connection. */
 class Shared {
@@ -360,7 +350,7 @@ class RedisView implements Store {
 /**
  * Connects to Redis at `url` (`redis://[user:password@]host:port/db`, `rediss://` for TLS).
  * Keeps trying for START_TIMEOUT_MS, then fails; an authentication or database error fails at once.
- * @throws Error `cannot open the store [store] url = "<url without password>": <why>`
+ * @throws UserError `cannot open the store [store] url = "<url without password>": <why>`
  */
 export async function openRedisStore(url: string, log?: Logger): Promise<Store> {
   const safe = redactUrl(url);
@@ -402,7 +392,7 @@ export async function openRedisStore(url: string, log?: Logger): Promise<Store> 
   } catch (err) {
     redis.disconnect();
     const why = (err as Error).message || (err as { code?: string }).code || String(err);
-    throw new Error(`cannot open the store [store] url = "${safe}": ${why}`, { cause: err });
+    throw new UserError(`cannot open the store [store] url = "${safe}": ${why}`, { cause: err });
   } finally {
     fatal = undefined;
   }
