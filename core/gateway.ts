@@ -121,8 +121,8 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
         route: (r) => routes.add({ ...r, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? f.keyFrom, errors: f, owner: f.id }),
       });
     }
-    mountCoreRoutes(gw);
-    mountAdminRoutes(gw);
+    mountCoreRoutes(routes, gw.metrics);
+    mountAdminRoutes(routes, () => gw.runtime, log);
     for (const [name, section] of Object.entries(config.extensions)) {
       const found = await findPlugin('extension', name);
       if (!found) throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);

@@ -15,44 +15,44 @@
 import type { Context } from 'koa';
 import { CONFIG_INVALID } from '../error-codes.ts';
 import { UserError } from '../errors.ts';
-import type { Gateway } from '../gateway.ts';
+import type { Logger } from 'pino';
 import type { GwState } from '../pipeline/state.ts';
 import { OPENAI_ERRORS } from '../routes/core-routes.ts';
-import type { RouteSpec } from '../routes/registry.ts';
+import type { RouteRegistry, RouteSpec } from '../routes/registry.ts';
 import { modelListing } from '../routes/model-listing.ts';
-import type { ProviderInput } from '../runtime/runtime.ts';
+import type { ProviderInput, Runtime } from '../runtime/runtime.ts';
 import { validate } from '../schemas.ts';
 import { keyCreateSchema, providerCreateSchema } from './schemas.ts';
 
-/** Mounts the admin API on the gateway's route registry. */
-export function mountAdminRoutes(gw: Gateway): void {
+/** Mounts the admin API on the gateway's route registry; `runtime` carries out the changes. */
+export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, log: Logger): void {
   const add = (method: RouteSpec['method'], path: string, handler: RouteSpec['handler'], body = false) =>
-    gw.routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body, handler, owner: 'admin API' });
+    routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body, handler, owner: 'admin API' });
 
   add('GET', '/v1/admin/providers', (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: gw.runtime.listProviders() });
+    sendJson(ctx, 200, { object: 'list', data: runtime().listProviders() });
   });
   add('POST', '/v1/admin/providers', async (ctx) => {
     const input = parsed(ctx);
     const invalid = validate(providerCreateSchema, input);
     if (invalid) throw invalid;
-    sendJson(ctx, 201, await gw.runtime.createProvider(input as ProviderInput));
+    sendJson(ctx, 201, await runtime().createProvider(input as ProviderInput));
   }, true);
   add('DELETE', '/v1/admin/providers/:name', async (ctx) => {
-    await gw.runtime.deleteProvider(ctx.params.name!);
+    await runtime().deleteProvider(ctx.params.name!);
     ctx.status = 204;
   });
   add('GET', '/v1/admin/keys', (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: gw.runtime.listKeys() });
+    sendJson(ctx, 200, { object: 'list', data: runtime().listKeys() });
   });
   add('POST', '/v1/admin/keys', async (ctx) => {
     const input = parsed(ctx);
     const invalid = validate(keyCreateSchema, input);
     if (invalid) throw invalid;
-    sendJson(ctx, 201, await gw.runtime.createKey(input.name as string));
+    sendJson(ctx, 201, await runtime().createKey(input.name as string));
   }, true);
   add('DELETE', '/v1/admin/keys/:name', async (ctx) => {
-    await gw.runtime.revokeKey(ctx.params.name!);
+    await runtime().revokeKey(ctx.params.name!);
     ctx.status = 204;
   });
   add('GET', '/v1/admin/models', (ctx) => {
@@ -60,10 +60,10 @@ export function mountAdminRoutes(gw: Gateway): void {
   });
   add('POST', '/v1/admin/reload', async (ctx) => {
     try {
-      sendJson(ctx, 200, { reloaded: true, ...(await gw.runtime.reload()) });
+      sendJson(ctx, 200, { reloaded: true, ...(await runtime().reload()) });
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
-      gw.log.error({ err: err.message }, 'reload refused; the running config is kept');
+      log.error({ err: err.message }, 'reload refused; the running config is kept');
       throw CONFIG_INVALID(err.message);
     }
   });

@@ -18,6 +18,7 @@ import type { RequestContext } from '../context.ts';
 import { MODEL_NOT_FOUND } from '../error-codes.ts';
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
+import { accountOf } from '../plugins/helpers.ts';
 import type { Member } from '../resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
@@ -35,8 +36,6 @@ export interface MetricsSource {
   pricing(): Readonly<Record<string, Price>>;
 }
 
-/** Key label of a gateway that runs open (the account name the accounting extensions use). */
-const OPEN_KEY = '(open)';
 
 // seconds; total spans cache hits (sub-ms) to long streams, overhead is gw's own time
 const TOTAL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -169,7 +168,7 @@ export class GatewayMetrics {
     const u = rc.usage;
     // as the usage extension: a failed call (mid-stream failure, client gone) counts nothing
     if (!u || status >= 400) return;
-    const account = rc.key?.name ?? OPEN_KEY;
+    const account = accountOf(rc);
     const ukey = `${account}\u0000${model}`;
     let a = this.usage.get(ukey);
     if (!a) this.usage.set(ukey, (a = { key: account, model, prompt: 0, completion: 0, usd: 0 }));

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import { RequestContext, type RequestFacts } from '../context.ts';
 import { plan, type DispatchPlan } from '../dispatch.ts';
-import type { Gateway } from '../gateway.ts';
+import type { PipelineHost } from './host.ts';
 import type { CallContext } from '../provider.ts';
 import type { Snapshot } from '../runtime/snapshot.ts';
 import { validate } from '../schemas.ts';
@@ -42,7 +42,7 @@ export interface Admission {
  * Admits a request: its Admission, or undefined when an onRequest tap already answered.
  * @throws GatewayError 400 (invalid body), 404 (unknown model), or what an onRequest tap threw.
  */
-export async function admit(gw: Gateway, ctx: Context, format: string, input: AdmitInput): Promise<Admission | undefined> {
+export async function admit(gw: PipelineHost, ctx: Context, format: string, input: AdmitInput): Promise<Admission | undefined> {
   const st = ctx.state as GwState;
   const body = input.body ?? st.body?.body ?? {};
   const raw = input.raw ?? st.body?.raw ?? '';

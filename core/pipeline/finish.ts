@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
-import type { Gateway } from '../gateway.ts';
+import type { PipelineHost } from './host.ts';
 import { sendText } from './respond.ts';
 
 /** A whole answer, already serialized. */
@@ -18,7 +18,7 @@ export interface Answer {
 }
 
 /** Runs onResponse for `rc`, then sends `answer`. */
-export async function finish(gw: Gateway, ctx: Context, rc: RequestContext, answer: Answer): Promise<void> {
+export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext, answer: Answer): Promise<void> {
   const status = answer.status ?? 200;
   rc.status = status;
   if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: answer.body });

@@ -14,7 +14,7 @@
  * `provider.native[id]` or translating to `provider.chat` → translate back → finish/stream.
  */
 import type { Context } from 'koa';
-import type { Gateway } from '../gateway.ts';
+import type { PipelineHost } from './host.ts';
 import { dispatch, type Dispatched } from '../dispatch.ts';
 import type { CallContext, Provider } from '../provider.ts';
 import { admit, type Admission, type AdmitInput } from './admit.ts';
@@ -44,7 +44,7 @@ export interface Pipeline {
 }
 
 /** The pipeline for one client format. */
-export function createPipeline(gw: Gateway, format: string): Pipeline {
+export function createPipeline(gw: PipelineHost, format: string): Pipeline {
   const hooks = gw.hooks;
   return {
     admit: (ctx, input) => admit(gw, ctx, format, input),

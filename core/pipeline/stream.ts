@@ -7,7 +7,7 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
-import type { Gateway } from '../gateway.ts';
+import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../http/sse-write.ts';
 import { asGatewayError } from './respond.ts';
 
@@ -36,7 +36,7 @@ export interface StreamAnswer {
  * statistics; a failure before it was already counted by dispatch.
  * @throws the failure before the first frame (nothing was sent yet).
  */
-export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, signal: AbortSignal, s: StreamAnswer, upstreamFailed?: (err: GatewayError) => void): Promise<void> {
+export async function pumpStream(gw: PipelineHost, ctx: Context, rc: RequestContext, signal: AbortSignal, s: StreamAnswer, upstreamFailed?: (err: GatewayError) => void): Promise<void> {
   const frames = s.frames;
   const t0 = performance.now();
   // first item already at hand: a failure turning it into a frame is still pre-stream and
@@ -80,7 +80,7 @@ export async function pumpStream(gw: Gateway, ctx: Context, rc: RequestContext, 
 }
 
 /** Runs onError taps; a failing tap is logged, never thrown over the original error. */
-export async function notifyError(gw: Gateway, rc: RequestContext, err: GatewayError): Promise<void> {
+export async function notifyError(gw: PipelineHost, rc: RequestContext, err: GatewayError): Promise<void> {
   if (!gw.hooks.onError.isUsed()) return;
   try {
     await gw.hooks.onError.promise(rc, err);

@@ -6,9 +6,9 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GatewayError } from '../errors.ts';
-import type { Gateway } from '../gateway.ts';
+import type { GatewayMetrics } from '../metrics/metrics.ts';
 import { openApiDocument } from '../openapi.ts';
-import type { ErrorShape } from './registry.ts';
+import type { ErrorShape, RouteRegistry } from './registry.ts';
 
 /**
  * The OpenAI error shape `{"error": {message, type, code, param}}`: admin routes, core
@@ -20,22 +20,21 @@ export const OPENAI_ERRORS: ErrorShape = Object.freeze({
 });
 
 /** Mounts /health, /metrics, /openapi.json and /docs. */
-export function mountCoreRoutes(gw: Gateway): void {
-  const routes = gw.routes;
+export function mountCoreRoutes(routes: RouteRegistry, metrics: GatewayMetrics): void {
   const add = (method: 'GET', path: string, auth: 'none' | 'admin', handler: Parameters<typeof routes.add>[0]['handler']) =>
     routes.add({ method, path, auth, errors: OPENAI_ERRORS, handler, owner: 'core' });
   add('GET', '/health', 'none', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   add('GET', '/metrics', 'admin', async (ctx) => {
-    const text = await gw.metrics.scrape();
+    const text = await metrics.scrape();
     ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
     ctx.body = text;
   });
   let doc: string | undefined;
   add('GET', '/openapi.json', 'none', (ctx) => {
     ctx.type = 'application/json';
-    ctx.body = doc ??= openApiDocument(gw.routes);
+    ctx.body = doc ??= openApiDocument(routes);
   });
   const dist = join(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'), '..');
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>gw API</title><link rel="stylesheet" href="/docs/swagger-ui.css"></head>

@@ -21,7 +21,7 @@ import { defineError } from '../../../core/errors.ts';
 import type { GatewayInfo } from '../../../core/plugins/contract.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
 
 const PLUGIN_NAME = 'budget';

@@ -18,7 +18,7 @@ import type { RequestContext } from '../../../core/context.ts';
 import { defineError, type GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
 
 const PLUGIN_NAME = 'rate_limit';
 /** rc.state slot: tokens this request already put in `pending`. */

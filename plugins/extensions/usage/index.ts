@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';

@@ -1,7 +1,8 @@
 /**
- * Who a request is accounted to, shared by rate_limit, usage and budget.
+ * Helpers for plugins (exported by the SDK, `gw/plugin`): who a request is accounted to,
+ * and whether its answer came from the upstream (not the cache, not a hook).
  */
-import type { RequestContext } from '../../../core/context.ts';
+import type { RequestContext } from '../context.ts';
 
 /**
  * Account name of a gateway that runs open (no `[keys]`): every request shares it. Key
