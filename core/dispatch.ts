@@ -5,7 +5,7 @@
  *       attempt; on connect error / 408 / 429 / 5xx retry the same provider up to
  *       `max_retries` with backoff (or the upstream's retry-after ≤ 5 s); on a timeout or a
  *       long retry-after move on at once; on any other 4xx fail the request.
- * DESIGN.md "Routing, retries, fallbacks".
+ * docs/design.md "Routing, retries, fallbacks".
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CIRCUIT_OPEN, NO_PROVIDER } from './error-codes.ts';

@@ -3,7 +3,7 @@
  * (fastify's `lib/errors.js` idea). Providers and extensions define their own entries with
  * the same `defineError`; a refusal code (rate limit, budget) belongs to its extension.
  *
- * Statuses follow DESIGN.md "Errors": 400 invalid body (names the field), 401 missing or
+ * Statuses follow docs/design.md "Errors": 400 invalid body (names the field), 401 missing or
  * unknown key, 403 gateway key on an admin route, 404 unknown model, 413 too large, 415
  * not JSON, 502 upstream failure, 503 unavailable, 504 upstream timeout.
  */

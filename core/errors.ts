@@ -117,7 +117,7 @@ export function defineError<P = void>(
 }
 
 /**
- * An upstream's own error answer passed on (DESIGN.md "Errors"): a 4xx keeps its status,
+ * An upstream's own error answer passed on (docs/design.md "Errors"): a 4xx keeps its status,
  * message and code; a 5xx is made by the catalog's `upstream_error` instead.
  */
 export function upstreamError(status: number, message: string, extra: ErrorExtra & { code?: string | null } = {}): GatewayError {

@@ -1,5 +1,5 @@
 /**
- * The admin API (DESIGN.md "Routes", "Runtime changes"): providers and keys created or
+ * The admin API (docs/design.md "Routes", "Runtime changes"): providers and keys created or
  * removed at runtime, the model list with provider names, and config reload. The admin
  * token is checked by the core before any of these run; errors are in the OpenAI shape.
  *

@@ -1,5 +1,5 @@
 /**
- * The gateway config file schema (TOML, see DESIGN.md "Config file").
+ * The gateway config file schema (TOML, see docs/design.md "Config file").
  * Provider and extension sections are only shape-checked here; each plugin validates its
  * own section with its own schema when it is loaded, so a third-party plugin's fields are
  * checked as strictly as a built-in one's.

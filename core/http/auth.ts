@@ -1,5 +1,5 @@
 /**
- * Who is calling: a gateway key from where the route accepts it (DESIGN.md "Routes"), or
+ * Who is calling: a gateway key from where the route accepts it (docs/design.md "Routes"), or
  * the admin token on admin routes. Lookups are one Map.get on the hot path (keys.ts).
  */
 import type { Context } from 'koa';

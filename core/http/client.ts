@@ -4,7 +4,7 @@
  * answer into the right GatewayError, follow discovery pages — written once. A kind gives
  * only what is its own: how to read its error bodies (`readError`).
  *
- * The rules it applies (DESIGN.md "Errors"):
+ * The rules it applies (docs/design.md "Errors"):
  *   - an upstream 4xx is passed on with its status, message and code (429 with its
  *     `retry-after`), except 401/403: those reject gw's own provider key, which the client
  *     cannot fix, so they become 502 `upstream_auth_failed` naming the provider;

@@ -80,7 +80,7 @@ export class GatewayMetrics {
   constructor(source: MetricsSource, opts: { defaultMetrics?: boolean } = {}) {
     this.source = source;
     const reg = this.registry;
-    family(reg, 'gw_requests_total', 'Gateway requests (chat, embeddings, messages) by route, served model, provider and HTTP status sent', 'counter', () =>
+    family(reg, 'gw_requests_total', 'Gateway requests (every client format) by route, served model, provider and HTTP status sent', 'counter', () =>
       [...this.requests.values()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })));
     this.total.expose(reg, 'gw_request_duration_seconds', 'Time from arrival to the last byte sent (streams included)');
     this.upstream.expose(reg, 'gw_upstream_duration_seconds', 'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included');

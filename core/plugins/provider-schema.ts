@@ -1,5 +1,5 @@
 /**
- * Fields every provider section shares (DESIGN.md "Config file"); kinds extend this schema.
+ * Fields every provider section shares (docs/design.md "Config file"); kinds extend this schema.
  */
 import { z } from 'zod';
 

@@ -1,5 +1,5 @@
 /**
- * Retry policy (DESIGN.md "Routing, retries, fallbacks"): which failures are retried on the
+ * Retry policy (docs/design.md "Routing, retries, fallbacks"): which failures are retried on the
  * same provider, which move on to the next provider or fallback, and the backoff.
  */
 import { CIRCUIT_OPEN, UPSTREAM_UNREACHABLE } from '../error-codes.ts';

@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import type { GatewayError } from '../errors.ts';
 
-/** Where a gateway key may be presented on a route (DESIGN.md "Routes"). */
+/** Where a gateway key may be presented on a route (docs/design.md "Routes"). */
 export type KeySource =
   /** `Authorization: Bearer <key>` (any case of "Bearer"). */
   | 'bearer'

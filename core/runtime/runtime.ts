@@ -9,7 +9,7 @@
  * Several instances on one shared store (Redis) see each other's changes by polling: every
  * change bumps the counter `admin:version`; each instance reads it every second
  * (POLL_MS) and, when it moved, re-reads the stored providers and keys and applies them,
- * so a change reaches every instance within about 1 s (2 s at most, DESIGN.md "Store and
+ * so a change reaches every instance within about 1 s (2 s at most, docs/design.md "Store and
  * processes"). A full re-read every 30 s covers a lost bump. The LevelDB store has one
  * process, so nothing polls it.
  */

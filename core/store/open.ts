@@ -1,6 +1,6 @@
 /**
  * Opening the configured store: Redis when `[store] url` is set (several instances share
- * it), else LevelDB under `data_dir` (one process owns it). DESIGN.md "Store and processes".
+ * it), else LevelDB under `data_dir` (one process owns it). docs/design.md "Store and processes".
  */
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';

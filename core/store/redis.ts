@@ -35,9 +35,9 @@ import { KeyLocks } from './key-locks.ts';
 
 /** Root of every key gw writes. */
 const ROOT = 'gw:';
-/** A store operation unanswered this long counts as Redis unavailable (DESIGN.md "Store and processes"). */
+/** A store operation unanswered this long counts as Redis unavailable (docs/design.md "Store and processes"). */
 export const OP_TIMEOUT_MS = 2000;
-/** How long startup keeps trying to reach Redis before giving up (DESIGN.md: exit within 15 s). */
+/** How long startup keeps trying to reach Redis before giving up (docs/design.md: exit within 15 s). */
 export const START_TIMEOUT_MS = 5000;
 /** Longest pause between reconnection attempts while serving. */
 const RECONNECT_MAX_MS = 1000;

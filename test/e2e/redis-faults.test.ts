@@ -1,5 +1,5 @@
 /**
- * Redis faults (DESIGN.md "Store and processes"): unreachable at start → exit non-zero
+ * Redis faults (docs/design.md "Store and processes"): unreachable at start → exit non-zero
  * within 15 s naming `[store]`; lost while serving → requests that need the store get 503
  * `store_unavailable` and never reach the upstream, requests that need none are served,
  * service resumes within 10 s of Redis returning; an answer whose accounting could not be

@@ -2,7 +2,7 @@ import test from 'ava';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { replySse, startUpstream } from '../helpers/upstream.ts';
 
-// An upstream 4xx keeps its status (DESIGN.md "Errors") even when the vendor reports it as
+// An upstream 4xx keeps its status (docs/design.md "Errors") even when the vendor reports it as
 // the first event of a 200 stream: nothing was sent yet, so the client gets a real 429.
 const post = (url: string, model: string) =>
   fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });

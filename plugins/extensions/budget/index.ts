@@ -1,7 +1,7 @@
 /**
  * The `budget` extension: lifetime USD spend per gateway key, priced from
  * `[pricing."<model>"]`, against `default_budget` or `[extensions.budget.keys.<name>]
- * budget`. DESIGN.md "Accounting and limits":
+ * budget`. docs/design.md "Accounting and limits":
  *   onRequest   403 `model_not_priced` for a model without pricing (fail closed); else a
  *               hold for the request's estimated cost (prompt estimate x input price +
  *               max_tokens or the model's output reserve x output price), refused with 429

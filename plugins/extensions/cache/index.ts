@@ -6,7 +6,7 @@
  * routes (a Messages body is often a valid chat body) and a Gemini body has its model in
  * the URL. Entries live `ttl_seconds`. The response carries `x-gw-cache: hit|miss`.
  * Admin: DELETE /v1/cache clears every entry (204).
- * DESIGN.md "Accounting and limits": hits still pass onRequest (they count as a request for
+ * docs/design.md "Accounting and limits": hits still pass onRequest (they count as a request for
  * rate limits) and add nothing to usage, spend or tokens (those taps skip `rc.cacheHit`).
  */
 import { createHash } from 'node:crypto';

@@ -53,7 +53,7 @@ function positive(v: unknown): number | undefined {
 const USAGE = /"usage"\s*:\s*\{/;
 
 /**
- * Turns provider stream items into SSE frames for the client, enforcing DESIGN.md's usage
+ * Turns provider stream items into SSE frames for the client, enforcing docs/design.md's usage
  * rule: the client gets exactly one usage chunk (`choices: []`), after the finish chunk,
  * and only when it asked; no other chunk carries usage. Raw items are parsed only when a
  * hook needs the chunk or the text may carry usage.

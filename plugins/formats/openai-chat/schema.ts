@@ -1,7 +1,7 @@
 /**
  * Request schemas of the OpenAI chat completions and embeddings routes: they validate
  * bodies on the hot path and feed /openapi.json (z.toJSONSchema). Open objects: fields gw
- * does not know pass through to common-format upstreams unchanged (DESIGN.md), so nothing
+ * does not know pass through to common-format upstreams unchanged (docs/design.md), so nothing
  * here strips. Structure and types are checked; value ranges are the upstream's to judge
  * (a self-hosted model may accept a temperature OpenAI does not).
  * @see https://platform.openai.com/docs/api-reference/chat/create

@@ -181,7 +181,7 @@ function parseEvent(data: string, provider: string): GenerateContentResponse | u
     const err = (payload as GoogleErrorBody).error ?? {};
     const upstream = typeof err.code === 'number' ? err.code : undefined;
     const message = `provider ${provider} failed mid-stream: ${typeof err.message === 'string' ? err.message : 'upstream stream error'}`;
-    // an upstream 4xx keeps its status (DESIGN.md "Errors"); anything else is a 502
+    // an upstream 4xx keeps its status (docs/design.md "Errors"); anything else is a 502
     const e = upstream !== undefined && upstream >= 400 && upstream < 500 ? upstreamError(upstream, message, { provider }) : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
     e.code = typeof err.status === 'string' ? err.status : e.code;
     throw e;
