@@ -48,6 +48,8 @@ export interface ClientSettings {
   timeoutMs: number;
   /** Reads the kind's error body; default: OpenAI's `{error: {message, code, param}}`. */
   readError?: (status: number, text: string) => UpstreamErrorInfo;
+  /** Largest SSE event or JSON body read from the upstream, bytes (default 32 MiB). */
+  maxEventBytes?: number;
 }
 
 /** Options of one call. */
@@ -94,11 +96,14 @@ export interface UpstreamClient {
 
 /** Discovery must not hold a start for the whole chat timeout. */
 const DISCOVERY_TIMEOUT_MS = 15_000;
+/** Default bound on one upstream event or body: gw's own request limit. */
+export const DEFAULT_MAX_EVENT_BYTES = 33_554_432;
 
 /** Creates a provider's client. */
 export function createUpstreamClient(s: ClientSettings): UpstreamClient {
   const readError = s.readError ?? readOpenAIError;
   const name = s.provider;
+  const maxBytes = s.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
 
   function errorFor(status: number, text: string, retryAfter?: string): GatewayError {
     const info = safeRead(readError, status, text);
@@ -134,16 +139,16 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       return res;
     },
     async fail(res, url, signal) {
-      const text = await readBody(res, name, url, s.timeoutMs, signal).catch(() => '');
+      const text = await readBody(res, name, url, s.timeoutMs, signal, 65_536).catch(() => '');
       const ra = res.headers['retry-after'];
       throw errorFor(res.statusCode, text, Array.isArray(ra) ? ra[0] : ra);
     },
     errorFor,
     text(res, url, signal) {
-      return readBody(res, name, url, s.timeoutMs, signal);
+      return readBody(res, name, url, s.timeoutMs, signal, maxBytes);
     },
     async json<T>(res: UpstreamResponse, url: string, signal?: AbortSignal): Promise<T> {
-      const text = await readBody(res, name, url, s.timeoutMs, signal);
+      const text = await readBody(res, name, url, s.timeoutMs, signal, maxBytes);
       try {
         return JSON.parse(text) as T;
       } catch {
@@ -153,7 +158,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
     async events(res, url, signal, complete) {
       const ct = String(res.headers['content-type'] ?? '');
       if (!ct.includes('text/event-stream')) {
-        const text = await readBody(res, name, url, s.timeoutMs, signal).catch(() => '');
+        const text = await readBody(res, name, url, s.timeoutMs, signal, 65_536).catch(() => '');
         throw UPSTREAM_MALFORMED({ provider: name, what: `${ct || 'no content type'} to a stream request: ${snippet(text)}` }, { provider: name });
       }
       return streamEvents(res, url, signal, complete);
@@ -165,7 +170,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       for (let page = 0; url !== undefined && page < (opts.maxPages ?? 50) && !seen.has(url); page++) {
         seen.add(url);
         const res = await client.call(url, { method: 'GET', headers, signal: opts.signal, timeoutMs: Math.min(s.timeoutMs, DISCOVERY_TIMEOUT_MS) });
-        const text = await readBody(res, name, url, s.timeoutMs, opts.signal);
+        const text = await readBody(res, name, url, s.timeoutMs, opts.signal, maxBytes);
         if (res.statusCode >= 400) throw DISCOVERY_FAILED(`GET ${redactUrl(url)} answered HTTP ${res.statusCode}: ${snippet(text)}`, { upstreamStatus: res.statusCode, provider: name });
         let body: unknown;
         try {
@@ -185,7 +190,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
   async function* streamEvents(res: UpstreamResponse, url: string, signal: AbortSignal, complete?: (ev: SseEvent) => boolean): AsyncGenerator<SseEvent> {
     let done = false;
     try {
-      for await (const ev of sseEvents(res.body, name, url, s.timeoutMs, signal)) {
+      for await (const ev of sseEvents(res.body, name, url, s.timeoutMs, signal, maxBytes)) {
         if (complete?.(ev)) done = true;
         yield ev;
       }

@@ -7,7 +7,8 @@
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/error.ts';
-import { createUpstreamClient } from '../http/client.ts';
+import { z } from 'zod';
+import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../http/client.ts';
 import type { BuiltProvider } from '../runtime/snapshot.ts';
 import type { Store } from '../store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from './contract.ts';
@@ -22,6 +23,11 @@ export interface ProviderDeps {
 }
 
 const ROUTING_KEYS: readonly RoutingSetting[] = ['max_retries', 'weight'];
+/** Settings of every provider section, read by the core for the upstream client. */
+const clientSettingsSchema = z.strictObject({
+  /** Largest SSE event or JSON body read from the upstream, bytes; past it, 502 `upstream_too_large`. */
+  max_event_bytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES),
+});
 
 /**
  * One provider from its section.
@@ -38,13 +44,17 @@ export async function buildProvider(name: string, section: Record<string, unknow
   const accepted = plugin.routing ?? [];
   const own: Record<string, unknown> = {};
   const routingFields: Record<string, unknown> = {};
+  const clientFields: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(section)) {
-    if (!(ROUTING_KEYS as readonly string[]).includes(k)) own[k] = v;
+    if (k === 'max_event_bytes') clientFields[k] = v;
+    else if (!(ROUTING_KEYS as readonly string[]).includes(k)) own[k] = v;
     else if (accepted.includes(k as RoutingSetting)) routingFields[k] = v;
     else throw new ConfigError(file, ['providers', name, k], `provider kind '${kind}' does not accept ${k}`);
   }
   const routing = routingSettingsSchema.safeParse(routingFields);
   if (!routing.success) throw ConfigError.fromZod(file, ['providers', name], routing.error);
+  const client = clientSettingsSchema.safeParse(clientFields);
+  if (!client.success) throw ConfigError.fromZod(file, ['providers', name], client.error);
   const parsed = plugin.configSchema.safeParse(own);
   if (!parsed.success) throw ConfigError.fromZod(file, ['providers', name], parsed.error);
   const log = deps.log.child({ provider: name });
@@ -53,7 +63,7 @@ export async function buildProvider(name: string, section: Record<string, unknow
     config: parsed.data,
     store: deps.store.namespace(`provider:${name}`),
     log,
-    http: (o) => createUpstreamClient({ provider: name, dispatcher: deps.dispatcher, log, ...o }),
+    http: (o) => createUpstreamClient({ provider: name, dispatcher: deps.dispatcher, log, maxEventBytes: client.data.max_event_bytes, ...o }),
   });
   if (provider.models.length === 0 && provider.listModels) {
     try {
