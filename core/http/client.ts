@@ -16,7 +16,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { DISCOVERY_FAILED, UPSTREAM_ERROR, UPSTREAM_MALFORMED } from '../error-codes.ts';
+import { DISCOVERY_FAILED, UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT } from '../error-codes.ts';
+import type { ConnectionLimit, QueueObserver } from './limit.ts';
 import { defineError, upstreamError, type GatewayError } from '../errors.ts';
 import type { SseEvent } from '../provider.ts';
 import { sseEvents } from './sse-parse.ts';
@@ -50,6 +51,10 @@ export interface ClientSettings {
   readError?: (status: number, text: string) => UpstreamErrorInfo;
   /** Largest SSE event or JSON body read from the upstream, bytes (default 32 MiB). */
   maxEventBytes?: number;
+  /** The provider's cap on concurrent upstream requests (`max_connections`), if it has one. */
+  limit?: ConnectionLimit;
+  /** Hears how long requests waited for a slot of `limit` (metrics). */
+  observer?: QueueObserver;
 }
 
 /** Options of one call. */
@@ -121,17 +126,38 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
   const client: UpstreamClient = {
     provider: name,
     timeoutMs: s.timeoutMs,
-    call(url, o) {
-      return callUpstream(url, {
-        method: o.method,
-        headers: o.headers,
-        body: o.body === undefined || typeof o.body === 'string' ? (o.body as string | undefined) : JSON.stringify(o.body),
-        signal: o.signal,
-        timeoutMs: o.timeoutMs ?? s.timeoutMs,
-        provider: name,
-        log: o.log ?? s.log,
-        dispatcher: s.dispatcher,
-      });
+    async call(url, o) {
+      const timeoutMs = o.timeoutMs ?? s.timeoutMs;
+      const log = o.log ?? s.log;
+      const limit = s.limit;
+      let waited = 0;
+      if (limit) {
+        // time queued counts toward the timeout: the client waits the same either way
+        waited = await limit.acquire(timeoutMs, o.signal, () => UPSTREAM_TIMEOUT({ provider: name, seconds: timeoutMs / 1000, url: `${redactUrl(url)}, queued behind max_connections = ${limit.max}` }, { provider: name }));
+        if (waited > 0) {
+          s.observer?.waited(name, waited);
+          if (log.isLevelEnabled('debug')) log.debug({ provider: name, waited_ms: Math.round(waited), max_connections: limit.max, queued: limit.depth }, 'waited for an upstream connection slot');
+        }
+      }
+      let res: UpstreamResponse;
+      try {
+        res = await callUpstream(url, {
+          method: o.method,
+          headers: o.headers,
+          body: o.body === undefined || typeof o.body === 'string' ? (o.body as string | undefined) : JSON.stringify(o.body),
+          signal: o.signal,
+          timeoutMs: Math.max(1, timeoutMs - waited),
+          provider: name,
+          log,
+          dispatcher: s.dispatcher,
+        });
+      } catch (err) {
+        limit?.release();
+        throw err;
+      }
+      // the connection is busy until the body is read or dropped
+      if (limit) res.body.once('close', () => limit.release());
+      return res;
     },
     async send(url, o) {
       const res = await client.call(url, o);

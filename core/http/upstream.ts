@@ -10,9 +10,13 @@ import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREA
 import { GatewayError } from '../errors.ts';
 import { redactUrl } from '../redact.ts';
 
-/** The pool a gateway owns (closed with it). */
+/**
+ * The pool a gateway owns (closed with it). No cap on connections per origin: a hidden cap
+ * queues requests unseen behind whole streams (minutes of TTFB with agent streams); a
+ * provider that needs one sets `max_connections`, whose queue is visible (limit.ts).
+ */
 export function createAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: 512 });
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: null });
 }
 
 /** Options of one upstream call. */
