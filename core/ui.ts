@@ -14,9 +14,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { PACKAGE_ROOT } from './plugins/loader.ts';
+import { OPENAI_ERRORS } from './routes/core-routes.ts';
+import type { RouteRegistry } from './routes/registry.ts';
 
-const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
+/** `ui/` at the package root (the same from the sources and from dist/). */
+const UI_DIR = fileURLToPath(new URL('ui/', PACKAGE_ROOT));
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -60,8 +64,9 @@ function packageDir(name: string): string {
   throw new Error(`/ui needs the npm package ${name}: run npm ci`);
 }
 
-/** Mounts /ui on `router`. Files are read once, on first request. */
-export function mountUi(router: Router): void {
+/** Mounts /ui on the gateway's routes (no auth: the page holds no secret). Files are read once, on first request. */
+export function mountUi(routes: RouteRegistry): void {
+  const get = (path: string, handler: (ctx: Context) => void) => routes.add({ method: 'GET', path, auth: 'none', errors: OPENAI_ERRORS, handler, owner: 'ui' });
   const vendor = new Map(Object.entries(VENDOR).map(([file, [pkg, path]]) => [file, join(packageDir(pkg), path)]));
   const own = new Set(readdirSync(UI_DIR).filter((f) => typeOf(f) && f !== 'index.html'));
   const cache = new Map<string, Buffer>();
@@ -73,7 +78,7 @@ export function mountUi(router: Router): void {
   let csp: string | undefined;
 
   // the router matches /ui and /ui/ alike: relative asset paths need the slash
-  router.get('/ui', (ctx) => {
+  get('/ui', (ctx) => {
     if (!ctx.path.endsWith('/')) return ctx.redirect('/ui/');
     const html = read('index.html', join(UI_DIR, 'index.html'));
     csp ??= contentSecurityPolicy(html.toString('utf8'));
@@ -81,14 +86,14 @@ export function mountUi(router: Router): void {
     ctx.type = TYPES['.html']!;
     ctx.body = html;
   });
-  router.get('/ui/vendor/:file', (ctx) => {
+  get('/ui/vendor/:file', (ctx) => {
     const path = vendor.get(ctx.params.file!);
     if (!path) return;
     ctx.set({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=86400' });
     ctx.type = typeOf(ctx.params.file!)!;
     ctx.body = read(`vendor/${ctx.params.file}`, path);
   });
-  router.get('/ui/:file', (ctx) => {
+  get('/ui/:file', (ctx) => {
     const file = ctx.params.file!;
     if (!own.has(file)) return;
     ctx.set({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' });

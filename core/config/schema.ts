@@ -1,5 +1,5 @@
 /**
- * The gateway config file schema (TOML, see DESIGN.md "Config file").
+ * The gateway config file schema (TOML, see docs/design.md "Config file").
  * Provider and extension sections are only shape-checked here; each plugin validates its
  * own section with its own schema when it is loaded, so a third-party plugin's fields are
  * checked as strictly as a built-in one's.
@@ -41,6 +41,12 @@ export const gatewayConfigSchema = z.strictObject({
   max_body_bytes: z.number().int().positive().default(33_554_432),
   /** Bound in seconds for in-flight requests and streams to finish on SIGINT/SIGTERM. */
   shutdown_timeout_seconds: z.number().positive().default(30),
+  /**
+   * Seconds a client has to send a whole request (headers and body); past it the
+   * connection is closed. Long enough for a 32 MiB body on a slow link; a stalled upload
+   * cannot hold a connection open forever.
+   */
+  request_timeout_seconds: z.number().positive().default(120),
   keys: z.record(name, keyEntrySchema).default({}),
   providers: z.record(name, z.looseObject({ kind: name.optional() })).default({}),
   aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
@@ -49,6 +55,11 @@ export const gatewayConfigSchema = z.strictObject({
   routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
   store: z.strictObject({ url: z.string().regex(/^rediss?:\/\//, 'expected "redis://host:port/db"').optional() }).optional(),
+  /**
+   * Sections read by client formats (a FormatPlugin's `section`), checked by the format's
+   * own schema when it is set up: `[responses]` (openai-responses).
+   */
+  responses: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type RoutingConfig = z.output<typeof routingSchema>;

@@ -1,14 +1,23 @@
 /**
- * Outbound HTTP for provider plugins: one undici Agent (a keep-alive pool per origin),
- * timeouts per provider, and upstream failures turned into GatewayErrors.
- * undici's own advice: `request` over `fetch`, `pipelining: 1` for servers we do not
- * control, and always consume or destroy a body (else the pool stalls).
+ * Outbound HTTP: the gateway's undici Agent (a keep-alive pool per origin), timeouts per
+ * call, and transport failures turned into GatewayErrors. Providers use it through their
+ * UpstreamClient (client.ts). undici's own advice: `request` over `fetch`, `pipelining: 1`
+ * for servers we do not control, and always consume or destroy a body (else the pool stalls).
  */
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
+import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_TOO_LARGE, UPSTREAM_UNREACHABLE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
+import { redactUrl } from '../redact.ts';
 
-const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: 512 });
+/**
+ * The pool a gateway owns (closed with it). No cap on connections per origin: a hidden cap
+ * queues requests unseen behind whole streams (minutes of TTFB with agent streams); a
+ * provider that needs one sets `max_connections`, whose queue is visible (limit.ts).
+ */
+export function createAgent(): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: null });
+}
 
 /** Options of one upstream call. */
 export interface UpstreamCall {
@@ -21,6 +30,8 @@ export interface UpstreamCall {
   /** Provider name, for errors and logs. */
   provider: string;
   log: Logger;
+  /** The gateway's pool. */
+  dispatcher: Dispatcher;
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;
@@ -34,7 +45,7 @@ export async function callUpstream(url: string, call: UpstreamCall): Promise<Ups
   const t0 = performance.now();
   try {
     const res = await request(url, {
-      dispatcher: agent,
+      dispatcher: call.dispatcher,
       method: call.method ?? 'POST',
       headers: call.headers,
       body: call.body,
@@ -60,27 +71,41 @@ export function mapTransportError(err: unknown, provider: string, url: string, t
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
   if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
-    return new GatewayError(504, `provider ${provider} timed out after ${timeoutMs / 1000} s (${redactUrl(url)})`, { code: 'upstream_timeout', provider, cause: err });
+    return UPSTREAM_TIMEOUT({ provider, seconds: timeoutMs / 1000, url: redactUrl(url) }, { provider, cause: err });
   }
-  const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
-  if (phase === 'body') {
-    // the upstream answered, then its connection broke: not an unreachable host. Before any
-    // byte reached the client this is retried like a 5xx; after, it ends the stream with an error event.
-    return new GatewayError(502, `provider ${provider} connection was lost mid-response: ${code ?? (err as Error).message}`, { code: 'upstream_connection_lost', provider, cause: err });
-  }
-  return new GatewayError(502, `provider ${provider} is unreachable: ${code ?? (err as Error).message} (${redactUrl(url)})`, { code: 'upstream_unreachable', provider, cause: err });
+  const reason = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code ?? (err as Error).message;
+  // the upstream answered, then its connection broke: not an unreachable host. Before any
+  // byte reached the client this is retried like a 5xx; after, it ends the stream with an error event.
+  if (phase === 'body') return UPSTREAM_CONNECTION_LOST({ provider, reason }, { provider, cause: err });
+  return UPSTREAM_UNREACHABLE({ provider, reason, url: redactUrl(url) }, { provider, cause: err });
 }
 
 /**
- * Reads a whole (small) upstream body as text.
- * @throws GatewayError 504/502 when the body stalls or breaks.
+ * Reads a whole upstream body as text, at most `maxBytes` of it.
+ * @throws GatewayError 504/502 when the body stalls or breaks, 502 `upstream_too_large`
+ *   past `maxBytes` (the rest is not read: the connection is dropped).
  */
-export async function readBody(res: UpstreamResponse, provider: string, url: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+export async function readBody(res: UpstreamResponse, provider: string, url: string, timeoutMs: number, signal?: AbortSignal, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+  const declared = Number(res.headers['content-length']);
+  if (declared > maxBytes) {
+    res.body.destroy();
+    throw UPSTREAM_TOO_LARGE({ provider, what: 'a body', limit: maxBytes }, { provider });
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
   try {
-    return await res.body.text();
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        res.body.destroy();
+        throw UPSTREAM_TOO_LARGE({ provider, what: 'a body', limit: maxBytes }, { provider });
+      }
+      parts.push(chunk as Buffer);
+    }
   } catch (err) {
     throw mapTransportError(err, provider, url, timeoutMs, signal, 'body');
   }
+  return parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, size).toString('utf8');
 }
 
 /** Longest wait for the rest of a body whose stream already said it is complete. */
@@ -114,15 +139,8 @@ export function parseUpstreamJson<T>(text: string, provider: string): T {
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new GatewayError(502, `provider ${provider} sent a malformed JSON body: ${snippet(text)}`, { code: 'upstream_malformed', provider });
+    throw UPSTREAM_MALFORMED({ provider, what: `a malformed JSON body: ${snippet(text)}` }, { provider });
   }
-}
-
-/** Drops query parameters that may carry credentials (e.g. `?key=`) from a URL for logs and errors. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  return url.slice(0, q) + url.slice(q).replace(/([?&](?:key|api[-_]?key|token)=)[^&]*/gi, '$1***');
 }
 
 /** First 200 characters of a body, for error messages. */
@@ -133,9 +151,4 @@ export function snippet(text: string): string {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
-}
-
-/** Closes every pooled connection (shutdown). */
-export async function closeUpstreams(): Promise<void> {
-  await agent.close();
 }

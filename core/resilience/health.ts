@@ -13,9 +13,9 @@
  * TTFB as the client saw them, the same numbers as the request log; a stream that failed
  * after its first byte counts as a failure of its class).
  */
+import { UPSTREAM_CONNECTION_LOST, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
-import type { Provider } from '../provider.ts';
 
 const MINUTE = 60_000;
 const SLOTS = 60;
@@ -124,9 +124,9 @@ export function failureClass(err: unknown): FailureClass {
   if (!(err instanceof GatewayError)) return 'other';
   const s = err.upstreamStatus;
   if (s === 429) return 'rate_limited';
-  if (s === 408 || err.code === 'upstream_timeout' || (s === undefined && err.status === 504)) return 'timeout';
+  if (s === 408 || UPSTREAM_TIMEOUT.is(err) || (s === undefined && err.status === 504)) return 'timeout';
   if (s !== undefined) return s >= 500 ? 'server_error' : 'rejected';
-  if (err.code === 'upstream_unreachable' || err.code === 'upstream_connection_lost') return 'connect';
+  if (UPSTREAM_UNREACHABLE.is(err) || UPSTREAM_CONNECTION_LOST.is(err)) return 'connect';
   return 'other';
 }
 
@@ -212,27 +212,18 @@ function windowOf(slots: Slot[]): WindowHealth {
   };
 }
 
-const books = new WeakMap<Provider, ProviderHealth>();
-
-/** The health of a provider instance (created on first use; a provider rebuilt by a reload starts afresh). */
-export function providerHealth(p: Provider): ProviderHealth {
-  let h = books.get(p);
-  if (!h) books.set(p, (h = new ProviderHealth()));
-  return h;
-}
-
 /**
  * Records the latency of every answered request, and streams that failed after their
- * first byte, from onFinish. `providerNamed` finds the provider in the current routing table.
+ * first byte, from onFinish. `healthOf` finds a provider's health (its Member's) by name
+ * in the current routing table.
  */
-export function tapHealth(hooks: Hooks, providerNamed: (name: string) => Provider | undefined): void {
+export function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
   hooks.onFinish.tap('health', (f) => {
     const rc = f.rc;
     if (rc?.provider === undefined || rc.cacheHit) return;
-    const p = providerNamed(rc.provider);
-    if (!p) return;
-    const h = providerHealth(p);
+    const h = healthOf(rc.provider);
+    if (!h) return;
     if (f.status < 400) h.served(f.totalMs, f.ttfbMs);
-    else if (rc.firstByteMs > 0 && f.error?.code?.startsWith('upstream_')) h.streamFailed(f.error);
+    else if (rc.firstByteMs > 0 && f.error?.def?.upstream) h.streamFailed(f.error);
   });
 }

@@ -3,8 +3,8 @@
  */
 import { maskSecret } from '../keys.ts';
 import type { Provider } from '../provider.ts';
-import { healthOf } from '../resilience/member.ts';
-import { providerHealth, type HealthReport } from '../resilience/health.ts';
+import { type HealthReport, ProviderHealth } from '../resilience/health.ts';
+import { healthOf, type Member } from '../resilience/member.ts';
 
 /** One provider as `GET /v1/admin/providers` lists it. */
 export interface ProviderListing {
@@ -28,8 +28,11 @@ export interface ProviderListing {
   health: HealthReport;
 }
 
+/** The health of a provider never routed to. */
+const EMPTY = new ProviderHealth();
+
 /** The listing of a built provider and the section it was built from. */
-export function providerListing(p: Provider, section: Record<string, unknown>, source: ProviderListing['source']): ProviderListing {
+export function providerListing(p: Provider, section: Record<string, unknown>, source: ProviderListing['source'], member: Member | undefined): ProviderListing {
   const key = section.api_key;
   return {
     name: p.name,
@@ -38,7 +41,7 @@ export function providerListing(p: Provider, section: Record<string, unknown>, s
     base_url: typeof section.base_url === 'string' ? section.base_url : null,
     models: [...p.models],
     api_key: typeof key === 'string' && key ? maskSecret(key) : '',
-    ...healthOf(p),
-    health: providerHealth(p).report(),
+    ...healthOf(member),
+    health: (member?.health ?? EMPTY).report(),
   };
 }

@@ -3,6 +3,7 @@
  * windows, percentiles within the histogram's resolution, and minute slots reused after an hour.
  */
 import test from 'ava';
+import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../../core/error-codes.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { failureClass, ProviderHealth } from '../../core/resilience/health.ts';
 
@@ -11,14 +12,14 @@ const MIN = 60_000;
 const upstream = (status: number) => new GatewayError(status >= 500 ? 502 : status, 'x', { upstreamStatus: status });
 
 test('failure classes: timeout, 429, 5xx, connect, other; other 4xx are rejected (the request’s fault)', (t) => {
-  t.is(failureClass(new GatewayError(504, 'slow', { code: 'upstream_timeout' })), 'timeout');
+  t.is(failureClass(UPSTREAM_TIMEOUT({ provider: 'p', seconds: 1, url: 'u' })), 'timeout');
   t.is(failureClass(upstream(408)), 'timeout');
   t.is(failureClass(upstream(429)), 'rate_limited');
   t.is(failureClass(upstream(500)), 'server_error');
   t.is(failureClass(upstream(529)), 'server_error');
-  t.is(failureClass(new GatewayError(502, 'down', { code: 'upstream_unreachable' })), 'connect');
-  t.is(failureClass(new GatewayError(502, 'cut', { code: 'upstream_connection_lost' })), 'connect');
-  t.is(failureClass(new GatewayError(502, 'junk', { code: 'upstream_malformed' })), 'other');
+  t.is(failureClass(UPSTREAM_UNREACHABLE({ provider: 'p', reason: 'ECONNREFUSED', url: 'u' })), 'connect');
+  t.is(failureClass(UPSTREAM_CONNECTION_LOST({ provider: 'p', reason: 'ECONNRESET' })), 'connect');
+  t.is(failureClass(UPSTREAM_MALFORMED({ provider: 'p', what: 'junk' })), 'other');
   t.is(failureClass(upstream(400)), 'rejected');
   t.is(failureClass(upstream(401)), 'rejected');
   t.is(failureClass(new Error('bug')), 'other');
@@ -32,8 +33,8 @@ test('windows: the last 5 minutes and the last 60, error rate without rejected, 
   h.attempt(undefined, T0 - 2 * MIN);
   h.attempt(upstream(429), T0 - 2 * MIN);
   h.attempt(upstream(400), T0);
-  h.attempt(new GatewayError(504, 't', { code: 'upstream_timeout' }), T0);
-  h.streamFailed(new GatewayError(502, 'cut', { code: 'upstream_connection_lost' }), T0);
+  h.attempt(UPSTREAM_TIMEOUT({ provider: 'p', seconds: 1, url: 'u' }), T0);
+  h.streamFailed(UPSTREAM_CONNECTION_LOST({ provider: 'p', reason: 'ECONNRESET' }), T0);
   const r = h.report(T0 + 1000);
   t.like(r.last_5m, { requests: 4, errors: { timeout: 1, rate_limited: 1, server_error: 0, connect: 1, other: 0, rejected: 1 }, error_rate: 0.75 });
   t.like(r.last_60m, { requests: 6, errors: { server_error: 1, rejected: 1 } });

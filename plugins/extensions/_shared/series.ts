@@ -10,9 +10,14 @@
  * virtual-keys issue; until then every key falls in the `null` group).
  */
 import type { Context } from 'koa';
-import { badRequest } from '../../../core/errors.ts';
+import { defineError } from '../../../core/errors.ts';
 import type { GatewayInfo } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
+
+/** A series query parameter gw cannot read (the parameter named in `param`). */
+export const INVALID_QUERY = defineError<string>('invalid_query', 400, (m) => m);
+/** A series asked of an extension whose `retention_days` is 0. */
+export const SERIES_DISABLED = defineError<{ what: string; extension: string }>('series_disabled', 400, (p) => `${p.what} over time is off: [extensions.${p.extension}] retention_days = 0`);
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -42,7 +47,7 @@ export function wantsSeries(ctx: Context): boolean {
 
 function one(ctx: Context, name: string): string | undefined {
   const v = ctx.query[name];
-  if (Array.isArray(v)) throw badRequest(`query parameter '${name}' given more than once`, name, 'invalid_query');
+  if (Array.isArray(v)) throw INVALID_QUERY(`query parameter '${name}' given more than once`, { param: name });
   return v;
 }
 
@@ -52,7 +57,7 @@ function one(ctx: Context, name: string): string | undefined {
  */
 export function parseTime(name: string, v: string): number {
   const t = /^\d{1,15}$/.test(v) ? Number(v) : /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2}))?$/.test(v) ? Date.parse(v) : NaN;
-  if (!Number.isFinite(t)) throw badRequest(`query parameter '${name}' must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds; got '${v}'`, name, 'invalid_query');
+  if (!Number.isFinite(t)) throw INVALID_QUERY(`query parameter '${name}' must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds; got '${v}'`, { param: name });
   return t;
 }
 
@@ -64,13 +69,13 @@ export function parseTime(name: string, v: string): number {
  */
 export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], retentionMs: number, now = Date.now()): SeriesQuery {
   const b = one(ctx, 'bucket') ?? 'hour';
-  if (b !== 'hour' && b !== 'day') throw badRequest(`query parameter 'bucket' must be 'hour' or 'day'; got '${b}'`, 'bucket', 'invalid_query');
+  if (b !== 'hour' && b !== 'day') throw INVALID_QUERY(`query parameter 'bucket' must be 'hour' or 'day'; got '${b}'`, { param: 'bucket' });
   const size = b === 'hour' ? HOUR_MS : DAY_MS;
   const g = one(ctx, 'group_by');
   const groupBy: string[] = [];
   for (const part of g === undefined ? dims : g.split(',').map((s) => s.trim())) {
     if (!(dims as readonly string[]).includes(part) && !TAG.test(part)) {
-      throw badRequest(`query parameter 'group_by' takes ${dims.join(', ')} or tag:<name> (comma-separated); got '${part}'`, 'group_by', 'invalid_query');
+      throw INVALID_QUERY(`query parameter 'group_by' takes ${dims.join(', ')} or tag:<name> (comma-separated); got '${part}'`, { param: 'group_by' });
     }
     if (!groupBy.includes(part)) groupBy.push(part);
   }
@@ -78,7 +83,7 @@ export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], reten
   const fromRaw = one(ctx, 'from');
   const to = Math.min(toRaw === undefined ? now : parseTime('to', toRaw), now + size);
   let from = fromRaw === undefined ? to - (b === 'hour' ? DAY_MS : 30 * DAY_MS) : parseTime('from', fromRaw);
-  if (!(from < to)) throw badRequest(`query parameter 'from' must be before 'to'`, 'from', 'invalid_query');
+  if (!(from < to)) throw INVALID_QUERY(`query parameter 'from' must be before 'to'`, { param: 'from' });
   from = Math.max(from, now - retentionMs - size);
   from -= from % size;
   return { bucket: b, groupBy, from: Math.max(0, from), to };

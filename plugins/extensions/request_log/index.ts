@@ -20,7 +20,7 @@
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
-import type { FinishedRequest, ResponseInfo } from '../../../core/hooks.ts';
+import type { Chunk, FinishedRequest, ResponseInfo } from '../../../core/hooks.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
 import { fromRow, type LogEntry, type Price, toRow, truncate } from './entry.ts';
@@ -87,7 +87,7 @@ export default defineExtension({
       pending.add(p);
       void p.finally(() => pending.delete(p));
     };
-    const pricing = () => gateway.config().pricing as Record<string, Price>;
+    const pricing = () => gateway.pricing() as Record<string, Price>;
     // keys are fixed per config (runtime keys too make it non-open): checked once per request is cheap, but not free
     let open = gateway.keyNames().length === 0;
     let openAt = Date.now();
@@ -97,11 +97,12 @@ export default defineExtension({
       hooks.onResponse.tapPromise(PLUGIN_NAME, async (rc: RequestContext, info: ResponseInfo) => {
         if (info.body !== undefined) rc.state.set(BODY, truncate(info.body, max));
       });
-      hooks.onChunk.tap(PLUGIN_NAME, (rc: RequestContext, chunk: unknown) => {
+      hooks.onChunk.tap(PLUGIN_NAME, (rc: RequestContext, chunk: Chunk) => {
         let b = rc.state.get(BODY) as StreamBody | undefined;
         if (!b) rc.state.set(BODY, (b = { text: '', full: false }));
         if (b.full) return;
-        b.text += `${JSON.stringify(chunk)}\n`;
+        // the chunk or event as the client got it, one per line, in the client's format
+        b.text += `${JSON.stringify(chunk.value)}\n`;
         if (b.text.length > max) b.full = true;
       });
     }

@@ -3,7 +3,7 @@
  * Every bad value is a 400 naming the parameter.
  */
 import type { Context } from 'koa';
-import { badRequest } from '../../../core/errors.ts';
+import { INVALID_QUERY } from '../_shared/series.ts';
 import { parseTime } from '../_shared/series.ts';
 import type { LogEntry } from './entry.ts';
 
@@ -31,7 +31,7 @@ export interface LogQuery {
 
 function one(ctx: Context, name: string): string | undefined {
   const v = ctx.query[name];
-  if (Array.isArray(v)) throw badRequest(`query parameter '${name}' given more than once`, name, 'invalid_query');
+  if (Array.isArray(v)) throw INVALID_QUERY(`query parameter '${name}' given more than once`, { param: name });
   return v === '' ? undefined : v;
 }
 
@@ -42,7 +42,7 @@ function statusRange(v: string): { lo: number; hi: number } {
   if (m) return { lo: Number(m[1]) * 100, hi: Number(m[1]) * 100 + 100 };
   if (v === 'error') return { lo: 400, hi: 600 };
   if (v === 'ok') return { lo: 100, hi: 400 };
-  throw badRequest(`query parameter 'status' takes a status (502), a class (4xx, 5xx), 'error' or 'ok'; got '${v}'`, 'status', 'invalid_query');
+  throw INVALID_QUERY(`query parameter 'status' takes a status (502), a class (4xx, 5xx), 'error' or 'ok'; got '${v}'`, { param: 'status' });
 }
 
 /** @throws GatewayError 400 naming the parameter. */
@@ -50,7 +50,7 @@ export function parseLogQuery(ctx: Context): LogQuery {
   const q: LogQuery = { limit: DEFAULT_LIMIT };
   const limit = one(ctx, 'limit');
   if (limit !== undefined) {
-    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw badRequest(`query parameter 'limit' must be a whole number from 1 to ${MAX_LIMIT}; got '${limit}'`, 'limit', 'invalid_query');
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw INVALID_QUERY(`query parameter 'limit' must be a whole number from 1 to ${MAX_LIMIT}; got '${limit}'`, { param: 'limit' });
     q.limit = Number(limit);
   }
   for (const f of ['key', 'model', 'provider', 'route'] as const) {

@@ -17,11 +17,12 @@
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
-import { GatewayError } from '../../../core/errors.ts';
+import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
+import type { GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
-import { BUCKETS_KEY, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
+import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
+import { BUCKETS_KEY, SERIES_DISABLED, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';
@@ -62,7 +63,7 @@ function recorder(store: Store, retentionMs: number) {
   const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
   return {
     async answered(rc: RequestContext): Promise<void> {
-      if (!answeredUpstream(rc) || rc.status >= 400) return;
+      if (!answeredUpstream(rc) || rc.status >= 400 || rc.operation === 'count') return;
       const u = rc.usage;
       const account = accountOf(rc);
       const deltas = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
@@ -75,7 +76,7 @@ function recorder(store: Store, retentionMs: number) {
       // a client that left is not an error of the gateway's
       if (!buckets || err.status === 499) return;
       // a model no provider serves is whatever the client sent: never a series of its own
-      const model = err.code === 'model_not_found' ? '' : rc.servedModel;
+      const model = MODEL_NOT_FOUND.is(err) ? '' : rc.servedModel;
       const deltas: Record<string, number> = rc.state.has(RECORDED) ? { errors: 1 } : { requests: 1, errors: 1 };
       await store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([accountOf(rc), model, rc.provider ?? err.provider ?? '']), deltas, buckets);
     },
@@ -106,7 +107,7 @@ export default defineExtension({
     routes.get('/v1/usage', async (ctx) => {
       let body: unknown;
       if (!wantsSeries(ctx)) body = await listUsage(store);
-      else if (retentionMs === 0) throw new GatewayError(400, 'usage over time is off: [extensions.usage] retention_days = 0', { code: 'series_disabled' });
+      else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'usage', extension: 'usage' });
       else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);
