@@ -52,11 +52,11 @@ test('a timeout moves to the fallback model without retrying the same provider',
   const fast = await startUpstream((r, res) => replyJson(res, 200, { ...completion('fallback'), model: r.json.model }));
   const gw = await startGateway(baseConfig(provider('slow', slow, ['big'], 'timeout_seconds = 0.3') + provider('fast', fast, ['small']) + '[fallbacks]\nbig = ["small"]\n'));
   t.teardown(async () => { await gw.stop(); await slow.close(); await fast.close(); });
-  const t0 = performance.now();
   const res = await post(gw.url, { model: 'big', messages: msg });
   t.is(res.status, 200);
+  // the fallback's answer, not the slow one's late 'late': gw gave up at the timeout
   t.is((await res.json() as any).choices[0].message.content, 'fallback');
-  t.true(performance.now() - t0 < 1400, 'answered before the slow upstream would have');
+  t.is(slow.aborted.length, 1, 'the timed-out upstream request was closed');
   t.is(slow.received.length, 1, 'timeout not retried on the same provider');
   t.is(fast.received[0]!.json.model, 'small', 'fallback upstream got the fallback model');
   t.is(res.headers.get('x-gw-provider'), 'fast');
