@@ -52,6 +52,6 @@ export function fileDataToPart(file: unknown, param: string): ContentPart {
   if (!/^https?:\/\//i.test(uri)) throw badRequest(`${param}.fileUri must be an http(s) URL for this model`, `${param}.fileUri`);
   const mime = typeof f.mimeType === 'string' ? f.mimeType.toLowerCase() : '';
   const looksLikeImage = mime.startsWith('image/') || (mime === '' && /\.(png|jpe?g|gif|webp)(\?|#|$)/i.test(uri));
-  if (!looksLikeImage) throw badRequest(`${param}: only image URLs can be sent to this model (mimeType ${JSON.stringify(f.mimeType ?? null)})`, `${param}.mimeType`);
+  if (!looksLikeImage) throw badRequest(`${param}.mimeType: only image URLs can be sent to this model, got ${JSON.stringify(f.mimeType ?? null)}`, `${param}.mimeType`);
   return { type: 'image_url', image_url: { url: uri } };
 }
