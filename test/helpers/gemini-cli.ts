@@ -76,7 +76,8 @@ export function defaultGeminiSettings(): Record<string, unknown> {
  * Runs `gemini -m <model> -p <prompt>` with a temporary HOME (holding `.gemini/settings.json`)
  * and a temporary workspace, both removed afterwards. The environment is built from scratch
  * (no inherited GEMINI_*, GOOGLE_*, proxy or CI variables): PATH with Node 24 first, HOME,
- * `GEMINI_API_KEY`, `GOOGLE_GEMINI_BASE_URL`, `GEMINI_CLI_TRUST_WORKSPACE=true`, `NO_COLOR=1`.
+ * `GEMINI_API_KEY`, `GOOGLE_GEMINI_BASE_URL`, `GEMINI_CLI_TRUST_WORKSPACE=true`, `NO_COLOR=1`,
+ * `TERM=dumb`, and `TMPDIR` inside the throwaway directory (the CLI writes error reports there).
  * Never rejects for the CLI's own failures: they are in `code` and `stderr`.
  */
 export async function runGeminiCli(opts: GeminiCliOptions): Promise<GeminiCliResult> {
@@ -100,6 +101,8 @@ export async function runGeminiCli(opts: GeminiCliOptions): Promise<GeminiCliRes
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
       NO_COLOR: '1',
       TERM: 'dumb',
+      // the CLI writes error reports to os.tmpdir(); keep them in the throwaway directory
+      TMPDIR: dir,
       ...opts.env,
     };
     const args = [GEMINI_BIN, '-m', opts.model ?? 'gemini-2.5-flash', ...(opts.args ?? []), '-p', opts.prompt];
