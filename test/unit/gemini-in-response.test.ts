@@ -103,7 +103,7 @@ test('errors in Google shape: status names, ErrorInfo and RetryInfo details', (t
     },
   });
   const bad = t.throws(() => geminiToChatRequest({ contents: 3 }, { model: 'm', stream: false }), { instanceOf: GatewayError });
-  t.deepEqual(toGoogleError(bad).error.details, [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'invalid_request_error', domain: 'gw', metadata: { param: 'contents' } }]);
+  t.deepEqual(toGoogleError(bad).error.details, [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'invalid_request_body', domain: 'gw', metadata: { param: 'contents' } }]);
 });
 
 test('countTokens estimate: text bytes / 4, images, calls, turns; both body forms; 400s', (t) => {

@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/api/caching#Part
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
 import type { Warnings } from './warnings.ts';

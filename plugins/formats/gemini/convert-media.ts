@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/api/caching#FileData
  * @see https://platform.openai.com/docs/api-reference/chat/create (content parts)
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ContentPart } from '../../../core/format/chat.ts';
 
 /** `input_audio.format` for the audio types OpenAI accepts inline. */

@@ -6,7 +6,7 @@
  * @see https://ai.google.dev/api/caching#Schema
  * @see https://ai.google.dev/api/caching#Type
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/api/caching#FunctionDeclaration
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatTool, ToolChoice } from '../../../core/format/chat.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 import type { Warnings } from './warnings.ts';

@@ -4,7 +4,7 @@
  * @see https://ai.google.dev/api/tokens#method:-models.counttokens
  * @see https://ai.google.dev/gemini-api/docs/tokens (258 tokens per image)
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { CountTokensBody, CountTokensResponse } from './types.ts';
 
 type Obj = Record<string, unknown>;

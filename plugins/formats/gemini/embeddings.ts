@@ -6,7 +6,7 @@
  * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
  * @see https://platform.openai.com/docs/api-reference/embeddings/create
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
 import type { BatchEmbedContentsBody, BatchEmbedContentsResponse, ContentEmbedding, EmbedContentBody, EmbedContentResponse } from './types.ts';
 import { Warnings } from './warnings.ts';

@@ -5,7 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../../core/format/chat.ts';
-import { toToolInput } from '../../../core/format/messages-translate/from-chat-completion.ts';
+import { toToolInput } from '../anthropic-messages/from-chat-completion.ts';
 import { toGeminiFinishReason } from './map-finish-reason.ts';
 import { toUsageMetadata } from './map-usage.ts';
 import type { Candidate, GenerateContentResponse, Part } from './types.ts';

@@ -1,11 +1,13 @@
 /**
- * GatewayError → Google's error body, for every Gemini route.
+ * Google's error body both ways: GatewayError → `{"error": {code, message, status}}` for every
+ * Gemini route, and an error payload inside an upstream Gemini stream → GatewayError.
  *
  * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
  * @see https://cloud.google.com/apis/design/errors#http_mapping
  * @see https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto
  */
-import type { GatewayError } from '../../../core/errors.ts';
+import { UPSTREAM_ERROR } from '../../../core/error-codes.ts';
+import { type GatewayError, upstreamError } from '../../../core/errors.ts';
 
 /** HTTP status → google.rpc.Code name, per Google's HTTP mapping. */
 const STATUS_NAMES: Readonly<Record<number, string>> = {
@@ -46,4 +48,27 @@ export function toGoogleError(err: GatewayError): GoogleError {
   const body: GoogleError = { error: { code: err.status, message: err.message, status: googleStatusName(err.status) } };
   if (details.length > 0) body.error.details = details;
   return body;
+}
+
+/** The error body gw answers with on every Gemini route (the format's `errorBody`). */
+export function googleErrorBody(err: GatewayError): string {
+  return JSON.stringify(toGoogleError(err));
+}
+
+/**
+ * A `{"error": {code, message, status}}` payload inside a Gemini stream (after HTTP 200) as a
+ * GatewayError: an upstream 4xx `code` keeps its status (a RESOURCE_EXHAUSTED first event is
+ * a 429, retried like one), anything else becomes 502 `upstream_error`; `code` is Google's
+ * status name. `first`: the event came before anything else, so it is the upstream's answer
+ * to the request rather than a failure mid-stream.
+ */
+export function geminiStreamError(error: unknown, provider: string, first = false): GatewayError {
+  const e = typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown; status?: unknown }) : {};
+  const upstream = typeof e.code === 'number' ? e.code : undefined;
+  const detail = typeof e.message === 'string' && e.message !== '' ? e.message : 'upstream stream error';
+  const message = first ? `provider ${provider}: ${detail}` : `provider ${provider} failed mid-stream: ${detail}`;
+  // an upstream 4xx keeps its status (docs/design.md "Errors"); anything else is a 502
+  const err = upstream !== undefined && upstream >= 400 && upstream < 500 ? upstreamError(upstream, message, { provider }) : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
+  if (typeof e.status === 'string') err.code = e.status;
+  return err;
 }

@@ -1,5 +1,6 @@
 /**
- * Common-format `usage` → Gemini `usageMetadata`.
+ * Usage both ways between Gemini's `usageMetadata` and the common format's `usage` (OpenAI's
+ * semantics: prompt tokens include cached ones, completion tokens include reasoning).
  *
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
  */
@@ -28,4 +29,28 @@ export function toUsageMetadata(usage: Usage): UsageMetadata {
 
 function count(n: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/**
+ * prompt = promptTokenCount (+ toolUsePromptTokenCount), completion = candidatesTokenCount
+ * + thoughtsTokenCount (Gemini counts thoughts apart), total = their sum (what Gemini's
+ * `totalTokenCount` is, kept consistent by construction), cached = cachedContentTokenCount,
+ * reasoning = thoughtsTokenCount.
+ */
+export function fromUsageMetadata(meta: UsageMetadata): Usage {
+  const prompt = (meta.promptTokenCount ?? 0) + (meta.toolUsePromptTokenCount ?? 0);
+  const reasoning = meta.thoughtsTokenCount ?? 0;
+  const completion = (meta.candidatesTokenCount ?? 0) + reasoning;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: meta.cachedContentTokenCount ?? 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning },
+  };
+}
+
+/** Whether a usageMetadata carries counts (stream chunks may hold only `trafficType`). */
+export function hasTokenCounts(meta: UsageMetadata | undefined): meta is UsageMetadata {
+  return meta !== undefined && (typeof meta.promptTokenCount === 'number' || typeof meta.candidatesTokenCount === 'number' || typeof meta.totalTokenCount === 'number');
 }

@@ -4,7 +4,7 @@
  * @see https://ai.google.dev/api/models#Model
  * @see https://ai.google.dev/api/models#method:-models.list
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { GeminiModel, GenerationMethod, ListModelsResponse } from './types.ts';
 
 /** Gemini's default and maximum `pageSize`. */

@@ -6,7 +6,7 @@
  * @see https://ai.google.dev/api/generate-content#generationconfig
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ChatRequest } from '../../../core/format/chat.ts';
 import { convertContents, convertSystemInstruction } from './convert-contents.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
