@@ -11,7 +11,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRespon
 import {
   batchEmbedContentsToEmbeddings, ChunksToGeminiStream, chatCompletionToGemini, embeddingsToBatchEmbedContents, encodeSseError,
   encodeSseResponse, estimateCountTokens, geminiToChatRequest, listGeminiModels, splitModelMethod, toGeminiModel, toGoogleError,
-} from '../../plugins/formats/gemini/index.ts';
+} from '../../plugins/formats/gemini/translate.ts';
 import { fixture as fixtureText, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
 
 function readChunks(rel: string): ChatCompletionChunk[] {

@@ -69,3 +69,13 @@ export const embedContentRequestSchema = z.looseObject({
 export const batchEmbedContentsRequestSchema = z.looseObject({
   requests: z.array(embedContentRequestSchema).min(1),
 }).meta({ id: 'GeminiBatchEmbedContentsRequest' });
+
+/** Google's error body (`google.rpc.Status`), for /openapi.json. */
+export const googleErrorSchema = z.object({
+  error: z.object({
+    code: z.number().int().meta({ description: 'The HTTP status' }),
+    message: z.string(),
+    status: z.string().meta({ description: 'google.rpc.Code name, e.g. INVALID_ARGUMENT' }),
+    details: z.array(z.looseObject({})).optional().meta({ description: 'ErrorInfo (reason: gw error code, metadata.param), RetryInfo' }),
+  }),
+}).meta({ id: 'GoogleError' });

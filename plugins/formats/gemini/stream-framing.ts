@@ -35,7 +35,11 @@ export class JsonArrayFraming {
 
   /** One element. */
   frame(res: GenerateContentResponse): string {
-    const json = JSON.stringify(res);
+    return this.element(JSON.stringify(res));
+  }
+
+  /** One element already serialized (a passthrough's event data, unchanged). */
+  element(json: string): string {
     if (this.#open) return `,\r\n${json}`;
     this.#open = true;
     return `[${json}`;
