@@ -76,5 +76,8 @@ export default defineFormat({
     // /v1/models is OpenAI's (and Anthropic's): answered in Gemini's shape only for Gemini clients
     route({ method: 'GET', path: '/v1/models', when: fromGeminiClient, handler: listModels });
     route({ method: 'GET', path: '/v1/models/:id', when: fromGeminiClient, handler: getModel });
+    // ids holding `/` (sent unencoded), which `:id` does not match; registered after it, so
+    // this group sees only those paths (for other clients: no route, 404)
+    route({ method: 'GET', path: '/v1/models/*id', when: fromGeminiClient, handler: getModel });
   },
 });
