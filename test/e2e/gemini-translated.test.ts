@@ -36,7 +36,7 @@ const openaiHandler: Handler = (r, res) => {
 
 const OPENAI_MODELS = ['gpt-4o', 'org/model-1.5-x', 'text-embedding-3-small'];
 
-async function setup(t: ExecutionContext, opts: { handler?: Handler; extra?: string; level?: 'warn' | 'trace' } = {}): Promise<{ gw: TestGateway; up: MockUpstream; ai: GoogleGenAI }> {
+async function setup(t: ExecutionContext, opts: { handler?: Handler; extra?: string; level?: 'warn' | 'debug' | 'trace' } = {}): Promise<{ gw: TestGateway; up: MockUpstream; ai: GoogleGenAI }> {
   const up = await startUpstream(opts.handler ?? openaiHandler);
   const gw = await startGateway(baseConfig(`[providers.openai]\napi_key = "sk-upstream-openai"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ${JSON.stringify(OPENAI_MODELS)}\n${opts.extra ?? ''}`), { level: opts.level });
   t.teardown(async () => {
@@ -57,8 +57,8 @@ const weatherTool = {
   functionDeclarations: [{ name: 'get_current_weather', description: 'Weather in a city', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }],
 };
 
-test('openai kind: generateContent with system, generation config and usage; the gateway key never reaches the upstream', async (t) => {
-  const { up, ai } = await setup(t);
+test('openai kind: generateContent with system, generation config and usage; Gemini-only fields dropped with a debug log; the gateway key never reaches the upstream', async (t) => {
+  const { gw, up, ai } = await setup(t, { level: 'debug' });
   const r = await ai.models.generateContent({
     model: 'gpt-4o', contents: 'Hello',
     config: { systemInstruction: 'Be brief.', maxOutputTokens: 64, temperature: 0.2, topP: 0.9, stopSequences: ['END'], safetySettings: [], thinkingConfig: { thinkingBudget: 128 } },
@@ -77,6 +77,10 @@ test('openai kind: generateContent with system, generation config and usage; the
     messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }],
     max_tokens: 64, temperature: 0.2, top_p: 0.9, stop: ['END'],
   });
+  const dropped = gw.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'Gemini fields dropped in translation');
+  t.is(dropped.provider, 'openai');
+  t.true(dropped.warnings.some((w: string) => w.startsWith('safetySettings dropped')));
+  t.true(dropped.warnings.some((w: string) => w.startsWith('thinkingConfig.thinkingBudget dropped')));
 });
 
 test('openai kind: generateContentStream → text as it comes, usage on the last chunk', async (t) => {
