@@ -18,7 +18,12 @@ import { encodeSseResponse, JsonArrayFraming } from '../plugins/formats/gemini/s
 /** The name `--only` and the results use. */
 export const GEMINI_TRANSLATE = 'gemini-translate';
 
-const FIXTURES = ['openai/vercel-ai/openai-text.sse', 'openai/vercel-ai/chat.stream.tool-call-deltas.sse', 'openai/openai-node/chat.stream.include-usage.sse', 'dashscope/vercel-ai/alibaba-reasoning.sse'];
+const FIXTURES = [
+  'openai/vercel-ai/openai-text.sse',
+  'openai/vercel-ai/chat.stream.tool-call-deltas.sse',
+  'openai/openai-node/chat.stream.include-usage.sse',
+  'dashscope/vercel-ai/alibaba-reasoning.sse',
+];
 
 /** One measured row: a recorded stream in one framing. */
 export interface TranslateRow {
@@ -31,8 +36,15 @@ export interface TranslateRow {
 /** The raw `data:` payloads of a recorded stream, as an upstream sends them. */
 function payloads(rel: string): string[] {
   const text = readFileSync(new URL(`../test/fixtures/${rel}`, import.meta.url), 'utf8');
-  return text.split(/\r?\n\r?\n/)
-    .map((ev) => ev.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((ev) =>
+      ev
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    )
     .filter((d) => d !== '' && d !== '[DONE]');
 }
 
@@ -66,7 +78,9 @@ export function measureGeminiTranslate(rounds = Number(process.env.GEMINI_BENCH_
 
 /** The readable table. */
 export function formatGeminiTranslate(rows: TranslateRow[]): string {
-  const lines = [`${GEMINI_TRANSLATE} — Gemini-in → openai-out stream translation per event, in process (JSON.parse of the upstream chunk + translation + encoding)`];
+  const lines = [
+    `${GEMINI_TRANSLATE} — Gemini-in → openai-out stream translation per event, in process (JSON.parse of the upstream chunk + translation + encoding)`,
+  ];
   lines.push(`  ${'fixture'.padEnd(52)} ${'framing'.padEnd(8)} ${'events'.padStart(6)} ${'µs/event'.padStart(9)}`);
   for (const r of rows) lines.push(`  ${r.fixture.padEnd(52)} ${r.framing.padEnd(8)} ${String(r.events).padStart(6)} ${r.usPerEvent.toFixed(2).padStart(9)}`);
   return `${lines.join('\n')}\n`;

@@ -25,7 +25,11 @@ const geminiHandler: Handler = (r, res) => {
 
 async function setup(t: ExecutionContext, opts: { handler?: Handler; extra?: string } = {}): Promise<{ gw: TestGateway; up: MockUpstream; ai: GoogleGenAI }> {
   const up = await startUpstream(opts.handler ?? geminiHandler);
-  const gw = await startGateway(baseConfig(`[providers.gemini]\napi_key = "g-upstream-key"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${MODEL}", "gemini-embedding-001"]\n${opts.extra ?? ''}`));
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.gemini]\napi_key = "g-upstream-key"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${MODEL}", "gemini-embedding-001"]\n${opts.extra ?? ''}`,
+    ),
+  );
   t.teardown(async () => {
     await gw.stop();
     await up.close();
@@ -38,11 +42,16 @@ function gpost(gw: TestGateway, path: string, body: string): Promise<Response> {
 }
 
 /** Recorded SSE events' data, in order. */
-const eventsOf = (sse: string) => sse.split('\r\n\r\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
+const eventsOf = (sse: string) =>
+  sse
+    .split('\r\n\r\n')
+    .filter((e) => e.startsWith('data: '))
+    .map((e) => e.slice(6));
 
-const BODY = '{"contents": [{"role": "user", "parts": [{"text": "How many r in strawberry?"}]}],  "generationConfig": {"thinkingConfig": {"includeThoughts": false}}, "safetySettings": []}';
+const BODY =
+  '{"contents": [{"role": "user", "parts": [{"text": "How many r in strawberry?"}]}],  "generationConfig": {"thinkingConfig": {"includeThoughts": false}}, "safetySettings": []}';
 
-test('generateContent: the client\'s bytes upstream, the upstream\'s bytes back; ?key= and the gateway key replaced by the provider\'s', async (t) => {
+test("generateContent: the client's bytes upstream, the upstream's bytes back; ?key= and the gateway key replaced by the provider's", async (t) => {
   const { gw, up } = await setup(t);
   const r = await gpost(gw, `/v1beta/models/${MODEL}:generateContent?key=${KEY}&$alt=json`, BODY);
   t.is(r.status, 200);
@@ -65,7 +74,8 @@ test('streamGenerateContent?alt=sse: events byte for byte (thoughtSignature, usa
   t.is(up.received[0]!.body, BODY);
 
   const parts = [];
-  for await (const c of await ai.models.generateContentStream({ model: MODEL, contents: 'weather in SF?' })) parts.push(...(c.candidates?.[0]?.content?.parts ?? []));
+  for await (const c of await ai.models.generateContentStream({ model: MODEL, contents: 'weather in SF?' }))
+    parts.push(...(c.candidates?.[0]?.content?.parts ?? []));
   const recorded = JSON.parse(eventsOf(CALL_SSE)[0]!).candidates[0].content.parts[0];
   t.deepEqual(parts[0], recorded);
   t.truthy(recorded.thoughtSignature);
@@ -78,7 +88,10 @@ test('streamGenerateContent without alt: the same events as one JSON array (the 
   t.regex(r.headers.get('content-type')!, /^application\/json/);
   const text = await r.text();
   t.is(text, `[${eventsOf(TEXT_SSE).join(',\r\n')}]`);
-  t.deepEqual(JSON.parse(text), eventsOf(TEXT_SSE).map((d) => JSON.parse(d)));
+  t.deepEqual(
+    JSON.parse(text),
+    eventsOf(TEXT_SSE).map((d) => JSON.parse(d)),
+  );
   t.is(up.received[0]!.url, `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`);
 });
 
@@ -89,11 +102,15 @@ test('usage is read from usageMetadata (thoughts count as completion), non-strea
   const usage = (await (await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as any[];
   const json = JSON.parse(TEXT_JSON).usageMetadata;
   const last = JSON.parse(eventsOf(TEXT_SSE).at(-1)!).usageMetadata;
-  t.like(usage.find((u) => u.model === MODEL), {
-    key: 'default', requests: 2,
-    prompt_tokens: json.promptTokenCount + last.promptTokenCount,
-    completion_tokens: json.candidatesTokenCount + json.thoughtsTokenCount + last.candidatesTokenCount + last.thoughtsTokenCount,
-  });
+  t.like(
+    usage.find((u) => u.model === MODEL),
+    {
+      key: 'default',
+      requests: 2,
+      prompt_tokens: json.promptTokenCount + last.promptTokenCount,
+      completion_tokens: json.candidatesTokenCount + json.thoughtsTokenCount + last.candidatesTokenCount + last.thoughtsTokenCount,
+    },
+  );
 });
 
 test('countTokens is native (forwarded, answered unchanged, not estimated); embedContent and batchEmbedContents too', async (t) => {
@@ -102,29 +119,54 @@ test('countTokens is native (forwarded, answered unchanged, not estimated); embe
   t.is(ct.totalTokens, 31);
   t.is(ct.sdkHttpResponse?.headers?.['x-gw-estimated'], undefined);
   t.regex(up.received[0]!.url, new RegExp(`^/v1beta/models/${MODEL}:countTokens`));
-  const one = await gpost(gw, `/v1beta/models/gemini-embedding-001:embedContent?key=${KEY}`, '{"content":{"parts":[{"text":"hi"}]},"taskType":"RETRIEVAL_QUERY"}');
+  const one = await gpost(
+    gw,
+    `/v1beta/models/gemini-embedding-001:embedContent?key=${KEY}`,
+    '{"content":{"parts":[{"text":"hi"}]},"taskType":"RETRIEVAL_QUERY"}',
+  );
   t.deepEqual(await one.json(), { embedding: { values: [0.125, 0.5] } });
   t.is(up.received[1]!.body, '{"content":{"parts":[{"text":"hi"}]},"taskType":"RETRIEVAL_QUERY"}');
   const e = await ai.models.embedContent({ model: 'gemini-embedding-001', contents: ['a', 'b'] });
-  t.deepEqual(e.embeddings!.map((x) => x.values), [[0.25, -0.5], [1, 2]]);
+  t.deepEqual(
+    e.embeddings!.map((x) => x.values),
+    [
+      [0.25, -0.5],
+      [1, 2],
+    ],
+  );
   t.regex(up.received[2]!.url, /^\/v1beta\/models\/gemini-embedding-001:batchEmbedContents/);
 });
 
-test('an alias: the canonical model in the upstream URL and nested model names, the body re-serialized without gw\'s model field', async (t) => {
+test("an alias: the canonical model in the upstream URL and nested model names, the body re-serialized without gw's model field", async (t) => {
   const { gw, up } = await setup(t, { extra: '[aliases]\nflash = "gemini-2.5-flash"\nembed = "gemini-embedding-001"\n' });
   const r = await gpost(gw, `/v1beta/models/flash:generateContent?key=${KEY}`, BODY);
   t.is(r.status, 200);
   t.is(up.received[0]!.url, `/v1beta/models/${MODEL}:generateContent`);
   t.deepEqual(up.received[0]!.json, JSON.parse(BODY));
-  const b = await gpost(gw, `/v1beta/models/embed:batchEmbedContents?key=${KEY}`, JSON.stringify({ requests: [{ model: 'models/embed', content: { parts: [{ text: 'a' }] } }, { model: 'models/embed', content: { parts: [{ text: 'b' }] } }] }));
+  const b = await gpost(
+    gw,
+    `/v1beta/models/embed:batchEmbedContents?key=${KEY}`,
+    JSON.stringify({
+      requests: [
+        { model: 'models/embed', content: { parts: [{ text: 'a' }] } },
+        { model: 'models/embed', content: { parts: [{ text: 'b' }] } },
+      ],
+    }),
+  );
   t.is(b.status, 200);
-  t.deepEqual(up.received[1]!.json.requests.map((x: any) => x.model), ['models/gemini-embedding-001', 'models/gemini-embedding-001']);
+  t.deepEqual(
+    up.received[1]!.json.requests.map((x: any) => x.model),
+    ['models/gemini-embedding-001', 'models/gemini-embedding-001'],
+  );
 });
 
-test('upstream errors in Google\'s shape: a 429 keeps its status and retry delay; an error as the first stream event is a real status', async (t) => {
+test("upstream errors in Google's shape: a 429 keeps its status and retry delay; an error as the first stream event is a real status", async (t) => {
   const quota = fixture('gemini/vercel-ai/error.429.resource-exhausted.json');
   const { gw, ai } = await setup(t, {
-    handler: (r, res) => (r.url.includes('stream') ? replySse(res, `data: ${JSON.stringify({ error: { code: 400, message: 'bad thing', status: 'INVALID_ARGUMENT' } })}\r\n\r\n`) : replyJson(res, 429, quota)),
+    handler: (r, res) =>
+      r.url.includes('stream')
+        ? replySse(res, `data: ${JSON.stringify({ error: { code: 400, message: 'bad thing', status: 'INVALID_ARGUMENT' } })}\r\n\r\n`)
+        : replyJson(res, 429, quota),
   });
   const err = await t.throwsAsync(ai.models.generateContent({ model: MODEL, contents: 'Hi' }), { instanceOf: ApiError });
   t.is(err.status, 429);
@@ -140,7 +182,7 @@ test('upstream errors in Google\'s shape: a 429 keeps its status and retry delay
   t.like(((await first.json()) as any).error, { code: 400, status: 'INVALID_ARGUMENT', message: 'provider gemini: bad thing' });
 });
 
-test('failures after the first byte, in both framings: an upstream error event forwarded unchanged; a stream cut before finishReason → Google\'s error', async (t) => {
+test("failures after the first byte, in both framings: an upstream error event forwarded unchanged; a stream cut before finishReason → Google's error", async (t) => {
   const head = eventsOf(TEXT_SSE).slice(0, 2);
   const errEvent = JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } });
   const { gw } = await setup(t, {
@@ -151,7 +193,10 @@ test('failures after the first byte, in both framings: an upstream error event f
   const sse = await (await gpost(gw, `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse&key=${KEY}`, body('x'))).text();
   t.deepEqual(eventsOf(sse), [...head, errEvent]);
   const arr = JSON.parse(await (await gpost(gw, `/v1beta/models/${MODEL}:streamGenerateContent?key=${KEY}`, body('x'))).text());
-  t.deepEqual(arr, [...head, errEvent].map((d) => JSON.parse(d)));
+  t.deepEqual(
+    arr,
+    [...head, errEvent].map((d) => JSON.parse(d)),
+  );
 
   const cutSse = eventsOf(await (await gpost(gw, `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse&key=${KEY}`, body('cut'))).text());
   t.deepEqual(cutSse.slice(0, 2), head);
@@ -162,9 +207,32 @@ test('failures after the first byte, in both framings: an upstream error event f
   t.like(cutArr[2].error, { code: 502, status: 'UNAVAILABLE' });
 });
 
+test('retries: an upstream 503 is retried on the same provider before anything is sent (x-gw-attempts)', async (t) => {
+  let n = 0;
+  const up = await startUpstream((r, res) =>
+    n++ === 0 ? replyJson(res, 503, { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } }) : geminiHandler(r, res, undefined as never),
+  );
+  const gw = await startGateway(
+    baseConfig(`[providers.gemini]\napi_key = "g-upstream-key"\nbase_url = "${up.origin}"\nmax_retries = 1\nmodels = ["${MODEL}"]\n`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  const r = await gpost(gw, `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse&key=${KEY}`, BODY);
+  t.is(r.status, 200);
+  t.is(r.headers.get('x-gw-attempts'), '2');
+  t.is(await r.text(), TEXT_SSE);
+  t.is(up.received.length, 2);
+});
+
 test('the anthropic-messages and openai-chat formats still reach the gemini kind translated (native.gemini is for Gemini clients only)', async (t) => {
   const { gw, up } = await setup(t);
-  const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }) });
+  const r = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }),
+  });
   t.is(r.status, 200);
   t.is(((await r.json()) as any).choices[0].message.content, fixtureJson('gemini/vercel-ai/google-text.json').candidates[0].content.parts[0].text);
   t.deepEqual(up.received[0]!.json.contents, [{ role: 'user', parts: [{ text: 'Hi' }] }]);

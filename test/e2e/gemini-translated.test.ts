@@ -20,7 +20,11 @@ const EMB = fixtureJson('openai/openai-node/embeddings-float-response.json');
 
 /** The text a recorded OpenAI stream spells out. */
 function streamedText(sse: string): string {
-  return sse.split('\n\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)).choices?.[0]?.delta?.content ?? '').join('');
+  return sse
+    .split('\n\n')
+    .filter((l) => l.startsWith('data: {'))
+    .map((l) => JSON.parse(l.slice(6)).choices?.[0]?.delta?.content ?? '')
+    .join('');
 }
 
 /** A tool message in a common-format request answers a call: the next turn. */
@@ -36,9 +40,17 @@ const openaiHandler: Handler = (r, res) => {
 
 const OPENAI_MODELS = ['gpt-4o', 'org/model-1.5-x', 'text-embedding-3-small'];
 
-async function setup(t: ExecutionContext, opts: { handler?: Handler; extra?: string; level?: 'warn' | 'debug' | 'trace' } = {}): Promise<{ gw: TestGateway; up: MockUpstream; ai: GoogleGenAI }> {
+async function setup(
+  t: ExecutionContext,
+  opts: { handler?: Handler; extra?: string; level?: 'warn' | 'debug' | 'trace' } = {},
+): Promise<{ gw: TestGateway; up: MockUpstream; ai: GoogleGenAI }> {
   const up = await startUpstream(opts.handler ?? openaiHandler);
-  const gw = await startGateway(baseConfig(`[providers.openai]\napi_key = "sk-upstream-openai"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ${JSON.stringify(OPENAI_MODELS)}\n${opts.extra ?? ''}`), { level: opts.level });
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.openai]\napi_key = "sk-upstream-openai"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ${JSON.stringify(OPENAI_MODELS)}\n${opts.extra ?? ''}`,
+    ),
+    { level: opts.level },
+  );
   t.teardown(async () => {
     await gw.stop();
     await up.close();
@@ -48,24 +60,47 @@ async function setup(t: ExecutionContext, opts: { handler?: Handler; extra?: str
 
 /** POST a Gemini body to `gw` with the key in `?key=` (or as told). */
 function gpost(gw: TestGateway, path: string, body: unknown, headers: Record<string, string> = { 'x-goog-api-key': KEY }): Promise<Response> {
-  return fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 const HI = { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] };
 
 const weatherTool = {
-  functionDeclarations: [{ name: 'get_current_weather', description: 'Weather in a city', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }],
+  functionDeclarations: [
+    {
+      name: 'get_current_weather',
+      description: 'Weather in a city',
+      parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+    },
+  ],
 };
 
 test('openai kind: generateContent with system, generation config and usage; Gemini-only fields dropped with a debug log; the gateway key never reaches the upstream', async (t) => {
   const { gw, up, ai } = await setup(t, { level: 'debug' });
   const r = await ai.models.generateContent({
-    model: 'gpt-4o', contents: 'Hello',
-    config: { systemInstruction: 'Be brief.', maxOutputTokens: 64, temperature: 0.2, topP: 0.9, stopSequences: ['END'], safetySettings: [], thinkingConfig: { thinkingBudget: 128 } },
+    model: 'gpt-4o',
+    contents: 'Hello',
+    config: {
+      systemInstruction: 'Be brief.',
+      maxOutputTokens: 64,
+      temperature: 0.2,
+      topP: 0.9,
+      stopSequences: ['END'],
+      safetySettings: [],
+      thinkingConfig: { thinkingBudget: 128 },
+    },
   });
   t.is(r.text, CHAT.choices[0].message.content);
   t.is(r.candidates![0]!.finishReason, FinishReason.STOP);
-  t.deepEqual(r.usageMetadata, { promptTokenCount: CHAT.usage.prompt_tokens, candidatesTokenCount: CHAT.usage.completion_tokens, totalTokenCount: CHAT.usage.total_tokens });
+  t.deepEqual(r.usageMetadata, {
+    promptTokenCount: CHAT.usage.prompt_tokens,
+    candidatesTokenCount: CHAT.usage.completion_tokens,
+    totalTokenCount: CHAT.usage.total_tokens,
+  });
   t.is(r.sdkHttpResponse?.headers?.['x-gw-provider'], 'openai');
   const sent = up.received[0]!;
   t.is(sent.url, '/v1/chat/completions');
@@ -74,8 +109,14 @@ test('openai kind: generateContent with system, generation config and usage; Gem
   t.false(JSON.stringify(sent).includes(KEY));
   t.deepEqual(sent.json, {
     model: 'gpt-4o',
-    messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }],
-    max_tokens: 64, temperature: 0.2, top_p: 0.9, stop: ['END'],
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ],
+    max_tokens: 64,
+    temperature: 0.2,
+    top_p: 0.9,
+    stop: ['END'],
   });
   const dropped = gw.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'Gemini fields dropped in translation');
   t.is(dropped.provider, 'openai');
@@ -101,7 +142,12 @@ test('openai kind: a function call round trip (the upstream call id comes back i
   const first = await ai.models.generateContent({ model: 'gpt-4o', contents: 'Weather in Boston?', config });
   const call = first.functionCalls![0]!;
   t.deepEqual(call, { id: 'call_abc123', name: 'get_current_weather', args: { location: 'Boston, MA' } });
-  t.deepEqual(up.received[0]!.json.tools, [{ type: 'function', function: { name: 'get_current_weather', description: 'Weather in a city', parameters: weatherTool.functionDeclarations[0]!.parametersJsonSchema } }]);
+  t.deepEqual(up.received[0]!.json.tools, [
+    {
+      type: 'function',
+      function: { name: 'get_current_weather', description: 'Weather in a city', parameters: weatherTool.functionDeclarations[0]!.parametersJsonSchema },
+    },
+  ]);
   t.is(up.received[0]!.json.tool_choice, 'auto');
   const contents: Content[] = [
     { role: 'user', parts: [{ text: 'Weather in Boston?' }] },
@@ -111,7 +157,11 @@ test('openai kind: a function call round trip (the upstream call id comes back i
   const second = await ai.models.generateContent({ model: 'gpt-4o', contents, config });
   t.is(second.text, CHAT.choices[0].message.content);
   t.deepEqual(up.received[1]!.json.messages.slice(1), [
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_current_weather', arguments: '{"location":"Boston, MA"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_current_weather', arguments: '{"location":"Boston, MA"}' } }],
+    },
     { role: 'tool', tool_call_id: 'call_abc123', content: '22 C, sunny' },
   ]);
 });
@@ -119,16 +169,20 @@ test('openai kind: a function call round trip (the upstream call id comes back i
 test('openai kind: a streamed tool call arrives whole, with the upstream id', async (t) => {
   const { ai } = await setup(t);
   const calls = [];
-  for await (const c of await ai.models.generateContentStream({ model: 'gpt-4o', contents: 'Use the tool', config: { tools: [weatherTool] } })) calls.push(...(c.functionCalls ?? []));
+  for await (const c of await ai.models.generateContentStream({ model: 'gpt-4o', contents: 'Use the tool', config: { tools: [weatherTool] } }))
+    calls.push(...(c.functionCalls ?? []));
   t.deepEqual(calls, [{ id: 'call_O17Uplv4lJvD6DVdIvFFeRMw', name: 'test-tool', args: { value: 'Sparkle Day' } }]);
 });
 
 test('openai kind: embedContent → the recorded vectors; the upstream got the text', async (t) => {
   const { up, ai } = await setup(t);
   const r = await ai.models.embedContent({ model: 'text-embedding-3-small', contents: ['first text', 'second text'] });
-  t.deepEqual(r.embeddings!.map((e) => e.values), EMB.data.map((d: any) => d.embedding));
+  t.deepEqual(
+    r.embeddings!.map((e) => e.values),
+    EMB.data.map((d: any) => d.embedding),
+  );
   t.like(up.received[0]!.json, { model: 'text-embedding-3-small', input: ['first text', 'second text'], encoding_format: 'float' });
-  const one = await gpost((await setupGw(t, up)), '/v1beta/models/text-embedding-3-small:embedContent', { content: { parts: [{ text: 'a' }, { text: 'b' }] } });
+  const one = await gpost(await setupGw(t, up), '/v1beta/models/text-embedding-3-small:embedContent', { content: { parts: [{ text: 'a' }, { text: 'b' }] } });
   t.is(one.status, 200);
   t.deepEqual(((await one.json()) as any).embedding.values, EMB.data[0].embedding);
   t.like(up.received[1]!.json, { input: 'a\nb' });
@@ -136,7 +190,11 @@ test('openai kind: embedContent → the recorded vectors; the upstream got the t
 
 /** A second gateway on the same upstream (for raw calls next to the SDK's). */
 async function setupGw(t: ExecutionContext, up: MockUpstream): Promise<TestGateway> {
-  const gw = await startGateway(baseConfig(`[providers.openai]\napi_key = "sk-upstream-openai"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ${JSON.stringify(OPENAI_MODELS)}\n`));
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.openai]\napi_key = "sk-upstream-openai"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ${JSON.stringify(OPENAI_MODELS)}\n`,
+    ),
+  );
   t.teardown(() => gw.stop());
   return gw;
 }
@@ -149,8 +207,13 @@ test('anthropic kind: generateContent, stream, a function call round trip; embed
     if (r.json.stream) return replySse(res, fixture('anthropic/anthropic-sdk-typescript/basic.sse'));
     replyJson(res, 200, r.json.tools && !answering ? toolUse : fixture('anthropic/vercel-ai/anthropic-text.json'));
   });
-  const gw = await startGateway(baseConfig(`[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["claude-haiku-4-5"]\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(`[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["claude-haiku-4-5"]\n`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: gw.url } });
 
   const text = await ai.models.generateContent({ model: 'claude-haiku-4-5', contents: 'Hi', config: { systemInstruction: 'Be kind.', maxOutputTokens: 100 } });
@@ -164,7 +227,11 @@ test('anthropic kind: generateContent, stream, a function call round trip; embed
   for await (const c of await ai.models.generateContentStream({ model: 'claude-haiku-4-5', contents: 'Hi' })) streamed += c.text ?? '';
   t.is(streamed, 'Hello there!');
 
-  const tool = { functionDeclarations: [{ name: 'json', description: 'Answer as JSON', parametersJsonSchema: { type: 'object', properties: { elements: { type: 'array' } } } }] };
+  const tool = {
+    functionDeclarations: [
+      { name: 'json', description: 'Answer as JSON', parametersJsonSchema: { type: 'object', properties: { elements: { type: 'array' } } } },
+    ],
+  };
   const first = await ai.models.generateContent({ model: 'claude-haiku-4-5', contents: 'Weather?', config: { tools: [tool] } });
   const call = first.functionCalls![0]!;
   t.is(call.id, 'toolu_01Q9ExVZnzZj7E2QQYHYtNUa');
@@ -203,16 +270,22 @@ test('/v1beta stream without alt: one JSON array of responses; with alt=sse: SSE
   const sse = await gpost(gw, '/v1beta/models/gpt-4o:streamGenerateContent?alt=sse', HI);
   t.regex(sse.headers.get('content-type')!, /^text\/event-stream/);
   const events = (await sse.text()).split('\r\n\r\n').filter((e) => e.startsWith('data: '));
-  t.deepEqual(events.map((e) => JSON.parse(e.slice(6))), list);
+  t.deepEqual(
+    events.map((e) => JSON.parse(e.slice(6))),
+    list,
+  );
 });
 
-test('a stream failing after its first byte: Google\'s error as the next SSE event (ApiError in @google/genai), or as the JSON array\'s last element', async (t) => {
+test("a stream failing after its first byte: Google's error as the next SSE event (ApiError in @google/genai), or as the JSON array's last element", async (t) => {
   const head = TEXT_SSE.split('\n\n').slice(0, 3).join('\n\n');
   const { gw, ai } = await setup(t, { handler: (_r, res) => replySse(res, `${head}\n\n`, { cutAfter: 3 }) });
   const seen: string[] = [];
-  const err = await t.throwsAsync(async () => {
-    for await (const c of await ai.models.generateContentStream({ model: 'gpt-4o', contents: 'Hi' })) seen.push(c.text ?? '');
-  }, { instanceOf: ApiError });
+  const err = await t.throwsAsync(
+    async () => {
+      for await (const c of await ai.models.generateContentStream({ model: 'gpt-4o', contents: 'Hi' })) seen.push(c.text ?? '');
+    },
+    { instanceOf: ApiError },
+  );
   t.true(seen.length > 0, 'text arrived before the failure');
   t.is(err.status, 502);
 
@@ -232,7 +305,10 @@ test('model ids with /, . and - (raw as @google/genai sends them, or %2F-encoded
   t.is(b.status, 200);
   const c = await ai.models.generateContent({ model: 'fast', contents: 'Hi' });
   t.is(c.text, CHAT.choices[0].message.content);
-  t.deepEqual(up.received.map((r) => r.json.model), ['org/model-1.5-x', 'org/model-1.5-x', 'org/model-1.5-x']);
+  t.deepEqual(
+    up.received.map((r) => r.json.model),
+    ['org/model-1.5-x', 'org/model-1.5-x', 'org/model-1.5-x'],
+  );
   const got = await ai.models.get({ model: 'org/model-1.5-x' });
   t.is(got.name, 'models/org/model-1.5-x');
   const v1beta = await fetch(`${gw.url}/v1beta/models/org/model-1.5-x`, { headers: { 'x-goog-api-key': KEY } });
@@ -243,7 +319,9 @@ test('model ids with /, . and - (raw as @google/genai sends them, or %2F-encoded
 
 test('fallbacks and x-gw-provider: a failing provider falls back to the [fallbacks] model, whose provider answers', async (t) => {
   const down = await startUpstream((_r, res) => replyJson(res, 500, { error: { message: 'down' } }));
-  const { up, ai } = await setup(t, { extra: `[providers.down]\napi_key = "sk-down"\nbase_url = "${down.origin}/v1"\nmax_retries = 0\nmodels = ["big"]\n[fallbacks]\nbig = ["gpt-4o"]\n` });
+  const { up, ai } = await setup(t, {
+    extra: `[providers.down]\napi_key = "sk-down"\nbase_url = "${down.origin}/v1"\nmax_retries = 0\nmodels = ["big"]\n[fallbacks]\nbig = ["gpt-4o"]\n`,
+  });
   t.teardown(() => down.close());
   const r = await ai.models.generateContent({ model: 'big', contents: 'Hi' });
   t.is(r.text, CHAT.choices[0].message.content);
@@ -253,7 +331,7 @@ test('fallbacks and x-gw-provider: a failing provider falls back to the [fallbac
   t.is(up.received[0]!.json.model, 'gpt-4o');
 });
 
-test('errors in Google\'s shape: unknown model (404), invalid body naming the field (400), missing or unknown key (401), unknown method (404)', async (t) => {
+test("errors in Google's shape: unknown model (404), invalid body naming the field (400), missing or unknown key (401), unknown method (404)", async (t) => {
   const { gw, ai } = await setup(t);
   const nf = await t.throwsAsync(ai.models.generateContent({ model: 'gpt-4', contents: 'Hi' }), { instanceOf: ApiError });
   t.is(nf.status, 404);
@@ -282,7 +360,10 @@ test('errors in Google\'s shape: unknown model (404), invalid body naming the fi
 });
 
 test('an upstream 429 keeps its status and retry-after, as RESOURCE_EXHAUSTED with RetryInfo', async (t) => {
-  const { ai } = await setup(t, { handler: (_r, res) => replyJson(res, 429, { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after': '20' }) });
+  const { ai } = await setup(t, {
+    handler: (_r, res) =>
+      replyJson(res, 429, { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after': '20' }),
+  });
   const err = await t.throwsAsync(ai.models.generateContent({ model: 'gpt-4o', contents: 'Hi' }), { instanceOf: ApiError });
   t.is(err.status, 429);
   const body = JSON.parse(err.message).error;
@@ -290,7 +371,7 @@ test('an upstream 429 keeps its status and retry-after, as RESOURCE_EXHAUSTED wi
   t.deepEqual(body.details.at(-1), { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' });
 });
 
-test('?key= authenticates and is removed: never forwarded, never in the log lines at trace (-vvv) nor in the logging extension\'s', async (t) => {
+test("?key= authenticates and is removed: never forwarded, never in the log lines at trace (-vvv) nor in the logging extension's", async (t) => {
   const { gw, up } = await setup(t, { level: 'trace', extra: '[extensions.logging]\nlevel = "trace"\n' });
   const r = await gpost(gw, `/v1beta/models/gpt-4o:streamGenerateContent?alt=sse&key=${KEY}`, HI, {});
   t.is(r.status, 200);
@@ -299,8 +380,19 @@ test('?key= authenticates and is removed: never forwarded, never in the log line
   t.is(bearer.status, 200);
   t.is(up.received.length, 2);
   for (const x of up.received) t.false(JSON.stringify(x).includes(KEY) || JSON.stringify(x).includes(KEY2));
-  t.true(gw.logs.some((l) => l.includes('"request body"')), 'trace logging was on');
+  t.true(
+    gw.logs.some((l) => l.includes('"request body"')),
+    'trace logging was on',
+  );
   t.true(gw.logs.some((l) => l.includes('"request content"')));
+  const completed = gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
+  t.deepEqual(
+    completed.map((l) => [l.route, l.model, l.provider, l.key_name, l.status, l.stream]),
+    [
+      ['gemini', 'gpt-4o', 'openai', 'default', 200, true],
+      ['gemini', 'gpt-4o', 'openai', 'second', 200, false],
+    ],
+  );
   t.false(gw.logs.some((l) => l.includes(KEY) || l.includes(KEY2)));
 });
 
@@ -312,31 +404,40 @@ test('countTokens on a kind that cannot count: an estimate, said so', async (t) 
   t.is(up.received.length, 0);
 });
 
-test('models list and get in Gemini\'s shape on /v1 and /v1beta; OpenAI and Anthropic clients still get theirs on /v1/models', async (t) => {
+test("models list and get in Gemini's shape on /v1 and /v1beta; OpenAI and Anthropic clients still get theirs on /v1/models", async (t) => {
   const { gw, ai } = await setup(t, { extra: '[aliases]\nfast = "gpt-4o"\n' });
   const names = [];
   for await (const m of await ai.models.list()) names.push(m.name);
-  t.deepEqual(names, [...OPENAI_MODELS, 'fast'].map((id) => `models/${id}`));
+  t.deepEqual(
+    names,
+    [...OPENAI_MODELS, 'fast'].map((id) => `models/${id}`),
+  );
   const m = await ai.models.get({ model: 'text-embedding-3-small' });
   t.deepEqual(m.supportedActions, ['embedContent', 'batchEmbedContents', 'countTokens']);
   const paged = (await (await fetch(`${gw.url}/v1beta/models?pageSize=2&key=${KEY}`)).json()) as any;
   t.is(paged.models.length, 2);
   t.truthy(paged.nextPageToken);
   const next = (await (await fetch(`${gw.url}/v1beta/models?pageSize=2&pageToken=${paged.nextPageToken}&key=${KEY}`)).json()) as any;
-  t.deepEqual(next.models.map((x: any) => x.name), ['models/text-embedding-3-small', 'models/fast']);
+  t.deepEqual(
+    next.models.map((x: any) => x.name),
+    ['models/text-embedding-3-small', 'models/fast'],
+  );
   const missing = await fetch(`${gw.url}/v1beta/models/nope`, { headers: { 'x-goog-api-key': KEY } });
   t.is(missing.status, 404);
   t.is(((await missing.json()) as any).error.status, 'NOT_FOUND');
 
   const openai = new OpenAI({ baseURL: gw.baseURL, apiKey: KEY, maxRetries: 0 });
   const oa = await openai.models.list();
-  t.deepEqual(oa.data.map((x) => x.id), [...OPENAI_MODELS, 'fast']);
+  t.deepEqual(
+    oa.data.map((x) => x.id),
+    [...OPENAI_MODELS, 'fast'],
+  );
   t.is((await openai.models.retrieve('gpt-4o')).object, 'model');
   const anthropic = new Anthropic({ baseURL: gw.url, apiKey: KEY, maxRetries: 0 });
   t.is((await anthropic.models.retrieve('gpt-4o')).type, 'model');
 });
 
-test('everything counts: usage (/v1/usage), metrics under the gemini route, the cache (non-stream), rate limit in Google\'s shape', async (t) => {
+test("everything counts: usage (/v1/usage), metrics under the gemini route, the cache (non-stream), rate limit in Google's shape", async (t) => {
   const { gw, up, ai } = await setup(t, { extra: '[extensions.usage]\n[extensions.cache]\n[extensions.rate_limit]\nrequests_per_minute = 5\n' });
   const first = await gpost(gw, '/v1beta/models/gpt-4o:generateContent', HI);
   t.is(first.headers.get('x-gw-cache'), 'miss');
@@ -357,9 +458,16 @@ test('everything counts: usage (/v1/usage), metrics under the gemini route, the 
   t.is(lb.error.details.at(-1)['@type'], 'type.googleapis.com/google.rpc.RetryInfo');
 
   const usage = (await (await fetch(`${gw.url}/v1/usage`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as any[];
-  const streamUsage = TEXT_SSE.split('\n\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((c) => c.usage).usage;
+  const streamUsage = TEXT_SSE.split('\n\n')
+    .filter((l) => l.startsWith('data: {'))
+    .map((l) => JSON.parse(l.slice(6)))
+    .find((c) => c.usage).usage;
   const pick = (model: string) => usage.find((u) => u.key === 'default' && u.model === model);
-  t.like(pick('gpt-4o'), { prompt_tokens: CHAT.usage.prompt_tokens + streamUsage.prompt_tokens, completion_tokens: CHAT.usage.completion_tokens + streamUsage.completion_tokens, requests: 2 });
+  t.like(pick('gpt-4o'), {
+    prompt_tokens: CHAT.usage.prompt_tokens + streamUsage.prompt_tokens,
+    completion_tokens: CHAT.usage.completion_tokens + streamUsage.completion_tokens,
+    requests: 2,
+  });
   t.like(pick('text-embedding-3-small'), { prompt_tokens: EMB.usage.prompt_tokens, completion_tokens: 0 });
 
   const m = await scrape(gw.url);

@@ -8,7 +8,8 @@ import { generateContentRequestSchema } from '../../plugins/formats/gemini/schem
 import { geminiToChatRequest } from '../../plugins/formats/gemini/to-chat-request.ts';
 import type { GenerateContentBody } from '../../plugins/formats/gemini/types.ts';
 
-const fixture = (rel: string): GenerateContentBody => JSON.parse(readFileSync(new URL(`../fixtures/gemini/${rel}`, import.meta.url), 'utf8')) as GenerateContentBody;
+const fixture = (rel: string): GenerateContentBody =>
+  JSON.parse(readFileSync(new URL(`../fixtures/gemini/${rel}`, import.meta.url), 'utf8')) as GenerateContentBody;
 const translate = (body: GenerateContentBody, stream = false) => geminiToChatRequest(body, { model: 'gpt-4o-mini', stream });
 const user = (text: string) => ({ role: 'user', parts: [{ text }] });
 
@@ -36,7 +37,11 @@ test('recorded tool round trip (fantasy, gemini-2.5-flash): system, OpenAPI sche
     messages: [
       { role: 'system', content: 'You are a helpful assistant' },
       { role: 'user', content: "What's the weather in Florence,Italy?" },
-      { role: 'assistant', content: null, tool_calls: [{ id: '1', type: 'function', function: { name: 'weather', arguments: '{"location":"Florence,Italy"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: '1', type: 'function', function: { name: 'weather', arguments: '{"location":"Florence,Italy"}' } }],
+      },
       { role: 'tool', tool_call_id: '1', content: '{"result":"40 C"}' },
     ],
     tools: [weatherTool],
@@ -51,7 +56,8 @@ test('recorded parallel calls (fantasy multi_tool): both results answer their ow
   const { req } = translate(fixture('fantasy-requests/gemini-2.5-flash.multi_tool.1.request.json'));
   t.deepEqual(req.messages.slice(2), [
     {
-      role: 'assistant', content: null,
+      role: 'assistant',
+      content: null,
       tool_calls: [
         { id: '1', type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } },
         { id: '2', type: 'function', function: { name: 'multiply', arguments: '{"a":2,"b":3}' } },
@@ -61,10 +67,14 @@ test('recorded parallel calls (fantasy multi_tool): both results answer their ow
     { role: 'tool', tool_call_id: '2', content: '{"result":"6"}' },
   ]);
   t.false(JSON.stringify(req).includes('thoughtSignature'));
-  t.deepEqual(req.tools!.map((x) => x.function.parameters), [0, 1].map(() => ({
-    properties: { a: { description: 'first number', type: 'integer' }, b: { description: 'second number', type: 'integer' } },
-    required: ['a', 'b'], type: 'object',
-  })));
+  t.deepEqual(
+    req.tools!.map((x) => x.function.parameters),
+    [0, 1].map(() => ({
+      properties: { a: { description: 'first number', type: 'integer' }, b: { description: 'second number', type: 'integer' } },
+      required: ['a', 'b'],
+      type: 'object',
+    })),
+  );
 });
 
 test('recorded thinking request: includeThoughts is reported, the budget dropped with a warning', (t) => {
@@ -86,7 +96,7 @@ test('recorded structured output: responseJsonSchema + application/json → resp
 test('recorded image upload: inlineData → image_url data URL, text kept as a part beside it', (t) => {
   const body = fixture('fantasy-requests/gemini-2.5-pro.image_upload.0.request.json');
   const { req } = translate(body);
-  const data = ((body.contents as Array<{ parts: Array<{ inlineData?: { data: string } }> }>)[0]!.parts[1]!.inlineData!).data;
+  const data = (body.contents as Array<{ parts: Array<{ inlineData?: { data: string } }> }>)[0]!.parts[1]!.inlineData!.data;
   t.deepEqual(req.messages[1], {
     role: 'user',
     content: [
@@ -116,15 +126,35 @@ test('recorded Gemini CLI 0.61 turn after read_file: its own call id pairs the f
     'generationConfig.topK dropped: no common-format equivalent (at generationConfig.topK)',
     'thinkingConfig.thinkingBudget dropped: no common-format equivalent (at generationConfig.thinkingConfig.thinkingBudget)',
   ]);
-  t.deepEqual(req.tools!.map((x) => x.function.name), ['update_topic', 'list_directory', 'read_file', 'grep_search', 'glob', 'google_web_search', 'enter_plan_mode', 'invoke_agent']);
+  t.deepEqual(
+    req.tools!.map((x) => x.function.name),
+    ['update_topic', 'list_directory', 'read_file', 'grep_search', 'glob', 'google_web_search', 'enter_plan_mode', 'invoke_agent'],
+  );
 });
 
 test('calls without ids get call_<turn>_<part>; results pair by name in order; duplicate client ids are re-minted', (t) => {
   const { req } = translate({
     contents: [
       user('go'),
-      { role: 'model', parts: [{ text: 'Sure. ' }, { text: 'Calling.' }, { functionCall: { name: 'f', args: { n: 1 } } }, { functionCall: { name: 'f', args: { n: 2 } } }, { functionCall: { name: 'g' } }] },
-      { role: 'user', parts: [{ functionResponse: { name: 'g', response: { output: 'G' } } }, { functionResponse: { name: 'f', response: { error: 'boom' } } }, { functionResponse: { name: 'f', response: { output: { x: 1 } } } }, { text: 'thanks' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Sure. ' },
+          { text: 'Calling.' },
+          { functionCall: { name: 'f', args: { n: 1 } } },
+          { functionCall: { name: 'f', args: { n: 2 } } },
+          { functionCall: { name: 'g' } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'g', response: { output: 'G' } } },
+          { functionResponse: { name: 'f', response: { error: 'boom' } } },
+          { functionResponse: { name: 'f', response: { output: { x: 1 } } } },
+          { text: 'thanks' },
+        ],
+      },
       { role: 'model', parts: [{ functionCall: { id: 'a', name: 'f' } }, { functionCall: { id: 'a', name: 'f' } }] },
       { role: 'user', parts: [{ functionResponse: { id: 'a', name: 'f', response: {} } }, { functionResponse: { name: 'f', response: {} } }] },
     ],
@@ -132,7 +162,8 @@ test('calls without ids get call_<turn>_<part>; results pair by name in order; d
   t.deepEqual(req.messages, [
     { role: 'user', content: 'go' },
     {
-      role: 'assistant', content: 'Sure. Calling.',
+      role: 'assistant',
+      content: 'Sure. Calling.',
       tool_calls: [
         { id: 'call_1_2', type: 'function', function: { name: 'f', arguments: '{"n":1}' } },
         { id: 'call_1_3', type: 'function', function: { name: 'f', arguments: '{"n":2}' } },
@@ -144,7 +175,8 @@ test('calls without ids get call_<turn>_<part>; results pair by name in order; d
     { role: 'tool', tool_call_id: 'call_1_3', content: '{"x":1}' },
     { role: 'user', content: 'thanks' },
     {
-      role: 'assistant', content: null,
+      role: 'assistant',
+      content: null,
       tool_calls: [
         { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } },
         { id: 'call_3_1', type: 'function', function: { name: 'f', arguments: '{}' } },
@@ -172,7 +204,10 @@ test('functionResponse media moves to a user message after the tool messages', (
     contents: [
       user('shot'),
       { role: 'model', parts: [{ functionCall: { name: 'screenshot', args: {} } }] },
-      { role: 'user', parts: [{ functionResponse: { name: 'screenshot', response: { output: 'taken' }, parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] } }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'screenshot', response: { output: 'taken' }, parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] } }],
+      },
     ],
   });
   t.deepEqual(req.messages.slice(2), [
@@ -184,14 +219,16 @@ test('functionResponse media moves to a user message after the tool messages', (
 
 test('media: audio → input_audio, PDF → file, http image fileData → image_url; other files → 400', (t) => {
   const { req } = translate({
-    contents: [{
-      parts: [
-        { inlineData: { mimeType: 'audio/wav', data: 'UklG' } },
-        { inlineData: { mimeType: 'application/pdf', data: 'JVBE' } },
-        { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg' } },
-        { fileData: { fileUri: 'https://example.com/dog.png?x=1' } },
-      ],
-    }],
+    contents: [
+      {
+        parts: [
+          { inlineData: { mimeType: 'audio/wav', data: 'UklG' } },
+          { inlineData: { mimeType: 'application/pdf', data: 'JVBE' } },
+          { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg' } },
+          { fileData: { fileUri: 'https://example.com/dog.png?x=1' } },
+        ],
+      },
+    ],
   });
   t.deepEqual(req.messages[0]!.content, [
     { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } },
@@ -199,7 +236,11 @@ test('media: audio → input_audio, PDF → file, http image fileData → image_
     { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
     { type: 'image_url', image_url: { url: 'https://example.com/dog.png?x=1' } },
   ]);
-  rejects(t, { contents: [{ parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } }] }] }, 'contents[0].parts[0].fileData.fileUri');
+  rejects(
+    t,
+    { contents: [{ parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } }] }] },
+    'contents[0].parts[0].fileData.fileUri',
+  );
   rejects(t, { contents: [{ parts: [{ fileData: { mimeType: 'image/png', fileUri: 'gs://bucket/a.png' } }] }] }, 'contents[0].parts[0].fileData.fileUri');
   rejects(t, { contents: [{ parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'https://youtu.be/x' } }] }] }, 'contents[0].parts[0].fileData.mimeType');
   rejects(t, { contents: [{ parts: [{ inlineData: { mimeType: 'image/png' } }] }] }, 'contents[0].parts[0].inlineData.data');
@@ -209,7 +250,15 @@ test('thought parts, code execution and model media are dropped with one warning
   const { req, warnings } = translate({
     contents: [
       user('q'),
-      { role: 'model', parts: [{ text: 'pondering', thought: true }, { text: 'A', thoughtSignature: 'c2ln' }, { executableCode: { code: 'print(1)' } }, { inlineData: { mimeType: 'image/png', data: 'AA' } }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'pondering', thought: true },
+          { text: 'A', thoughtSignature: 'c2ln' },
+          { executableCode: { code: 'print(1)' } },
+          { inlineData: { mimeType: 'image/png', data: 'AA' } },
+        ],
+      },
       { role: 'model', parts: [{ text: 'more', thought: true }] },
       user('r'),
     ],
@@ -232,9 +281,19 @@ test('generationConfig: every mapped field, and Gemini-only fields dropped with 
     contents: [user('hi')],
     systemInstruction: { role: 'user', parts: [{ text: 'Be brief.' }, { text: 'Be kind.' }] },
     generationConfig: {
-      maxOutputTokens: 100, temperature: 0.2, topP: 0.9, topK: 40, candidateCount: 2, seed: 7,
-      presencePenalty: 0.1, frequencyPenalty: 0.3, stopSequences: ['END', 'STOP'], responseMimeType: 'application/json',
-      responseModalities: ['TEXT'], thinkingConfig: { thinkingLevel: 'LOW' }, responseLogprobs: true,
+      maxOutputTokens: 100,
+      temperature: 0.2,
+      topP: 0.9,
+      topK: 40,
+      candidateCount: 2,
+      seed: 7,
+      presencePenalty: 0.1,
+      frequencyPenalty: 0.3,
+      stopSequences: ['END', 'STOP'],
+      responseMimeType: 'application/json',
+      responseModalities: ['TEXT'],
+      thinkingConfig: { thinkingLevel: 'LOW' },
+      responseLogprobs: true,
     },
     safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
     cachedContent: 'cachedContents/abc',
@@ -242,8 +301,17 @@ test('generationConfig: every mapped field, and Gemini-only fields dropped with 
   });
   t.deepEqual(req, {
     model: 'gpt-4o-mini',
-    messages: [{ role: 'system', content: 'Be brief.\n\nBe kind.' }, { role: 'user', content: 'hi' }],
-    max_tokens: 100, temperature: 0.2, top_p: 0.9, n: 2, seed: 7, presence_penalty: 0.1, frequency_penalty: 0.3,
+    messages: [
+      { role: 'system', content: 'Be brief.\n\nBe kind.' },
+      { role: 'user', content: 'hi' },
+    ],
+    max_tokens: 100,
+    temperature: 0.2,
+    top_p: 0.9,
+    n: 2,
+    seed: 7,
+    presence_penalty: 0.1,
+    frequency_penalty: 0.3,
     stop: ['END', 'STOP'],
     response_format: { type: 'json_object' },
   });
@@ -263,7 +331,9 @@ test('responseSchema (OpenAPI subset) → JSON Schema; enums, nullable, int64 st
     generationConfig: {
       responseMimeType: 'application/json',
       responseSchema: {
-        type: 'ARRAY', minItems: '1', maxItems: '3',
+        type: 'ARRAY',
+        minItems: '1',
+        maxItems: '3',
         items: {
           type: 'OBJECT',
           properties: {
@@ -283,7 +353,9 @@ test('responseSchema (OpenAPI subset) → JSON Schema; enums, nullable, int64 st
     json_schema: {
       name: 'response',
       schema: {
-        type: 'array', minItems: 1, maxItems: 3,
+        type: 'array',
+        minItems: 1,
+        maxItems: 3,
         items: {
           type: 'object',
           properties: {
@@ -309,7 +381,8 @@ test('upper-case types inside a JSON Schema (as Gemini CLI sends responseJsonSch
   t.is(normalizeJsonSchema(valid, 'p'), valid);
   t.deepEqual(googleSchemaToJsonSchema({ type: 'TYPE_UNSPECIFIED', description: 'd' }, 'p'), { description: 'd' });
   t.throws(() => googleSchemaToJsonSchema({ type: 'OBJECT', properties: { a: 'STRING' } }, 'tools[0].functionDeclarations[0].parameters'), {
-    instanceOf: GatewayError, message: /tools\[0\]\.functionDeclarations\[0\]\.parameters\.properties\.a/,
+    instanceOf: GatewayError,
+    message: /tools\[0\]\.functionDeclarations\[0\]\.parameters\.properties\.a/,
   });
 });
 
@@ -343,7 +416,10 @@ test('tools: parametersJsonSchema kept, built-in tools dropped; toolConfig modes
   t.is(one.tools!.length, 3);
   const two = translate(body({ mode: 'ANY', allowedFunctionNames: ['a', 'c'] })).req;
   t.is(two.tool_choice, 'required');
-  t.deepEqual(two.tools!.map((x) => x.function.name), ['a', 'c']);
+  t.deepEqual(
+    two.tools!.map((x) => x.function.name),
+    ['a', 'c'],
+  );
   t.is(translate(body({ mode: 'VALIDATED' })).req.tool_choice, 'auto');
   rejects(t, body({ mode: 'SOMETIMES' }), 'toolConfig.functionCallingConfig.mode');
   rejects(t, body({ mode: 'ANY', allowedFunctionNames: ['zz'] }), 'toolConfig.functionCallingConfig.allowedFunctionNames[0]');
@@ -363,7 +439,17 @@ test('bad shapes → 400 naming the field', (t) => {
   rejects(t, { contents: [user('x'), { role: 'model', parts: [{ functionCall: { args: {} } }] }] }, 'contents[1].parts[0].functionCall.name');
   rejects(t, { contents: [user('x'), { role: 'model', parts: [{ functionCall: { name: 'f', args: [1] } }] }] }, 'contents[1].parts[0].functionCall.args');
   rejects(t, { contents: [{ role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] }] }, 'contents[0].parts[0].functionResponse');
-  rejects(t, { contents: [user('x'), { role: 'model', parts: [{ functionCall: { name: 'f' } }] }, { role: 'user', parts: [{ functionResponse: { name: 'f', response: 'ok' } }] }] }, 'contents[2].parts[0].functionResponse.response');
+  rejects(
+    t,
+    {
+      contents: [
+        user('x'),
+        { role: 'model', parts: [{ functionCall: { name: 'f' } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'f', response: 'ok' } }] },
+      ],
+    },
+    'contents[2].parts[0].functionResponse.response',
+  );
   rejects(t, { contents: [user('x')], systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA' } }] } }, 'systemInstruction.parts[0]');
   rejects(t, { contents: [user('x')], generationConfig: { temperature: 'hot' } }, 'generationConfig.temperature');
   rejects(t, { contents: [user('x')], generationConfig: { stopSequences: 'END' } }, 'generationConfig.stopSequences');
@@ -372,7 +458,11 @@ test('bad shapes → 400 naming the field', (t) => {
 });
 
 test('the zod schema accepts the recorded requests and names the field it rejects', (t) => {
-  for (const rel of ['fantasy-requests/gemini-2.5-flash.multi_tool.1.request.json', 'fantasy-requests/gemini-2.5-pro.image_upload.0.request.json', 'gemini-cli/read-file-turn.1.request.json']) {
+  for (const rel of [
+    'fantasy-requests/gemini-2.5-flash.multi_tool.1.request.json',
+    'fantasy-requests/gemini-2.5-pro.image_upload.0.request.json',
+    'gemini-cli/read-file-turn.1.request.json',
+  ]) {
     t.is(validate(generateContentRequestSchema, fixture(rel)), undefined, rel);
   }
   const err = validate(generateContentRequestSchema, { contents: [{ parts: 'x' }] });

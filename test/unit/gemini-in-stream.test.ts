@@ -9,8 +9,15 @@ import type { GenerateContentResponse, Part } from '../../plugins/formats/gemini
 /** The `data:` payloads of a recorded common-format stream, `[DONE]` left out. */
 function readChunks(rel: string): ChatCompletionChunk[] {
   const text = readFileSync(new URL(`../fixtures/${rel}`, import.meta.url), 'utf8');
-  return text.split(/\r?\n\r?\n/)
-    .map((ev) => ev.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((ev) =>
+      ev
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    )
     .filter((d) => d !== '' && d !== '[DONE]')
     .map((d) => JSON.parse(d) as ChatCompletionChunk);
 }
@@ -22,10 +29,20 @@ function run(chunks: ChatCompletionChunk[], includeThoughts = false): GenerateCo
 
 const parts = (responses: GenerateContentResponse[], index = 0): Part[] =>
   responses.flatMap((r) => r.candidates?.filter((c) => c.index === index).flatMap((c) => c.content?.parts ?? []) ?? []);
-const text = (ps: Part[], thought = false) => ps.filter((p) => typeof p.text === 'string' && (p.thought === true) === thought).map((p) => p.text).join('');
+const text = (ps: Part[], thought = false) =>
+  ps
+    .filter((p) => typeof p.text === 'string' && (p.thought === true) === thought)
+    .map((p) => p.text)
+    .join('');
 
-const chunk = (choices: ChatCompletionChunk['choices'], usage?: ChatCompletionChunk['usage']): ChatCompletionChunk =>
-  ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'up-model', choices, ...(usage ? { usage } : {}) });
+const chunk = (choices: ChatCompletionChunk['choices'], usage?: ChatCompletionChunk['usage']): ChatCompletionChunk => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'up-model',
+  choices,
+  ...(usage ? { usage } : {}),
+});
 
 test('recorded OpenAI text stream: one response per content delta, then finishReason and usage together', (t) => {
   const chunks = readChunks('openai/vercel-ai/openai-text.sse');
@@ -49,15 +66,20 @@ test('recorded OpenAI text stream: one response per content delta, then finishRe
 
 test('recorded tool-call deltas: fragments gathered, one whole functionCall on the final response', (t) => {
   const out = run(readChunks('openai/vercel-ai/chat.stream.tool-call-deltas.sse'));
-  t.deepEqual(out, [{
-    candidates: [{
-      content: { role: 'model', parts: [{ functionCall: { name: 'test-tool', args: { value: 'Sparkle Day' }, id: 'call_O17Uplv4lJvD6DVdIvFFeRMw' } }] },
-      finishReason: 'STOP', index: 0,
-    }],
-    modelVersion: 'gpt-3.5-turbo-0125',
-    responseId: 'chatcmpl-96aZqmeDpA9IPD6tACY8djkMsJCMP',
-    usageMetadata: { promptTokenCount: 53, candidatesTokenCount: 17, totalTokenCount: 70 },
-  }]);
+  t.deepEqual(out, [
+    {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ functionCall: { name: 'test-tool', args: { value: 'Sparkle Day' }, id: 'call_O17Uplv4lJvD6DVdIvFFeRMw' } }] },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      modelVersion: 'gpt-3.5-turbo-0125',
+      responseId: 'chatcmpl-96aZqmeDpA9IPD6tACY8djkMsJCMP',
+      usageMetadata: { promptTokenCount: 53, candidatesTokenCount: 17, totalTokenCount: 70 },
+    },
+  ]);
 });
 
 test('recorded DashScope reasoning stream: thoughts only with includeThoughts; usage splits thoughts', (t) => {
@@ -76,7 +98,10 @@ test('recorded DashScope reasoning stream: thoughts only with includeThoughts; u
 
 test('text after calls flushes them first; several choices finish into one final response', (t) => {
   const out = run([
-    chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }, { index: 1, delta: { content: 'B' }, finish_reason: null }]),
+    chunk([
+      { index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null },
+      { index: 1, delta: { content: 'B' }, finish_reason: null },
+    ]),
     chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a"' } }] }, finish_reason: null }]),
     chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: ':1}' } }] }, finish_reason: null }]),
     chunk([{ index: 0, delta: { content: 'then text' }, finish_reason: null }]),
@@ -88,7 +113,10 @@ test('text after calls flushes them first; several choices finish into one final
   const meta = { modelVersion: 'up-model', responseId: 'chatcmpl-1' };
   t.deepEqual(out, [
     { candidates: [{ content: { role: 'model', parts: [{ text: 'B' }] }, index: 1 }], ...meta },
-    { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'f', args: { a: 1 }, id: 'c1' } }, { text: 'then text' }] }, index: 0 }], ...meta },
+    {
+      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'f', args: { a: 1 }, id: 'c1' } }, { text: 'then text' }] }, index: 0 }],
+      ...meta,
+    },
     {
       candidates: [
         { content: { role: 'model', parts: [{ functionCall: { name: 'g', args: {}, id: 'c2' } }] }, finishReason: 'STOP', index: 0 },
@@ -103,7 +131,13 @@ test('text after calls flushes them first; several choices finish into one final
 test('no usage: the final response goes out at end(); an empty stream still ends with one answer; end() is idempotent', (t) => {
   const m = new ChunksToGeminiStream({ includeThoughts: false });
   t.deepEqual(m.push(chunk([{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }])), [], 'held for the usage');
-  t.deepEqual(m.end(), [{ candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: 'STOP', index: 0 }], modelVersion: 'up-model', responseId: 'chatcmpl-1' }]);
+  t.deepEqual(m.end(), [
+    {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: 'STOP', index: 0 }],
+      modelVersion: 'up-model',
+      responseId: 'chatcmpl-1',
+    },
+  ]);
   t.deepEqual(m.end(), []);
   t.deepEqual(run([]), [{ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP', index: 0 }] }]);
   const cut = run([chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{"a":' } }] }, finish_reason: null }])]);
@@ -114,8 +148,10 @@ test('SSE framing: data + CRLF CRLF per response; an error event in Google shape
   const out = run(readChunks('openai/vercel-ai/chat.stream.tool-call-deltas.sse'));
   const body = out.map(encodeSseResponse).join('');
   t.is(body, `data: ${JSON.stringify(out[0])}\r\n\r\n`);
-  t.is(encodeSseError(new GatewayError(502, 'upstream cut', { code: 'upstream_truncated' })),
-    'data: {"error":{"code":502,"message":"upstream cut","status":"UNAVAILABLE","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"upstream_truncated","domain":"gw"}]}}\r\n\r\n');
+  t.is(
+    encodeSseError(new GatewayError(502, 'upstream cut', { code: 'upstream_truncated' })),
+    'data: {"error":{"code":502,"message":"upstream cut","status":"UNAVAILABLE","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"upstream_truncated","domain":"gw"}]}}\r\n\r\n',
+  );
 });
 
 test('JSON-array framing: the body is one JSON array; an error becomes its last element; empty → []', (t) => {

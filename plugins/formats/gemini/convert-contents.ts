@@ -38,7 +38,10 @@ export function convertSystemInstruction(si: unknown, w: Warnings): ChatMessage 
   partsOf(si, 'systemInstruction').forEach((p, j) => {
     const at = `systemInstruction.parts[${j}]`;
     if (typeof p.text !== 'string') fail('only text parts are supported here', at);
-    if (p.thought === true) return w.add('thought parts dropped', at);
+    if (p.thought === true) {
+      w.add('thought parts dropped', at);
+      return;
+    }
     if (p.text !== '') texts.push(p.text);
   });
   return texts.length > 0 ? { role: 'system', content: texts.join('\n\n') } : undefined;
@@ -78,7 +81,10 @@ function userTurn(c: Obj, at: string, open: OpenCall[], w: Warnings): ChatMessag
   partsOf(c, at).forEach((p, j) => {
     const pa = `${at}.parts[${j}]`;
     noteExtras(p, pa, w);
-    if (p.thought === true) return w.add('thought parts dropped', pa);
+    if (p.thought === true) {
+      w.add('thought parts dropped', pa);
+      return;
+    }
     if (p.text !== undefined) {
       if (typeof p.text !== 'string') fail('text must be a string', `${pa}.text`);
       if (p.text !== '') parts.push({ type: 'text', text: p.text });
@@ -112,7 +118,10 @@ function modelTurn(c: Obj, i: number, open: OpenCall[], usedIds: Set<string>, w:
   partsOf(c, at).forEach((p, j) => {
     const pa = `${at}.parts[${j}]`;
     noteExtras(p, pa, w);
-    if (p.thought === true) return w.add('thought parts dropped', pa);
+    if (p.thought === true) {
+      w.add('thought parts dropped', pa);
+      return;
+    }
     if (p.text !== undefined) {
       if (typeof p.text !== 'string') fail('text must be a string', `${pa}.text`);
       // parts of one model turn are one stream of output, split wherever the stream was
@@ -189,7 +198,7 @@ function responseText(response: Obj): string {
 }
 
 function asText(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  return typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
 }
 
 /** Part-level fields with no common-format meaning; `thoughtSignature` is dropped silently (opaque, Gemini-only). */

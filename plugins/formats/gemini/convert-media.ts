@@ -10,12 +10,21 @@ import type { ContentPart } from '../../../core/format/chat.ts';
 
 /** `input_audio.format` for the audio types OpenAI accepts inline. */
 const AUDIO_FORMATS: Readonly<Record<string, string>> = {
-  'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mp3': 'mp3', 'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/wave': 'wav',
+  'audio/mp3': 'mp3',
+  'audio/mpeg': 'mp3',
 };
 
 /** A file name for a `file` part, from its media type (OpenAI wants one; the content is what counts). */
 const EXTENSIONS: Readonly<Record<string, string>> = {
-  'application/pdf': 'pdf', 'text/plain': 'txt', 'text/markdown': 'md', 'text/csv': 'csv', 'text/html': 'html', 'application/json': 'json',
+  'application/pdf': 'pdf',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+  'text/csv': 'csv',
+  'text/html': 'html',
+  'application/json': 'json',
 };
 
 /**
@@ -52,6 +61,7 @@ export function fileDataToPart(file: unknown, param: string): ContentPart {
   if (!/^https?:\/\//i.test(uri)) throw badRequest(`${param}.fileUri must be an http(s) URL for this model`, `${param}.fileUri`);
   const mime = typeof f.mimeType === 'string' ? f.mimeType.toLowerCase() : '';
   const looksLikeImage = mime.startsWith('image/') || (mime === '' && /\.(png|jpe?g|gif|webp)(\?|#|$)/i.test(uri));
-  if (!looksLikeImage) throw badRequest(`${param}.mimeType: only image URLs can be sent to this model, got ${JSON.stringify(f.mimeType ?? null)}`, `${param}.mimeType`);
+  if (!looksLikeImage)
+    throw badRequest(`${param}.mimeType: only image URLs can be sent to this model, got ${JSON.stringify(f.mimeType ?? null)}`, `${param}.mimeType`);
   return { type: 'image_url', image_url: { url: uri } };
 }

@@ -12,7 +12,13 @@ type Obj = Record<string, unknown>;
 
 /** Google `Type` names → JSON Schema type names. */
 const TYPES: Readonly<Record<string, string>> = {
-  STRING: 'string', NUMBER: 'number', INTEGER: 'integer', BOOLEAN: 'boolean', ARRAY: 'array', OBJECT: 'object', NULL: 'null',
+  STRING: 'string',
+  NUMBER: 'number',
+  INTEGER: 'integer',
+  BOOLEAN: 'boolean',
+  ARRAY: 'array',
+  OBJECT: 'object',
+  NULL: 'null',
 };
 
 /** int64 fields: proto3 JSON writes them as strings (`"minItems": "1"`). */
@@ -115,8 +121,9 @@ function jsonType(value: unknown, param: string): string | string[] | undefined 
 
 function makeNullable(out: Obj): void {
   if (typeof out.type === 'string') out.type = out.type === 'null' ? 'null' : [out.type, 'null'];
-  else if (Array.isArray(out.type)) { if (!out.type.includes('null')) out.type = [...out.type, 'null']; }
-  else if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: 'null' }];
+  else if (Array.isArray(out.type)) {
+    if (!out.type.includes('null')) out.type = [...out.type, 'null'];
+  } else if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: 'null' }];
 }
 
 function isObj(v: unknown): v is Obj {

@@ -33,7 +33,7 @@ export function convertTools(tools: unknown, w: Warnings): ChatTool[] {
         continue;
       }
       if (!Array.isArray(value)) fail('must be an array', `${at}.functionDeclarations`);
-      value.forEach((decl, j) => out.push(declaration(decl, `${at}.functionDeclarations[${j}]`, w)));
+      for (const [j, decl] of value.entries()) out.push(declaration(decl, `${at}.functionDeclarations[${j}]`, w));
     }
   });
   return out;
@@ -89,7 +89,8 @@ export function convertToolConfig(toolConfig: unknown, tools: ChatTool[], w: War
   switch (mode) {
     case 'AUTO':
     case 'MODE_UNSPECIFIED':
-      if (allowed !== undefined && allowed.length > 0) w.add('allowedFunctionNames ignored: Gemini honours it only with mode ANY or VALIDATED', 'toolConfig.functionCallingConfig.allowedFunctionNames');
+      if (allowed !== undefined && allowed.length > 0)
+        w.add('allowedFunctionNames ignored: Gemini honours it only with mode ANY or VALIDATED', 'toolConfig.functionCallingConfig.allowedFunctionNames');
       return { toolChoice: 'auto', tools };
     case 'NONE':
       return { toolChoice: 'none', tools };

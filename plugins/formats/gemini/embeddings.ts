@@ -78,7 +78,8 @@ function embedItem(r: Obj, prefix: string, model: string, w: Warnings): { text: 
   if (!isObj(content) || !Array.isArray(content.parts)) throw badRequest(`${prefix}content must be a Content with parts`, `${prefix}content`);
   const texts = content.parts.map((p, j) => {
     const text = isObj(p) ? p.text : undefined;
-    if (typeof text !== 'string') throw badRequest(`${prefix}content.parts[${j}]: only text parts can be embedded by this model`, `${prefix}content.parts[${j}]`);
+    if (typeof text !== 'string')
+      throw badRequest(`${prefix}content.parts[${j}]: only text parts can be embedded by this model`, `${prefix}content.parts[${j}]`);
     return text;
   });
   if (texts.length === 0) throw badRequest(`${prefix}content.parts must not be empty`, `${prefix}content.parts`);

@@ -28,11 +28,13 @@ export interface ToGeminiOptions {
 export function chatCompletionToGemini(res: ChatCompletion, opts: ToGeminiOptions): GenerateContentResponse {
   const choices = Array.isArray(res.choices) ? res.choices : [];
   const out: GenerateContentResponse = {
-    candidates: choices.map((c, i): Candidate => ({
-      content: { role: 'model', parts: messageParts(c.message ?? { role: 'assistant' }, opts.includeThoughts) },
-      finishReason: toGeminiFinishReason(c.finish_reason),
-      index: typeof c.index === 'number' ? c.index : i,
-    })),
+    candidates: choices.map(
+      (c, i): Candidate => ({
+        content: { role: 'model', parts: messageParts(c.message ?? { role: 'assistant' }, opts.includeThoughts) },
+        finishReason: toGeminiFinishReason(c.finish_reason),
+        index: typeof c.index === 'number' ? c.index : i,
+      }),
+    ),
   };
   if (res.usage) out.usageMetadata = toUsageMetadata(res.usage);
   if (typeof res.model === 'string' && res.model !== '') out.modelVersion = res.model;

@@ -11,10 +11,21 @@ import { type GatewayError, upstreamError } from '../../../core/errors.ts';
 
 /** HTTP status → google.rpc.Code name, per Google's HTTP mapping. */
 const STATUS_NAMES: Readonly<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND',
-  409: 'ABORTED', 412: 'FAILED_PRECONDITION', 413: 'INVALID_ARGUMENT', 415: 'INVALID_ARGUMENT',
-  429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED',
-  502: 'UNAVAILABLE', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  412: 'FAILED_PRECONDITION',
+  413: 'INVALID_ARGUMENT',
+  415: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'UNIMPLEMENTED',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
 };
 
 /** The google.rpc.Code name for an HTTP status: the table above, else INVALID_ARGUMENT for 4xx and INTERNAL for the rest. */
@@ -68,7 +79,10 @@ export function geminiStreamError(error: unknown, provider: string, first = fals
   const detail = typeof e.message === 'string' && e.message !== '' ? e.message : 'upstream stream error';
   const message = first ? `provider ${provider}: ${detail}` : `provider ${provider} failed mid-stream: ${detail}`;
   // an upstream 4xx keeps its status (docs/design.md "Errors"); anything else is a 502
-  const err = upstream !== undefined && upstream >= 400 && upstream < 500 ? upstreamError(upstream, message, { provider }) : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
+  const err =
+    upstream !== undefined && upstream >= 400 && upstream < 500
+      ? upstreamError(upstream, message, { provider })
+      : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
   if (typeof e.status === 'string') err.code = e.status;
   return err;
 }

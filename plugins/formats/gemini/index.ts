@@ -22,7 +22,11 @@ import { generateRoute } from './route-generate.ts';
 import { fromGeminiClient, getModel, listModels } from './route-models.ts';
 import { unknownMethod } from './route-unknown.ts';
 import {
-  batchEmbedContentsRequestSchema, countTokensRequestSchema, embedContentRequestSchema, generateContentRequestSchema, googleErrorSchema,
+  batchEmbedContentsRequestSchema,
+  countTokensRequestSchema,
+  embedContentRequestSchema,
+  generateContentRequestSchema,
+  googleErrorSchema,
 } from './schemas.ts';
 import type { GenerateContentResponse } from './types.ts';
 
@@ -46,31 +50,82 @@ export default defineFormat({
     for (const v of ['/v1beta', '/v1']) {
       const method = (name: string) => `${v}/models/*model\\:${name}`;
       route({
-        method: 'POST', path: method('generateContent'), body: true, metered: 'gemini', handler: generateRoute(pipeline, hooks, false),
-        openapi: { summary: 'Gemini generateContent: native on the gemini kind, translated for the others', requestBody: jsonRequestBody(generateContentRequestSchema), responses: ok('GenerateContentResponse') },
+        method: 'POST',
+        path: method('generateContent'),
+        body: true,
+        metered: 'gemini',
+        handler: generateRoute(pipeline, hooks, false),
+        openapi: {
+          summary: 'Gemini generateContent: native on the gemini kind, translated for the others',
+          requestBody: jsonRequestBody(generateContentRequestSchema),
+          responses: ok('GenerateContentResponse'),
+        },
       });
       route({
-        method: 'POST', path: method('streamGenerateContent'), body: true, metered: 'gemini', handler: generateRoute(pipeline, hooks, true),
-        openapi: { summary: 'Gemini streamGenerateContent: SSE with ?alt=sse, else one JSON array of responses', requestBody: jsonRequestBody(generateContentRequestSchema), responses: ok('GenerateContentResponse events (SSE) or a JSON array of them') },
+        method: 'POST',
+        path: method('streamGenerateContent'),
+        body: true,
+        metered: 'gemini',
+        handler: generateRoute(pipeline, hooks, true),
+        openapi: {
+          summary: 'Gemini streamGenerateContent: SSE with ?alt=sse, else one JSON array of responses',
+          requestBody: jsonRequestBody(generateContentRequestSchema),
+          responses: ok('GenerateContentResponse events (SSE) or a JSON array of them'),
+        },
       });
       route({
-        method: 'POST', path: method('countTokens'), body: true, metered: 'count_tokens', handler: countTokensRoute(pipeline),
-        openapi: { summary: 'Gemini countTokens: native on the gemini kind, estimated elsewhere (x-gw-estimated)', requestBody: jsonRequestBody(countTokensRequestSchema), responses: ok('{totalTokens}') },
+        method: 'POST',
+        path: method('countTokens'),
+        body: true,
+        metered: 'count_tokens',
+        handler: countTokensRoute(pipeline),
+        openapi: {
+          summary: 'Gemini countTokens: native on the gemini kind, estimated elsewhere (x-gw-estimated)',
+          requestBody: jsonRequestBody(countTokensRequestSchema),
+          responses: ok('{totalTokens}'),
+        },
       });
       route({
-        method: 'POST', path: method('embedContent'), body: true, metered: 'embeddings', handler: embedRoute(pipeline, false),
-        openapi: { summary: 'Gemini embedContent (common-format embeddings for other kinds)', requestBody: jsonRequestBody(embedContentRequestSchema), responses: ok('{embedding: {values}}') },
+        method: 'POST',
+        path: method('embedContent'),
+        body: true,
+        metered: 'embeddings',
+        handler: embedRoute(pipeline, false),
+        openapi: {
+          summary: 'Gemini embedContent (common-format embeddings for other kinds)',
+          requestBody: jsonRequestBody(embedContentRequestSchema),
+          responses: ok('{embedding: {values}}'),
+        },
       });
       route({
-        method: 'POST', path: method('batchEmbedContents'), body: true, metered: 'embeddings', handler: embedRoute(pipeline, true),
-        openapi: { summary: 'Gemini batchEmbedContents (common-format embeddings for other kinds)', requestBody: jsonRequestBody(batchEmbedContentsRequestSchema), responses: ok('{embeddings: [{values}]}') },
+        method: 'POST',
+        path: method('batchEmbedContents'),
+        body: true,
+        metered: 'embeddings',
+        handler: embedRoute(pipeline, true),
+        openapi: {
+          summary: 'Gemini batchEmbedContents (common-format embeddings for other kinds)',
+          requestBody: jsonRequestBody(batchEmbedContentsRequestSchema),
+          responses: ok('{embeddings: [{values}]}'),
+        },
       });
       // after the methods gw serves: any other `{model}:{method}`, in Google's shape (the
       // parameter named as on the GET of the same path, so /openapi.json has one path item)
-      route({ method: 'POST', path: `${v}/models/*${v === '/v1' ? 'id' : 'model'}`, handler: unknownMethod, openapi: { summary: 'Any other Gemini method: 404 NOT_FOUND', responses: errorResponses([404], schemaOf(googleErrorSchema)) } });
+      route({
+        method: 'POST',
+        path: `${v}/models/*${v === '/v1' ? 'id' : 'model'}`,
+        handler: unknownMethod,
+        openapi: { summary: 'Any other Gemini method: 404 NOT_FOUND', responses: errorResponses([404], schemaOf(googleErrorSchema)) },
+      });
     }
-    const listed = { summary: 'List models in Gemini\'s shape (pageSize, pageToken)', responses: { 200: { description: '{models, nextPageToken?}' }, ...errorResponses([400, 401], schemaOf(googleErrorSchema)) } };
-    const got = { summary: 'Get a model in Gemini\'s shape', responses: { 200: { description: 'Model' }, ...errorResponses([401, 404], schemaOf(googleErrorSchema)) } };
+    const listed = {
+      summary: "List models in Gemini's shape (pageSize, pageToken)",
+      responses: { 200: { description: '{models, nextPageToken?}' }, ...errorResponses([400, 401], schemaOf(googleErrorSchema)) },
+    };
+    const got = {
+      summary: "Get a model in Gemini's shape",
+      responses: { 200: { description: 'Model' }, ...errorResponses([401, 404], schemaOf(googleErrorSchema)) },
+    };
     route({ method: 'GET', path: '/v1beta/models', handler: listModels, openapi: listed });
     route({ method: 'GET', path: '/v1beta/models/*model', handler: getModel, openapi: got });
     // /v1/models is OpenAI's (and Anthropic's): answered in Gemini's shape only for Gemini clients

@@ -12,9 +12,17 @@ import type { FinishReason } from '../../../core/format/chat.ts';
  */
 export function toGeminiFinishReason(reason: FinishReason | null | undefined): string {
   switch (reason) {
-    case 'stop': case 'tool_calls': case 'function_call': case null: case undefined: return 'STOP';
-    case 'length': return 'MAX_TOKENS';
-    case 'content_filter': return 'SAFETY';
-    default: return 'OTHER';
+    case 'stop':
+    case 'tool_calls':
+    case 'function_call':
+    case null:
+    case undefined:
+      return 'STOP';
+    case 'length':
+      return 'MAX_TOKENS';
+    case 'content_filter':
+      return 'SAFETY';
+    default:
+      return 'OTHER';
   }
 }

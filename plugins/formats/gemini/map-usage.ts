@@ -52,5 +52,8 @@ export function fromUsageMetadata(meta: UsageMetadata): Usage {
 
 /** Whether a usageMetadata carries counts (stream chunks may hold only `trafficType`). */
 export function hasTokenCounts(meta: UsageMetadata | undefined): meta is UsageMetadata {
-  return meta !== undefined && (typeof meta.promptTokenCount === 'number' || typeof meta.candidatesTokenCount === 'number' || typeof meta.totalTokenCount === 'number');
+  return (
+    meta !== undefined &&
+    (typeof meta.promptTokenCount === 'number' || typeof meta.candidatesTokenCount === 'number' || typeof meta.totalTokenCount === 'number')
+  );
 }

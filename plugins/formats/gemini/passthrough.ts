@@ -39,7 +39,12 @@ export function geminiPassthrough(http: UpstreamClient, origin: string, apiKey: 
     if (typeof model !== 'string' || model === '') throw badRequest('the URL names no model', 'model');
     const stream = op === 'streamGenerateContent';
     const url = `${base}${encodeURIComponent(model)}:${op}${upstreamQuery(call.query, stream)}`;
-    const res = await http.send(url, { headers: stream ? sseHeaders : jsonHeaders, body: call.rawBody ?? upstreamBody(body, model), signal: call.signal, log: call.log });
+    const res = await http.send(url, {
+      headers: stream ? sseHeaders : jsonHeaders,
+      body: call.rawBody ?? upstreamBody(body, model),
+      signal: call.signal,
+      log: call.log,
+    });
     // no terminator event in Gemini streams: the body is read to its end
     if (stream) return { type: 'stream', events: await http.events(res, url, call.signal) };
     const raw = await http.text(res, url, call.signal);

@@ -16,7 +16,11 @@ import type { CountTokensBody } from './types.ts';
 export function countTokensRoute(pipeline: Pipeline) {
   return async function countTokens(ctx: Context): Promise<void> {
     const model = urlModel(ctx);
-    const a = await pipeline.admit(ctx, { schema: countTokensRequestSchema, body: withModel(bodyOf(ctx), model), facts: { route: 'count_tokens', operation: 'count', model, stream: false } });
+    const a = await pipeline.admit(ctx, {
+      schema: countTokensRequestSchema,
+      body: withModel(bodyOf(ctx), model),
+      facts: { route: 'count_tokens', operation: 'count', model, stream: false },
+    });
     if (!a) return;
     const served = await pipeline.dispatch(a, async (p, _model, b, call) => {
       const native = p.native?.[FORMAT];

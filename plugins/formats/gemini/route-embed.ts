@@ -40,7 +40,9 @@ export function embedRoute(pipeline: Pipeline, batch: boolean) {
       }
       if (!p.embeddings) throw EMBEDDINGS_UNSUPPORTED({ model: rc.model, provider: p.name, kind: p.kind });
       // nested `requests[].model` name the URL's model as the client wrote it
-      const { req, warnings } = batch ? batchEmbedContentsToEmbeddings(body as BatchEmbedContentsBody, model) : embedContentToEmbeddings({ ...body, model: undefined } as EmbedContentBody, model);
+      const { req, warnings } = batch
+        ? batchEmbedContentsToEmbeddings(body as BatchEmbedContentsBody, model)
+        : embedContentToEmbeddings({ ...body, model: undefined } as EmbedContentBody, model);
       logDropped(rc, p.name, warnings);
       req.model = target;
       const res = (await p.embeddings(req, { ...call, rawBody: undefined })).body;

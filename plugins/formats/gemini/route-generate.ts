@@ -56,7 +56,13 @@ function sseFraming(): Framing {
 /** No `alt`: one JSON array; keep-alives are whitespace, which JSON allows between tokens. */
 function arrayFraming(): Framing {
   const a = new JsonArrayFraming();
-  return { frame: (json) => a.element(json), end: () => a.end(), error: (err) => a.error(err), contentType: 'application/json; charset=utf-8', keepAlive: '\n' };
+  return {
+    frame: (json) => a.element(json),
+    end: () => a.end(),
+    error: (err) => a.error(err),
+    contentType: 'application/json; charset=utf-8',
+    keepAlive: '\n',
+  };
 }
 
 /** An `{"error": …}` payload: Google's way to fail a stream after HTTP 200. */
@@ -116,7 +122,14 @@ export function generateRoute(pipeline: Pipeline, hooks: Hooks, stream: boolean)
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers });
       }
       const f = framing(ctx);
-      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: passthroughFrames(hooks, rc, r.events, f), errorFrame: f.error, contentType: f.contentType, keepAlive: f.keepAlive });
+      return pipeline.stream(ctx, a, {
+        headers,
+        ready: r.ready,
+        frames: passthroughFrames(hooks, rc, r.events, f),
+        errorFrame: f.error,
+        contentType: f.contentType,
+        keepAlive: f.keepAlive,
+      });
     }
     const r = v.translated;
     if (r.type === 'json') {
@@ -125,7 +138,14 @@ export function generateRoute(pipeline: Pipeline, hooks: Hooks, stream: boolean)
     }
     const f = framing(ctx);
     const mapper = new ChunksToGeminiStream({ includeThoughts: v.includeThoughts });
-    return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, mapper, f), errorFrame: f.error, contentType: f.contentType, keepAlive: f.keepAlive });
+    return pipeline.stream(ctx, a, {
+      headers,
+      ready: r.ready,
+      frames: translatedFrames(hooks, rc, r.chunks, mapper, f),
+      errorFrame: f.error,
+      contentType: f.contentType,
+      keepAlive: f.keepAlive,
+    });
   };
 }
 
@@ -174,7 +194,13 @@ async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: Asyn
 }
 
 /** Common chunks → Gemini responses for a client that spoke Gemini to a common-format kind. */
-async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, mapper: ChunksToGeminiStream, f: Framing): AsyncGenerator<string, string | undefined> {
+async function* translatedFrames(
+  hooks: Hooks,
+  rc: RequestContext,
+  items: AsyncIterable<StreamItem>,
+  mapper: ChunksToGeminiStream,
+  f: Framing,
+): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   for await (const item of items) {

@@ -9,8 +9,11 @@ import { defineError } from '../../../core/errors.ts';
 import { splitModelMethod } from './models.ts';
 
 /** A `{model}:{method}` URL whose method gw does not serve. */
-export const METHOD_NOT_SERVED = defineError<{ model: string; method: string }>('method_not_served', 404, (p) =>
-  `models/${p.model}:${p.method}: gw serves generateContent, streamGenerateContent, countTokens, embedContent and batchEmbedContents, not ${p.method}`);
+export const METHOD_NOT_SERVED = defineError<{ model: string; method: string }>(
+  'method_not_served',
+  404,
+  (p) => `models/${p.model}:${p.method}: gw serves generateContent, streamGenerateContent, countTokens, embedContent and batchEmbedContents, not ${p.method}`,
+);
 
 /** Throws 404 naming the method (or the path when it names none). */
 export function unknownMethod(ctx: Context): never {

@@ -40,12 +40,25 @@ const MAPPED = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 
 
 /** generationConfig fields with a common-format counterpart (numbers copied under the new name). */
 const NUMBERS: ReadonlyArray<readonly [string, string]> = [
-  ['maxOutputTokens', 'max_tokens'], ['temperature', 'temperature'], ['topP', 'top_p'], ['candidateCount', 'n'],
-  ['seed', 'seed'], ['presencePenalty', 'presence_penalty'], ['frequencyPenalty', 'frequency_penalty'],
+  ['maxOutputTokens', 'max_tokens'],
+  ['temperature', 'temperature'],
+  ['topP', 'top_p'],
+  ['candidateCount', 'n'],
+  ['seed', 'seed'],
+  ['presencePenalty', 'presence_penalty'],
+  ['frequencyPenalty', 'frequency_penalty'],
 ];
 
 /** generationConfig fields handled apart from {@link NUMBERS}. */
-const CONFIG_MAPPED = new Set(['stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', '_responseJsonSchema', 'thinkingConfig', 'responseModalities']);
+const CONFIG_MAPPED = new Set([
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  '_responseJsonSchema',
+  'thinkingConfig',
+  'responseModalities',
+]);
 
 /**
  * Translates a request body (already JSON-parsed).
@@ -139,9 +152,7 @@ function responseFormat(gc: Obj, req: ChatRequest, w: Warnings): void {
     w.add(`responseMimeType ${mime} dropped: only application/json has a common-format equivalent`, 'generationConfig.responseMimeType');
     return;
   }
-  req.response_format = schema === undefined
-    ? { type: 'json_object' }
-    : { type: 'json_schema', json_schema: { name: 'response', schema } };
+  req.response_format = schema === undefined ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: 'response', schema } };
 }
 
 function thinking(tc: unknown, w: Warnings): boolean {

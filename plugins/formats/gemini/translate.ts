@@ -15,12 +15,18 @@ export { googleStatusName, toGoogleError } from './google-error.ts';
 export type { GoogleError } from './google-error.ts';
 export { estimateCountTokens } from './count-tokens.ts';
 export {
-  batchEmbedContentsToEmbeddings, embedContentToEmbeddings, embeddingsToBatchEmbedContents, embeddingsToEmbedContent,
+  batchEmbedContentsToEmbeddings,
+  embedContentToEmbeddings,
+  embeddingsToBatchEmbedContents,
+  embeddingsToEmbedContent,
 } from './embeddings.ts';
 export { listGeminiModels, splitModelMethod, toGeminiModel } from './models.ts';
 export { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 export { toGeminiFinishReason } from './map-finish-reason.ts';
 export { toUsageMetadata } from './map-usage.ts';
 export {
-  batchEmbedContentsRequestSchema, countTokensRequestSchema, embedContentRequestSchema, generateContentRequestSchema,
+  batchEmbedContentsRequestSchema,
+  countTokensRequestSchema,
+  embedContentRequestSchema,
+  generateContentRequestSchema,
 } from './schemas.ts';

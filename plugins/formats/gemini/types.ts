@@ -137,10 +137,24 @@ export interface UsageMetadata {
 
 /** @see https://ai.google.dev/api/generate-content#FinishReason */
 export type GeminiFinishReason =
-  | 'FINISH_REASON_UNSPECIFIED' | 'STOP' | 'MAX_TOKENS' | 'SAFETY' | 'RECITATION' | 'LANGUAGE'
-  | 'OTHER' | 'BLOCKLIST' | 'PROHIBITED_CONTENT' | 'SPII' | 'MALFORMED_FUNCTION_CALL'
-  | 'IMAGE_SAFETY' | 'IMAGE_PROHIBITED_CONTENT' | 'IMAGE_RECITATION' | 'IMAGE_OTHER'
-  | 'UNEXPECTED_TOOL_CALL' | 'TOO_MANY_TOOL_CALLS' | (string & {});
+  | 'FINISH_REASON_UNSPECIFIED'
+  | 'STOP'
+  | 'MAX_TOKENS'
+  | 'SAFETY'
+  | 'RECITATION'
+  | 'LANGUAGE'
+  | 'OTHER'
+  | 'BLOCKLIST'
+  | 'PROHIBITED_CONTENT'
+  | 'SPII'
+  | 'MALFORMED_FUNCTION_CALL'
+  | 'IMAGE_SAFETY'
+  | 'IMAGE_PROHIBITED_CONTENT'
+  | 'IMAGE_RECITATION'
+  | 'IMAGE_OTHER'
+  | 'UNEXPECTED_TOOL_CALL'
+  | 'TOO_MANY_TOOL_CALLS'
+  | (string & {});
 
 export interface Candidate {
   content?: Partial<Content>;
