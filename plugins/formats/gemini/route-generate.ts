@@ -170,8 +170,9 @@ async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: Asyn
     if (data.trim() === '') continue;
     if (ERROR_PAYLOAD.test(data)) {
       // the error ends the body: for the array, the element and the closing bracket together
+      const framed = f.frame(data);
       const end = f.end();
-      yield end === undefined ? f.frame(data) : f.frame(data) + end;
+      yield end === undefined ? framed : framed + end;
       const err = geminiStreamError(parse<{ error?: unknown }>(data, rc, 'stream event').error, rc.provider!);
       err.forwarded = true;
       throw err;
