@@ -4,7 +4,7 @@
  */
 import type { GatewayConfig } from '../config/schema.ts';
 
-const RESTART_ONLY = ['listen', 'data_dir', 'max_body_bytes', 'shutdown_timeout_seconds', 'store', 'extensions'] as const;
+const RESTART_ONLY = ['listen', 'data_dir', 'max_body_bytes', 'shutdown_timeout_seconds', 'request_timeout_seconds', 'store', 'extensions'] as const;
 
 /**
  * The config to run after a reload: `next` with the restart-only settings of `running`,
