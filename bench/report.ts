@@ -2,6 +2,7 @@
  * Results: per-scenario comparisons (gw vs direct, gw vs a baseline scenario), the aims of
  * the bench issue checked against them, and the readable tables printed at the end.
  */
+import type { TranslateRow } from './gemini-translate.ts';
 import type { PhaseResult } from './measure.ts';
 
 /** gw compared with the same work sent straight to the upstream. */
@@ -75,8 +76,8 @@ export function compareBaseline(name: string, gw: PhaseResult, base: PhaseResult
   return v;
 }
 
-/** The issue's aims, checked where their scenario ran. */
-export function checkAims(results: ScenarioResult[]): AimCheck[] {
+/** The issues' aims, checked where their scenario ran (`translate`: the in-process Gemini translation rows). */
+export function checkAims(results: ScenarioResult[], translate?: TranslateRow[]): AimCheck[] {
   const by = new Map(results.filter((r) => r.status === 'ok').map((r) => [r.name, r]));
   const out: AimCheck[] = [];
   const add = (aim: string, scenario: string, value: number | undefined, unit: string, limit: number, below: boolean) => {
@@ -89,6 +90,12 @@ export function checkAims(results: ScenarioResult[]): AimCheck[] {
   for (const s of ['stream-c1', 'stream-c50']) add('added time to first byte < 1 ms', s, by.get(s)?.vsDirect?.ttfbP50AddedMs, 'ms', 1, true);
   // the console (issue 12): hour buckets + request log cost at most 0.05 ms of CPU per request over usage alone
   for (const s of ['console-json-c50', 'console-stream-c50']) add('console CPU per request <= +0.05 ms', s, by.get(s)?.vs?.cpuMsPerReqDelta, 'ms', 0.05, true);
+  // issue 11: Gemini-in → openai-out, per stream event (the worst recorded stream), and
+  // end to end as gw's extra CPU per client chunk over the chat passthrough
+  if (translate?.length) {
+    out.push({ aim: 'Gemini-in stream translation <= 10 µs/event', scenario: 'gemini-translate', value: Math.max(...translate.map((r) => r.usPerEvent)), unit: 'µs', limit: 10, met: translate.every((r) => r.usPerEvent <= 10) });
+  }
+  add('Gemini-in stream, gw CPU/chunk <= 10 µs', 'gemini-in-stream-c50', by.get('gemini-in-stream-c50')?.vs?.cpuUsPerChunkDelta, 'µs', 10, true);
   return out;
 }
 
@@ -126,5 +133,5 @@ export function formatScenario(r: ScenarioResult): string {
 /** The aims table. */
 export function formatAims(aims: AimCheck[]): string {
   if (aims.length === 0) return 'aims: none of their scenarios ran\n';
-  return `aims (from the bench issue)\n${aims.map((a) => `  ${a.met ? 'met ' : 'MISS'}  ${a.aim.padEnd(38)} ${a.scenario.padEnd(12)} ${a.unit === 'x' ? `${a.value.toFixed(2)}x` : `${a.value.toFixed(3)} ms`}`).join('\n')}\n`;
+  return `aims (from the bench and Gemini issues)\n${aims.map((a) => `  ${a.met ? 'met ' : 'MISS'}  ${a.aim.padEnd(44)} ${a.scenario.padEnd(20)} ${a.unit === 'x' ? `${a.value.toFixed(2)}x` : a.unit === 'µs' ? `${a.value.toFixed(2)} µs` : `${a.value.toFixed(3)} ms`}`).join('\n')}\n`;
 }

@@ -14,6 +14,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { formatGeminiTranslate, GEMINI_TRANSLATE, measureGeminiTranslate, type TranslateRow } from './gemini-translate.ts';
 import { measurePhase, type PhaseResult } from './measure.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' } } });
   if (values.list) {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
+    process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
     return;
   }
   if (values.profile) {
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
     return runProfile();
   }
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = only?.filter((n) => !scenarios.some((s) => s.name === n));
+  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && !scenarios.some((s) => s.name === n));
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
   const seconds = envNumber('BENCH_SECONDS', 4);
@@ -76,10 +78,17 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   } finally {
     await stopAll();
   }
-  const aims = checkAims(results);
+  // in process, once the children are gone: nothing else competes for the CPU
+  let translate: TranslateRow[] | undefined;
+  if (!only || only.includes(GEMINI_TRANSLATE)) {
+    process.stderr.write(`running ${GEMINI_TRANSLATE}…\n`);
+    translate = measureGeminiTranslate();
+    process.stdout.write(`${formatGeminiTranslate(translate)}\n`);
+  }
+  const aims = checkAims(results, translate);
   process.stdout.write(formatAims(aims));
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
-  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, aims }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, aims }, null, 2)}\n`);
   process.stdout.write(`\nwritten: ${file}\n`);
 }
 

@@ -47,6 +47,8 @@ const messages = [{ role: 'user', content: 'Say hello in twenty words.' }];
 const chat = { model: MODEL, messages, max_tokens: 64 };
 const chatStream = { ...chat, stream: true };
 const chatPath = '/v1/chat/completions';
+/** The same prompt as a Gemini request (the model is in the URL). */
+const geminiBody = { contents: [{ role: 'user', parts: [{ text: messages[0]!.content }] }], generationConfig: { maxOutputTokens: 64 } };
 const upstreamProvider = (name: string, up: string) => `[providers.${name}]
 api_key = "sk-bench-upstream"
 base_url = "${up}/v1"
@@ -167,7 +169,13 @@ export const scenarios: Scenario[] = [
   {
     name: 'gemini-stream-c50', what: 'gemini stream translated vs openai passthrough', gw: gemini,
     request: { path: chatPath, body: { ...chatStream, model: 'gemini-bench' } },
-    direct: { path: '/v1beta/models/gemini-bench:streamGenerateContent?alt=sse', body: { contents: [{ role: 'user', parts: [{ text: messages[0]!.content }] }], generationConfig: { maxOutputTokens: 64 } } },
+    direct: { path: '/v1beta/models/gemini-bench:streamGenerateContent?alt=sse', body: geminiBody },
+    connections: 50, stream: true, compare: 'stream-c50',
+  },
+  {
+    name: 'gemini-in-stream-c50', what: 'Gemini API in (?alt=sse), translated to the openai upstream, vs the chat passthrough', gw: plain,
+    request: { path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, body: geminiBody },
+    direct: { path: chatPath, body: chatStream },
     connections: 50, stream: true, compare: 'stream-c50',
   },
 ];

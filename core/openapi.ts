@@ -48,9 +48,12 @@ function security(r: RouteSpec): Array<Record<string, string[]>> | undefined {
   return (r.keyFrom ?? ['bearer']).map((s) => ({ [SECURITY_OF[s]!]: [] }));
 }
 
-/** `/v1/models/:id` → `/v1/models/{id}`. */
+/** A @koa/router (path-to-regexp v8) parameter, `:id` or `*rest`, not an escaped colon (`\:`). */
+const PARAM = /(?<!\\)[:*]([A-Za-z0-9_]+)/g;
+
+/** `/v1/models/:id` → `/v1/models/{id}`; `/models/*model\:countTokens` → `/models/{model}:countTokens`. */
 function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return path.replace(PARAM, '{$1}').replace(/\\(.)/g, '$1');
 }
 
 /** The document as JSON text. */
@@ -62,7 +65,7 @@ export function openApiDocument(routes: RouteRegistry): string {
     const method = r.method.toLowerCase();
     const item = (paths[path] ??= {});
     if (item[method]) continue; // a variant (`when`) of an operation already described
-    const params = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params = [...r.path.matchAll(PARAM)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const base: Record<string, unknown> = r.openapi ?? {
       summary: `${r.method} ${path}${r.auth === 'admin' ? ' (admin)' : ''}`,
       responses: { 200: { description: 'OK' }, ...(r.auth === 'none' ? {} : errorResponses(r.auth === 'admin' ? [401, 403] : [401])) },

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { fromGeminiResponse } from '../../plugins/providers/gemini/from-gemini-response.ts';
 import { mapFinishReason } from '../../plugins/providers/gemini/map-finish-reason.ts';
-import { mapUsage } from '../../plugins/providers/gemini/map-usage.ts';
+import { fromUsageMetadata as mapUsage } from '../../plugins/formats/gemini/map-usage.ts';
 import { counterIdSource, parseToolCallId } from '../../plugins/providers/gemini/tool-call-ids.ts';
-import type { GenerateContentResponse } from '../../plugins/providers/gemini/types.ts';
+import type { GenerateContentResponse } from '../../plugins/formats/gemini/types.ts';
 
 const fixture = (name: string): GenerateContentResponse =>
   JSON.parse(readFileSync(new URL(`../fixtures/gemini/vercel-ai/${name}`, import.meta.url), 'utf8')) as GenerateContentResponse;

@@ -6,7 +6,7 @@ import { FOREIGN_CALL_SIGNATURE } from '../../plugins/providers/gemini/convert-m
 import { fromGeminiResponse } from '../../plugins/providers/gemini/from-gemini-response.ts';
 import { toGeminiRequest } from '../../plugins/providers/gemini/to-gemini-request.ts';
 import { counterIdSource } from '../../plugins/providers/gemini/tool-call-ids.ts';
-import type { GenerateContentResponse } from '../../plugins/providers/gemini/types.ts';
+import type { GenerateContentResponse } from '../../plugins/formats/gemini/types.ts';
 
 const req = (messages: ChatMessage[], extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'gemini-2.5-flash', messages, ...extra });
 const user = (content: ChatMessage['content']): ChatMessage => ({ role: 'user', content });

@@ -9,7 +9,7 @@
  *                              cache_hit, stream
  *   warn  "request failed"     same identity fields + status, code, error, upstream_status
  *         (error for 5xx)
- *   trace "request content"    the request's messages/input and the response body
+ *   trace "request content"    the request's messages/input/contents and the response body
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
@@ -38,7 +38,7 @@ function completed(out: Logger) {
         prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, cache_hit: rc.cacheHit, stream: rc.stream,
       }, 'request completed');
     }
-    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input, response: info.body }, 'request content');
+    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents, response: info.body }, 'request content');
   };
 }
 
@@ -50,7 +50,7 @@ function failed(out: Logger) {
     };
     if (err.status >= 500) out.error(fields, 'request failed');
     else out.warn(fields, 'request failed');
-    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input }, 'request content');
+    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents }, 'request content');
   };
 }
 

@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/api/caching#Part
  */
 import { badRequest } from '../../../core/error-codes.ts';
-import type { Part } from './types.ts';
+import type { Part } from '../../formats/gemini/types.ts';
 
 const MIME_BY_EXTENSION: Record<string, string> = {
   png: 'image/png',

@@ -9,7 +9,7 @@ import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fileToPart, imageUrlToPart, inputAudioToPart } from './convert-media-part.ts';
 import { parseToolCallId } from './tool-call-ids.ts';
-import type { Content, Part } from './types.ts';
+import type { Content, Part } from '../../formats/gemini/types.ts';
 
 /**
  * Google's documented stand-in for a function call Gemini did not produce (history from

@@ -6,7 +6,7 @@
  */
 import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
-import type { FunctionDeclaration, Tool, ToolConfig } from './types.ts';
+import type { FunctionDeclaration, Tool, ToolConfig } from '../../formats/gemini/types.ts';
 
 /**
  * The schema without its top-level `$schema`: Gemini takes full JSON Schema in

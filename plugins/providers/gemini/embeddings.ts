@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../../core/error-codes.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
-import type { BatchEmbedContentsRequest, BatchEmbedContentsResponse } from './types.ts';
+import type { BatchEmbedContentsRequest, BatchEmbedContentsResponse } from '../../formats/gemini/types.ts';
 
 /** The input texts of an embeddings request; token-id arrays have no Gemini meaning → 400. */
 export function embeddingInputs(req: EmbeddingsRequest): string[] {

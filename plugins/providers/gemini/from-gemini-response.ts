@@ -5,9 +5,9 @@
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../../core/format/chat.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
-import { hasTokenCounts, mapUsage } from './map-usage.ts';
+import { fromUsageMetadata as mapUsage, hasTokenCounts } from '../../formats/gemini/map-usage.ts';
 import { mintToolCallId, type IdSource } from './tool-call-ids.ts';
-import type { Candidate, GenerateContentResponse } from './types.ts';
+import type { Candidate, GenerateContentResponse } from '../../formats/gemini/types.ts';
 
 export interface ResponseMeta {
   id: string;

@@ -1,8 +1,8 @@
 /**
  * The `gemini` kind: Google's Gemini API (`generativelanguage.googleapis.com/v1beta`).
  * `base_url` is the API origin (default below; a trailing `/v1beta` is tolerated).
- * Auth: `x-goog-api-key: <api_key>`. Chat, streams, embeddings and model discovery;
- * /v1/messages is translated by the core around `chat`.
+ * Auth: `x-goog-api-key: <api_key>`. Chat, streams, embeddings and model discovery; the
+ * Gemini client format's routes pass through natively (`native.gemini`).
  * @see https://ai.google.dev/api
  */
 import { defineProvider } from '../../../core/plugins/contract.ts';

@@ -7,7 +7,7 @@
  * @see https://cloud.google.com/apis/design/errors#http_mapping
  */
 import type { UpstreamErrorInfo } from '../../../core/http/client.ts';
-import type { GoogleErrorBody } from './types.ts';
+import type { GoogleErrorBody } from '../../formats/gemini/types.ts';
 
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 

@@ -4,7 +4,7 @@
  *
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/function-calling#streaming-function-call-arguments
  */
-import type { PartialArg } from './types.ts';
+import type { PartialArg } from '../../formats/gemini/types.ts';
 
 type Segment = string | number;
 

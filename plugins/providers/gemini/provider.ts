@@ -2,8 +2,8 @@
  * The HTTP side of the `gemini` kind: the Provider contract on top of the pure translation
  * functions of this folder. Auth is `x-goog-api-key`; streams use `alt=sse` (each event a
  * whole GenerateContentResponse, CRLF framing, no terminator) and are piped chunk by chunk.
- * /v1/messages has no native Gemini endpoint: without a `messages()` method the core
- * translates Messages ⇄ common format around `chat`.
+ * Gemini clients calling gw get the native passthrough (`native.gemini`, see
+ * plugins/formats/gemini/passthrough.ts); every other client format is translated around `chat`.
  *
  * @see https://ai.google.dev/api/generate-content
  * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
@@ -15,13 +15,14 @@ import type { ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsRes
 import type { UpstreamClient } from '../../../core/http/client.ts';
 import { snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
 import type { CallContext, ChatResult, Provider } from '../../../core/provider.ts';
+import { geminiPassthrough } from '../../formats/gemini/passthrough.ts';
 import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './embeddings.ts';
 import { geminiEndpoints } from './endpoints.ts';
 import { fromGeminiResponse } from './from-gemini-response.ts';
 import { readModelsPage, type ListModelsPage } from './list-models.ts';
 import { GeminiStreamMapper, type StreamMeta } from './stream-mapper.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
-import type { BatchEmbedContentsResponse, GenerateContentResponse } from './types.ts';
+import type { BatchEmbedContentsResponse, GenerateContentResponse } from '../../formats/gemini/types.ts';
 
 /** Settings of one gemini provider. */
 export interface GeminiSettings {
@@ -114,5 +115,5 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
     }, { signal, maxPages: MAX_MODEL_PAGES }).then((ids) => [...new Set(ids)]);
   }
 
-  return { name: s.name, kind: s.kind, models: s.models, chat, embeddings, listModels };
+  return { name: s.name, kind: s.kind, models: s.models, chat, embeddings, listModels, native: { gemini: geminiPassthrough(http, s.origin, s.apiKey) } };
 }

@@ -6,15 +6,15 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
-import { upstreamError } from '../../../core/errors.ts';
+import { UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
 import type { ChatCompletionChunk, Usage } from '../../../core/format/chat.ts';
 import type { SseEvent, StreamMapper } from '../../../core/provider.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
-import { hasTokenCounts, mapUsage } from './map-usage.ts';
+import { geminiStreamError } from '../../formats/gemini/google-error.ts';
+import { fromUsageMetadata as mapUsage, hasTokenCounts } from '../../formats/gemini/map-usage.ts';
 import { applyPartialArgs } from './partial-args.ts';
 import { mintToolCallId, type IdSource } from './tool-call-ids.ts';
-import type { Candidate, FunctionCall, GenerateContentResponse, GoogleErrorBody, Part } from './types.ts';
+import type { Candidate, FunctionCall, GenerateContentResponse, GoogleErrorBody, Part } from '../../formats/gemini/types.ts';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
@@ -177,14 +177,6 @@ function parseEvent(data: string, provider: string): GenerateContentResponse | u
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw UPSTREAM_MALFORMED({ provider, what: `malformed stream data: ${data.slice(0, 200)}` }, { provider });
   }
-  if ('error' in payload) {
-    const err = (payload as GoogleErrorBody).error ?? {};
-    const upstream = typeof err.code === 'number' ? err.code : undefined;
-    const message = `provider ${provider} failed mid-stream: ${typeof err.message === 'string' ? err.message : 'upstream stream error'}`;
-    // an upstream 4xx keeps its status (docs/design.md "Errors"); anything else is a 502
-    const e = upstream !== undefined && upstream >= 400 && upstream < 500 ? upstreamError(upstream, message, { provider }) : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
-    e.code = typeof err.status === 'string' ? err.status : e.code;
-    throw e;
-  }
+  if ('error' in payload) throw geminiStreamError((payload as GoogleErrorBody).error, provider);
   return payload as GenerateContentResponse;
 }

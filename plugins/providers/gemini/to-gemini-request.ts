@@ -9,7 +9,7 @@ import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import { convertMessages } from './convert-messages.ts';
 import { convertToolChoice, convertTools, withoutSchemaKeyword } from './convert-tools.ts';
-import type { GenerateContentRequest, GenerationConfig, ThinkingConfig } from './types.ts';
+import type { GenerateContentRequest, GenerationConfig, ThinkingConfig } from '../../formats/gemini/types.ts';
 
 /**
  * `reasoning_effort` → `thinkingBudget`, the budgets Google's own OpenAI-compatible

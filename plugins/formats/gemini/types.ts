@@ -1,10 +1,15 @@
 /**
- * Gemini API wire types: only the fields gw writes or reads. JSON names as on the wire
- * (proto3 JSON mapping: camelCase, `bytes` as base64 strings, enums as their names).
+ * Gemini API wire types, for both directions: the gemini kind (gw calling Google) and the
+ * Gemini client format (Gemini clients calling gw). Only the fields gw writes or reads; JSON
+ * names as on the wire (proto3 JSON mapping: camelCase, `bytes` as base64 strings, enums as
+ * their names). Inbound request bodies are typed loosely (every field `unknown` until a
+ * translator checks it).
  *
  * @see https://ai.google.dev/api/generate-content
  * @see https://ai.google.dev/api/caching#Content
+ * @see https://ai.google.dev/api/tokens
  * @see https://ai.google.dev/api/embeddings
+ * @see https://ai.google.dev/api/models
  */
 
 /** Raw bytes with their IANA media type, inlined in the request. */
@@ -132,10 +137,24 @@ export interface UsageMetadata {
 
 /** @see https://ai.google.dev/api/generate-content#FinishReason */
 export type GeminiFinishReason =
-  | 'FINISH_REASON_UNSPECIFIED' | 'STOP' | 'MAX_TOKENS' | 'SAFETY' | 'RECITATION' | 'LANGUAGE'
-  | 'OTHER' | 'BLOCKLIST' | 'PROHIBITED_CONTENT' | 'SPII' | 'MALFORMED_FUNCTION_CALL'
-  | 'IMAGE_SAFETY' | 'IMAGE_PROHIBITED_CONTENT' | 'IMAGE_RECITATION' | 'IMAGE_OTHER'
-  | 'UNEXPECTED_TOOL_CALL' | 'TOO_MANY_TOOL_CALLS' | (string & {});
+  | 'FINISH_REASON_UNSPECIFIED'
+  | 'STOP'
+  | 'MAX_TOKENS'
+  | 'SAFETY'
+  | 'RECITATION'
+  | 'LANGUAGE'
+  | 'OTHER'
+  | 'BLOCKLIST'
+  | 'PROHIBITED_CONTENT'
+  | 'SPII'
+  | 'MALFORMED_FUNCTION_CALL'
+  | 'IMAGE_SAFETY'
+  | 'IMAGE_PROHIBITED_CONTENT'
+  | 'IMAGE_RECITATION'
+  | 'IMAGE_OTHER'
+  | 'UNEXPECTED_TOOL_CALL'
+  | 'TOO_MANY_TOOL_CALLS'
+  | (string & {});
 
 export interface Candidate {
   content?: Partial<Content>;
@@ -170,11 +189,85 @@ export interface BatchEmbedContentsRequest {
 
 /** `usageMetadata` is reported by newer embedding models only. */
 export interface BatchEmbedContentsResponse {
-  embeddings: Array<{ values: number[] }>;
+  embeddings: ContentEmbedding[];
   usageMetadata?: { promptTokenCount?: number; totalTokenCount?: number; [k: string]: unknown };
 }
 
 /** Google's error body (google.rpc.Status in JSON). */
 export interface GoogleErrorBody {
   error: { code?: number; message?: string; status?: string; details?: Array<Record<string, unknown>> };
+}
+
+// ── inbound: what Gemini clients send gw, and gw's answers to them ─────────────────────
+
+/** Body of `models/{model}:generateContent` / `:streamGenerateContent` as received. */
+export interface GenerateContentBody {
+  contents?: unknown;
+  systemInstruction?: unknown;
+  tools?: unknown;
+  toolConfig?: unknown;
+  generationConfig?: unknown;
+  safetySettings?: unknown;
+  cachedContent?: unknown;
+  [k: string]: unknown;
+}
+
+/** Body of `models/{model}:countTokens`: `contents`, or a whole `generateContentRequest`. */
+export interface CountTokensBody {
+  contents?: unknown;
+  generateContentRequest?: unknown;
+  [k: string]: unknown;
+}
+
+/** Answer of `countTokens`. */
+export interface CountTokensResponse {
+  totalTokens: number;
+  cachedContentTokenCount?: number;
+  promptTokensDetails?: Array<{ modality: string; tokenCount: number }>;
+}
+
+/** Body of `models/{model}:embedContent`, and one item of `batchEmbedContents.requests`. */
+export interface EmbedContentBody {
+  model?: unknown;
+  content?: unknown;
+  taskType?: unknown;
+  title?: unknown;
+  outputDimensionality?: unknown;
+  [k: string]: unknown;
+}
+
+/** Body of `models/{model}:batchEmbedContents`. */
+export interface BatchEmbedContentsBody {
+  requests?: unknown;
+  [k: string]: unknown;
+}
+
+/** `ContentEmbedding`. */
+export interface ContentEmbedding {
+  values: number[];
+}
+
+/** Answer of `embedContent`. */
+export interface EmbedContentResponse {
+  embedding: ContentEmbedding;
+}
+
+/** The generation methods gw serves for a model (`Model.supportedGenerationMethods`). */
+export type GenerationMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents';
+
+/** `Model` in `models.list` / `models.get`. Token limits are left out: gw does not know them. */
+export interface GeminiModel {
+  /** `models/{id}` */
+  name: string;
+  baseModelId: string;
+  version: string;
+  displayName: string;
+  description: string;
+  supportedGenerationMethods: GenerationMethod[];
+}
+
+/** Answer of `models.list`. */
+export interface ListModelsResponse {
+  models: GeminiModel[];
+  nextPageToken?: string;
 }

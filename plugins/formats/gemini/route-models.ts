@@ -1,0 +1,45 @@
+/**
+ * GET models and models/{model} in Gemini's shape: every routable model and alias (the same
+ * list as GET /v1/models), paged as Google pages (`pageSize`, `pageToken`). Under `/v1/` the
+ * paths are OpenAI's, so these answer only requests from Gemini clients ({@link fromGeminiClient}).
+ * @see https://ai.google.dev/api/models
+ */
+import type { Context } from 'koa';
+import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
+import type { GwState } from '../../../core/pipeline/state.ts';
+import { modelListing } from '../../../core/routes/model-listing.ts';
+import { listGeminiModels, toGeminiModel } from './models.ts';
+
+/** `key=` as a query parameter (whatever its position). */
+const QUERY_KEY = /(?:^|&)key=/;
+
+/**
+ * True when the request comes from a Gemini client: it sends `x-goog-api-key` or `?key=` (the
+ * Gemini API's auth) or `x-goog-api-client` (@google/genai and Gemini CLI always do, even with
+ * a bearer token). OpenAI and Anthropic clients send none of these.
+ */
+export function fromGeminiClient(ctx: Context): boolean {
+  return ctx.get('x-goog-api-key') !== '' || ctx.get('x-goog-api-client') !== '' || QUERY_KEY.test(ctx.querystring);
+}
+
+/** GET models: one page (`pageSize` default 50, ≤ 1000; `nextPageToken` while more remain). */
+export function listModels(ctx: Context): void {
+  const ids = modelListing((ctx.state as GwState).snap.table).map((m) => m.id);
+  const q = ctx.query;
+  const page = listGeminiModels(ids, { pageSize: first(q.pageSize), pageToken: first(q.pageToken) });
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(page);
+}
+
+/** GET models/{model}; 404 NOT_FOUND (with close matches) for a model gw does not serve. */
+export function getModel(ctx: Context): void {
+  const id = (ctx.params.model ?? ctx.params.id ?? '').replace(/^models\//, '');
+  const table = (ctx.state as GwState).snap.table;
+  if (!modelListing(table).some((m) => m.id === id)) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: table.closeMatches(id) });
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(toGeminiModel(id));
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,20 @@
+/**
+ * Warnings a translation collects for what it dropped or approximated. One line per kind
+ * of loss, naming where it first happened and how often, so a long history does not repeat
+ * the same line (the route logs them at debug).
+ */
+export class Warnings {
+  readonly #seen = new Map<string, { at: string; n: number }>();
+
+  /** Records `what` (the kind of loss) found at `at` (a field path like `contents[2].parts[0]`). */
+  add(what: string, at: string): void {
+    const seen = this.#seen.get(what);
+    if (seen) seen.n++;
+    else this.#seen.set(what, { at, n: 1 });
+  }
+
+  /** `"<what> (at <path>[ and N more])"`, in first-seen order. */
+  list(): string[] {
+    return [...this.#seen].map(([what, { at, n }]) => `${what} (at ${at}${n > 1 ? ` and ${n - 1} more` : ''})`);
+  }
+}
