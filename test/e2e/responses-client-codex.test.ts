@@ -47,6 +47,25 @@ test('one tool-using turn: Codex runs exec_command and sends the function_call_o
   }
 });
 
+test('a namespaced call: the flat name the upstream used is restored to {namespace, name} and Codex dispatches it', async (t) => {
+  const mock = await startResponsesMock((req) => JSON.stringify(req.json.input).includes('function_call_output')
+    ? { text: 'closed' }
+    : { calls: [{ name: 'multi_agent_v1__close_agent', arguments: '{"target":"no-such-agent"}', id: 'toolu_ns_1' }] });
+  try {
+    const run = await runCodex({ baseURL: mock.baseURL, apiKey: KEY, prompt: 'close the agent' });
+    t.is(run.exitCode, 0, run.stderr);
+    const items = mock.received[1].json.input as Array<Record<string, any>>;
+    t.like(items.find((i) => i.type === 'function_call'), { call_id: 'toolu_ns_1', namespace: 'multi_agent_v1', name: 'close_agent' });
+    // Codex's own close_agent handler answered (it rejects the made-up agent id): the call reached the namespaced tool
+    t.regex(String(items.find((i) => i.type === 'function_call_output')?.output), /invalid agent id no-such-agent/);
+    // and the history goes back upstream under the flat name again
+    const assistant = mock.translated[1].req.messages.find((m) => m.role === 'assistant');
+    t.is(assistant?.tool_calls?.[0].function.name, 'multi_agent_v1__close_agent');
+  } finally {
+    await mock.close();
+  }
+});
+
 test('response.failed after the first events ends the run non-zero with the failure message', async (t) => {
   const mock = await startResponsesMock(() => ({ text: 'half', failAfterStart: 'upstream connection reset by peer' }));
   try {
