@@ -89,6 +89,7 @@ export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
     if (typeof body.parallel_tool_calls !== 'boolean') fail('parallel_tool_calls must be a boolean', 'parallel_tool_calls');
     // Common-format upstreams reject parallel_tool_calls without tools.
     if (req.tools) req.parallel_tool_calls = body.parallel_tool_calls;
+    else w.add('parallel_tool_calls dropped: no tools left', 'parallel_tool_calls');
   }
   if (body.max_output_tokens !== undefined && body.max_output_tokens !== null) {
     if (!Number.isInteger(body.max_output_tokens) || body.max_output_tokens < 1) fail('max_output_tokens must be a positive integer', 'max_output_tokens');
