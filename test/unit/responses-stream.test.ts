@@ -169,6 +169,11 @@ test('an empty stream still yields a whole empty response; end() and push() afte
   t.deepEqual(types(events), ['response.created', 'response.in_progress', 'response.completed']);
   t.deepEqual(m.end(), []);
   t.deepEqual(m.push(chunk({ content: 'late' })), []);
+
+  const early = new ChunksToResponsesEvents({ body: { model: 'm' }, requestModel: 'm', toolNames: new ToolNames() });
+  t.deepEqual(types(early.start()), ['response.created', 'response.in_progress']);
+  t.deepEqual(early.start(), []);
+  t.deepEqual(early.push(chunk({ content: 'a' }))[0]?.sequence_number, 2, 'numbering goes on after start()');
 });
 
 test('a failure after the first byte: error then response.failed, numbered on, shaped like the recorded OpenAI failure', (t) => {

@@ -95,6 +95,18 @@ export class ChunksToResponsesEvents {
     return this.#seq;
   }
 
+  /**
+   * `response.created` and `response.in_progress` now, before any upstream chunk (a route
+   * may send them as soon as the upstream accepted the request); nothing when already
+   * started. Otherwise the first {@link push} or {@link end} sends them.
+   */
+  start(): ResponsesStreamEvent[] {
+    if (this.#phase !== 'waiting') return [];
+    const out: ResponsesStreamEvent[] = [];
+    this.#start(out);
+    return out;
+  }
+
   /** One upstream chunk → zero or more events. Chunks after {@link end} are ignored. */
   push(chunk: ChatCompletionChunk): ResponsesStreamEvent[] {
     if (this.#phase === 'ended') return [];
