@@ -4,7 +4,7 @@
  * One error boundary: expected failures print one line and exit non-zero; bugs print a stack.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { CliError } from './client/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { registerManagementCommands } from './commands/register.ts';
 
 const program = new Command('gw')
@@ -56,13 +56,10 @@ try {
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode);
   const e = err as Error;
-  if (e instanceof CliError || e.name === 'ConfigError' || e.name === 'PluginError' || e.name === 'CliError') {
+  // expected failures (config, plugin, address in use, store, a failed management call): one line
+  if (e instanceof UserError) {
     process.stderr.write(`gw: ${e.message}\n`);
-    process.exit((e as CliError).exitCode ?? 1);
-  }
-  if (e.message?.startsWith('cannot listen on') || e.message?.startsWith('cannot open the store')) {
-    process.stderr.write(`gw: ${e.message}\n`);
-    process.exit(1);
+    process.exit(e.exitCode);
   }
   process.stderr.write(`gw: internal error: ${e.stack ?? e}\n`);
   process.exit(70);

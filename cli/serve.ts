@@ -34,7 +34,7 @@ export async function runServe(o: ServeCliOptions): Promise<void> {
 /** One gateway in this process: alone, or as a cluster worker (`link`) controlled by the primary. */
 async function serveProcess(o: ServeCliOptions, log: ReturnType<typeof createLogger>, link?: WorkerLink): Promise<void> {
   // imported here: a --workers primary never loads the gateway (its memory stays small)
-  const [{ serve }, { closeUpstreams }] = await Promise.all([import('../core/server.ts'), import('../core/http/upstream.ts')]);
+  const { serve } = await import('../core/server.ts');
   let running: Running | undefined;
   let signals = 0;
   let stopping = false;
@@ -42,8 +42,7 @@ async function serveProcess(o: ServeCliOptions, log: ReturnType<typeof createLog
     if (!running || stopping) return;
     stopping = true;
     running.stop().then(
-      async () => {
-        await closeUpstreams().catch(() => undefined);
+      () => {
         log.flush?.();
         process.exit(0);
       },

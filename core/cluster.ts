@@ -22,7 +22,8 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { ConfigError } from './config/error.ts';
 import type { GatewayConfig } from './config/schema.ts';
-import { GatewayError } from './errors.ts';
+import { METRICS_UNAVAILABLE } from './error-codes.ts';
+import { UserError } from './errors.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
 /** Marks a process forked by gw's primary (cluster.isWorker alone is also true under pm2 and the like). */
@@ -31,7 +32,7 @@ const WORKER_ENV = 'GW_CLUSTER_WORKER';
 /** Messages between primary and workers (every one carries `gw`). */
 type ToPrimary =
   | { gw: 'ready'; line: string }
-  | { gw: 'failed'; error: { name: string; message: string; stack?: string } }
+  | { gw: 'failed'; error: { name: string; message: string; stack?: string; user: boolean } }
   | { gw: 'metrics'; id: number };
 type ToWorker = { gw: 'stop' } | { gw: 'reload' } | { gw: 'metrics'; id: number; text?: string; error?: string };
 
@@ -103,7 +104,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
         }
         return;
       case 'failed':
-        if (phase === 'starting') startFailed(Object.assign(new Error(msg.error.message), { name: msg.error.name, stack: msg.error.stack }));
+        if (phase === 'starting') startFailed(Object.assign(msg.error.user ? new UserError(msg.error.message) : new Error(msg.error.message), { name: msg.error.name, stack: msg.error.stack }));
         else if (phase === 'running') log.error({ pid: worker.process.pid, err: msg.error.message }, 'worker failed to start');
         return;
       case 'metrics':
@@ -198,7 +199,7 @@ export function workerLink(): WorkerLink {
       const w = waiting.get(msg.id);
       waiting.delete(msg.id);
       if (msg.text !== undefined) w?.resolve(msg.text);
-      else w?.reject(new GatewayError(503, `metrics of the other workers are unavailable: ${msg.error}`, { code: 'metrics_unavailable' }));
+      else w?.reject(METRICS_UNAVAILABLE(`metrics of the other workers are unavailable: ${msg.error}`));
     } else if (msg?.gw === 'stop') {
       stopAsked = true;
       control?.stop();
@@ -207,7 +208,7 @@ export function workerLink(): WorkerLink {
   const toPrimary = (m: ToPrimary) => new Promise<void>((resolve) => (process.connected ? process.send!(m, undefined, undefined, () => resolve()) : resolve()));
   return {
     announce: (line) => void toPrimary({ gw: 'ready', line }),
-    failed: (err) => toPrimary({ gw: 'failed', error: { name: err.name, message: err.message, stack: err.stack } }),
+    failed: (err) => toPrimary({ gw: 'failed', error: { name: err.name, message: err.message, stack: err.stack, user: err instanceof UserError } }),
     shareMetrics(metrics) {
       AggregatorRegistry.setRegistries([metrics.registry]);
       metrics.scrape = () =>
@@ -215,7 +216,7 @@ export function workerLink(): WorkerLink {
           const id = ids++;
           const t = setTimeout(() => {
             waiting.delete(id);
-            reject(new GatewayError(503, `the primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s`, { code: 'metrics_unavailable' }));
+            reject(METRICS_UNAVAILABLE(`the primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s`));
           }, SCRAPE_TIMEOUT_MS);
           waiting.set(id, {
             resolve: (text) => (clearTimeout(t), resolve(text)),

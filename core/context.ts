@@ -5,18 +5,45 @@
 import type { Logger } from 'pino';
 import type { Usage } from './format/chat.ts';
 
-/** Which gateway route a request came in on. */
-export type RouteName = 'chat' | 'embeddings' | 'messages';
+/**
+ * What a request asks for, whatever its client format: `generate` (a chat completion,
+ * Messages, Responses, Gemini generateContent…), `embed` (embeddings), `count` (token
+ * counting). Extensions read this instead of the route: a cache applies to `generate`, an
+ * embedding reserves no output tokens, a count costs nothing.
+ */
+export type Operation = 'generate' | 'embed' | 'count';
 
 /** The gateway key that authenticated the request; `name` is what accounting uses, never the secret. */
 export interface KeyInfo {
   readonly name: string;
 }
 
+/** What the client format tells the core about a request, read from its body in its own terms. */
+export interface RequestFacts {
+  /** Metrics and log label of the route, e.g. `chat`, `messages`, `responses`, `gemini`. */
+  route: string;
+  /** Client format id, e.g. `openai-chat`, `anthropic-messages`. */
+  format: string;
+  operation: Operation;
+  /** `model` as the client sent it (body or URL). */
+  model: string;
+  stream: boolean;
+  /** The request's output-token cap (`max_tokens`, `max_output_tokens`, `maxOutputTokens`…), if it set one. */
+  maxOutputTokens?: number;
+  /** Choices asked for (`n`, `candidateCount`); 1 when absent. */
+  choices?: number;
+  /** False when the answer must not come from or go to the cache (e.g. a request continuing stored state). */
+  cacheable?: boolean;
+}
+
 export class RequestContext {
   /** Request id, also sent as `x-request-id`. */
   readonly id: string;
-  readonly route: RouteName;
+  /** Metrics and log label of the route (RequestFacts.route). */
+  readonly route: string;
+  /** Client format id (RequestFacts.format). */
+  readonly format: string;
+  readonly operation: Operation;
   /** undefined when the gateway runs open (no keys configured). */
   readonly key: KeyInfo | undefined;
   /** The client's parsed JSON body (read-only for hooks; providers get their own copy when it must change). */
@@ -28,6 +55,12 @@ export class RequestContext {
   /** `model` after alias resolution; accounting and pricing use this. */
   readonly canonicalModel: string;
   readonly stream: boolean;
+  /** The request's output-token cap, if any (for budget reservations). */
+  readonly maxOutputTokens: number | undefined;
+  /** Choices asked for (≥ 1). */
+  readonly choices: number;
+  /** Whether the cache may answer or store this request (non-streaming `generate` only, and the format agrees). */
+  readonly cacheable: boolean;
   /** performance.now() at arrival, ms. */
   readonly startedAt: number;
   readonly log: Logger;
@@ -43,23 +76,28 @@ export class RequestContext {
   cacheHit = false;
   /** HTTP status sent to the client (0 until decided). */
   status = 0;
-  /** Time to first byte from the upstream, ms (streams). */
+  /** Time from the first upstream call to its answer (the first stream item for streams), ms. */
   upstreamMs = 0;
   /** Extra response headers hooks ask for (e.g. `x-gw-cache: miss`); set them before dispatch. */
   responseHeaders: Record<string, string> | undefined = undefined;
   /** Scratch space for plugins; key by a symbol or your plugin name. */
   readonly state = new Map<string | symbol, unknown>();
 
-  constructor(id: string, route: RouteName, key: KeyInfo | undefined, body: Record<string, unknown>, rawBody: string, model: string, canonicalModel: string, stream: boolean, startedAt: number, log: Logger) {
+  constructor(id: string, facts: RequestFacts, key: KeyInfo | undefined, body: Record<string, unknown>, rawBody: string, canonicalModel: string, startedAt: number, log: Logger) {
     this.id = id;
-    this.route = route;
+    this.route = facts.route;
+    this.format = facts.format;
+    this.operation = facts.operation;
     this.key = key;
     this.body = body;
     this.rawBody = rawBody;
-    this.model = model;
+    this.model = facts.model;
     this.canonicalModel = canonicalModel;
     this.servedModel = canonicalModel;
-    this.stream = stream;
+    this.stream = facts.stream;
+    this.maxOutputTokens = facts.maxOutputTokens;
+    this.choices = facts.choices ?? 1;
+    this.cacheable = facts.operation === 'generate' && !facts.stream && facts.cacheable !== false;
     this.startedAt = startedAt;
     this.log = log;
   }

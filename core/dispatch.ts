@@ -5,9 +5,10 @@
  *       attempt; on connect error / 408 / 429 / 5xx retry the same provider up to
  *       `max_retries` with backoff (or the upstream's retry-after ≤ 5 s); on a timeout or a
  *       long retry-after move on at once; on any other 4xx fail the request.
- * DESIGN.md "Routing, retries, fallbacks".
+ * docs/design.md "Routing, retries, fallbacks".
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CIRCUIT_OPEN, NO_PROVIDER } from './error-codes.ts';
 import { GatewayError } from './errors.ts';
 import type { Provider } from './provider.ts';
 import { backoffMs, classify } from './resilience/retry.ts';
@@ -51,7 +52,7 @@ export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: 
     if (!group) continue;
     for (const m of group.order()) {
       if (!m.breaker.allow(Date.now())) {
-        lastErr ??= new GatewayError(503, `provider ${m.provider.name} is unavailable (circuit open, retry in ${m.breaker.retryInSeconds(Date.now())} s)`, { code: 'circuit_open', provider: m.provider.name });
+        lastErr ??= CIRCUIT_OPEN({ provider: m.provider.name, seconds: m.breaker.retryInSeconds(Date.now()) }, { provider: m.provider.name });
         continue;
       }
       for (let retry = 0; ; retry++) {
@@ -89,5 +90,5 @@ export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: 
       }
     }
   }
-  throw lastErr ?? new GatewayError(502, 'no provider could be tried', { code: 'no_provider' });
+  throw lastErr ?? NO_PROVIDER();
 }

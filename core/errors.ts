@@ -1,9 +1,18 @@
 /**
- * The one error type gw throws on purpose. Everything the client sees as an error is a
- * GatewayError; anything else reaching the error boundary is a bug and answers 500.
+ * The error mechanism, after fastify's `lib/errors.js`: every error gw answers with is a
+ * GatewayError made from an entry of a catalog (`defineError`), which fixes its code, HTTP
+ * status, type and message template in one place. The core's entries are in
+ * `error-codes.ts`; providers and extensions define their own (a refusal such as
+ * `rate_limit_exceeded` lives in its extension, not in the core).
+ *
+ * Two errors are not from the catalog on purpose: an upstream's own 4xx, passed on with
+ * its status, message and code (`upstreamError`), and the 500 for a bug.
+ *
+ * Expected failures outside a request (a bad config file, a missing plugin, an address in
+ * use) are UserErrors: the CLI prints their message on one line, without a stack.
  */
 
-/** Error `type` values, OpenAI's vocabulary. */
+/** Error `type` values, OpenAI's vocabulary (other formats map them to theirs). */
 export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
@@ -15,10 +24,33 @@ export type ErrorType =
   | 'server_error'
   | 'service_unavailable';
 
+/** Per-occurrence details an error may carry beyond its catalog entry. */
+export interface ErrorExtra {
+  /** The request field at fault (`param` in the OpenAI shape). */
+  param?: string | null;
+  /** Response headers, e.g. `retry-after`. */
+  headers?: Record<string, string>;
+  /** HTTP status the upstream answered with, when it did. */
+  upstreamStatus?: number;
+  /** Provider the failure came from. */
+  provider?: string;
+  cause?: unknown;
+}
+
+/** What the catalog fixes for a code. */
+export interface ErrorDef {
+  readonly code: string;
+  readonly status: number;
+  readonly type: ErrorType;
+  /** The upstream failed (timeout, unreachable, cut, malformed…): counted in gw_upstream_errors_total. */
+  readonly upstream: boolean;
+  /** A limit refused the request before any upstream call: the `reason` label of gw_refusals_total. */
+  readonly refusal: string | undefined;
+}
+
 /**
- * An error with an HTTP status, rendered as `{"error": {message, type, code, param}}`
- * (or the Messages shape on /v1/messages).
- * `upstreamStatus` is kept when the failure came from a provider.
+ * An error with an HTTP status, rendered in the route's format (OpenAI shape
+ * `{"error": {message, type, code, param}}` by default).
  */
 export class GatewayError extends Error {
   status: number;
@@ -28,21 +60,22 @@ export class GatewayError extends Error {
   headers: Record<string, string> | undefined;
   upstreamStatus: number | undefined;
   provider: string | undefined;
+  /** The catalog entry it was made from; undefined for an upstream's own 4xx and for bugs. */
+  readonly def: ErrorDef | undefined;
+  /** Already sent to the client as a stream event (a passthrough forwarded it): not repeated. */
+  forwarded = false;
 
-  constructor(
-    status: number,
-    message: string,
-    opts: { type?: ErrorType; code?: string | null; param?: string | null; headers?: Record<string, string>; upstreamStatus?: number; provider?: string; cause?: unknown } = {},
-  ) {
+  constructor(status: number, message: string, opts: ErrorExtra & { type?: ErrorType; code?: string | null; def?: ErrorDef } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'GatewayError';
     this.status = status;
-    this.type = opts.type ?? defaultType(status);
-    this.code = opts.code ?? null;
+    this.type = opts.type ?? opts.def?.type ?? typeForStatus(status);
+    this.code = opts.code ?? opts.def?.code ?? null;
     this.param = opts.param ?? null;
     this.headers = opts.headers;
     this.upstreamStatus = opts.upstreamStatus;
     this.provider = opts.provider;
+    this.def = opts.def;
   }
 
   /** The OpenAI error body. */
@@ -58,7 +91,41 @@ export class GatewayError extends Error {
   }
 }
 
-function defaultType(status: number): ErrorType {
+/** A catalog entry: call it with the message's parameters (and per-occurrence extras) to get the error. */
+export interface ErrorFactory<P> extends ErrorDef {
+  (params: P, extra?: ErrorExtra): GatewayError;
+  /** True when `err` was made from this entry. */
+  is(err: unknown): boolean;
+}
+
+/**
+ * Defines a catalog entry.
+ * @param message the message template: a string, or a function of the parameters
+ * @param opts `type` (default from the status), `upstream`, `refusal` (see ErrorDef), and a
+ *   default `param`
+ */
+export function defineError<P = void>(
+  code: string,
+  status: number,
+  message: string | ((params: P) => string),
+  opts: { type?: ErrorType; upstream?: boolean; refusal?: string; param?: string } = {},
+): ErrorFactory<P> {
+  const def: ErrorDef = { code, status, type: opts.type ?? typeForStatus(status), upstream: opts.upstream ?? false, refusal: opts.refusal };
+  const render = typeof message === 'string' ? () => message : message;
+  const make = (params: P, extra: ErrorExtra = {}) => new GatewayError(status, render(params), { ...extra, param: extra.param ?? opts.param, def });
+  return Object.assign(make, def, { is: (err: unknown) => err instanceof GatewayError && err.def === def });
+}
+
+/**
+ * An upstream's own error answer passed on (docs/design.md "Errors"): a 4xx keeps its status,
+ * message and code; a 5xx is made by the catalog's `upstream_error` instead.
+ */
+export function upstreamError(status: number, message: string, extra: ErrorExtra & { code?: string | null } = {}): GatewayError {
+  return new GatewayError(status, message, { ...extra, upstreamStatus: extra.upstreamStatus ?? status });
+}
+
+/** The error `type` a status stands for when the catalog gives none. */
+export function typeForStatus(status: number): ErrorType {
   switch (status) {
     case 401: return 'authentication_error';
     case 403: return 'permission_error';
@@ -71,31 +138,16 @@ function defaultType(status: number): ErrorType {
   }
 }
 
-/** Messages-format error `type` for an HTTP status (Anthropic's vocabulary). */
-export function messagesErrorType(status: number): string {
-  switch (status) {
-    case 400: case 413: case 415: return status === 413 ? 'request_too_large' : 'invalid_request_error';
-    case 401: return 'authentication_error';
-    case 403: return 'permission_error';
-    case 404: return 'not_found_error';
-    case 429: return 'rate_limit_error';
-    case 504: return 'timeout_error';
-    case 529: return 'overloaded_error';
-    default: return 'api_error';
+/**
+ * An expected failure outside a request: bad config, missing plugin, address in use,
+ * store unreachable, a management command that failed. The CLI prints `gw: <message>` and
+ * exits with `exitCode`; anything else is a bug and prints its stack.
+ */
+export class UserError extends Error {
+  exitCode = 1;
+
+  constructor(message: string, opts?: { cause?: unknown }) {
+    super(message, opts);
+    this.name = 'UserError';
   }
-}
-
-const MESSAGES_ERROR_STATUS: Record<string, number> = {
-  invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
-  request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
-};
-
-/** HTTP status a Messages-format error `type` stands for (the inverse of messagesErrorType); 500 when unknown. */
-export function messagesErrorStatus(type: string | undefined): number {
-  return MESSAGES_ERROR_STATUS[type ?? ''] ?? 500;
-}
-
-/** 400 naming the offending field. */
-export function badRequest(message: string, param: string | null = null, code: string | null = null): GatewayError {
-  return new GatewayError(400, message, { param, code });
 }

@@ -1,51 +1,53 @@
 /**
- * The running gateway's state: config, store, hooks, providers, keys, extensions.
- * Built once from a config file by `createGateway`; the HTTP app reads it per request.
+ * The running gateway: store, connection pool, hooks, routes, runtime (snapshots of config,
+ * providers and keys), extensions, metrics. Built once from a config file by
+ * `createGateway`; the HTTP app reads `snapshot` once per request.
  */
 import { isAbsolute, join } from 'node:path';
-import type { Logger } from 'pino';
 import type { Middleware } from 'koa';
+import type { Agent } from 'undici';
+import type { Logger } from 'pino';
+import { mountAdminRoutes } from './admin/routes.ts';
 import { ConfigError } from './config/error.ts';
 import type { GatewayConfig } from './config/schema.ts';
 import { createHooks, type Hooks } from './hooks.ts';
-import { KeyTable } from './keys.ts';
-import type { AdminRoutes, ExtensionHandle, GatewayInfo, ProviderPlugin } from './plugins/contract.ts';
+import { createAgent } from './http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
-import { findPlugin } from './plugins/loader.ts';
-import type { Provider } from './provider.ts';
-import { setMemberSettings } from './resilience/member.ts';
-import { RoutingTable } from './routing.ts';
-import { attachRuntime, type Runtime } from './runtime/runtime.ts';
+import { createPipeline } from './pipeline/pipeline.ts';
+import type { ExtensionHandle, GatewayInfo } from './plugins/contract.ts';
+import { findPlugin, GW_VERSION, loadFormats } from './plugins/loader.ts';
+import { MemberPool } from './resilience/member.ts';
+import { mountCoreRoutes, OPENAI_ERRORS } from './routes/core-routes.ts';
+import { RouteRegistry } from './routes/registry.ts';
+import { Runtime } from './runtime/runtime.ts';
+import type { Snapshot } from './runtime/snapshot.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
-/** An admin route an extension mounted. */
-export interface MountedRoute {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  handler: Middleware;
-  owner: string;
-}
-
 export interface Gateway {
-  /** The running config; replaced whole by a reload (restart-only settings kept). */
-  config: GatewayConfig;
+  /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
+  readonly snapshot: Snapshot;
   readonly store: Store;
   readonly hooks: Hooks;
   readonly log: Logger;
-  /** Current routing table; replaced whole on runtime changes. */
-  table: RoutingTable;
-  keys: KeyTable;
+  /** Every HTTP route: core, client formats, admin API, extensions' admin routes. */
+  readonly routes: RouteRegistry;
   readonly extensions: ReadonlyArray<{ name: string; handle: ExtensionHandle | undefined }>;
-  readonly adminRoutes: ReadonlyArray<MountedRoute>;
+  /** What plugins may know about the gateway (never secrets). */
   readonly info: GatewayInfo;
   /** Runtime providers and keys, reloads (core/runtime/). */
   readonly runtime: Runtime;
+  /** Routing state of every provider (breakers, statistics), across snapshots. */
+  readonly members: MemberPool;
   /** Prometheus metrics (`GET /metrics`), this gateway's own registry. */
   readonly metrics: GatewayMetrics;
-  /** Stops extensions, providers and the store. */
+  /** The upstream connection pool. */
+  readonly agent: Agent;
+  /** Stops extensions, providers, the pool and the store. */
   close(): Promise<void>;
 }
+
+const noop = async () => undefined;
 
 /** Where the LevelDB store lives: `data_dir` relative to the config file. */
 export function dataDir(config: GatewayConfig): string {
@@ -53,113 +55,92 @@ export function dataDir(config: GatewayConfig): string {
 }
 
 /**
- * Builds a gateway: opens the store, loads and sets up every provider and extension.
+ * Builds a gateway: opens the store, builds the first snapshot (providers, keys), sets up
+ * the client formats and every extension.
  * @throws ConfigError for a section its plugin rejects or a plugin that cannot be found.
  */
 export async function createGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
   const store = await openStore(config, log);
-  const opened: Array<{ close?: () => Promise<void> }> = [];
+  const agent = createAgent();
+  const members = new MemberPool();
+  const hooks = createHooks();
+  const routes = new RouteRegistry();
+  const extensions: Array<{ name: string; handle: ExtensionHandle | undefined }> = [];
+  let snapshot = undefined as unknown as Snapshot;
+  let runtime: Runtime | undefined;
+  const info: GatewayInfo = {
+    pricing: () => snapshot.config.pricing,
+    resolveModel: (m) => snapshot.table.resolve(m),
+    models: () => snapshot.table.models(),
+    keyNames: () => snapshot.keys.names(),
+    version: GW_VERSION,
+  };
+  const gw: Gateway = {
+    get snapshot() {
+      return snapshot;
+    },
+    store,
+    hooks,
+    log,
+    routes,
+    extensions,
+    info,
+    get runtime() {
+      return runtime!;
+    },
+    members,
+    metrics: new GatewayMetrics({ providers: () => snapshot.table.members.values(), pricing: () => snapshot.config.pricing }),
+    agent,
+    async close() {
+      for (const e of [...extensions].reverse()) await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
+      for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
+      await runtime?.close();
+      await agent.close().catch(() => undefined);
+      await store.close();
+    },
+  };
   try {
-    const providers = await buildProviders(config, store, log);
-    opened.push(...providers);
-    const hooks = createHooks();
-    const adminRoutes: MountedRoute[] = [];
-    const extensions: Array<{ name: string; handle: ExtensionHandle | undefined }> = [];
-    const gw: Gateway = {
-      config,
-      store,
-      hooks,
-      log,
-      table: new RoutingTable(providers, config.aliases, config.routing, config.fallbacks),
-      keys: new KeyTable(config.keys),
-      extensions,
-      adminRoutes,
-      info: undefined as unknown as GatewayInfo,
-      runtime: undefined as unknown as Runtime,
-      metrics: undefined as unknown as GatewayMetrics,
-      async close() {
-        for (const e of [...gw.extensions].reverse()) await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
-        for (const p of gw.table.providers.values()) await p.close?.().catch(() => undefined);
-        await gw.runtime?.close();
-        await store.close();
-      },
-    };
-    (gw as { info: GatewayInfo }).info = {
-      config: () => gw.config,
-      resolveModel: (m) => gw.table.resolve(m),
-      models: () => gw.table.models(),
-      keyNames: () => gw.keys.names(),
-    };
-    (gw as { runtime: Runtime }).runtime = await attachRuntime(gw, providers);
+    runtime = new Runtime({ store, log, dispatcher: agent, members, get snapshot() { return snapshot; }, swap: (next) => { snapshot = next; } });
+    await runtime.start(config);
+    for (const f of await loadFormats()) {
+      let section: unknown;
+      if (f.configSchema) {
+        const raw = f.section ? (config as Record<string, unknown>)[f.section] ?? {} : {};
+        const parsed = f.configSchema.safeParse(raw);
+        if (!parsed.success) throw ConfigError.fromZod(config.file, f.section ? [f.section] : [], parsed.error);
+        section = parsed.data;
+      }
+      const pipeline = createPipeline(gw, f.id);
+      await f.setup({
+        config: section,
+        store: store.namespace(`format:${f.id}`),
+        log: log.child({ format: f.id }),
+        hooks,
+        gateway: info,
+        pipeline,
+        route: (r) => routes.add({ ...r, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? f.keyFrom, errors: f, owner: f.id }),
+      });
+    }
+    mountCoreRoutes(routes, gw.metrics);
+    mountAdminRoutes(routes, () => gw.runtime, log);
     for (const [name, section] of Object.entries(config.extensions)) {
       const found = await findPlugin('extension', name);
       if (!found) throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);
       const parsed = found.plugin.configSchema.safeParse(section);
       if (!parsed.success) throw ConfigError.fromZod(config.file, ['extensions', name], parsed.error);
-      const routes = adminRouteRegistrar(adminRoutes, name);
-      const handle = await found.plugin.setup({ name, config: parsed.data, store: store.namespace(`ext:${name}`), hooks, log: log.child({ extension: name }), routes, gateway: gw.info });
+      const add = (method: 'GET' | 'POST' | 'DELETE') => (path: string, handler: Middleware) =>
+        routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body: method === 'POST', handler: (ctx) => handler(ctx, noop), owner: `extension ${name}` });
+      const handle = await found.plugin.setup({ name, config: parsed.data, store: store.namespace(`ext:${name}`), hooks, log: log.child({ extension: name }), routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') }, gateway: info });
       extensions.push({ name, handle: handle ?? undefined });
     }
     // after the extensions: its cache-miss tap must come after theirs
-    (gw as { metrics: GatewayMetrics }).metrics = new GatewayMetrics({ providers: () => gw.table.providers.values(), pricing: () => gw.config.pricing });
     gw.metrics.tapCacheMisses(hooks);
     return gw;
   } catch (err) {
-    for (const p of opened) await p.close?.().catch(() => undefined);
+    for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
+    await runtime?.close();
+    await agent.close().catch(() => undefined);
     await store.close();
     throw err;
   }
-}
-
-function adminRouteRegistrar(list: MountedRoute[], owner: string): AdminRoutes {
-  const add = (method: MountedRoute['method']) => (path: string, handler: Middleware) => {
-    list.push({ method, path, handler, owner });
-  };
-  return { get: add('GET'), post: add('POST'), delete: add('DELETE') };
-}
-
-/**
- * Sets up one provider per `[providers.<name>]`: the kind's plugin (built-in or
- * gw-plugin-<kind>), else the common-format kind when `base_url` is given.
- * Models are discovered when the section lists none; a failed discovery leaves the
- * provider serving nothing, with a warning (DESIGN.md "Routing").
- */
-export async function buildProviders(config: GatewayConfig, store: Store, log: Logger): Promise<Provider[]> {
-  const out: Provider[] = [];
-  for (const [name, section] of Object.entries(config.providers)) {
-    out.push(await buildProvider(name, section as Record<string, unknown>, config.file, store, log));
-  }
-  return out;
-}
-
-/**
- * One provider from its section (config file or admin API).
- * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning.
- * @throws ConfigError naming `providers.<name>` and the field at fault.
- */
-export async function buildProvider(name: string, section: Record<string, unknown>, file: string, store: Store, log: Logger, opts: { discovery?: 'warn' | 'throw' } = {}): Promise<Provider> {
-  const kind = (section.kind as string | undefined) ?? name;
-  let plugin: ProviderPlugin<unknown> | undefined = (await findPlugin('provider', kind))?.plugin;
-  if (!plugin && typeof section.base_url === 'string') plugin = (await findPlugin('provider', 'openai'))?.plugin;
-  if (!plugin) {
-    throw new ConfigError(file, ['providers', name], `unknown provider kind '${kind}': no plugins/providers/${kind} and no npm package gw-plugin-${kind}; give base_url for an OpenAI-compatible upstream`);
-  }
-  const parsed = plugin.configSchema.safeParse(section);
-  if (!parsed.success) throw ConfigError.fromZod(file, ['providers', name], parsed.error);
-  const provider = await plugin.setup({ name, config: parsed.data, store: store.namespace(`provider:${name}`), log: log.child({ provider: name }) });
-  const base = parsed.data as { max_retries?: number; weight?: number };
-  setMemberSettings(provider, { maxRetries: base.max_retries ?? 2, weight: base.weight ?? 1 });
-  if (provider.models.length === 0 && provider.listModels) {
-    try {
-      provider.models = await provider.listModels(AbortSignal.timeout(15_000));
-      log.info({ provider: name, models: provider.models.length }, 'models discovered');
-    } catch (err) {
-      if (opts.discovery === 'throw') {
-        await provider.close?.().catch(() => undefined);
-        throw err;
-      }
-      log.warn({ provider: name, err: (err as Error).message }, 'model discovery failed; the provider serves no model until it succeeds');
-    }
-  }
-  return provider;
 }

@@ -3,27 +3,34 @@
  * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request).
  *
  *   onRequest      AsyncSeriesBail  before dispatch, after auth and model resolution.
- *                  Return an EarlyResponse to answer without calling the upstream, or
- *                  throw GatewayError (e.g. 429 from rate_limit/budget). Later taps are skipped.
- *   onCacheLookup  AsyncSeriesBail  non-streaming chat only, after onRequest. Return a
- *                  CachedResponse to answer from cache; `rc.cacheHit` is then true.
+ *                  Return `undefined` to go on; return an EarlyResponse to answer without
+ *                  calling the upstream (later taps are skipped); or throw a GatewayError
+ *                  (e.g. 429 from rate_limit/budget). Any other value (null, false, a
+ *                  string…) is a broken plugin: the request fails with 500
+ *                  `plugin_contract_violation` naming the tap, never a silent skip.
+ *   onCacheLookup  AsyncSeriesBail  cacheable requests only (`rc.cacheable`: non-streaming
+ *                  `generate`), after onRequest. Return a CachedResponse to answer from
+ *                  cache (`rc.cacheHit` is then true), `undefined` to go on; anything
+ *                  else is a contract violation as above.
  *   onResponse     AsyncSeries      after a successful response, awaited BEFORE its last byte
  *                  is sent: non-streaming when the body is known; streaming when the upstream
- *                  stream ended, before `[DONE]`/`message_stop` goes out. `rc.usage` holds the
+ *                  stream ended, before the terminator goes out. `rc.usage` holds the
  *                  upstream-reported usage. Also runs for cache hits (`rc.cacheHit`) and for
  *                  an onRequest tap's EarlyResponse (`rc.status` set, no `rc.provider`, no
  *                  usage), so an accounting tap must skip those. Commit durable state here.
- *   onChunk        Sync             every stream chunk, in order, as it passes to the client:
- *                  the common chunk on chat, the Messages event object on /v1/messages.
- *                  `rc.usage` is updated before the call when the chunk carried usage.
- *                  Hot path: synchronous, no I/O, no allocation you can avoid.
+ *   onChunk        Sync             every stream chunk, in order, as it passes to the client,
+ *                  in the client's format: `chunk.format` says which type `chunk.value` has
+ *                  (ChunkTypes). The holder object is reused for the whole stream: read it,
+ *                  never keep it. `rc.usage` is updated before the call when the chunk
+ *                  carried usage. Hot path: synchronous, no I/O, no allocation you can avoid.
  *   onError        AsyncSeries      a request failed (provider error, timeout, mid-stream
  *                  failure, a client that disconnected (499), or a GatewayError thrown by a
  *                  hook); observes only. Every request that reached onRequest ends in exactly
  *                  one of onResponse/onError (onError also when onResponse itself threw).
  */
-import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook, type Tap } from 'tapable';
 import type { RequestContext } from './context.ts';
+import { PLUGIN_CONTRACT } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
 
 /** An answer decided by a hook: JSON `body` (object, or pre-serialized text), status and headers. */
@@ -33,33 +40,101 @@ export interface EarlyResponse {
   headers?: Record<string, string>;
 }
 
-/** A cached non-streaming chat completion: the exact bytes to send. */
+/** A cached non-streaming answer: the exact bytes to send. */
 export interface CachedResponse {
   body: string;
   headers?: Record<string, string>;
 }
 
-/** What onResponse sees: the JSON body for non-streaming responses (undefined for streams). */
+/** What onResponse sees: the body for non-streaming responses (undefined for streams). */
 export interface ResponseInfo {
   /** Serialized response body as sent to the client (non-streaming only). */
   body: string | undefined;
 }
 
+/**
+ * Chunk types by client format id. Each format adds its entry by module augmentation
+ * (`declare module '…/core/hooks.ts' { interface ChunkTypes { 'my-format': MyEvent } }`),
+ * so the core names no vendor and a tap still gets a typed chunk.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by augmentation
+export interface ChunkTypes {}
+
+/** A chunk as it leaves for the client, discriminated by its format. */
+export type Chunk = keyof ChunkTypes extends never
+  ? { format: string; value: unknown }
+  : { [F in keyof ChunkTypes]: { format: F; value: ChunkTypes[F] } }[keyof ChunkTypes];
+
 export interface Hooks {
   readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
   readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
   readonly onResponse: AsyncSeriesHook<[RequestContext, ResponseInfo]>;
-  readonly onChunk: SyncHook<[RequestContext, unknown]>;
+  readonly onChunk: SyncHook<[RequestContext, Chunk]>;
   readonly onError: AsyncSeriesHook<[RequestContext, GatewayError]>;
+}
+
+/** True for an EarlyResponse: an object with a numeric status and a body. */
+export function isEarlyResponse(v: unknown): v is EarlyResponse {
+  return typeof v === 'object' && v !== null && typeof (v as EarlyResponse).status === 'number' && (v as EarlyResponse).status >= 100 && (v as EarlyResponse).status < 600 && 'body' in v;
+}
+
+/** True for a CachedResponse: an object with a string body. */
+export function isCachedResponse(v: unknown): v is CachedResponse {
+  return typeof v === 'object' && v !== null && typeof (v as CachedResponse).body === 'string';
 }
 
 /** A fresh hooks object; one per gateway instance. */
 export function createHooks(): Hooks {
+  const onRequest = new AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>(['rc'], 'onRequest');
+  const onCacheLookup = new AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>(['rc'], 'onCacheLookup');
+  enforceBail(onRequest, 'onRequest', isEarlyResponse, 'undefined or an EarlyResponse {status, body}');
+  enforceBail(onCacheLookup, 'onCacheLookup', isCachedResponse, 'undefined or a CachedResponse {body: string}');
   return Object.freeze({
-    onRequest: new AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>(['rc'], 'onRequest'),
-    onCacheLookup: new AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>(['rc'], 'onCacheLookup'),
+    onRequest,
+    onCacheLookup,
     onResponse: new AsyncSeriesHook<[RequestContext, ResponseInfo]>(['rc', 'info'], 'onResponse'),
-    onChunk: new SyncHook<[RequestContext, unknown]>(['rc', 'chunk'], 'onChunk'),
+    onChunk: new SyncHook<[RequestContext, Chunk]>(['rc', 'chunk'], 'onChunk'),
     onError: new AsyncSeriesHook<[RequestContext, GatewayError]>(['rc', 'error'], 'onError'),
   });
+}
+
+/**
+ * Wraps every tap of a bail hook as it is registered: a value other than `undefined` that
+ * is not a valid answer throws PLUGIN_CONTRACT naming the tap. tapable itself stops at any
+ * non-undefined value, so without this a tap returning `null` would silently skip every
+ * later tap (a budget after it would reserve nothing) while the request went on.
+ */
+function enforceBail<T>(hook: AsyncSeriesBailHook<[RequestContext], T | undefined>, name: string, valid: (v: unknown) => boolean, expected: string): void {
+  hook.intercept({
+    register(tap) {
+      const t = tap as Tap & { fn?: unknown; type: string };
+      const fn = t.fn as ((rc: RequestContext) => unknown) | undefined;
+      if (!fn) return tap;
+      const check = (v: unknown): unknown => {
+        if (v === undefined || valid(v)) return v;
+        throw PLUGIN_CONTRACT({ plugin: t.name, hook: name, detail: `a tap must return ${expected}, got ${describe(v)}` });
+      };
+      if (t.type === 'promise') t.fn = (rc: RequestContext) => Promise.resolve(fn(rc)).then(check);
+      else if (t.type === 'sync') t.fn = (rc: RequestContext) => check(fn(rc));
+      else {
+        // callback taps: (rc, callback(err, result))
+        t.fn = (rc: RequestContext, cb: (err: unknown, v?: unknown) => void) =>
+          (fn as unknown as (rc: RequestContext, cb: (err: unknown, v?: unknown) => void) => void)(rc, (err, v) => {
+            if (err) return cb(err);
+            try {
+              cb(null, check(v));
+            } catch (e) {
+              cb(e);
+            }
+          });
+      }
+      return tap;
+    },
+  });
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'object') return Array.isArray(v) ? 'an array' : 'an object without a valid answer shape';
+  return `${typeof v} ${JSON.stringify(v)?.slice(0, 40)}`;
 }

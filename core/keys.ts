@@ -69,9 +69,8 @@ export function maskSecret(secret: string): string {
   return `${secret.slice(0, 6)}…${secret.slice(-4)}`;
 }
 
-/** The bearer token of an `Authorization` header, or undefined. */
+/** The bearer token of an `Authorization` header (the scheme in any case, RFC 7235), or undefined. */
 export function bearer(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  if (header.length > 7 && (header.startsWith('Bearer ') || header.startsWith('bearer '))) return header.slice(7).trim();
-  return undefined;
+  if (!header || header.length <= 7 || header.charCodeAt(6) !== 32 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  return header.slice(7).trim() || undefined;
 }

@@ -1,57 +1,79 @@
 /**
- * The OpenAPI 3.1 document, generated from the zod schemas that validate requests
- * (z.toJSONSchema), so the docs cannot drift from what the gateway accepts.
+ * The OpenAPI 3.1 document, generated from the route registry: every route gw serves, with
+ * the request schemas that validate it (z.toJSONSchema), so the docs cannot drift from
+ * what the gateway accepts. Client formats give their operations' fragments; the rest
+ * (admin API, extensions, core) get one from their auth and method.
  */
 import { z } from 'zod';
-import { chatRequestSchema, embeddingsRequestSchema, messagesRequestSchema } from './schemas.ts';
+import type { RouteRegistry, RouteSpec } from './routes/registry.ts';
 
-const errorSchema = z.object({
-  error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable(), param: z.string().nullable() }),
-}).meta({ id: 'Error' });
-const messagesErrorSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) }).meta({ id: 'MessagesError' });
-const usageEntry = z.object({ key: z.string(), model: z.string(), prompt_tokens: z.number().int(), completion_tokens: z.number().int() }).meta({ id: 'UsageEntry' });
-const budgetEntry = z.object({ key: z.string(), spent_usd: z.number(), budget_usd: z.number(), remaining_usd: z.number() }).meta({ id: 'BudgetEntry' });
-
-function schemaOf(s: z.ZodType): Record<string, unknown> {
+/** A zod schema as a JSON Schema (draft 2020-12, input side). */
+export function schemaOf(s: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(s, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 }
 
-function errors(messages = false): Record<string, unknown> {
-  const ref = { content: { 'application/json': { schema: schemaOf(messages ? messagesErrorSchema : errorSchema) } } };
+/** `requestBody` of an operation validated by `s`. */
+export function jsonRequestBody(s: z.ZodType): Record<string, unknown> {
+  return { required: true, content: { 'application/json': { schema: schemaOf(s) } } };
+}
+
+const OPENAI_ERROR = z.object({
+  error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable(), param: z.string().nullable() }),
+}).meta({ id: 'Error' });
+
+/** The usual error responses of an operation, with `errorSchema` as their body (OpenAI's shape by default). */
+export function errorResponses(codes: number[], errorSchema: Record<string, unknown> = schemaOf(OPENAI_ERROR)): Record<string, unknown> {
+  const texts: Record<number, string> = {
+    400: 'Invalid body (names the field)', 401: 'Missing or unknown key', 403: 'Not allowed', 404: 'Not found (an unknown model lists close matches)', 409: 'Name taken, or defined in the config file',
+    413: 'Body larger than max_body_bytes', 415: 'Content type is not JSON', 429: 'Rate limit or budget exceeded', 502: 'Upstream failure', 503: 'Unavailable (store, circuit)', 504: 'Upstream timeout',
+  };
   const out: Record<string, unknown> = {};
-  const texts: Record<string, string> = { 400: 'Invalid body (names the field)', 401: 'Missing or unknown gateway key', 404: 'Unknown model (lists close matches)', 413: 'Body larger than max_body_bytes', 415: 'Content type is not JSON', 429: 'Rate limit or budget exceeded', 502: 'Upstream failure', 504: 'Upstream timeout' };
-  for (const [code, description] of Object.entries(texts)) out[code] = { description, ...ref };
+  for (const c of codes) out[c] = { description: texts[c] ?? 'Error', content: { 'application/json': { schema: errorSchema } } };
   return out;
 }
 
-let cached: string | undefined;
+const SECURITY_SCHEMES = {
+  bearer: { type: 'http', scheme: 'bearer', description: 'A gateway key ([keys.<name>] or created with `gw keys create`)' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A gateway key, as Anthropic clients send it' },
+  googApiKey: { type: 'apiKey', in: 'header', name: 'x-goog-api-key', description: 'A gateway key, as Gemini clients send it' },
+  queryKey: { type: 'apiKey', in: 'query', name: 'key', description: 'A gateway key in the query (Gemini clients); never forwarded' },
+  admin: { type: 'http', scheme: 'bearer', description: 'The admin token' },
+};
 
-/** The document as JSON text (built once). */
-export function openApiDocument(): string {
-  if (cached) return cached;
-  const bearer = [{ bearer: [] }];
-  const admin = [{ admin: [] }];
-  const doc = {
+const SECURITY_OF: Record<string, string> = { bearer: 'bearer', 'x-api-key': 'apiKey', 'x-goog-api-key': 'googApiKey', 'query-key': 'queryKey' };
+
+function security(r: RouteSpec): Array<Record<string, string[]>> | undefined {
+  if (r.auth === 'none') return undefined;
+  if (r.auth === 'admin') return [{ admin: [] }];
+  return (r.keyFrom ?? ['bearer']).map((s) => ({ [SECURITY_OF[s]!]: [] }));
+}
+
+/** `/v1/models/:id` → `/v1/models/{id}`. */
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** The document as JSON text. */
+export function openApiDocument(routes: RouteRegistry): string {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes.routes) {
+    if (r.path.startsWith('/docs')) continue;
+    const path = openApiPath(r.path);
+    const method = r.method.toLowerCase();
+    const item = (paths[path] ??= {});
+    if (item[method]) continue; // a variant (`when`) of an operation already described
+    const params = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const base: Record<string, unknown> = r.openapi ?? {
+      summary: `${r.method} ${path}${r.auth === 'admin' ? ' (admin)' : ''}`,
+      responses: { 200: { description: 'OK' }, ...(r.auth === 'none' ? {} : errorResponses(r.auth === 'admin' ? [401, 403] : [401])) },
+    };
+    const sec = security(r);
+    item[method] = { ...base, tags: [r.auth === 'admin' ? 'admin' : r.owner], ...(sec ? { security: sec } : {}), ...(params.length ? { parameters: params } : {}) };
+  }
+  return JSON.stringify({
     openapi: '3.1.0',
-    info: { title: 'gw', version: '1', description: 'An LLM gateway: OpenAI-format chat and embeddings for every provider, Anthropic Messages passthrough and translation.' },
-    components: {
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'A gateway key ([keys.<name>] or created with `gw keys create`)' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A gateway key, as Anthropic clients send it (/v1/messages only)' },
-        admin: { type: 'http', scheme: 'bearer', description: 'The admin token' },
-      },
-    },
-    paths: {
-      '/v1/chat/completions': { post: { summary: 'Create a chat completion (stream: true → text/event-stream)', security: bearer, requestBody: { required: true, content: { 'application/json': { schema: schemaOf(chatRequestSchema) } } }, responses: { 200: { description: 'chat.completion, or SSE chat.completion.chunk events ending with data: [DONE]' }, ...errors() } } },
-      '/v1/embeddings': { post: { summary: 'Create embeddings', security: bearer, requestBody: { required: true, content: { 'application/json': { schema: schemaOf(embeddingsRequestSchema) } } }, responses: { 200: { description: 'list of embeddings' }, ...errors() } } },
-      '/v1/messages': { post: { summary: 'Anthropic Messages: native passthrough, or translated for common-format providers', security: [{ apiKey: [] }, { bearer: [] }], requestBody: { required: true, content: { 'application/json': { schema: schemaOf(messagesRequestSchema) } } }, responses: { 200: { description: 'message, or SSE Messages events' }, ...errors(true) } } },
-      '/v1/models': { get: { summary: 'List models and aliases', security: bearer, responses: { 200: { description: 'OpenAI list of models' }, 401: errors()[401] } } },
-      '/v1/usage': { get: { summary: 'Token usage per key and model (usage extension)', security: admin, responses: { 200: { description: 'usage entries', content: { 'application/json': { schema: schemaOf(z.array(usageEntry)) } } } } } },
-      '/v1/budget': { get: { summary: 'USD spend per key (budget extension)', security: admin, responses: { 200: { description: 'budget entries', content: { 'application/json': { schema: schemaOf(z.array(budgetEntry)) } } } } } },
-      '/v1/cache': { delete: { summary: 'Clear the response cache (cache extension)', security: admin, responses: { 204: { description: 'cleared' } } } },
-      '/health': { get: { summary: 'Liveness', responses: { 200: { description: 'ok' } } } },
-    },
-  };
-  cached = JSON.stringify(doc);
-  return cached;
+    info: { title: 'gw', version: '1', description: 'An LLM gateway: OpenAI Chat Completions and Responses, Anthropic Messages and the Gemini API in front of every provider; native passthrough where the upstream speaks the client\'s format, translation everywhere else.' },
+    components: { securitySchemes: SECURITY_SCHEMES },
+    paths,
+  });
 }

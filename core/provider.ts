@@ -38,16 +38,26 @@ export type ChatResult =
   | { type: 'json'; body: ChatCompletion; /** exact upstream bytes when `body` is unchanged from them */ raw?: string }
   | { type: 'stream'; chunks: AsyncIterable<StreamItem> };
 
-/** One Messages-format SSE event, text as the upstream sent it. */
+/** One SSE event, text as the upstream sent it. */
 export interface SseEvent {
   event: string | undefined;
   data: string;
 }
 
-/** Result of a native Messages passthrough. */
-export type MessagesResult =
+/** Result of a native passthrough: the upstream's answer, bytes or events unchanged. */
+export type NativeResult =
   | { type: 'json'; status: number; raw: string; contentType: string }
   | { type: 'stream'; events: AsyncIterable<SseEvent> };
+
+/**
+ * A native passthrough for one client format: the client's body (with `model` canonical;
+ * `call.rawBody` its bytes when unchanged) sent to the upstream's own endpoint for that
+ * format's operation `op` (the format names them: `messages`, `count_tokens`,
+ * `generateContent`…; absent = the format's main one), the answer handed back unchanged.
+ * Throws GatewayError for an error answer, and 400 `operation_unsupported`-style errors
+ * for an `op` the upstream does not have.
+ */
+export type NativeCall = (body: Record<string, unknown>, call: CallContext, op?: string) => Promise<NativeResult>;
 
 /**
  * A configured provider (one `[providers.<name>]` section or a runtime-created one).
@@ -65,11 +75,11 @@ export interface Provider {
   /** POST /v1/embeddings; absent → 400 "provider has no embeddings". `raw`: exact upstream bytes when `body` is unchanged from them. */
   embeddings?(req: EmbeddingsRequest, call: CallContext): Promise<{ body: EmbeddingsResponse; raw?: string }>;
   /**
-   * Native Messages passthrough (kinds with a Messages origin). Absent → the core
-   * translates Messages ⇄ common format and calls `chat`.
-   * `body` is the client's parsed body with `model` canonical; `raw` its bytes when unchanged.
+   * Native passthroughs by client format id (e.g. `anthropic-messages` for kinds with a
+   * Messages origin, `openai-responses` for openai and azure). A format without an entry
+   * here is translated through the common format and `chat`.
    */
-  messages?(body: Record<string, unknown>, call: CallContext): Promise<MessagesResult>;
+  native?: Readonly<Record<string, NativeCall>>;
   /** Release pooled connections. */
   close?(): Promise<void>;
 }

@@ -4,14 +4,12 @@
  * request in flight keeps the providers it started with.
  */
 import type { RoutingConfig } from './config/schema.ts';
-import { GatewayError } from './errors.ts';
+import { MODEL_NOT_FOUND } from './error-codes.ts';
 import type { Provider } from './provider.ts';
-import { memberOf, type Member } from './resilience/member.ts';
+import type { Member } from './resilience/member.ts';
 import { Group } from './resilience/strategy.ts';
 
 export { Group };
-
-const DEFAULT_ROUTING: RoutingConfig = { strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 };
 
 export class RoutingTable {
   private readonly groups = new Map<string, Group>();
@@ -20,16 +18,21 @@ export class RoutingTable {
 
   readonly fallbacks: ReadonlyMap<string, readonly string[]>;
 
+  /** Members of the gateway's MemberPool, already configured for this snapshot. */
+  readonly members: ReadonlyMap<string, Member>;
+
   /**
-   * @param routing strategy and breaker settings (`[routing]`); @param fallbacks `[fallbacks]`.
+   * @param members one per provider, in listing order; @param routing strategies
+   *   (`[routing]`); @param fallbacks `[fallbacks]`.
    */
-  constructor(providers: Iterable<Provider>, aliases: Record<string, string>, routing: RoutingConfig = DEFAULT_ROUTING, fallbacks: Record<string, string[]> = {}) {
+  constructor(members: Iterable<Member>, aliases: Record<string, string>, routing: Pick<RoutingConfig, 'strategy' | 'models'>, fallbacks: Record<string, string[]> = {}) {
     const byName = new Map<string, Provider>();
+    const byProvider = new Map<string, Member>();
     const lists = new Map<string, Member[]>();
-    const cooldownMs = routing.breaker_cooldown_seconds * 1000;
-    for (const p of providers) {
+    for (const member of members) {
+      const p = member.provider;
       byName.set(p.name, p);
-      const member = memberOf(p, routing.breaker_failures, cooldownMs);
+      byProvider.set(p.name, member);
       for (const m of new Set(p.models)) {
         const list = lists.get(m);
         if (list) list.push(member);
@@ -38,6 +41,7 @@ export class RoutingTable {
     }
     for (const [m, list] of lists) this.groups.set(m, new Group(list, routing.models[m]?.strategy ?? routing.strategy));
     this.providers = byName;
+    this.members = byProvider;
     this.aliases = new Map(Object.entries(aliases));
     this.fallbacks = new Map(Object.entries(fallbacks));
   }
@@ -66,9 +70,7 @@ export class RoutingTable {
     const g = this.groups.get(canonical);
     if (g) return g;
     const near = this.closeMatches(requested);
-    const what = requested === canonical ? `'${requested}'` : `'${requested}' (alias of '${canonical}')`;
-    const msg = `model ${what} is not served by any provider${near.length ? `; did you mean ${near.map((m) => `'${m}'`).join(', ')}?` : ''}`;
-    throw new GatewayError(404, msg, { code: 'model_not_found', param: 'model' });
+    throw MODEL_NOT_FOUND({ what: requested === canonical ? `'${requested}'` : `'${requested}' (alias of '${canonical}')`, near });
   }
 
   /** Distinct model ids served (aliases excluded). */

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { writeFirstRunConfig } from './config/first-run.ts';
 import { loadConfig } from './config/load.ts';
+import { UserError } from './errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 
 export interface ServeOptions {
@@ -44,8 +45,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   }
   const config = await loadConfig(opts.config);
   const gateway = await createGateway(config, log);
-  if (gateway.keys.open) log.warn('no [keys] configured: the gateway runs open, without authentication');
-  const app = createApp(() => gateway);
+  if (gateway.snapshot.keys.open) log.warn('no [keys] configured: the gateway runs open, without authentication');
+  const app = createApp(gateway);
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, app.callback());
   let inflight = 0;
   let idle: (() => void) | undefined;
@@ -66,12 +67,12 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     });
   } catch (err) {
     await gateway.close();
-    throw new Error(`cannot listen on ${host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new UserError(`cannot listen on ${host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
   const a = server.address() as AddressInfo;
   const address = `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
-  const n = gateway.table.models().length;
-  (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(`listening on ${address} (${n} models, ${gateway.table.providers.size} providers, ${gateway.extensions.length} extensions)`);
+  const table = gateway.snapshot.table;
+  (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(`listening on ${address} (${table.models().length} models, ${table.providers.size} providers, ${gateway.extensions.length} extensions)`);
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

@@ -2,9 +2,9 @@
  * An expected failure of a management command: cli/main.ts prints `gw: <message>` on one
  * line and exits with `exitCode`.
  */
-export class CliError extends Error {
-  exitCode: number;
+import { UserError } from '../../core/errors.ts';
 
+export class CliError extends UserError {
   constructor(message: string, exitCode = 1) {
     super(message);
     this.name = 'CliError';

@@ -1,7 +1,7 @@
 /**
  * The management client's HTTP side: one admin-token request to a running gw, every
  * failure turned into one CliError line (unreachable server, refused token, HTTP error).
- * Reads `GW_URL` (default http://127.0.0.1:8080) and `GW_ADMIN_TOKEN` (DESIGN.md).
+ * Reads `GW_URL` (default http://127.0.0.1:8080) and `GW_ADMIN_TOKEN` (docs/design.md).
  */
 import { CliError } from './errors.ts';
 

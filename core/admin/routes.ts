@@ -1,7 +1,7 @@
 /**
- * The admin API (DESIGN.md "Routes", "Runtime changes"): providers and keys created or
+ * The admin API (docs/design.md "Routes", "Runtime changes"): providers and keys created or
  * removed at runtime, the model list with provider names, and config reload. The admin
- * token is checked by the `admin` middleware of core/app.ts before any of these run.
+ * token is checked by the core before any of these run; errors are in the OpenAI shape.
  *
  *   GET    /v1/admin/providers         list, api keys masked
  *   POST   /v1/admin/providers         create → 201 listing (models discovered when absent)
@@ -9,63 +9,62 @@
  *   GET    /v1/admin/keys              list, keys masked
  *   POST   /v1/admin/keys              create → 201 {name, source, key}: the key, shown once
  *   DELETE /v1/admin/keys/{name}       204; 409 when the config file defines it
- *   GET    /v1/admin/models            as GET /v1/models, for the admin token (gw models)
+ *   GET    /v1/admin/models            every model and alias with the providers serving it
  *   POST   /v1/admin/reload            re-read the config file → 200 report, 400 ConfigError
  */
-import type { Context, Middleware } from 'koa';
-import type { Router } from '@koa/router';
-import { GatewayError } from '../errors.ts';
-import type { Gateway } from '../gateway.ts';
-import { modelsRoute } from '../routes/models.ts';
-import type { GwState } from '../routes/admit.ts';
-import type { ProviderInput } from '../runtime/runtime.ts';
+import type { Context } from 'koa';
+import { CONFIG_INVALID } from '../error-codes.ts';
+import { UserError } from '../errors.ts';
+import type { Logger } from 'pino';
+import type { GwState } from '../pipeline/state.ts';
+import { OPENAI_ERRORS } from '../routes/core-routes.ts';
+import type { RouteRegistry, RouteSpec } from '../routes/registry.ts';
+import { modelListing } from '../routes/model-listing.ts';
+import type { ProviderInput, Runtime } from '../runtime/runtime.ts';
 import { validate } from '../schemas.ts';
 import { keyCreateSchema, providerCreateSchema } from './schemas.ts';
 
-/** Middleware the app already has: admin-token auth and JSON body parsing (415/413/400). */
-export interface AdminMiddleware {
-  admin: Middleware;
-  body: Middleware;
-}
+/** Mounts the admin API on the gateway's route registry; `runtime` carries out the changes. */
+export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, log: Logger): void {
+  const add = (method: RouteSpec['method'], path: string, handler: RouteSpec['handler'], body = false) =>
+    routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body, handler, owner: 'admin API' });
 
-/** Mounts the admin API on `router`. */
-export function mountAdminRoutes(router: Router, mw: AdminMiddleware, ref: () => Gateway): void {
-  const { admin, body } = mw;
-  router.get('/v1/admin/providers', admin, (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: ref().runtime.listProviders() });
+  add('GET', '/v1/admin/providers', (ctx) => {
+    sendJson(ctx, 200, { object: 'list', data: runtime().listProviders() });
   });
-  router.post('/v1/admin/providers', admin, body, async (ctx) => {
+  add('POST', '/v1/admin/providers', async (ctx) => {
     const input = parsed(ctx);
     const invalid = validate(providerCreateSchema, input);
     if (invalid) throw invalid;
-    sendJson(ctx, 201, await ref().runtime.createProvider(input as ProviderInput));
-  });
-  router.delete('/v1/admin/providers/:name', admin, async (ctx) => {
-    await ref().runtime.deleteProvider(ctx.params.name!);
+    sendJson(ctx, 201, await runtime().createProvider(input as ProviderInput));
+  }, true);
+  add('DELETE', '/v1/admin/providers/:name', async (ctx) => {
+    await runtime().deleteProvider(ctx.params.name!);
     ctx.status = 204;
   });
-  router.get('/v1/admin/keys', admin, (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: ref().runtime.listKeys() });
+  add('GET', '/v1/admin/keys', (ctx) => {
+    sendJson(ctx, 200, { object: 'list', data: runtime().listKeys() });
   });
-  router.post('/v1/admin/keys', admin, body, async (ctx) => {
+  add('POST', '/v1/admin/keys', async (ctx) => {
     const input = parsed(ctx);
     const invalid = validate(keyCreateSchema, input);
     if (invalid) throw invalid;
-    sendJson(ctx, 201, await ref().runtime.createKey(input.name as string));
-  });
-  router.delete('/v1/admin/keys/:name', admin, async (ctx) => {
-    await ref().runtime.revokeKey(ctx.params.name!);
+    sendJson(ctx, 201, await runtime().createKey(input.name as string));
+  }, true);
+  add('DELETE', '/v1/admin/keys/:name', async (ctx) => {
+    await runtime().revokeKey(ctx.params.name!);
     ctx.status = 204;
   });
-  router.get('/v1/admin/models', admin, modelsRoute(ref));
-  router.post('/v1/admin/reload', admin, async (ctx) => {
-    const gw = ref();
+  add('GET', '/v1/admin/models', (ctx) => {
+    sendJson(ctx, 200, { object: 'list', data: modelListing((ctx.state as GwState).snap.table) });
+  });
+  add('POST', '/v1/admin/reload', async (ctx) => {
     try {
-      sendJson(ctx, 200, { reloaded: true, ...(await gw.runtime.reload()) });
+      sendJson(ctx, 200, { reloaded: true, ...(await runtime().reload()) });
     } catch (err) {
-      if ((err as Error).name !== 'ConfigError' && (err as Error).name !== 'PluginError') throw err;
-      gw.log.error({ err: (err as Error).message }, 'reload refused; the running config is kept');
-      throw new GatewayError(400, `reload refused, the running config is kept: ${(err as Error).message}`, { code: 'config_invalid' });
+      if (!(err instanceof UserError)) throw err;
+      log.error({ err: err.message }, 'reload refused; the running config is kept');
+      throw CONFIG_INVALID(err.message);
     }
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Bodies of the admin routes (DESIGN.md "Routes"). Provider bodies are open: fields beyond
+ * Bodies of the admin routes (docs/design.md "Routes"). Provider bodies are open: fields beyond
  * these (timeout_seconds, api_version…) go to the kind's own schema, which checks them.
  */
 import { z } from 'zod';

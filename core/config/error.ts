@@ -1,7 +1,8 @@
 import type { z } from 'zod';
+import { UserError } from '../errors.ts';
 
 /** A config file problem: names the file, the key path and what was expected. */
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
   file: string;
   path: string;
 

@@ -1,5 +1,5 @@
 /**
- * The gateway config file schema (TOML, see DESIGN.md "Config file").
+ * The gateway config file schema (TOML, see docs/design.md "Config file").
  * Provider and extension sections are only shape-checked here; each plugin validates its
  * own section with its own schema when it is loaded, so a third-party plugin's fields are
  * checked as strictly as a built-in one's.
@@ -49,6 +49,11 @@ export const gatewayConfigSchema = z.strictObject({
   routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
   store: z.strictObject({ url: z.string().regex(/^rediss?:\/\//, 'expected "redis://host:port/db"').optional() }).optional(),
+  /**
+   * Sections read by client formats (a FormatPlugin's `section`), checked by the format's
+   * own schema when it is set up: `[responses]` (openai-responses).
+   */
+  responses: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type RoutingConfig = z.output<typeof routingSchema>;

@@ -10,22 +10,25 @@ const PING = ': ping\n\n';
 
 export class SseWriter {
   private readonly res: ServerResponse;
+  private readonly ping: string;
   private timer: NodeJS.Timeout | undefined;
   /** Keep-alive ticks since the last write; a counter, so writes never read the clock. */
   private idle = 0;
   /** True once the client went away (the response closed before we ended it). */
   closed = false;
 
-  constructor(res: ServerResponse) {
+  /** @param ping what a keep-alive writes (an SSE comment by default; a JSON-array stream needs whitespace). */
+  constructor(res: ServerResponse, ping = PING) {
     this.res = res;
+    this.ping = ping;
     res.once('close', () => { this.closed = true; });
   }
 
-  /** Sends status 200 and the SSE headers; starts the keep-alive timer. */
-  open(headers: Record<string, string>, keepAliveMs = KEEP_ALIVE_MS): void {
+  /** Sends status 200 and the stream headers; starts the keep-alive timer. */
+  open(headers: Record<string, string>, contentType = 'text/event-stream; charset=utf-8', keepAliveMs = KEEP_ALIVE_MS): void {
     this.res.writeHead(200, {
       ...headers,
-      'content-type': 'text/event-stream; charset=utf-8',
+      'content-type': contentType,
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
@@ -35,7 +38,7 @@ export class SseWriter {
     this.timer = setInterval(() => {
       if (++this.idle < ticks || this.closed) return;
       this.idle = 0;
-      this.res.write(PING);
+      this.res.write(this.ping);
     }, keepAliveMs / ticks);
     this.timer.unref();
   }

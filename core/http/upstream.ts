@@ -1,14 +1,19 @@
 /**
- * Outbound HTTP for provider plugins: one undici Agent (a keep-alive pool per origin),
- * timeouts per provider, and upstream failures turned into GatewayErrors.
- * undici's own advice: `request` over `fetch`, `pipelining: 1` for servers we do not
- * control, and always consume or destroy a body (else the pool stalls).
+ * Outbound HTTP: the gateway's undici Agent (a keep-alive pool per origin), timeouts per
+ * call, and transport failures turned into GatewayErrors. Providers use it through their
+ * UpstreamClient (client.ts). undici's own advice: `request` over `fetch`, `pipelining: 1`
+ * for servers we do not control, and always consume or destroy a body (else the pool stalls).
  */
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
+import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
+import { redactUrl } from '../redact.ts';
 
-const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: 512 });
+/** The pool a gateway owns (closed with it). */
+export function createAgent(): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: 512 });
+}
 
 /** Options of one upstream call. */
 export interface UpstreamCall {
@@ -21,6 +26,8 @@ export interface UpstreamCall {
   /** Provider name, for errors and logs. */
   provider: string;
   log: Logger;
+  /** The gateway's pool. */
+  dispatcher: Dispatcher;
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;
@@ -34,7 +41,7 @@ export async function callUpstream(url: string, call: UpstreamCall): Promise<Ups
   const t0 = performance.now();
   try {
     const res = await request(url, {
-      dispatcher: agent,
+      dispatcher: call.dispatcher,
       method: call.method ?? 'POST',
       headers: call.headers,
       body: call.body,
@@ -60,15 +67,13 @@ export function mapTransportError(err: unknown, provider: string, url: string, t
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
   if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
-    return new GatewayError(504, `provider ${provider} timed out after ${timeoutMs / 1000} s (${redactUrl(url)})`, { code: 'upstream_timeout', provider, cause: err });
+    return UPSTREAM_TIMEOUT({ provider, seconds: timeoutMs / 1000, url: redactUrl(url) }, { provider, cause: err });
   }
-  const code = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code;
-  if (phase === 'body') {
-    // the upstream answered, then its connection broke: not an unreachable host. Before any
-    // byte reached the client this is retried like a 5xx; after, it ends the stream with an error event.
-    return new GatewayError(502, `provider ${provider} connection was lost mid-response: ${code ?? (err as Error).message}`, { code: 'upstream_connection_lost', provider, cause: err });
-  }
-  return new GatewayError(502, `provider ${provider} is unreachable: ${code ?? (err as Error).message} (${redactUrl(url)})`, { code: 'upstream_unreachable', provider, cause: err });
+  const reason = (err as NodeJS.ErrnoException).code ?? (err as { cause?: NodeJS.ErrnoException }).cause?.code ?? (err as Error).message;
+  // the upstream answered, then its connection broke: not an unreachable host. Before any
+  // byte reached the client this is retried like a 5xx; after, it ends the stream with an error event.
+  if (phase === 'body') return UPSTREAM_CONNECTION_LOST({ provider, reason }, { provider, cause: err });
+  return UPSTREAM_UNREACHABLE({ provider, reason, url: redactUrl(url) }, { provider, cause: err });
 }
 
 /**
@@ -114,15 +119,8 @@ export function parseUpstreamJson<T>(text: string, provider: string): T {
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new GatewayError(502, `provider ${provider} sent a malformed JSON body: ${snippet(text)}`, { code: 'upstream_malformed', provider });
+    throw UPSTREAM_MALFORMED({ provider, what: `a malformed JSON body: ${snippet(text)}` }, { provider });
   }
-}
-
-/** Drops query parameters that may carry credentials (e.g. `?key=`) from a URL for logs and errors. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  return url.slice(0, q) + url.slice(q).replace(/([?&](?:key|api[-_]?key|token)=)[^&]*/gi, '$1***');
 }
 
 /** First 200 characters of a body, for error messages. */
@@ -133,9 +131,4 @@ export function snippet(text: string): string {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
-}
-
-/** Closes every pooled connection (shutdown). */
-export async function closeUpstreams(): Promise<void> {
-  await agent.close();
 }

@@ -14,11 +14,12 @@
  * onCacheLookup: it runs only when none of them answered.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { RequestContext, RouteName } from '../context.ts';
+import type { RequestContext } from '../context.ts';
+import { MODEL_NOT_FOUND } from '../error-codes.ts';
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
-import type { Provider } from '../provider.ts';
-import { upstreamCountsOf } from '../resilience/member.ts';
+import { accountOf } from '../plugins/helpers.ts';
+import type { Member } from '../resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
 /** USD per million tokens, as `[pricing."<model>"]`. */
@@ -29,22 +30,12 @@ interface Price {
 
 /** What the metrics read from the running gateway at record and scrape time. */
 export interface MetricsSource {
-  /** Providers currently routed to (scrape time: upstream errors and retries). */
-  providers(): Iterable<Provider>;
+  /** The members (providers with their routing statistics) currently routed to: upstream errors and retries at scrape time. */
+  providers(): Iterable<Member>;
   /** `[pricing]` of the running config (it changes on reload). */
   pricing(): Readonly<Record<string, Price>>;
 }
 
-/** Error codes that mean "refused by a limit", as `reason` labels of gw_refusals_total. */
-const REFUSALS: Readonly<Record<string, string>> = {
-  rate_limit_exceeded: 'rate_limit',
-  budget_exceeded: 'budget',
-  model_not_priced: 'model_not_priced',
-  store_unavailable: 'store_unavailable',
-};
-
-/** Key label of a gateway that runs open (the account name the accounting extensions use). */
-const OPEN_KEY = '(open)';
 
 // seconds; total spans cache hits (sub-ms) to long streams, overhead is gw's own time
 const TOTAL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -89,7 +80,7 @@ export class GatewayMetrics {
   constructor(source: MetricsSource, opts: { defaultMetrics?: boolean } = {}) {
     this.source = source;
     const reg = this.registry;
-    family(reg, 'gw_requests_total', 'Gateway requests (chat, embeddings, messages) by route, served model, provider and HTTP status sent', 'counter', () =>
+    family(reg, 'gw_requests_total', 'Gateway requests (every client format) by route, served model, provider and HTTP status sent', 'counter', () =>
       [...this.requests.values()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })));
     this.total.expose(reg, 'gw_request_duration_seconds', 'Time from arrival to the last byte sent (streams included)');
     this.upstream.expose(reg, 'gw_upstream_duration_seconds', 'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included');
@@ -110,15 +101,12 @@ export class GatewayMetrics {
       [...this.refusals].map(([reason, n]) => ({ labels: { reason }, value: n })));
     family(reg, 'gw_upstream_errors_total', 'Failed upstream calls (every attempt) by provider and upstream status, or the transport failure code', 'counter', () => {
       const out: Value[] = [];
-      for (const p of source.providers()) for (const [status, n] of upstreamCountsOf(p)?.failures ?? []) out.push({ labels: { provider: p.name, status }, value: n });
+      for (const m of source.providers()) for (const [status, n] of m.failures) out.push({ labels: { provider: m.provider.name, status }, value: n });
       return out;
     });
     family(reg, 'gw_upstream_retries_total', 'Retries on the same provider (attempts after its first, for one request)', 'counter', () => {
       const out: Value[] = [];
-      for (const p of source.providers()) {
-        const n = upstreamCountsOf(p)?.retries;
-        if (n) out.push({ labels: { provider: p.name }, value: n });
-      }
+      for (const m of source.providers()) if (m.retries) out.push({ labels: { provider: m.provider.name }, value: m.retries });
       return out;
     });
     family(reg, 'gw_inflight_streams', 'Streams open to clients', 'gauge', () => [{ labels: {}, value: this.streams }]);
@@ -156,9 +144,9 @@ export class GatewayMetrics {
    * @param rc the request context, undefined when the request failed before admission (auth, body).
    * @param failure the error the request ended with before its response started (refusals included).
    */
-  request(route: RouteName, rc: RequestContext | undefined, status: number, failure: GatewayError | undefined, totalMs: number): void {
+  request(route: string, rc: RequestContext | undefined, status: number, failure: GatewayError | undefined, totalMs: number): void {
     // a model no provider serves is whatever the client sent: never a label value
-    const model = rc === undefined || failure?.code === 'model_not_found' ? '' : rc.servedModel;
+    const model = rc === undefined || MODEL_NOT_FOUND.is(failure) ? '' : rc.servedModel;
     const provider = rc?.provider ?? '';
     const key = `${route}\u0000${model}\u0000${provider}\u0000${status}`;
     const s = this.requests.get(key);
@@ -166,10 +154,9 @@ export class GatewayMetrics {
     else this.requests.set(key, { route, model, provider, status, n: 1 });
     this.total.observe(route, totalMs / 1000);
     // refusals happen before any upstream call: a commit failing after the upstream answered is not one
-    if (failure?.code && failure.upstreamStatus === undefined && rc?.provider === undefined) {
-      const reason = REFUSALS[failure.code];
-      if (reason) this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
-    }
+    // (the catalog entry of a refusal says its reason: extensions define their own)
+    const reason = failure?.def?.refusal;
+    if (reason !== undefined && failure!.upstreamStatus === undefined && rc?.provider === undefined) this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
     if (!rc) return;
     if (rc.cacheHit) {
       this.cacheHits++;
@@ -181,7 +168,7 @@ export class GatewayMetrics {
     const u = rc.usage;
     // as the usage extension: a failed call (mid-stream failure, client gone) counts nothing
     if (!u || status >= 400) return;
-    const account = rc.key?.name ?? OPEN_KEY;
+    const account = accountOf(rc);
     const ukey = `${account}\u0000${model}`;
     let a = this.usage.get(ukey);
     if (!a) this.usage.set(ukey, (a = { key: account, model, prompt: 0, completion: 0, usd: 0 }));

@@ -1,26 +1,40 @@
 /**
- * The plugin contract. A plugin module's default export is a ProviderPlugin or an
- * ExtensionPlugin; built-in ones live in plugins/, third-party ones are npm packages
- * `gw-plugin-<name>` with exactly the same powers.
+ * The plugin contract. A plugin module's default export is a ProviderPlugin, an
+ * ExtensionPlugin or (built-in only, for now) a FormatPlugin; built-in ones live in
+ * plugins/, third-party ones are npm packages `gw-plugin-<name>` with exactly the same
+ * powers. Authors import the contract from the SDK entry `gw/plugin` (sdk/plugin.ts).
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { GatewayConfig } from '../config/schema.ts';
 import type { Hooks } from '../hooks.ts';
+import type { ClientSettings, UpstreamClient } from '../http/client.ts';
 import type { Provider } from '../provider.ts';
+import type { Pipeline } from '../pipeline/pipeline.ts';
+import type { ErrorShape, KeySource, RouteMethod } from '../routes/registry.ts';
 import type { Store } from '../store/types.ts';
 
-/** What the gateway tells plugins about itself; read-only views, current after reloads. */
+/** USD per million tokens, as `[pricing."<model>"]`. */
+export interface Price {
+  input_per_mtok: number;
+  output_per_mtok: number;
+}
+
+/**
+ * What the gateway tells plugins about itself: narrow, read-only views, current after
+ * reloads. Never secrets: no admin token, no key, no provider api_key.
+ */
 export interface GatewayInfo {
-  /** The loaded config file (pricing, keys' names, aliases…). */
-  readonly config: () => GatewayConfig;
+  /** `[pricing]`: USD per million tokens by canonical model. */
+  pricing(): Readonly<Record<string, Price>>;
   /** Canonical model id for a name or alias (the name itself when no alias). */
   resolveModel(model: string): string;
   /** Every model id currently routable. */
   models(): string[];
   /** Every gateway key name (file and runtime). */
   keyNames(): string[];
+  /** The gw version (package.json), e.g. "0.2.0". */
+  readonly version: string;
 }
 
 /** Admin-only routes an extension mounts (admin token checked by the core; errors in OpenAI shape). */
@@ -30,11 +44,19 @@ export interface AdminRoutes {
   delete(path: string, handler: Middleware): void;
 }
 
+/** Routing settings the core reads from a provider's section, when its plugin accepts them. */
+export type RoutingSetting = 'max_retries' | 'weight';
+
 interface PluginBase<C> {
   /** Plugin name: the provider kind or the extension's `[extensions.<name>]`. */
   readonly name: string;
   /** Validates the plugin's config section; its issues are reported with the section's key path. */
   readonly configSchema: z.ZodType<C>;
+  /**
+   * The gw versions this plugin works with, as a semver range (`^0.2.0`, `>=0.2 <0.4`);
+   * checked at load, a mismatch refuses to start naming both versions. Absent: any.
+   */
+  readonly gw?: string;
 }
 
 /** Context handed to a provider plugin's setup, once per configured provider. */
@@ -45,10 +67,21 @@ export interface ProviderSetup<C> {
   /** Namespaced for this provider: `provider:<name>:`. */
   store: Store;
   log: Logger;
+  /**
+   * This provider's upstream client on the gateway's connection pool: give the timeout
+   * and how to read the kind's error bodies.
+   */
+  http(opts: Pick<ClientSettings, 'timeoutMs' | 'readError'>): UpstreamClient;
 }
 
 export interface ProviderPlugin<C = unknown> extends PluginBase<C> {
   readonly type: 'provider';
+  /**
+   * Routing settings of the section the core reads for this kind (`max_retries`,
+   * `weight`); they are removed from the section before `configSchema` sees it. A section
+   * giving one the kind does not accept is a config error naming it.
+   */
+  readonly routing?: readonly RoutingSetting[];
   setup(ctx: ProviderSetup<C>): Provider | Promise<Provider>;
 }
 
@@ -74,6 +107,56 @@ export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
   setup(ctx: ExtensionSetup<C>): void | ExtensionHandle | Promise<void | ExtensionHandle>;
 }
 
+/** A route a client format serves (see core/routes/registry.ts). */
+export interface FormatRoute {
+  method: RouteMethod;
+  path: string;
+  /** `key` (a gateway key, from `keyFrom`, default the format's) or `none`. */
+  auth?: 'key' | 'none';
+  keyFrom?: readonly KeySource[];
+  /** A gateway request, counted in gw_requests_total under this `route` label (use the route's RequestFacts.route). */
+  metered?: string;
+  /** Parse a JSON body first. */
+  body?: boolean;
+  /** Serve only when this answers true (a variant of another route on the same method and path). */
+  when?: (ctx: Context) => boolean;
+  handler(ctx: Context): unknown;
+  /** OpenAPI path item fragment for this operation (summary, requestBody, responses…). */
+  openapi?: Record<string, unknown>;
+}
+
+/** Context handed to a client format's setup, once at startup. */
+export interface FormatSetup<C> {
+  /** Its `[<section>]` of the config file, parsed by `configSchema`. */
+  config: C;
+  /** Namespaced for this format: `format:<id>:`. */
+  store: Store;
+  log: Logger;
+  hooks: Hooks;
+  gateway: GatewayInfo;
+  /** The request pipeline: admit, dispatch, finish, stream. */
+  pipeline: Pipeline;
+  /** Registers a route (errors in this format's shape). */
+  route(r: FormatRoute): void;
+}
+
+/**
+ * A client-facing format (openai-chat, anthropic-messages, openai-responses, gemini): its
+ * routes, its error shape, and its translations to and from the common format. Providers
+ * that speak it natively offer `native[id]`.
+ */
+export interface FormatPlugin<C = unknown> extends ErrorShape {
+  readonly type: 'format';
+  /** Format id, also the key of Provider.native. */
+  readonly id: string;
+  /** Where a gateway key may come from on its routes. */
+  readonly keyFrom: readonly KeySource[];
+  /** Top-level config section it reads (e.g. `responses`), if any. */
+  readonly section?: string;
+  readonly configSchema?: z.ZodType<C>;
+  setup(ctx: FormatSetup<C>): void | Promise<void>;
+}
+
 export type Plugin = ProviderPlugin<any> | ExtensionPlugin<any>;
 
 /** Type helpers so plugin authors get their config type inferred from the schema. */
@@ -82,4 +165,7 @@ export function defineProvider<S extends z.ZodType>(p: Omit<ProviderPlugin<z.out
 }
 export function defineExtension<S extends z.ZodType>(p: Omit<ExtensionPlugin<z.output<S>>, 'configSchema' | 'type'> & { configSchema: S }): ExtensionPlugin<z.output<S>> {
   return { ...p, type: 'extension' } as ExtensionPlugin<z.output<S>>;
+}
+export function defineFormat<C = undefined>(p: Omit<FormatPlugin<C>, 'type'>): FormatPlugin<C> {
+  return { ...p, type: 'format' };
 }

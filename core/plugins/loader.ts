@@ -1,14 +1,21 @@
 /**
  * Finds plugins: `plugins/providers/<kind>/` or `plugins/extensions/<name>/` in this
- * checkout first, else the npm package `gw-plugin-<name>`. Checks the default export's
- * shape before anything runs it (fastify's plugin-utils idea).
+ * checkout first, else the npm package `gw-plugin-<name>`; client formats from
+ * `plugins/formats/<id>/` (built-in only until the format interface has settled).
+ * Checks the default export's shape and its `gw` version range before anything runs it
+ * (fastify's plugin-utils idea).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Plugin } from './contract.ts';
+import semver from 'semver';
+import { UserError } from '../errors.ts';
+import type { FormatPlugin, Plugin } from './contract.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** The running gw's version (package.json). */
+export const GW_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Where a plugin was found. */
 export interface LoadedPlugin<P extends Plugin = Plugin> {
@@ -17,8 +24,8 @@ export interface LoadedPlugin<P extends Plugin = Plugin> {
   module: string;
 }
 
-/** A plugin that cannot be used: missing, or a default export without the contract's fields. */
-export class PluginError extends Error {
+/** A plugin that cannot be used: missing, broken, or made for another gw version. */
+export class PluginError extends UserError {
   constructor(message: string, opts?: { cause?: unknown }) {
     super(message, opts);
     this.name = 'PluginError';
@@ -28,17 +35,16 @@ export class PluginError extends Error {
 /**
  * Loads the plugin `name` of `type`; undefined when neither a built-in folder nor
  * `gw-plugin-<name>` exists.
- * @throws PluginError when the module exists but fails to import or breaks the contract.
+ * @throws PluginError when the module exists but fails to import, breaks the contract, or
+ *   declares a `gw` range the running version is outside of.
  */
 export async function findPlugin<T extends Plugin['type']>(type: T, name: string): Promise<LoadedPlugin<Extract<Plugin, { type: T }>> | undefined> {
   if (!NAME.test(name)) return undefined;
   const folder = type === 'provider' ? 'providers' : 'extensions';
-  for (const file of ['index.ts', 'index.js']) {
-    const path = `${PLUGINS_DIR}${folder}/${name}/${file}`;
-    if (existsSync(path)) {
-      const mod = await importOrThrow(pathToFileURL(path).href, `plugins/${folder}/${name}/${file}`);
-      return { plugin: check(mod, type, name, `plugins/${folder}/${name}`), source: 'builtin', module: path };
-    }
+  const builtin = builtinModule(folder, name);
+  if (builtin) {
+    const mod = await importOrThrow(pathToFileURL(builtin.path).href, builtin.label);
+    return { plugin: check(mod, type, name, `plugins/${folder}/${name}`), source: 'builtin', module: builtin.path };
   }
   const pkg = `gw-plugin-${name}`;
   let mod: unknown;
@@ -50,6 +56,39 @@ export async function findPlugin<T extends Plugin['type']>(type: T, name: string
     throw new PluginError(`npm package ${pkg} failed to load: ${e.message}`, { cause: err });
   }
   return { plugin: check(mod, type, name, pkg), source: 'npm', module: pkg };
+}
+
+/** Every built-in client format, in id order. */
+export async function loadFormats(): Promise<FormatPlugin[]> {
+  const dir = `${PLUGINS_DIR}formats/`;
+  if (!existsSync(dir)) return [];
+  const out: FormatPlugin[] = [];
+  for (const id of readdirSync(dir).filter((d) => NAME.test(d)).sort()) {
+    const found = builtinModule('formats', id);
+    if (!found) continue;
+    const mod = (await importOrThrow(pathToFileURL(found.path).href, found.label)) as { default?: Partial<FormatPlugin> };
+    const f = mod.default;
+    const problems: string[] = [];
+    if (!f || typeof f !== 'object') problems.push('no default export object');
+    else {
+      if (f.type !== 'format') problems.push(`type must be 'format' (got ${JSON.stringify(f.type)})`);
+      if (f.id !== id) problems.push(`id must be '${id}' (got ${JSON.stringify(f.id)})`);
+      if (typeof f.setup !== 'function') problems.push('setup must be a function');
+      if (typeof f.errorBody !== 'function') problems.push('errorBody must be a function');
+      if (!Array.isArray(f.keyFrom)) problems.push('keyFrom must be an array');
+    }
+    if (problems.length) throw new PluginError(`plugins/formats/${id} is not a gw client format: ${problems.join('; ')}`);
+    out.push(f as FormatPlugin);
+  }
+  return out;
+}
+
+function builtinModule(folder: string, name: string): { path: string; label: string } | undefined {
+  for (const file of ['index.ts', 'index.js']) {
+    const path = `${PLUGINS_DIR}${folder}/${name}/${file}`;
+    if (existsSync(path)) return { path, label: `plugins/${folder}/${name}/${file}` };
+  }
+  return undefined;
 }
 
 async function importOrThrow(url: string, label: string): Promise<unknown> {
@@ -69,7 +108,16 @@ function check<T extends Plugin['type']>(mod: unknown, type: T, name: string, wh
     if (typeof p.name !== 'string' || !p.name) problems.push('name must be a non-empty string');
     if (!p.configSchema || typeof (p.configSchema as { safeParse?: unknown }).safeParse !== 'function') problems.push('configSchema must be a zod schema');
     if (typeof p.setup !== 'function') problems.push('setup must be a function');
+    if (p.gw !== undefined && (typeof p.gw !== 'string' || semver.validRange(p.gw) === null)) problems.push(`gw must be a semver range (got ${JSON.stringify(p.gw)})`);
+    if (type === 'provider' && (p as { routing?: unknown }).routing !== undefined) {
+      const r = (p as { routing?: unknown }).routing;
+      if (!Array.isArray(r) || r.some((s) => s !== 'max_retries' && s !== 'weight')) problems.push(`routing must list 'max_retries' and/or 'weight' (got ${JSON.stringify(r)})`);
+    }
   }
   if (problems.length) throw new PluginError(`${where} is not a gw ${type} plugin for '${name}': ${problems.join('; ')}`);
+  const range = p!.gw;
+  if (range !== undefined && !semver.satisfies(GW_VERSION, range, { includePrerelease: true })) {
+    throw new PluginError(`${where} supports gw ${range}, but this is gw ${GW_VERSION}; install a version of the plugin made for gw ${GW_VERSION}`);
+  }
   return p as Extract<Plugin, { type: T }>;
 }

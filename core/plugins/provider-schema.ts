@@ -1,5 +1,5 @@
 /**
- * Fields every provider section shares (DESIGN.md "Config file"); kinds extend this schema.
+ * Fields every provider section shares (docs/design.md "Config file"); kinds extend this schema.
  */
 import { z } from 'zod';
 
@@ -14,6 +14,13 @@ export const providerBaseSchema = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
   /** Seconds to response headers, and the longest gap between stream chunks. */
   timeout_seconds: z.number().positive().default(600),
+});
+
+/**
+ * The routing settings the core reads from a provider section (when the kind declares
+ * them in `ProviderPlugin.routing`); the kind's own schema never sees them.
+ */
+export const routingSettingsSchema = z.strictObject({
   /** Retries on connect errors, 408, 429 and 5xx before the first byte. */
   max_retries: z.number().int().min(0).max(10).default(2),
   /** Share of traffic in a `weighted` group. */

@@ -5,17 +5,31 @@
  */
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
+/** `[routing]` breaker settings. */
+export interface BreakerSettings {
+  /** Consecutive failures that open the circuit. */
+  failures: number;
+  /** How long an open circuit skips the provider, ms. */
+  cooldownMs: number;
+}
+
 export class Breaker {
   private consecutive = 0;
   private openedAt = 0;
   private probing = false;
   state: BreakerState = 'closed';
-  readonly failures: number;
-  readonly cooldownMs: number;
+  failures: number;
+  cooldownMs: number;
 
-  constructor(failures: number, cooldownMs: number) {
-    this.failures = failures;
-    this.cooldownMs = cooldownMs;
+  constructor(s: BreakerSettings) {
+    this.failures = s.failures;
+    this.cooldownMs = s.cooldownMs;
+  }
+
+  /** Applies new settings (a reload); the state and the failure count so far are kept. */
+  configure(s: BreakerSettings): void {
+    this.failures = s.failures;
+    this.cooldownMs = s.cooldownMs;
   }
 
   /** May a request go to this provider now? Claims the half-open probe when it answers true in that state. */

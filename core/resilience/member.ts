@@ -1,13 +1,15 @@
 /**
- * A provider as the router sees it: its settings and live statistics (in flight, latency
- * EWMA, breaker). One Member per Provider instance, kept across routing-table rebuilds so
- * runtime changes do not reset circuit state.
+ * A provider as the router sees it: its routing settings and live statistics (in flight,
+ * latency EWMA, breaker, failure counts). One Member per Provider instance, kept in the
+ * gateway's MemberPool across snapshots so runtime changes do not reset circuit state, and
+ * reconfigured by every snapshot so a reload's `[routing]` and `max_retries`/`weight`
+ * changes reach providers whose own section did not change.
  */
-import { GatewayError } from '../errors.ts';
+import type { GatewayError } from '../errors.ts';
 import type { Provider } from '../provider.ts';
-import { Breaker } from './breaker.ts';
+import { Breaker, type BreakerSettings } from './breaker.ts';
 
-/** Per-provider routing settings from its config section. */
+/** Per-provider routing settings (`max_retries`, `weight` of its section). */
 export interface MemberSettings {
   /** Retries on the same provider (connect errors, 408, 429, 5xx). */
   maxRetries: number;
@@ -15,9 +17,11 @@ export interface MemberSettings {
   weight: number;
 }
 
+export const DEFAULT_MEMBER_SETTINGS: MemberSettings = Object.freeze({ maxRetries: 2, weight: 1 });
+
 export class Member {
   readonly provider: Provider;
-  readonly settings: MemberSettings;
+  settings: MemberSettings;
   readonly breaker: Breaker;
   /** Requests in flight (for `least_busy`). */
   inflight = 0;
@@ -25,15 +29,15 @@ export class Member {
   ewmaMs = 0;
   /** Smooth weighted round-robin state. */
   current = 0;
-  /** Failed calls the upstream caused, by its status or the transport failure code (for /metrics). */
+  /** Failed calls the upstream caused, by its status or the upstream failure code (for /metrics). */
   readonly failures = new Map<string, number>();
   /** Retries made on this provider (for /metrics). */
   retries = 0;
 
-  constructor(provider: Provider, settings: MemberSettings, breaker: Breaker) {
+  constructor(provider: Provider, settings: MemberSettings, breaker: BreakerSettings) {
     this.provider = provider;
     this.settings = settings;
-    this.breaker = breaker;
+    this.breaker = new Breaker(breaker);
   }
 
   /** Records a time-to-first-byte sample (α = 0.2). */
@@ -41,42 +45,48 @@ export class Member {
     this.ewmaMs = this.ewmaMs === 0 ? ms : this.ewmaMs * 0.8 + ms * 0.2;
   }
 
-  /** Counts a failed call when the upstream caused it: its HTTP status, else `upstream_*` (timeout, unreachable…). */
+  /**
+   * Counts a failed call when the upstream caused it: its HTTP status when it answered,
+   * else the upstream failure code of the catalog (timeout, unreachable, cut, malformed…).
+   */
   failed(err: unknown): void {
-    if (!(err instanceof GatewayError)) return;
-    const label = err.upstreamStatus !== undefined ? String(err.upstreamStatus) : err.code?.startsWith('upstream_') ? err.code : undefined;
+    const e = err as GatewayError | undefined;
+    const label = e?.upstreamStatus !== undefined ? String(e.upstreamStatus) : e?.def?.upstream ? e.def.code : undefined;
     if (label !== undefined) this.failures.set(label, (this.failures.get(label) ?? 0) + 1);
   }
 }
 
-const settingsOf = new WeakMap<Provider, MemberSettings>();
-const members = new WeakMap<Provider, Member>();
+/**
+ * The Members of one gateway, by Provider instance. Owned by the gateway (never module
+ * state): a provider keeps its Member while any snapshot routes to it.
+ */
+export class MemberPool {
+  private readonly members = new Map<Provider, Member>();
 
-/** Records a provider's routing settings (done by the core when it builds a provider). */
-export function setMemberSettings(p: Provider, s: MemberSettings): void {
-  settingsOf.set(p, s);
-}
-
-/** The Member of a provider, created on first use with the given breaker settings. */
-export function memberOf(p: Provider, breakerFailures: number, breakerCooldownMs: number): Member {
-  let m = members.get(p);
-  if (!m) {
-    m = new Member(p, settingsOf.get(p) ?? { maxRetries: 2, weight: 1 }, new Breaker(breakerFailures, breakerCooldownMs));
-    members.set(p, m);
+  /** The Member of `p`, created or reconfigured with the given settings. */
+  configure(p: Provider, settings: MemberSettings, breaker: BreakerSettings): Member {
+    let m = this.members.get(p);
+    if (!m) this.members.set(p, (m = new Member(p, settings, breaker)));
+    else {
+      m.settings = settings;
+      m.breaker.configure(breaker);
+    }
+    return m;
   }
-  return m;
+
+  /** The Member of `p`, if it was ever routed to. */
+  get(p: Provider): Member | undefined {
+    return this.members.get(p);
+  }
+
+  /** Forgets providers no snapshot routes to any more (after they were retired). */
+  drop(p: Provider): void {
+    this.members.delete(p);
+  }
 }
 
 /** Live routing state of a provider, for listings: circuit state, requests in flight, TTFB EWMA (ms). */
-export function healthOf(p: Provider): { circuit: BreakerStateName; inflight: number; latency_ms: number | null } {
-  const m = members.get(p);
+export function healthOf(m: Member | undefined): { circuit: Breaker['state']; inflight: number; latency_ms: number | null } {
   if (!m) return { circuit: 'closed', inflight: 0, latency_ms: null };
   return { circuit: m.breaker.state, inflight: m.inflight, latency_ms: m.ewmaMs ? Math.round(m.ewmaMs * 10) / 10 : null };
 }
-
-/** A provider's upstream failure and retry counts, undefined before its first call. */
-export function upstreamCountsOf(p: Provider): Pick<Member, 'failures' | 'retries'> | undefined {
-  return members.get(p);
-}
-
-type BreakerStateName = Member['breaker']['state'];

@@ -1,8 +1,10 @@
 /**
- * Retry policy (DESIGN.md "Routing, retries, fallbacks"): which failures are retried on the
+ * Retry policy (docs/design.md "Routing, retries, fallbacks"): which failures are retried on the
  * same provider, which move on to the next provider or fallback, and the backoff.
  */
+import { CIRCUIT_OPEN, UPSTREAM_UNREACHABLE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
+import { UPSTREAM_AUTH_FAILED } from '../http/client.ts';
 
 /** What to do after a failed attempt. */
 export type Verdict = 'retry' | 'next' | 'fail';
@@ -13,12 +15,13 @@ export const MAX_RETRY_AFTER_MS = 5_000;
 /**
  * Classifies a failure: `retry` the same provider (connect error; 408, 429 or 5xx without a
  * retry-after longer than 5 s), `next` provider/fallback without retrying here (timeout, long
- * retry-after, open circuit), or `fail` the request (other 4xx, client gone, gw bug).
+ * retry-after, open circuit, the upstream refusing gw's credentials), or `fail` the request
+ * (other 4xx, client gone, gw bug).
  */
 export function classify(err: unknown): Verdict {
   if (!(err instanceof GatewayError)) return 'fail';
-  if (err.status === 504) return 'next';
-  if (err.code === 'upstream_unreachable' || err.code === 'circuit_open') return err.code === 'circuit_open' ? 'next' : 'retry';
+  if (err.status === 504 || CIRCUIT_OPEN.is(err) || UPSTREAM_AUTH_FAILED.is(err)) return 'next';
+  if (UPSTREAM_UNREACHABLE.is(err)) return 'retry';
   const s = err.upstreamStatus;
   if (s === undefined) return err.status >= 500 ? 'retry' : 'fail';
   if (s === 408 || s === 429 || s >= 500) return retryAfterMs(err) > MAX_RETRY_AFTER_MS ? 'next' : 'retry';

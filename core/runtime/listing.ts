@@ -3,7 +3,7 @@
  */
 import { maskSecret } from '../keys.ts';
 import type { Provider } from '../provider.ts';
-import { healthOf } from '../resilience/member.ts';
+import { healthOf, type Member } from '../resilience/member.ts';
 
 /** One provider as `GET /v1/admin/providers` lists it. */
 export interface ProviderListing {
@@ -26,7 +26,7 @@ export interface ProviderListing {
 }
 
 /** The listing of a built provider and the section it was built from. */
-export function providerListing(p: Provider, section: Record<string, unknown>, source: ProviderListing['source']): ProviderListing {
+export function providerListing(p: Provider, section: Record<string, unknown>, source: ProviderListing['source'], member: Member | undefined): ProviderListing {
   const key = section.api_key;
   return {
     name: p.name,
@@ -35,6 +35,6 @@ export function providerListing(p: Provider, section: Record<string, unknown>, s
     base_url: typeof section.base_url === 'string' ? section.base_url : null,
     models: [...p.models],
     api_key: typeof key === 'string' && key ? maskSecret(key) : '',
-    ...healthOf(p),
+    ...healthOf(member),
   };
 }

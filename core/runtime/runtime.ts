@@ -1,28 +1,34 @@
 /**
  * Runtime changes to a running gateway: providers and keys created or removed through the
- * admin API, and config reloads. Every change builds new immutable tables (RoutingTable,
- * KeyTable) and swaps them into the Gateway in one synchronous step, so a request in
- * flight keeps the providers and key it started with and the next request sees the change.
- * Changes are serialized by the store lock `admin:changes`.
+ * admin API, config reloads, and (on a shared store) the changes other instances made.
+ * Every change goes through one step, `apply`: build what changed, `reconcile` a new
+ * snapshot (snapshot.ts), swap it in with one assignment. A request in flight keeps the
+ * snapshot it started with; the next request sees the change. Changes are serialized by
+ * the store lock `admin:changes`.
  *
  * Several instances on one shared store (Redis) see each other's changes by polling: every
  * change bumps the counter `admin:version`; each instance reads it every second
- * (POLL_MS) and, when it moved, re-reads the stored providers and keys and swaps in new
- * tables, so a change reaches every instance within about 1 s (2 s at most, DESIGN.md
- * "Store and processes"). A full re-read every 30 s covers a lost bump. The LevelDB store
- * has one process, so nothing polls it.
+ * (POLL_MS) and, when it moved, re-reads the stored providers and keys and applies them,
+ * so a change reaches every instance within about 1 s (2 s at most, docs/design.md "Store and
+ * processes"). A full re-read every 30 s covers a lost bump. The LevelDB store has one
+ * process, so nothing polls it.
  */
 import { ConfigError } from '../config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
 import { loadConfig } from '../config/load.ts';
+import type { GatewayConfig } from '../config/schema.ts';
+import { DEFINED_IN_FILE, DISCOVERY_FAILED, INVALID_PROVIDER, KEY_EXISTS, KEY_NOT_FOUND, MODELS_REQUIRED, PROVIDER_EXISTS, PROVIDER_NOT_FOUND } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
-import { buildProvider, type Gateway } from '../gateway.ts';
-import { hashSecret, KeyTable, type KeyListing } from '../keys.ts';
+import { hashSecret, type KeyListing } from '../keys.ts';
+import { buildProvider, type ProviderDeps } from '../plugins/build-provider.ts';
+import { PluginError } from '../plugins/loader.ts';
 import type { Provider } from '../provider.ts';
-import { RoutingTable } from '../routing.ts';
+import type { MemberPool } from '../resilience/member.ts';
+import type { Store } from '../store/types.ts';
 import { providerListing, type ProviderListing } from './listing.ts';
 import { RuntimeRecords, type ProviderRecord } from './records.ts';
 import { applyReloadable } from './restart-only.ts';
+import { reconcile, type BuiltProvider, type Snapshot } from './snapshot.ts';
 
 /** What `POST /v1/admin/providers` accepts (validated by the admin route). */
 export interface ProviderInput {
@@ -53,6 +59,16 @@ export interface ReloadReport {
   warnings: string[];
 }
 
+/** What the runtime needs from the gateway it runs: its deps, and where the snapshot lives. */
+export interface RuntimeHost extends ProviderDeps {
+  store: Store;
+  members: MemberPool;
+  /** The current snapshot. */
+  readonly snapshot: Snapshot;
+  /** Installs a new snapshot (one assignment). */
+  swap(next: Snapshot): void;
+}
+
 /** How often an instance on a shared store checks `admin:version`. */
 export const POLL_MS = 1000;
 /** Re-read the records this often even when the version did not move. */
@@ -61,44 +77,67 @@ const RESYNC_MS = 30_000;
 /** How runtime-built providers are named in their ConfigErrors. */
 const RUNTIME_LABEL = 'runtime provider';
 
-interface FileProvider {
-  provider: Provider;
-  section: Record<string, unknown>;
-  /** Serialized section: an unchanged section keeps its provider (and its breaker) on reload. */
-  json: string;
+/** The inputs of the next snapshot; `apply` reads what is not given from the current state. */
+interface Change {
+  config?: GatewayConfig;
+  stored?: Map<string, ProviderRecord>;
+  keyHashes?: Map<string, string>;
+  /** Providers already built for these stored records (admin create). */
+  prebuilt?: Map<string, BuiltProvider>;
 }
 
 export class Runtime {
-  private readonly gw: Gateway;
+  private readonly host: RuntimeHost;
   private readonly records: RuntimeRecords;
-  private file: Map<string, FileProvider>;
-  /** Every stored runtime provider, built or not. */
-  private readonly stored: Map<string, ProviderRecord>;
+  /** File providers as built, config order. */
+  private file = new Map<string, BuiltProvider>();
+  /** Every stored runtime provider record, built or not. */
+  private stored = new Map<string, ProviderRecord>();
   /** Built runtime providers: stored ones not shadowed by a file provider. */
-  private built: Map<string, Provider>;
-  private readonly keyHashes: Map<string, string>;
+  private runtime = new Map<string, BuiltProvider>();
+  private keyHashes = new Map<string, string>();
   /** Providers swapped out while requests may still use them; closed with the gateway. */
   private readonly retired: Provider[] = [];
   /** `admin:version` as of the records this instance has applied. */
   private seen = 0;
+  private version = 0;
   private poller: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private lastSync = 0;
 
-  constructor(gw: Gateway, records: RuntimeRecords, file: Map<string, FileProvider>, stored: Map<string, ProviderRecord>, built: Map<string, Provider>, keyHashes: Map<string, string>) {
-    this.gw = gw;
-    this.records = records;
-    this.file = file;
-    this.stored = stored;
-    this.built = built;
-    this.keyHashes = keyHashes;
+  constructor(host: RuntimeHost) {
+    this.host = host;
+    this.records = new RuntimeRecords(host.store);
+  }
+
+  private get config(): GatewayConfig {
+    return this.host.snapshot.config;
+  }
+
+  /**
+   * Builds the first snapshot: the file's providers (a failure is a ConfigError, startup
+   * stops) and the store's runtime providers and keys (a failure skips one with a warning).
+   * On a shared store, starts polling for other instances' changes.
+   */
+  async start(config: GatewayConfig): Promise<Snapshot> {
+    // read before the records: a change stored in between is then seen as a new version
+    const version = config.store?.url ? await this.records.version() : undefined;
+    const { stored, keyHashes } = await this.readRecords();
+    const warnings = await this.apply({ config, stored, keyHashes });
+    for (const w of warnings) this.host.log.warn(w);
+    if (version !== undefined) this.startPolling(version);
+    return this.host.snapshot;
   }
 
   /** File providers (config order) then runtime ones (name order), secrets masked. */
   listProviders(): ProviderListing[] {
     const out: ProviderListing[] = [];
-    for (const f of this.file.values()) out.push(providerListing(f.provider, f.section, 'file'));
-    for (const name of [...this.built.keys()].sort()) out.push(providerListing(this.built.get(name)!, this.stored.get(name)!.section, 'runtime'));
+    const members = this.host.members;
+    for (const b of this.file.values()) out.push(providerListing(b.provider, b.section, 'file', members.get(b.provider)));
+    for (const name of [...this.runtime.keys()].sort()) {
+      const b = this.runtime.get(name)!;
+      out.push(providerListing(b.provider, b.section, 'runtime', members.get(b.provider)));
+    }
     return out;
   }
 
@@ -111,31 +150,31 @@ export class Runtime {
     return this.records.exclusive(async () => {
       await this.catchUp();
       const { name, ...fields } = input;
-      if (this.file.has(name)) throw new GatewayError(409, `provider '${name}' already exists (defined in the config file ${this.gw.config.file})`, { code: 'provider_exists', param: 'name' });
-      if (this.stored.has(name)) throw new GatewayError(409, `provider '${name}' already exists (created at runtime)`, { code: 'provider_exists', param: 'name' });
+      if (this.file.has(name)) throw PROVIDER_EXISTS({ name, where: `defined in the config file ${this.config.file}` });
+      if (this.stored.has(name)) throw PROVIDER_EXISTS({ name, where: 'created at runtime' });
       const section: Record<string, unknown> = { ...fields, kind: fields.kind ?? name };
-      const discover = !Array.isArray(section.models) || section.models.length === 0;
-      if (discover) delete section.models;
-      let provider: Provider;
+      if (!Array.isArray(section.models) || section.models.length === 0) delete section.models;
+      let built: BuiltProvider;
       try {
-        provider = await buildProvider(name, section, RUNTIME_LABEL, this.gw.store, this.gw.log, { discovery: 'throw' });
+        built = await buildProvider(name, section, RUNTIME_LABEL, this.host, { discovery: 'throw' });
       } catch (err) {
         throw createError(name, err);
       }
-      if (provider.models.length === 0) {
-        await provider.close?.().catch(() => undefined);
-        throw provider.listModels
-          ? new GatewayError(502, `cannot create provider '${name}': the upstream's model list is empty; give models`, { code: 'discovery_failed', param: 'models' })
-          : new GatewayError(400, `cannot create provider '${name}': kind '${String(section.kind)}' cannot list its models; give models`, { code: 'models_required', param: 'models' });
+      const p = built.provider;
+      if (p.models.length === 0) {
+        await p.close?.().catch(() => undefined);
+        throw p.listModels
+          ? DISCOVERY_FAILED(`cannot create provider '${name}': the upstream's model list is empty; give models`, { param: 'models' })
+          : MODELS_REQUIRED({ name, why: `kind '${String(section.kind)}' cannot list its models` });
       }
-      const record: ProviderRecord = { name, created_at: new Date().toISOString(), section: { ...section, models: [...provider.models] } };
+      const record: ProviderRecord = { name, created_at: new Date().toISOString(), section: { ...section, models: [...p.models] } };
       await this.records.putProvider(record);
-      this.stored.set(name, record);
-      this.built.set(name, provider);
-      this.swap();
+      const stored = new Map(this.stored).set(name, record);
+      const prebuilt = new Map([[name, { ...built, section: record.section, json: JSON.stringify(record.section) }]]);
+      await this.apply({ stored, prebuilt });
       await this.announce();
-      this.gw.log.info({ provider: name, kind: provider.kind, models: provider.models.length }, 'provider created');
-      return providerListing(provider, record.section, 'runtime');
+      this.host.log.info({ provider: name, kind: p.kind, models: p.models.length }, 'provider created');
+      return providerListing(p, record.section, 'runtime', this.host.members.get(p));
     });
   }
 
@@ -146,22 +185,20 @@ export class Runtime {
   deleteProvider(name: string): Promise<void> {
     return this.records.exclusive(async () => {
       await this.catchUp();
-      if (this.file.has(name)) throw definedInFile('provider', name, this.gw.config.file);
-      if (!this.stored.has(name)) throw new GatewayError(404, `no provider '${name}'`, { code: 'provider_not_found' });
+      if (this.file.has(name)) throw DEFINED_IN_FILE({ what: 'provider', name, file: this.config.file });
+      if (!this.stored.has(name)) throw PROVIDER_NOT_FOUND(name);
       await this.records.deleteProvider(name);
-      this.stored.delete(name);
-      const p = this.built.get(name);
-      this.built.delete(name);
-      this.swap();
-      if (p) this.retired.push(p);
+      const stored = new Map(this.stored);
+      stored.delete(name);
+      await this.apply({ stored });
       await this.announce();
-      this.gw.log.info({ provider: name }, 'provider deleted');
+      this.host.log.info({ provider: name }, 'provider deleted');
     });
   }
 
   /** Every gateway key, file and runtime, masked. */
   listKeys(): KeyListing[] {
-    return this.gw.keys.list();
+    return this.host.snapshot.keys.list();
   }
 
   /**
@@ -171,14 +208,13 @@ export class Runtime {
   createKey(name: string): Promise<CreatedKey> {
     return this.records.exclusive(async () => {
       await this.catchUp();
-      if (Object.hasOwn(this.gw.config.keys, name) || this.keyHashes.has(name)) throw new GatewayError(409, `key '${name}' already exists`, { code: 'key_exists', param: 'name' });
+      if (Object.hasOwn(this.config.keys, name) || this.keyHashes.has(name)) throw KEY_EXISTS(name);
       const key = generateSecret();
       const hash = hashSecret(key);
       await this.records.putKey(name, hash);
-      this.keyHashes.set(name, hash);
-      this.swap();
+      await this.apply({ keyHashes: new Map(this.keyHashes).set(name, hash) });
       await this.announce();
-      this.gw.log.info({ keyName: name }, 'key created');
+      this.host.log.info({ keyName: name }, 'key created');
       return { name, source: 'runtime', key };
     });
   }
@@ -190,13 +226,14 @@ export class Runtime {
   revokeKey(name: string): Promise<void> {
     return this.records.exclusive(async () => {
       await this.catchUp();
-      if (Object.hasOwn(this.gw.config.keys, name)) throw definedInFile('key', name, this.gw.config.file);
-      if (!this.keyHashes.has(name)) throw new GatewayError(404, `no key '${name}'`, { code: 'key_not_found' });
+      if (Object.hasOwn(this.config.keys, name)) throw DEFINED_IN_FILE({ what: 'key', name, file: this.config.file });
+      if (!this.keyHashes.has(name)) throw KEY_NOT_FOUND(name);
       await this.records.deleteKey(name);
-      this.keyHashes.delete(name);
-      this.swap();
+      const keyHashes = new Map(this.keyHashes);
+      keyHashes.delete(name);
+      await this.apply({ keyHashes });
       await this.announce();
-      this.gw.log.info({ keyName: name }, 'key revoked');
+      this.host.log.info({ keyName: name }, 'key revoked');
     });
   }
 
@@ -208,53 +245,92 @@ export class Runtime {
    */
   reload(): Promise<ReloadReport> {
     return this.records.exclusive(async () => {
-      const log = this.gw.log;
-      const running = this.gw.config;
+      const log = this.host.log;
+      const running = this.config;
       const { config, warnings } = applyReloadable(running, await loadConfig(running.file));
-      const file = new Map<string, FileProvider>();
-      const built = new Map<string, Provider>();
-      const fresh: Provider[] = [];
-      try {
-        for (const [name, s] of Object.entries(config.providers)) {
-          const section = s as Record<string, unknown>;
-          const json = JSON.stringify(section);
-          const prev = this.file.get(name);
-          if (prev && prev.json === json) {
-            file.set(name, prev);
-            continue;
-          }
-          const provider = await buildProvider(name, section, config.file, this.gw.store, log);
-          fresh.push(provider);
-          file.set(name, { provider, section, json });
-        }
-      } catch (err) {
-        for (const p of fresh) await p.close?.().catch(() => undefined);
-        throw err;
-      }
-      for (const rec of this.stored.values()) {
-        if (file.has(rec.name)) {
-          warnings.push(`runtime provider '${rec.name}' is shadowed by [providers.${rec.name}] in the config file`);
-          continue;
-        }
-        const have = this.built.get(rec.name) ?? (await buildStored(this.gw, rec, warnings));
-        if (have) built.set(rec.name, have);
-      }
-      for (const name of this.keyHashes.keys()) {
-        if (Object.hasOwn(config.keys, name)) warnings.push(`runtime key '${name}' is shadowed by [keys.${name}] in the config file`);
-      }
-      const keep = new Set<Provider>([...built.values()]);
-      for (const f of file.values()) keep.add(f.provider);
-      const before = [...this.file.values()].map((f) => f.provider).concat([...this.built.values()]);
-      this.file = file;
-      this.built = built;
-      this.gw.config = config;
-      this.swap();
-      for (const p of before) if (!keep.has(p)) this.retired.push(p);
+      warnings.push(...(await this.apply({ config })));
       for (const w of warnings) log.warn(w);
-      const report = { file: config.file, providers: this.gw.table.providers.size, models: this.gw.table.models().length, keys: this.gw.keys.names().length, warnings };
+      const snap = this.host.snapshot;
+      const report = { file: config.file, providers: snap.table.providers.size, models: snap.table.models().length, keys: snap.keys.names().length, warnings };
       log.info({ file: report.file, providers: report.providers, models: report.models, keys: report.keys }, 'config reloaded');
       return report;
     });
+  }
+
+  /**
+   * The one way state changes: builds the providers whose section or record changed
+   * (reusing every unchanged one, so its breaker and statistics live on), reconciles a new
+   * snapshot and swaps it in, then retires the providers nothing routes to any more.
+   * @returns warnings: shadowed runtime entries, runtime providers that failed to build.
+   * @throws ConfigError when a file provider fails to build (nothing changes then).
+   */
+  private async apply(change: Change): Promise<string[]> {
+    const config = change.config ?? this.config;
+    const stored = change.stored ?? this.stored;
+    const keyHashes = change.keyHashes ?? this.keyHashes;
+    const warnings: string[] = [];
+    const fresh: Provider[] = [];
+    const file = new Map<string, BuiltProvider>();
+    try {
+      for (const [name, s] of Object.entries(config.providers)) {
+        const section = s as Record<string, unknown>;
+        const prev = this.file.get(name);
+        if (prev && prev.json === JSON.stringify(section)) {
+          file.set(name, prev);
+          continue;
+        }
+        const b = await buildProvider(name, section, config.file, this.host);
+        fresh.push(b.provider);
+        file.set(name, b);
+      }
+    } catch (err) {
+      for (const p of fresh) await p.close?.().catch(() => undefined);
+      throw err;
+    }
+    const runtime = new Map<string, BuiltProvider>();
+    for (const name of [...stored.keys()].sort()) {
+      const rec = stored.get(name)!;
+      if (file.has(name)) {
+        warnings.push(`runtime provider '${name}' is shadowed by [providers.${name}] in the config file`);
+        continue;
+      }
+      const json = JSON.stringify(rec.section);
+      const prev = this.runtime.get(name);
+      if (prev && prev.json === json) {
+        runtime.set(name, prev);
+        continue;
+      }
+      const pre = change.prebuilt?.get(name);
+      if (pre) {
+        runtime.set(name, pre);
+        continue;
+      }
+      try {
+        runtime.set(name, await buildProvider(name, rec.section, RUNTIME_LABEL, this.host));
+      } catch (err) {
+        warnings.push(`runtime provider '${name}' cannot be built and serves nothing: ${(err as Error).message}`);
+      }
+    }
+    for (const name of keyHashes.keys()) {
+      if (Object.hasOwn(config.keys, name)) warnings.push(`runtime key '${name}' is shadowed by [keys.${name}] in the config file`);
+    }
+    const before = new Set<Provider>([...this.file.values(), ...this.runtime.values()].map((b) => b.provider));
+    const snap = reconcile({ config, file, runtime, keyHashes, members: this.host.members, version: ++this.version });
+    this.file = file;
+    this.runtime = runtime;
+    this.stored = stored;
+    this.keyHashes = keyHashes;
+    this.host.swap(snap);
+    for (const b of [...file.values(), ...runtime.values()]) before.delete(b.provider);
+    for (const p of before) this.retired.push(p);
+    return warnings;
+  }
+
+  /** The stored provider records and key hashes as they are now. */
+  private async readRecords(): Promise<{ stored: Map<string, ProviderRecord>; keyHashes: Map<string, string> }> {
+    const stored = new Map<string, ProviderRecord>();
+    for (const rec of await this.records.providers((name, err) => this.host.log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'))) stored.set(rec.name, rec);
+    return { stored, keyHashes: await this.records.keys() };
   }
 
   /**
@@ -268,7 +344,7 @@ export class Runtime {
       const n = await this.records.bump();
       if (n === this.seen + 1) this.seen = n;
     } catch (err) {
-      this.gw.log.warn({ err: (err as Error).message }, 'could not announce a runtime change to other instances; they pick it up within 30 s');
+      this.host.log.warn({ err: (err as Error).message }, 'could not announce a runtime change to other instances; they pick it up within 30 s');
     }
   }
 
@@ -287,7 +363,7 @@ export class Runtime {
   }
 
   /** Starts checking `admin:version` every POLL_MS (shared stores only); `seen`: the version read before the records. */
-  startPolling(seen: number): void {
+  private startPolling(seen: number): void {
     this.seen = seen;
     this.lastSync = Date.now();
     this.poller = setInterval(() => {
@@ -306,136 +382,62 @@ export class Runtime {
       this.seen = v;
       this.lastSync = Date.now();
     } catch (err) {
-      // the store is away: keep the tables we have, try again next tick
-      this.gw.log.debug({ err: (err as Error).message }, 'runtime poll failed');
+      // the store is away: keep the snapshot we have, try again next tick
+      this.host.log.debug({ err: (err as Error).message }, 'runtime poll failed');
     }
   }
 
-  /**
-   * Applies the stored providers and keys as they are now: builds the new ones, retires the
-   * removed or changed ones, replaces the key hashes; swaps tables when anything changed.
-   */
+  /** Applies the stored providers and keys as they are now, when anything changed. */
   private async sync(): Promise<void> {
-    const log = this.gw.log;
-    const stored = new Map<string, ProviderRecord>();
-    for (const rec of await this.records.providers((name, err) => log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'))) stored.set(rec.name, rec);
-    const keyHashes = await this.records.keys();
-    let changed = false;
-    for (const [name, rec] of [...this.stored]) {
-      const now = stored.get(name);
-      if (now && now.created_at === rec.created_at && JSON.stringify(now.section) === JSON.stringify(rec.section)) continue;
-      this.stored.delete(name);
-      const p = this.built.get(name);
-      if (p) {
-        this.built.delete(name);
-        this.retired.push(p);
-      }
-      changed = true;
-    }
-    const warnings: string[] = [];
-    for (const [name, rec] of stored) {
-      if (this.stored.has(name)) continue;
-      this.stored.set(name, rec);
-      changed = true;
-      if (this.file.has(name)) continue; // shadowed by the config file
-      const p = await buildStored(this.gw, rec, warnings);
-      if (p) this.built.set(name, p);
-    }
-    for (const w of warnings) log.warn(w);
-    if (keyHashes.size !== this.keyHashes.size || [...keyHashes].some(([k, h]) => this.keyHashes.get(k) !== h)) {
-      this.keyHashes.clear();
-      for (const [k, h] of keyHashes) this.keyHashes.set(k, h);
-      changed = true;
-    }
-    if (changed) {
-      this.swap();
-      log.info({ providers: this.built.size, keys: this.keyHashes.size }, 'runtime providers and keys updated from the shared store');
-    }
+    const { stored, keyHashes } = await this.readRecords();
+    if (sameRecords(stored, this.stored) && sameMap(keyHashes, this.keyHashes)) return;
+    const warnings = await this.apply({ stored, keyHashes });
+    for (const w of warnings) this.host.log.warn(w);
+    this.host.log.info({ providers: this.runtime.size, keys: this.keyHashes.size }, 'runtime providers and keys updated from the shared store');
   }
 
   /** Stops polling; closes providers that were swapped out. */
   async close(): Promise<void> {
     if (this.poller) clearInterval(this.poller);
     await this.polling;
-    for (const p of this.retired.splice(0)) await p.close?.().catch(() => undefined);
-  }
-
-  /** Installs tables built from the current providers, keys and config, in one step. */
-  swap(): void {
-    const config = this.gw.config;
-    const providers: Provider[] = [];
-    for (const f of this.file.values()) providers.push(f.provider);
-    for (const p of this.built.values()) providers.push(p);
-    this.gw.table = new RoutingTable(providers, config.aliases, config.routing, config.fallbacks);
-    this.gw.keys = new KeyTable(config.keys, Object.fromEntries(this.keyHashes));
-  }
-}
-
-/**
- * Adds the store's runtime providers and keys to a gateway built from its file: file
- * entries win a name clash (with a warning); a stored provider that cannot be built is
- * skipped with a warning. Swaps in the merged tables.
- */
-export async function attachRuntime(gw: Gateway, fileProviders: Provider[]): Promise<Runtime> {
-  const log = gw.log;
-  const records = new RuntimeRecords(gw.store);
-  // read before the records: a change stored in between is then seen as a new version
-  const version = gw.config.store?.url ? await records.version() : undefined;
-  const file = new Map<string, FileProvider>();
-  for (const p of fileProviders) {
-    const section = (gw.config.providers[p.name] ?? {}) as Record<string, unknown>;
-    file.set(p.name, { provider: p, section, json: JSON.stringify(section) });
-  }
-  const stored = new Map<string, ProviderRecord>();
-  for (const rec of await records.providers((name, err) => log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'))) stored.set(rec.name, rec);
-  const keyHashes = await records.keys();
-  const warnings: string[] = [];
-  const built = new Map<string, Provider>();
-  for (const rec of stored.values()) {
-    if (file.has(rec.name)) {
-      warnings.push(`runtime provider '${rec.name}' is shadowed by [providers.${rec.name}] in the config file`);
-      continue;
+    for (const p of this.retired.splice(0)) {
+      this.host.members.drop(p);
+      await p.close?.().catch(() => undefined);
     }
-    const p = await buildStored(gw, rec, warnings);
-    if (p) built.set(rec.name, p);
   }
-  for (const name of keyHashes.keys()) {
-    if (Object.hasOwn(gw.config.keys, name)) warnings.push(`runtime key '${name}' is shadowed by [keys.${name}] in the config file`);
-  }
-  for (const w of warnings) log.warn(w);
-  const rt = new Runtime(gw, records, file, stored, built, keyHashes);
-  rt.swap();
-  // several instances share a Redis store: learn each other's changes
-  if (version !== undefined) rt.startPolling(version);
-  return rt;
-}
 
-/** Builds a stored runtime provider; a failure skips it with a warning (it stays stored). */
-async function buildStored(gw: Gateway, rec: ProviderRecord, warnings: string[]): Promise<Provider | undefined> {
-  try {
-    return await buildProvider(rec.name, rec.section, RUNTIME_LABEL, gw.store, gw.log);
-  } catch (err) {
-    warnings.push(`runtime provider '${rec.name}' cannot be built and serves nothing: ${(err as Error).message}`);
-    return undefined;
+  /** Every provider built now (file and runtime), for shutdown. */
+  providers(): Provider[] {
+    return [...this.file.values(), ...this.runtime.values()].map((b) => b.provider);
   }
 }
 
-function definedInFile(what: 'provider' | 'key', name: string, file: string): GatewayError {
-  const section = what === 'provider' ? `[providers.${name}]` : `[keys.${name}]`;
-  return new GatewayError(409, `${what} '${name}' is defined in the config file ${file}; remove ${section} there, then reload (gw reload)`, { code: 'defined_in_config_file' });
+function sameRecords(a: Map<string, ProviderRecord>, b: Map<string, ProviderRecord>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, rec] of a) {
+    const o = b.get(name);
+    if (!o || o.created_at !== rec.created_at || JSON.stringify(o.section) !== JSON.stringify(rec.section)) return false;
+  }
+  return true;
+}
+
+function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
 }
 
 /** A failed provider build as the admin API answers it: 400 for the section, the upstream's status for discovery. */
 function createError(name: string, err: unknown): GatewayError {
   if (err instanceof GatewayError) {
-    return new GatewayError(err.status, `cannot create provider '${name}': ${err.message}`, { code: err.code ?? 'discovery_failed', upstreamStatus: err.upstreamStatus, cause: err });
+    return new GatewayError(err.status, `cannot create provider '${name}': ${err.message}`, { code: err.code, def: err.def, upstreamStatus: err.upstreamStatus, cause: err });
   }
   if (err instanceof ConfigError) {
     const prefix = `providers.${name}`;
     const param = err.path.startsWith(`${prefix}.`) ? err.path.slice(prefix.length + 1) : null;
     const message = err.message.startsWith(`${RUNTIME_LABEL}: `) ? err.message.slice(RUNTIME_LABEL.length + 2) : err.message;
-    return new GatewayError(400, `invalid provider: ${message}`, { code: 'invalid_provider', param });
+    return INVALID_PROVIDER(message, { param });
   }
-  if ((err as Error)?.name === 'PluginError') return new GatewayError(400, `invalid provider: ${(err as Error).message}`, { code: 'invalid_provider', param: 'kind' });
+  if (err instanceof PluginError) return INVALID_PROVIDER(err.message, { param: 'kind' });
   throw err;
 }

@@ -9,6 +9,7 @@
  * moments of writes (for that, run the Redis store with `appendfsync always`).
  */
 import { Level } from 'level';
+import { UserError } from '../errors.ts';
 import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { WindowLog } from './window-log.ts';
 import { KeyLocks } from './key-locks.ts';
@@ -351,7 +352,7 @@ export async function openLevelStore(dir: string): Promise<Store> {
     await db.open();
   } catch (err) {
     const cause = (err as { cause?: Error }).cause;
-    throw new Error(`cannot open the store at ${dir}: ${cause?.message ?? (err as Error).message}`, { cause: err });
+    throw new UserError(`cannot open the store at ${dir}: ${cause?.message ?? (err as Error).message}`, { cause: err });
   }
   const shared = new Shared(db);
   await shared.sweep();

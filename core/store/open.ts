@@ -1,6 +1,6 @@
 /**
  * Opening the configured store: Redis when `[store] url` is set (several instances share
- * it), else LevelDB under `data_dir` (one process owns it). DESIGN.md "Store and processes".
+ * it), else LevelDB under `data_dir` (one process owns it). docs/design.md "Store and processes".
  */
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
@@ -16,7 +16,7 @@ export function storeKind(config: GatewayConfig): 'redis' | 'level' {
 
 /**
  * Opens the store `config` selects.
- * @throws Error starting `cannot open the store`: LevelDB held by another process, or Redis
+ * @throws UserError `cannot open the store…`: LevelDB held by another process, or Redis
  *   unreachable at start (the message names `[store]` and the URL, never its password).
  */
 export function openStore(config: GatewayConfig, log?: Logger): Promise<Store> {

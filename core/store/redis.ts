@@ -26,16 +26,18 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { GatewayError } from '../errors.ts';
+import { STORE_UNAVAILABLE } from '../error-codes.ts';
+import { redactUrl } from '../redact.ts';
+import { GatewayError, UserError } from '../errors.ts';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
 import type { HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { KeyLocks } from './key-locks.ts';
 
 /** Root of every key gw writes. */
 const ROOT = 'gw:';
-/** A store operation unanswered this long counts as Redis unavailable (DESIGN.md "Store and processes"). */
+/** A store operation unanswered this long counts as Redis unavailable (docs/design.md "Store and processes"). */
 export const OP_TIMEOUT_MS = 2000;
-/** How long startup keeps trying to reach Redis before giving up (DESIGN.md: exit within 15 s). */
+/** How long startup keeps trying to reach Redis before giving up (docs/design.md: exit within 15 s). */
 export const START_TIMEOUT_MS = 5000;
 /** Longest pause between reconnection attempts while serving. */
 const RECONNECT_MAX_MS = 1000;
@@ -59,17 +61,6 @@ type Scripted = Redis & { [K in keyof typeof SCRIPTS | 'gwReadMany']: Script };
 
 /** ReplyErrors that mean "Redis cannot serve right now", not "this command is wrong". */
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|MISCONF|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
-
-/** `redis://user:secret@host:port/db` → `redis://user:***@host:port/db`: safe for logs and errors. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
-  }
-}
 
 /** State shared by every view of one connection. */
 class Shared {
@@ -120,11 +111,7 @@ class Shared {
     const e = err as Error;
     // a ReplyError is Redis refusing this command (wrong type, script bug): a bug, not an outage
     if (e?.name === 'ReplyError' && !TRANSIENT_REPLY.test(e.message)) return e;
-    return new GatewayError(503, `the store (Redis at ${this.url}) is unavailable: ${describe(e)}`, {
-      code: 'store_unavailable',
-      headers: { 'retry-after': '1' },
-      cause: err,
-    });
+    return STORE_UNAVAILABLE(`Redis at ${this.url}: ${describe(e)}`, { headers: { 'retry-after': '1' }, cause: err });
   }
 
   /**
@@ -142,7 +129,7 @@ class Shared {
 
   /** Remembers a hold whose settle/release failed for want of Redis, to release it once back. */
   orphan(hold: readonly [string, string, string], err: unknown): void {
-    if ((err as GatewayError).code === 'store_unavailable' && this.orphans.length < MAX_ORPHANS) this.orphans.push(hold);
+    if (STORE_UNAVAILABLE.is(err) && this.orphans.length < MAX_ORPHANS) this.orphans.push(hold);
   }
 }
 
@@ -331,7 +318,7 @@ class RedisView implements Store {
       for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
         if ((await this.s.op(this.s.redis.set(lock, token, 'PX', LOCK_TTL_MS, 'NX'))) === 'OK') break;
         if (Date.now() - started > LOCK_WAIT_MS) {
-          throw new GatewayError(503, `the store (Redis at ${this.s.url}) lock '${this.prefix}${key}' stayed taken for ${LOCK_WAIT_MS / 1000} s`, { code: 'store_unavailable', headers: { 'retry-after': '1' } });
+          throw STORE_UNAVAILABLE(`Redis at ${this.s.url}: lock '${this.prefix}${key}' stayed taken for ${LOCK_WAIT_MS / 1000} s`, { headers: { 'retry-after': '1' } });
         }
         await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
       }
@@ -363,7 +350,7 @@ class RedisView implements Store {
 /**
  * Connects to Redis at `url` (`redis://[user:password@]host:port/db`, `rediss://` for TLS).
  * Keeps trying for START_TIMEOUT_MS, then fails; an authentication or database error fails at once.
- * @throws Error `cannot open the store [store] url = "<url without password>": <why>`
+ * @throws UserError `cannot open the store [store] url = "<url without password>": <why>`
  */
 export async function openRedisStore(url: string, log?: Logger): Promise<Store> {
   const safe = redactUrl(url);
@@ -405,7 +392,7 @@ export async function openRedisStore(url: string, log?: Logger): Promise<Store> 
   } catch (err) {
     redis.disconnect();
     const why = (err as Error).message || (err as { code?: string }).code || String(err);
-    throw new Error(`cannot open the store [store] url = "${safe}": ${why}`, { cause: err });
+    throw new UserError(`cannot open the store [store] url = "${safe}": ${why}`, { cause: err });
   } finally {
     fatal = undefined;
   }

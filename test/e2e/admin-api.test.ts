@@ -1,5 +1,5 @@
 /**
- * The admin API (DESIGN.md "Routes", "Runtime changes"): providers and keys created and
+ * The admin API (docs/design.md "Routes", "Runtime changes"): providers and keys created and
  * removed while gw serves, persisted in the store, listed with their source and masked.
  */
 import test from 'ava';

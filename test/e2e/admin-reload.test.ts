@@ -27,7 +27,7 @@ test('a reload applies providers, aliases, keys and pricing at once; unchanged p
   const gw = await startGateway(baseConfig(providerA(up.origin)));
   t.teardown(async () => { await gw.stop(); await up.close(); });
   const g = gw.running.gateway;
-  const a = g.table.providers.get('a');
+  const a = g.snapshot.table.providers.get('a');
   t.is(await chatStatus(gw, 'fast'), 404);
 
   const next = `listen = "127.0.0.1:0"\nadmin_token = "${ADMIN_TOKEN}"\ndata_dir = "data"\n\n[keys.default]\nkey = "${KEY}"\n\n[keys.third]\nkey = "${KEY3}"\n\n${providerA(up.origin)}
@@ -42,15 +42,15 @@ test('a reload applies providers, aliases, keys and pricing at once; unchanged p
   t.is(up.received.at(-1)!.headers.authorization, 'Bearer sk-b');
   t.is(await chatStatus(gw, 'model-a', KEY3), 200);
   t.is(await chatStatus(gw, 'model-a', KEY2), 401, 'a key removed from the file is refused');
-  t.is(g.table.providers.get('a'), a, 'an unchanged section keeps its provider');
-  t.deepEqual(g.info.config().pricing['model-b'], { input_per_mtok: 1.5, output_per_mtok: 2.0 });
+  t.is(g.snapshot.table.providers.get('a'), a, 'an unchanged section keeps its provider');
+  t.deepEqual(g.info.pricing()['model-b'], { input_per_mtok: 1.5, output_per_mtok: 2.0 });
 });
 
 test('a bad file is refused with its error and the running config keeps serving', async (t) => {
   const up = await startUpstream((_req, res) => replyJson(res, 200, fixture('openai/spec-examples/chat.default.response.json')));
   const gw = await startGateway(baseConfig(`${providerA(up.origin)}\n[aliases]\nfast = "model-a"\n`));
   t.teardown(async () => { await gw.stop(); await up.close(); });
-  const good = gw.running.gateway.config;
+  const good = gw.running.gateway.snapshot.config;
 
   await writeFile(gw.configPath, `${baseConfig(providerA(up.origin))}\n[aliases\n`);
   const syntax = await reload(gw);
@@ -68,7 +68,7 @@ test('a bad file is refused with its error and the running config keeps serving'
   t.is(unset.status, 400);
   t.regex(unset.json.error.message, /GW_TEST_UNSET_VAR/);
 
-  t.is(gw.running.gateway.config, good);
+  t.is(gw.running.gateway.snapshot.config, good);
   t.is(await chatStatus(gw, 'fast'), 200);
   t.is(await chatStatus(gw, 'model-a', KEY2), 200);
 });
@@ -86,8 +86,8 @@ test('restart-only settings keep their running values with a warning; a file pro
   t.true(r.json.warnings.some((w: string) => w.startsWith('listen changed')));
   t.true(r.json.warnings.some((w: string) => w.startsWith('data_dir changed')));
   t.true(r.json.warnings.some((w: string) => w.includes("runtime provider 'a' is shadowed")));
-  t.is(gw.running.gateway.config.listen, '127.0.0.1:0');
-  t.is(gw.running.gateway.config.data_dir, 'data');
+  t.is(gw.running.gateway.snapshot.config.listen, '127.0.0.1:0');
+  t.is(gw.running.gateway.snapshot.config.data_dir, 'data');
   t.is(await chatStatus(gw, 'model-a'), 200);
   t.is(await chatStatus(gw, 'rt-model'), 404);
   t.is(up.received.at(-1)!.headers.authorization, 'Bearer sk-a');

@@ -16,13 +16,19 @@ test('[extensions.audit] taps every hook, counts into its own store namespace, m
   await c.chat.completions.create({ model: 'gpt-4o', messages: HI });
   const s = await c.chat.completions.create({ model: 'gpt-4o', messages: HI, stream: true });
   let chunks = 0;
-  for await (const _ of s) chunks++;
+  let chars = 0;
+  for await (const c of s) {
+    chunks++;
+    chars += c.choices[0]?.delta.content?.length ?? 0;
+  }
   up.handle((_req, res) => { res.writeHead(500); res.end('{}'); });
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 502);
   const r = await admin(gw, 'GET', '/v1/audit');
   t.is(r.status, 200);
-  // every chunk that reached the client passed onChunk (the usage chunk is not forwarded here but was seen)
-  t.deepEqual(r.body.hooks, { onRequest: 3, onCacheLookup: 2, onResponse: 2, onChunk: chunks + 1, onError: 1 });
+  // every chunk that reached the client passed onChunk (the usage chunk is not forwarded here but was seen),
+  // typed: the plugin read the text of the chat chunks through the SDK's Chunk union
+  t.deepEqual(r.body.hooks, { onRequest: 3, onCacheLookup: 2, onResponse: 2, onChunk: chunks + 1, onError: 1, chars });
+  t.true(chars > 0);
   t.like(r.body.last.default, { model: 'gpt-4o', status: 200 });
   // its keys live under ext:audit: in the shared store
   const keys: string[] = [];

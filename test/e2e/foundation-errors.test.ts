@@ -108,7 +108,7 @@ test('400: an invalid field is named (message and param)', async (t) => {
     [{ messages: [{ role: 'user', content: 'hi' }] }, 'model'],
     [{ model: 'gpt-4o', messages: [{ content: 'hi' }] }, 'messages[0].role'],
     [{ ...msg(), stream: 'yes' }, 'stream'],
-    [{ ...msg(), temperature: 5 }, 'temperature'],
+    [{ ...msg(), temperature: 'hot' }, 'temperature'],
   ];
   for (const [body, param] of cases) {
     const r = await s.post(body);

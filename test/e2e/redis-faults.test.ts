@@ -1,5 +1,5 @@
 /**
- * Redis faults (DESIGN.md "Store and processes"): unreachable at start → exit non-zero
+ * Redis faults (docs/design.md "Store and processes"): unreachable at start → exit non-zero
  * within 15 s naming `[store]`; lost while serving → requests that need the store get 503
  * `store_unavailable` and never reach the upstream, requests that need none are served,
  * service resumes within 10 s of Redis returning; an answer whose accounting could not be
@@ -79,7 +79,7 @@ test('redis lost while serving: limits and budgets fail closed with 503 before t
       const body = await json(res);
       t.is(body.error.code, 'store_unavailable');
       t.is(body.error.type, 'service_unavailable');
-      t.regex(body.error.message, /the store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/0\) is unavailable/);
+      t.regex(body.error.message, /the store is unavailable: Redis at redis:\/\/127\.0\.0\.1:\d+\/0: /);
     }
   }
   const msg = await post(limited, '/v1/messages', { model: 'gpt-4o', max_tokens: 10, messages: HI });
@@ -163,7 +163,7 @@ test('nothing acknowledged is lost: an answer whose usage cannot be committed is
   t.is(s.status, 200);
   const text = await s.text();
   t.regex(text, /"Hel"/);
-  t.regex(text, /data: \{"error":\{"message":"the store \(Redis at [^"]*\) is unavailable[^"]*","type":"service_unavailable","code":"store_unavailable"/);
+  t.regex(text, /data: \{"error":\{"message":"the store is unavailable: Redis at [^"]*","type":"service_unavailable","code":"store_unavailable"/);
   t.notRegex(text, /\[DONE\]/);
 
   await r.restart();

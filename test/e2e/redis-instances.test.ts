@@ -1,5 +1,5 @@
 /**
- * Several gw instances on one Redis behave as one gateway (DESIGN.md "Store and
+ * Several gw instances on one Redis behave as one gateway (docs/design.md "Store and
  * processes"): three in-process instances with the same `[store] url` and the same mock
  * upstream, load spread over all three, against a real redis-server.
  */
@@ -17,7 +17,7 @@ function adminPost(g: { url: string }, path: string, body: unknown): Promise<Res
   return fetch(`${g.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
-/** DESIGN.md: runtime provider and key changes reach every instance within 2 s. */
+/** docs/design.md: runtime provider and key changes reach every instance within 2 s. */
 const PROPAGATION_MS = 2000;
 
 /** A fresh redis-server and `n` gateways sharing it; undefined when the test skipped (no redis-server, not CI). */

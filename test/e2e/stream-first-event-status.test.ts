@@ -2,7 +2,7 @@ import test from 'ava';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { replySse, startUpstream } from '../helpers/upstream.ts';
 
-// An upstream 4xx keeps its status (DESIGN.md "Errors") even when the vendor reports it as
+// An upstream 4xx keeps its status (docs/design.md "Errors") even when the vendor reports it as
 // the first event of a 200 stream: nothing was sent yet, so the client gets a real 429.
 const post = (url: string, model: string) =>
   fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
@@ -53,6 +53,6 @@ test('Messages passthrough: an invalid_request_error as the first event keeps it
   t.teardown(async () => { await gw.stop(); await up.close(); });
   const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
   t.is(r.status, 400);
-  t.deepEqual(await r.json(), { type: 'error', error: { type: 'invalid_request_error', message: 'upstream stream failed before its first event: bad thinking budget' } });
+  t.deepEqual(await r.json(), { type: 'error', error: { type: 'invalid_request_error', message: 'provider anthropic: bad thinking budget' } });
   t.is(up.received.length, 1);
 });

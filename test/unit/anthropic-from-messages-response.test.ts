@@ -1,8 +1,8 @@
 import test from 'ava';
-import type { MessagesResponse } from '../../core/format/messages.ts';
+import type { MessagesResponse } from '../../plugins/formats/anthropic-messages/types.ts';
 import { fromMessagesResponse } from '../../plugins/providers/anthropic/from-messages-response.ts';
 import { mapStopReason } from '../../plugins/providers/anthropic/map-stop-reason.ts';
-import { mapUsage } from '../../plugins/providers/anthropic/map-usage.ts';
+import { fromMessagesUsage as mapUsage } from '../../plugins/formats/anthropic-messages/map-usage.ts';
 import { readJsonFixture } from './anthropic-sse-helper.ts';
 
 const CREATED = 1_760_000_000;

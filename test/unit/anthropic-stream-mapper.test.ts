@@ -170,7 +170,7 @@ test('an error event (stream.error-event.overloaded.sse) throws 502 keeping mess
   const [event] = parseSse(readFixture('vercel-ai/stream.error-event.overloaded.sse'));
   const err = t.throws(() => m.push(event), { instanceOf: GatewayError });
   t.is(err?.status, 502);
-  t.is(err?.message, 'Overloaded');
+  t.is(err?.message, 'provider anthropic failed mid-stream: Overloaded');
   t.is(err?.code, 'overloaded_error');
   t.is(err?.upstreamStatus, 529);
 });
@@ -181,7 +181,7 @@ test('an error event mid-stream throws after the chunks already mapped', (t) => 
   t.deepEqual(m.push(ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })), []);
   t.is(m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }))[0].choices[0].delta.content, 'Hi');
   const err = t.throws(() => m.push({ event: 'error', data: '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}' }), { instanceOf: GatewayError });
-  t.deepEqual([err?.status, err?.message, err?.code, err?.upstreamStatus], [502, 'Internal server error', 'api_error', 500]);
+  t.deepEqual([err?.status, err?.message, err?.code, err?.upstreamStatus], [502, 'provider anthropic failed mid-stream: Internal server error', 'api_error', 500]);
 });
 
 test('malformed JSON data throws 502 malformed upstream event', (t) => {
@@ -189,7 +189,8 @@ test('malformed JSON data throws 502 malformed upstream event', (t) => {
   m.push(start());
   const err = t.throws(() => m.push({ event: 'content_block_delta', data: '{"type":"content_block_delta",' }), { instanceOf: GatewayError });
   t.is(err?.status, 502);
-  t.is(err?.message, 'malformed upstream event');
+  t.is(err?.message, 'provider anthropic sent a malformed stream: an event that is not JSON: {"type":"content_block_delta",');
+  t.is(err?.code, 'upstream_malformed');
 });
 
 test('content before message_start is malformed', (t) => {
@@ -197,7 +198,7 @@ test('content before message_start is malformed', (t) => {
   t.deepEqual(m.push(ev({ type: 'ping' })), []);
   const err = t.throws(() => m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } })), { instanceOf: GatewayError });
   t.is(err?.status, 502);
-  t.is(err?.message, 'malformed upstream event: content_block_delta before message_start');
+  t.is(err?.message, 'provider anthropic sent a malformed stream: content_block_delta before message_start');
 });
 
 test('end() before message_stop throws 502; after it, returns nothing', (t) => {
@@ -206,7 +207,8 @@ test('end() before message_stop throws 502; after it, returns nothing', (t) => {
   for (const e of events.slice(0, -2)) cut.push(e);
   const err = t.throws(() => cut.end(), { instanceOf: GatewayError });
   t.is(err?.status, 502);
-  t.is(err?.message, 'upstream stream ended before message_stop');
+  t.is(err?.message, 'provider anthropic ended the stream before message_stop');
+  t.is(err?.code, 'upstream_truncated');
 
   const whole = new AnthropicStreamMapper({ created: CREATED });
   for (const e of events) whole.push(e);

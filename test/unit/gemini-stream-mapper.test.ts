@@ -183,15 +183,17 @@ test('end() before any finishReason throws 502', (t) => {
   for (const e of events) mapper.push(e);
   const err = t.throws(() => mapper.end(), { instanceOf: GatewayError });
   t.is(err.status, 502);
-  t.is(err.message, 'upstream stream ended before finishReason');
-  t.throws(() => new GeminiStreamMapper(META).end(), { message: 'upstream stream ended before finishReason' });
+  t.is(err.message, 'provider gemini ended the stream before finishReason');
+  t.is(err.code, 'upstream_truncated');
+  t.throws(() => new GeminiStreamMapper(META).end(), { message: 'provider gemini ended the stream before finishReason' });
 });
 
 test('malformed JSON throws 502 quoting the data', (t) => {
   const mapper = new GeminiStreamMapper(META);
   const err = t.throws(() => mapper.push({ event: undefined, data: '{"candidates": [' }), { instanceOf: GatewayError });
   t.is(err.status, 502);
-  t.is(err.message, 'upstream sent malformed stream data: {"candidates": [');
+  t.is(err.message, 'provider gemini sent malformed stream data: {"candidates": [');
+  t.is(err.code, 'upstream_malformed');
   t.throws(() => mapper.push({ event: undefined, data: '42' }), { instanceOf: GatewayError });
 });
 
@@ -200,7 +202,7 @@ test('an error payload mid-stream throws 502 with the upstream message and statu
   t.is(mapper.push(sseEvents('google-text.sse')[0]!).length, 2);
   const err = t.throws(() => mapper.push(ev({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })), { instanceOf: GatewayError });
   t.is(err.status, 502);
-  t.is(err.message, 'The model is overloaded. Please try again later.');
+  t.is(err.message, 'provider gemini failed mid-stream: The model is overloaded. Please try again later.');
   t.is(err.upstreamStatus, 503);
   t.is(err.code, 'UNAVAILABLE');
 });

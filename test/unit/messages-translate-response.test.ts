@@ -1,9 +1,9 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatMessage, Usage } from '../../core/format/chat.ts';
-import { chatCompletionToMessages, toToolInput } from '../../core/format/messages-translate/from-chat-completion.ts';
-import { findStopSequence, mapStopReason } from '../../core/format/messages-translate/map-stop-reason.ts';
-import { toMessageId, toMessagesUsage } from '../../core/format/messages-translate/map-usage.ts';
+import { chatCompletionToMessages, toToolInput } from '../../plugins/formats/anthropic-messages/from-chat-completion.ts';
+import { findStopSequence, mapStopReason } from '../../plugins/formats/anthropic-messages/map-stop-reason.ts';
+import { toMessageId, toMessagesUsage } from '../../plugins/formats/anthropic-messages/map-usage.ts';
 
 function completion(message: Partial<ChatMessage>, finish: string | null = 'stop', usage: Usage | null = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, extra: Record<string, unknown> = {}): ChatCompletion {
   return {

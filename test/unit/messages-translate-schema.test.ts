@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../core/format/chat.ts';
-import { chatCompletionToMessages } from '../../core/format/messages-translate/from-chat-completion.ts';
-import { ChunksToMessagesEvents } from '../../core/format/messages-translate/chunks-to-events.ts';
+import { chatCompletionToMessages } from '../../plugins/formats/anthropic-messages/from-chat-completion.ts';
+import { ChunksToMessagesEvents } from '../../plugins/formats/anthropic-messages/chunks-to-events.ts';
 
 const specUrl = new URL('../../../shared/specs/anthropic.openapi.json', import.meta.url);
 const haveSpec = existsSync(specUrl);

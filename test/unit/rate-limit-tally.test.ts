@@ -27,7 +27,7 @@ test('onError after a settled onResponse does not drop other streams\' pending t
   const config = rateLimit.configSchema.parse({ requests_per_minute: 1000, tokens_per_minute: 20 });
   const noRoute = () => undefined;
   await rateLimit.setup({ name: 'rate_limit', config, store: root.namespace('ext').namespace('rate_limit'), hooks, log, routes: { get: noRoute, post: noRoute, delete: noRoute } as never, gateway: {} as never });
-  const rc = () => new RequestContext('r', 'chat', { name: 'default' }, { model: 'm', stream: true }, '{}', 'm', 'm', true, performance.now(), log);
+  const rc = () => new RequestContext('r', { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: true }, { name: 'default' }, { model: 'm', stream: true }, '{}', 'm', performance.now(), log);
 
   const a = rc();
   const b = rc();
@@ -35,7 +35,7 @@ test('onError after a settled onResponse does not drop other streams\' pending t
   await hooks.onRequest.promise(b);
   for (const r of [a, b]) {
     r.usage = { prompt_tokens: 4, completion_tokens: 6, total_tokens: 10 };
-    hooks.onChunk.call(r, {});
+    hooks.onChunk.call(r, { format: 'openai-chat', value: { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [] } });
   }
   a.provider = 'p';
   a.status = 200;

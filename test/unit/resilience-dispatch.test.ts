@@ -2,7 +2,6 @@ import test from 'ava';
 import { dispatch } from '../../core/dispatch.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Provider } from '../../core/provider.ts';
-import { Breaker } from '../../core/resilience/breaker.ts';
 import { Member } from '../../core/resilience/member.ts';
 import { classify } from '../../core/resilience/retry.ts';
 import { Group } from '../../core/resilience/strategy.ts';
@@ -13,7 +12,7 @@ const table = {} as RoutingTable;
 
 /** A one-provider group whose circuit opens after one failure and half-opens after 20 ms. */
 async function halfOpen(): Promise<{ group: Group; member: Member }> {
-  const member = new Member(provider, { maxRetries: 0, weight: 1 }, new Breaker(1, 20));
+  const member = new Member(provider, { maxRetries: 0, weight: 1 }, { failures: 1, cooldownMs: 20 });
   const group = new Group([member], 'round_robin');
   await t0Fail(group);
   await new Promise((r) => setTimeout(r, 30));

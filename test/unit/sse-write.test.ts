@@ -8,7 +8,7 @@ test('the keep-alive comment goes out after a period of silence, and not while e
   const period = 150;
   const server = createServer((_req, res) => {
     const sse = new SseWriter(res);
-    sse.open({}, period);
+    sse.open({}, undefined, period);
     // events every 50 ms for 300 ms (no ping expected), then 400 ms of silence (pings expected)
     let n = 0;
     const tick = setInterval(() => {

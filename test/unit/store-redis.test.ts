@@ -7,7 +7,8 @@ import test from 'ava';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../core/errors.ts';
-import { openRedisStore, redactUrl } from '../../core/store/redis.ts';
+import { redactUrl } from '../../core/redact.ts';
+import { openRedisStore } from '../../core/store/redis.ts';
 import type { Store } from '../../core/store/types.ts';
 import { haveRedisServer, redisFor, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { storeConformance } from './store-conformance.ts';
@@ -137,7 +138,7 @@ test('redis: lost while serving → 503 store_unavailable fast (stopped) or with
   t.true(frozen instanceof GatewayError);
   t.is((frozen as GatewayError).status, 503);
   t.is((frozen as GatewayError).code, 'store_unavailable');
-  t.regex(frozen!.message, /Redis at redis:\/\/127\.0\.0\.1:\d+\/0\) is unavailable: no answer within 2 s/);
+  t.regex(frozen!.message, /the store is unavailable: Redis at redis:\/\/127\.0\.0\.1:\d+\/0: no answer within 2 s/);
   t.true(waited >= 1900 && waited < 3000, `waited ${waited} ms`);
   r.resume();
   t.is(await s.get('k'), 'v');

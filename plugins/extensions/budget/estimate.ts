@@ -20,14 +20,13 @@ export function estimatePromptTokens(rawBody: string): number {
 }
 
 /**
- * Output tokens the request may produce: its `max_tokens` (or `max_completion_tokens`),
- * else `fallback` (the model's default reserve), times `n` choices; 0 for embeddings.
+ * Output tokens the request may produce: its output cap (`max_tokens`,
+ * `max_output_tokens`…, as its format read it), else `fallback` (the model's default
+ * reserve), times its choices; 0 for embeddings.
  */
 export function reserveOutputTokens(rc: RequestContext, fallback: number): number {
-  if (rc.route === 'embeddings') return 0;
-  const b = rc.body;
-  const max = positive(b.max_tokens) ?? positive(b.max_completion_tokens) ?? fallback;
-  return max * (positive(b.n) ?? 1);
+  if (rc.operation !== 'generate') return 0;
+  return (rc.maxOutputTokens ?? fallback) * rc.choices;
 }
 
 /** USD for `prompt` and `completion` tokens at `price`. */
@@ -38,8 +37,4 @@ export function costUsd(price: Price, prompt: number, completion: number): numbe
 /** USD of reported usage (common semantics: cached prompt tokens and reasoning included). */
 export function usageUsd(price: Price, u: Usage): number {
   return costUsd(price, u.prompt_tokens, u.completion_tokens);
-}
-
-function positive(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
 }

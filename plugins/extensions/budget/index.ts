@@ -1,7 +1,7 @@
 /**
  * The `budget` extension: lifetime USD spend per gateway key, priced from
  * `[pricing."<model>"]`, against `default_budget` or `[extensions.budget.keys.<name>]
- * budget`. DESIGN.md "Accounting and limits":
+ * budget`. docs/design.md "Accounting and limits":
  *   onRequest   403 `model_not_priced` for a model without pricing (fail closed); else a
  *               hold for the request's estimated cost (prompt estimate x input price +
  *               max_tokens or the model's output reserve x output price), refused with 429
@@ -17,11 +17,11 @@
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
-import { GatewayError } from '../../../core/errors.ts';
+import { defineError } from '../../../core/errors.ts';
 import type { GatewayInfo } from '../../../core/plugins/contract.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
 
 const PLUGIN_NAME = 'budget';
@@ -63,11 +63,18 @@ export interface BudgetEntry {
 /** USD rounded to 1e-9 so sums of float prices read cleanly. */
 const usd = (x: number): number => Math.round(x * 1e9) / 1e9;
 
+/** A model without `[pricing]`: the budget cannot price it, so it is refused (fail closed). */
+export const MODEL_NOT_PRICED = defineError<string>('model_not_priced', 403, (model) =>
+  `model '${model}' has no [pricing."${model}"] in the config, and the budget extension refuses unpriced models`, { param: 'model', refusal: 'model_not_priced' });
+/** Spent plus what requests in flight hold reaches the key's budget. */
+export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number }>('budget_exceeded', 429, (p) =>
+  `budget exhausted for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}`, { refusal: 'budget' });
+
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
   setup({ config, store, hooks, routes, gateway, log }) {
-    const pricing = () => gateway.config().pricing as Record<string, Price>;
+    const pricing = () => gateway.pricing() as Record<string, Price>;
     const unpriced = gateway.models().filter((m) => !pricing()[m]);
     if (unpriced.length) log.warn({ models: unpriced }, `budget: these models have no [pricing."<model>"] and will be refused (403 model_not_priced)`);
     const limitOf = (name: string) => config.keys[name]?.budget ?? config.default_budget;
@@ -75,10 +82,12 @@ export default defineExtension({
     let seq = 0;
 
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
+      // counting tokens costs nothing upstream
+      if (rc.operation === 'count') return undefined;
       const prices = pricing();
       const price = prices[rc.canonicalModel] ?? prices[rc.model];
       if (!price) {
-        throw new GatewayError(403, `model '${rc.canonicalModel}' has no [pricing."${rc.canonicalModel}"] in the config, and the budget extension refuses unpriced models`, { code: 'model_not_priced', param: 'model' });
+        throw MODEL_NOT_PRICED(rc.canonicalModel);
       }
       const account = accountOf(rc);
       const reserve = config.models[rc.canonicalModel]?.output_reserve_tokens ?? config.output_reserve_tokens;
@@ -88,7 +97,7 @@ export default defineExtension({
       const limit = limitOf(account);
       const v = await store.hold(PREFIX + account, id, estimate, { field: 'usd', limit, ttlMs });
       if (!v.admitted) {
-        throw new GatewayError(429, `budget exhausted for key '${account}': spent $${usd(v.value)} of $${limit}${v.held ? ` ($${usd(v.held)} more held by requests in flight)` : ''}`, { code: 'budget_exceeded' });
+        throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held });
       }
       rc.state.set(HOLD, { id, account, price, estimate } satisfies Hold);
       return undefined;

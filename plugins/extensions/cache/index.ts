@@ -1,9 +1,12 @@
 /**
- * The `cache` extension: non-streaming chat completions answered from the store.
- * Key: SHA-256 of the request body bytes exactly as received (so it is shared across
- * gateway keys); entries live `ttl_seconds`. The response carries `x-gw-cache: hit|miss`.
+ * The `cache` extension: non-streaming answers (`rc.cacheable`: chat completions, Messages,
+ * Responses, Gemini generateContent) served from the store. Key: SHA-256 of the request
+ * body bytes exactly as received (so it is shared across gateway keys); on routes other
+ * than chat the route and model are hashed in too, since one body could be valid on two
+ * routes (a Messages body is often a valid chat body) and a Gemini body has its model in
+ * the URL. Entries live `ttl_seconds`. The response carries `x-gw-cache: hit|miss`.
  * Admin: DELETE /v1/cache clears every entry (204).
- * DESIGN.md "Accounting and limits": hits still pass onRequest (they count as a request for
+ * docs/design.md "Accounting and limits": hits still pass onRequest (they count as a request for
  * rate limits) and add nothing to usage, spend or tokens (those taps skip `rc.cacheHit`).
  */
 import { createHash } from 'node:crypto';
@@ -23,15 +26,17 @@ const schema = z.strictObject({
   ttl_seconds: z.number().positive().default(300),
 });
 
-/** The cache key of a request: SHA-256 hex of its body bytes. */
-export function cacheKey(rawBody: string): string {
-  return createHash('sha256').update(rawBody, 'utf8').digest('hex');
+/** The cache key of a request: SHA-256 hex of its body bytes (chat), with its route and model elsewhere. */
+export function cacheKey(rc: Pick<RequestContext, 'route' | 'model' | 'rawBody'>): string {
+  const h = createHash('sha256');
+  if (rc.route !== 'chat') h.update(`${rc.route}\n${rc.model}\n`, 'utf8');
+  return h.update(rc.rawBody, 'utf8').digest('hex');
 }
 
 function lookup(store: Store) {
   return async function cacheLookup(rc: RequestContext): Promise<CachedResponse | undefined> {
-    if (rc.route !== 'chat' || rc.stream) return undefined;
-    const key = cacheKey(rc.rawBody);
+    if (!rc.cacheable) return undefined;
+    const key = cacheKey(rc);
     const body = await store.get(key);
     if (body !== undefined) return { body, headers: { 'x-gw-cache': 'hit', 'x-request-id': rc.id } };
     rc.state.set(ENTRY, key);

@@ -18,7 +18,7 @@ import type { GatewayError } from '../../../core/errors.ts';
 import type { ResponseInfo } from '../../../core/hooks.ts';
 import { LEVELS } from '../../../core/log.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
-import { accountOf } from '../_shared/account.ts';
+import { accountOf } from '../../../core/plugins/helpers.ts';
 
 const PLUGIN_NAME = 'logging';
 

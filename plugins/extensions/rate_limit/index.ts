@@ -15,10 +15,10 @@
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
-import { GatewayError } from '../../../core/errors.ts';
+import { defineError, type GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
 
 const PLUGIN_NAME = 'rate_limit';
 /** rc.state slot: tokens this request already put in `pending`. */
@@ -38,13 +38,13 @@ interface Tally {
   tokens: number;
 }
 
-function refuse(what: string, name: string, limit: number, windowS: number, retryAfterMs: number): GatewayError {
-  const secs = Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)));
-  const per = windowS === 60 ? 'per minute' : `per ${windowS} s`;
-  return new GatewayError(429, `rate limit reached for key '${name}': ${limit} ${what} ${per}; retry in ${secs} s`, {
-    code: 'rate_limit_exceeded',
-    headers: { 'retry-after': String(secs) },
-  });
+/** A key's window is full: 429 with `retry-after` in whole seconds (1..60). */
+export const RATE_LIMIT_EXCEEDED = defineError<{ key: string; limit: number; what: 'requests' | 'tokens'; per: string; seconds: number }>('rate_limit_exceeded', 429, (p) =>
+  `rate limit reached for key '${p.key}': ${p.limit} ${p.what} ${p.per}; retry in ${p.seconds} s`, { refusal: 'rate_limit' });
+
+function refuse(what: 'requests' | 'tokens', key: string, limit: number, windowS: number, retryAfterMs: number): GatewayError {
+  const seconds = Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  return RATE_LIMIT_EXCEEDED({ key, limit, what, per: windowS === 60 ? 'per minute' : `per ${windowS} s`, seconds }, { headers: { 'retry-after': String(seconds) } });
 }
 
 export default defineExtension({

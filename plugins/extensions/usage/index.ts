@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../_shared/account.ts';
+import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';
@@ -34,7 +34,7 @@ function counterKey(name: string, model: string): string {
 
 function record(store: Store) {
   return async function recordUsage(rc: RequestContext): Promise<void> {
-    if (!answeredUpstream(rc) || rc.status >= 400) return;
+    if (!answeredUpstream(rc) || rc.status >= 400 || rc.operation === 'count') return;
     const u = rc.usage;
     await store.incr(counterKey(accountOf(rc), rc.servedModel), {
       prompt_tokens: u?.prompt_tokens ?? 0,

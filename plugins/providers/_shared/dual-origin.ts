@@ -3,12 +3,13 @@
  * zhipu): `base_url` overrides only the common origin, `messages_base_url` only the
  * Messages one (origin without `/v1`).
  */
-import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { ProviderSetup } from '../../../core/plugins/contract.ts';
 import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
 import type { Provider } from '../../../core/provider.ts';
+import { readMessagesError } from '../../formats/anthropic-messages/errors.ts';
+import { messagesPassthrough } from '../../formats/anthropic-messages/passthrough.ts';
 import { createCompatibleProvider, type CompatibleSettings } from '../openai/compatible.ts';
-import { createMessagesPassthrough } from './messages-origin.ts';
 
 export const dualOriginSchema = providerBaseSchema.extend({
   /** Messages-format origin without `/v1`, e.g. "https://dashscope-intl.aliyuncs.com/apps/anthropic". */
@@ -23,11 +24,11 @@ export type DualOriginConfig = z.output<typeof dualOriginSchema>;
  * `quirks` are the kind's stream/completion fix-ups.
  */
 export function createDualOriginProvider(
-  ctx: { name: string; config: DualOriginConfig; log: Logger },
+  ctx: ProviderSetup<DualOriginConfig>,
   origins: { common: string; messages: string },
   quirks: Pick<CompatibleSettings, 'mapChunk' | 'mapChunkIf' | 'mapCompletion'> = {},
 ): Provider {
-  const { name, config, log } = ctx;
+  const { name, config, http } = ctx;
   const timeoutMs = config.timeout_seconds * 1000;
   const auth = { authorization: `Bearer ${config.api_key}` };
   return createCompatibleProvider({
@@ -35,10 +36,9 @@ export function createDualOriginProvider(
     kind: config.kind ?? name,
     baseUrl: config.base_url ?? origins.common,
     models: config.models ?? [],
-    timeoutMs,
-    log,
+    http: http({ timeoutMs }),
     headers: auth,
     ...quirks,
-    messages: createMessagesPassthrough({ name, origin: config.messages_base_url ?? origins.messages, auth, timeoutMs }),
+    native: { 'anthropic-messages': messagesPassthrough(http({ timeoutMs, readError: readMessagesError }), config.messages_base_url ?? origins.messages, auth) },
   });
 }

@@ -4,9 +4,9 @@
  * @see https://docs.anthropic.com/en/api/messages (system, messages, content blocks)
  * @see https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use (tool_result placement)
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart } from '../../../core/format/chat.ts';
-import type { MessagesContentBlock, MessagesMessage } from '../../../core/format/messages.ts';
+import type { MessagesContentBlock, MessagesMessage } from '../../formats/anthropic-messages/types.ts';
 
 type SystemBlock = { type: 'text'; text: string; [k: string]: unknown };
 

@@ -4,9 +4,9 @@
  * @see https://docs.anthropic.com/en/api/messages (response body)
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from '../../../core/format/chat.ts';
-import type { MessagesResponse } from '../../../core/format/messages.ts';
+import type { MessagesResponse } from '../../formats/anthropic-messages/types.ts';
 import { mapStopReason } from './map-stop-reason.ts';
-import { mapUsage } from './map-usage.ts';
+import { fromMessagesUsage as mapUsage } from '../../formats/anthropic-messages/map-usage.ts';
 
 /**
  * Text blocks are concatenated into `content` (null when there is no text but there are

@@ -1,38 +1,38 @@
 /**
  * The `anthropic` kind. /v1/chat/completions is translated to the Messages API with the
- * pure functions of this folder (README.md lists every decision); /v1/messages is passed
- * through natively. No embeddings (the core answers 400). Models are discovered from
- * `GET {origin}/v1/models`, following its pages.
+ * pure functions of this folder (README.md lists every decision); Messages-format clients
+ * get native passthrough (`native['anthropic-messages']`). No embeddings (the core
+ * answers 400). Models are discovered from `GET {origin}/v1/models`, following its pages.
  * Auth: `x-api-key`; every call carries `anthropic-version` (the client's, else 2023-06-01).
  * `base_url` is the origin without `/v1` (default https://api.anthropic.com).
  * @see https://docs.anthropic.com/en/api/messages
  * @see https://docs.anthropic.com/en/api/models-list
  */
-import type { Logger } from 'pino';
-import { GatewayError } from '../../../core/errors.ts';
+import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
-import type { MessagesResponse } from '../../../core/format/messages.ts';
-import { sseEvents } from '../../../core/http/sse-parse.ts';
-import { callUpstream, parseUpstreamJson, readBody, releaseBody, snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
+import type { UpstreamResponse } from '../../../core/http/upstream.ts';
+import { snippet } from '../../../core/http/upstream.ts';
 import { defineProvider } from '../../../core/plugins/contract.ts';
 import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
 import type { CallContext, ChatResult, Provider, StreamItem } from '../../../core/provider.ts';
-import { createMessagesPassthrough, failMessages, messagesHeaders, messagesOrigin } from '../_shared/messages-origin.ts';
+import { readMessagesError } from '../../formats/anthropic-messages/errors.ts';
+import { messagesHeaders, messagesOrigin, messagesPassthrough } from '../../formats/anthropic-messages/passthrough.ts';
+import type { MessagesResponse } from '../../formats/anthropic-messages/types.ts';
 import { fromMessagesResponse } from './from-messages-response.ts';
 import { AnthropicStreamMapper } from './stream-mapper.ts';
 import { toMessagesRequest } from './to-messages-request.ts';
 
 export const ANTHROPIC_ORIGIN = 'https://api.anthropic.com';
-/** Page size of model discovery (the API's maximum) and a bound on pages followed. */
+/** Page size of model discovery (the API's maximum). */
 const MODELS_PAGE = 1000;
-const MAX_MODEL_PAGES = 50;
 
 export default defineProvider({
   name: 'anthropic',
   configSchema: providerBaseSchema,
-  setup({ name, config, log }): Provider {
+  routing: ['max_retries', 'weight'],
+  setup({ name, config, http: client }): Provider {
     const origin = messagesOrigin(config.base_url ?? ANTHROPIC_ORIGIN);
-    const timeoutMs = config.timeout_seconds * 1000;
+    const http = client({ timeoutMs: config.timeout_seconds * 1000, readError: readMessagesError });
     const auth = { 'x-api-key': config.api_key };
     const chatUrl = `${origin}/v1/messages`;
 
@@ -40,39 +40,22 @@ export default defineProvider({
       const { body, warnings } = toMessagesRequest(req);
       if (warnings.length && call.log.isLevelEnabled('debug')) call.log.debug({ provider: name, warnings }, 'chat fields degraded in translation to Messages');
       const stream = body.stream === true;
-      const res = await callUpstream(chatUrl, { headers: messagesHeaders(auth, call.headers, stream, false), body: JSON.stringify(body), signal: call.signal, timeoutMs, provider: name, log: call.log });
-      if (res.statusCode >= 400) return failMessages(name, res, chatUrl, timeoutMs, call.signal);
+      const res = await http.send(chatUrl, { headers: messagesHeaders(auth, call.headers, stream, false), body, signal: call.signal, log: call.log });
       if (!stream) {
-        const text = await readBody(res, name, chatUrl, timeoutMs, call.signal);
-        const parsed = parseUpstreamJson<MessagesResponse>(text, name);
+        const parsed = await http.json<MessagesResponse>(res, chatUrl, call.signal);
         if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.content)) {
-          throw new GatewayError(502, `provider ${name} sent a Messages response without content: ${snippet(text)}`, { code: 'upstream_malformed', provider: name });
+          throw UPSTREAM_MALFORMED({ provider: name, what: `a Messages response without content: ${snippet(JSON.stringify(parsed))}` }, { provider: name });
         }
         return { type: 'json', body: fromMessagesResponse(parsed) };
-      }
-      const ct = String(res.headers['content-type'] ?? '');
-      if (!ct.includes('text/event-stream')) {
-        const text = await readBody(res, name, chatUrl, timeoutMs, call.signal).catch(() => '');
-        throw new GatewayError(502, `provider ${name} answered a stream request with ${ct || 'no content type'}: ${snippet(text)}`, { code: 'upstream_malformed', provider: name });
       }
       return { type: 'stream', chunks: translateStream(res, call.signal) };
     }
 
-    /** Messages events → common chunks; the mapper's errors get the provider's name. */
+    /** Messages events → common chunks. */
     async function* translateStream(res: UpstreamResponse, signal: AbortSignal): AsyncGenerator<StreamItem> {
-      const mapper = new AnthropicStreamMapper();
-      try {
-        for await (const ev of sseEvents(res.body, name, chatUrl, timeoutMs, signal)) yield* mapper.push(ev);
-        yield* mapper.end();
-      } catch (err) {
-        if (err instanceof GatewayError && err.provider === undefined) {
-          err.provider = name;
-          err.message = `provider ${name}: ${err.message}`;
-        }
-        throw err;
-      } finally {
-        releaseBody(res, false);
-      }
+      const mapper = new AnthropicStreamMapper({ provider: name });
+      for await (const ev of await http.events(res, chatUrl, signal, (e) => e.event === 'message_stop')) yield* mapper.push(ev);
+      yield* mapper.end();
     }
 
     return {
@@ -80,31 +63,13 @@ export default defineProvider({
       kind: config.kind ?? name,
       models: config.models ?? [],
       chat,
-      messages: createMessagesPassthrough({ name, origin, auth, timeoutMs }),
-      listModels: (signal) => listModels(name, origin, auth, timeoutMs, log, signal),
+      native: { 'anthropic-messages': messagesPassthrough(http, origin, auth) },
+      listModels: (signal) => http.pages(`${origin}/v1/models?limit=${MODELS_PAGE}`, messagesHeaders(auth, {}, false, false), (body) => {
+        const b = body as { data?: Array<{ id?: unknown }>; has_more?: boolean; last_id?: string | null };
+        if (!Array.isArray(b?.data)) return undefined;
+        const items = b.data.map((m) => m.id).filter((id): id is string => typeof id === 'string');
+        return { items, next: b.has_more && b.last_id ? `${origin}/v1/models?limit=${MODELS_PAGE}&after_id=${encodeURIComponent(b.last_id)}` : undefined };
+      }, { signal }),
     };
   },
 });
-
-/**
- * Every model id of `GET {origin}/v1/models`, following `has_more`/`last_id` pages.
- * @throws GatewayError 502 naming the URL and status of the page that failed.
- * @see https://docs.anthropic.com/en/api/models-list
- */
-async function listModels(name: string, origin: string, auth: Record<string, string>, timeoutMs: number, log: Logger, signal?: AbortSignal): Promise<string[]> {
-  const ids: string[] = [];
-  const headers = messagesHeaders(auth, {}, false, false);
-  let after: string | undefined;
-  for (let page = 0; page < MAX_MODEL_PAGES; page++) {
-    const url = `${origin}/v1/models?limit=${MODELS_PAGE}${after ? `&after_id=${encodeURIComponent(after)}` : ''}`;
-    const res = await callUpstream(url, { method: 'GET', headers, signal, timeoutMs: Math.min(timeoutMs, 15_000), provider: name, log });
-    const text = await readBody(res, name, url, timeoutMs, signal);
-    if (res.statusCode >= 400) throw new GatewayError(502, `model discovery failed: GET ${url} answered HTTP ${res.statusCode}: ${snippet(text)}`, { code: 'discovery_failed', upstreamStatus: res.statusCode, provider: name });
-    const body = parseUpstreamJson<{ data?: Array<{ id?: unknown }>; has_more?: boolean; last_id?: string | null }>(text, name);
-    if (!Array.isArray(body?.data)) throw new GatewayError(502, `model discovery failed: GET ${url} returned no data array`, { code: 'discovery_failed', provider: name });
-    for (const m of body.data) if (typeof m.id === 'string') ids.push(m.id);
-    if (!body.has_more || !body.last_id) return ids;
-    after = body.last_id;
-  }
-  return ids;
-}

@@ -4,7 +4,7 @@
  * @see https://docs.anthropic.com/en/api/handling-stop-reasons
  */
 import type { FinishReason } from '../../../core/format/chat.ts';
-import type { StopReason } from '../../../core/format/messages.ts';
+import type { StopReason } from '../../formats/anthropic-messages/types.ts';
 
 /**
  * `end_turn`, `stop_sequence` and `pause_turn` (a server tool paused the turn) → `stop`;

@@ -4,9 +4,9 @@
  * @see https://docs.anthropic.com/en/api/messages (tools, tool_choice)
  * @see https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use#controlling-claudes-output
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
-import type { MessagesRequest, MessagesTool } from '../../../core/format/messages.ts';
+import type { MessagesRequest, MessagesTool } from '../../formats/anthropic-messages/types.ts';
 
 /**
  * Map tool declarations and the tool choice. JSON Schemas are kept intact but for a

@@ -3,30 +3,18 @@
  *
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-import { GatewayError } from '../../../core/errors.ts';
+import { UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import type { GatewayError } from '../../../core/errors.ts';
+import { messagesStreamError } from '../../formats/anthropic-messages/errors.ts';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../../core/format/chat.ts';
-import type { MessagesUsage } from '../../../core/format/messages.ts';
+import type { MessagesUsage } from '../../formats/anthropic-messages/types.ts';
 import type { SseEvent, StreamMapper } from '../../../core/provider.ts';
 import { refusalText } from './from-messages-response.ts';
 import { mapStopReason } from './map-stop-reason.ts';
-import { mapUsage } from './map-usage.ts';
+import { fromMessagesUsage as mapUsage } from '../../formats/anthropic-messages/map-usage.ts';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 type Phase = 'before_start' | 'streaming' | 'stopped';
-
-/** Anthropic error `type` → the HTTP status it stands for, kept as `upstreamStatus` of an in-stream error. */
-const ERROR_STATUS: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
 
 /**
  * One instance per upstream stream. Event order per the streaming docs:
@@ -52,20 +40,23 @@ export class AnthropicStreamMapper implements StreamMapper {
   /** tool_use blocks (by Anthropic index) whose arguments are still empty. */
   #toolWithoutArgs = new Set<number>();
   #finished = false;
+  readonly #provider: string;
 
-  constructor(opts: { created?: number } = {}) {
+  /** `opts.provider` names the provider in errors; `opts.created` fixes the chunks' timestamp (tests). */
+  constructor(opts: { created?: number; provider?: string } = {}) {
     this.#created = opts.created ?? Math.floor(Date.now() / 1000);
+    this.#provider = opts.provider ?? 'anthropic';
   }
 
   /** One SSE event → zero or more chunks. Throws GatewayError 502 on an `error` event or malformed data. */
   push(event: SseEvent): ChatCompletionChunk[] {
     if (event.data.trim() === '') return [];
-    const data = parse(event.data);
+    const data = this.#parse(event.data);
     const type = typeof data.type === 'string' ? data.type : event.event;
 
-    if (type === 'error') throw upstreamStreamError(data.error);
+    if (type === 'error') throw messagesStreamError(data.error, this.#provider);
     if (type === 'ping' || this.#phase === 'stopped') return [];
-    if (this.#phase === 'before_start' && type !== 'message_start') throw malformed(`${type ?? 'unnamed event'} before message_start`);
+    if (this.#phase === 'before_start' && type !== 'message_start') throw this.#malformed(`${type ?? 'unnamed event'} before message_start`);
 
     switch (type) {
       case 'message_start':
@@ -88,13 +79,13 @@ export class AnthropicStreamMapper implements StreamMapper {
 
   /** Upstream closed. Throws GatewayError 502 if it closed before message_stop. */
   end(): ChatCompletionChunk[] {
-    if (this.#phase !== 'stopped') throw new GatewayError(502, 'upstream stream ended before message_stop', { code: 'incomplete_stream' });
+    if (this.#phase !== 'stopped') throw UPSTREAM_TRUNCATED({ provider: this.#provider, expected: 'message_stop' }, { provider: this.#provider });
     return [];
   }
 
   #start(message: unknown): ChatCompletionChunk[] {
-    if (!isObject(message) || typeof message.id !== 'string') throw malformed('message_start without message.id');
-    if (this.#phase !== 'before_start') throw malformed('second message_start');
+    if (!isObject(message) || typeof message.id !== 'string') throw this.#malformed('message_start without message.id');
+    if (this.#phase !== 'before_start') throw this.#malformed('second message_start');
     this.#phase = 'streaming';
     this.#id = message.id;
     this.#model = typeof message.model === 'string' ? message.model : '';
@@ -103,7 +94,7 @@ export class AnthropicStreamMapper implements StreamMapper {
   }
 
   #blockStart(index: unknown, block: unknown): ChatCompletionChunk[] {
-    if (typeof index !== 'number' || !isObject(block)) throw malformed('content_block_start without index or content_block');
+    if (typeof index !== 'number' || !isObject(block)) throw this.#malformed('content_block_start without index or content_block');
     switch (block.type) {
       case 'tool_use': {
         const ordinal = this.#toolIndex.size;
@@ -123,7 +114,7 @@ export class AnthropicStreamMapper implements StreamMapper {
   }
 
   #blockDelta(index: unknown, delta: unknown): ChatCompletionChunk[] {
-    if (!isObject(delta)) throw malformed('content_block_delta without delta');
+    if (!isObject(delta)) throw this.#malformed('content_block_delta without delta');
     switch (delta.type) {
       case 'text_delta':
         return typeof delta.text === 'string' && delta.text !== '' ? [this.#chunk({ content: delta.text })] : [];
@@ -189,35 +180,25 @@ export class AnthropicStreamMapper implements StreamMapper {
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [{ index: 0, delta, finish_reason: null }] };
   }
 
+  #parse(data: string): Record<string, unknown> {
+    let value: unknown;
+    try {
+      // real upstream data lines may be right-padded with spaces; JSON.parse accepts that
+      value = JSON.parse(data);
+    } catch {
+      throw this.#malformed(`an event that is not JSON: ${data.slice(0, 200)}`);
+    }
+    if (!isObject(value)) throw this.#malformed('event data that is not a JSON object');
+    return value;
+  }
+
+  #malformed(detail: string): GatewayError {
+    return UPSTREAM_MALFORMED({ provider: this.#provider, what: `a malformed stream: ${detail}` }, { provider: this.#provider });
+  }
+
   #usageChunk(usage: Usage): ChatCompletionChunk {
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage };
   }
-}
-
-function parse(data: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    // Real upstream data lines may be right-padded with spaces; JSON.parse accepts that.
-    value = JSON.parse(data);
-  } catch (cause) {
-    throw new GatewayError(502, 'malformed upstream event', { code: 'malformed_upstream_event', cause });
-  }
-  if (!isObject(value)) throw malformed('event data is not a JSON object');
-  return value;
-}
-
-function malformed(detail: string): GatewayError {
-  return new GatewayError(502, `malformed upstream event: ${detail}`, { code: 'malformed_upstream_event' });
-}
-
-/** `event: error` after HTTP 200: 502 keeping Anthropic's message and error type. */
-function upstreamStreamError(error: unknown): GatewayError {
-  const type = isObject(error) && typeof error.type === 'string' ? error.type : 'api_error';
-  const message = isObject(error) && typeof error.message === 'string' && error.message !== '' ? error.message : `upstream stream error (${type})`;
-  const upstreamStatus = ERROR_STATUS[type];
-  // DESIGN.md: an upstream 4xx keeps its status (a rate_limit_error before the first chunk is a 429); 5xx become 502
-  const status = upstreamStatus !== undefined && upstreamStatus >= 400 && upstreamStatus < 500 ? upstreamStatus : 502;
-  return new GatewayError(status, message, { code: type, upstreamStatus });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

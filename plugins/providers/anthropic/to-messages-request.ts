@@ -5,9 +5,9 @@
  *
  * @see https://docs.anthropic.com/en/api/messages
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
-import type { MessagesRequest } from '../../../core/format/messages.ts';
+import type { MessagesRequest } from '../../formats/anthropic-messages/types.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
 import { mapTools, stripSchemaDialect } from './map-tools.ts';
 import { defaultMaxTokens, hasFixedSampling, supportsStructuredOutputs, thinkingStyle } from './model-capabilities.ts';

@@ -27,20 +27,25 @@ export function azureUrls(baseUrl: string, apiVersion: string | undefined): (op:
   const base = baseUrl.replace(/\/+$/, '');
   if (apiVersion === undefined) return (op) => `${base}/openai/v1/${op === 'chat' ? 'chat/completions' : op}`;
   const q = `?api-version=${encodeURIComponent(apiVersion)}`;
-  return (op, model) => (op === 'models' ? `${base}/openai/models${q}` : `${base}/openai/deployments/${encodeURIComponent(model)}/${op === 'chat' ? 'chat/completions' : op}${q}`);
+  return (op, model) => (op === 'models' ? `${base}/openai/models${q}` : `${base}/openai/deployments/${segment(model)}/${op === 'chat' ? 'chat/completions' : op}${q}`);
+}
+
+/** A deployment name as one URL path segment: `.` and `..` are escaped too, or they would walk up the path. */
+function segment(name: string): string {
+  return /^\.+$/.test(name) ? name.replace(/\./g, '%2E') : encodeURIComponent(name);
 }
 
 export default defineProvider({
   name: 'azure',
   configSchema: schema,
-  setup({ name, config, log }) {
+  routing: ['max_retries', 'weight'],
+  setup({ name, config, http }) {
     return createCompatibleProvider({
       name,
       kind: config.kind ?? name,
       baseUrl: config.base_url,
       models: config.models ?? [],
-      timeoutMs: config.timeout_seconds * 1000,
-      log,
+      http: http({ timeoutMs: config.timeout_seconds * 1000 }),
       headers: { 'api-key': config.api_key },
       url: azureUrls(config.base_url, config.api_version),
     });

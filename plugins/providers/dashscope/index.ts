@@ -21,6 +21,7 @@ export const DASHSCOPE_MESSAGES_ORIGIN = 'https://dashscope-intl.aliyuncs.com/ap
 export default defineProvider({
   name: 'dashscope',
   configSchema: dualOriginSchema,
+  routing: ['max_retries', 'weight'],
   setup(ctx) {
     return createDualOriginProvider(ctx, { common: DASHSCOPE_BASE_URL, messages: DASHSCOPE_MESSAGES_ORIGIN });
   },

@@ -4,7 +4,7 @@
  * @see https://ai.google.dev/gemini-api/docs/image-understanding
  * @see https://ai.google.dev/api/caching#Part
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { Part } from './types.ts';
 
 const MIME_BY_EXTENSION: Record<string, string> = {

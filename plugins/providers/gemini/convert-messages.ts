@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fileToPart, imageUrlToPart, inputAudioToPart } from './convert-media-part.ts';
 import { parseToolCallId } from './tool-call-ids.ts';

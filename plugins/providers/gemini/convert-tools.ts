@@ -4,7 +4,7 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import type { FunctionDeclaration, Tool, ToolConfig } from './types.ts';
 

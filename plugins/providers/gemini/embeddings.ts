@@ -3,7 +3,7 @@
  *
  * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
 import type { BatchEmbedContentsRequest, BatchEmbedContentsResponse } from './types.ts';
 

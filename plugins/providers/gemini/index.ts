@@ -8,6 +8,7 @@
 import { defineProvider } from '../../../core/plugins/contract.ts';
 import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
 import { geminiOrigin } from './endpoints.ts';
+import { readGeminiError } from './map-error.ts';
 import { createGeminiProvider } from './provider.ts';
 
 export { GEMINI_ORIGIN } from './endpoints.ts';
@@ -15,15 +16,15 @@ export { GEMINI_ORIGIN } from './endpoints.ts';
 export default defineProvider({
   name: 'gemini',
   configSchema: providerBaseSchema,
-  setup({ name, config, log }) {
+  routing: ['max_retries', 'weight'],
+  setup({ name, config, http }) {
     return createGeminiProvider({
       name,
       kind: config.kind ?? name,
       origin: geminiOrigin(config.base_url),
       apiKey: config.api_key,
       models: config.models ?? [],
-      timeoutMs: config.timeout_seconds * 1000,
-      log,
+      http: http({ timeoutMs: config.timeout_seconds * 1000, readError: readGeminiError }),
     });
   },
 });

@@ -10,17 +10,15 @@
  * @see https://ai.google.dev/api/models#method:-models.list
  */
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import { GatewayError } from '../../../core/errors.ts';
+import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
 import type { ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
-import { sseEvents } from '../../../core/http/sse-parse.ts';
-import { callUpstream, parseUpstreamJson, readBody, redactUrl, releaseBody, snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
+import type { UpstreamClient } from '../../../core/http/client.ts';
+import { snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
 import type { CallContext, ChatResult, Provider } from '../../../core/provider.ts';
 import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './embeddings.ts';
 import { geminiEndpoints } from './endpoints.ts';
 import { fromGeminiResponse } from './from-gemini-response.ts';
 import { readModelsPage, type ListModelsPage } from './list-models.ts';
-import { httpError, malformed, streamError } from './provider-errors.ts';
 import { GeminiStreamMapper, type StreamMeta } from './stream-mapper.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
 import type { BatchEmbedContentsResponse, GenerateContentResponse } from './types.ts';
@@ -33,15 +31,12 @@ export interface GeminiSettings {
   origin: string;
   apiKey: string;
   models: string[];
-  /** Time to headers and longest gap between stream chunks, ms. */
-  timeoutMs: number;
-  log: Logger;
+  /** The provider's upstream client (its `readError` reads Google error bodies). */
+  http: UpstreamClient;
 }
 
 /** Discovery stops after this many pages (a server repeating tokens must not loop forever). */
 const MAX_MODEL_PAGES = 20;
-/** Discovery runs at startup: it must not hold the start for the whole chat timeout. */
-const DISCOVERY_TIMEOUT_MS = 15_000;
 
 /** Creates the provider. Nothing is pooled here beyond the core's shared undici agent. */
 export function createGeminiProvider(s: GeminiSettings): Provider {
@@ -50,15 +45,12 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
   const jsonHeaders = { ...authHeaders, 'content-type': 'application/json' };
   const sseHeaders = { ...jsonHeaders, accept: 'text/event-stream' };
 
+  const http = s.http;
+  const malformed = (what: string, text?: string) => UPSTREAM_MALFORMED({ provider: s.name, what: `${what}${text === undefined ? '' : `: ${snippet(text)}`}` }, { provider: s.name });
+
   /** POSTs a JSON body; an error status becomes the mapped GatewayError. */
-  async function post(url: string, body: unknown, call: CallContext, stream: boolean): Promise<UpstreamResponse> {
-    const res = await callUpstream(url, { headers: stream ? sseHeaders : jsonHeaders, body: JSON.stringify(body), signal: call.signal, timeoutMs: s.timeoutMs, provider: s.name, log: call.log });
-    if (res.statusCode >= 400) {
-      const text = await readBody(res, s.name, url, s.timeoutMs, call.signal).catch(() => '');
-      const ra = res.headers['retry-after'];
-      throw httpError(s.name, res.statusCode, text, Array.isArray(ra) ? ra[0] : ra);
-    }
-    return res;
+  function post(url: string, body: unknown, call: CallContext, stream: boolean): Promise<UpstreamResponse> {
+    return http.send(url, { headers: stream ? sseHeaders : jsonHeaders, body, signal: call.signal, log: call.log });
   }
 
   async function chat(req: ChatRequest, call: CallContext): Promise<ChatResult> {
@@ -69,88 +61,57 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
     const stream = req.stream === true;
     const url = ep.chat(req.model, stream);
     const res = await post(url, body, call, stream);
-    const meta: StreamMeta = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: req.model, created: Math.floor(Date.now() / 1000) };
+    const meta: StreamMeta = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: req.model, created: Math.floor(Date.now() / 1000), provider: s.name };
     if (!stream) {
-      const text = await readBody(res, s.name, url, s.timeoutMs, call.signal);
+      const text = await http.text(res, url, call.signal);
       return { type: 'json', body: fromGeminiResponse(generateContentResponse(text), meta) };
-    }
-    const ct = String(res.headers['content-type'] ?? '');
-    if (!ct.includes('text/event-stream')) {
-      const text = await readBody(res, s.name, url, s.timeoutMs, call.signal).catch(() => '');
-      throw malformed(s.name, `${ct || 'no content type'} to a stream request`, text);
     }
     return { type: 'stream', chunks: streamChunks(res, url, meta, call.signal) };
   }
 
   /** A non-streaming body → GenerateContentResponse, else 502 (or Google's error, mapped). */
   function generateContentResponse(text: string): GenerateContentResponse {
-    const parsed = parseUpstreamJson<unknown>(text, s.name);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw malformed(s.name, 'a response that is not a JSON object', text);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw malformed('a malformed JSON body', text);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw malformed('a response that is not a JSON object', text);
     const res = parsed as GenerateContentResponse;
     if (res.error !== undefined && res.candidates === undefined) {
       const code = (res.error as { code?: unknown }).code;
-      throw httpError(s.name, typeof code === 'number' && code >= 400 ? code : 502, text, undefined);
+      throw http.errorFor(typeof code === 'number' && code >= 400 ? code : 500, text);
     }
-    if (res.candidates !== undefined && !Array.isArray(res.candidates)) throw malformed(s.name, 'candidates that are not an array', text);
+    if (res.candidates !== undefined && !Array.isArray(res.candidates)) throw malformed('candidates that are not an array', text);
     return res;
   }
 
   /** Upstream events → common chunks as they arrive; the end without finishReason → 502. */
   async function* streamChunks(res: UpstreamResponse, url: string, meta: StreamMeta, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
     const mapper = new GeminiStreamMapper(meta);
-    try {
-      for await (const ev of sseEvents(res.body, s.name, url, s.timeoutMs, signal)) {
-        try {
-          yield* mapper.push(ev);
-        } catch (err) {
-          throw streamError(s.name, err, 'upstream_error');
-        }
-      }
-    } finally {
-      // a stream we stop reading early (client gone, error) must not stall the pool
-      releaseBody(res, false);
-    }
-    let tail: ChatCompletionChunk[];
-    try {
-      tail = mapper.end();
-    } catch (err) {
-      throw streamError(s.name, err, 'upstream_truncated');
-    }
-    yield* tail;
+    // no terminator event: the body is read to its end, then released as complete
+    for await (const ev of await http.events(res, url, signal)) yield* mapper.push(ev);
+    yield* mapper.end();
   }
 
   async function embeddings(req: EmbeddingsRequest, call: CallContext): Promise<{ body: EmbeddingsResponse }> {
     const inputs = embeddingInputs(req);
     const url = ep.batchEmbed(req.model);
     const res = await post(url, toBatchEmbedRequest(req, req.model), call, false);
-    const text = await readBody(res, s.name, url, s.timeoutMs, call.signal);
-    const parsed = parseUpstreamJson<BatchEmbedContentsResponse | null>(text, s.name);
+    const parsed = await http.json<BatchEmbedContentsResponse | null>(res, url, call.signal);
     const list = parsed?.embeddings;
     if (!Array.isArray(list) || list.length !== inputs.length || !list.every((e) => Array.isArray(e?.values))) {
-      throw malformed(s.name, `an embeddings response without one values array per input (${inputs.length})`, text);
+      throw malformed(`an embeddings response without one values array per input (${inputs.length})`, JSON.stringify(parsed));
     }
     return { body: fromBatchEmbedResponse(parsed!, req.model, req.encoding_format, inputs) };
   }
 
-  async function listModels(signal?: AbortSignal): Promise<string[]> {
-    const ids = new Set<string>();
-    let token: string | undefined;
-    for (let page = 0; page < MAX_MODEL_PAGES; page++) {
-      const url = ep.models(token);
-      const timeoutMs = Math.min(s.timeoutMs, DISCOVERY_TIMEOUT_MS);
-      const res = await callUpstream(url, { method: 'GET', headers: authHeaders, signal, timeoutMs, provider: s.name, log: s.log });
-      const text = await readBody(res, s.name, url, timeoutMs, signal);
-      if (res.statusCode >= 400) {
-        throw new GatewayError(502, `model discovery failed: GET ${redactUrl(url)} answered HTTP ${res.statusCode}: ${snippet(text)}`, { code: 'discovery_failed', upstreamStatus: res.statusCode, provider: s.name });
-      }
-      const read = readModelsPage(parseUpstreamJson<ListModelsPage | null>(text, s.name) ?? {});
-      if (read === undefined) throw new GatewayError(502, `model discovery failed: GET ${redactUrl(url)} returned no models array`, { code: 'discovery_failed', provider: s.name });
-      for (const id of read.ids) ids.add(id);
-      if (read.next === undefined || read.next === token) return [...ids];
-      token = read.next;
-    }
-    s.log.warn({ provider: s.name, pages: MAX_MODEL_PAGES }, 'model discovery stopped after the page limit');
-    return [...ids];
+  function listModels(signal?: AbortSignal): Promise<string[]> {
+    return http.pages(ep.models(undefined), authHeaders, (body) => {
+      const read = readModelsPage((body as ListModelsPage | null) ?? {});
+      return read && { items: read.ids, next: read.next === undefined ? undefined : ep.models(read.next) };
+    }, { signal, maxPages: MAX_MODEL_PAGES }).then((ids) => [...new Set(ids)]);
   }
 
   return { name: s.name, kind: s.kind, models: s.models, chat, embeddings, listModels };

@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { GatewayError } from '../../../core/errors.ts';
+import { UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import { upstreamError } from '../../../core/errors.ts';
 import type { ChatCompletionChunk, Usage } from '../../../core/format/chat.ts';
 import type { SseEvent, StreamMapper } from '../../../core/provider.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
@@ -36,6 +37,8 @@ export interface StreamMeta {
   model: string;
   created: number;
   idSource?: IdSource;
+  /** Provider name, for errors (default `gemini`). */
+  provider?: string;
 }
 
 /**
@@ -57,7 +60,7 @@ export class GeminiStreamMapper implements StreamMapper {
    * `{"error": …}` payload (Google's error shape, sent when a stream fails after 200).
    */
   push(event: SseEvent): ChatCompletionChunk[] {
-    const res = parseEvent(event.data);
+    const res = parseEvent(event.data, this.#meta.provider ?? 'gemini');
     if (res === undefined) return [];
     if (hasTokenCounts(res.usageMetadata)) this.#usage = mapUsage(res.usageMetadata);
     const out: ChatCompletionChunk[] = [];
@@ -80,7 +83,8 @@ export class GeminiStreamMapper implements StreamMapper {
    */
   end(): ChatCompletionChunk[] {
     if (this.#choices.size === 0 || [...this.#choices.values()].some((s) => !s.finished)) {
-      throw new GatewayError(502, 'upstream stream ended before finishReason');
+      const provider = this.#meta.provider ?? 'gemini';
+      throw UPSTREAM_TRUNCATED({ provider, expected: 'finishReason' }, { provider });
     }
     if (this.#usage === undefined) return [];
     return [{ id: this.#meta.id, object: 'chat.completion.chunk', created: this.#meta.created, model: this.#meta.model, choices: [], usage: this.#usage }];
@@ -162,25 +166,25 @@ export class GeminiStreamMapper implements StreamMapper {
   }
 }
 
-function parseEvent(data: string): GenerateContentResponse | undefined {
+function parseEvent(data: string, provider: string): GenerateContentResponse | undefined {
   if (data.trim() === '') return undefined;
   let payload: unknown;
   try {
     payload = JSON.parse(data);
   } catch {
-    throw new GatewayError(502, `upstream sent malformed stream data: ${data.slice(0, 200)}`);
+    payload = undefined;
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-    throw new GatewayError(502, `upstream sent malformed stream data: ${data.slice(0, 200)}`);
+    throw UPSTREAM_MALFORMED({ provider, what: `malformed stream data: ${data.slice(0, 200)}` }, { provider });
   }
   if ('error' in payload) {
     const err = (payload as GoogleErrorBody).error ?? {};
-    // an upstream 4xx keeps its status (DESIGN.md "Errors"); anything else is a 502
-    const status = typeof err.code === 'number' && err.code >= 400 && err.code < 500 ? err.code : 502;
-    throw new GatewayError(status, typeof err.message === 'string' ? err.message : 'upstream stream error', {
-      upstreamStatus: typeof err.code === 'number' ? err.code : undefined,
-      code: typeof err.status === 'string' ? err.status : null,
-    });
+    const upstream = typeof err.code === 'number' ? err.code : undefined;
+    const message = `provider ${provider} failed mid-stream: ${typeof err.message === 'string' ? err.message : 'upstream stream error'}`;
+    // an upstream 4xx keeps its status (docs/design.md "Errors"); anything else is a 502
+    const e = upstream !== undefined && upstream >= 400 && upstream < 500 ? upstreamError(upstream, message, { provider }) : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
+    e.code = typeof err.status === 'string' ? err.status : e.code;
+    throw e;
   }
   return payload as GenerateContentResponse;
 }

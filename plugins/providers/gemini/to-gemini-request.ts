@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/gemini-api/docs/structured-output
  * @see https://ai.google.dev/gemini-api/docs/thinking
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import { convertMessages } from './convert-messages.ts';
 import { convertToolChoice, convertTools, withoutSchemaKeyword } from './convert-tools.ts';

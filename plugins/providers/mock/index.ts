@@ -47,6 +47,7 @@ function usageOf(req: ChatRequest, answer: string): Usage {
 export default defineProvider({
   name: 'mock',
   configSchema: schema,
+  routing: ['max_retries', 'weight'],
   setup({ name, config }): Provider {
     const chat = async (req: ChatRequest, call: { signal: AbortSignal }): Promise<ChatResult> => {
       const answer = lastUserText(req.messages);

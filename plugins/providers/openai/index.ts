@@ -12,14 +12,14 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export default defineProvider({
   name: 'openai',
   configSchema: providerBaseSchema,
-  setup({ name, config, log }) {
+  routing: ['max_retries', 'weight'],
+  setup({ name, config, http }) {
     return createCompatibleProvider({
       name,
       kind: config.kind ?? name,
       baseUrl: config.base_url ?? OPENAI_BASE_URL,
       models: config.models ?? [],
-      timeoutMs: config.timeout_seconds * 1000,
-      log,
+      http: http({ timeoutMs: config.timeout_seconds * 1000 }),
       headers: { authorization: `Bearer ${config.api_key}` },
     });
   },

@@ -22,6 +22,7 @@ export const ZHIPU_MESSAGES_ORIGIN = 'https://open.bigmodel.cn/api/anthropic';
 export default defineProvider({
   name: 'zhipu',
   configSchema: dualOriginSchema,
+  routing: ['max_retries', 'weight'],
   setup(ctx) {
     return createDualOriginProvider(ctx, { common: ZHIPU_BASE_URL, messages: ZHIPU_MESSAGES_ORIGIN }, { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap, mapCompletion: mapZhipuCompletion });
   },

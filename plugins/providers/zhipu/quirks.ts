@@ -1,7 +1,7 @@
 /**
  * Zhipu (GLM) answers in the common format with one vocabulary difference: a moderated
  * answer ends with `finish_reason: "sensitive"`, which OpenAI clients know as
- * `content_filter` (DESIGN.md "finish_reason mapping"). Its other quirks need no code:
+ * `content_filter` (docs/design.md "finish_reason mapping"). Its other quirks need no code:
  * usage on the finish chunk (the core moves it to its own chunk), no
  * `finish_reason: null` on intermediate chunks, and a tool call in one delta are all valid
  * for OpenAI clients.

@@ -1,0 +1,81 @@
+/**
+ * The start every gateway route shares: validate the body (400 naming the field), build
+ * the RequestContext from the facts the format read, resolve the model's providers (404),
+ * run onRequest (which may refuse by throwing, or answer early).
+ */
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { RequestContext, type RequestFacts } from '../context.ts';
+import { plan, type DispatchPlan } from '../dispatch.ts';
+import type { PipelineHost } from './host.ts';
+import type { CallContext } from '../provider.ts';
+import type { Snapshot } from '../runtime/snapshot.ts';
+import { validate } from '../schemas.ts';
+import { finish } from './finish.ts';
+import { clientSignal } from './respond.ts';
+import type { GwState } from './state.ts';
+
+/** What a format hands to `admit`. */
+export interface AdmitInput {
+  /** The request's facts, read by the format from its body or URL (`format` is filled in). */
+  facts: Omit<RequestFacts, 'format'>;
+  /** Validates the body first (400 naming the field). */
+  schema?: z.ZodType;
+  /** The body to account and forward; default the parsed JSON body. */
+  body?: Record<string, unknown>;
+  /** Its exact text; default the body's bytes as received. */
+  raw?: string;
+}
+
+/** An admitted request: its context, snapshot, dispatch plan, and what providers get. */
+export interface Admission {
+  readonly rc: RequestContext;
+  readonly snap: Snapshot;
+  readonly plan: DispatchPlan;
+  /** The client's body with the canonical model. */
+  readonly body: Record<string, unknown>;
+  /** The call context providers get (the client's bytes ride along only when the body is unchanged from them). */
+  readonly call: CallContext;
+}
+
+/**
+ * Admits a request: its Admission, or undefined when an onRequest tap already answered.
+ * @throws GatewayError 400 (invalid body), 404 (unknown model), or what an onRequest tap threw.
+ */
+export async function admit(gw: PipelineHost, ctx: Context, format: string, input: AdmitInput): Promise<Admission | undefined> {
+  const st = ctx.state as GwState;
+  const body = input.body ?? st.body?.body ?? {};
+  const raw = input.raw ?? st.body?.raw ?? '';
+  if (input.schema) {
+    const invalid = validate(input.schema, body);
+    if (invalid) throw invalid;
+  }
+  const snap = st.snap;
+  const facts = input.facts as RequestFacts;
+  facts.format = format;
+  const canonical = snap.table.resolve(facts.model);
+  const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log);
+  st.rc = rc;
+  // message content only at trace (-vvv): bodies may hold users' data, never gw's secrets
+  if (rc.log.isLevelEnabled('trace')) rc.log.trace({ req: rc.id, route: rc.route, body: raw }, 'request body');
+  const p = plan(snap.table, rc.model, canonical);
+  if (gw.hooks.onRequest.isUsed()) {
+    const early = await gw.hooks.onRequest.promise(rc);
+    if (early !== undefined) {
+      rc.status = early.status;
+      const text = typeof early.body === 'string' ? early.body : JSON.stringify(early.body);
+      // onResponse runs for an early answer too, so an earlier tap that reserved something
+      // (budget) releases it: every admitted request ends in exactly one of onResponse/onError
+      await finish(gw, ctx, rc, { status: early.status, body: text, headers: early.headers });
+      return undefined;
+    }
+  }
+  const unchanged = canonical === rc.model;
+  return {
+    rc,
+    snap,
+    plan: p,
+    body: unchanged || body.model === undefined ? body : { ...body, model: canonical },
+    call: { signal: clientSignal(ctx), log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The request pipeline as client formats see it: four steps, the small and stable
+ * interface every format's route is written against.
+ *
+ *   admit     validate → RequestContext → plan (404) → onRequest (bail: refuse or answer)
+ *   fromCache onCacheLookup for a cacheable request; a hit is answered here
+ *   dispatch  providers in the group's order, retries, fallbacks (core/dispatch.ts); records
+ *             who answered and returns the `x-gw-*` headers
+ *   finish    onResponse, then the whole answer          stream   onResponse before the
+ *                                                                  terminator; one error
+ *                                                                  frame after the first byte
+ *
+ * A format's route: read its facts from the body → admit → (fromCache) → dispatch, calling
+ * `provider.native[id]` or translating to `provider.chat` → translate back → finish/stream.
+ */
+import type { Context } from 'koa';
+import type { PipelineHost } from './host.ts';
+import { dispatch, type Dispatched } from '../dispatch.ts';
+import type { CallContext, Provider } from '../provider.ts';
+import { admit, type Admission, type AdmitInput } from './admit.ts';
+import { finish, type Answer } from './finish.ts';
+import { pumpStream, type StreamAnswer } from './stream.ts';
+
+/** One attempt on one provider: the body and call context are re-targeted to `model` on a fallback. */
+export type Attempt<T> = (provider: Provider, model: string, body: Record<string, unknown>, call: CallContext) => Promise<T>;
+
+/** The outcome of dispatch: the value, who answered, and the headers every proxied answer carries. */
+export interface Served<T> extends Dispatched<T> {
+  /** `x-request-id`, `x-gw-provider`, `x-gw-attempts` and what hooks asked for (`rc.responseHeaders`). */
+  headers: Record<string, string>;
+}
+
+export interface Pipeline {
+  /** See admit.ts. undefined: an onRequest tap answered already. */
+  admit(ctx: Context, input: AdmitInput): Promise<Admission | undefined>;
+  /** Answers from cache when the request is cacheable and a tap has it; true when answered. */
+  fromCache(ctx: Context, a: Admission): Promise<boolean>;
+  /** Calls providers until one answers (see core/dispatch.ts for retries and fallbacks). */
+  dispatch<T>(a: Admission, attempt: Attempt<T>): Promise<Served<T>>;
+  /** onResponse, then the answer. */
+  finish(ctx: Context, a: Admission, answer: Answer): Promise<void>;
+  /** Streams frames to the client (see stream.ts). */
+  stream(ctx: Context, a: Admission, s: StreamAnswer): Promise<void>;
+}
+
+/** The pipeline for one client format. */
+export function createPipeline(gw: PipelineHost, format: string): Pipeline {
+  const hooks = gw.hooks;
+  return {
+    admit: (ctx, input) => admit(gw, ctx, format, input),
+    async fromCache(ctx, a) {
+      const rc = a.rc;
+      if (!rc.cacheable || !hooks.onCacheLookup.isUsed()) return false;
+      const hit = await hooks.onCacheLookup.promise(rc);
+      if (hit === undefined) return false;
+      rc.cacheHit = true;
+      await finish(gw, ctx, rc, { body: hit.body, headers: hit.headers });
+      return true;
+    },
+    async dispatch<T>(a: Admission, attempt: Attempt<T>): Promise<Served<T>> {
+      const rc = a.rc;
+      const t0 = performance.now();
+      const d = await dispatch(a.snap.table, a.plan, a.call.signal, (p, model) =>
+        model === rc.canonicalModel ? attempt(p, model, a.body, a.call) : attempt(p, model, 'model' in a.body ? { ...a.body, model } : a.body, { ...a.call, rawBody: undefined }));
+      rc.upstreamMs = performance.now() - t0;
+      rc.provider = d.provider.name;
+      rc.servedModel = d.model;
+      rc.attempts = d.attempts;
+      if (rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: rc.provider, model: rc.servedModel, attempts: rc.attempts }, 'dispatched');
+      const headers = { 'x-request-id': rc.id, 'x-gw-provider': rc.provider, 'x-gw-attempts': String(d.attempts), ...rc.responseHeaders };
+      return { ...d, headers };
+    },
+    finish: (ctx, a, answer) => finish(gw, ctx, a.rc, answer),
+    stream: (ctx, a, s) => pumpStream(gw, ctx, a.rc, a.call.signal, s, (err) => a.snap.table.members.get(a.rc.provider!)?.failed(err)),
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * What the core's middleware leaves on `ctx.state` for the route handlers.
+ */
+import type { KeyInfo, RequestContext } from '../context.ts';
+import type { Logger } from 'pino';
+import type { RouteSpec } from '../routes/registry.ts';
+import type { Snapshot } from '../runtime/snapshot.ts';
+
+/** The parsed body and its exact text, as the body parser left them. */
+export interface ParsedBody {
+  body: Record<string, unknown>;
+  raw: string;
+}
+
+export interface GwState {
+  /** Request id (`x-request-id`). */
+  id: string;
+  /** performance.now() at arrival, ms. */
+  startedAt: number;
+  /** The runtime snapshot this request uses from start to end. */
+  snap: Snapshot;
+  /** The gateway key, when the route takes one and the gateway is not open. */
+  key: KeyInfo | undefined;
+  log: Logger;
+  /** The route that matched (error shape, metering). */
+  route?: RouteSpec;
+  rc?: RequestContext;
+  body?: ParsedBody;
+}

@@ -1,0 +1,90 @@
+/**
+ * Pumping a stream of frames to the client. Headers are committed only when the first
+ * frame is ready (or after one keep-alive period of waiting), so a failure before the
+ * first chunk still answers with a real HTTP status. After that, a failure is the format's
+ * error frame and the end; a client disconnect aborts the upstream via the signal.
+ */
+import type { Context } from 'koa';
+import type { RequestContext } from '../context.ts';
+import type { GatewayError } from '../errors.ts';
+import type { PipelineHost } from './host.ts';
+import { SseWriter } from '../http/sse-write.ts';
+import { asGatewayError } from './respond.ts';
+
+/** A streamed answer, as a format hands it to the pipeline. */
+export interface StreamAnswer {
+  /** Response headers (`x-gw-*` from dispatch, the format's own). */
+  headers: Record<string, string>;
+  /**
+   * Complete frames, in order. The generator's return value is the terminator frame
+   * (`data: [DONE]`, `message_stop`…), written after onResponse has run.
+   */
+  frames: AsyncGenerator<string, string | undefined>;
+  /** The first item already arrived (primed in dispatch): a failure making it a frame is still pre-stream. */
+  ready: boolean;
+  /** The frame that tells the client the stream failed after its first byte. */
+  errorFrame(err: GatewayError): string;
+  /** Default `text/event-stream; charset=utf-8`. */
+  contentType?: string;
+  /** Written after 15 s of silence; default `: ping\n\n` (an SSE comment). */
+  keepAlive?: string;
+}
+
+/**
+ * Streams `s.frames` to the client. `upstreamFailed` hears of a failure after the first
+ * frame (the stream's upstream broke: cut, truncated, an error event), for the provider's
+ * statistics; a failure before it was already counted by dispatch.
+ * @throws the failure before the first frame (nothing was sent yet).
+ */
+export async function pumpStream(gw: PipelineHost, ctx: Context, rc: RequestContext, signal: AbortSignal, s: StreamAnswer, upstreamFailed?: (err: GatewayError) => void): Promise<void> {
+  const frames = s.frames;
+  const t0 = performance.now();
+  // first item already at hand: a failure turning it into a frame is still pre-stream and
+  // becomes a normal HTTP error; otherwise headers go out now and keep-alives cover the wait
+  let step = s.ready ? await frames.next() : undefined;
+  rc.upstreamMs += performance.now() - t0;
+  const sse = new SseWriter(ctx.res, s.keepAlive);
+  ctx.respond = false;
+  rc.status = 200;
+  sse.open(s.headers, s.contentType);
+  gw.metrics.streamOpened(rc);
+  try {
+    step ??= await frames.next();
+    while (!step.done) {
+      const p = sse.write(step.value);
+      if (p) await p;
+      step = await frames.next();
+    }
+    if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: undefined });
+    if (step.value) sse.write(step.value);
+  } catch (err) {
+    if (signal.aborted) {
+      rc.status = 499;
+      rc.log.info({ req: rc.id }, 'client closed the stream');
+      // every admitted request ends in onResponse or onError: extensions release what they hold
+      await notifyError(gw, rc, asGatewayError(signal.reason));
+    } else {
+      const ge = asGatewayError(err);
+      rc.status = ge.status;
+      if (ge.status === 500) rc.log.error({ err, req: rc.id }, 'stream failed');
+      upstreamFailed?.(ge);
+      await notifyError(gw, rc, ge);
+      // an upstream error event already forwarded verbatim (a passthrough) is not repeated
+      if (!ge.forwarded) sse.write(s.errorFrame(ge));
+    }
+    await frames.return(undefined).catch(() => undefined);
+  } finally {
+    sse.end();
+    gw.metrics.streamClosed();
+  }
+}
+
+/** Runs onError taps; a failing tap is logged, never thrown over the original error. */
+export async function notifyError(gw: PipelineHost, rc: RequestContext, err: GatewayError): Promise<void> {
+  if (!gw.hooks.onError.isUsed()) return;
+  try {
+    await gw.hooks.onError.promise(rc, err);
+  } catch (e) {
+    rc.log.error({ err: e, req: rc.id }, 'onError hook failed');
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The two kinds of upstream call a client format makes inside dispatch, with the stream's
+ * first item awaited there (core/resilience/prime.ts), so a stream that fails before its
+ * first chunk is retried or falls back like any other pre-stream failure.
+ */
+import { UPSTREAM_MALFORMED } from '../error-codes.ts';
+import type { GatewayError } from '../errors.ts';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
+import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
+import type { CallContext, NativeResult, Provider, SseEvent, StreamItem } from '../provider.ts';
+import { primeFirst } from '../resilience/prime.ts';
+
+/** A translated call's outcome: a whole completion, or a chunk stream whose first item may be at hand. */
+export type ChatOutcome =
+  | { type: 'json'; body: ChatCompletion; raw?: string }
+  | { type: 'stream'; chunks: AsyncIterable<StreamItem>; ready: boolean };
+
+/** A native call's outcome: the upstream's bytes, or its events with the first one primed. */
+export type NativeOutcome =
+  | { type: 'json'; status: number; raw: string; contentType: string }
+  | { type: 'stream'; events: AsyncIterable<SseEvent>; ready: boolean };
+
+/** `provider.chat`, stream primed. */
+export async function callChat(p: Provider, req: ChatRequest, call: CallContext): Promise<ChatOutcome> {
+  const r = await p.chat(req, call);
+  if (r.type === 'json') return r;
+  const primed = await primeFirst(r.chunks, KEEP_ALIVE_MS);
+  return { type: 'stream', chunks: primed.items, ready: primed.ready };
+}
+
+/**
+ * A native result, stream primed. `failFirst` looks at the first event: when it says the
+ * event is a failure (an `error` event first), the stream is closed and that error thrown,
+ * so dispatch retries or answers it with a real status.
+ */
+export async function primeNative(r: NativeResult, failFirst?: (ev: SseEvent) => GatewayError | undefined): Promise<NativeOutcome> {
+  if (r.type === 'json') return r;
+  const primed = await primeFirst(r.events, KEEP_ALIVE_MS);
+  const err = primed.first && failFirst?.(primed.first);
+  if (err) {
+    await primed.close();
+    throw err;
+  }
+  return { type: 'stream', events: primed.items, ready: primed.ready };
+}
+
+/**
+ * A stream item as a chunk object: items arrive as objects from translating providers, as
+ * the upstream's JSON text from common-format ones (parsed only when someone needs it).
+ * @throws UPSTREAM_MALFORMED when the text is not a JSON object.
+ */
+export function chunkOf(item: StreamItem, provider: string | undefined): ChatCompletionChunk {
+  if (typeof item !== 'string') return item;
+  let v: unknown;
+  try {
+    v = JSON.parse(item);
+  } catch {
+    v = undefined;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw UPSTREAM_MALFORMED({ provider: provider ?? 'upstream', what: `a malformed stream chunk: ${item.slice(0, 200)}` }, { provider });
+  return v as ChatCompletionChunk;
+}

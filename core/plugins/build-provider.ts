@@ -1,0 +1,71 @@
+/**
+ * Building a provider from its section (config file or a runtime record): find the kind's
+ * plugin, split off the routing settings the core reads, validate the rest with the
+ * plugin's schema, set it up with its own upstream client, discover its models when the
+ * section lists none.
+ */
+import type { Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/error.ts';
+import { createUpstreamClient } from '../http/client.ts';
+import type { BuiltProvider } from '../runtime/snapshot.ts';
+import type { Store } from '../store/types.ts';
+import type { ProviderPlugin, RoutingSetting } from './contract.ts';
+import { findPlugin } from './loader.ts';
+import { routingSettingsSchema } from './provider-schema.ts';
+
+/** What building providers needs from the gateway. */
+export interface ProviderDeps {
+  store: Store;
+  log: Logger;
+  dispatcher: Dispatcher;
+}
+
+const ROUTING_KEYS: readonly RoutingSetting[] = ['max_retries', 'weight'];
+
+/**
+ * One provider from its section.
+ * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning.
+ * @throws ConfigError naming `providers.<name>` (as `file`) and the field at fault.
+ */
+export async function buildProvider(name: string, section: Record<string, unknown>, file: string, deps: ProviderDeps, opts: { discovery?: 'warn' | 'throw' } = {}): Promise<BuiltProvider> {
+  const kind = (section.kind as string | undefined) ?? name;
+  let plugin: ProviderPlugin<unknown> | undefined = (await findPlugin('provider', kind))?.plugin;
+  if (!plugin && typeof section.base_url === 'string') plugin = (await findPlugin('provider', 'openai'))?.plugin;
+  if (!plugin) {
+    throw new ConfigError(file, ['providers', name], `unknown provider kind '${kind}': no plugins/providers/${kind} and no npm package gw-plugin-${kind}; give base_url for an OpenAI-compatible upstream`);
+  }
+  const accepted = plugin.routing ?? [];
+  const own: Record<string, unknown> = {};
+  const routingFields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(section)) {
+    if (!(ROUTING_KEYS as readonly string[]).includes(k)) own[k] = v;
+    else if (accepted.includes(k as RoutingSetting)) routingFields[k] = v;
+    else throw new ConfigError(file, ['providers', name, k], `provider kind '${kind}' does not accept ${k}`);
+  }
+  const routing = routingSettingsSchema.safeParse(routingFields);
+  if (!routing.success) throw ConfigError.fromZod(file, ['providers', name], routing.error);
+  const parsed = plugin.configSchema.safeParse(own);
+  if (!parsed.success) throw ConfigError.fromZod(file, ['providers', name], parsed.error);
+  const log = deps.log.child({ provider: name });
+  const provider = await plugin.setup({
+    name,
+    config: parsed.data,
+    store: deps.store.namespace(`provider:${name}`),
+    log,
+    http: (o) => createUpstreamClient({ provider: name, dispatcher: deps.dispatcher, log, ...o }),
+  });
+  if (provider.models.length === 0 && provider.listModels) {
+    try {
+      provider.models = await provider.listModels(AbortSignal.timeout(15_000));
+      deps.log.info({ provider: name, models: provider.models.length }, 'models discovered');
+    } catch (err) {
+      if (opts.discovery === 'throw') {
+        await provider.close?.().catch(() => undefined);
+        throw err;
+      }
+      deps.log.warn({ provider: name, err: (err as Error).message }, 'model discovery failed; the provider serves no model until it succeeds');
+    }
+  }
+  return { provider, section, json: JSON.stringify(section), routing: { maxRetries: routing.data.max_retries, weight: routing.data.weight } };
+}

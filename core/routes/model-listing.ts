@@ -1,0 +1,35 @@
+/**
+ * The routable models, format-neutral: each client format renders this list in its own
+ * shape (`GET /v1/models`, Anthropic's and Gemini's model lists), the admin API as is.
+ */
+import type { RoutingTable } from '../routing.ts';
+
+/** One model or alias, OpenAI's list entry shape plus `alias_for`. */
+export interface ModelEntry {
+  id: string;
+  object: 'model';
+  created: number;
+  /** Names of the providers serving it, comma-separated. */
+  owned_by: string;
+  /** For an alias: the canonical model it stands for. */
+  alias_for?: string;
+}
+
+/** Every served model (providers' order), then every alias that is not itself a model id. */
+export function modelListing(table: RoutingTable): ModelEntry[] {
+  const owners = new Map<string, string[]>();
+  for (const p of table.providers.values()) {
+    for (const m of p.models) {
+      const list = owners.get(m);
+      if (list) list.push(p.name);
+      else owners.set(m, [p.name]);
+    }
+  }
+  const data: ModelEntry[] = [];
+  for (const [id, by] of owners) data.push({ id, object: 'model', created: 0, owned_by: by.join(',') });
+  for (const [alias, target] of table.aliasEntries()) {
+    if (owners.has(alias)) continue;
+    data.push({ id: alias, object: 'model', created: 0, owned_by: (owners.get(target) ?? []).join(','), alias_for: target });
+  }
+  return data;
+}

@@ -1,0 +1,65 @@
+/**
+ * The runtime snapshot: everything a request reads about the running configuration, as one
+ * immutable value. A request captures the gateway's snapshot once, at arrival, and uses
+ * only that one to the end, so a reload or a runtime change in the middle of it (while a
+ * hook awaits, between admission and dispatch) can never give it the old providers with
+ * the new fallbacks. Every change builds a whole new snapshot with `reconcile` and swaps it
+ * in one assignment.
+ */
+import type { GatewayConfig } from '../config/schema.ts';
+import { KeyTable } from '../keys.ts';
+import type { Provider } from '../provider.ts';
+import type { MemberPool, MemberSettings } from '../resilience/member.ts';
+import { RoutingTable } from '../routing.ts';
+
+export interface Snapshot {
+  readonly config: GatewayConfig;
+  readonly table: RoutingTable;
+  readonly keys: KeyTable;
+  /** Increases by one with every swap on this instance. */
+  readonly version: number;
+}
+
+/** A provider built from a section, with what the core read from that section. */
+export interface BuiltProvider {
+  readonly provider: Provider;
+  /** The section it was built from (config file or stored record), secrets included: never listed as is. */
+  readonly section: Record<string, unknown>;
+  /** Serialized section: an unchanged section keeps its provider (and its breaker). */
+  readonly json: string;
+  /** Routing settings read by the core (`max_retries`, `weight`). */
+  readonly routing: MemberSettings;
+}
+
+/** What a snapshot is made of. */
+export interface ReconcileInput {
+  config: GatewayConfig;
+  /** File providers, config order. */
+  file: ReadonlyMap<string, BuiltProvider>;
+  /** Runtime providers routed to (stored, not shadowed by the file), name order. */
+  runtime: ReadonlyMap<string, BuiltProvider>;
+  /** Runtime keys: name → SHA-256 hex. */
+  keyHashes: ReadonlyMap<string, string>;
+  /** The gateway's members: reconfigured with this snapshot's settings. */
+  members: MemberPool;
+  version: number;
+}
+
+/**
+ * Builds a snapshot. The one step shared by startup, reload, admin changes and the
+ * shared-store sync; it does no I/O. Its one effect is reconfiguring the members of the
+ * providers it routes to (breaker thresholds, retries, weight), so a reload reaches them.
+ */
+export function reconcile(input: ReconcileInput): Snapshot {
+  const { config, members } = input;
+  const breaker = { failures: config.routing.breaker_failures, cooldownMs: config.routing.breaker_cooldown_seconds * 1000 };
+  const routed = [];
+  for (const b of input.file.values()) routed.push(members.configure(b.provider, b.routing, breaker));
+  for (const [name, b] of input.runtime) if (!input.file.has(name)) routed.push(members.configure(b.provider, b.routing, breaker));
+  return Object.freeze({
+    config,
+    table: new RoutingTable(routed, config.aliases, config.routing, config.fallbacks),
+    keys: new KeyTable(config.keys, Object.fromEntries(input.keyHashes)),
+    version: input.version,
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * The Anthropic Messages client format: POST /v1/messages (native passthrough for kinds
+ * with a Messages origin, translated through the common format for every other kind),
+ * POST /v1/messages/count_tokens, and Anthropic's model list shape. Errors in Anthropic's
+ * shape. Gateway keys in `x-api-key` (what Anthropic clients send) or `Authorization: Bearer`.
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+import { defineFormat } from '../../../core/plugins/contract.ts';
+import { errorResponses, jsonRequestBody, schemaOf } from '../../../core/openapi.ts';
+import { countTokensRoute } from './count-tokens.ts';
+import { messagesErrorBody } from './errors.ts';
+import { fromAnthropicClient, getModel, listModels } from './models.ts';
+import { FORMAT, messagesRoute } from './route.ts';
+import { countTokensRequestSchema, messagesErrorSchema, messagesRequestSchema } from './schema.ts';
+import type { MessagesStreamEvent } from './types.ts';
+
+declare module '../../../core/hooks.ts' {
+  interface ChunkTypes {
+    /** A Messages stream event (passthrough: parsed from the upstream's data). */
+    'anthropic-messages': MessagesStreamEvent;
+  }
+}
+
+export default defineFormat({
+  id: FORMAT,
+  keyFrom: ['x-api-key', 'bearer'],
+  errorBody: messagesErrorBody,
+  setup({ route, pipeline, hooks }) {
+    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
+    route({
+      method: 'POST', path: '/v1/messages', body: true, metered: 'messages', handler: messagesRoute(pipeline, hooks),
+      openapi: { summary: 'Anthropic Messages: native passthrough, or translated for other kinds (stream: true → SSE)', requestBody: jsonRequestBody(messagesRequestSchema), responses: { 200: { description: 'message, or SSE Messages events' }, ...errors } },
+    });
+    route({
+      method: 'POST', path: '/v1/messages/count_tokens', body: true, metered: 'count_tokens', handler: countTokensRoute(pipeline),
+      openapi: { summary: 'Count input tokens: native for Messages-origin kinds, estimated elsewhere (x-gw-estimated)', requestBody: jsonRequestBody(countTokensRequestSchema), responses: { 200: { description: '{input_tokens}' }, ...errors } },
+    });
+    route({ method: 'GET', path: '/v1/models', when: fromAnthropicClient, handler: listModels });
+    route({ method: 'GET', path: '/v1/models/:id', when: fromAnthropicClient, handler: getModel });
+  },
+});

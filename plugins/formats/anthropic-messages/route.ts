@@ -1,0 +1,152 @@
+/**
+ * POST /v1/messages. Kinds with a Messages origin (`native['anthropic-messages']`) get the
+ * request and answer forwarded unchanged (events as they arrive; gw adds nothing but SSE
+ * comments). Every other kind is reached by translating Messages ⇄ common format around
+ * `chat`.
+ */
+import type { Context } from 'koa';
+import type { RequestContext } from '../../../core/context.ts';
+import { UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import type { Chunk, Hooks } from '../../../core/hooks.ts';
+import { dataField } from '../../../core/http/sse-write.ts';
+import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
+import { callChat, chunkOf, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
+import type { SseEvent, StreamItem } from '../../../core/provider.ts';
+import { ChunksToMessagesEvents, encodeMessagesEvent } from './chunks-to-events.ts';
+import { messagesErrorBody, messagesStreamError } from './errors.ts';
+import { chatCompletionToMessages } from './from-chat-completion.ts';
+import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
+import { messagesRequestSchema } from './schema.ts';
+import { messagesToChatRequest } from './to-chat-request.ts';
+import type { MessagesRequest, MessagesStreamEvent, MessagesUsage } from './types.ts';
+
+export const FORMAT = 'anthropic-messages';
+
+type Outcome = { native: NativeOutcome } | { translated: ChatOutcome };
+
+/** An error event as a stream's first event is a failure before the stream (retried, or a status). */
+function errorFirst(provider: string) {
+  return (ev: SseEvent) => {
+    if (ev.event !== 'error') return undefined;
+    let e: unknown;
+    try {
+      e = (JSON.parse(ev.data) as { error?: unknown }).error;
+    } catch {
+      e = { message: ev.data.slice(0, 200) };
+    }
+    return messagesStreamError(e, provider, true);
+  };
+}
+
+/** The handler of POST /v1/messages. */
+export function messagesRoute(pipeline: Pipeline, hooks: Hooks) {
+  return async function messages(ctx: Context): Promise<void> {
+    const body = (ctx.state as { body: { body: Record<string, unknown> } }).body.body;
+    const a = await pipeline.admit(ctx, {
+      schema: messagesRequestSchema,
+      facts: { route: 'messages', operation: 'generate', model: body.model as string, stream: body.stream === true, maxOutputTokens: body.max_tokens as number },
+    });
+    if (!a) return;
+    if (await pipeline.fromCache(ctx, a)) return;
+    const rc = a.rc;
+    const stops = (body.stop_sequences as string[] | undefined) ?? [];
+    const served = await pipeline.dispatch<Outcome>(a, async (p, _model, b, call) => {
+      const native = p.native?.[FORMAT];
+      if (native) return { native: await primeNative(await native(b, call), errorFirst(p.name)) };
+      const { req, warnings } = messagesToChatRequest(b as MessagesRequest);
+      if (warnings.length && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings }, 'Messages fields dropped in translation');
+      return { translated: await callChat(p, req, { ...call, rawBody: undefined }) };
+    });
+    const headers = served.headers;
+    const v = served.value;
+    if ('native' in v) {
+      const r = v.native;
+      if (r.type === 'json') {
+        let usage: MessagesUsage | undefined;
+        try {
+          usage = (JSON.parse(r.raw) as { usage?: MessagesUsage }).usage;
+        } catch {
+          throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
+        }
+        rc.usage = usage ? fromMessagesUsage(usage) : undefined;
+        return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers });
+      }
+      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: passthroughFrames(hooks, rc, r.events), errorFrame });
+    }
+    const r = v.translated;
+    if (r.type === 'json') {
+      rc.usage = r.body.usage ?? undefined;
+      const out = chatCompletionToMessages(r.body, { requestModel: rc.model, stopSequences: stops, provider: rc.provider });
+      return pipeline.finish(ctx, a, { body: JSON.stringify(out), headers });
+    }
+    return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, stops), errorFrame });
+  };
+}
+
+/** A failure after the first byte, as Messages clients expect it. */
+function errorFrame(err: Parameters<typeof messagesErrorBody>[0]): string {
+  return `event: error\ndata: ${messagesErrorBody(err)}\n\n`;
+}
+
+/** Native Messages events, forwarded as they came; usage read from message_start/message_delta. */
+async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>): AsyncGenerator<string, string | undefined> {
+  const tapped = hooks.onChunk.isUsed();
+  const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
+  const usage: Partial<MessagesUsage> = {};
+  for await (const ev of events) {
+    const type = ev.event;
+    let obj: { message?: { usage?: unknown }; usage?: unknown; error?: unknown } | undefined;
+    if (tapped || type === 'message_start' || type === 'message_delta' || type === 'error') {
+      try {
+        obj = JSON.parse(ev.data);
+      } catch {
+        throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed ${type ?? 'stream'} event: ${ev.data.slice(0, 200)}` }, { provider: rc.provider });
+      }
+    }
+    if (type === 'message_start') rc.usage = fromMessagesUsage(mergeMessagesUsage(usage, obj!.message?.usage));
+    else if (type === 'message_delta') rc.usage = fromMessagesUsage(mergeMessagesUsage(usage, obj!.usage));
+    if (tapped) {
+      holder.value = obj as MessagesStreamEvent;
+      hooks.onChunk.call(rc, holder);
+    }
+    const frame = `${type ? `event: ${type}\n` : ''}${dataField(ev.data)}\n\n`;
+    if (type === 'message_stop') return frame;
+    if (type === 'error') {
+      // forwarded unchanged, then the stream ends as a failure (onError, nothing accounted)
+      yield frame;
+      const err = messagesStreamError(obj?.error, rc.provider!);
+      err.forwarded = true;
+      throw err;
+    }
+    yield frame;
+  }
+  throw UPSTREAM_TRUNCATED({ provider: rc.provider!, expected: 'message_stop' }, { provider: rc.provider });
+}
+
+/** Common chunks → Messages events for a client that spoke Messages to a common-format kind. */
+async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, stops: string[]): AsyncGenerator<string, string | undefined> {
+  const tapped = hooks.onChunk.isUsed();
+  const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
+  const mapper = new ChunksToMessagesEvents({ requestModel: rc.model, stopSequences: stops });
+  for await (const item of items) {
+    const chunk = chunkOf(item, rc.provider);
+    if (chunk.usage) rc.usage = chunk.usage;
+    for (const ev of mapper.push(chunk)) {
+      if (tapped) {
+        holder.value = ev;
+        hooks.onChunk.call(rc, holder);
+      }
+      yield encodeMessagesEvent(ev);
+    }
+  }
+  let last: string | undefined;
+  for (const ev of mapper.end()) {
+    if (tapped) {
+      holder.value = ev;
+      hooks.onChunk.call(rc, holder);
+    }
+    if (ev.type === 'message_stop') last = encodeMessagesEvent(ev);
+    else yield encodeMessagesEvent(ev);
+  }
+  return last;
+}

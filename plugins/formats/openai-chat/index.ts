@@ -1,0 +1,43 @@
+/**
+ * The OpenAI client format, chat side: POST /v1/chat/completions (the common format, so
+ * nothing to translate here), POST /v1/embeddings, GET /v1/models[/{id}]. Errors in
+ * OpenAI's shape. Gateway keys as `Authorization: Bearer`; the model list also takes
+ * `x-api-key` (Anthropic clients list models there, answered in Anthropic's shape by the
+ * anthropic-messages format when they send `anthropic-version`).
+ * @see https://platform.openai.com/docs/api-reference/chat
+ */
+import type { ChatCompletionChunk } from '../../../core/format/chat.ts';
+import { errorResponses, jsonRequestBody } from '../../../core/openapi.ts';
+import { defineFormat } from '../../../core/plugins/contract.ts';
+import { chatRoute, FORMAT } from './chat.ts';
+import { embeddingsRoute } from './embeddings.ts';
+import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
+import { getModel, listModels } from './models.ts';
+import { chatRequestSchema, embeddingsRequestSchema } from './schema.ts';
+
+declare module '../../../core/hooks.ts' {
+  interface ChunkTypes {
+    /** A chat completion chunk. */
+    'openai-chat': ChatCompletionChunk;
+  }
+}
+
+export default defineFormat({
+  id: FORMAT,
+  keyFrom: ['bearer'],
+  errorBody: OPENAI_ERRORS.errorBody,
+  setup({ route, pipeline, hooks }) {
+    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
+    route({
+      method: 'POST', path: '/v1/chat/completions', body: true, metered: 'chat', handler: chatRoute(pipeline, hooks),
+      openapi: { summary: 'Create a chat completion (stream: true → text/event-stream)', requestBody: jsonRequestBody(chatRequestSchema), responses: { 200: { description: 'chat.completion, or SSE chat.completion.chunk events ending with data: [DONE]' }, ...errors } },
+    });
+    route({
+      method: 'POST', path: '/v1/embeddings', body: true, metered: 'embeddings', handler: embeddingsRoute(pipeline),
+      openapi: { summary: 'Create embeddings', requestBody: jsonRequestBody(embeddingsRequestSchema), responses: { 200: { description: 'list of embeddings' }, ...errors } },
+    });
+    const keyFrom = ['bearer', 'x-api-key'] as const;
+    route({ method: 'GET', path: '/v1/models', keyFrom, handler: listModels, openapi: { summary: 'List models and aliases', responses: { 200: { description: 'OpenAI list of models' }, ...errorResponses([401]) } } });
+    route({ method: 'GET', path: '/v1/models/:id', keyFrom, handler: getModel, openapi: { summary: 'Retrieve a model', responses: { 200: { description: 'model' }, ...errorResponses([401, 404]) } } });
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * Request schemas of the OpenAI chat completions and embeddings routes: they validate
+ * bodies on the hot path and feed /openapi.json (z.toJSONSchema). Open objects: fields gw
+ * does not know pass through to common-format upstreams unchanged (docs/design.md), so nothing
+ * here strips. Structure and types are checked; value ranges are the upstream's to judge
+ * (a self-hosted model may accept a temperature OpenAI does not).
+ * @see https://platform.openai.com/docs/api-reference/chat/create
+ */
+import { z } from 'zod';
+
+const contentPart = z.looseObject({ type: z.string() }).meta({ description: 'A content part: text, image_url, …' });
+
+export const chatMessageSchema = z.looseObject({
+  role: z.string().min(1).meta({ description: 'system, developer, user, assistant or tool' }),
+  content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
+  tool_calls: z.array(z.looseObject({ id: z.string(), type: z.string(), function: z.looseObject({ name: z.string(), arguments: z.string() }) })).optional(),
+  tool_call_id: z.string().optional(),
+});
+
+export const chatRequestSchema = z.looseObject({
+  model: z.string().min(1).meta({ description: 'Model id or alias' }),
+  messages: z.array(chatMessageSchema).min(1),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  max_tokens: z.number().int().positive().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+  temperature: z.number().nullish(),
+  top_p: z.number().nullish(),
+  n: z.number().int().positive().nullish(),
+  stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  tools: z.array(z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).optional() }).optional() })).optional(),
+  tool_choice: z.union([z.string(), z.looseObject({ type: z.string() })]).optional(),
+}).meta({ id: 'ChatCompletionRequest', description: 'OpenAI chat completions request; other fields pass through' });
+
+export const embeddingsRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(z.string()).min(1), z.array(z.number()).min(1), z.array(z.array(z.number())).min(1)]),
+  encoding_format: z.enum(['float', 'base64']).optional(),
+  dimensions: z.number().int().positive().optional(),
+}).meta({ id: 'EmbeddingsRequest', description: 'OpenAI embeddings request' });

@@ -1,0 +1,76 @@
+/**
+ * The plugin SDK: everything a `gw-plugin-<name>` package may import, from one entry
+ * (`import { defineExtension } from 'gw/plugin'`). Built-in plugins use the same pieces;
+ * a third-party plugin has exactly their powers. Nothing else in gw is a public API.
+ *
+ *   defineProvider / defineExtension   declare a plugin (name, config schema, setup, `gw` range)
+ *   GatewayError, defineError, errors  the error catalog: throw the core's entries or define
+ *                                      your own codes (a refusal says its metrics `refusal`)
+ *   Hooks, Chunk, EarlyResponse…       the hook pipeline and what taps see and return
+ *   Store                              the shared store (values, counters, windows, holds)
+ *   Provider, UpstreamClient…          the provider contract and its upstream client
+ *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
+ *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
+ *
+ * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
+ * anything else (null, false…) fails the request with 500 `plugin_contract_violation`.
+ * See README.md "Writing a plugin".
+ */
+
+// declaring plugins
+export { defineExtension, defineProvider } from '../core/plugins/contract.ts';
+export type {
+  AdminRoutes,
+  ExtensionHandle,
+  ExtensionPlugin,
+  ExtensionSetup,
+  GatewayInfo,
+  Price,
+  ProviderPlugin,
+  ProviderSetup,
+  RoutingSetting,
+} from '../core/plugins/contract.ts';
+export { GW_VERSION } from '../core/plugins/loader.ts';
+export { providerBaseSchema, routingSettingsSchema } from '../core/plugins/provider-schema.ts';
+
+// errors
+export { defineError, GatewayError, upstreamError, UserError } from '../core/errors.ts';
+export type { ErrorDef, ErrorExtra, ErrorFactory, ErrorType } from '../core/errors.ts';
+export * as errors from '../core/error-codes.ts';
+export { badRequest } from '../core/error-codes.ts';
+export { UPSTREAM_AUTH_FAILED } from '../core/http/client.ts';
+
+// the hook pipeline
+export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, Hooks, ResponseInfo } from '../core/hooks.ts';
+export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
+export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/context.ts';
+export { accountOf, answeredUpstream, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
+
+// the store
+export type { HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
+
+// providers
+export type { CallContext, ChatResult, NativeCall, NativeResult, Provider, SseEvent, StreamItem, StreamMapper } from '../core/provider.ts';
+export type { CallOptions, ClientSettings, UpstreamClient, UpstreamErrorInfo } from '../core/http/client.ts';
+export type { UpstreamResponse } from '../core/http/upstream.ts';
+
+// the common format
+export type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatMessage,
+  ChatRequest,
+  ChatTool,
+  ContentPart,
+  EmbeddingsRequest,
+  EmbeddingsResponse,
+  FinishReason,
+  ToolCall,
+  ToolCallDelta,
+  ToolChoice,
+  Usage,
+} from '../core/format/chat.ts';
+
+// the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
+export type {} from '../plugins/formats/openai-chat/index.ts';
+export type {} from '../plugins/formats/anthropic-messages/index.ts';
