@@ -6,7 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
