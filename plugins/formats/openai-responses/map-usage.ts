@@ -1,5 +1,5 @@
 /**
- * Common-format usage → Responses usage.
+ * Usage both ways between the common format and Responses.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
  * @see https://platform.openai.com/docs/api-reference/chat/object (`usage`)
@@ -34,4 +34,25 @@ export function toResponsesUsage(usage: Usage | null | undefined): ResponsesUsag
 
 function count(n: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/**
+ * Responses usage (a native upstream's `response.usage`) → common-format usage, for
+ * accounting: `prompt_tokens = input_tokens` (`cached_tokens` kept), `completion_tokens =
+ * output_tokens` (`reasoning_tokens` kept), `total_tokens` as reported, else the sum.
+ * undefined when there is none (a failed or cut response).
+ */
+export function fromResponsesUsage(u: unknown): Usage | undefined {
+  if (typeof u !== 'object' || u === null) return undefined;
+  const r = u as Partial<ResponsesUsage>;
+  const input = count(r.input_tokens);
+  const output = count(r.output_tokens);
+  const total = count(r.total_tokens);
+  const usage: Usage = { prompt_tokens: input, completion_tokens: output, total_tokens: total > 0 ? total : input + output };
+  const cached = count(r.input_tokens_details?.cached_tokens);
+  const written = count(r.input_tokens_details?.cache_write_tokens);
+  if (cached > 0 || written > 0) usage.prompt_tokens_details = written > 0 ? { cached_tokens: cached, cache_write_tokens: written } : { cached_tokens: cached };
+  const reasoning = count(r.output_tokens_details?.reasoning_tokens);
+  if (reasoning > 0) usage.completion_tokens_details = { reasoning_tokens: reasoning };
+  return usage;
 }
