@@ -11,9 +11,9 @@ import { z } from 'zod';
 import { errorResponses, jsonRequestBody } from '../../../core/openapi.ts';
 import { defineFormat } from '../../../core/plugins/contract.ts';
 import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
-import { inputItems, ResponseStore } from './response-store.ts';
+import { ResponseStore } from './response-store.ts';
 import { deleteResponse, getResponse, listInputItems } from './retrieve.ts';
-import { createResponseRoute, FORMAT, ownerOf } from './route.ts';
+import { createResponseRoute, FORMAT } from './route.ts';
 import { responsesRequestSchema } from './schema.ts';
 import type { ResponsesStreamEvent } from './types.ts';
 
@@ -53,24 +53,6 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
     route({
       method: 'GET', path: '/v1/responses/:id/input_items', handler: listInputItems(responses),
       openapi: { summary: "A stored response's input items, the conversation it continued included", parameters: [id], responses: { 200: { description: 'list of items' }, ...read } },
-    });
-
-    // A cache hit answers with a Response first stored for whoever asked first (maybe
-    // another key): store it for this key too, so GET and previous_response_id work for it.
-    hooks.onResponse.tapPromise(`format ${FORMAT}`, async (rc, info) => {
-      if (!rc.cacheHit || rc.format !== FORMAT || info.body === undefined || rc.body.store === false) return;
-      let response: { id?: unknown; [k: string]: unknown };
-      try {
-        response = JSON.parse(info.body);
-      } catch {
-        return;
-      }
-      if (typeof response?.id !== 'string') return;
-      try {
-        await responses.put(ownerOf(rc), { response: response as { id: string }, input: inputItems(rc.body.input), chain: [], provider: '', native: false });
-      } catch (err) {
-        rc.log.error({ err, req: rc.id, response: response.id }, 'storing the cached response failed');
-      }
     });
   },
 });

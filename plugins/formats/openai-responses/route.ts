@@ -74,9 +74,9 @@ export function createResponseRoute(d: RouteDeps) {
       },
     });
     if (!a) return;
-    if (await pipeline.fromCache(ctx, a)) return;
     const rc = a.rc;
     const owner = ownerOf(rc);
+    if (await pipeline.fromCache(ctx, a)) return storeCacheHit(d.store, ctx, rc, owner);
     const history = prevId === undefined ? undefined : await d.store.history(owner, prevId, 'previous_response_id');
     // the request's own input, item references to gw's stored items resolved (for translation and storage)
     const sent = inputItems(body.input);
@@ -150,4 +150,25 @@ export function createResponseRoute(d: RouteDeps) {
 /** The owner of the responses a request stores and reads: its key's name ('' when the gateway runs open). */
 export function ownerOf(rc: Pick<RequestContext, 'key'>): string {
   return rc.key?.name ?? '';
+}
+
+/**
+ * A cache hit answers with a Response first stored for whoever asked first (maybe another
+ * key): store it for this key too, so GET and previous_response_id work for it. The hit's
+ * text is `ctx.body` until the handler returns, so it is stored before the bytes go out.
+ */
+async function storeCacheHit(store: ResponseStore, ctx: Context, rc: RequestContext, owner: string): Promise<void> {
+  if (rc.body.store === false || typeof ctx.body !== 'string') return;
+  let response: { id?: unknown; [k: string]: unknown } | undefined;
+  try {
+    response = JSON.parse(ctx.body);
+  } catch {
+    return;
+  }
+  if (typeof response?.id !== 'string') return;
+  try {
+    await store.put(owner, { response: response as StoredResponse['response'], input: inputItems(rc.body.input), chain: [], provider: '', native: false });
+  } catch (err) {
+    rc.log.error({ err, req: rc.id, response: response.id }, 'storing the cached response failed');
+  }
 }
