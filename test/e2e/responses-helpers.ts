@@ -51,7 +51,8 @@ export function replyChat(res: ServerResponse, stream: boolean, s: Scripted): vo
   const finish = s.calls?.length ? 'tool_calls' : 'stop';
   if (!stream) {
     const toolCalls = s.calls?.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-    return replyJson(res, 200, { id: 'chatcmpl-scripted', object: 'chat.completion', created: 1, model: 'scripted', choices: [{ index: 0, message: { role: 'assistant', content: s.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }], usage });
+    replyJson(res, 200, { id: 'chatcmpl-scripted', object: 'chat.completion', created: 1, model: 'scripted', choices: [{ index: 0, message: { role: 'assistant', content: s.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }], usage });
+    return;
   }
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices: [{ index: 0, delta, finish_reason: finishReason }] });
   const items: unknown[] = [chunk({ role: 'assistant', content: '' })];
@@ -71,7 +72,10 @@ export function replyMessages(res: ServerResponse, stream: boolean, s: Scripted)
   for (const c of s.calls ?? []) content.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments) });
   const stop = s.calls?.length ? 'tool_use' : 'end_turn';
   const message = { id: 'msg_scripted', type: 'message', role: 'assistant', model: 'claude-scripted', content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 21, output_tokens: 9 } };
-  if (!stream) return replyJson(res, 200, message);
+  if (!stream) {
+    replyJson(res, 200, message);
+    return;
+  }
   const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   let sse = ev('message_start', { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 21, output_tokens: 1 } } });
   content.forEach((block, index) => {

@@ -195,8 +195,10 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
         turn.reasoning_content = typeof turn.reasoning_content === 'string' && turn.reasoning_content !== '' ? `${turn.reasoning_content}\n\n${text}` : text;
         return;
       }
-      case 'item_reference':
+      case 'item_reference': {
         fail('item references are not supported: send the item itself', `${ip}.type`);
+        break;
+      }
       default: {
         if (typeof type !== 'string') fail('type must be a string', `${ip}.type`);
         if (CALL_ITEMS.has(type) && typeof item.call_id === 'string') droppedCalls.add(item.call_id);
@@ -231,7 +233,7 @@ function assistantText(content: unknown, ip: string): string {
     const pp = `${ip}.content[${j}]`;
     if (p.type === 'output_text' || p.type === 'input_text') return stringField(p, 'text', pp);
     if (p.type === 'refusal') return stringField(p, 'refusal', pp);
-    fail('assistant messages hold output_text and refusal parts only', `${pp}.type`);
+    return fail('assistant messages hold output_text and refusal parts only', `${pp}.type`);
   }).join('');
 }
 
@@ -257,7 +259,7 @@ function userPart(p: Obj & { type: string }, pp: string): ContentPart {
       }
       if (typeof p.file_url === 'string') fail('file_url is not supported on this model: send the file as file_data', `${pp}.file_url`);
       if (typeof p.file_id === 'string') fail('file_id is not supported (gw has no Files API): send file_data', `${pp}.file_id`);
-      fail('input_file needs file_data', pp);
+      return fail('input_file needs file_data', pp);
     }
     default:
       fail(`content part type "${p.type}" is not supported in a user message`, `${pp}.type`);
