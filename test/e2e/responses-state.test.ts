@@ -6,7 +6,8 @@
  */
 import test from 'ava';
 import OpenAI from 'openai';
-import { baseConfig, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { writeFile } from 'node:fs/promises';
+import { ADMIN_TOKEN, baseConfig, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { KEY, providerToml, replyMessages, rig } from './responses-helpers.ts';
@@ -110,6 +111,20 @@ test('[responses] ttl_days is validated at startup, naming the key', async (t) =
   t.regex(err!.message, /responses\.ttl_days/);
   const err2 = await t.throwsAsync(startGateway(baseConfig(`${providerToml('anthropic', up.origin, MODEL)}\n[responses]\nttl = 3\n`)));
   t.regex(err2!.message, /responses/);
+});
+
+test('[responses] is read at startup: a reload that changes it keeps the running value and warns', async (t) => {
+  const up = await startUpstream(() => undefined);
+  const toml = (days: number) => baseConfig(`${providerToml('anthropic', up.origin, MODEL)}\n[responses]\nttl_days = ${days}\n`);
+  const gw = await startGateway(toml(30));
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  await writeFile(gw.configPath, toml(7));
+  const r = await fetch(`${gw.url}/v1/admin/reload`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  t.is(r.status, 200);
+  t.true(((await r.json()) as { warnings: string[] }).warnings.some((w) => w.startsWith('[responses] changed')));
 });
 
 test('two instances on one Redis store: a response created on one is read, continued and deleted on the other', async (t) => {
