@@ -5,19 +5,33 @@
 #   docker run -d --name gw -p 5632:5632 -v gw-data:/data gw
 #   docker exec gw cat /data/gateway.toml        # the generated admin_token and key
 #   docker exec -e GW_URL=http://127.0.0.1:5632 -e GW_ADMIN_TOKEN=sk-… gw node cli/gw.js providers list
+
+# build: TypeScript compiled to dist/ (the image runs compiled JavaScript: no type
+# stripping at run time, about 30 MB less resident memory)
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY cli ./cli
+COPY core ./core
+COPY plugins ./plugins
+COPY sdk ./sdk
+RUN npx tsc -p tsconfig.build.json
+
 FROM node:24-slim
 
 ENV NODE_ENV=production
 WORKDIR /app
 
-# dependencies first: this layer is rebuilt only when the lockfile changes
+# dependencies first: this layer is rebuilt only when the lockfile changes; scripts are
+# skipped (no build tools here) but LevelDB's native binding is fetched from its prebuilds
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild classic-level && npm cache clean --force
 
-# the app runs from its TypeScript sources (Node 24 strips types); root-owned, read-only for the user
-COPY cli ./cli
-COPY core ./core
-COPY plugins ./plugins
+# root-owned, read-only for the user
+COPY --from=build /app/dist ./dist
+COPY cli/gw.js ./cli/gw.js
 
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -1,8 +1,14 @@
 #!/usr/bin/env node
-// Thin launcher: checks the runtime, then loads the TypeScript CLI (Node 24 strips types natively).
+// Thin launcher: checks the runtime, then runs the compiled CLI (dist/, built by
+// `npm run build`, which `npm ci` and `npm start` run) or, with GW_FROM_SOURCE=1 or no
+// build, the TypeScript sources (Node 24 strips types; the tests run that way).
+import { existsSync } from 'node:fs';
+
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
   process.stderr.write(`gw needs Node.js 24 or newer (this is ${process.version}); run it through npm (npm start, npx gw), which puts the project's Node 24 first on PATH\n`);
   process.exit(1);
 }
-await import('./main.ts');
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+if (process.env.GW_FROM_SOURCE !== '1' && existsSync(compiled)) await import(compiled.href);
+else await import('./main.ts');

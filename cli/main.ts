@@ -7,9 +7,12 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { UserError } from '../core/errors.ts';
 import { registerManagementCommands } from './commands/register.ts';
 
+/** `-v` counts: -v info, -vv debug, -vvv trace. */
+const VERBOSE = ['-v, --verbose', 'log more: -v info, -vv debug, -vvv trace (else LOG_LEVEL)', (_v: string, prev: number) => prev + 1, 0] as const;
+
 const program = new Command('gw')
   .description('gw — an LLM gateway: one OpenAI-compatible endpoint for many model vendors')
-  .option('-v, --verbose', 'log more: -v info, -vv debug, -vvv trace (else LOG_LEVEL)', (_v: string, prev: number) => prev + 1, 0)
+  .option(...VERBOSE)
   .option('--config <path>', 'config file to serve (created on first run)')
   .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', parseBind)
   .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
@@ -31,9 +34,11 @@ program
   .option('--config <path>', 'config file (created on first run)', 'gateway.toml')
   .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', parseBind)
   .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
-  .action(async (o: { config: string; bind?: string; workers?: number }) => {
+  // also after the subcommand: `npx gw -v …` would give -v to npx itself (it prints npm's version)
+  .option(...VERBOSE)
+  .action(async (o: { config: string; bind?: string; workers?: number; verbose: number }) => {
     const { runServe } = await import('./serve.ts');
-    await runServe({ config: o.config, bind: o.bind, verbosity: program.opts<{ verbose: number }>().verbose, workers: o.workers });
+    await runServe({ config: o.config, bind: o.bind, verbosity: Math.max(o.verbose, program.opts<{ verbose: number }>().verbose), workers: o.workers });
   });
 
 registerManagementCommands(program);

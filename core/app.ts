@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
 import { Router } from '@koa/router';
-import { METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND } from './error-codes.ts';
+import { METHOD_NOT_ALLOWED, METHOD_NOT_IMPLEMENTED, ROUTE_NOT_FOUND } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
 import type { Gateway } from './gateway.ts';
 import { authenticate, requireAdmin } from './http/auth.ts';
@@ -22,6 +22,12 @@ import { OPENAI_ERRORS } from './routes/core-routes.ts';
 import type { RouteSpec } from './routes/registry.ts';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The `Allow` header koa-router set, kept on the JSON error. */
+function allowHeader(ctx: Context): Record<string, string> | undefined {
+  const allow = ctx.response.get('allow');
+  return allow ? { allow } : undefined;
+}
 
 /** Builds the Koa app for a gateway. */
 export function createApp(gw: Gateway): Koa {
@@ -67,7 +73,9 @@ export function createApp(gw: Gateway): Koa {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined && !st.route) throw ROUTE_NOT_FOUND({ method: ctx.method, path: ctx.path });
-      if (ctx.status === 405) throw METHOD_NOT_ALLOWED({ method: ctx.method, path: ctx.path });
+      // koa-router answers these in text/plain: gw answers JSON errors like everywhere else
+      if (ctx.status === 405) throw METHOD_NOT_ALLOWED({ method: ctx.method, path: ctx.path }, { headers: allowHeader(ctx) });
+      if (ctx.status === 501 && !st.route) throw METHOD_NOT_IMPLEMENTED(ctx.method.slice(0, 20), { headers: allowHeader(ctx) });
     } catch (err) {
       const ge = asGatewayError(err);
       failure = ge;

@@ -162,7 +162,10 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     throw err;
   }
   phase = 'running';
-  (o.announce ?? ((l) => process.stdout.write(`${l}\n`)))(line.replace(/\)$/, `, ${o.workers} workers)`));
+  // the startup line keeps the spec's exact shape in every mode (scripts wait for it); the
+  // worker count is said on its own line
+  (o.announce ?? ((l) => process.stdout.write(`${l}\n`)))(line);
+  log.info({ workers: o.workers, pids: Object.values(cluster.workers ?? {}).map((w) => w?.process.pid) }, `serving with ${o.workers} worker processes`);
   return exited;
 }
 

@@ -16,8 +16,13 @@ export const INVALID_JSON = defineError<string>('invalid_json', 400, (detail) =>
 export const NOT_AN_OBJECT = defineError('invalid_request_body', 400, 'request body must be a JSON object');
 export const UNSUPPORTED_MEDIA_TYPE = defineError<string>('unsupported_media_type', 415, (got) => `expected Content-Type: application/json, got ${got || 'none'}`);
 export const BODY_TOO_LARGE = defineError('body_too_large', 413, 'request body is larger than max_body_bytes');
+export const UNSUPPORTED_CONTENT_ENCODING = defineError<string>('unsupported_content_encoding', 415, (got) =>
+  `unsupported Content-Encoding '${got}': send the body as is (identity), gzip, deflate or br`, { param: 'content-encoding' });
+export const INVALID_BODY_ENCODING = defineError<string>('invalid_body_encoding', 400, (enc) =>
+  `the request body is not valid ${enc} data (Content-Encoding: ${enc})`, { param: 'content-encoding' });
 export const ROUTE_NOT_FOUND = defineError<{ method: string; path: string }>('route_not_found', 404, (p) => `no route ${p.method} ${p.path}`);
 export const METHOD_NOT_ALLOWED = defineError<{ method: string; path: string }>('method_not_allowed', 405, (p) => `method ${p.method} is not allowed on ${p.path}`);
+export const METHOD_NOT_IMPLEMENTED = defineError<string>('method_not_implemented', 501, (m) => `method ${m} is not supported by gw`);
 export const MODEL_NOT_FOUND = defineError<{ what: string; near: string[] }>('model_not_found', 404, (p) =>
   `model ${p.what} is not served by any provider${p.near.length ? `; did you mean ${p.near.map((m) => `'${m}'`).join(', ')}?` : ''}`, { param: 'model' });
 export const EMBEDDINGS_UNSUPPORTED = defineError<{ model: string; provider: string; kind: string }>('embeddings_unsupported', 400, (p) =>
@@ -56,6 +61,9 @@ export const UPSTREAM_TRUNCATED = defineError<{ provider: string; expected: stri
 /** A body or event gw cannot read: bad JSON, a missing required part, a wrong content type. */
 export const UPSTREAM_MALFORMED = defineError<{ provider: string; what: string }>('upstream_malformed', 502, (p) =>
   `provider ${p.provider} sent ${p.what}`, { upstream: true });
+/** One upstream SSE event or JSON body larger than the provider's `max_event_bytes`. */
+export const UPSTREAM_TOO_LARGE = defineError<{ provider: string; what: string; limit: number }>('upstream_too_large', 502, (p) =>
+  `provider ${p.provider} sent ${p.what} larger than ${p.limit} bytes (max_event_bytes)`, { upstream: true });
 export const CIRCUIT_OPEN = defineError<{ provider: string; seconds: number }>('circuit_open', 503, (p) =>
   `provider ${p.provider} is unavailable (circuit open, retry in ${p.seconds} s)`);
 export const NO_PROVIDER = defineError('no_provider', 502, 'no provider could be tried');

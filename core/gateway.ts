@@ -100,7 +100,7 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
     },
   };
   try {
-    runtime = new Runtime({ store, log, dispatcher: agent, members, get snapshot() { return snapshot; }, swap: (next) => { snapshot = next; } });
+    runtime = new Runtime({ store, log, dispatcher: agent, queues: gw.metrics, members, get snapshot() { return snapshot; }, swap: (next) => { snapshot = next; } });
     await runtime.start(config);
     for (const f of await loadFormats()) {
       let section: unknown;

@@ -82,14 +82,28 @@ export class RoutingTable {
     return [...this.aliases];
   }
 
-  /** Up to 3 known model ids or aliases close to `name` (edit distance or substring). */
+  /**
+   * Up to 3 known model ids or aliases close to `name` (edit distance or substring). Bounded
+   * work, whatever it is given: names over 256 characters get none, at most 5000
+   * candidates are looked at, and the distance is computed only for candidates whose
+   * length could be close enough.
+   */
   closeMatches(name: string): string[] {
+    if (name.length > 256) return [];
     const lower = name.toLowerCase();
     const scored: Array<[string, number]> = [];
+    let looked = 0;
     for (const cand of [...this.groups.keys(), ...this.aliases.keys()]) {
+      if (++looked > 5000) break;
       const c = cand.toLowerCase();
-      const d = c.includes(lower) || lower.includes(c) ? 0 : distance(lower, c);
-      if (d <= Math.max(2, Math.floor(c.length / 3))) scored.push([cand, d]);
+      const max = Math.max(2, Math.floor(c.length / 3));
+      if (c.includes(lower) || lower.includes(c)) {
+        scored.push([cand, 0]);
+        continue;
+      }
+      if (Math.abs(c.length - lower.length) > max) continue;
+      const d = distance(lower, c);
+      if (d <= max) scored.push([cand, d]);
     }
     return scored.sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([m]) => m);
   }

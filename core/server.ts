@@ -47,7 +47,13 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   const gateway = await createGateway(config, log);
   if (gateway.snapshot.keys.open) log.warn('no [keys] configured: the gateway runs open, without authentication');
   const app = createApp(gateway);
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, app.callback());
+  // requestTimeout bounds receiving a request (not answering it: streams may run for
+  // minutes); Node checks it every connectionsCheckingInterval
+  const requestMs = config.request_timeout_seconds * 1000;
+  const server = createServer(
+    { keepAliveTimeout: 65_000, requestTimeout: requestMs, headersTimeout: Math.min(60_000, requestMs), connectionsCheckingInterval: Math.min(5_000, Math.max(250, requestMs / 4)) },
+    app.callback(),
+  );
   let inflight = 0;
   let idle: (() => void) | undefined;
   server.on('request', (_req, res) => {

@@ -41,6 +41,12 @@ export const gatewayConfigSchema = z.strictObject({
   max_body_bytes: z.number().int().positive().default(33_554_432),
   /** Bound in seconds for in-flight requests and streams to finish on SIGINT/SIGTERM. */
   shutdown_timeout_seconds: z.number().positive().default(30),
+  /**
+   * Seconds a client has to send a whole request (headers and body); past it the
+   * connection is closed. Long enough for a 32 MiB body on a slow link; a stalled upload
+   * cannot hold a connection open forever.
+   */
+  request_timeout_seconds: z.number().positive().default(120),
   keys: z.record(name, keyEntrySchema).default({}),
   providers: z.record(name, z.looseObject({ kind: name.optional() })).default({}),
   aliases: z.record(z.string().min(1), z.string().min(1)).default({}),

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { INVALID_JSON, NOT_AN_OBJECT, UNSUPPORTED_MEDIA_TYPE } from '../error-codes.ts';
+import { INVALID_BODY_ENCODING, INVALID_JSON, NOT_AN_OBJECT, UNSUPPORTED_CONTENT_ENCODING, UNSUPPORTED_MEDIA_TYPE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
 import type { GwState } from '../pipeline/state.ts';
 
@@ -27,7 +27,7 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
         delete parsed[UNPARSED];
       });
     } catch (err) {
-      throw bodyParseError(err);
+      throw bodyParseError(err, ctx.get('content-encoding'));
     }
   };
 }
@@ -35,11 +35,14 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
 /**
  * koa-body's parse failures carry `status` 400 but neither `expose` nor a `type`, so they
  * would reach the boundary as 500s: malformed JSON, and (jsonStrict) a JSON value that is
- * not an object or array.
+ * not an object or array. A Content-Encoding it cannot decode (`inflation` throws a plain
+ * Error) or a body that is not what its encoding says (zlib errors) is the client's too.
  */
-function bodyParseError(err: unknown): unknown {
+function bodyParseError(err: unknown, encoding: string): unknown {
   if (err instanceof GatewayError) return err;
-  const e = err as { status?: number; message?: string };
+  const e = err as { status?: number; message?: string; code?: string; errno?: number };
+  if (e?.message?.startsWith('Unsupported Content-Encoding')) return UNSUPPORTED_CONTENT_ENCODING(encoding.slice(0, 40));
+  if (typeof e?.code === 'string' && (e.code.startsWith('Z_') || e.code.startsWith('ERR__ERROR') || e.code.startsWith('ERR_ZLIB') || e.code.startsWith('ERR_BROTLI'))) return INVALID_BODY_ENCODING(encoding.slice(0, 40));
   if (e?.status !== 400) return err;
   if (e.message?.startsWith('invalid JSON, only supports')) return NOT_AN_OBJECT();
   return INVALID_JSON(e.message ?? 'malformed');

@@ -16,7 +16,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { DISCOVERY_FAILED, UPSTREAM_ERROR, UPSTREAM_MALFORMED } from '../error-codes.ts';
+import { DISCOVERY_FAILED, UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT } from '../error-codes.ts';
+import type { ConnectionLimit, QueueObserver } from './limit.ts';
 import { defineError, upstreamError, type GatewayError } from '../errors.ts';
 import type { SseEvent } from '../provider.ts';
 import { sseEvents } from './sse-parse.ts';
@@ -48,6 +49,12 @@ export interface ClientSettings {
   timeoutMs: number;
   /** Reads the kind's error body; default: OpenAI's `{error: {message, code, param}}`. */
   readError?: (status: number, text: string) => UpstreamErrorInfo;
+  /** Largest SSE event or JSON body read from the upstream, bytes (default 32 MiB). */
+  maxEventBytes?: number;
+  /** The provider's cap on concurrent upstream requests (`max_connections`), if it has one. */
+  limit?: ConnectionLimit;
+  /** Hears how long requests waited for a slot of `limit` (metrics). */
+  observer?: QueueObserver;
 }
 
 /** Options of one call. */
@@ -94,11 +101,14 @@ export interface UpstreamClient {
 
 /** Discovery must not hold a start for the whole chat timeout. */
 const DISCOVERY_TIMEOUT_MS = 15_000;
+/** Default bound on one upstream event or body: gw's own request limit. */
+export const DEFAULT_MAX_EVENT_BYTES = 33_554_432;
 
 /** Creates a provider's client. */
 export function createUpstreamClient(s: ClientSettings): UpstreamClient {
   const readError = s.readError ?? readOpenAIError;
   const name = s.provider;
+  const maxBytes = s.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
 
   function errorFor(status: number, text: string, retryAfter?: string): GatewayError {
     const info = safeRead(readError, status, text);
@@ -116,17 +126,38 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
   const client: UpstreamClient = {
     provider: name,
     timeoutMs: s.timeoutMs,
-    call(url, o) {
-      return callUpstream(url, {
-        method: o.method,
-        headers: o.headers,
-        body: o.body === undefined || typeof o.body === 'string' ? (o.body as string | undefined) : JSON.stringify(o.body),
-        signal: o.signal,
-        timeoutMs: o.timeoutMs ?? s.timeoutMs,
-        provider: name,
-        log: o.log ?? s.log,
-        dispatcher: s.dispatcher,
-      });
+    async call(url, o) {
+      const timeoutMs = o.timeoutMs ?? s.timeoutMs;
+      const log = o.log ?? s.log;
+      const limit = s.limit;
+      let waited = 0;
+      if (limit) {
+        // time queued counts toward the timeout: the client waits the same either way
+        waited = await limit.acquire(timeoutMs, o.signal, () => UPSTREAM_TIMEOUT({ provider: name, seconds: timeoutMs / 1000, url: `${redactUrl(url)}, queued behind max_connections = ${limit.max}` }, { provider: name }));
+        if (waited > 0) {
+          s.observer?.waited(name, waited);
+          if (log.isLevelEnabled('debug')) log.debug({ provider: name, waited_ms: Math.round(waited), max_connections: limit.max, queued: limit.depth }, 'waited for an upstream connection slot');
+        }
+      }
+      let res: UpstreamResponse;
+      try {
+        res = await callUpstream(url, {
+          method: o.method,
+          headers: o.headers,
+          body: o.body === undefined || typeof o.body === 'string' ? (o.body as string | undefined) : JSON.stringify(o.body),
+          signal: o.signal,
+          timeoutMs: Math.max(1, timeoutMs - waited),
+          provider: name,
+          log,
+          dispatcher: s.dispatcher,
+        });
+      } catch (err) {
+        limit?.release();
+        throw err;
+      }
+      // the connection is busy until the body is read or dropped
+      if (limit) res.body.once('close', () => limit.release());
+      return res;
     },
     async send(url, o) {
       const res = await client.call(url, o);
@@ -134,16 +165,16 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       return res;
     },
     async fail(res, url, signal) {
-      const text = await readBody(res, name, url, s.timeoutMs, signal).catch(() => '');
+      const text = await readBody(res, name, url, s.timeoutMs, signal, 65_536).catch(() => '');
       const ra = res.headers['retry-after'];
       throw errorFor(res.statusCode, text, Array.isArray(ra) ? ra[0] : ra);
     },
     errorFor,
     text(res, url, signal) {
-      return readBody(res, name, url, s.timeoutMs, signal);
+      return readBody(res, name, url, s.timeoutMs, signal, maxBytes);
     },
     async json<T>(res: UpstreamResponse, url: string, signal?: AbortSignal): Promise<T> {
-      const text = await readBody(res, name, url, s.timeoutMs, signal);
+      const text = await readBody(res, name, url, s.timeoutMs, signal, maxBytes);
       try {
         return JSON.parse(text) as T;
       } catch {
@@ -153,7 +184,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
     async events(res, url, signal, complete) {
       const ct = String(res.headers['content-type'] ?? '');
       if (!ct.includes('text/event-stream')) {
-        const text = await readBody(res, name, url, s.timeoutMs, signal).catch(() => '');
+        const text = await readBody(res, name, url, s.timeoutMs, signal, 65_536).catch(() => '');
         throw UPSTREAM_MALFORMED({ provider: name, what: `${ct || 'no content type'} to a stream request: ${snippet(text)}` }, { provider: name });
       }
       return streamEvents(res, url, signal, complete);
@@ -165,7 +196,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       for (let page = 0; url !== undefined && page < (opts.maxPages ?? 50) && !seen.has(url); page++) {
         seen.add(url);
         const res = await client.call(url, { method: 'GET', headers, signal: opts.signal, timeoutMs: Math.min(s.timeoutMs, DISCOVERY_TIMEOUT_MS) });
-        const text = await readBody(res, name, url, s.timeoutMs, opts.signal);
+        const text = await readBody(res, name, url, s.timeoutMs, opts.signal, maxBytes);
         if (res.statusCode >= 400) throw DISCOVERY_FAILED(`GET ${redactUrl(url)} answered HTTP ${res.statusCode}: ${snippet(text)}`, { upstreamStatus: res.statusCode, provider: name });
         let body: unknown;
         try {
@@ -185,7 +216,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
   async function* streamEvents(res: UpstreamResponse, url: string, signal: AbortSignal, complete?: (ev: SseEvent) => boolean): AsyncGenerator<SseEvent> {
     let done = false;
     try {
-      for await (const ev of sseEvents(res.body, name, url, s.timeoutMs, signal)) {
+      for await (const ev of sseEvents(res.body, name, url, s.timeoutMs, signal, maxBytes)) {
         if (complete?.(ev)) done = true;
         yield ev;
       }

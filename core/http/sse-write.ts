@@ -30,7 +30,6 @@ export class SseWriter {
       ...headers,
       'content-type': contentType,
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
     this.res.flushHeaders();

@@ -6,13 +6,17 @@
  */
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../error-codes.ts';
+import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_TOO_LARGE, UPSTREAM_UNREACHABLE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
 import { redactUrl } from '../redact.ts';
 
-/** The pool a gateway owns (closed with it). */
+/**
+ * The pool a gateway owns (closed with it). No cap on connections per origin: a hidden cap
+ * queues requests unseen behind whole streams (minutes of TTFB with agent streams); a
+ * provider that needs one sets `max_connections`, whose queue is visible (limit.ts).
+ */
 export function createAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: 512 });
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: null });
 }
 
 /** Options of one upstream call. */
@@ -77,15 +81,31 @@ export function mapTransportError(err: unknown, provider: string, url: string, t
 }
 
 /**
- * Reads a whole (small) upstream body as text.
- * @throws GatewayError 504/502 when the body stalls or breaks.
+ * Reads a whole upstream body as text, at most `maxBytes` of it.
+ * @throws GatewayError 504/502 when the body stalls or breaks, 502 `upstream_too_large`
+ *   past `maxBytes` (the rest is not read: the connection is dropped).
  */
-export async function readBody(res: UpstreamResponse, provider: string, url: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+export async function readBody(res: UpstreamResponse, provider: string, url: string, timeoutMs: number, signal?: AbortSignal, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+  const declared = Number(res.headers['content-length']);
+  if (declared > maxBytes) {
+    res.body.destroy();
+    throw UPSTREAM_TOO_LARGE({ provider, what: 'a body', limit: maxBytes }, { provider });
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
   try {
-    return await res.body.text();
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        res.body.destroy();
+        throw UPSTREAM_TOO_LARGE({ provider, what: 'a body', limit: maxBytes }, { provider });
+      }
+      parts.push(chunk as Buffer);
+    }
   } catch (err) {
     throw mapTransportError(err, provider, url, timeoutMs, signal, 'body');
   }
+  return parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, size).toString('utf8');
 }
 
 /** Longest wait for the rest of a body whose stream already said it is complete. */

@@ -18,6 +18,7 @@ import type { RequestContext } from '../context.ts';
 import { MODEL_NOT_FOUND } from '../error-codes.ts';
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
+import type { ConnectionLimit } from '../http/limit.ts';
 import { accountOf } from '../plugins/helpers.ts';
 import type { Member } from '../resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
@@ -39,6 +40,7 @@ export interface MetricsSource {
 
 // seconds; total spans cache hits (sub-ms) to long streams, overhead is gw's own time
 const TOTAL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const QUEUE_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300];
 const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 interface RequestSeries {
@@ -73,6 +75,9 @@ export class GatewayMetrics {
   private readonly upstream = new HistoMap('provider', TOTAL_BUCKETS);
   private readonly overhead = new HistoMap('route', OVERHEAD_BUCKETS);
   private readonly ttfb = new HistoMap('route', TOTAL_BUCKETS);
+  private readonly queueWait = new HistoMap('provider', QUEUE_BUCKETS);
+  /** Connection queues by provider name (a rebuilt provider replaces its entry). */
+  private readonly queues = new Map<string, ConnectionLimit>();
   private cacheHits = 0;
   private cacheMisses = 0;
   private streams = 0;
@@ -110,6 +115,9 @@ export class GatewayMetrics {
       return out;
     });
     family(reg, 'gw_inflight_streams', 'Streams open to clients', 'gauge', () => [{ labels: {}, value: this.streams }]);
+    family(reg, 'gw_upstream_queue_depth', 'Requests waiting for a connection slot of a provider with max_connections', 'gauge', () =>
+      [...this.queues.values()].map((q) => ({ labels: { provider: q.provider }, value: q.depth })));
+    this.queueWait.expose(reg, 'gw_upstream_queue_wait_seconds', 'Time requests waited for a connection slot (providers with max_connections; only requests that waited)');
     // per registry (prom-client allows one set per registry): gw_process_cpu_seconds_total & co.
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: reg, prefix: 'gw_' });
   }
@@ -124,6 +132,16 @@ export class GatewayMetrics {
       this.cacheMisses++;
       return undefined;
     });
+  }
+
+  /** Shows a provider's connection queue (max_connections). */
+  register(limit: ConnectionLimit): void {
+    this.queues.set(limit.provider, limit);
+  }
+
+  /** A request waited `ms` for a connection slot. */
+  waited(provider: string, ms: number): void {
+    this.queueWait.observe(provider, ms / 1000);
   }
 
   /** A stream's first byte goes to the client now (`rc.upstreamMs` was just measured). */

@@ -11,9 +11,13 @@ import type { PipelineHost } from './host.ts';
 import type { CallContext } from '../provider.ts';
 import type { Snapshot } from '../runtime/snapshot.ts';
 import { validate } from '../schemas.ts';
+import { INVALID_REQUEST } from '../error-codes.ts';
 import { finish } from './finish.ts';
 import { clientSignal } from './respond.ts';
 import type { GwState } from './state.ts';
+
+/** The longest model id or alias gw accepts (the longest real ones are under 100). */
+export const MAX_MODEL_CHARS = 256;
 
 /** What a format hands to `admit`. */
 export interface AdmitInput {
@@ -52,6 +56,11 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
   }
   const snap = st.snap;
   const facts = input.facts as RequestFacts;
+  // bounded before anything looks at it: a megabyte model name must not cost a close-match
+  // search (or be echoed back whole)
+  if (typeof facts.model !== 'string' || facts.model.length === 0 || facts.model.length > MAX_MODEL_CHARS) {
+    throw INVALID_REQUEST(`model: expected a model id of 1 to ${MAX_MODEL_CHARS} characters`, { param: 'model' });
+  }
   facts.format = format;
   const canonical = snap.table.resolve(facts.model);
   const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log);

@@ -14,8 +14,11 @@ import type { FormatPlugin, Plugin } from './contract.ts';
 const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
+/** The package root: two levels up from here in the sources, three in the compiled dist/. */
+export const PACKAGE_ROOT: URL = new URL(existsSync(new URL('../../package.json', import.meta.url)) ? '../../' : '../../../', import.meta.url);
+
 /** The running gw's version (package.json). */
-export const GW_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const GW_VERSION: string = (JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string }).version;
 
 /** Where a plugin was found. */
 export interface LoadedPlugin<P extends Plugin = Plugin> {

@@ -33,8 +33,10 @@ function run(argv: string[], cwd: string): Promise<number | null> {
   });
 }
 
-test('the image is Node 24 slim, runs as a non-root user, keeps /data as a volume and serves on 0.0.0.0:5632', (t) => {
+test('the image is Node 24 slim, runs compiled JavaScript as a non-root user, keeps /data as a volume and serves on 0.0.0.0:5632', (t) => {
   t.regex(DOCKERFILE, /^FROM node:24-slim$/m);
+  t.regex(DOCKERFILE, /^RUN npx tsc -p tsconfig\.build\.json$/m);
+  t.regex(DOCKERFILE, /^COPY --from=build \/app\/dist \.\/dist$/m);
   t.regex(DOCKERFILE, /^USER node$/m);
   t.regex(DOCKERFILE, /^VOLUME \["\/data"\]$/m);
   t.regex(DOCKERFILE, /^EXPOSE 5632$/m);
@@ -42,6 +44,23 @@ test('the image is Node 24 slim, runs as a non-root user, keeps /data as a volum
   t.true(HEALTHCHECK.join(' ').includes('http://127.0.0.1:5632/health'));
   const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['node_modules', 'data', '.git']) t.true(ignore.includes(p), p);
+});
+
+test("the image's command line runs the compiled gateway when dist/ exists (as the image has it)", async (t) => {
+  t.true(existsSync(join(ROOT, 'dist/cli/main.js')), 'npm ci builds dist/ (the prepare script)');
+  const volume = await mkdtemp(join(tmpdir(), 'gw-container-'));
+  t.teardown(() => rm(volume, { recursive: true, force: true }));
+  const args = CMD.slice(2).map((a) => a.replace(/^\/data(?=\/|$)/, volume).replace('0.0.0.0:5632', '127.0.0.1:0'));
+  const gw = await spawnGateway(args, { cwd: ROOT, env: { GW_FROM_SOURCE: '0' } });
+  t.teardown(() => { gw.child.kill('SIGKILL'); });
+  const health = await fetch(`${gw.url}/health`);
+  t.is(health.status, 200);
+  // the compiled code loaded the compiled plugins and formats: /openapi.json lists their routes
+  const doc = await (await fetch(`${gw.url}/openapi.json`)).json() as { paths: Record<string, unknown> };
+  t.truthy(doc.paths['/v1/chat/completions']);
+  t.truthy(doc.paths['/v1/messages']);
+  gw.child.kill('SIGTERM');
+  t.is(await gw.exited, 0);
 });
 
 test("the image's command line: first run writes /data/gateway.toml, keeps the store in /data, answers the health check, and a restart keeps the secrets", async (t) => {

@@ -153,6 +153,17 @@ test('-vvv (trace) logs no secret', async (t) => {
   t.false(gw.stdout().includes('sk-cli-admin-0123456789abcdef'));
 });
 
+test('-vv after the subcommand works too (npx would take a -v before it for itself): debug lines name the provider', async (t) => {
+  const dir = await tempDir(t);
+  const file = await mockConfig(dir);
+  const gw = await started(t, ['serve', '-vv', '--config', file, '--bind', '127.0.0.1:0']);
+  await chat(gw.url, { model: 'mock-a', messages: [{ role: 'user', content: 'hi' }] });
+  await new Promise((r) => setTimeout(r, 100));
+  const dispatched = logLines(gw.stdout(), 'dispatched');
+  t.is(dispatched.length, 1);
+  t.is(dispatched[0]!.level, 20);
+});
+
 test('SIGTERM during a stream: the stream finishes with [DONE], new connections are refused, exit 0', async (t) => {
   const dir = await tempDir(t);
   const file = await mockConfig(dir);

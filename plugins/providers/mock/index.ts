@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ChatCompletionChunk, ChatMessage, ChatRequest, EmbeddingsRequest, Usage } from '../../../core/format/chat.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import { defineProvider } from '../../../core/plugins/contract.ts';
 import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
 import type { ChatResult, Provider } from '../../../core/provider.ts';
@@ -22,6 +23,10 @@ const schema = providerBaseSchema.extend({
 });
 
 /** Text of the last user message ('' when none). */
+/** Per-request bounds (OpenAI's own: 2048 inputs; the largest embedding models have 3072-4096 dimensions). */
+const MAX_INPUTS = 2048;
+const MAX_DIMENSIONS = 4096;
+
 function lastUserText(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
@@ -72,6 +77,9 @@ export default defineProvider({
     };
     const embeddings = async (req: EmbeddingsRequest) => {
       const inputs = typeof req.input === 'string' ? [req.input] : (req.input as unknown[]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+      // bounded like a real vendor's: the work is on the event loop, and `npm start` serves this kind
+      if (inputs.length > MAX_INPUTS) throw badRequest(`input: at most ${MAX_INPUTS} inputs per request for the mock kind (got ${inputs.length})`, 'input');
+      if (req.dimensions !== undefined && req.dimensions > MAX_DIMENSIONS) throw badRequest(`dimensions: at most ${MAX_DIMENSIONS} for the mock kind (got ${req.dimensions})`, 'dimensions');
       const dims = req.dimensions ?? config.dimensions;
       const data = inputs.map((text, index) => {
         const v = vectorOf(text, dims);

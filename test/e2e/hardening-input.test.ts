@@ -1,0 +1,187 @@
+/**
+ * Input a client controls never costs a 500, a stack trace or a blocked event loop
+ * (issue 14): bad Content-Encoding, odd methods, non-object tool schemas, huge model names,
+ * huge mock dimensions, a request body that never completes, URL variants, upstream events
+ * past the size limit, `Connection: close` on a stream, the bearer scheme in any case.
+ */
+import { gzipSync } from 'node:zlib';
+import { connect } from 'node:net';
+import test from 'ava';
+import { azureUrls } from '../../plugins/providers/azure/index.ts';
+import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
+import { replySse, startUpstream, toSse } from '../helpers/upstream.ts';
+import { json, openaiUpstream, providerSection } from './ext-helpers.ts';
+import { scrape, value } from './metrics-helpers.ts';
+
+const MOCK = '[providers.mock]\nmodels = ["mock-1", "mock-embed"]\ndelay_ms = 0\n';
+const CHAT = JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] });
+
+/**
+ * Resolves with the ms /health took, while `work` runs. The assertions allow 250 ms: the
+ * defects blocked the event loop for seconds (2.3 s, 13 s, 17 s), and a shared CI machine
+ * must not make the test flaky.
+ */
+const HEALTH_MS = 250;
+async function healthDuring(url: string, work: Promise<unknown>): Promise<number> {
+  await new Promise((r) => setTimeout(r, 20));
+  const t0 = performance.now();
+  const r = await fetch(`${url}/health`);
+  const ms = performance.now() - t0;
+  await r.text();
+  await work;
+  return ms;
+}
+
+test('Content-Encoding: an unknown one is 415, a body that is not what it says is 400, a real gzip body works; never a 500', async (t) => {
+  const gw = await startGateway(baseConfig(MOCK));
+  t.teardown(() => gw.stop());
+  const post = (path: string, body: string | Buffer, encoding: string, extra: Record<string, string> = {}) =>
+    fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'x-api-key': KEY, 'content-type': 'application/json', 'content-encoding': encoding, ...extra }, body });
+  const bogus = await post('/v1/chat/completions', CHAT, 'bogus');
+  t.is(bogus.status, 415);
+  t.like((await json(bogus)).error, { code: 'unsupported_content_encoding', param: 'content-encoding' });
+  for (const enc of ['gzip', 'br', 'deflate']) {
+    const r = await post('/v1/chat/completions', CHAT, enc);
+    t.is(r.status, 400, enc);
+    t.is((await json(r)).error.code, 'invalid_body_encoding');
+  }
+  const messages = await post('/v1/messages', JSON.stringify({ model: 'mock-1', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }), 'gzip');
+  t.is(messages.status, 400);
+  t.like(await json(messages), { type: 'error', error: { type: 'invalid_request_error' } }, 'in the route\'s own error shape');
+  const admin = await fetch(`${gw.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-encoding': 'bogus' }, body: '{"name":"x"}' });
+  t.is(admin.status, 415);
+  const good = await post('/v1/chat/completions', gzipSync(CHAT), 'gzip');
+  t.is(good.status, 200);
+  t.false(gw.logs.some((l) => l.includes('"level":50')), 'nothing logged as an internal error');
+});
+
+test('odd methods get a JSON error, not text/plain', async (t) => {
+  const gw = await startGateway(baseConfig(MOCK));
+  t.teardown(() => gw.stop());
+  for (const method of ['PROPFIND', 'PUT', 'TRACE']) {
+    const r = await fetch(`${gw.url}/v1/models`, { method, headers: { authorization: `Bearer ${KEY}` } }).catch(() => undefined);
+    if (!r) continue; // fetch refuses TRACE itself
+    t.true(r.status === 405 || r.status === 501, method);
+    t.regex(r.headers.get('content-type') ?? '', /application\/json/);
+    t.regex((await json(r)).error.code, /^method_not_(allowed|implemented)$/);
+  }
+});
+
+test('a non-object tool schema is a 400 naming the field, on a translating kind too', async (t) => {
+  const up = await startUpstream((_r, res) => void res.end());
+  const gw = await startGateway(baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n`));
+  t.teardown(async () => { await gw.stop(); await up.close(); });
+  for (const parameters of [0, '', 'x', [1]]) {
+    const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f', parameters } }] }) });
+    t.is(r.status, 400, JSON.stringify(parameters));
+    t.is((await json(r)).error.param, 'tools[0].function.parameters');
+  }
+  t.is(up.received.length, 0);
+});
+
+test('a 1 MB and an 8 MB model name are refused at once with a bounded message, and /health answers meanwhile', async (t) => {
+  const gw = await startGateway(baseConfig(MOCK));
+  t.teardown(() => gw.stop());
+  const send = (model: string) => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+  // (it took 2.3 s and 13.2 s: a close-match search over the name, on the event loop)
+  const req = send('x'.repeat(1_000_000));
+  const ms = await healthDuring(gw.url, req);
+  t.true(ms < HEALTH_MS, `/health took ${ms} ms`);
+  for (const r of [await req, await send('y'.repeat(8_000_000))]) {
+    t.is(r.status, 400);
+    const text = await r.text();
+    t.true(text.length < 500, 'the name is not echoed back');
+    t.regex(text, /model: expected a model id of 1 to 256 characters/);
+  }
+  // a long but plausible unknown name still gets close matches, quickly
+  const near = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-2', messages: [{ role: 'user', content: 'hi' }] }) });
+  t.regex((await json(near)).error.message, /did you mean 'mock-1'/);
+});
+
+test('the mock kind bounds embedding dimensions and inputs (400), and /health answers meanwhile', async (t) => {
+  const gw = await startGateway(baseConfig(MOCK));
+  t.teardown(() => gw.stop());
+  const req = fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-embed', input: 'x', dimensions: 1_000_000_000 }) });
+  const ms = await healthDuring(gw.url, req);
+  const r = await req;
+  t.is(r.status, 400);
+  t.is((await json(r)).error.param, 'dimensions');
+  t.true(ms < HEALTH_MS, `/health took ${ms} ms`);
+  const many = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-embed', input: Array.from({ length: 3000 }, () => 'a') }) });
+  t.is(many.status, 400);
+});
+
+test('a request body that never completes is cut after request_timeout_seconds', async (t) => {
+  const gw = await startGateway(baseConfig(MOCK).replace('data_dir = "data"', 'data_dir = "data"\nrequest_timeout_seconds = 1'));
+  t.teardown(() => gw.stop());
+  const [host, port] = gw.url.slice(7).split(':');
+  const sock = connect(Number(port), host);
+  const t0 = Date.now();
+  const closed = new Promise<string>((resolve) => {
+    let got = '';
+    sock.on('data', (d) => (got += d));
+    sock.on('close', () => resolve(got));
+  });
+  sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`);
+  const answer = await Promise.race([closed, new Promise<string>((r) => setTimeout(() => r('still open'), 8_000))]);
+  sock.destroy();
+  t.not(answer, 'still open');
+  t.regex(answer, /^HTTP\/1\.1 408/);
+  t.true(Date.now() - t0 < 8_000);
+});
+
+test('URL variants (trailing slash, upper case) are metered and answer in the route\'s error shape', async (t) => {
+  const gw = await startGateway(baseConfig(MOCK));
+  t.teardown(() => gw.stop());
+  for (const path of ['/v1/chat/completions/', '/V1/CHAT/COMPLETIONS']) {
+    const r = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: CHAT });
+    t.is(r.status, 200, path);
+  }
+  const m = await scrape(gw.url);
+  t.is(value(m, 'gw_requests_total', { route: 'chat', status: '200' }), 2);
+  const bad = await fetch(`${gw.url}/V1/MESSAGES`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{"model":"mock-1"}' });
+  t.is(bad.status, 400);
+  t.is((await json(bad)).type, 'error', 'Anthropic shape');
+});
+
+test('Authorization: BEARER (any case) is accepted', async (t) => {
+  const gw = await startGateway(baseConfig(MOCK));
+  t.teardown(() => gw.stop());
+  for (const scheme of ['BEARER', 'bearer', 'Bearer', 'bEaReR']) {
+    const r = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `${scheme} ${KEY}` } });
+    t.is(r.status, 200, scheme);
+  }
+});
+
+test('an upstream stream event past max_event_bytes is a 502 upstream_too_large, not buffered whole', async (t) => {
+  const big = JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'x'.repeat(50_000) }, finish_reason: null }] });
+  const up = await startUpstream((_r, res) => replySse(res, toSse([big])));
+  const gw = await startGateway(baseConfig(`${providerSection(up)}max_event_bytes = 4096\n`));
+  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  t.is(r.status, 502);
+  t.like((await json(r)).error, { code: 'upstream_too_large' });
+});
+
+test('Connection: close on a stream is honoured: the server closes the connection after the stream', async (t) => {
+  const up = await openaiUpstream();
+  const gw = await startGateway(baseConfig(providerSection(up)));
+  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const [host, port] = gw.url.slice(7).split(':');
+  const sock = connect(Number(port), host);
+  const body = JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  const text = await new Promise<string>((resolve) => {
+    let got = '';
+    sock.on('data', (d) => (got += d));
+    sock.on('close', () => resolve(got));
+    sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+  t.regex(text, /\r\nconnection: close\r\n/i);
+  t.regex(text, /data: \[DONE\]/);
+});
+
+test('azure deployment names "." and ".." stay in their URL segment', (t) => {
+  const url = azureUrls('https://r.openai.azure.com', '2024-10-21');
+  t.is(url('chat', '..'), 'https://r.openai.azure.com/openai/deployments/%2E%2E/chat/completions?api-version=2024-10-21');
+  t.is(url('chat', 'a/b'), 'https://r.openai.azure.com/openai/deployments/a%2Fb/chat/completions?api-version=2024-10-21');
+});
