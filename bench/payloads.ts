@@ -38,6 +38,14 @@ export interface Payloads {
   /** Gemini generateContent body and `alt=sse` events, CRLF-framed as the real API sends (google-text.*). */
   geminiJson: string;
   geminiSse: string[];
+  /**
+   * A native Responses stream (what OpenAI sends for POST /v1/responses), from the last
+   * recorded stream of responses/vercel-ai/openai-reasoning-encrypted-content.1.chunks.txt
+   * with `TEXT_PIECES` text deltas: 26 events, `event:` lines as OpenAI frames them; and the
+   * Response of its `response.completed` as the non-streaming body.
+   */
+  responsesSse: string[];
+  responsesJson: string;
 }
 
 /** Builds every payload from the fixtures. */
@@ -79,7 +87,24 @@ export function buildPayloads(): Payloads {
     geminiSse.push(`data: ${JSON.stringify({ ...g0, candidates: [cand], usageMetadata: end ? last.usageMetadata : g0.usageMetadata })}\r\n\r\n`);
   }
 
+  // Responses: created, in_progress, item and part added, N deltas, the closing events
+  const rs = fixture('responses/vercel-ai/openai-reasoning-encrypted-content.1.chunks.txt').split('\n').slice(94, 110).map((l) => JSON.parse(l) as Record<string, any>);
+  const text = Array.from({ length: TEXT_PIECES }, (_, i) => piece(i)).join('');
+  const rDelta = rs.find((e) => e.type === 'response.output_text.delta')!;
+  const events: Array<Record<string, any>> = [...rs.slice(0, rs.indexOf(rDelta))];
+  for (let i = 0; i < TEXT_PIECES; i++) events.push({ ...rDelta, delta: piece(i) });
+  for (const e of rs.slice(rs.findIndex((x) => x.type === 'response.output_text.done'))) {
+    if (e.type === 'response.output_text.done') events.push({ ...e, text });
+    else if (e.type === 'response.content_part.done') events.push({ ...e, part: { ...e.part, text } });
+    else if (e.type === 'response.output_item.done') events.push({ ...e, item: { ...e.item, content: [{ ...e.item.content[0], text }] } });
+    else events.push({ ...e, response: { ...e.response, output: [{ ...e.response.output[0], content: [{ ...e.response.output[0].content[0], text }] }] } });
+  }
+  const responsesSse = events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`);
+  const responsesJson = JSON.stringify(events.at(-1)!.response);
+
   return {
+    responsesSse,
+    responsesJson,
     openaiJson: fixture('openai/spec-examples/chat.default.response.json'),
     openaiSse,
     openaiSseWithUsage,

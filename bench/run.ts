@@ -8,7 +8,8 @@
  * (default 1), BENCH_STREAMS (streams timed for TTFB per run, default 200),
  * BENCH_CHUNK_GAP_MS (upstream pause between stream events; default 0 = next loop turn),
  * BENCH_OUT (results file, default bench/results.json).
- * Flags: --only a,b (scenario names), --list.
+ * Flags: --only a,b (scenario names; `responses-translate` for the in-process Responses
+ * translation micro-benchmark, which runs after the scenarios), --list.
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
@@ -19,14 +20,19 @@ import { measurePhase, type PhaseResult } from './measure.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
+import { formatTranslate, measureTranslate, type TranslateResult } from './responses-translate.ts';
 import { scenarios, type Scenario } from './scenarios.ts';
 import { GW_LOG_LEVEL, ROOT, haveRedisServer, missingPlugins, startGw, startRedis, startUpstream, type Gw, type Redis } from './setup.ts';
+
+/** The name `--only` knows the in-process Responses translation micro-benchmark by. */
+const TRANSLATE = 'responses-translate';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' } } });
   if (values.list) {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
     process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
+    process.stdout.write(`${TRANSLATE.padEnd(22)} in-process: chat chunks → Responses events → SSE text, µs per event\n`);
     return;
   }
   if (values.profile) {
@@ -34,7 +40,7 @@ async function main(): Promise<void> {
     return runProfile();
   }
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && !scenarios.some((s) => s.name === n));
+  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && !scenarios.some((s) => s.name === n));
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
   const seconds = envNumber('BENCH_SECONDS', 4);
@@ -85,10 +91,17 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
     translate = measureGeminiTranslate();
     process.stdout.write(`${formatGeminiTranslate(translate)}\n`);
   }
+  let responses: TranslateResult[] | undefined;
+  if (!only || only.includes(TRANSLATE)) {
+    process.stderr.write('running responses-translate…\n');
+    responses = measureTranslate(Math.round(500 * seconds), 100);
+    process.stdout.write(`${formatTranslate(responses)}\n`);
+  }
   const aims = checkAims(results, translate);
+  for (const r of responses ?? []) aims.push({ aim: `Responses translation <= 10 µs/event (${r.name})`, scenario: TRANSLATE, value: r.usPerEvent, unit: 'µs', limit: 10, met: r.usPerEvent <= 10 });
   process.stdout.write(formatAims(aims));
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
-  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, aims }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, aims }, null, 2)}\n`);
   process.stdout.write(`\nwritten: ${file}\n`);
 }
 

@@ -141,6 +141,19 @@ models = ["gemini-bench"]
 `,
 };
 
+/** The `openai` kind: POST /v1/responses passes through natively (the plain setup's self-defined kind translates it). */
+const openaiKind: GwSetup = {
+  id: 'openai-kind',
+  needs: ['plugins/formats/openai-responses/index.ts'],
+  toml: (up) => `[providers.openai]
+api_key = "sk-bench-upstream"
+base_url = "${up}/v1"
+models = ["${MODEL}"]
+`,
+};
+const responsesPath = '/v1/responses';
+const responsesStream = { model: MODEL, input: messages[0]!.content, max_output_tokens: 64, stream: true };
+
 export const scenarios: Scenario[] = [
   { name: 'json-c1', what: 'non-streaming chat, small body, 1 connection', gw: plain, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 1 },
   { name: 'json-c50', what: 'non-streaming chat, small body, 50 connections', gw: plain, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50 },
@@ -177,5 +190,15 @@ export const scenarios: Scenario[] = [
     request: { path: `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, body: geminiBody },
     direct: { path: chatPath, body: chatStream },
     connections: 50, stream: true, compare: 'stream-c50',
+  },
+  {
+    name: 'responses-native-stream-c50', what: 'Responses stream, openai kind: native passthrough (26 events), vs chat passthrough', gw: openaiKind,
+    request: { path: responsesPath, body: responsesStream }, direct: { path: responsesPath, body: responsesStream },
+    connections: 50, stream: true, compare: 'stream-c50',
+  },
+  {
+    name: 'responses-translated-stream-c50', what: 'Responses stream translated from a 20-chunk chat stream (26 events) vs the native passthrough', gw: { ...plain, needs: openaiKind.needs },
+    request: { path: responsesPath, body: responsesStream }, direct: { path: chatPath, body: chatStream },
+    connections: 50, stream: true, compare: 'responses-native-stream-c50',
   },
 ];

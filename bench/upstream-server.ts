@@ -1,6 +1,6 @@
 /**
  * The bench's fast local upstream, run as its own process (`node bench/upstream-server.ts`):
- * answers canned OpenAI, Anthropic and Gemini bodies and streams (bench/payloads.ts) with
+ * answers canned OpenAI (chat and Responses), Anthropic and Gemini bodies and streams (bench/payloads.ts) with
  * as little work as it can, so the numbers measure gw. Prints `upstream listening on <port>`.
  *
  * Streams write one event per event-loop turn (`BENCH_CHUNK_GAP_MS` > 0: per timer tick) so
@@ -12,7 +12,7 @@ import { buildPayloads } from './payloads.ts';
 
 const p = buildPayloads();
 const gapMs = Number(process.env.BENCH_CHUNK_GAP_MS ?? 0);
-const counts: Record<string, number> = { openai_json: 0, openai_sse: 0, anthropic_json: 0, anthropic_sse: 0, gemini_json: 0, gemini_sse: 0, other: 0 };
+const counts: Record<string, number> = { openai_json: 0, openai_sse: 0, anthropic_json: 0, anthropic_sse: 0, gemini_json: 0, gemini_sse: 0, responses_json: 0, responses_sse: 0, other: 0 };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
@@ -63,6 +63,14 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     }
     counts.openai_sse!++;
     return sse(res, body.includes('"include_usage":true') ? p.openaiSseWithUsage : p.openaiSse);
+  }
+  if (url.startsWith('/v1/responses')) {
+    if (!stream) {
+      counts.responses_json!++;
+      return json(res, p.responsesJson);
+    }
+    counts.responses_sse!++;
+    return sse(res, p.responsesSse);
   }
   if (url.startsWith('/v1/messages')) {
     if (!stream) {

@@ -4,7 +4,8 @@
  */
 import type { GatewayConfig } from '../config/schema.ts';
 
-const RESTART_ONLY = ['listen', 'data_dir', 'max_body_bytes', 'shutdown_timeout_seconds', 'request_timeout_seconds', 'store', 'extensions'] as const;
+/** `responses`: client formats read their sections once, when they are set up. */
+const RESTART_ONLY = ['listen', 'data_dir', 'max_body_bytes', 'shutdown_timeout_seconds', 'request_timeout_seconds', 'store', 'extensions', 'responses'] as const;
 
 /**
  * The config to run after a reload: `next` with the restart-only settings of `running`,
@@ -15,7 +16,7 @@ export function applyReloadable(running: GatewayConfig, next: GatewayConfig): { 
   const warnings: string[] = [];
   for (const k of RESTART_ONLY) {
     if (JSON.stringify(running[k]) !== JSON.stringify(next[k])) {
-      warnings.push(`${k === 'extensions' ? '[extensions]' : k} changed: it takes effect after a restart; the running value is kept`);
+      warnings.push(`${k === 'extensions' || k === 'responses' ? `[${k}]` : k} changed: it takes effect after a restart; the running value is kept`);
     }
     config[k] = running[k];
   }

@@ -8,12 +8,15 @@
  *   (and `/embeddings`); discovery `GET {base_url}/openai/models?api-version=…`.
  * `base_url` is the resource endpoint `https://{resource}.openai.azure.com` (required).
  * Auth: `api-key`.
+ * POST /v1/responses is native: `{base_url}/openai/v1/responses` (the Responses API exists
+ * only on the v1 surface, with or without `api_version`), `model` = the deployment name.
  * @see https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle
  * @see https://learn.microsoft.com/azure/ai-foundry/openai/reference
  */
 import { z } from 'zod';
 import { defineProvider } from '../../../core/plugins/contract.ts';
 import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
+import { responsesPassthrough } from '../../formats/openai-responses/passthrough.ts';
 import { createCompatibleProvider } from '../openai/compatible.ts';
 
 const schema = providerBaseSchema.extend({
@@ -40,14 +43,17 @@ export default defineProvider({
   configSchema: schema,
   routing: ['max_retries', 'weight'],
   setup({ name, config, http }) {
+    const client = http({ timeoutMs: config.timeout_seconds * 1000 });
+    const headers = { 'api-key': config.api_key };
     return createCompatibleProvider({
       name,
       kind: config.kind ?? name,
       baseUrl: config.base_url,
       models: config.models ?? [],
-      http: http({ timeoutMs: config.timeout_seconds * 1000 }),
-      headers: { 'api-key': config.api_key },
+      http: client,
+      headers,
       url: azureUrls(config.base_url, config.api_version),
+      native: { 'openai-responses': responsesPassthrough(client, `${config.base_url.replace(/\/+$/, '')}/openai/v1/responses`, headers) },
     });
   },
 });

@@ -1,0 +1,15 @@
+/**
+ * SSE framing of Responses stream events.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming
+ */
+import type { ResponsesStreamEvent } from './types.ts';
+
+/**
+ * One event as `event: <type>\ndata: <json>\n\n`: the event name equals `type`, as OpenAI
+ * sends it (clients that dispatch on the SSE event name, like the openai SDK's `error`
+ * check, need it). No `[DONE]` terminator: the stream ends after the last lifecycle event.
+ */
+export function encodeResponsesEvent(ev: ResponsesStreamEvent): string {
+  return `event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
+}

@@ -1,0 +1,56 @@
+/**
+ * The openai-responses format's own error codes, and reading the failures a native
+ * Responses stream reports in-band (`error` and `response.failed` events after HTTP 200).
+ * Errors on these routes use OpenAI's shape `{"error": {message, type, code, param}}`.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming/error
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
+ */
+import { UPSTREAM_ERROR } from '../../../core/error-codes.ts';
+import { defineError, type GatewayError, upstreamError } from '../../../core/errors.ts';
+
+/**
+ * No stored response with this id for this key: never stored (`store: false`), expired
+ * (`[responses] ttl_days`), deleted, or created with another gateway key. `param` names
+ * where the id came from (`previous_response_id`, `response_id`).
+ */
+export const RESPONSE_NOT_FOUND = defineError<{ id: string; what?: string }>('response_not_found', 404, (p) =>
+  `${p.what ?? 'response'} with id '${p.id}' not found (responses are kept for [responses] ttl_days and only for the gateway key that created them)`);
+
+/** A conversation longer than gw follows through previous_response_id. */
+export const CONVERSATION_TOO_LONG = defineError<number>('conversation_too_long', 400, (n) =>
+  `previous_response_id: the conversation holds more than ${n} responses; start a new one with the history in input`, { param: 'previous_response_id' });
+
+/** One of OpenAI's in-band failure payloads, read loosely. */
+interface FailurePayload {
+  code?: unknown;
+  message?: unknown;
+  type?: unknown;
+  param?: unknown;
+  error?: { code?: unknown; message?: unknown; type?: unknown; param?: unknown } | null;
+  response?: { error?: { code?: unknown; message?: unknown } | null } | null;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * The GatewayError for a native stream's `error` event or `response.failed` (its data, parsed).
+ * `first`: it came before anything was sent, so it is the answer to the request: a 4xx-like
+ * code (`rate_limit_exceeded` → 429, `invalid_request_error`/`invalid_prompt` → 400) keeps
+ * that status so dispatch retries or answers it properly; anything else is 502
+ * `upstream_error` with the upstream's code kept.
+ */
+export function responsesStreamError(data: FailurePayload | undefined, provider: string, first = false): GatewayError {
+  const d = data ?? {};
+  const e = d.error ?? d.response?.error ?? d;
+  const code = str(e.code) ?? str(d.code) ?? str((e as { type?: unknown }).type) ?? 'server_error';
+  const detail = str(e.message) ?? str(d.message) ?? `upstream stream error (${code})`;
+  const message = first ? `provider ${provider}: ${detail}` : `provider ${provider} failed mid-stream: ${detail}`;
+  const status = code === 'rate_limit_exceeded' ? 429 : code === 'invalid_request_error' || code === 'invalid_prompt' ? 400 : 502;
+  const param = str((e as { param?: unknown }).param) ?? null;
+  const err = status < 500 ? upstreamError(status, message, { code, param, provider }) : UPSTREAM_ERROR(message, { provider });
+  err.code = code;
+  return err;
+}

@@ -1,0 +1,58 @@
+/**
+ * The OpenAI Responses API as a client format: POST /v1/responses (native passthrough for
+ * kinds whose upstream speaks Responses, translated through the common format for every
+ * other kind), and the stored responses: GET/DELETE /v1/responses/{id},
+ * GET /v1/responses/{id}/input_items. Errors in OpenAI's shape; gateway keys as
+ * `Authorization: Bearer`. Settings: `[responses]` (`ttl_days`). README.md in this folder has
+ * the translation table.
+ * @see https://platform.openai.com/docs/api-reference/responses
+ */
+import { z } from 'zod';
+import { errorResponses, jsonRequestBody } from '../../../core/openapi.ts';
+import { defineFormat } from '../../../core/plugins/contract.ts';
+import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
+import { ResponseStore } from './response-store.ts';
+import { deleteResponse, getResponse, listInputItems } from './retrieve.ts';
+import { createResponseRoute, FORMAT } from './route.ts';
+import { responsesRequestSchema } from './schema.ts';
+import type { ResponsesStreamEvent } from './types.ts';
+
+declare module '../../../core/hooks.ts' {
+  interface ChunkTypes {
+    /** A Responses stream event (passthrough: parsed from the upstream's data). */
+    'openai-responses': ResponsesStreamEvent;
+  }
+}
+
+/** `[responses]`. */
+export const responsesConfigSchema = z.strictObject({
+  /** Days a stored response (`store: true`) is kept, from when it was answered. */
+  ttl_days: z.number().positive().default(30),
+});
+
+export default defineFormat<z.output<typeof responsesConfigSchema>>({
+  id: FORMAT,
+  keyFrom: ['bearer'],
+  errorBody: OPENAI_ERRORS.errorBody,
+  section: 'responses',
+  configSchema: responsesConfigSchema,
+  setup({ route, pipeline, hooks, store, config }) {
+    const responses = new ResponseStore(store, config.ttl_days);
+    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
+    route({
+      method: 'POST', path: '/v1/responses', body: true, metered: 'responses', handler: createResponseRoute({ pipeline, hooks, store: responses }),
+      openapi: {
+        summary: 'OpenAI Responses: native passthrough for openai/azure, translated for other kinds (stream: true → SSE Responses events); x-gw-dropped-tools names built-in tools a translated kind could not run',
+        requestBody: jsonRequestBody(responsesRequestSchema), responses: { 200: { description: 'response, or SSE Responses events' }, ...errors },
+      },
+    });
+    const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'A response id (resp_…) created with the same gateway key' };
+    const read = errorResponses([400, 401, 404]);
+    route({ method: 'GET', path: '/v1/responses/:id', handler: getResponse(responses), openapi: { summary: 'A stored response (same key only)', parameters: [id], responses: { 200: { description: 'response' }, ...read } } });
+    route({ method: 'DELETE', path: '/v1/responses/:id', handler: deleteResponse(responses), openapi: { summary: "Delete a stored response (gw's copy)", parameters: [id], responses: { 200: { description: '{id, object: "response", deleted: true}' }, ...read } } });
+    route({
+      method: 'GET', path: '/v1/responses/:id/input_items', handler: listInputItems(responses),
+      openapi: { summary: "A stored response's input items, the conversation it continued included", parameters: [id], responses: { 200: { description: 'list of items' }, ...read } },
+    });
+  },
+});

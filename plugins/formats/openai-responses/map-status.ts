@@ -1,0 +1,28 @@
+/**
+ * A common-format `finish_reason` → the Response `status` and `incomplete_details`.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-incomplete_details
+ * @see https://platform.openai.com/docs/api-reference/chat/object (`finish_reason`)
+ */
+import type { FinishReason } from '../../../core/format/chat.ts';
+import type { ResponsesResponse } from './types.ts';
+
+export type StatusInfo = Pick<ResponsesResponse, 'status' | 'incomplete_details'>;
+
+/**
+ * `length` → `incomplete` with reason `max_output_tokens`; `content_filter` (and Zhipu's
+ * `sensitive`) → `incomplete` with reason `content_filter`; anything else (`stop`,
+ * `tool_calls`, an upstream's own value, none at all) → `completed`: clients treat
+ * `incomplete` as a failure to report, so only a known truncation may say so.
+ */
+export function mapStatus(finish: FinishReason | null | undefined): StatusInfo {
+  switch (finish) {
+    case 'length':
+      return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+    case 'content_filter':
+    case 'sensitive':
+      return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+    default:
+      return { status: 'completed', incomplete_details: null };
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * Responses `tools` / `tool_choice` → common-format function tools, for models reached by
+ * translation.
+ *
+ * - `function` tools → chat function tools (`parameters` kept intact; none → an empty object schema).
+ * - `namespace` tools (Codex's `multi_agent_v1`) → their function tools, flattened to
+ *   `<namespace>__<name>` through a {@link ToolNames} table that restores `{namespace, name}`
+ *   on the way back.
+ * - Every other tool type is a built-in the upstream cannot run (`web_search`, `file_search`,
+ *   `computer_use*`, `code_interpreter`, `image_generation`, `local_shell`, `shell`,
+ *   `apply_patch`, `mcp`, `custom`, `tool_search`…): dropped and listed, so the route can log
+ *   it and name it in `x-gw-dropped-tools`.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
+ * @see https://platform.openai.com/docs/guides/function-calling
+ */
+import { createHash } from 'node:crypto';
+import type { ChatRequest, ChatTool, ToolChoice } from '../../../core/format/chat.ts';
+import { fail, isObj, type Obj, stringField } from './fail.ts';
+import type { Warnings } from './warnings.ts';
+
+/** Separator between a namespace and a function name in a flattened name (MCP clients use the same). */
+const SEP = '__';
+/** OpenAI's chat limit for a function name; longer flattened names are shortened with a hash. */
+const MAX_NAME = 64;
+
+/**
+ * The reversible mapping between namespaced functions and the flat names the upstream sees.
+ * Names outside a namespace map to themselves. Built per request from its `tools`.
+ */
+export class ToolNames {
+  readonly #flat = new Map<string, string>();
+  readonly #restore = new Map<string, { namespace: string; name: string }>();
+
+  /** The flat name for `{namespace, name}`; `name` itself without a namespace or for an unknown pair. */
+  flatten(namespace: string | null | undefined, name: string): string {
+    if (!namespace) return name;
+    return this.#flat.get(`${namespace}\u0000${name}`) ?? `${namespace}${SEP}${name}`;
+  }
+
+  /** `{name, namespace?}` for a flat name the upstream called; unknown names are returned as they are. */
+  restore(flat: string): { name: string; namespace?: string } {
+    return this.#restore.get(flat) ?? { name: flat };
+  }
+
+  /** True when at least one namespaced function was flattened (restoring is then needed). */
+  get used(): boolean {
+    return this.#restore.size > 0;
+  }
+
+  /** Registers a namespaced function; returns its flat name. */
+  add(namespace: string, name: string): string {
+    let flat = `${namespace}${SEP}${name}`;
+    if (flat.length > MAX_NAME) {
+      const hash = createHash('sha256').update(flat).digest('hex').slice(0, 8);
+      flat = `${flat.slice(0, MAX_NAME - 9)}_${hash}`;
+    }
+    this.#flat.set(`${namespace}\u0000${name}`, flat);
+    this.#restore.set(flat, { namespace, name });
+    return flat;
+  }
+}
+
+/** The translated tools and what had to be left out. */
+export interface MappedTools {
+  tools: ChatTool[];
+  names: ToolNames;
+  /** Built-in (and custom) tools dropped, as `type` or `type:name` (e.g. `web_search`, `custom:apply_patch`, `mcp:deepwiki`). */
+  dropped: string[];
+}
+
+/**
+ * Translates `tools`. A flat name that collides with another tool's name is a 400: the
+ * upstream's call could not be routed back to the right function.
+ *
+ * @throws GatewayError 400 naming `tools[i]…` for a malformed tool or a name collision.
+ */
+export function mapTools(tools: unknown, w: Warnings): MappedTools {
+  const out: MappedTools = { tools: [], names: new ToolNames(), dropped: [] };
+  if (tools === undefined || tools === null) return out;
+  if (!Array.isArray(tools)) fail('tools must be an array', 'tools');
+  const seen = new Map<string, string>();
+  const claim = (name: string, at: string): void => {
+    const other = seen.get(name);
+    if (other !== undefined) fail(`tool name "${name}" is used twice (also at ${other})`, at);
+    seen.set(name, at);
+  };
+  tools.forEach((t, i) => {
+    const tp = `tools[${i}]`;
+    if (!isObj(t)) fail('tool must be an object', tp);
+    if (typeof t.type !== 'string') fail('type must be a string', `${tp}.type`);
+    if (t.type === 'function') {
+      const tool = functionTool(t, tp, w);
+      claim(tool.function.name, tp);
+      out.tools.push(tool);
+    } else if (t.type === 'namespace') {
+      const ns = stringField(t, 'name', tp);
+      if (ns === '') fail('name must not be empty', `${tp}.name`);
+      if (!Array.isArray(t.tools)) fail('tools must be an array', `${tp}.tools`);
+      t.tools.forEach((inner, j) => {
+        const ip = `${tp}.tools[${j}]`;
+        if (!isObj(inner)) fail('tool must be an object', ip);
+        if (inner.type !== 'function') {
+          out.dropped.push(label(inner, ns));
+          return;
+        }
+        const tool = functionTool(inner, ip, w);
+        tool.function.name = out.names.add(ns, tool.function.name);
+        claim(tool.function.name, ip);
+        out.tools.push(tool);
+      });
+    } else {
+      out.dropped.push(label(t));
+    }
+  });
+  return out;
+}
+
+function functionTool(t: Obj, tp: string, w: Warnings): ChatTool {
+  const name = stringField(t, 'name', tp);
+  if (name === '') fail('name must not be empty', `${tp}.name`);
+  const params = t.parameters ?? { type: 'object', properties: {} };
+  if (!isObj(params)) fail('parameters must be an object', `${tp}.parameters`);
+  const fn: ChatTool['function'] = { name, parameters: params };
+  if (typeof t.description === 'string') fn.description = t.description;
+  if (typeof t.strict === 'boolean') fn.strict = t.strict;
+  for (const key of ['output_schema', 'defer_loading', 'allowed_callers']) {
+    if (t[key] !== undefined && t[key] !== null) w.add(`tools[].${key} dropped: no common-format equivalent`, `${tp}.${key}`);
+  }
+  return { type: 'function', function: fn };
+}
+
+/** How a dropped tool is named in warnings, errors and `x-gw-dropped-tools`. */
+function label(t: Obj, namespace?: string): string {
+  const type = typeof t.type === 'string' ? t.type : 'unknown';
+  const name = typeof t.name === 'string' ? t.name : typeof t.server_label === 'string' ? t.server_label : undefined;
+  if (name === undefined) return type;
+  return `${type}:${namespace ? `${namespace}.` : ''}${name}`;
+}
+
+/**
+ * Translates `tool_choice` onto `req` (which already holds the mapped tools).
+ *
+ * - `none` / `auto` / `required` as they are; `{type: "function", name[, namespace]}` → the
+ *   named (flattened) function.
+ * - `{type: "allowed_tools", mode, tools}` → `auto`/`required` with `req.tools` narrowed to
+ *   the listed functions; listed built-ins are ignored (they were dropped).
+ * - A choice with no tools left to choose from is dropped with a warning, except one that
+ *   forces a dropped tool.
+ *
+ * @throws GatewayError 400 `tool_choice` when it forces a dropped built-in or custom tool
+ *   (the answer would silently not be what the client forced), or names no known function.
+ */
+export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest, w: Warnings): void {
+  if (tc === undefined || tc === null) return;
+  const haveTools = mapped.tools.length > 0;
+  let choice: ToolChoice;
+  if (typeof tc === 'string') {
+    if (tc !== 'none' && tc !== 'auto' && tc !== 'required') fail('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
+    if (tc === 'required' && !haveTools && mapped.dropped.length > 0) {
+      fail(`"required" forces a call, but every tool was dropped (${mapped.dropped.join(', ')}): built-in tools cannot run on this model's provider`, 'tool_choice');
+    }
+    choice = tc;
+  } else {
+    if (!isObj(tc) || typeof tc.type !== 'string') fail('tool_choice must be a string or an object with a type', 'tool_choice');
+    switch (tc.type) {
+      case 'function': {
+        const name = stringField(tc, 'name', 'tool_choice');
+        choice = { type: 'function', function: { name: forcedFunction(name, tc.namespace, mapped) } };
+        break;
+      }
+      case 'allowed_tools':
+        choice = allowedTools(tc, mapped, req);
+        break;
+      default: {
+        const forced = label(tc);
+        fail(`forces the tool "${forced}", a built-in tool that this model's provider cannot run (it was dropped)`, 'tool_choice');
+      }
+    }
+  }
+  if (!haveTools || (req.tools?.length ?? 0) === 0) {
+    w.add('tool_choice dropped: no tools left to choose from', 'tool_choice');
+    return;
+  }
+  req.tool_choice = choice;
+}
+
+function forcedFunction(name: string, namespace: unknown, mapped: MappedTools): string {
+  const flat = mapped.names.flatten(typeof namespace === 'string' ? namespace : undefined, name);
+  if (mapped.tools.some((t) => t.function.name === flat)) return flat;
+  const dropped = mapped.dropped.find((d) => d.endsWith(`:${name}`) || d.endsWith(`.${name}`));
+  if (dropped !== undefined) fail(`forces the tool "${dropped}", which this model's provider cannot run (it was dropped)`, 'tool_choice');
+  fail(`no function tool named "${name}"`, 'tool_choice.name');
+}
+
+function allowedTools(tc: Obj, mapped: MappedTools, req: ChatRequest): ToolChoice {
+  if (tc.mode !== 'auto' && tc.mode !== 'required') fail('mode must be "auto" or "required"', 'tool_choice.mode');
+  if (!Array.isArray(tc.tools)) fail('tools must be an array', 'tool_choice.tools');
+  const allowed = new Set<string>();
+  const forcedDropped: string[] = [];
+  tc.tools.forEach((t, i) => {
+    if (!isObj(t)) fail('tool must be an object', `tool_choice.tools[${i}]`);
+    if (t.type === 'function' && typeof t.name === 'string') allowed.add(mapped.names.flatten(typeof t.namespace === 'string' ? t.namespace : undefined, t.name));
+    else if (t.type === 'namespace' && typeof t.name === 'string') {
+      for (const tool of mapped.tools) if (mapped.names.restore(tool.function.name).namespace === t.name) allowed.add(tool.function.name);
+    } else forcedDropped.push(label(t));
+  });
+  req.tools = (req.tools ?? []).filter((t) => allowed.has(t.function.name));
+  if (req.tools.length === 0 && tc.mode === 'required' && forcedDropped.length > 0) {
+    fail(`"required" allows only tools this model's provider cannot run (${forcedDropped.join(', ')}; they were dropped)`, 'tool_choice');
+  }
+  if (req.tools.length === 0) delete req.tools;
+  return tc.mode;
+}

@@ -1,0 +1,58 @@
+/**
+ * Usage both ways between the common format and Responses.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
+ * @see https://platform.openai.com/docs/api-reference/chat/object (`usage`)
+ */
+import type { Usage } from '../../../core/format/chat.ts';
+import type { ResponsesUsage } from './types.ts';
+
+/**
+ * Token counts, integers ≥ 0, same semantics on both sides: `input_tokens = prompt_tokens`
+ * (cached included; `input_tokens_details.cached_tokens` / `cache_write_tokens` from
+ * `prompt_tokens_details`), `output_tokens = completion_tokens` (reasoning included;
+ * `output_tokens_details.reasoning_tokens` from `completion_tokens_details`),
+ * `total_tokens` as reported, else input + output. No usage → `null`: the upstream reported
+ * none, and zeros would read as a free answer.
+ */
+export function toResponsesUsage(usage: Usage | null | undefined): ResponsesUsage | null {
+  if (!usage) return null;
+  const input = count(usage.prompt_tokens);
+  const output = count(usage.completion_tokens);
+  const total = count(usage.total_tokens);
+  return {
+    input_tokens: input,
+    input_tokens_details: {
+      cached_tokens: count(usage.prompt_tokens_details?.cached_tokens),
+      cache_write_tokens: count(usage.prompt_tokens_details?.cache_write_tokens),
+    },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: count(usage.completion_tokens_details?.reasoning_tokens) },
+    total_tokens: total > 0 ? total : input + output,
+  };
+}
+
+function count(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/**
+ * Responses usage (a native upstream's `response.usage`) → common-format usage, for
+ * accounting: `prompt_tokens = input_tokens` (`cached_tokens` kept), `completion_tokens =
+ * output_tokens` (`reasoning_tokens` kept), `total_tokens` as reported, else the sum.
+ * undefined when there is none (a failed or cut response).
+ */
+export function fromResponsesUsage(u: unknown): Usage | undefined {
+  if (typeof u !== 'object' || u === null) return undefined;
+  const r = u as Partial<ResponsesUsage>;
+  const input = count(r.input_tokens);
+  const output = count(r.output_tokens);
+  const total = count(r.total_tokens);
+  const usage: Usage = { prompt_tokens: input, completion_tokens: output, total_tokens: total > 0 ? total : input + output };
+  const cached = count(r.input_tokens_details?.cached_tokens);
+  const written = count(r.input_tokens_details?.cache_write_tokens);
+  if (cached > 0 || written > 0) usage.prompt_tokens_details = written > 0 ? { cached_tokens: cached, cache_write_tokens: written } : { cached_tokens: cached };
+  const reasoning = count(r.output_tokens_details?.reasoning_tokens);
+  if (reasoning > 0) usage.completion_tokens_details = { reasoning_tokens: reasoning };
+  return usage;
+}

@@ -1,0 +1,174 @@
+/**
+ * POST /v1/responses. Kinds whose upstream speaks Responses (`native['openai-responses']`:
+ * openai, azure, opted-in self-defined sections) get the body and answer forwarded
+ * unchanged; every other kind is reached by translating Responses ⇄ common format around
+ * `chat` (README.md in this folder has the field table).
+ *
+ * State: with `store` (default true) each answer is kept (response-store.ts) before its last
+ * byte goes out; `previous_response_id` is expanded from the store into `input` before
+ * translating, and before forwarding to a native upstream other than the one that stored it
+ * (the same native provider gets the id unchanged: its own store holds the conversation).
+ */
+import type { Context } from 'koa';
+import type { RequestContext } from '../../../core/context.ts';
+import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
+import type { GatewayError } from '../../../core/errors.ts';
+import type { Hooks } from '../../../core/hooks.ts';
+import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
+import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
+import type { SseEvent } from '../../../core/provider.ts';
+import { ChunksToResponsesEvents } from './chunks-to-events.ts';
+import { responsesStreamError } from './errors.ts';
+import { chatCompletionToResponse } from './from-chat-completion.ts';
+import { portable, resolveReferences } from './history.ts';
+import { fromResponsesUsage } from './map-usage.ts';
+import { typeOf } from './passthrough.ts';
+import { inputItems, type ResponseStore, type StoredResponse } from './response-store.ts';
+import { newResponseId } from './response-base.ts';
+import { responsesRequestSchema } from './schema.ts';
+import { encodeAll, NativeStream, translatedFrames } from './streams.ts';
+import { responsesToChatRequest, type ToChatResult } from './to-chat-request.ts';
+import type { ResponsesRequest } from './types.ts';
+
+export const FORMAT = 'openai-responses';
+
+type Outcome = { native: NativeOutcome } | { translated: ChatOutcome; tr: ToChatResult };
+
+/** What the route needs from the format's setup. */
+export interface RouteDeps {
+  pipeline: Pipeline;
+  hooks: Hooks;
+  store: ResponseStore;
+}
+
+/** An `error` or `response.failed` event as a native stream's first event: a failure before the stream (retried, or a status). */
+function failedFirst(provider: string) {
+  return (ev: SseEvent) => {
+    const type = ev.event ?? typeOf(ev.data);
+    if (type !== 'error' && type !== 'response.failed') return undefined;
+    let data: Parameters<typeof responsesStreamError>[0];
+    try {
+      data = JSON.parse(ev.data);
+    } catch {
+      data = { message: ev.data.slice(0, 200) };
+    }
+    return responsesStreamError(data, provider, true);
+  };
+}
+
+function positive(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
+/** The handler of POST /v1/responses. */
+export function createResponseRoute(d: RouteDeps) {
+  const { pipeline, hooks } = d;
+  return async function createResponse(ctx: Context): Promise<void> {
+    const body = (ctx.state as { body: { body: Record<string, unknown> } }).body.body;
+    const prevId = typeof body.previous_response_id === 'string' && body.previous_response_id !== '' ? body.previous_response_id : undefined;
+    const a = await pipeline.admit(ctx, {
+      schema: responsesRequestSchema,
+      facts: {
+        route: 'responses', operation: 'generate', model: body.model as string, stream: body.stream === true,
+        maxOutputTokens: positive(body.max_output_tokens), cacheable: prevId === undefined,
+      },
+    });
+    if (!a) return;
+    const rc = a.rc;
+    const owner = ownerOf(rc);
+    if (await pipeline.fromCache(ctx, a)) return storeCacheHit(d.store, ctx, rc, owner);
+    const history = prevId === undefined ? undefined : await d.store.history(owner, prevId, 'previous_response_id');
+    // the request's own input, item references to gw's stored items resolved (for translation and storage)
+    const sent = inputItems(body.input);
+    const own = await resolveReferences(sent, owner, d.store);
+
+    const served = await pipeline.dispatch<Outcome>(a, async (p, _model, b, call) => {
+      const native = p.native?.[FORMAT];
+      if (native) {
+        if (history === undefined || (history.last.native && history.last.provider === p.name)) {
+          return { native: await primeNative(await native(b, call), failedFirst(p.name)) };
+        }
+        const { previous_response_id: _prev, ...rest } = b;
+        const expanded = { ...rest, input: [...portable(history.items), ...inputItems(b.input)] };
+        return { native: await primeNative(await native(expanded, { ...call, rawBody: undefined }), failedFirst(p.name)) };
+      }
+      const tb = history === undefined && own === sent ? b : { ...b, input: history === undefined ? own : [...history.items, ...own] };
+      const tr = responsesToChatRequest(tb as ResponsesRequest);
+      if (tr.droppedTools.length > 0) rc.log.info({ req: rc.id, provider: p.name, dropped: tr.droppedTools }, 'Responses built-in tools dropped: the provider cannot run them');
+      if (tr.warnings.length > 0 && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings: tr.warnings }, 'Responses fields dropped in translation');
+      return { translated: await callChat(p, tr.req, { ...call, rawBody: undefined }), tr };
+    });
+
+    const headers = served.headers;
+    const v = served.value;
+    const store = body.store !== false;
+    const save = async (response: StoredResponse['response']): Promise<void> => {
+      if (!store || typeof response?.id !== 'string') return;
+      const rec: StoredResponse = { response, input: own, chain: history?.chain ?? [], provider: rc.provider!, native: 'native' in v };
+      try {
+        await d.store.put(owner, rec);
+      } catch (err) {
+        // the answer itself is good: the client gets it, a later previous_response_id gets 404
+        rc.log.error({ err, req: rc.id, response: response.id }, 'storing the response failed');
+      }
+    };
+
+    if ('native' in v) {
+      const r = v.native;
+      if (r.type === 'json') {
+        let parsed: StoredResponse['response'] & { usage?: unknown };
+        try {
+          parsed = JSON.parse(r.raw);
+        } catch {
+          throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${r.raw.slice(0, 200)}` }, { provider: rc.provider });
+        }
+        rc.usage = fromResponsesUsage(parsed?.usage);
+        await save(parsed);
+        return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers, contentType: r.contentType });
+      }
+      const s = new NativeStream(hooks, rc, save);
+      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: s.frames(r.events), errorFrame: (err: GatewayError) => s.errorFrame(err) });
+    }
+
+    const { translated: r, tr } = v;
+    if (tr.droppedTools.length > 0) headers['x-gw-dropped-tools'] = tr.droppedTools.join(', ');
+    const opts = { body: body as ResponsesRequest, requestModel: rc.model, toolNames: tr.toolNames, id: newResponseId(), store };
+    if (r.type === 'json') {
+      rc.usage = r.body.usage ?? undefined;
+      const out = chatCompletionToResponse(r.body, opts);
+      await save(out);
+      return pipeline.finish(ctx, a, { body: JSON.stringify(out), headers });
+    }
+    const mapper = new ChunksToResponsesEvents(opts);
+    return pipeline.stream(ctx, a, {
+      headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, mapper, save),
+      errorFrame: (err: GatewayError) => encodeAll(mapper.fail(err)),
+    });
+  };
+}
+
+/** The owner of the responses a request stores and reads: its key's name ('' when the gateway runs open). */
+export function ownerOf(rc: Pick<RequestContext, 'key'>): string {
+  return rc.key?.name ?? '';
+}
+
+/**
+ * A cache hit answers with a Response first stored for whoever asked first (maybe another
+ * key): store it for this key too, so GET and previous_response_id work for it. The hit's
+ * text is `ctx.body` until the handler returns, so it is stored before the bytes go out.
+ */
+async function storeCacheHit(store: ResponseStore, ctx: Context, rc: RequestContext, owner: string): Promise<void> {
+  if (rc.body.store === false || typeof ctx.body !== 'string') return;
+  let response: { id?: unknown; [k: string]: unknown } | undefined;
+  try {
+    response = JSON.parse(ctx.body);
+  } catch {
+    return;
+  }
+  if (typeof response?.id !== 'string') return;
+  try {
+    await store.put(owner, { response: response as StoredResponse['response'], input: inputItems(rc.body.input), chain: [], provider: '', native: false });
+  } catch (err) {
+    rc.log.error({ err, req: rc.id, response: response.id }, 'storing the cached response failed');
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * A Responses request → a common-format ChatRequest, for POST /v1/responses served by a
+ * provider that does not speak the Responses API. The field-by-field table (mapped, dropped
+ * with a warning, 400) is in this folder's README.md.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create
+ * @see https://platform.openai.com/docs/api-reference/chat/create
+ */
+import { badRequest } from '../../../core/error-codes.ts';
+import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../../core/format/chat.ts';
+import { fail, isObj, type Obj, stringField } from './fail.ts';
+import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
+import type { ResponsesRequest } from './types.ts';
+import { Warnings } from './warnings.ts';
+
+/** The translated request and what the translation left out. */
+export interface ToChatResult {
+  req: ChatRequest;
+  /** One line per kind of input that was dropped (for a debug log). */
+  warnings: string[];
+  /** Built-in and custom tools dropped (`web_search`, `custom:apply_patch`…), for the log and `x-gw-dropped-tools`. */
+  droppedTools: string[];
+  /** Flat name ⇄ `{namespace, name}`; the response translators need it to restore namespaced calls. */
+  toolNames: ToolNames;
+}
+
+/** Top-level fields that are mapped, or consumed by the route; any other field is dropped with a warning. */
+const HANDLED = new Set([
+  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens',
+  'temperature', 'top_p', 'text', 'reasoning', 'user', 'safety_identifier', 'metadata', 'stream',
+  // state: the route stores responses and resolves previous_response_id before translating
+  'store', 'previous_response_id',
+]);
+
+/** Fields whose meaning cannot be kept by dropping them: the client would get a different kind of answer. */
+const REFUSED: Record<string, string> = {
+  background: 'background responses are not supported on this model (it is served by translation)',
+  conversation: 'conversations are not supported; send the history in input or use previous_response_id',
+  prompt: 'prompt templates are not supported; send instructions and input',
+};
+
+/** Item types with no common-format form that a history may carry from an earlier native turn. */
+const CALL_ITEMS = new Set(['local_shell_call', 'shell_call', 'custom_tool_call', 'computer_call', 'apply_patch_call', 'mcp_call']);
+
+/**
+ * Translates a Responses request body (already JSON-parsed). `input` must already hold the
+ * whole conversation: with `previous_response_id` the route prepends the stored items.
+ *
+ * - `instructions` → the first `system` message; `system` and `developer` messages → `system`
+ *   messages in place (text parts joined by a blank line).
+ * - `user` parts: `input_text` → text, `input_image` (URL or data URL) → `image_url`,
+ *   `input_file` with `file_data` → a `file` part.
+ * - Assistant turns: `reasoning` (its `reasoning_text`), an assistant `message` and the
+ *   `function_call` items that follow fold into one assistant message (`reasoning_content`,
+ *   `content`, `tool_calls` with `id = call_id`); `function_call_output` → a `tool` message
+ *   answering `call_id` (images or files in the output move to a user message right after).
+ * - Tools, tool_choice: see map-tools.ts (namespaces flattened, built-ins dropped).
+ * - `max_output_tokens` → `max_tokens`; `text.format` → `response_format`;
+ *   `reasoning.effort` → `reasoning_effort`; `temperature`, `top_p`, `parallel_tool_calls`,
+ *   `user`, `safety_identifier`, `metadata` as they are; `stream: true` → also
+ *   `stream_options.include_usage` (gw accounts every stream).
+ *
+ * @throws GatewayError 400 with `param` naming the field (e.g. `input[2].content[0].file_url`)
+ *   for an invalid shape, a part with no common-format form, a `tool_choice` that forces a
+ *   dropped tool, or a field whose loss would change the kind of answer (`background`…).
+ */
+export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
+  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  const w = new Warnings();
+  if (typeof body.model !== 'string' || body.model === '') fail('model must be a non-empty string', 'model');
+  for (const [key, why] of Object.entries(REFUSED)) {
+    if (body[key] !== undefined && body[key] !== null && body[key] !== false) fail(why, key);
+  }
+
+  const mapped = mapTools(body.tools, w);
+  const messages: ChatMessage[] = [];
+  if (body.instructions !== undefined && body.instructions !== null) {
+    if (typeof body.instructions !== 'string') fail('instructions must be a string', 'instructions');
+    if (body.instructions !== '') messages.push({ role: 'system', content: body.instructions });
+  }
+  if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
+  else if (body.input !== undefined && body.input !== null) convertItems(body.input, messages, mapped.names, w);
+  if (messages.length === 0 || messages.every((m) => m.role === 'system')) fail('must hold at least one message', 'input');
+
+  const req: ChatRequest = { model: body.model, messages };
+  if (mapped.tools.length > 0) req.tools = mapped.tools;
+  mapToolChoice(body.tool_choice, mapped, req, w);
+  if (body.parallel_tool_calls !== undefined && body.parallel_tool_calls !== null) {
+    if (typeof body.parallel_tool_calls !== 'boolean') fail('parallel_tool_calls must be a boolean', 'parallel_tool_calls');
+    // Common-format upstreams reject parallel_tool_calls without tools.
+    if (req.tools) req.parallel_tool_calls = body.parallel_tool_calls;
+    else w.add('parallel_tool_calls dropped: no tools left', 'parallel_tool_calls');
+  }
+  if (body.max_output_tokens !== undefined && body.max_output_tokens !== null) {
+    if (!Number.isInteger(body.max_output_tokens) || body.max_output_tokens < 1) fail('max_output_tokens must be a positive integer', 'max_output_tokens');
+    req.max_tokens = body.max_output_tokens;
+  }
+  for (const key of ['temperature', 'top_p'] as const) {
+    const v = body[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${key} must be a number`, key);
+    req[key] = v;
+  }
+  convertText(body.text, req, w);
+  convertReasoning(body.reasoning, req, w);
+  for (const key of ['user', 'safety_identifier'] as const) {
+    const v = body[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') fail(`${key} must be a string`, key);
+    req[key] = v;
+  }
+  if (body.metadata !== undefined && body.metadata !== null) {
+    if (!isObj(body.metadata) || !Object.values(body.metadata).every((v) => typeof v === 'string')) fail('metadata must be an object of strings', 'metadata');
+    req.metadata = body.metadata;
+  }
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') fail('stream must be a boolean', 'stream');
+  if (body.stream === true) {
+    req.stream = true;
+    req.stream_options = { include_usage: true };
+  }
+  if (body.store !== undefined && body.store !== null && typeof body.store !== 'boolean') fail('store must be a boolean', 'store');
+  if (body.previous_response_id !== undefined && body.previous_response_id !== null && typeof body.previous_response_id !== 'string') {
+    fail('previous_response_id must be a string', 'previous_response_id');
+  }
+
+  for (const key of Object.keys(body)) {
+    if (!HANDLED.has(key) && !(key in REFUSED) && body[key] !== null) w.add(`${key} dropped: no common-format equivalent`, key);
+  }
+  for (const tool of mapped.dropped) w.add(`tool ${tool} dropped: built-in tools cannot run on this model's provider`, 'tools');
+  return { req, warnings: w.list(), droppedTools: mapped.dropped, toolNames: mapped.names };
+}
+
+/** Folds the items into chat messages; see {@link responsesToChatRequest}. */
+function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames, w: Warnings): void {
+  if (!Array.isArray(input)) fail('input must be a string or an array of items', 'input');
+  /** The assistant turn being assembled from reasoning, message and function_call items. */
+  let turn: ChatMessage | null = null;
+  const flush = (): void => {
+    if (turn === null) return;
+    if (turn.content === null && !turn.tool_calls) turn.content = '';
+    messages.push(turn);
+    turn = null;
+  };
+  const calls = new Set<string>();
+  const droppedCalls = new Set<string>();
+
+  input.forEach((item, i) => {
+    const ip = `input[${i}]`;
+    if (!isObj(item)) fail('item must be an object', ip);
+    const type = item.type ?? 'message';
+    switch (type) {
+      case 'message': {
+        if (item.role === 'assistant') {
+          if (turn !== null && (turn.content !== null || turn.tool_calls)) flush();
+          turn ??= { role: 'assistant', content: null };
+          turn.content = assistantText(item.content, ip);
+          return;
+        }
+        flush();
+        messages.push(inputMessage(item, ip));
+        return;
+      }
+      case 'function_call': {
+        const callId = stringField(item, 'call_id', ip);
+        const name = stringField(item, 'name', ip);
+        const args = item.arguments === undefined || item.arguments === null ? '' : item.arguments;
+        if (typeof args !== 'string') fail('arguments must be a JSON string', `${ip}.arguments`);
+        if (item.namespace !== undefined && item.namespace !== null && typeof item.namespace !== 'string') fail('namespace must be a string', `${ip}.namespace`);
+        turn ??= { role: 'assistant', content: null };
+        const call: ToolCall = { id: callId, type: 'function', function: { name: names.flatten(item.namespace as string | undefined, name), arguments: args } };
+        (turn.tool_calls ??= []).push(call);
+        calls.add(callId);
+        return;
+      }
+      case 'function_call_output': {
+        flush();
+        const callId = stringField(item, 'call_id', ip);
+        if (!calls.has(callId)) {
+          if (droppedCalls.has(callId)) {
+            w.add('outputs of dropped built-in tool calls dropped', ip);
+            return;
+          }
+          fail(`no function_call with call_id "${callId}" precedes this output`, `${ip}.call_id`);
+        }
+        const extra: ContentPart[] = [];
+        messages.push({ role: 'tool', tool_call_id: callId, content: toolOutput(item.output, `${ip}.output`, extra, w) });
+        if (extra.length > 0) messages.push({ role: 'user', content: extra });
+        return;
+      }
+      case 'reasoning': {
+        const text = reasoningText(item, ip, w);
+        if (text === '') return;
+        if (turn !== null && (turn.content !== null || turn.tool_calls)) flush();
+        turn ??= { role: 'assistant', content: null };
+        turn.reasoning_content = typeof turn.reasoning_content === 'string' && turn.reasoning_content !== '' ? `${turn.reasoning_content}\n\n${text}` : text;
+        return;
+      }
+      case 'item_reference': {
+        fail('item references are not supported: send the item itself', `${ip}.type`);
+        break;
+      }
+      default: {
+        if (typeof type !== 'string') fail('type must be a string', `${ip}.type`);
+        if (CALL_ITEMS.has(type) && typeof item.call_id === 'string') droppedCalls.add(item.call_id);
+        w.add(`input items of type ${type} dropped: built-in tool items have no common-format form`, ip);
+      }
+    }
+  });
+  flush();
+}
+
+/** A user, system or developer message. `developer` becomes `system` (the common format's instruction role). */
+function inputMessage(item: Obj, ip: string): ChatMessage {
+  const role = item.role;
+  if (role === 'system' || role === 'developer') return { role: 'system', content: instructionText(item.content, ip) };
+  if (role !== 'user') fail('role must be "user", "assistant", "system" or "developer"', `${ip}.role`);
+  if (typeof item.content === 'string') return { role: 'user', content: item.content };
+  const parts = partsOf(item.content, `${ip}.content`).map((p, j) => userPart(p, `${ip}.content[${j}]`));
+  return { role: 'user', content: simplify(parts) };
+}
+
+function instructionText(content: unknown, ip: string): string {
+  if (typeof content === 'string') return content;
+  return partsOf(content, `${ip}.content`).map((p, j) => {
+    if (p.type !== 'input_text' && p.type !== 'output_text') fail('system and developer messages hold text parts only', `${ip}.content[${j}].type`);
+    return stringField(p, 'text', `${ip}.content[${j}]`);
+  }).join('\n\n');
+}
+
+function assistantText(content: unknown, ip: string): string {
+  if (typeof content === 'string') return content;
+  return partsOf(content, `${ip}.content`).map((p, j) => {
+    const pp = `${ip}.content[${j}]`;
+    if (p.type === 'output_text' || p.type === 'input_text') return stringField(p, 'text', pp);
+    if (p.type === 'refusal') return stringField(p, 'refusal', pp);
+    return fail('assistant messages hold output_text and refusal parts only', `${pp}.type`);
+  }).join('');
+}
+
+function userPart(p: Obj & { type: string }, pp: string): ContentPart {
+  switch (p.type) {
+    case 'input_text':
+    case 'output_text':
+      return { type: 'text', text: stringField(p, 'text', pp) };
+    case 'input_image': {
+      if (typeof p.image_url !== 'string' || p.image_url === '') {
+        if (typeof p.file_id === 'string') fail('file_id images are not supported (gw has no Files API): send image_url', `${pp}.file_id`);
+        fail('image_url must be a URL or a data URL', `${pp}.image_url`);
+      }
+      const image: { url: string; detail?: string } = { url: p.image_url };
+      if (typeof p.detail === 'string' && p.detail !== 'auto') image.detail = p.detail;
+      return { type: 'image_url', image_url: image };
+    }
+    case 'input_file': {
+      if (typeof p.file_data === 'string' && p.file_data !== '') {
+        const file: { file_data: string; filename?: string } = { file_data: p.file_data };
+        if (typeof p.filename === 'string') file.filename = p.filename;
+        return { type: 'file', file };
+      }
+      if (typeof p.file_url === 'string') fail('file_url is not supported on this model: send the file as file_data', `${pp}.file_url`);
+      if (typeof p.file_id === 'string') fail('file_id is not supported (gw has no Files API): send file_data', `${pp}.file_id`);
+      return fail('input_file needs file_data', pp);
+    }
+    default:
+      fail(`content part type "${p.type}" is not supported in a user message`, `${pp}.type`);
+  }
+}
+
+/**
+ * A function call's output → tool message text. Text parts are joined by newlines; image
+ * and file parts go to `extra` (a user message after the tool message: tool messages carry
+ * text only in the common format).
+ */
+function toolOutput(output: unknown, op: string, extra: ContentPart[], w: Warnings): string {
+  if (typeof output === 'string') return output;
+  const texts: string[] = [];
+  partsOf(output, op).forEach((p, j) => {
+    const pp = `${op}[${j}]`;
+    if (p.type === 'input_text' || p.type === 'output_text') texts.push(stringField(p, 'text', pp));
+    else {
+      extra.push(userPart(p, pp));
+      w.add('function_call_output images and files moved to a user message after the tool message', pp);
+    }
+  });
+  return texts.join('\n');
+}
+
+/**
+ * The raw thinking of a reasoning item (`content` reasoning_text parts, joined by newlines).
+ * Summaries and `encrypted_content` are dropped: a summary is not what the model thought, and
+ * encrypted reasoning only OpenAI can read.
+ */
+function reasoningText(item: Obj, ip: string, w: Warnings): string {
+  const texts: string[] = [];
+  if (item.content !== undefined && item.content !== null) {
+    partsOf(item.content, `${ip}.content`).forEach((p, j) => {
+      if (p.type === 'reasoning_text' || p.type === 'text') texts.push(stringField(p, 'text', `${ip}.content[${j}]`));
+    });
+  }
+  if (texts.length === 0 && Array.isArray(item.summary) && item.summary.length > 0) w.add('reasoning summaries dropped: only reasoning_text content is passed on', ip);
+  if (typeof item.encrypted_content === 'string' && item.encrypted_content !== '') w.add('reasoning encrypted_content dropped: only OpenAI can read it', ip);
+  return texts.join('\n');
+}
+
+function convertText(text: unknown, req: ChatRequest, w: Warnings): void {
+  if (text === undefined || text === null) return;
+  if (!isObj(text)) fail('text must be an object', 'text');
+  for (const key of Object.keys(text)) {
+    if (key !== 'format' && text[key] !== null) w.add(`text.${key} dropped: no common-format equivalent`, `text.${key}`);
+  }
+  const f = text.format;
+  if (f === undefined || f === null) return;
+  if (!isObj(f)) fail('format must be an object', 'text.format');
+  switch (f.type) {
+    case 'text':
+      return;
+    case 'json_object':
+      req.response_format = { type: 'json_object' };
+      return;
+    case 'json_schema': {
+      if (!isObj(f.schema)) fail('schema must be an object', 'text.format.schema');
+      const js: NonNullable<ChatRequest['response_format']>['json_schema'] & object = { name: typeof f.name === 'string' && f.name !== '' ? f.name : 'output', schema: f.schema };
+      if (typeof f.strict === 'boolean') js.strict = f.strict;
+      if (typeof f.description === 'string') js.description = f.description;
+      req.response_format = { type: 'json_schema', json_schema: js };
+      return;
+    }
+    default:
+      fail('type must be "text", "json_object" or "json_schema"', 'text.format.type');
+  }
+}
+
+function convertReasoning(r: unknown, req: ChatRequest, w: Warnings): void {
+  if (r === undefined || r === null) return;
+  if (!isObj(r)) fail('reasoning must be an object', 'reasoning');
+  for (const [key, v] of Object.entries(r)) {
+    if (v === null || v === undefined) continue;
+    if (key === 'effort') {
+      if (typeof v !== 'string') fail('effort must be a string', 'reasoning.effort');
+      req.reasoning_effort = v;
+    } else {
+      w.add(`reasoning.${key} dropped: no common-format equivalent`, `reasoning.${key}`);
+    }
+  }
+}
+
+function partsOf(content: unknown, path: string): Array<Obj & { type: string }> {
+  if (!Array.isArray(content)) fail('content must be a string or an array of parts', path);
+  return content.map((p, j) => {
+    if (!isObj(p)) fail('content part must be an object', `${path}[${j}]`);
+    if (typeof p.type !== 'string') fail('type must be a string', `${path}[${j}].type`);
+    return p as Obj & { type: string };
+  });
+}
+
+function simplify(parts: ContentPart[]): string | ContentPart[] {
+  const [only] = parts;
+  return parts.length === 1 && only.type === 'text' && typeof only.text === 'string' ? only.text : parts;
+}
