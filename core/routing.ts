@@ -64,12 +64,12 @@ export class RoutingTable {
 
   /**
    * The group serving a canonical model.
-   * @throws GatewayError 404 naming the model and close matches.
+   * @throws GatewayError 404 naming the model and close matches (only those `allows` lets through, when given).
    */
-  group(requested: string, canonical: string): Group {
+  group(requested: string, canonical: string, allows?: (model: string) => boolean): Group {
     const g = this.groups.get(canonical);
     if (g) return g;
-    const near = this.closeMatches(requested);
+    const near = this.closeMatches(requested, allows);
     throw MODEL_NOT_FOUND({ what: requested === canonical ? `'${requested}'` : `'${requested}' (alias of '${canonical}')`, near });
   }
 
@@ -82,11 +82,15 @@ export class RoutingTable {
     return [...this.aliases];
   }
 
-  /** Up to 3 known model ids or aliases close to `name` (edit distance or substring). */
-  closeMatches(name: string): string[] {
+  /**
+   * Up to 3 known model ids or aliases close to `name` (edit distance or substring); with
+   * `allows`, only those whose canonical model it lets through (a key's model patterns).
+   */
+  closeMatches(name: string, allows?: (model: string) => boolean): string[] {
     const lower = name.toLowerCase();
     const scored: Array<[string, number]> = [];
     for (const cand of [...this.groups.keys(), ...this.aliases.keys()]) {
+      if (allows !== undefined && !allows(this.resolve(cand))) continue;
       const c = cand.toLowerCase();
       const d = c.includes(lower) || lower.includes(c) ? 0 : distance(lower, c);
       if (d <= Math.max(2, Math.floor(c.length / 3))) scored.push([cand, d]);
