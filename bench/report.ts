@@ -87,6 +87,8 @@ export function checkAims(results: ScenarioResult[]): AimCheck[] {
   for (const s of ['json-c50', 'stream-c50']) add('throughput >= 1/3 of direct', s, by.get(s)?.vsDirect?.rpsRatio, 'x', 1 / 3, false);
   add('added p50 at concurrency 1 < 0.2 ms', 'json-c1', by.get('json-c1')?.vsDirect?.p50AddedMs, 'ms', 0.2, true);
   for (const s of ['stream-c1', 'stream-c50']) add('added time to first byte < 1 ms', s, by.get(s)?.vsDirect?.ttfbP50AddedMs, 'ms', 1, true);
+  // issue 13: a key with every virtual key setting vs a plain key, same extensions
+  for (const s of ['vkey-json-c1', 'vkey-json-c50']) add('virtual key: extra gw CPU <= 0.03 ms', s, by.get(s)?.vs?.cpuMsPerReqDelta, 'ms', 0.03, true);
   return out;
 }
 

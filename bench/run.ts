@@ -2,7 +2,8 @@
  * `npm run bench`: a fast local upstream hit directly and through gw, scenario by scenario
  * (bench/scenarios.ts), in separate processes: upstream and gw as children, the load
  * generator (autocannon) here. Prints a table per scenario and the issue's aims, and writes
- * bench/results.json. `--profile` instead profiles gw under load (bench/profile.ts).
+ * bench/results.json. `--profile` instead profiles gw under load (bench/profile.ts);
+ * `--admission` measures a virtual key's admission cost in process (bench/admission.ts).
  *
  * Knobs (env): BENCH_SECONDS (measured seconds per run, default 4), BENCH_WARMUP_SECONDS
  * (default 1), BENCH_STREAMS (streams timed for TTFB per run, default 200),
@@ -22,7 +23,7 @@ import { scenarios, type Scenario } from './scenarios.ts';
 import { GW_LOG_LEVEL, ROOT, haveRedisServer, missingPlugins, startGw, startRedis, startUpstream, type Gw, type Redis } from './setup.ts';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' }, admission: { type: 'boolean' } } });
   if (values.list) {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
     return;
@@ -30,6 +31,11 @@ async function main(): Promise<void> {
   if (values.profile) {
     const { runProfile } = await import('./profile.ts');
     return runProfile();
+  }
+  if (values.admission) {
+    const { runAdmission } = await import('./admission.ts');
+    await runAdmission();
+    return;
   }
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = only?.filter((n) => !scenarios.some((s) => s.name === n));

@@ -9,6 +9,8 @@ import { buildPayloads, CLIENT_CHUNKS, TEXT_PIECES } from '../payloads.ts';
 import { CLK_TCK, parseStatCpu, parseVmRssMiB } from '../procs.ts';
 import { checkAims, compareDirect, type ScenarioResult } from '../report.ts';
 import { scenarios } from '../scenarios.ts';
+import { gwConfig } from '../setup.ts';
+import { parseConfig } from '../../core/config/load.ts';
 import { percentile, Samples, summarize } from '../stats.ts';
 
 test('parseStatCpu reads utime and stime after a command name holding spaces and parens', (t) => {
@@ -88,6 +90,14 @@ test('scenarios: unique names, baselines that exist and run earlier', (t) => {
   for (const [i, s] of scenarios.entries()) {
     if (s.compare) t.true(names.slice(0, i).includes(s.compare), `${s.name} compares with ${s.compare}`);
   }
+});
+
+test('a setup\'s key settings land under [keys.bench] and pass the config schema', (t) => {
+  const vkey = scenarios.find((s) => s.name === 'vkey-json-c1')!.gw;
+  const plain = scenarios.find((s) => s.name === 'limits-json-c1')!.gw;
+  const cfg = parseConfig(gwConfig(vkey, 'http://127.0.0.1:9'), 'bench.toml', '/tmp/bench.toml');
+  t.like(cfg.keys.bench, { budget_period: 'monthly', max_parallel_requests: 100000, expires_at: '2099-01-01T00:00:00Z', tags: { team: 'bench', env: 'perf' } });
+  t.deepEqual(Object.keys(parseConfig(gwConfig(plain, 'http://127.0.0.1:9'), 'bench.toml', '/tmp/bench.toml').keys.bench!), ['key']);
 });
 
 test('summarizeProfile: self and total per function, idle apart, time window honoured', (t) => {
