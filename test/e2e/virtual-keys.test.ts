@@ -388,3 +388,17 @@ test('extensions see a key\'s settings and tags through the gateway view and rc.
   for (const secret of [KEY, KEY2, created.body.key]) t.false(text.includes(secret));
   t.false(/[0-9a-f]{64}/.test(text));
 });
+
+test('a file key\'s settings change with the file: reload applies them to the next request', async (t) => {
+  const up = await openaiUpstream();
+  const gw = await gatewayWith(t, up, 'models = ["gpt-4o"]');
+  const { readFile, writeFile } = await import('node:fs/promises');
+  await t.throwsAsync(client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI }), { instanceOf: OpenAI.PermissionDeniedError });
+  await writeFile(gw.configPath, (await readFile(gw.configPath, 'utf8')).replace('models = ["gpt-4o"]', 'models = ["claude-*"]\nexpires_at = "2000-01-01"'));
+  t.is((await adminJson(gw, 'POST', '/v1/admin/reload')).status, 200);
+  await t.throwsAsync(client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI }), { instanceOf: OpenAI.AuthenticationError, code: 'key_expired' });
+  await writeFile(gw.configPath, (await readFile(gw.configPath, 'utf8')).replace('expires_at = "2000-01-01"', ''));
+  t.is((await adminJson(gw, 'POST', '/v1/admin/reload')).status, 200);
+  t.is((await client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI })).object, 'chat.completion');
+  await t.throwsAsync(client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI }), { instanceOf: OpenAI.PermissionDeniedError });
+});
