@@ -75,8 +75,8 @@ export function compareBaseline(name: string, gw: PhaseResult, base: PhaseResult
   return v;
 }
 
-/** The issue's aims, checked where their scenario ran. */
-export function checkAims(results: ScenarioResult[]): AimCheck[] {
+/** The issue's aims, checked where their scenario ran; `admission`: the in-process virtual key measurement (admission.ts), when it ran. */
+export function checkAims(results: ScenarioResult[], admission?: { extraUs: number }): AimCheck[] {
   const by = new Map(results.filter((r) => r.status === 'ok').map((r) => [r.name, r]));
   const out: AimCheck[] = [];
   const add = (aim: string, scenario: string, value: number | undefined, unit: string, limit: number, below: boolean) => {
@@ -87,8 +87,9 @@ export function checkAims(results: ScenarioResult[]): AimCheck[] {
   for (const s of ['json-c50', 'stream-c50']) add('throughput >= 1/3 of direct', s, by.get(s)?.vsDirect?.rpsRatio, 'x', 1 / 3, false);
   add('added p50 at concurrency 1 < 0.2 ms', 'json-c1', by.get('json-c1')?.vsDirect?.p50AddedMs, 'ms', 0.2, true);
   for (const s of ['stream-c1', 'stream-c50']) add('added time to first byte < 1 ms', s, by.get(s)?.vsDirect?.ttfbP50AddedMs, 'ms', 1, true);
-  // issue 13: a key with every virtual key setting vs a plain key, same extensions
-  for (const s of ['vkey-json-c1', 'vkey-json-c50']) add('virtual key: extra gw CPU <= 0.03 ms', s, by.get(s)?.vs?.cpuMsPerReqDelta, 'ms', 0.03, true);
+  // issue 13: a key with every virtual key setting vs a plain key. Measured in process
+  // (admission.ts): between two gw processes the difference is below the run-to-run noise
+  if (admission) out.push({ aim: 'virtual key: extra CPU <= 0.03 ms', scenario: 'admission', value: admission.extraUs / 1000, unit: 'ms', limit: 0.03, met: admission.extraUs / 1000 <= 0.03 });
   return out;
 }
 

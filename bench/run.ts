@@ -82,10 +82,17 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   } finally {
     await stopAll();
   }
-  const aims = checkAims(results);
+  // a full run also measures a virtual key's admission in process (issue 13's aim)
+  let admission: Awaited<ReturnType<typeof import('./admission.ts').runAdmission>> | undefined;
+  if (!only) {
+    process.stderr.write('running admission (in process)…\n');
+    admission = await (await import('./admission.ts')).runAdmission();
+    process.stdout.write('\n');
+  }
+  const aims = checkAims(results, admission);
   process.stdout.write(formatAims(aims));
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
-  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, aims }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, admission, aims }, null, 2)}\n`);
   process.stdout.write(`\nwritten: ${file}\n`);
 }
 
