@@ -402,3 +402,17 @@ test('a file key\'s settings change with the file: reload applies them to the ne
   t.is((await client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI })).object, 'chat.completion');
   await t.throwsAsync(client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI }), { instanceOf: OpenAI.PermissionDeniedError });
 });
+
+test('a key\'s own weekly budget under 40 parallel requests: exactly what the in-flight rule allows, beside the default budget of the other key', async (t) => {
+  const now = Date.parse('2026-05-13T09:00:00Z'); // a Wednesday
+  const up = await openaiUpstream({ usageOf, delayMs: 100 });
+  const gw = await gatewayWith(t, up, 'budget = 4\nbudget_period = "weekly"', `${PRICING}\n[extensions.budget]\ndefault_budget = 2\n`, { clock: () => now });
+  const fire = (key: string) => Promise.all(Array.from({ length: 20 }, () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 100 }, key).then((r) => r.status)));
+  const [own, dflt] = await Promise.all([fire(KEY), fire(KEY2)]);
+  t.is(own.filter((s) => s === 200).length, 4);
+  t.is(dflt.filter((s) => s === 200).length, 2);
+  t.is(up.received.length, 6);
+  const b = (await admin(gw, 'GET', '/v1/budget')).body;
+  t.like(b.find((e: any) => e.key === 'default'), { spent_usd: 4 * PER_REQUEST, reserved_usd: 0, period: 'weekly', period_start: '2026-05-11T00:00:00Z', resets_at: '2026-05-18T00:00:00Z' });
+  t.like(b.find((e: any) => e.key === 'second'), { spent_usd: 2 * PER_REQUEST, budget_usd: 2, period: 'lifetime' });
+});
