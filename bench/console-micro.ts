@@ -13,6 +13,7 @@ import { RequestContext } from '../core/context.ts';
 import { createHooks, type FinishedRequest } from '../core/hooks.ts';
 import { createLogger } from '../core/log.ts';
 import type { ExtensionPlugin, GatewayInfo } from '../core/plugins/contract.ts';
+import { keyInfo } from '../core/keys.ts';
 import { openLevelStore } from '../core/store/level.ts';
 import requestLog from '../plugins/extensions/request_log/index.ts';
 import usage from '../plugins/extensions/usage/index.ts';
@@ -20,7 +21,8 @@ import usage from '../plugins/extensions/usage/index.ts';
 const N = Number(process.env.MICRO_REQUESTS ?? 40_000);
 const CONCURRENCY = Number(process.env.MICRO_CONCURRENCY ?? 10);
 const log = createLogger('error');
-const info: GatewayInfo = { pricing: () => ({ m: { input_per_mtok: 1, output_per_mtok: 2 } }), resolveModel: (m) => m, models: () => ['m'], keyNames: () => ['default'], version: '0' };
+const KEY = keyInfo('default');
+const info: GatewayInfo = { pricing: () => ({ m: { input_per_mtok: 1, output_per_mtok: 2 } }), resolveModel: (m) => m, models: () => ['m'], keyNames: () => ['default'], key: () => KEY, keyTags: () => undefined, now: () => Date.now(), version: '0' };
 
 async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<string, unknown>]>): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-micro-'));
@@ -33,7 +35,7 @@ async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<
   }
   const one = async (i: number) => {
     const t0 = performance.now();
-    const rc = new RequestContext(`req-${i}`, { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: false }, { name: 'default' }, { model: 'm' }, '{"model":"m"}', 'm', t0, log);
+    const rc = new RequestContext(`req-${i}`, { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: false }, KEY, { model: 'm' }, '{"model":"m"}', 'm', t0, log);
     rc.provider = 'upstream';
     rc.attempts = 1;
     rc.status = 200;

@@ -2,7 +2,8 @@
  * `npm run bench`: a fast local upstream hit directly and through gw, scenario by scenario
  * (bench/scenarios.ts), in separate processes: upstream and gw as children, the load
  * generator (autocannon) here. Prints a table per scenario and the issue's aims, and writes
- * bench/results.json. `--profile` instead profiles gw under load (bench/profile.ts).
+ * bench/results.json. `--profile` instead profiles gw under load (bench/profile.ts);
+ * `--admission` measures a virtual key's admission cost in process (bench/admission.ts).
  *
  * Knobs (env): BENCH_SECONDS (measured seconds per run, default 4), BENCH_WARMUP_SECONDS
  * (default 1), BENCH_STREAMS (streams timed for TTFB per run, default 200),
@@ -28,7 +29,7 @@ import { GW_LOG_LEVEL, ROOT, haveRedisServer, missingPlugins, startGw, startRedi
 const TRANSLATE = 'responses-translate';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' }, admission: { type: 'boolean' } } });
   if (values.list) {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
     process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
@@ -38,6 +39,11 @@ async function main(): Promise<void> {
   if (values.profile) {
     const { runProfile } = await import('./profile.ts');
     return runProfile();
+  }
+  if (values.admission) {
+    const { runAdmission } = await import('./admission.ts');
+    await runAdmission();
+    return;
   }
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && !scenarios.some((s) => s.name === n));
@@ -97,11 +103,18 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
     responses = measureTranslate(Math.round(500 * seconds), 100);
     process.stdout.write(`${formatTranslate(responses)}\n`);
   }
-  const aims = checkAims(results, translate);
+  // a full run also measures a virtual key's admission in process (issue 13's aim)
+  let admission: Awaited<ReturnType<typeof import('./admission.ts').runAdmission>> | undefined;
+  if (!only) {
+    process.stderr.write('running admission (in process)…\n');
+    admission = await (await import('./admission.ts')).runAdmission();
+    process.stdout.write('\n');
+  }
+  const aims = checkAims(results, translate, admission);
   for (const r of responses ?? []) aims.push({ aim: `Responses translation <= 10 µs/event (${r.name})`, scenario: TRANSLATE, value: r.usPerEvent, unit: 'µs', limit: 10, met: r.usPerEvent <= 10 });
   process.stdout.write(formatAims(aims));
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
-  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, aims }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims }, null, 2)}\n`);
   process.stdout.write(`\nwritten: ${file}\n`);
 }
 

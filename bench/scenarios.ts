@@ -15,6 +15,8 @@ export interface GwSetup {
   store?: 'redis';
   /** `gw serve --workers N` (N > 1 needs `store: 'redis'`); CPU and RSS then count every worker. */
   workers?: number;
+  /** Virtual key settings of the bench key (TOML lines under `[keys.bench]`). */
+  keySettings?: string;
 }
 
 /** One request shape, sent over and over. */
@@ -83,6 +85,37 @@ default_budget = 1000000000.0
 [extensions.logging]
 level = "info"
 `,
+};
+
+/** The extensions that read key settings, with limits no run reaches; the bench key plain. */
+const limits: GwSetup = {
+  id: 'limits',
+  needs: ['plugins/extensions/rate_limit', 'plugins/extensions/budget'],
+  toml: (up) => `${upstreamProvider('upstream', up)}
+[pricing."${MODEL}"]
+input_per_mtok = 2.5
+output_per_mtok = 10.0
+
+[extensions.rate_limit]
+requests_per_minute = 1000000000
+tokens_per_minute = 1000000000000
+[extensions.budget]
+default_budget = 1000000000.0
+`,
+};
+
+/** The same, the bench key with every virtual key setting (issue 13): what its admission adds. */
+const vkey: GwSetup = {
+  ...limits,
+  id: 'vkey',
+  keySettings: `models = ["bench-*", "gpt-4o*", "claude-*"]
+requests_per_minute = 1000000000
+tokens_per_minute = 1000000000000
+budget = 1000000000.0
+budget_period = "monthly"
+expires_at = 2099-01-01
+tags = { team = "bench", env = "perf" }
+max_parallel_requests = 100000`,
 };
 
 /** ext5 on the Redis store instead of LevelDB. */
@@ -172,6 +205,10 @@ export const scenarios: Scenario[] = [
   { name: 'console-json-c50', what: 'usage with hour buckets + request_log vs usage alone (the console\'s cost per request)', gw: usageConsole, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'usage-json-c50' },
   { name: 'usage-stream-c50', what: 'usage extension, lifetime totals only, 20-chunk streams, 50 connections', gw: usageLifetime, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true },
   { name: 'console-stream-c50', what: 'usage with hour buckets + request_log vs usage alone, 20-chunk streams', gw: usageConsole, request: { path: chatPath, body: chatStream }, direct: { path: chatPath, body: chatStream }, connections: 50, stream: true, compare: 'usage-stream-c50' },
+  { name: 'limits-json-c1', what: 'rate_limit + budget, a plain key, 1 connection (baseline of vkey-json-c1)', gw: limits, request: { path: chatPath, body: chat }, connections: 1, compare: 'json-c1' },
+  { name: 'vkey-json-c1', what: 'the same with a key carrying every virtual key setting, 1 connection', gw: vkey, request: { path: chatPath, body: chat }, connections: 1, compare: 'limits-json-c1' },
+  { name: 'limits-json-c50', what: 'rate_limit + budget, a plain key, 50 connections (baseline of vkey-json-c50)', gw: limits, request: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
+  { name: 'vkey-json-c50', what: 'the same with a key carrying every virtual key setting, 50 connections', gw: vkey, request: { path: chatPath, body: chat }, connections: 50, compare: 'limits-json-c50' },
   { name: 'cache-hit-c50', what: 'cache hit vs an upstream round trip', gw: cacheOnly, request: { path: chatPath, body: chat }, direct: { path: chatPath, body: chat }, connections: 50, compare: 'json-c50' },
   {
     name: 'anthropic-stream-c50', what: 'anthropic stream translated vs openai passthrough', gw: anthropic,

@@ -98,6 +98,7 @@ data_dir = "data"
 
 [keys.bench]
 key = "${BENCH_KEY}"
+${setup.keySettings ?? ''}
 
 ${setup.toml(upstreamUrl)}${store}`;
 }

@@ -53,9 +53,9 @@ export function createApp(gw: Gateway): Koa {
   function chain(r: RouteSpec): (ctx: Context) => Promise<unknown> {
     return async (ctx) => {
       const st = ctx.state as GwState;
-      if (r.auth === 'key') st.key = authenticate(ctx, st.snap, r.keyFrom ?? ['bearer']);
+      if (r.auth === 'key') st.key = authenticate(ctx, st.snap, r.keyFrom ?? ['bearer'], gw.clock);
       else if (r.auth === 'admin') requireAdmin(ctx, st.snap);
-      if (r.body) await body(ctx);
+      if (r.body === true || (r.body === 'optional' && ctx.get('content-type'))) await body(ctx);
       return r.handler(ctx);
     };
   }
@@ -85,6 +85,9 @@ export function createApp(gw: Gateway): Koa {
         st.rc.status = ge.status;
         await notifyError(gw, st.rc, ge);
       }
+      // the key's in-flight slot is free before the error goes out
+      const freed = st.rc && gw.inflight.release(st.rc);
+      if (freed) await freed;
       if (!ctx.headerSent && ctx.writable) {
         ctx.status = ge.status;
         ctx.type = 'application/json';
@@ -93,6 +96,10 @@ export function createApp(gw: Gateway): Koa {
         ctx.body = (st.route?.errors ?? OPENAI_ERRORS).errorBody(ge);
       }
     }
+    // a whole answer is written after this: its slot is free before the client has it
+    // (streams gave theirs back before their terminator; this is a no-op for them)
+    const freed = st.rc && gw.inflight.release(st.rc);
+    if (freed) await freed;
     // a stream's pump is awaited by its route: this runs after the last byte, streams included
     const metered = st.route?.metered;
     if (metered !== undefined || info) {

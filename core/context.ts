@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { GatewayError } from './errors.ts';
 import type { Usage } from './format/chat.ts';
+import type { BudgetPeriod } from './key-settings.ts';
 
 /**
  * What a request asks for, whatever its client format: `generate` (a chat completion,
@@ -14,9 +15,31 @@ import type { Usage } from './format/chat.ts';
  */
 export type Operation = 'generate' | 'embed' | 'count';
 
-/** The gateway key that authenticated the request; `name` is what accounting uses, never the secret. */
+/**
+ * The gateway key that authenticated the request, with its virtual key settings
+ * (docs/design.md "Virtual keys"; core/key-settings.ts). `name` is what accounting uses;
+ * the secret and its hash are never here, so plugins may read all of it. Built once per
+ * snapshot (core/keys.ts `keyInfo`): reading it on the hot path costs no I/O.
+ */
 export interface KeyInfo {
   readonly name: string;
+  /** `models` patterns as configured; undefined = every model. */
+  readonly models?: readonly string[];
+  /** Overrides `[extensions.rate_limit] requests_per_minute` for this key. */
+  readonly requestsPerMinute?: number;
+  /** Overrides `[extensions.rate_limit] tokens_per_minute` for this key. */
+  readonly tokensPerMinute?: number;
+  /** USD; overrides the budget extension's budget for this key. */
+  readonly budget?: number;
+  /** The budget's period; undefined = lifetime. */
+  readonly budgetPeriod?: BudgetPeriod;
+  /** `expires_at` as epoch ms; undefined = never. */
+  readonly expiresAt?: number;
+  readonly tags?: Readonly<Record<string, string>>;
+  /** Requests in flight at once (across instances on a shared store); undefined = no cap. */
+  readonly maxParallelRequests?: number;
+  /** True when the key may call `model`, a canonical id (after alias resolution); always true without `models`. */
+  allows(model: string): boolean;
 }
 
 /** What the client format tells the core about a request, read from its body in its own terms. */

@@ -32,10 +32,16 @@ export interface DispatchPlan {
   fallbacks: string[];
 }
 
-/** Builds the plan: the model's group (404 when none) and its fallbacks. */
-export function plan(table: RoutingTable, requested: string, canonical: string): DispatchPlan {
-  const group = table.group(requested, canonical);
-  return { model: canonical, group, fallbacks: table.fallbacks.size ? table.fallbacksFor(requested, canonical) : [] };
+/**
+ * Builds the plan: the model's group (404 when none) and its fallbacks. With `allows` (the
+ * key's model patterns), fallbacks the key may not call are skipped and the 404's close
+ * matches name only models it may call.
+ */
+export function plan(table: RoutingTable, requested: string, canonical: string, allows?: (model: string) => boolean): DispatchPlan {
+  const group = table.group(requested, canonical, allows);
+  let fallbacks = table.fallbacks.size ? table.fallbacksFor(requested, canonical) : [];
+  if (allows !== undefined && fallbacks.length) fallbacks = fallbacks.filter(allows);
+  return { model: canonical, group, fallbacks };
 }
 
 /**

@@ -36,6 +36,14 @@ export const MISSING_ADMIN_TOKEN = defineError('missing_api_key', 401, 'missing 
 export const INVALID_ADMIN_TOKEN = defineError('invalid_api_key', 401, 'invalid admin token');
 export const ADMIN_DISABLED = defineError('invalid_api_key', 401, 'admin routes are disabled: no admin_token in the config');
 export const ADMIN_REQUIRED = defineError('admin_required', 403, 'a gateway key cannot call admin routes; use the admin token');
+/** A virtual key past its `expires_at`. */
+export const KEY_EXPIRED = defineError<{ name: string; at: string }>('key_expired', 401, (p) => `gateway key '${p.name}' expired at ${p.at}`);
+/** A model outside the key's `models` patterns (checked on the canonical id, before any upstream call or reservation). */
+export const MODEL_NOT_ALLOWED = defineError<{ key: string; model: string; canonical: string; patterns: readonly string[] }>('model_not_allowed', 403, (p) =>
+  `key '${p.key}' may not call model '${p.model}'${p.canonical === p.model ? '' : ` (alias of '${p.canonical}')`}; it may call: ${p.patterns.join(', ')}`, { param: 'model', refusal: 'model_not_allowed' });
+/** The key already has `max_parallel_requests` requests in flight (over every instance on a shared store). */
+export const PARALLEL_LIMIT = defineError<{ key: string; limit: number }>('parallel_limit_exceeded', 429, (p) =>
+  `key '${p.key}' already has ${p.limit} request${p.limit === 1 ? '' : 's'} in flight (max_parallel_requests); retry when one has finished`, { refusal: 'max_parallel_requests' });
 
 // ── the client and gw itself ────────────────────────────────────────────────────────
 export const CLIENT_CLOSED = defineError('client_closed', 499, 'client closed the connection');
@@ -76,6 +84,8 @@ export const KEY_EXISTS = defineError<string>('key_exists', 409, (name) => `key 
 export const KEY_NOT_FOUND = defineError<string>('key_not_found', 404, (name) => `no key '${name}'`);
 export const DEFINED_IN_FILE = defineError<{ what: 'provider' | 'key'; name: string; file: string }>('defined_in_config_file', 409, (p) =>
   `${p.what} '${p.name}' is defined in the config file ${p.file}; remove [${p.what === 'provider' ? 'providers' : 'keys'}.${p.name}] there, then reload (gw reload)`);
+export const KEY_IN_FILE = defineError<{ name: string; file: string; action: string }>('defined_in_config_file', 409, (p) =>
+  `key '${p.name}' is defined in the config file ${p.file}, which gives its secret and settings; to ${p.action}, edit [keys.${p.name}] there, then reload (gw reload)`);
 export const INVALID_PROVIDER = defineError<string>('invalid_provider', 400, (m) => `invalid provider: ${m}`);
 export const MODELS_REQUIRED = defineError<{ name: string; why: string }>('models_required', 400, (p) => `cannot create provider '${p.name}': ${p.why}; give models`, { param: 'models' });
 export const CONFIG_INVALID = defineError<string>('config_invalid', 400, (m) => `reload refused, the running config is kept: ${m}`);

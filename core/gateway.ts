@@ -23,6 +23,8 @@ import { mountCoreRoutes, OPENAI_ERRORS } from './routes/core-routes.ts';
 import { RouteRegistry } from './routes/registry.ts';
 import { Runtime } from './runtime/runtime.ts';
 import type { Snapshot } from './runtime/snapshot.ts';
+import type { KeySettingName } from './key-settings.ts';
+import { InflightLimiter } from './pipeline/inflight.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
@@ -45,11 +47,21 @@ export interface Gateway {
   readonly metrics: GatewayMetrics;
   /** The upstream connection pool. */
   readonly agent: Agent;
+  /** `max_parallel_requests` of virtual keys (in-flight holds in the store). */
+  readonly inflight: InflightLimiter;
+  /** The clock (epoch ms) for key expiry and budget periods; `Date.now` unless a test injects one. */
+  readonly clock: () => number;
   /** Stops extensions, providers, the pool and the store. */
   close(): Promise<void>;
 }
 
 const noop = async () => undefined;
+
+/** What a caller (a test, the bench) may give a gateway beyond its config. */
+export interface GatewayOptions {
+  /** The clock for key expiry and budget periods, epoch ms (default `Date.now`): tests cross a period boundary without sleeping. */
+  clock?: () => number;
+}
 
 /** Where the LevelDB store lives: `data_dir` relative to the config file. */
 export function dataDir(config: GatewayConfig): string {
@@ -61,7 +73,8 @@ export function dataDir(config: GatewayConfig): string {
  * the client formats and every extension.
  * @throws ConfigError for a section its plugin rejects or a plugin that cannot be found.
  */
-export async function createGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, log: Logger, opts: GatewayOptions = {}): Promise<Gateway> {
+  const clock = opts.clock ?? Date.now;
   const store = await openStore(config, log);
   const agent = createAgent();
   const members = new MemberPool();
@@ -70,11 +83,16 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
   const extensions: Array<{ name: string; handle: ExtensionHandle | undefined }> = [];
   let snapshot = undefined as unknown as Snapshot;
   let runtime: Runtime | undefined;
+  /** Key settings the enabled extensions enforce: known once they are all set up. */
+  let honored: Set<KeySettingName> | undefined;
   const info: GatewayInfo = {
     pricing: () => snapshot.config.pricing,
     resolveModel: (m) => snapshot.table.resolve(m),
     models: () => snapshot.table.models(),
     keyNames: () => snapshot.keys.names(),
+    key: (name) => snapshot.keys.info(name),
+    keyTags: (name) => snapshot.keys.info(name)?.tags,
+    now: clock,
     version: GW_VERSION,
   };
   const gw: Gateway = {
@@ -93,6 +111,8 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
     members,
     metrics: new GatewayMetrics({ providers: () => snapshot.table.members.values(), pricing: () => snapshot.config.pricing }),
     agent,
+    inflight: new InflightLimiter(store),
+    clock,
     async close() {
       for (const e of [...extensions].reverse()) await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
       for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
@@ -102,7 +122,11 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
     },
   };
   try {
-    runtime = new Runtime({ store, log, dispatcher: agent, queues: gw.metrics, members, get snapshot() { return snapshot; }, swap: (next) => { snapshot = next; } });
+    runtime = new Runtime({
+      store, log, dispatcher: agent, queues: gw.metrics, members, now: clock, honoredKeySettings: () => honored,
+      get snapshot() { return snapshot; },
+      swap: (next) => { snapshot = next; },
+    });
     await runtime.start(config);
     for (const f of await loadFormats()) {
       let section: unknown;
@@ -135,7 +159,10 @@ export async function createGateway(config: GatewayConfig, log: Logger): Promise
         routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body: method === 'POST', handler: (ctx) => handler(ctx, noop), owner: `extension ${name}` });
       const handle = await found.plugin.setup({ name, config: parsed.data, store: store.namespace(`ext:${name}`), hooks, log: log.child({ extension: name }), routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') }, gateway: info });
       extensions.push({ name, handle: handle ?? undefined });
+      for (const k of found.plugin.keySettings ?? []) (honored ??= new Set()).add(k);
     }
+    honored ??= new Set();
+    for (const w of runtime.keyWarnings()) log.warn(w);
     // after the extensions: its cache-miss tap must come after theirs
     gw.metrics.tapCacheMisses(hooks);
     tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);

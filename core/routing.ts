@@ -64,12 +64,12 @@ export class RoutingTable {
 
   /**
    * The group serving a canonical model.
-   * @throws GatewayError 404 naming the model and close matches.
+   * @throws GatewayError 404 naming the model and close matches (only those `allows` lets through, when given).
    */
-  group(requested: string, canonical: string): Group {
+  group(requested: string, canonical: string, allows?: (model: string) => boolean): Group {
     const g = this.groups.get(canonical);
     if (g) return g;
-    const near = this.closeMatches(requested);
+    const near = this.closeMatches(requested, allows);
     throw MODEL_NOT_FOUND({ what: requested === canonical ? `'${requested}'` : `'${requested}' (alias of '${canonical}')`, near });
   }
 
@@ -83,18 +83,20 @@ export class RoutingTable {
   }
 
   /**
-   * Up to 3 known model ids or aliases close to `name` (edit distance or substring). Bounded
-   * work, whatever it is given: names over 256 characters get none, at most 5000
+   * Up to 3 known model ids or aliases close to `name` (edit distance or substring); with
+   * `allows`, only those whose canonical model it lets through (a key's model patterns).
+   * Bounded work, whatever it is given: names over 256 characters get none, at most 5000
    * candidates are looked at, and the distance is computed only for candidates whose
    * length could be close enough.
    */
-  closeMatches(name: string): string[] {
+  closeMatches(name: string, allows?: (model: string) => boolean): string[] {
     if (name.length > 256) return [];
     const lower = name.toLowerCase();
     const scored: Array<[string, number]> = [];
     let looked = 0;
     for (const cand of [...this.groups.keys(), ...this.aliases.keys()]) {
       if (++looked > 5000) break;
+      if (allows !== undefined && !allows(this.resolve(cand))) continue;
       const c = cand.toLowerCase();
       const max = Math.max(2, Math.floor(c.length / 3));
       if (c.includes(lower) || lower.includes(c)) {

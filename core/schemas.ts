@@ -18,3 +18,14 @@ export function validate(schema: z.ZodType, body: unknown): GatewayError | undef
   const param = formatPath(issue.path);
   return INVALID_REQUEST(param ? `invalid request body: ${param}: ${issue.message}` : `invalid request body: ${issue.message}`, { param: param || null });
 }
+
+/**
+ * Parses `body` with `schema` and returns zod's output (transforms applied, e.g. an expiry
+ * normalized to RFC 3339 UTC).
+ * @throws GatewayError 400 naming the first field at fault.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  throw validate(schema, body)!;
+}

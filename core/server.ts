@@ -21,6 +21,8 @@ export interface ServeOptions {
   log: Logger;
   /** Where the startup line goes (default stdout). */
   announce?: (line: string) => void;
+  /** The gateway's clock, epoch ms (tests inject one to cross a budget period or an expiry without sleeping). */
+  clock?: () => number;
 }
 
 /** A running gateway server. */
@@ -44,7 +46,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     if (created) log.warn({ config: opts.config }, 'no config file: created one with a fresh admin_token and [keys.default]');
   }
   const config = await loadConfig(opts.config);
-  const gateway = await createGateway(config, log);
+  const gateway = await createGateway(config, log, { clock: opts.clock });
   if (gateway.snapshot.keys.open) log.warn('no [keys] configured: the gateway runs open, without authentication');
   const app = createApp(gateway);
   // requestTimeout bounds receiving a request (not answering it: streams may run for

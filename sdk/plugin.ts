@@ -11,6 +11,7 @@
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
+ *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
  * anything else (null, false…) fails the request with 500 `plugin_contract_violation`.
@@ -44,6 +45,9 @@ export { UPSTREAM_AUTH_FAILED } from '../core/http/client.ts';
 export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, ResponseInfo } from '../core/hooks.ts';
 export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
 export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/context.ts';
+// virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
+export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';
+export { keyInfo } from '../core/keys.ts';
 export { accountOf, answeredUpstream, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 
 // the store

@@ -9,6 +9,8 @@ import { buildPayloads, CLIENT_CHUNKS, TEXT_PIECES } from '../payloads.ts';
 import { CLK_TCK, parseStatCpu, parseVmRssMiB } from '../procs.ts';
 import { checkAims, compareDirect, type ScenarioResult } from '../report.ts';
 import { scenarios } from '../scenarios.ts';
+import { gwConfig } from '../setup.ts';
+import { parseConfig } from '../../core/config/load.ts';
 import { percentile, Samples, summarize } from '../stats.ts';
 
 test('parseStatCpu reads utime and stime after a command name holding spaces and parens', (t) => {
@@ -90,6 +92,14 @@ test('scenarios: unique names, baselines that exist and run earlier', (t) => {
   }
 });
 
+test('a setup\'s key settings land under [keys.bench] and pass the config schema', (t) => {
+  const vkey = scenarios.find((s) => s.name === 'vkey-json-c1')!.gw;
+  const plain = scenarios.find((s) => s.name === 'limits-json-c1')!.gw;
+  const cfg = parseConfig(gwConfig(vkey, 'http://127.0.0.1:9'), 'bench.toml', '/tmp/bench.toml');
+  t.like(cfg.keys.bench, { budget_period: 'monthly', max_parallel_requests: 100000, expires_at: '2099-01-01T00:00:00Z', tags: { team: 'bench', env: 'perf' } });
+  t.deepEqual(Object.keys(parseConfig(gwConfig(plain, 'http://127.0.0.1:9'), 'bench.toml', '/tmp/bench.toml').keys.bench!), ['key']);
+});
+
 test('summarizeProfile: self and total per function, idle apart, time window honoured', (t) => {
   const p: CpuProfile = {
     nodes: [
@@ -131,4 +141,7 @@ test('aims: checked against their scenarios, met or missed', (t) => {
   const r: ScenarioResult = { name: 'json-c1', what: '', status: 'ok', connections: 1, stream: false, gw, direct, vsDirect: compareDirect(gw, direct) };
   const aims = checkAims([r]);
   t.deepEqual(aims.map((a) => [a.aim, a.met]), [['gw CPU per request < 0.2 ms', true], ['added p50 at concurrency 1 < 0.2 ms', false]]);
+  // the virtual key aim comes from the in-process measurement (µs → ms)
+  t.like(checkAims([], undefined, { extraUs: 5 })[0], { aim: 'virtual key: extra CPU <= 0.03 ms', value: 0.005, met: true });
+  t.false(checkAims([], undefined, { extraUs: 31 })[0]!.met);
 });

@@ -20,7 +20,7 @@ export interface AdminClient {
    * Sends one request with the admin token; resolves with the parsed JSON body (undefined for 204).
    * @throws CliError with one line for every failure.
    */
-  call<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, opts?: CallOptions): Promise<T>;
+  call<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, opts?: CallOptions): Promise<T>;
 }
 
 /**
@@ -35,7 +35,7 @@ export function adminClient(env: NodeJS.ProcessEnv = process.env): AdminClient {
   const timeoutMs = 60_000;
   return {
     url,
-    async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, opts: CallOptions = {}): Promise<T> {
+    async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, opts: CallOptions = {}): Promise<T> {
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
       if (opts.body !== undefined) headers['content-type'] = 'application/json';
       let res: Response;

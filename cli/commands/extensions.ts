@@ -25,8 +25,8 @@ export function usage(o: { json?: boolean }): Promise<void> {
   return entries('/v1/usage', 'usage', o);
 }
 
-export function budget(o: { json?: boolean }): Promise<void> {
-  return entries('/v1/budget', 'budget', o);
+export function budget(o: { json?: boolean; history?: boolean }): Promise<void> {
+  return entries(o.history ? '/v1/budget?history=true' : '/v1/budget', 'budget', o);
 }
 
 export async function cacheClear(o: { json?: boolean }): Promise<void> {

@@ -4,6 +4,7 @@
  * Every command talks to a running gw at GW_URL with GW_ADMIN_TOKEN.
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import * as flags from '../client/key-flags.ts';
 
 const ENV_HELP = `
 Environment:
@@ -26,6 +27,19 @@ function modelList(v: string): string[] {
   return list;
 }
 
+/** The virtual key settings as flags (`gw keys create` and `update`). */
+function keySettingFlags(c: Command): Command {
+  return c
+    .option('--models <patterns>', "models the key may call, comma-separated; * matches anything (e.g. 'gpt-4o*,claude-*'; default: all)", flags.modelPatterns)
+    .option('--rpm <n>', 'requests per minute (overrides [extensions.rate_limit])', flags.positiveInt)
+    .option('--tpm <n>', 'tokens per minute (overrides [extensions.rate_limit])', flags.positiveInt)
+    .option('--budget <usd>', 'budget in USD (overrides [extensions.budget])', flags.usdAmount)
+    .option('--period <period>', 'budget period: daily, weekly, monthly (UTC calendar; weeks from Monday) or lifetime', flags.period)
+    .option('--expires <when>', 'expiry: a date (2027-01-01, 00:00 UTC) or an RFC 3339 date-time')
+    .option('--tag <name=value>', 'a tag for grouping usage and spend; repeat for more', flags.tag)
+    .option('--max-parallel <n>', 'requests in flight at once (429 beyond it)', flags.positiveInt);
+}
+
 /** Adds providers, keys, models, usage, budget, requests, cache and reload to `program`. */
 export function registerManagementCommands(program: Command): void {
   const providers = program.command('providers').description('list, create and delete providers').addHelpText('after', ENV_HELP);
@@ -42,11 +56,23 @@ export function registerManagementCommands(program: Command): void {
   providers.command('delete <name>').description('delete a provider created at runtime; requests in flight finish').option(...JSON_FLAG)
     .action(async (name: string, o) => (await import('./providers.ts')).remove(name, o));
 
-  const keys = program.command('keys').description('list, create and revoke gateway keys').addHelpText('after', ENV_HELP);
-  keys.command('list').description('list gateway keys (masked)').option(...JSON_FLAG)
+  const keys = program.command('keys').description('list, create, update, rotate and revoke gateway keys').addHelpText('after', ENV_HELP);
+  keys.command('list').description('list gateway keys (masked) with their settings').option(...JSON_FLAG)
     .action(async (o) => (await import('./keys.ts')).list(o));
-  keys.command('create <name>').description('create a gateway key; it is printed once').option(...JSON_FLAG)
+  keySettingFlags(keys.command('create <name>').description('create a gateway key with its settings; the key is printed once'))
+    .option(...JSON_FLAG)
+    .addHelpText('after', `\nExample:\n  gw keys create search-team --models 'gpt-4o*,claude-*' --budget 20 --period monthly --rpm 60 --tpm 100000 --expires 2027-01-01 --tag team=search${ENV_HELP}`)
     .action(async (name: string, o) => (await import('./keys.ts')).create(name, o));
+  keySettingFlags(keys.command('update <name>').description('change the settings of a key created at runtime; its secret stays'))
+    .option('--unset <settings>', 'settings to remove, comma-separated: models, rpm, tpm, budget, period, expires, tags, max-parallel', flags.unsetList)
+    .option(...JSON_FLAG)
+    .addHelpText('after', `\n--tag name= (no value) removes that tag.${ENV_HELP}`)
+    .action(async (name: string, o) => (await import('./keys.ts')).update(name, o));
+  keys.command('rotate <name>').description('give a key created at runtime a new secret (printed once); the old one stops at once unless --grace')
+    .option('--grace <duration>', 'keep accepting the old secret this long: 90, 90s, 15m, 2h, 1d (at most 30 days)', flags.duration)
+    .option(...JSON_FLAG)
+    .addHelpText('after', ENV_HELP)
+    .action(async (name: string, o) => (await import('./keys.ts')).rotate(name, o));
   keys.command('revoke <name>').description('revoke a key created at runtime; effective on the next request').option(...JSON_FLAG)
     .action(async (name: string, o) => (await import('./keys.ts')).revoke(name, o));
 
@@ -54,7 +80,7 @@ export function registerManagementCommands(program: Command): void {
     .action(async (o) => (await import('./models.ts')).models(o));
   program.command('usage').description('token usage per key and model (usage extension)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./extensions.ts')).usage(o));
-  program.command('budget').description('spend and budget per key (budget extension)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+  program.command('budget').description('spend and budget per key, this period (budget extension)').option('--history', 'every recorded period, past ones included').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./extensions.ts')).budget(o));
   program.command('requests').description('the request log, oldest first (request_log extension)')
     .option('--limit <n>', 'entries to show (default 50; 20 before --follow starts; at most 1000)', positiveInt)

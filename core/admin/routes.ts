@@ -6,9 +6,13 @@
  *   GET    /v1/admin/providers         list, api keys masked
  *   POST   /v1/admin/providers         create → 201 listing (models discovered when absent)
  *   DELETE /v1/admin/providers/{name}  204; 409 when the config file defines it
- *   GET    /v1/admin/keys              list, keys masked
- *   POST   /v1/admin/keys              create → 201 {name, source, key}: the key, shown once
- *   DELETE /v1/admin/keys/{name}       204; 409 when the config file defines it
+ *   GET    /v1/admin/keys              list, keys masked, with their settings
+ *   POST   /v1/admin/keys              create with settings → 201 listing + `key`: the secret, shown once
+ *   PATCH  /v1/admin/keys/{name}       change settings (JSON merge patch), secret unchanged → 200 listing
+ *   POST   /v1/admin/keys/{name}/rotate  new secret → 200 {name, source, key, previous_key_valid_until};
+ *                                      optional body {grace_seconds}
+ *   DELETE /v1/admin/keys/{name}       204
+ *   (a key the config file defines: PATCH, rotate and DELETE answer 409, edit the file)
  *   GET    /v1/admin/models            every model and alias with the providers serving it
  *   POST   /v1/admin/reload            re-read the config file → 200 report, 400 ConfigError
  */
@@ -21,12 +25,12 @@ import { OPENAI_ERRORS } from '../routes/core-routes.ts';
 import type { RouteRegistry, RouteSpec } from '../routes/registry.ts';
 import { modelListing } from '../routes/model-listing.ts';
 import type { ProviderInput, Runtime } from '../runtime/runtime.ts';
-import { validate } from '../schemas.ts';
-import { keyCreateSchema, providerCreateSchema } from './schemas.ts';
+import { parseBody, validate } from '../schemas.ts';
+import { keyCreateSchema, keyPatchSchema, keyRotateSchema, providerCreateSchema } from './schemas.ts';
 
 /** Mounts the admin API on the gateway's route registry; `runtime` carries out the changes. */
 export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, log: Logger): void {
-  const add = (method: RouteSpec['method'], path: string, handler: RouteSpec['handler'], body = false) =>
+  const add = (method: RouteSpec['method'], path: string, handler: RouteSpec['handler'], body: RouteSpec['body'] = false) =>
     routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body, handler, owner: 'admin API' });
 
   add('GET', '/v1/admin/providers', (ctx) => {
@@ -46,17 +50,21 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
     sendJson(ctx, 200, { object: 'list', data: runtime().listKeys() });
   });
   add('POST', '/v1/admin/keys', async (ctx) => {
-    const input = parsed(ctx);
-    const invalid = validate(keyCreateSchema, input);
-    if (invalid) throw invalid;
-    sendJson(ctx, 201, await runtime().createKey(input.name as string));
+    sendJson(ctx, 201, await runtime().createKey(parseBody(keyCreateSchema, parsed(ctx))));
   }, true);
+  add('PATCH', '/v1/admin/keys/:name', async (ctx) => {
+    sendJson(ctx, 200, await runtime().updateKey(ctx.params.name!, parseBody(keyPatchSchema, parsed(ctx))));
+  }, true);
+  add('POST', '/v1/admin/keys/:name/rotate', async (ctx) => {
+    const { grace_seconds } = parseBody(keyRotateSchema, (ctx.state as GwState).body?.body ?? {});
+    sendJson(ctx, 200, await runtime().rotateKey(ctx.params.name!, grace_seconds ?? 0));
+  }, 'optional');
   add('DELETE', '/v1/admin/keys/:name', async (ctx) => {
     await runtime().revokeKey(ctx.params.name!);
     ctx.status = 204;
   });
   add('GET', '/v1/admin/models', (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: modelListing((ctx.state as GwState).snap.table) });
+    sendJson(ctx, 200, { object: 'list', data: modelListing((ctx.state as GwState).snap.table, undefined) });
   });
   add('POST', '/v1/admin/reload', async (ctx) => {
     try {

@@ -3,6 +3,7 @@
  * these (timeout_seconds, api_version…) go to the kind's own schema, which checks them.
  */
 import { z } from 'zod';
+import { keyPatchSchema, keySettingsShape, MAX_GRACE_SECONDS } from '../key-settings.ts';
 
 const name = z.string({ error: 'required: a name of letters, digits, "_", "-" or "."' })
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected 1-64 letters, digits, "_", "-" or "."');
@@ -18,5 +19,12 @@ export const providerCreateSchema = z.looseObject({
   models: z.array(z.string().min(1)).optional(),
 });
 
-/** `POST /v1/admin/keys`: `{name}`. */
-export const keyCreateSchema = z.strictObject({ name });
+/** `POST /v1/admin/keys`: `{name}` and any virtual key setting (core/key-settings.ts). */
+export const keyCreateSchema = z.strictObject({ name, ...keySettingsShape });
+
+/** `POST /v1/admin/keys/{name}/rotate`: an optional body `{grace_seconds}` (0 or absent: the old secret stops at once). */
+export const keyRotateSchema = z.strictObject({
+  grace_seconds: z.number({ error: 'expected seconds as a number' }).int('expected whole seconds').min(0, 'expected seconds >= 0').max(MAX_GRACE_SECONDS, `at most ${MAX_GRACE_SECONDS} seconds (30 days)`).optional(),
+});
+
+export { keyPatchSchema };

@@ -36,6 +36,14 @@ data_dir = "data"               # relative to this file; holds the store
 
 [keys.default]                  # gateway API keys, by name: clients send "Authorization: Bearer <key>"
 key = "${defaultKey}"
+# Per-key settings (README.md "Virtual keys"); leave one out and the key is not limited by it:
+# models = ["gpt-4o*", "claude-*"]     # what the key may call (* matches anything)
+# requests_per_minute = 60             # with [extensions.rate_limit]
+# budget = 20                          # USD, with [extensions.budget] and [pricing]
+# budget_period = "monthly"            # daily | weekly | monthly | lifetime (UTC)
+# expires_at = 2027-01-01
+# tags = { team = "search" }
+# max_parallel_requests = 4
 
 # An offline provider that echoes the last user message; handy to try gw without a network.
 # [providers.mock]

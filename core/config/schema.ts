@@ -5,13 +5,15 @@
  * checked as strictly as a built-in one's.
  */
 import { z } from 'zod';
+import { keySettingsShape } from '../key-settings.ts';
 
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'expected "<host>:<port>", e.g. "127.0.0.1:8080"');
 const name = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'expected a name of letters, digits, "_", "-" or "."');
 
-/** A gateway API key entry: `[keys.<name>] key = "sk-…"`. */
+/** A gateway API key entry: `[keys.<name>] key = "sk-…"` and its virtual key settings (core/key-settings.ts). */
 export const keyEntrySchema = z.strictObject({
   key: z.string().min(16, 'expected a key of at least 16 characters'),
+  ...keySettingsShape,
 });
 
 /** `[pricing."<model>"]`: USD per million tokens. */

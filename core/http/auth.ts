@@ -4,7 +4,8 @@
  */
 import type { Context } from 'koa';
 import type { KeyInfo } from '../context.ts';
-import { ADMIN_DISABLED, ADMIN_REQUIRED, ADMIN_TOKEN_AS_KEY, INVALID_ADMIN_TOKEN, MISSING_ADMIN_TOKEN, MISSING_KEY, UNKNOWN_KEY } from '../error-codes.ts';
+import { ADMIN_DISABLED, ADMIN_REQUIRED, ADMIN_TOKEN_AS_KEY, INVALID_ADMIN_TOKEN, KEY_EXPIRED, MISSING_ADMIN_TOKEN, MISSING_KEY, UNKNOWN_KEY } from '../error-codes.ts';
+import { rfc3339 } from '../key-settings.ts';
 import { bearer, tokenEquals } from '../keys.ts';
 import type { KeySource } from '../routes/registry.ts';
 import type { Snapshot } from '../runtime/snapshot.ts';
@@ -19,9 +20,11 @@ const HOW: Record<KeySource, string> = {
 /**
  * The key of a request on a route taking keys from `sources`; undefined when the gateway
  * runs open. A key given as `?key=` is removed from the query, so nothing forwards it.
- * @throws GatewayError 401 when no key is given or it is unknown (the admin token is not a key).
+ * `clock` (epoch ms) is read only for keys with `expires_at` and rotated keys' old secrets.
+ * @throws GatewayError 401 when no key is given, it is unknown (the admin token is not a
+ *   key), or it expired (`key_expired`).
  */
-export function authenticate(ctx: Context, snap: Snapshot, sources: readonly KeySource[]): KeyInfo | undefined {
+export function authenticate(ctx: Context, snap: Snapshot, sources: readonly KeySource[], clock: () => number = Date.now): KeyInfo | undefined {
   const keys = snap.keys;
   if (keys.open) {
     if (sources.includes('query-key')) dropQueryKey(ctx);
@@ -29,8 +32,11 @@ export function authenticate(ctx: Context, snap: Snapshot, sources: readonly Key
   }
   const token = presented(ctx, sources);
   if (!token) throw MISSING_KEY(sources.map((s) => HOW[s]).join(' or '));
-  const key = keys.lookup(token);
-  if (key) return key;
+  const key = keys.lookup(token, clock);
+  if (key) {
+    if (key.expiresAt !== undefined && clock() >= key.expiresAt) throw KEY_EXPIRED({ name: key.name, at: rfc3339(key.expiresAt) });
+    return key;
+  }
   const admin = snap.config.admin_token;
   throw admin !== undefined && tokenEquals(token, admin) ? ADMIN_TOKEN_AS_KEY() : UNKNOWN_KEY();
 }

@@ -15,7 +15,7 @@
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RequestContext } from '../context.ts';
-import { MODEL_NOT_FOUND } from '../error-codes.ts';
+import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../error-codes.ts';
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
 import type { ConnectionLimit } from '../http/limit.ts';
@@ -102,7 +102,7 @@ export class GatewayMetrics {
       { labels: { result: 'hit' }, value: this.cacheHits },
       { labels: { result: 'miss' }, value: this.cacheMisses },
     ]);
-    family(reg, 'gw_refusals_total', 'Requests refused before the upstream by a limit (rate_limit, budget, model_not_priced, store_unavailable)', 'counter', () =>
+    family(reg, 'gw_refusals_total', 'Requests refused before the upstream by a limit (rate_limit, budget, model_not_priced, model_not_allowed, max_parallel_requests, store_unavailable)', 'counter', () =>
       [...this.refusals].map(([reason, n]) => ({ labels: { reason }, value: n })));
     family(reg, 'gw_upstream_errors_total', 'Failed upstream calls (every attempt) by provider and upstream status, or the transport failure code', 'counter', () => {
       const out: Value[] = [];
@@ -163,8 +163,8 @@ export class GatewayMetrics {
    * @param failure the error the request ended with before its response started (refusals included).
    */
   request(route: string, rc: RequestContext | undefined, status: number, failure: GatewayError | undefined, totalMs: number): void {
-    // a model no provider serves is whatever the client sent: never a label value
-    const model = rc === undefined || MODEL_NOT_FOUND.is(failure) ? '' : rc.servedModel;
+    // a model no provider serves (or the key may not call) is whatever the client sent: never a label value
+    const model = rc === undefined || MODEL_NOT_FOUND.is(failure) || MODEL_NOT_ALLOWED.is(failure) ? '' : rc.servedModel;
     const provider = rc?.provider ?? '';
     const key = `${route}\u0000${model}\u0000${provider}\u0000${status}`;
     const s = this.requests.get(key);

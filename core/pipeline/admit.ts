@@ -1,12 +1,15 @@
 /**
  * The start every gateway route shares: validate the body (400 naming the field), build
- * the RequestContext from the facts the format read, resolve the model's providers (404),
- * run onRequest (which may refuse by throwing, or answer early).
+ * the RequestContext from the facts the format read, check the key may call the model
+ * (403, docs/design.md "Virtual keys"), resolve the model's providers (404), take an
+ * in-flight slot when the key caps them (429), run onRequest (which may refuse by
+ * throwing, or answer early).
  */
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { RequestContext, type RequestFacts } from '../context.ts';
 import { plan, type DispatchPlan } from '../dispatch.ts';
+import { MODEL_NOT_ALLOWED } from '../error-codes.ts';
 import type { PipelineHost } from './host.ts';
 import type { CallContext } from '../provider.ts';
 import type { Snapshot } from '../runtime/snapshot.ts';
@@ -44,7 +47,8 @@ export interface Admission {
 
 /**
  * Admits a request: its Admission, or undefined when an onRequest tap already answered.
- * @throws GatewayError 400 (invalid body), 404 (unknown model), or what an onRequest tap threw.
+ * @throws GatewayError 400 (invalid body), 403 `model_not_allowed`, 404 (unknown model),
+ *   429 `parallel_limit_exceeded`, or what an onRequest tap threw.
  */
 export async function admit(gw: PipelineHost, ctx: Context, format: string, input: AdmitInput): Promise<Admission | undefined> {
   const st = ctx.state as GwState;
@@ -67,7 +71,13 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
   st.rc = rc;
   // message content only at trace (-vvv): bodies may hold users' data, never gw's secrets
   if (rc.log.isLevelEnabled('trace')) rc.log.trace({ req: rc.id, route: rc.route, body: raw }, 'request body');
-  const p = plan(snap.table, rc.model, canonical);
+  const key = st.key;
+  // what the key may call is decided before anything else looks at the model: a refused
+  // model costs no upstream call, no reservation, and tells nothing about what exists
+  const allows = key?.models === undefined ? undefined : key.allows;
+  if (allows !== undefined && !allows(canonical)) throw MODEL_NOT_ALLOWED({ key: key!.name, model: rc.model, canonical, patterns: key!.models! });
+  const p = plan(snap.table, rc.model, canonical, allows);
+  if (key?.maxParallelRequests !== undefined) await gw.inflight.acquire(rc);
   if (gw.hooks.onRequest.isUsed()) {
     const early = await gw.hooks.onRequest.promise(rc);
     if (early !== undefined) {

@@ -57,6 +57,9 @@ export async function pumpStream(gw: PipelineHost, ctx: Context, rc: RequestCont
       step = await frames.next();
     }
     if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: undefined });
+    // the key's in-flight slot is free before the client can see the end
+    const freed = gw.inflight.release(rc);
+    if (freed) await freed;
     if (step.value) sse.write(step.value);
   } catch (err) {
     if (signal.aborted) {
@@ -70,6 +73,8 @@ export async function pumpStream(gw: PipelineHost, ctx: Context, rc: RequestCont
       if (ge.status === 500) rc.log.error({ err, req: rc.id }, 'stream failed');
       upstreamFailed?.(ge);
       await notifyError(gw, rc, ge);
+      const freed = gw.inflight.release(rc);
+      if (freed) await freed;
       // an upstream error event already forwarded verbatim (a passthrough) is not repeated
       if (!ge.forwarded) sse.write(s.errorFrame(ge));
     }

@@ -7,7 +7,9 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { KeyInfo } from '../context.ts';
 import type { Hooks } from '../hooks.ts';
+import type { KeySettingName } from '../key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../http/client.ts';
 import type { Provider } from '../provider.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
@@ -34,10 +36,15 @@ export interface GatewayInfo {
   /** Every gateway key name (file and runtime). */
   keyNames(): string[];
   /**
-   * A key's tags (`tags` of a virtual key), for grouping usage by tag; undefined when it has
-   * none. Optional: absent until keys carry tags (the virtual-keys issue), so no key has any.
+   * A key's virtual key settings by name (limits, budget, period, tags, model patterns:
+   * the same KeyInfo a request carries as `rc.key`, never the secret or its hash);
+   * undefined for a name that is no key now.
    */
-  keyTags?(name: string): Readonly<Record<string, string>> | undefined;
+  key(name: string): KeyInfo | undefined;
+  /** A key's tags (`tags` of a virtual key), for grouping usage and spend; undefined when it has none. */
+  keyTags(name: string): Readonly<Record<string, string>> | undefined;
+  /** The gateway's clock, epoch ms: extensions that keep calendar periods read time here (tests inject it). */
+  now(): number;
   /** The gw version (package.json), e.g. "0.2.0". */
   readonly version: string;
 }
@@ -109,6 +116,11 @@ export interface ExtensionHandle {
 
 export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
   readonly type: 'extension';
+  /**
+   * The virtual key settings this extension enforces (`requests_per_minute`, `budget`…):
+   * a key giving one that no enabled extension declares gets a warning that it changes nothing.
+   */
+  readonly keySettings?: readonly KeySettingName[];
   setup(ctx: ExtensionSetup<C>): void | ExtensionHandle | Promise<void | ExtensionHandle>;
 }
 

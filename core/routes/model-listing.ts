@@ -1,7 +1,10 @@
 /**
  * The routable models, format-neutral: each client format renders this list in its own
  * shape (`GET /v1/models`, Anthropic's and Gemini's model lists), the admin API as is.
+ * A format lists what the calling key may call (its `models` patterns, docs/design.md
+ * "Virtual keys"): pass the request's key, so a key never learns of models it cannot use.
  */
+import type { KeyInfo } from '../context.ts';
 import type { RoutingTable } from '../routing.ts';
 
 /** One model or alias, OpenAI's list entry shape plus `alias_for`. */
@@ -15,8 +18,13 @@ export interface ModelEntry {
   alias_for?: string;
 }
 
-/** Every served model (providers' order), then every alias that is not itself a model id. */
-export function modelListing(table: RoutingTable): ModelEntry[] {
+/**
+ * Every served model (providers' order), then every alias that is not itself a model id;
+ * with a key that has `models`, only the models it may call and the aliases of those.
+ * `key` is required on purpose: undefined (the admin API, an open gateway) lists everything.
+ */
+export function modelListing(table: RoutingTable, key: KeyInfo | undefined): ModelEntry[] {
+  const allows = key?.models === undefined ? undefined : key.allows;
   const owners = new Map<string, string[]>();
   for (const p of table.providers.values()) {
     for (const m of p.models) {
@@ -26,9 +34,9 @@ export function modelListing(table: RoutingTable): ModelEntry[] {
     }
   }
   const data: ModelEntry[] = [];
-  for (const [id, by] of owners) data.push({ id, object: 'model', created: 0, owned_by: by.join(',') });
+  for (const [id, by] of owners) if (allows === undefined || allows(id)) data.push({ id, object: 'model', created: 0, owned_by: by.join(',') });
   for (const [alias, target] of table.aliasEntries()) {
-    if (owners.has(alias)) continue;
+    if (owners.has(alias) || (allows !== undefined && !allows(target))) continue;
     data.push({ id: alias, object: 'model', created: 0, owned_by: (owners.get(target) ?? []).join(','), alias_for: target });
   }
   return data;

@@ -40,8 +40,11 @@ export interface RouteSpec {
   errors: ErrorShape;
   /** A gateway request counted in gw_requests_total, under this `route` label (the format's `rc.route`). */
   metered?: string;
-  /** Parse a JSON body first (415 when not JSON, 413 when too large, 400 when malformed). */
-  body?: boolean;
+  /**
+   * Parse a JSON body first (415 when not JSON, 413 when too large, 400 when malformed);
+   * `optional`: only when the request has a Content-Type (e.g. a POST whose body may be left out).
+   */
+  body?: boolean | 'optional';
   /**
    * For several routes on one method and path: this one serves the request when `when`
    * answers true (checked in registration order; a route without `when` is the default).

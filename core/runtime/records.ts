@@ -3,10 +3,16 @@
  * a restart (and, with a shared store, are seen by every instance).
  *
  *   admin:provider:<name>  JSON ProviderRecord (incl. api_key: the store is the server's own)
- *   admin:key:<name>       SHA-256 hex of the key; the key itself is never stored
+ *   admin:key:<name>       JSON RuntimeKeyRecord: SHA-256 hex of the secret, the key's
+ *                          settings, earlier secrets in a grace period (hashes); the secret
+ *                          itself is never stored. (Before keys had settings the value was
+ *                          the bare hash: still read.)
  *   admin:version          counter `{n}`, +1 after every change: instances sharing the store
  *                          poll it to learn that they must re-read the records
  */
+import { z } from 'zod';
+import { keySettingsShape, settingsOf } from '../key-settings.ts';
+import type { RuntimeKeyRecord } from '../keys.ts';
 import type { Store } from '../store/types.ts';
 
 /** A provider created through the admin API, as stored. */
@@ -54,15 +60,22 @@ export class RuntimeRecords {
     return this.store.delete(PROVIDER + name);
   }
 
-  /** name → SHA-256 hex of every runtime key. */
-  async keys(): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    for await (const [k, v] of this.store.entries(KEY)) out.set(k.slice(KEY.length), v);
+  /** Every runtime key record by name; unreadable records are skipped and reported. */
+  async keys(onBad: (name: string, err: Error) => void = () => undefined): Promise<Map<string, RuntimeKeyRecord>> {
+    const out = new Map<string, RuntimeKeyRecord>();
+    for await (const [k, v] of this.store.entries(KEY)) {
+      const name = k.slice(KEY.length);
+      try {
+        out.set(name, parseKeyRecord(v));
+      } catch (err) {
+        onBad(name, err as Error);
+      }
+    }
     return out;
   }
 
-  putKey(name: string, hash: string): Promise<void> {
-    return this.store.set(KEY + name, hash);
+  putKey(name: string, rec: RuntimeKeyRecord): Promise<void> {
+    return this.store.set(KEY + name, JSON.stringify(rec));
   }
 
   deleteKey(name: string): Promise<void> {
@@ -84,3 +97,23 @@ export class RuntimeRecords {
     return this.store.withLock('changes', fn);
   }
 }
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * A stored key record: JSON, or the bare SHA-256 hex written before keys had settings.
+ * @throws Error when it is neither.
+ */
+export function parseKeyRecord(text: string): RuntimeKeyRecord {
+  if (HASH.test(text)) return { hash: text, settings: {} };
+  const rec = JSON.parse(text) as RuntimeKeyRecord;
+  if (!rec || typeof rec.hash !== 'string' || !HASH.test(rec.hash)) throw new Error('record has no key hash');
+  // a record is trusted no more than a config file: settings another gw version wrote are checked again
+  const settings = storedSettings.safeParse(rec.settings ?? {});
+  if (!settings.success) throw new Error(`invalid settings: ${settings.error.issues[0]?.message}`);
+  const grace = Array.isArray(rec.grace) ? rec.grace.filter((g) => typeof g?.hash === 'string' && HASH.test(g.hash) && Number.isFinite(Date.parse(g.until))) : undefined;
+  return { hash: rec.hash, ...(rec.created_at ? { created_at: String(rec.created_at) } : {}), settings: settingsOf(settings.data), ...(grace?.length ? { grace } : {}) };
+}
+
+/** Settings as stored: unknown fields (from a newer gw) are dropped, known ones checked. */
+const storedSettings = z.object(keySettingsShape);

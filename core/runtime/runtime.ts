@@ -17,9 +17,10 @@ import { ConfigError } from '../config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
 import { loadConfig } from '../config/load.ts';
 import type { GatewayConfig } from '../config/schema.ts';
-import { DEFINED_IN_FILE, DISCOVERY_FAILED, INVALID_PROVIDER, KEY_EXISTS, KEY_NOT_FOUND, MODELS_REQUIRED, PROVIDER_EXISTS, PROVIDER_NOT_FOUND } from '../error-codes.ts';
+import { DEFINED_IN_FILE, DISCOVERY_FAILED, INVALID_PROVIDER, KEY_EXISTS, KEY_IN_FILE, KEY_NOT_FOUND, MODELS_REQUIRED, PROVIDER_EXISTS, PROVIDER_NOT_FOUND } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
-import { hashSecret, type KeyListing } from '../keys.ts';
+import { applyPatch, type KeyPatch, type KeySettingName, type KeySettings, rfc3339, settingsOf, unenforcedSettings } from '../key-settings.ts';
+import { hashSecret, type KeyListing, type RuntimeKeyRecord } from '../keys.ts';
 import { buildProvider, type ProviderDeps } from '../plugins/build-provider.ts';
 import { PluginError } from '../plugins/loader.ts';
 import type { Provider } from '../provider.ts';
@@ -42,11 +43,25 @@ export interface ProviderInput {
   [field: string]: unknown;
 }
 
-/** A key created at runtime: the only time its secret is shown. */
-export interface CreatedKey {
+/** What `POST /v1/admin/keys` accepts (validated and normalized by the admin route). */
+export interface KeyInput extends KeySettings {
+  name: string;
+}
+
+/** A key created at runtime: its listing, with the secret in `key` (the only time it is shown). */
+export interface CreatedKey extends Omit<KeyListing, 'key'> {
+  key: string;
+  /** Settings no enabled extension enforces (absent when none). */
+  warnings?: string[];
+}
+
+/** A key just rotated: the new secret, shown once. */
+export interface RotatedKey {
   name: string;
   source: 'runtime';
   key: string;
+  /** Until when the previous secret is still accepted (RFC 3339); null: it stopped at once. */
+  previous_key_valid_until: string | null;
 }
 
 /** The outcome of a reload. */
@@ -67,6 +82,10 @@ export interface RuntimeHost extends ProviderDeps {
   readonly snapshot: Snapshot;
   /** Installs a new snapshot (one assignment). */
   swap(next: Snapshot): void;
+  /** The gateway's clock, epoch ms. */
+  now(): number;
+  /** Key settings the enabled extensions enforce; undefined until they are set up. */
+  honoredKeySettings(): ReadonlySet<KeySettingName> | undefined;
 }
 
 /** How often an instance on a shared store checks `admin:version`. */
@@ -81,7 +100,7 @@ const RUNTIME_LABEL = 'runtime provider';
 interface Change {
   config?: GatewayConfig;
   stored?: Map<string, ProviderRecord>;
-  keyHashes?: Map<string, string>;
+  keyRecords?: Map<string, RuntimeKeyRecord>;
   /** Providers already built for these stored records (admin create). */
   prebuilt?: Map<string, BuiltProvider>;
 }
@@ -95,7 +114,7 @@ export class Runtime {
   private stored = new Map<string, ProviderRecord>();
   /** Built runtime providers: stored ones not shadowed by a file provider. */
   private runtime = new Map<string, BuiltProvider>();
-  private keyHashes = new Map<string, string>();
+  private keyRecords = new Map<string, RuntimeKeyRecord>();
   /** Providers swapped out while requests may still use them; closed with the gateway. */
   private readonly retired: Provider[] = [];
   /** `admin:version` as of the records this instance has applied. */
@@ -122,8 +141,8 @@ export class Runtime {
   async start(config: GatewayConfig): Promise<Snapshot> {
     // read before the records: a change stored in between is then seen as a new version
     const version = config.store?.url ? await this.records.version() : undefined;
-    const { stored, keyHashes } = await this.readRecords();
-    const warnings = await this.apply({ config, stored, keyHashes });
+    const { stored, keyRecords } = await this.readRecords();
+    const warnings = await this.apply({ config, stored, keyRecords });
     for (const w of warnings) this.host.log.warn(w);
     if (version !== undefined) this.startPolling(version);
     return this.host.snapshot;
@@ -196,26 +215,81 @@ export class Runtime {
     });
   }
 
-  /** Every gateway key, file and runtime, masked. */
+  /** Every gateway key, file and runtime, masked, with its settings. */
   listKeys(): KeyListing[] {
-    return this.host.snapshot.keys.list();
+    return this.host.snapshot.keys.list(this.host.now());
   }
 
   /**
-   * Creates a gateway key (first-run format); only its SHA-256 is stored.
+   * Settings of the running keys (or of key `name`) that no enabled extension enforces,
+   * one warning each: such a setting is stored and listed but changes nothing.
+   */
+  keyWarnings(name?: string): string[] {
+    const honored = this.host.honoredKeySettings();
+    if (!honored) return [];
+    const keys = this.host.snapshot.keys;
+    const out: string[] = [];
+    for (const n of name === undefined ? keys.names() : [name]) {
+      const s = keys.settings(n);
+      if (s) out.push(...unenforcedSettings(n, s, honored));
+    }
+    return out;
+  }
+
+  /**
+   * Creates a gateway key (first-run format) with its settings; only its SHA-256 is stored.
    * @throws GatewayError 409 when the name is taken.
    */
-  createKey(name: string): Promise<CreatedKey> {
+  createKey(input: KeyInput): Promise<CreatedKey> {
     return this.records.exclusive(async () => {
       await this.catchUp();
-      if (Object.hasOwn(this.config.keys, name) || this.keyHashes.has(name)) throw KEY_EXISTS(name);
+      const { name, ...given } = input;
+      if (Object.hasOwn(this.config.keys, name) || this.keyRecords.has(name)) throw KEY_EXISTS(name);
       const key = generateSecret();
-      const hash = hashSecret(key);
-      await this.records.putKey(name, hash);
-      await this.apply({ keyHashes: new Map(this.keyHashes).set(name, hash) });
+      const rec: RuntimeKeyRecord = { hash: hashSecret(key), created_at: new Date(this.host.now()).toISOString(), settings: settingsOf(given) };
+      await this.records.putKey(name, rec);
+      await this.apply({ keyRecords: new Map(this.keyRecords).set(name, rec) });
       await this.announce();
       this.host.log.info({ keyName: name }, 'key created');
-      return { name, source: 'runtime', key };
+      return { ...this.listing(name), key, ...this.warned(name) };
+    });
+  }
+
+  /**
+   * Changes a runtime key's settings (a JSON merge patch); the secret stays.
+   * @throws GatewayError 409 when the config file defines it, 404 when unknown.
+   */
+  updateKey(name: string, patch: KeyPatch): Promise<KeyListing & { warnings?: string[] }> {
+    return this.records.exclusive(async () => {
+      const rec = await this.runtimeKey(name, 'change its settings');
+      const next: RuntimeKeyRecord = { ...rec, settings: applyPatch(rec.settings, patch) };
+      await this.records.putKey(name, next);
+      await this.apply({ keyRecords: new Map(this.keyRecords).set(name, next) });
+      await this.announce();
+      this.host.log.info({ keyName: name, fields: Object.keys(patch) }, 'key updated');
+      return { ...this.listing(name), ...this.warned(name) };
+    });
+  }
+
+  /**
+   * Gives a runtime key a new secret. The previous one stops at once, or is still accepted
+   * for `graceSeconds` (earlier secrets still in their grace period keep theirs; a rotation
+   * without grace ends them all).
+   * @throws GatewayError 409 when the config file defines it, 404 when unknown.
+   */
+  rotateKey(name: string, graceSeconds = 0): Promise<RotatedKey> {
+    return this.records.exclusive(async () => {
+      const rec = await this.runtimeKey(name, 'rotate it');
+      const now = this.host.now();
+      const key = generateSecret();
+      const until = graceSeconds > 0 ? rfc3339(now + graceSeconds * 1000) : null;
+      const grace = until === null ? [] : [...(rec.grace ?? []).filter((g) => Date.parse(g.until) > now), { hash: rec.hash, until }];
+      const next: RuntimeKeyRecord = { hash: hashSecret(key), ...(rec.created_at ? { created_at: rec.created_at } : {}), settings: rec.settings, ...(grace.length ? { grace } : {}) };
+      await this.records.putKey(name, next);
+      await this.apply({ keyRecords: new Map(this.keyRecords).set(name, next) });
+      await this.announce();
+      this.host.log.info({ keyName: name, graceSeconds }, 'key rotated');
+      return { name, source: 'runtime', key, previous_key_valid_until: until };
     });
   }
 
@@ -227,14 +301,34 @@ export class Runtime {
     return this.records.exclusive(async () => {
       await this.catchUp();
       if (Object.hasOwn(this.config.keys, name)) throw DEFINED_IN_FILE({ what: 'key', name, file: this.config.file });
-      if (!this.keyHashes.has(name)) throw KEY_NOT_FOUND(name);
+      if (!this.keyRecords.has(name)) throw KEY_NOT_FOUND(name);
       await this.records.deleteKey(name);
-      const keyHashes = new Map(this.keyHashes);
-      keyHashes.delete(name);
-      await this.apply({ keyHashes });
+      const keyRecords = new Map(this.keyRecords);
+      keyRecords.delete(name);
+      await this.apply({ keyRecords });
       await this.announce();
       this.host.log.info({ keyName: name }, 'key revoked');
     });
+  }
+
+  /** The stored record of runtime key `name`, after catching up; `action` words the 409 for a file key. */
+  private async runtimeKey(name: string, action: string): Promise<RuntimeKeyRecord> {
+    await this.catchUp();
+    if (Object.hasOwn(this.config.keys, name)) throw KEY_IN_FILE({ name, file: this.config.file, action });
+    const rec = this.keyRecords.get(name);
+    if (!rec) throw KEY_NOT_FOUND(name);
+    return rec;
+  }
+
+  private listing(name: string): KeyListing {
+    return this.listKeys().find((k) => k.name === name)!;
+  }
+
+  /** `{warnings}` for key `name` when some of its settings are not enforced (logged too), else {}. */
+  private warned(name: string): { warnings?: string[] } {
+    const warnings = this.keyWarnings(name);
+    for (const w of warnings) this.host.log.warn(w);
+    return warnings.length ? { warnings } : {};
   }
 
   /**
@@ -248,7 +342,7 @@ export class Runtime {
       const log = this.host.log;
       const running = this.config;
       const { config, warnings } = applyReloadable(running, await loadConfig(running.file));
-      warnings.push(...(await this.apply({ config })));
+      warnings.push(...(await this.apply({ config })), ...this.keyWarnings());
       for (const w of warnings) log.warn(w);
       const snap = this.host.snapshot;
       const report = { file: config.file, providers: snap.table.providers.size, models: snap.table.models().length, keys: snap.keys.names().length, warnings };
@@ -267,7 +361,7 @@ export class Runtime {
   private async apply(change: Change): Promise<string[]> {
     const config = change.config ?? this.config;
     const stored = change.stored ?? this.stored;
-    const keyHashes = change.keyHashes ?? this.keyHashes;
+    const keyRecords = change.keyRecords ?? this.keyRecords;
     const warnings: string[] = [];
     const fresh: Provider[] = [];
     const file = new Map<string, BuiltProvider>();
@@ -311,15 +405,15 @@ export class Runtime {
         warnings.push(`runtime provider '${name}' cannot be built and serves nothing: ${(err as Error).message}`);
       }
     }
-    for (const name of keyHashes.keys()) {
+    for (const name of keyRecords.keys()) {
       if (Object.hasOwn(config.keys, name)) warnings.push(`runtime key '${name}' is shadowed by [keys.${name}] in the config file`);
     }
     const before = new Set<Provider>([...this.file.values(), ...this.runtime.values()].map((b) => b.provider));
-    const snap = reconcile({ config, file, runtime, keyHashes, members: this.host.members, version: ++this.version });
+    const snap = reconcile({ config, file, runtime, keyRecords, members: this.host.members, version: ++this.version });
     this.file = file;
     this.runtime = runtime;
     this.stored = stored;
-    this.keyHashes = keyHashes;
+    this.keyRecords = keyRecords;
     this.host.swap(snap);
     for (const b of [...file.values(), ...runtime.values()]) before.delete(b.provider);
     for (const p of before) this.retired.push(p);
@@ -327,10 +421,11 @@ export class Runtime {
   }
 
   /** The stored provider records and key hashes as they are now. */
-  private async readRecords(): Promise<{ stored: Map<string, ProviderRecord>; keyHashes: Map<string, string> }> {
+  private async readRecords(): Promise<{ stored: Map<string, ProviderRecord>; keyRecords: Map<string, RuntimeKeyRecord> }> {
     const stored = new Map<string, ProviderRecord>();
     for (const rec of await this.records.providers((name, err) => this.host.log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'))) stored.set(rec.name, rec);
-    return { stored, keyHashes: await this.records.keys() };
+    const keyRecords = await this.records.keys((name, err) => this.host.log.warn({ keyName: name, err: err.message }, 'unreadable runtime key record skipped'));
+    return { stored, keyRecords };
   }
 
   /**
@@ -389,11 +484,11 @@ export class Runtime {
 
   /** Applies the stored providers and keys as they are now, when anything changed. */
   private async sync(): Promise<void> {
-    const { stored, keyHashes } = await this.readRecords();
-    if (sameRecords(stored, this.stored) && sameMap(keyHashes, this.keyHashes)) return;
-    const warnings = await this.apply({ stored, keyHashes });
+    const { stored, keyRecords } = await this.readRecords();
+    if (sameRecords(stored, this.stored) && sameKeys(keyRecords, this.keyRecords)) return;
+    const warnings = await this.apply({ stored, keyRecords });
     for (const w of warnings) this.host.log.warn(w);
-    this.host.log.info({ providers: this.runtime.size, keys: this.keyHashes.size }, 'runtime providers and keys updated from the shared store');
+    this.host.log.info({ providers: this.runtime.size, keys: this.keyRecords.size }, 'runtime providers and keys updated from the shared store');
   }
 
   /** Stops polling; closes providers that were swapped out. */
@@ -421,9 +516,12 @@ function sameRecords(a: Map<string, ProviderRecord>, b: Map<string, ProviderReco
   return true;
 }
 
-function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
+function sameKeys(a: Map<string, RuntimeKeyRecord>, b: Map<string, RuntimeKeyRecord>): boolean {
   if (a.size !== b.size) return false;
-  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  for (const [k, v] of a) {
+    const o = b.get(k);
+    if (!o || JSON.stringify(o) !== JSON.stringify(v)) return false;
+  }
   return true;
 }
 

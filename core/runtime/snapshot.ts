@@ -7,7 +7,7 @@
  * in one assignment.
  */
 import type { GatewayConfig } from '../config/schema.ts';
-import { KeyTable } from '../keys.ts';
+import { KeyTable, type RuntimeKeyRecord } from '../keys.ts';
 import type { Provider } from '../provider.ts';
 import type { MemberPool, MemberSettings } from '../resilience/member.ts';
 import { RoutingTable } from '../routing.ts';
@@ -38,8 +38,8 @@ export interface ReconcileInput {
   file: ReadonlyMap<string, BuiltProvider>;
   /** Runtime providers routed to (stored, not shadowed by the file), name order. */
   runtime: ReadonlyMap<string, BuiltProvider>;
-  /** Runtime keys: name → SHA-256 hex. */
-  keyHashes: ReadonlyMap<string, string>;
+  /** Runtime keys as stored (hashes and settings), by name. */
+  keyRecords: ReadonlyMap<string, RuntimeKeyRecord>;
   /** The gateway's members: reconfigured with this snapshot's settings. */
   members: MemberPool;
   version: number;
@@ -59,7 +59,7 @@ export function reconcile(input: ReconcileInput): Snapshot {
   return Object.freeze({
     config,
     table: new RoutingTable(routed, config.aliases, config.routing, config.fallbacks),
-    keys: new KeyTable(config.keys, Object.fromEntries(input.keyHashes)),
+    keys: new KeyTable(config.keys, input.keyRecords),
     version: input.version,
   });
 }

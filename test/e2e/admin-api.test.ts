@@ -188,7 +188,7 @@ test('a runtime key works at once, is stored only as a hash, and is refused on t
   const values: string[] = [];
   for await (const [k, v] of store.entries('admin:')) values.push(`${k}=${v}`);
   await store.close();
-  t.true(values.some((v) => /^admin:key:kept=[0-9a-f]{64}$/.test(v)));
+  t.true(values.some((v) => /^admin:key:kept=\{"hash":"[0-9a-f]{64}","created_at":"[^"]+","settings":\{\}\}$/.test(v)));
   t.false(values.some((v) => v.includes(again.json.key)));
 });
 

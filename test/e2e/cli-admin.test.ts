@@ -162,7 +162,7 @@ test('gw models and gw reload with a good and a bad file', async (t) => {
 });
 
 test('every management command has --help', async (t) => {
-  const commands = [['providers'], ['providers', 'list'], ['providers', 'create'], ['providers', 'delete'], ['keys'], ['keys', 'list'], ['keys', 'create'], ['keys', 'revoke'], ['models'], ['usage'], ['budget'], ['cache'], ['cache', 'clear'], ['reload']];
+  const commands = [['providers'], ['providers', 'list'], ['providers', 'create'], ['providers', 'delete'], ['keys'], ['keys', 'list'], ['keys', 'create'], ['keys', 'update'], ['keys', 'rotate'], ['keys', 'revoke'], ['models'], ['usage'], ['budget'], ['cache'], ['cache', 'clear'], ['reload']];
   const results = await pairs(commands.map((c) => () => runCli([...c, '--help'], { GW_ADMIN_TOKEN: '' })));
   results.forEach((r, i) => {
     t.is(r.code, 0, commands[i]!.join(' '));

@@ -38,8 +38,8 @@ test('budget: GET /v1/budget per key with overrides; spend from actual usage, no
   let r = await admin(gw, 'GET', '/v1/budget');
   t.is(r.status, 200);
   t.deepEqual(r.body, [
-    { key: 'default', spent_usd: 1.2003, budget_usd: 2, remaining_usd: 0.7997, reserved_usd: 0 },
-    { key: 'second', spent_usd: 0, budget_usd: 0.5, remaining_usd: 0.5, reserved_usd: 0 },
+    { key: 'default', spent_usd: 1.2003, budget_usd: 2, remaining_usd: 0.7997, reserved_usd: 0, period: 'lifetime' },
+    { key: 'second', spent_usd: 0, budget_usd: 0.5, remaining_usd: 0.5, reserved_usd: 0, period: 'lifetime' },
   ]);
   await c.chat.completions.create({ model: 'gpt-4o', messages: HI, max_tokens: 80 }); // still under: admitted, ends at $2.0004
   const err = await t.throwsAsync(c.chat.completions.create({ model: 'gpt-4o', messages: HI, max_tokens: 1 }), { instanceOf: OpenAI.RateLimitError });

@@ -45,16 +45,17 @@ export interface TestGateway {
 
 /**
  * Starts gw in-process with `toml` as its config (written to a temp dir, or `dir` if given).
- * Logs are captured at `level` (default warn) into `logs`.
+ * Logs are captured at `level` (default warn) into `logs`. `clock` replaces the gateway's
+ * clock (key expiry, budget periods).
  */
-export async function startGateway(toml: string, opts: { dir?: string; level?: 'warn' | 'info' | 'debug' | 'trace'; env?: NodeJS.ProcessEnv } = {}): Promise<TestGateway> {
+export async function startGateway(toml: string, opts: { dir?: string; level?: 'warn' | 'info' | 'debug' | 'trace'; env?: NodeJS.ProcessEnv; clock?: () => number } = {}): Promise<TestGateway> {
   const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
   const configPath = join(dir, 'gateway.toml');
   await writeFile(configPath, toml);
   const logs: string[] = [];
   const sink = { write: (s: string) => { logs.push(s); return true; } } as unknown as NodeJS.WritableStream;
   const log = createLogger(opts.level ?? 'warn', sink);
-  const running = await serve({ config: configPath, log, announce: () => undefined });
+  const running = await serve({ config: configPath, log, announce: () => undefined, clock: opts.clock });
   const url = `http://${running.address}`;
   return {
     url,

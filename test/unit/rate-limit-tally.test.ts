@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { RequestContext } from '../../core/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { createHooks } from '../../core/hooks.ts';
+import { keyInfo } from '../../core/keys.ts';
 import { createLogger } from '../../core/log.ts';
 import { openLevelStore } from '../../core/store/level.ts';
 import rateLimit from '../../plugins/extensions/rate_limit/index.ts';
@@ -27,7 +28,7 @@ test('onError after a settled onResponse does not drop other streams\' pending t
   const config = rateLimit.configSchema.parse({ requests_per_minute: 1000, tokens_per_minute: 20 });
   const noRoute = () => undefined;
   await rateLimit.setup({ name: 'rate_limit', config, store: root.namespace('ext').namespace('rate_limit'), hooks, log, routes: { get: noRoute, post: noRoute, delete: noRoute } as never, gateway: {} as never });
-  const rc = () => new RequestContext('r', { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: true }, { name: 'default' }, { model: 'm', stream: true }, '{}', 'm', performance.now(), log);
+  const rc = () => new RequestContext('r', { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: true }, keyInfo('default'), { model: 'm', stream: true }, '{}', 'm', performance.now(), log);
 
   const a = rc();
   const b = rc();

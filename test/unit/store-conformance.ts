@@ -186,6 +186,23 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     t.deepEqual((await collect(s.entries())).map(([k]) => k), ['k', 'spent']);
   });
 
+  it('holds as an in-flight cap (max_parallel_requests): against a field never incremented, exactly `limit` live at once, over every client', async (t, { store, another }) => {
+    const clients = [store, another ? await another() : store].map((s) => s.namespace('keys'));
+    const opts = { field: 'n', limit: 4, ttlMs: 60_000 };
+    const vs = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 2]!.hold('inflight:k', `h${i}`, 1, opts)));
+    const admitted = vs.map((v, i) => (v.admitted ? i : -1)).filter((i) => i >= 0);
+    t.is(admitted.length, 4);
+    t.true(vs.every((v) => v.value === 0));
+    t.is(await clients[1]!.held('inflight:k'), 4);
+    // a finished request gives its slot back from whichever client admitted it: one more fits
+    await clients[admitted[0]! % 2]!.release('inflight:k', `h${admitted[0]}`);
+    t.true((await clients[1]!.hold('inflight:k', 'next', 1, opts)).admitted);
+    t.false((await clients[0]!.hold('inflight:k', 'over', 1, opts)).admitted);
+    // nothing durable is left behind: no counter, no value
+    t.deepEqual(await clients[0]!.counters('inflight:k'), {});
+    t.deepEqual(await collect(clients[0]!.entries()), []);
+  });
+
   it('withLock: read-check-write sequences are exclusive; the lock is released on throw', async (t, { store, another }) => {
     const clients = [store, another ? await another() : store].map((s) => s.namespace('lk'));
     await clients[0]!.set('n', '0');

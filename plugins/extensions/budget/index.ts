@@ -1,7 +1,10 @@
 /**
- * The `budget` extension: lifetime USD spend per gateway key, priced from
- * `[pricing."<model>"]`, against `default_budget` or `[extensions.budget.keys.<name>]
- * budget`. docs/design.md "Accounting and limits":
+ * The `budget` extension: USD spend per gateway key, priced from `[pricing."<model>"]`,
+ * against the key's own `budget` (virtual keys), else `[extensions.budget.keys.<name>]
+ * budget`, else `default_budget`; per the key's `budget_period` (daily, weekly, monthly:
+ * UTC calendar periods, weeks from Monday; lifetime by default), each period spending into
+ * its own counter (spend.ts), so spend resets at the boundary and past periods stay
+ * readable. docs/design.md "Accounting and limits", "Virtual keys":
  *   onRequest   403 `model_not_priced` for a model without pricing (fail closed); else a
  *               hold for the request's estimated cost (prompt estimate x input price +
  *               max_tokens or the model's output reserve x output price), refused with 429
@@ -12,29 +15,35 @@
  *               upstream reported none) and drops the hold, atomically, before the last
  *               byte. Cache hits and early responses drop the hold and cost nothing.
  *   onError     drops the hold: a failed call costs nothing.
+ * The hold sits on the counter of the period the request was admitted in, and is settled
+ * there: a request admitted just before a boundary is charged to that period.
  * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
+ * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd,
+ * period, period_start, resets_at}]` (the current period; no start and reset for lifetime);
+ * `?history=true` → every recorded period `[{key, period, period_start, resets_at, spent_usd}]`.
  * Over time: the settled USD per (key, model, UTC hour), written with the settlement (one
- * store batch), kept `retention_days` (default 90; 0 = none).
- * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd}]`; with
- * any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
+ * store batch), kept `retention_days` (default 90; 0 = none); with any of `bucket`,
+ * `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
  */
 import { z } from 'zod';
-import type { RequestContext } from '../../../core/context.ts';
+import type { KeyInfo, RequestContext } from '../../../core/context.ts';
+import { badRequest } from '../../../core/error-codes.ts';
 import { defineError } from '../../../core/errors.ts';
-import type { GatewayInfo } from '../../../core/plugins/contract.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
-import type { Store } from '../../../core/store/types.ts';
 import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
 import { BUCKETS_KEY, SERIES_DISABLED, DAY_MS, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
+import { PeriodClock, rfc3339 } from './period.ts';
+import { budgetHistory, counterKey, listBudgets, usd } from './spend.ts';
+
+export type { BudgetEntry, HistoryEntry } from './spend.ts';
 
 const PLUGIN_NAME = 'budget';
-const PREFIX = 's:';
 /** rc.state slot: the request's hold. */
 const HOLD = Symbol('budget.hold');
 
 const schema = z.strictObject({
-  /** USD every key may spend (lifetime). */
+  /** USD every key may spend, in its budget_period (lifetime unless the key gives one). */
   default_budget: z.number().nonnegative(),
   /** Per-key overrides: `[extensions.budget.keys.<name>] budget = 25.0`. */
   keys: z.record(z.string(), z.strictObject({ budget: z.number().nonnegative() })).default({}),
@@ -51,23 +60,13 @@ type Config = z.output<typeof schema>;
 
 interface Hold {
   id: string;
+  /** The key name it is accounted to. */
   account: string;
+  /** The counter of the period the request was admitted in (spend.ts). */
+  counter: string;
   price: Price;
   estimate: number;
 }
-
-/** One entry of GET /v1/budget. */
-export interface BudgetEntry {
-  key: string;
-  spent_usd: number;
-  budget_usd: number;
-  remaining_usd: number;
-  /** Held by requests in flight right now. */
-  reserved_usd: number;
-}
-
-/** USD rounded to 1e-9 so sums of float prices read cleanly. */
-const usd = (x: number): number => Math.round(x * 1e9) / 1e9;
 
 const SHAPE: SeriesShape = {
   dims: ['key', 'model'],
@@ -77,18 +76,23 @@ const SHAPE: SeriesShape = {
 /** A model without `[pricing]`: the budget cannot price it, so it is refused (fail closed). */
 export const MODEL_NOT_PRICED = defineError<string>('model_not_priced', 403, (model) =>
   `model '${model}' has no [pricing."${model}"] in the config, and the budget extension refuses unpriced models`, { param: 'model', refusal: 'model_not_priced' });
-/** Spent plus what requests in flight hold reaches the key's budget. */
-export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number }>('budget_exceeded', 429, (p) =>
-  `budget exhausted for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}`, { refusal: 'budget' });
+/** Spent plus what requests in flight hold reaches the key's budget (for the current period when it has one). */
+export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number; period?: string; resets?: number }>('budget_exceeded', 429, (p) =>
+  `budget exhausted for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.period ? ` this ${PERIOD_NOUN[p.period]}` : ''}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}${p.resets === undefined ? '' : `; resets at ${rfc3339(p.resets)}`}`, { refusal: 'budget' });
+
+const PERIOD_NOUN: Record<string, string> = { daily: 'day', weekly: 'week', monthly: 'month' };
 
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
+  keySettings: ['budget', 'budget_period'],
   setup({ config, store, hooks, routes, gateway, log }) {
     const pricing = () => gateway.pricing() as Record<string, Price>;
     const unpriced = gateway.models().filter((m) => !pricing()[m]);
     if (unpriced.length) log.warn({ models: unpriced }, `budget: these models have no [pricing."<model>"] and will be refused (403 model_not_priced)`);
-    const limitOf = (name: string) => config.keys[name]?.budget ?? config.default_budget;
+    /** The key's own budget, else its [extensions.budget.keys.<name>] one, else the default. */
+    const limitOf = (name: string, key: KeyInfo | undefined) => key?.budget ?? config.keys[name]?.budget ?? config.default_budget;
+    const periods = new PeriodClock();
     const ttlMs = config.reservation_ttl_seconds * 1000;
     const retentionMs = config.retention_days * DAY_MS;
     const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
@@ -103,16 +107,19 @@ export default defineExtension({
         throw MODEL_NOT_PRICED(rc.canonicalModel);
       }
       const account = accountOf(rc);
+      const key = rc.key;
       const reserve = config.models[rc.canonicalModel]?.output_reserve_tokens ?? config.output_reserve_tokens;
       const estimate = costUsd(price, estimatePromptTokens(rc.rawBody), reserveOutputTokens(rc, reserve));
       // our own id, not rc.id: a client-chosen x-request-id may repeat
       const id = `${++seq}`;
-      const limit = limitOf(account);
-      const v = await store.hold(PREFIX + account, id, estimate, { field: 'usd', limit, ttlMs });
+      const limit = limitOf(account, key);
+      const w = key?.budgetPeriod === undefined ? undefined : periods.at(key.budgetPeriod, gateway.now());
+      const counter = counterKey(account, w);
+      const v = await store.hold(counter, id, estimate, { field: 'usd', limit, ttlMs });
       if (!v.admitted) {
-        throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held });
+        throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held, period: w?.period, resets: w?.end });
       }
-      rc.state.set(HOLD, { id, account, price, estimate } satisfies Hold);
+      rc.state.set(HOLD, { id, account, counter, price, estimate } satisfies Hold);
       return undefined;
     });
 
@@ -120,11 +127,11 @@ export default defineExtension({
       const h = rc.state.get(HOLD) as Hold | undefined;
       if (!h) return;
       rc.state.delete(HOLD);
-      if (!answeredUpstream(rc) || rc.status >= 400) return store.release(PREFIX + h.account, h.id);
+      if (!answeredUpstream(rc) || rc.status >= 400) return store.release(h.counter, h.id);
       // a fallback model is priced at its own rate when it has one
       const price = rc.servedModel === rc.canonicalModel ? h.price : (pricing()[rc.servedModel] ?? h.price);
       const spent = rc.usage ? usageUsd(price, rc.usage) : h.estimate;
-      const settled = store.settle(PREFIX + h.account, h.id, { usd: spent });
+      const settled = store.settle(h.counter, h.id, { usd: spent });
       if (!buckets) return void (await settled);
       await Promise.all([settled, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets)]);
     });
@@ -133,12 +140,15 @@ export default defineExtension({
       const h = rc.state.get(HOLD) as Hold | undefined;
       if (!h) return;
       rc.state.delete(HOLD);
-      await store.release(PREFIX + h.account, h.id);
+      await store.release(h.counter, h.id);
     });
 
     routes.get('/v1/budget', async (ctx) => {
+      const history = ctx.query.history;
+      if (history !== undefined && history !== 'true' && history !== 'false') throw badRequest(`query parameter 'history' must be true or false; got '${String(history)}'`, 'history');
       let body: unknown;
-      if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, limitOf);
+      if (history === 'true') body = await budgetHistory(store);
+      else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
       else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
       ctx.type = 'application/json';
@@ -146,18 +156,5 @@ export default defineExtension({
     });
   },
 });
-
-/** One entry per key name (configured, runtime, or with recorded spend), sorted by name. */
-async function listBudgets(store: Store, gateway: GatewayInfo, limitOf: (name: string) => number): Promise<BudgetEntry[]> {
-  const names = new Set(gateway.keyNames());
-  for await (const [k] of store.entries(PREFIX)) names.add(k.slice(PREFIX.length));
-  const out: BudgetEntry[] = [];
-  for (const key of [...names].sort()) {
-    const spent = (await store.counters(PREFIX + key)).usd ?? 0;
-    const budget = limitOf(key);
-    out.push({ key, spent_usd: usd(spent), budget_usd: budget, remaining_usd: usd(budget - spent), reserved_usd: usd(await store.held(PREFIX + key)) });
-  }
-  return out;
-}
 
 export type { Config as BudgetConfig };

@@ -12,11 +12,20 @@
  * (a failed call counts nothing). Admission refuses when window + pending >= the limit.
  * Limits are checked at admission only: an admitted stream is never cut.
  * Refusals: 429 `rate_limit_exceeded` with `retry-after` in whole seconds (1..60).
+ *
+ * Per key (virtual keys, docs/design.md): a key's own `requests_per_minute` and
+ * `tokens_per_minute` replace this section's for that key, read from the
+ * request's KeyInfo with no I/O. Either default may be left out: then only keys that give
+ * their own limit are limited. A key's window is the same whichever limit applies, so a
+ * limit changed at runtime counts what the window already holds. Tokens are recorded and
+ * pre-counted only for requests a token limit applies to; the stream taps are in place
+ * whatever the config says, since a key may be given a token limit at runtime.
  * Admin: GET /v1/rate_limit → `[{key, window_seconds, requests, requests_per_minute, tokens,
- * tokens_per_minute}]`: each key's current window (tokens include this instance's streams in flight).
+ * tokens_per_minute}]`: each key's current window (tokens include this instance's streams in
+ * flight) against the limits that apply to it (its own, else this section's).
  */
 import { z } from 'zod';
-import type { RequestContext } from '../../../core/context.ts';
+import type { KeyInfo, RequestContext } from '../../../core/context.ts';
 import { defineError, type GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
@@ -27,7 +36,8 @@ const PLUGIN_NAME = 'rate_limit';
 const TALLY = Symbol('rate_limit.tally');
 
 const schema = z.strictObject({
-  requests_per_minute: z.number().int().positive(),
+  /** Default for keys that give none; absent: only keys with their own limit are limited. */
+  requests_per_minute: z.number().int().positive().optional(),
   tokens_per_minute: z.number().int().positive().optional(),
   /** Length of the sliding window in seconds; 60 unless a test needs a shorter one. */
   window_seconds: z.number().positive().max(60).default(60),
@@ -52,6 +62,7 @@ function refuse(what: 'requests' | 'tokens', key: string, limit: number, windowS
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
+  keySettings: ['requests_per_minute', 'tokens_per_minute'],
   setup({ config, store, hooks, routes, gateway }) {
     const windowMs = config.window_seconds * 1000;
     const pending = new Map<string, number>();
@@ -59,9 +70,9 @@ export default defineExtension({
     routes.get('/v1/rate_limit', async (ctx) => {
       const names = gateway.keyNames();
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify(await Promise.all((names.length ? names : [OPEN_ACCOUNT]).map((name) => windowOf(config, store, windowMs, pending, name))));
+      ctx.body = JSON.stringify(await Promise.all((names.length ? names : [OPEN_ACCOUNT]).map((name) => windowOf(config, store, windowMs, pending, name, gateway.key(name)))));
     });
-    if (config.tokens_per_minute === undefined) return;
+    const tpmOf = (rc: RequestContext) => rc.key?.tokensPerMinute ?? config.tokens_per_minute;
 
     const settle = (rc: RequestContext): Tally | undefined => {
       const t = rc.state.get(TALLY) as Tally | undefined;
@@ -77,7 +88,7 @@ export default defineExtension({
     };
     hooks.onChunk.tap(PLUGIN_NAME, function countStreamTokens(rc) {
       const u = rc.usage;
-      if (u === undefined) return;
+      if (u === undefined || tpmOf(rc) === undefined) return;
       let t = rc.state.get(TALLY) as Tally | undefined;
       if (t?.usage === u) return;
       if (!t) rc.state.set(TALLY, (t = { usage: u, tokens: 0 }));
@@ -91,7 +102,7 @@ export default defineExtension({
     });
     hooks.onResponse.tapPromise(PLUGIN_NAME, async function recordTokens(rc) {
       const u = rc.usage;
-      const tokens = u && answeredUpstream(rc) ? u.prompt_tokens + u.completion_tokens : 0;
+      const tokens = u && answeredUpstream(rc) && tpmOf(rc) !== undefined ? u.prompt_tokens + u.completion_tokens : 0;
       // into the store first, then out of the tally: briefly counted twice, never zero times
       if (tokens > 0) await store.windowAdd(`t:${accountOf(rc)}`, tokens, windowMs);
       settle(rc);
@@ -108,38 +119,44 @@ export interface WindowEntry {
   window_seconds: number;
   /** Requests admitted in the current window. */
   requests: number;
-  requests_per_minute: number;
+  /** The key's own limit, else this section's; null when neither sets one. */
+  requests_per_minute: number | null;
   /** Tokens recorded in the window plus this instance's streams in flight; null without tokens_per_minute. */
   tokens: number | null;
   tokens_per_minute: number | null;
 }
 
 /** A key's current window, read without recording anything (`cost: 0`). */
-async function windowOf(config: Config, store: Store, windowMs: number, pending: Map<string, number>, name: string): Promise<WindowEntry> {
-  const peek = (key: string) => store.windowAdmit(key, Number.MAX_SAFE_INTEGER, windowMs, { cost: 0 });
-  const [r, t] = await Promise.all([peek(`r:${name}`), config.tokens_per_minute === undefined ? undefined : peek(`t:${name}`)]);
+async function windowOf(config: Config, store: Store, windowMs: number, pending: Map<string, number>, name: string, key: KeyInfo | undefined): Promise<WindowEntry> {
+  const rpm = key?.requestsPerMinute ?? config.requests_per_minute;
+  const tpm = key?.tokensPerMinute ?? config.tokens_per_minute;
+  const peek = (k: string) => store.windowAdmit(k, Number.MAX_SAFE_INTEGER, windowMs, { cost: 0 });
+  const [r, t] = await Promise.all([peek(`r:${name}`), tpm === undefined ? undefined : peek(`t:${name}`)]);
   return {
     key: name,
     window_seconds: config.window_seconds,
     requests: r.total,
-    requests_per_minute: config.requests_per_minute,
+    requests_per_minute: rpm ?? null,
     tokens: t ? t.total + (pending.get(name) ?? 0) : null,
-    tokens_per_minute: config.tokens_per_minute ?? null,
+    tokens_per_minute: tpm ?? null,
   };
 }
 
 function admission(config: Config, store: Store, windowMs: number, pending: Map<string, number>) {
-  const rpm = config.requests_per_minute;
-  const tpm = config.tokens_per_minute;
   return async function rateLimit(rc: RequestContext): Promise<undefined> {
     const name = accountOf(rc);
+    const key = rc.key;
+    const tpm = key?.tokensPerMinute ?? config.tokens_per_minute;
+    const rpm = key?.requestsPerMinute ?? config.requests_per_minute;
     if (tpm !== undefined) {
       // check only (cost 0): tokens are recorded when they are known
       const v = await store.windowAdmit(`t:${name}`, tpm, windowMs, { cost: 0, pending: pending.get(name) ?? 0 });
       if (!v.admitted) throw refuse('tokens', name, tpm, config.window_seconds, v.retryAfterMs);
     }
-    const v = await store.windowAdmit(`r:${name}`, rpm, windowMs);
-    if (!v.admitted) throw refuse('requests', name, rpm, config.window_seconds, v.retryAfterMs);
+    if (rpm !== undefined) {
+      const v = await store.windowAdmit(`r:${name}`, rpm, windowMs);
+      if (!v.admitted) throw refuse('requests', name, rpm, config.window_seconds, v.retryAfterMs);
+    }
     return undefined;
   };
 }

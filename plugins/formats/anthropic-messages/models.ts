@@ -19,17 +19,19 @@ export function fromAnthropicClient(ctx: Context): boolean {
   return ctx.get('anthropic-version') !== '';
 }
 
-/** GET /v1/models, Anthropic's page shape (one page: every model). */
+/** GET /v1/models, Anthropic's page shape (one page: every model the key may call). */
 export function listModels(ctx: Context): void {
-  const data = modelListing((ctx.state as GwState).snap.table).map(entry);
+  const st = ctx.state as GwState;
+  const data = modelListing(st.snap.table, st.key).map(entry);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 }
 
-/** GET /v1/models/{id}, Anthropic's shape; 404 `not_found_error` for a model gw does not serve. */
+/** GET /v1/models/{id}, Anthropic's shape; 404 `not_found_error` for a model gw does not serve or the key may not call. */
 export function getModel(ctx: Context): void {
   const id = ctx.params.id!;
-  const m = modelListing((ctx.state as GwState).snap.table).find((x) => x.id === id);
+  const st = ctx.state as GwState;
+  const m = modelListing(st.snap.table, st.key).find((x) => x.id === id);
   if (!m) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: [] });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(entry(m));

@@ -24,7 +24,8 @@ export function fromGeminiClient(ctx: Context): boolean {
 
 /** GET models: one page (`pageSize` default 50, ≤ 1000; `nextPageToken` while more remain). */
 export function listModels(ctx: Context): void {
-  const ids = modelListing((ctx.state as GwState).snap.table).map((m) => m.id);
+  const { snap, key } = ctx.state as GwState;
+  const ids = modelListing(snap.table, key).map((m) => m.id);
   const q = ctx.query;
   const page = listGeminiModels(ids, { pageSize: first(q.pageSize), pageToken: first(q.pageToken) });
   ctx.type = 'application/json';
@@ -34,8 +35,8 @@ export function listModels(ctx: Context): void {
 /** GET models/{model}; 404 NOT_FOUND (with close matches) for a model gw does not serve. */
 export function getModel(ctx: Context): void {
   const id = (ctx.params.model ?? ctx.params.id ?? '').replace(/^models\//, '');
-  const table = (ctx.state as GwState).snap.table;
-  if (!modelListing(table).some((m) => m.id === id)) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: table.closeMatches(id) });
+  const { snap, key } = ctx.state as GwState;
+  if (!modelListing(snap.table, key).some((m) => m.id === id)) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows) });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(toGeminiModel(id));
 }

@@ -1,0 +1,174 @@
+/**
+ * Virtual key settings (docs/design.md "Virtual keys"): what `[keys.<name>]` and the admin
+ * API accept beside the secret, validated by one schema so a runtime key and a file key
+ * can never mean different things.
+ *
+ *   models                 `*` patterns of the canonical models the key may call (absent: all)
+ *   requests_per_minute    override the rate_limit extension's defaults for this key
+ *   tokens_per_minute
+ *   budget                 USD, with budget_period (UTC calendar periods, weeks from Monday);
+ *   budget_period          they override the budget extension's budget for this key
+ *   expires_at             RFC 3339 (a TOML date-time with an offset, or a date = 00:00 UTC)
+ *   tags                   string map, for grouping usage and spend
+ *   max_parallel_requests  requests in flight at once (429 beyond it), across instances
+ */
+import { z } from 'zod';
+
+export const BUDGET_PERIODS = ['daily', 'weekly', 'monthly', 'lifetime'] as const;
+/** `budget_period`: `lifetime` never resets (the default). */
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+/** A key's settings as stored and listed (snake_case, as in TOML); absent = unset. */
+export interface KeySettings {
+  models?: string[];
+  requests_per_minute?: number;
+  tokens_per_minute?: number;
+  budget?: number;
+  budget_period?: BudgetPeriod;
+  /** Normalized RFC 3339 in UTC, e.g. `2027-01-01T00:00:00Z`. */
+  expires_at?: string;
+  tags?: Record<string, string>;
+  max_parallel_requests?: number;
+}
+
+/** The longest grace period a rotation may give the previous secret: 30 days. */
+export const MAX_GRACE_SECONDS = 30 * 86_400;
+
+/** Every setting's name, in listing order. */
+export const KEY_SETTINGS = ['models', 'requests_per_minute', 'tokens_per_minute', 'budget', 'budget_period', 'expires_at', 'tags', 'max_parallel_requests'] as const satisfies ReadonlyArray<keyof KeySettings>;
+export type KeySettingName = (typeof KEY_SETTINGS)[number];
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?([Zz]|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * Epoch ms of an expiry: an RFC 3339 date-time with an offset, a date alone (00:00 UTC that
+ * day), or a TOML date / offset date-time. A string describing the problem when it is none.
+ */
+export function parseExpiry(v: string | Date): number | string {
+  if (v instanceof Date) {
+    const t = v as Date & { isLocal?(): boolean; isDate?(): boolean; isTime?(): boolean };
+    if (t.isTime?.()) return 'expected a date or a date-time, got a time of day';
+    // a TOML local date-time has no offset: which zone it means is unknown
+    if (t.isLocal?.() && !t.isDate?.()) return 'expected a date-time with an offset (e.g. 2027-01-01T00:00:00Z) or a date';
+    const ms = v.getTime();
+    return Number.isFinite(ms) ? ms : 'expected a valid date';
+  }
+  const m = RFC3339.exec(v);
+  if (!m) return `expected an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01), got '${v.slice(0, 40)}'`;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return `'${v}' is not a calendar date`;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60)) return `'${v}' is not a valid time of day`;
+  const ms = m[4] === undefined ? day.getTime() : Date.parse(v.replace(' ', 'T'));
+  return Number.isFinite(ms) ? ms : `'${v}' is not a valid date-time`;
+}
+
+/** RFC 3339 in UTC, without milliseconds when they are zero: `2027-01-01T00:00:00Z`. */
+export function rfc3339(ms: number): string {
+  const s = new Date(ms).toISOString();
+  return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;
+}
+
+const expiresAt = z.union([z.string(), z.date()], { error: 'expected an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01)' }).transform((v, ctx) => {
+  const ms = parseExpiry(v);
+  if (typeof ms === 'string') {
+    ctx.addIssue({ code: 'custom', message: ms });
+    return z.NEVER;
+  }
+  return rfc3339(ms);
+});
+
+const positiveInt = (what: string) => z.number({ error: `expected a whole number of ${what}` }).int(`expected a whole number of ${what}`).positive(`expected at least 1 ${what.replace(/s$/, '')}`);
+const pattern = z.string().min(1, 'expected a model id or a pattern with *').max(256);
+const tagName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'tag names are 1-64 letters, digits, "_", "-" or "."');
+const tagValue = z.string().min(1, 'expected a non-empty tag value').max(256);
+
+/** Field schemas, shared by the config file and the admin API. */
+const fields = {
+  models: z.array(pattern).min(1, 'give at least one model or pattern (leave models out to allow every model)').max(1024),
+  requests_per_minute: positiveInt('requests'),
+  tokens_per_minute: positiveInt('tokens'),
+  budget: z.number({ error: 'expected USD as a number' }).nonnegative('expected USD >= 0'),
+  budget_period: z.enum(BUDGET_PERIODS, { error: `expected one of ${BUDGET_PERIODS.join(', ')}` }),
+  expires_at: expiresAt,
+  tags: z.record(tagName, tagValue).refine((t) => Object.keys(t).length <= 32, 'at most 32 tags'),
+  max_parallel_requests: positiveInt('requests'),
+};
+
+/** Every setting, optional: the shape `[keys.<name>]` and `POST /v1/admin/keys` share. */
+export const keySettingsShape = {
+  models: fields.models.optional(),
+  requests_per_minute: fields.requests_per_minute.optional(),
+  tokens_per_minute: fields.tokens_per_minute.optional(),
+  budget: fields.budget.optional(),
+  budget_period: fields.budget_period.optional(),
+  expires_at: fields.expires_at.optional(),
+  tags: fields.tags.optional(),
+  max_parallel_requests: fields.max_parallel_requests.optional(),
+};
+
+/**
+ * `PATCH /v1/admin/keys/{name}`: a JSON merge patch (RFC 7396) of the settings. A field
+ * given replaces the setting, `null` unsets it; `tags` merge tag by tag (`{"env": null}`
+ * drops one tag, `"tags": null` all of them).
+ */
+export const keyPatchSchema = z.strictObject({
+  models: fields.models.nullable().optional(),
+  requests_per_minute: fields.requests_per_minute.nullable().optional(),
+  tokens_per_minute: fields.tokens_per_minute.nullable().optional(),
+  budget: fields.budget.nullable().optional(),
+  budget_period: fields.budget_period.nullable().optional(),
+  expires_at: fields.expires_at.nullable().optional(),
+  tags: z.record(tagName, tagValue.nullable()).nullable().optional(),
+  max_parallel_requests: fields.max_parallel_requests.nullable().optional(),
+});
+export type KeyPatch = z.output<typeof keyPatchSchema>;
+
+/** `settings` with `patch` applied (RFC 7396 merge); the input is not changed. */
+export function applyPatch(settings: KeySettings, patch: KeyPatch): KeySettings {
+  const out: Record<string, unknown> = { ...settings };
+  for (const name of KEY_SETTINGS) {
+    const v = patch[name];
+    if (v === undefined) continue;
+    if (v === null) delete out[name];
+    else if (name === 'tags') {
+      const tags: Record<string, string> = { ...settings.tags };
+      for (const [k, tv] of Object.entries(v as Record<string, string | null>)) {
+        if (tv === null) delete tags[k];
+        else tags[k] = tv;
+      }
+      if (Object.keys(tags).length) out.tags = tags;
+      else delete out.tags;
+    } else out[name] = v;
+  }
+  return settingsOf(out);
+}
+
+/** The settings part of a parsed `[keys.<name>]` entry or admin body (other fields dropped, unset ones absent). */
+export function settingsOf(entry: Readonly<Record<string, unknown>>): KeySettings {
+  const out: Record<string, unknown> = {};
+  for (const name of KEY_SETTINGS) if (entry[name] !== undefined && entry[name] !== null) out[name] = entry[name];
+  return out as KeySettings;
+}
+
+/**
+ * Settings that extensions enforce, with the built-in extension that does: when none of the
+ * enabled extensions declares one of these (ExtensionPlugin `keySettings`), a key setting it
+ * is stored and listed but changes nothing, and gw says so. The core enforces `models`,
+ * `expires_at` and `max_parallel_requests` itself; `tags` only label.
+ */
+export const EXTENSION_SETTINGS: Readonly<Partial<Record<KeySettingName, string>>> = {
+  requests_per_minute: 'rate_limit',
+  tokens_per_minute: 'rate_limit',
+  budget: 'budget',
+  budget_period: 'budget',
+};
+
+/** One warning per setting of key `name` that no enabled extension enforces. */
+export function unenforcedSettings(name: string, s: KeySettings, honored: ReadonlySet<KeySettingName>): string[] {
+  const out: string[] = [];
+  for (const [setting, ext] of Object.entries(EXTENSION_SETTINGS) as Array<[KeySettingName, string]>) {
+    if (s[setting] !== undefined && !honored.has(setting)) out.push(`key '${name}' sets ${setting}, but no enabled extension enforces it: add [extensions.${ext}] to the config (then restart)`);
+  }
+  return out;
+}
