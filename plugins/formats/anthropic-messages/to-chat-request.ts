@@ -7,6 +7,7 @@
  */
 import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart, ToolCall, ToolChoice } from '../../../core/format/chat.ts';
+import { Warnings } from '../../../core/format/warnings.ts';
 import type { MessagesRequest } from './types.ts';
 
 /** The translated request and one line per kind of input that had to be dropped. */
@@ -330,19 +331,4 @@ function isObj(v: unknown): v is Obj {
 
 function fail(message: string, param: string): never {
   throw badRequest(`${param}: ${message}`, param);
-}
-
-/** One warning per kind of loss, naming where it first happened and how often: a long history would repeat them. */
-class Warnings {
-  readonly #seen = new Map<string, { at: string; n: number }>();
-
-  add(what: string, at: string): void {
-    const seen = this.#seen.get(what);
-    if (seen) seen.n++;
-    else this.#seen.set(what, { at, n: 1 });
-  }
-
-  list(): string[] {
-    return [...this.#seen].map(([what, { at, n }]) => `${what} (at ${at}${n > 1 ? ` and ${n - 1} more` : ''})`);
-  }
 }

@@ -8,7 +8,7 @@
 import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
-import type { Warnings } from './warnings.ts';
+import type { Warnings } from '../../../core/format/warnings.ts';
 
 type Obj = Record<string, unknown>;
 

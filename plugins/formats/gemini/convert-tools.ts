@@ -8,7 +8,7 @@
 import { badRequest } from '../../../core/error-codes.ts';
 import type { ChatTool, ToolChoice } from '../../../core/format/chat.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
-import type { Warnings } from './warnings.ts';
+import type { Warnings } from '../../../core/format/warnings.ts';
 
 type Obj = Record<string, unknown>;
 

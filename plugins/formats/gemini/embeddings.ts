@@ -9,7 +9,7 @@
 import { badRequest } from '../../../core/error-codes.ts';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
 import type { BatchEmbedContentsBody, BatchEmbedContentsResponse, ContentEmbedding, EmbedContentBody, EmbedContentResponse } from './types.ts';
-import { Warnings } from './warnings.ts';
+import { Warnings } from '../../../core/format/warnings.ts';
 
 type Obj = Record<string, unknown>;
 

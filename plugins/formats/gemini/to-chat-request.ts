@@ -12,7 +12,7 @@ import { convertContents, convertSystemInstruction } from './convert-contents.ts
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 import { convertToolConfig, convertTools } from './convert-tools.ts';
 import type { GenerateContentBody } from './types.ts';
-import { Warnings } from './warnings.ts';
+import { Warnings } from '../../../core/format/warnings.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatRequest, ChatTool, ToolChoice } from '../../../core/format/chat.ts';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
-import type { Warnings } from './warnings.ts';
+import type { Warnings } from '../../../core/format/warnings.ts';
 
 /** Separator between a namespace and a function name in a flattened name (MCP clients use the same). */
 const SEP = '__';

@@ -11,7 +11,7 @@ import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../../c
 import { fail, isObj, type Obj, stringField } from './fail.ts';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
 import type { ResponsesRequest } from './types.ts';
-import { Warnings } from './warnings.ts';
+import { Warnings } from '../../../core/format/warnings.ts';
 
 /** The translated request and what the translation left out. */
 export interface ToChatResult {
