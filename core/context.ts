@@ -94,8 +94,22 @@ export class RequestContext {
   servedModel: string;
   /** Upstream calls made for this request, retries and fallbacks included (0 until dispatched). */
   attempts = 0;
-  /** Latest usage the upstream reported, common semantics (set from the response or stream chunks). */
+  /**
+   * Latest usage the upstream reported, common semantics (set from the response or stream
+   * chunks). For a stream that ended early (`partial`), what it is charged: see `partial`.
+   */
   usage: Usage | undefined = undefined;
+  /**
+   * True when a stream ended early after its first byte (the client left, the upstream was
+   * cut, a timeout, a mid-stream error). The pipeline sets it, with `usage` = what was
+   * streamed (the upstream's reported usage completed by an estimate, core/format/estimate.ts),
+   * before onError: accounting taps charge that usage in onError as they would in
+   * onResponse (`chargeable(rc)`); everything else treats the request as the failure it is.
+   * A failure before the first byte leaves it false and counts nothing.
+   */
+  partial = false;
+  /** True when `usage` is partly gw's estimate, not the upstream's count (only ever with `partial`). */
+  usageEstimated = false;
   /** True when the response came from onCacheLookup. */
   cacheHit = false;
   /** HTTP status sent to the client (0 until decided). */

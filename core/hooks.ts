@@ -27,6 +27,13 @@
  *                  failure, a client that disconnected (499), or a GatewayError thrown by a
  *                  hook); observes only. Every request that reached onRequest ends in exactly
  *                  one of onResponse/onError (onError also when onResponse itself threw).
+ *                  A stream that ended early after its first byte (the client left, the
+ *                  upstream was cut, a timeout, a mid-stream error) is charged for what it
+ *                  streamed: the pipeline sets `rc.partial`, `rc.usage` (the usage the
+ *                  upstream had reported, else an estimate) and `rc.usageEstimated` before
+ *                  onError, and accounting taps charge it there as they would in onResponse
+ *                  (`chargeable(rc)`, core/plugins/helpers.ts). A failure before the first
+ *                  byte leaves `rc.partial` false: it counts nothing.
  *   onFinish       Sync             every gateway request once it is over (after a stream's
  *                  last byte; as a JSON answer is handed to the socket), refused ones
  *                  included: 401, 400, 413, 415 and 404 never reach onRequest but do reach

@@ -29,7 +29,10 @@ export interface CallContext {
  * of a chunk exactly as a common-format upstream sent it (forwarded byte for byte, parsed
  * only if a hook needs it). Providers always end a stream with a usage chunk
  * (`choices: []`, `usage`) when the upstream reported usage; the core forwards that chunk
- * only if the client asked for `stream_options.include_usage`.
+ * only if the client asked for `stream_options.include_usage`. A provider may send usage
+ * chunks earlier too, with what the upstream reported so far (Anthropic's `message_start`,
+ * Gemini's running `usageMetadata`): the last one wins, and a stream that ends early is
+ * charged from it.
  */
 export type StreamItem = ChatCompletionChunk | string;
 

@@ -11,6 +11,7 @@
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
+ *   chargeable                         is rc.usage to be charged (answers, streams that ended early)
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
@@ -48,7 +49,7 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 // virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';
 export { keyInfo } from '../core/keys.ts';
-export { accountOf, answeredUpstream, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
+export { accountOf, answeredUpstream, chargeable, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 
 // the store
 export type { HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';

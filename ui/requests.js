@@ -36,6 +36,7 @@ const FIELDS = [
   ['overhead_ms', 'gw overhead', (e) => ms(e.overhead_ms)],
   ['prompt_tokens', 'Prompt tokens', (e) => count(e.prompt_tokens)],
   ['completion_tokens', 'Completion tokens', (e) => count(e.completion_tokens)],
+  ['usage_estimated', 'Usage', (e) => (e.usage_estimated ? html`<span class="badge">estimated</span> (stream ended early)` : e.prompt_tokens === null ? '–' : 'reported')],
   ['cost_usd', 'Cost', (e) => usd(e.cost_usd)],
 ];
 

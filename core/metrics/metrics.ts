@@ -91,7 +91,7 @@ export class GatewayMetrics {
     this.upstream.expose(reg, 'gw_upstream_duration_seconds', 'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included');
     this.overhead.expose(reg, 'gw_overhead_seconds', "gw's own time: total minus upstream (non-streaming), time to first byte minus upstream (streams)");
     this.ttfb.expose(reg, 'gw_stream_ttfb_seconds', 'Streams: time from arrival to the first byte sent to the client');
-    family(reg, 'gw_tokens_total', 'Tokens the upstreams reported, by gateway key name, served model and type (prompt|completion)', 'counter', () =>
+    family(reg, 'gw_tokens_total', 'Tokens the upstreams reported (a stream that ended early: what it was charged, maybe estimated), by gateway key name, served model and type (prompt|completion)', 'counter', () =>
       [...this.usage.values()].flatMap((u) => [
         { labels: { key: u.key, model: u.model, type: 'prompt' }, value: u.prompt },
         { labels: { key: u.key, model: u.model, type: 'completion' }, value: u.completion },
@@ -184,8 +184,8 @@ export class GatewayMetrics {
     this.upstream.observe(rc.provider, rc.upstreamMs / 1000);
     if (!rc.stream) this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
     const u = rc.usage;
-    // as the usage extension: a failed call (mid-stream failure, client gone) counts nothing
-    if (!u || status >= 400) return;
+    // as the usage extension: a failed call counts nothing, unless it was a stream charged for what it streamed
+    if (!u || (status >= 400 && !rc.partial)) return;
     const account = accountOf(rc);
     const ukey = `${account}\u0000${model}`;
     let a = this.usage.get(ukey);

@@ -3,12 +3,19 @@
  * frame is ready (or after one keep-alive period of waiting), so a failure before the
  * first chunk still answers with a real HTTP status. After that, a failure is the format's
  * error frame and the end; a client disconnect aborts the upstream via the signal.
+ *
+ * A stream that ends early after its first frame (client gone, upstream cut, timeout, a
+ * mid-stream error) is charged for what it streamed: before onError runs, `rc.partial` is
+ * set and `rc.usage` holds the charge (partial.ts). A failure before the first frame, or
+ * one thrown by onResponse after the upstream finished, charges nothing here.
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
+import type { StreamProgress } from '../format/estimate.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../http/sse-write.ts';
+import { chargePartial } from './partial.ts';
 import { asGatewayError } from './respond.ts';
 
 /** A streamed answer, as a format hands it to the pipeline. */
@@ -28,6 +35,12 @@ export interface StreamAnswer {
   contentType?: string;
   /** Written after 15 s of silence; default `: ping\n\n` (an SSE comment). */
   keepAlive?: string;
+  /**
+   * What the frames carried so far, fed by the format as it builds them: the charge of a
+   * stream that ends early is estimated from it (core/format/estimate.ts). Without it such a
+   * stream is charged the usage already reported, else the prompt estimate alone.
+   */
+  progress?: StreamProgress;
 }
 
 /**
@@ -49,19 +62,26 @@ export async function pumpStream(gw: PipelineHost, ctx: Context, rc: RequestCont
   sse.open(s.headers, s.contentType);
   rc.firstByteMs = performance.now() - rc.startedAt;
   gw.metrics.streamOpened(rc);
+  /** A frame went out: an early end from here on is charged. */
+  let sent = false;
+  /** The frames are all out: a failure from here on (onResponse) is not an early end. */
+  let ended = false;
   try {
     step ??= await frames.next();
     while (!step.done) {
       const p = sse.write(step.value);
+      sent = true;
       if (p) await p;
       step = await frames.next();
     }
+    ended = true;
     if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: undefined });
     // the key's in-flight slot is free before the client can see the end
     const freed = gw.inflight.release(rc);
     if (freed) await freed;
     if (step.value) sse.write(step.value);
   } catch (err) {
+    if (sent && !ended) chargePartial(rc, s.progress);
     if (signal.aborted) {
       rc.status = 499;
       rc.log.info({ req: rc.id }, 'client closed the stream');

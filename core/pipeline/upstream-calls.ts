@@ -6,6 +6,7 @@
 import { UPSTREAM_MALFORMED } from '../error-codes.ts';
 import type { GatewayError } from '../errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
+import { malformedFirst } from '../format/sse-data.ts';
 import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
 import type { CallContext, NativeResult, Provider, SseEvent, StreamItem } from '../provider.ts';
 import { primeFirst } from '../resilience/prime.ts';
@@ -20,18 +21,26 @@ export type NativeOutcome =
   | { type: 'json'; status: number; raw: string; contentType: string }
   | { type: 'stream'; events: AsyncIterable<SseEvent>; ready: boolean };
 
-/** `provider.chat`, stream primed. */
+/**
+ * `provider.chat`, stream primed. A first item the upstream sent as text is parsed once
+ * (core/format/sse-data.ts): a stream that starts malformed is a failure dispatch retries.
+ */
 export async function callChat(p: Provider, req: ChatRequest, call: CallContext): Promise<ChatOutcome> {
   const r = await p.chat(req, call);
   if (r.type === 'json') return r;
   const primed = await primeFirst(r.chunks, KEEP_ALIVE_MS);
+  const err = typeof primed.first === 'string' ? malformedFirst(primed.first, p.name) : undefined;
+  if (err) {
+    await primed.close();
+    throw err;
+  }
   return { type: 'stream', chunks: primed.items, ready: primed.ready };
 }
 
 /**
  * A native result, stream primed. `failFirst` looks at the first event: when it says the
- * event is a failure (an `error` event first), the stream is closed and that error thrown,
- * so dispatch retries or answers it with a real status.
+ * event is a failure (an `error` event first, malformed data: `malformedFirst`), the stream
+ * is closed and that error thrown, so dispatch retries or answers it with a real status.
  */
 export async function primeNative(r: NativeResult, failFirst?: (ev: SseEvent) => GatewayError | undefined): Promise<NativeOutcome> {
   if (r.type === 'json') return r;

@@ -1,6 +1,7 @@
 /**
  * Helpers for plugins (exported by the SDK, `gw/plugin`): who a request is accounted to,
- * and whether its answer came from the upstream (not the cache, not a hook).
+ * whether its answer came from the upstream (not the cache, not a hook), and whether its
+ * usage is to be charged.
  */
 import type { RequestContext } from '../context.ts';
 
@@ -21,4 +22,15 @@ export function accountOf(rc: RequestContext): string {
  */
 export function answeredUpstream(rc: RequestContext): boolean {
   return !rc.cacheHit && rc.provider !== undefined;
+}
+
+/**
+ * True when a request's `rc.usage` is to be charged (usage, spend, token windows): the
+ * upstream answered it (onResponse, status below 400), or it was a stream that ended early
+ * after its first byte (onError with `rc.partial`: charged for what it streamed, maybe an
+ * estimate, `rc.usageEstimated`). Cache hits, early responses and failures before the first
+ * byte are not.
+ */
+export function chargeable(rc: RequestContext): boolean {
+  return answeredUpstream(rc) && (rc.partial || rc.status < 400);
 }

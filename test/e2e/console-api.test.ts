@@ -52,7 +52,7 @@ test('usage over time: hour and day buckets grouped by key, model, provider; err
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, KEY2)).status, 502);
 
   const lifetime = await admin(gw, 'GET', '/v1/usage');
-  t.deepEqual(lifetime.body.map((e: any) => Object.keys(e)), lifetime.body.map(() => ['key', 'model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'requests']));
+  t.deepEqual(lifetime.body.map((e: any) => Object.keys(e)), lifetime.body.map(() => ['key', 'model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'requests', 'estimated_requests']));
 
   const hourly = await admin(gw, 'GET', '/v1/usage?bucket=hour&group_by=model');
   t.is(hourly.status, 200);

@@ -3,6 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { estimateTokens } from '../../core/format/estimate.ts';
 import { baseConfig, spawnGateway, startGateway } from '../helpers/gateway.ts';
 import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
@@ -42,7 +43,7 @@ test('usage: totals per key and canonical model equal what the upstream reported
   t.is((await admin(gw, 'GET', '/v1/usage', KEY)).status, 403);
 });
 
-test('usage: a failed upstream call and a stream cut mid-way count nothing', async (t) => {
+test('usage: a failed upstream call counts nothing; a stream cut mid-way counts what it streamed, estimated (docs/design.md)', async (t) => {
   const up = await openaiUpstream({ usageOf });
   const gw = await gatewayWith(t, up, '[extensions.usage]\n');
   await client(gw).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a' }], max_tokens: 1 });
@@ -56,10 +57,12 @@ test('usage: a failed upstream call and a stream cut mid-way count nothing', asy
     res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"par"},"finish_reason":null}]}\n\n');
     setTimeout(() => res.socket?.destroy(), 20);
   });
-  const cut = await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, stream: true });
+  const body = { model: 'gpt-4o', messages: HI, stream: true };
+  const cut = await post(gw, '/v1/chat/completions', body);
   t.regex(await cut.text(), /"error"/);
   const r = await admin(gw, 'GET', '/v1/usage');
-  t.deepEqual(r.body.map((x: any) => [x.key, x.model, x.prompt_tokens, x.completion_tokens, x.requests]), [['default', 'gpt-4o', 11, 1, 1]]);
+  // no usage reported before the cut: the prompt estimate, and "par" (3 bytes: 1 token)
+  t.deepEqual(r.body.map((x: any) => [x.key, x.model, x.prompt_tokens, x.completion_tokens, x.requests, x.estimated_requests]), [['default', 'gpt-4o', 11 + estimateTokens(body), 1 + 1, 2, 1]]);
 });
 
 test('usage: kept across a graceful restart on the same data dir', async (t) => {
@@ -99,5 +102,5 @@ test('usage: kept across kill -9 — every answered request, stream and non-stre
   const second = await spawnGateway(['--config', config]);
   kids.push(second);
   const r = await admin(second, 'GET', '/v1/usage');
-  t.deepEqual(r.body, [{ key: 'default', model: 'gpt-4o', prompt_tokens: 27, completion_tokens: 5, total_tokens: 32, requests: 2 }]);
+  t.deepEqual(r.body, [{ key: 'default', model: 'gpt-4o', prompt_tokens: 27, completion_tokens: 5, total_tokens: 32, requests: 2, estimated_requests: 0 }]);
 });

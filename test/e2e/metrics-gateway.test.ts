@@ -1,4 +1,5 @@
 import test from 'ava';
+import { estimateTokens } from '../../core/format/estimate.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, startUpstream } from '../helpers/upstream.ts';
 import { client, gatewayWith, HI, openaiUpstream, post } from './ext-helpers.ts';
@@ -99,7 +100,7 @@ test('metrics: an upstream 500 cured by retries, one that is not, an upstream 42
   t.is(value(m, 'gw_refusals_total'), 0, 'an upstream failure is not a refusal');
 });
 
-test('metrics: an open stream shows in gw_inflight_streams; a client that leaves mid-stream is counted with 499 and no tokens', async (t) => {
+test('metrics: an open stream shows in gw_inflight_streams; a client that leaves mid-stream is counted with 499 and the tokens it is charged', async (t) => {
   const sse = fixture('openai/openai-node/chat.stream.include-usage.sse');
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
@@ -127,7 +128,9 @@ test('metrics: an open stream shows in gw_inflight_streams; a client that leaves
   }
   t.is(value(m, 'gw_inflight_streams'), 0);
   t.is(value(m, 'gw_requests_total', { route: 'chat', model: 'gpt-4o', provider: 'up', status: '499' }), 1);
-  t.is(value(m, 'gw_tokens_total'), 0);
+  // charged for what it streamed: a role chunk, no usage yet, so the prompt estimate alone
+  t.is(value(m, 'gw_tokens_total', { type: 'prompt' }), estimateTokens({ model: 'gpt-4o', messages: HI, stream: true }));
+  t.is(value(m, 'gw_tokens_total', { type: 'completion' }), 0);
 });
 
 test('metrics: /metrics needs the admin token (403 for a gateway key, 401 without), answers Prometheus text; failures before admission are counted without model', async (t) => {

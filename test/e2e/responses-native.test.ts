@@ -8,6 +8,7 @@
 import test from 'ava';
 import OpenAI from 'openai';
 import { fixture, replyJson, replySse, type Received } from '../helpers/upstream.ts';
+import { estimateTokens } from '../../core/format/estimate.ts';
 import { admin } from './ext-helpers.ts';
 import { chunksToSse, KEY, providerToml, replyMessages, responsesEvents, rig } from './responses-helpers.ts';
 import { startUpstream } from '../helpers/upstream.ts';
@@ -132,7 +133,10 @@ test('native stream: the upstream error and response.failed are forwarded unchan
   t.is(await r.text(), failing);
   const err = await t.throwsAsync(client.responses.stream({ model: MODEL, input: 'hi' }).finalResponse());
   t.regex(err!.message, /exceeded your current quota/);
-  t.deepEqual((await admin(gw, 'GET', '/v1/usage')).body, [], 'a failed response counts nothing');
+  // it failed after its first byte: charged for what it streamed, here no output, so the prompt estimate
+  const usage = (await admin(gw, 'GET', '/v1/usage')).body;
+  t.like(usage, [{ model: MODEL, completion_tokens: 0, requests: 2, estimated_requests: 2 }]);
+  t.true(usage[0].prompt_tokens >= 2 * estimateTokens({ model: MODEL, input: 'hi', stream: true }));
 });
 
 test('native stream cut after the first events: gw sends error then response.failed, numbered on from the upstream', async (t) => {

@@ -19,12 +19,13 @@ function ev(data: unknown, event?: string): SseEvent {
 const start = (usage: Record<string, number> = { input_tokens: 10, output_tokens: 1 }) =>
   ev({ type: 'message_start', message: { id: 'msg_x', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage } });
 
-test('basic.sse: the exact chunk sequence', (t) => {
+test('basic.sse: the exact chunk sequence (the usage reported so far after message_start and message_delta, the last one final)', (t) => {
   const chunks = mapFixture('anthropic-sdk-typescript/basic.sse');
   const base = { id: 'msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK', object: 'chat.completion.chunk', created: CREATED, model: 'claude-opus-4-8' };
   const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
   t.deepEqual(chunks, [
     delta({ role: 'assistant', content: '' }),
+    { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 1, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } } },
     delta({ content: 'Hello' }),
     delta({ content: ' there' }),
     delta({ content: '!' }),
@@ -37,6 +38,7 @@ test('tool_use.sse: text then a tool call indexed 0 although it is anthropic blo
   const chunks = mapFixture('anthropic-sdk-typescript/tool_use.sse');
   t.deepEqual(chunks.map((c) => c.choices[0]?.delta), [
     { role: 'assistant', content: '' },
+    undefined,
     { content: 'I' },
     { content: "'ll check the current weather in Paris for you." },
     { tool_calls: [{ index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
@@ -96,11 +98,12 @@ test('anthropic-refusal.sse: refusal text, then content_filter', (t) => {
   const chunks = mapFixture('vercel-ai/anthropic-refusal.sse');
   t.deepEqual(chunks.map((c) => [c.choices[0]?.delta, c.choices[0]?.finish_reason]), [
     [{ role: 'assistant', content: '' }, null],
+    [undefined, undefined],
     [{ refusal: "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy." }, null],
     [{}, 'content_filter'],
     [undefined, undefined],
   ]);
-  t.deepEqual(chunks[3].usage, { prompt_tokens: 18, completion_tokens: 5, total_tokens: 23, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } });
+  t.deepEqual(chunks[4].usage, { prompt_tokens: 18, completion_tokens: 5, total_tokens: 23, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } });
 });
 
 test('anthropic-clear-thinking.1.sse: thinking → reasoning_content, signature dropped', (t) => {
@@ -177,7 +180,7 @@ test('an error event (stream.error-event.overloaded.sse) throws 502 keeping mess
 
 test('an error event mid-stream throws after the chunks already mapped', (t) => {
   const m = new AnthropicStreamMapper({ created: CREATED });
-  t.is(m.push(start()).length, 1);
+  t.is(m.push(start()).length, 2, 'the role chunk, then the usage reported so far');
   t.deepEqual(m.push(ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })), []);
   t.is(m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }))[0].choices[0].delta.content, 'Hi');
   const err = t.throws(() => m.push({ event: 'error', data: '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}' }), { instanceOf: GatewayError });
@@ -217,7 +220,18 @@ test('end() before message_stop throws 502; after it, returns nothing', (t) => {
 
 test('message_stop without a stop_reason still finishes with stop before usage', (t) => {
   const chunks = runMapper(new AnthropicStreamMapper({ created: CREATED }), [start(), ev({ type: 'message_stop' })]);
-  t.deepEqual(chunks.map((c) => (c.choices.length > 0 ? c.choices[0].finish_reason : 'usage')), [null, 'stop', 'usage']);
+  t.deepEqual(chunks.map((c) => (c.choices.length > 0 ? c.choices[0].finish_reason : 'usage')), [null, 'usage', 'stop', 'usage']);
+});
+
+test('usage reported so far: message_start input counts at once, message_delta the output; the stream ends with one usage chunk after the finish', (t) => {
+  const m = new AnthropicStreamMapper({ created: CREATED });
+  const first = m.push(start({ input_tokens: 40, output_tokens: 1 }));
+  t.deepEqual(first[1]!.usage, { prompt_tokens: 40, completion_tokens: 1, total_tokens: 41, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } });
+  m.push(ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
+  t.is(m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } })).length, 1, 'no usage chunk with content');
+  const last = m.push(ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }));
+  t.deepEqual(last.map((c) => (c.choices.length > 0 ? c.choices[0]!.finish_reason : c.usage!.completion_tokens)), ['stop', 7]);
+  t.deepEqual(m.push(ev({ type: 'message_stop' })), [], 'the final usage already went out');
 });
 
 test('unknown event and delta types are skipped', (t) => {

@@ -60,16 +60,18 @@ function assertEnvelope(t: import('ava').ExecutionContext, chunks: ChatCompletio
   t.deepEqual(chunks[0]!.choices, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
 }
 
-test('google-text.sse: text, stop, and one trailing usage chunk with thoughts counted as completion', (t) => {
+test('google-text.sse: text, stop, the running usage when it changes and a trailing usage chunk with thoughts counted as completion', (t) => {
   const r = run(sseEvents('google-text.sse'));
   assertEnvelope(t, r.chunks);
   t.is(r.content, 'There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y');
   t.is(r.reasoning, '');
   t.deepEqual(r.toolCalls, []);
   t.deepEqual(r.finish, ['stop']);
-  // role, 2 text chunks (the empty signature-only part emits nothing), finish, usage
-  t.is(r.chunks.length, 5);
+  // role, 2 text chunks (the empty signature-only part emits nothing), finish, the usage
+  // after each event whose counts changed (5, then 23 candidate tokens), the final usage
+  t.is(r.chunks.length, 7);
   t.deepEqual(r.chunks.at(-1)!.choices, []);
+  t.deepEqual(r.chunks.filter((c) => c.usage !== undefined).map((c) => c.usage!.completion_tokens), [5 + 185, 23 + 185, 23 + 185]);
   t.deepEqual(r.usage, {
     prompt_tokens: 9,
     completion_tokens: 23 + 185,
@@ -77,7 +79,6 @@ test('google-text.sse: text, stop, and one trailing usage chunk with thoughts co
     prompt_tokens_details: { cached_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 185 },
   });
-  t.is(r.chunks.filter((c) => c.usage !== undefined).length, 1);
 });
 
 test('google-reasoning.sse: text and cumulative usage from the last event', (t) => {
@@ -199,7 +200,7 @@ test('malformed JSON throws 502 quoting the data', (t) => {
 
 test('an error payload mid-stream throws 502 with the upstream message and status', (t) => {
   const mapper = new GeminiStreamMapper(META);
-  t.is(mapper.push(sseEvents('google-text.sse')[0]!).length, 2);
+  t.is(mapper.push(sseEvents('google-text.sse')[0]!).length, 3, 'role, text, the usage so far');
   const err = t.throws(() => mapper.push(ev({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })), { instanceOf: GatewayError });
   t.is(err.status, 502);
   t.is(err.message, 'provider gemini failed mid-stream: The model is overloaded. Please try again later.');

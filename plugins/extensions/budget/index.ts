@@ -14,7 +14,9 @@
  *   onResponse  settle: adds the actual cost (from the reported usage; the estimate when an
  *               upstream reported none) and drops the hold, atomically, before the last
  *               byte. Cache hits and early responses drop the hold and cost nothing.
- *   onError     drops the hold: a failed call costs nothing.
+ *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
+ *               an answer, from what it streamed (core/pipeline/partial.ts); any other
+ *               failure drops the hold: a call that failed before its first byte costs nothing.
  * The hold sits on the counter of the period the request was admitted in, and is settled
  * there: a request admitted just before a boundary is charged to that period.
  * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
@@ -30,7 +32,7 @@ import type { KeyInfo, RequestContext } from '../../../core/context.ts';
 import { badRequest } from '../../../core/error-codes.ts';
 import { defineError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
-import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargeable } from '../../../core/plugins/helpers.ts';
 import { BUCKETS_KEY, SERIES_DISABLED, DAY_MS, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
 import { PeriodClock, rfc3339 } from './period.ts';
@@ -123,25 +125,22 @@ export default defineExtension({
       return undefined;
     });
 
-    hooks.onResponse.tapPromise(PLUGIN_NAME, async function settle(rc: RequestContext) {
+    /** Settles the request's hold with its cost, or releases it when nothing is to be charged. */
+    async function settle(rc: RequestContext): Promise<void> {
       const h = rc.state.get(HOLD) as Hold | undefined;
       if (!h) return;
       rc.state.delete(HOLD);
-      if (!answeredUpstream(rc) || rc.status >= 400) return store.release(h.counter, h.id);
+      if (!chargeable(rc)) return store.release(h.counter, h.id);
       // a fallback model is priced at its own rate when it has one
       const price = rc.servedModel === rc.canonicalModel ? h.price : (pricing()[rc.servedModel] ?? h.price);
       const spent = rc.usage ? usageUsd(price, rc.usage) : h.estimate;
       const settled = store.settle(h.counter, h.id, { usd: spent });
       if (!buckets) return void (await settled);
       await Promise.all([settled, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets)]);
-    });
-
-    hooks.onError.tapPromise(PLUGIN_NAME, async function release(rc: RequestContext) {
-      const h = rc.state.get(HOLD) as Hold | undefined;
-      if (!h) return;
-      rc.state.delete(HOLD);
-      await store.release(h.counter, h.id);
-    });
+    }
+    hooks.onResponse.tapPromise(PLUGIN_NAME, settle);
+    // a stream charged for what it streamed settles; every other failure releases its hold
+    hooks.onError.tapPromise(PLUGIN_NAME, settle);
 
     routes.get('/v1/budget', async (ctx) => {
       const history = ctx.query.history;

@@ -8,7 +8,8 @@
  *                              latency_ms, upstream_ms, prompt_tokens, completion_tokens,
  *                              cache_hit, stream
  *   warn  "request failed"     same identity fields + status, code, error, upstream_status
- *         (error for 5xx)
+ *         (error for 5xx)      (+ prompt_tokens, completion_tokens, usage_estimated for a
+ *                              stream charged for what it streamed before it ended early)
  *   trace "request content"    the request's messages/input/contents and the response body
  */
 import { z } from 'zod';
@@ -44,10 +45,16 @@ function completed(out: Logger) {
 
 function failed(out: Logger) {
   return async function logFailed(rc: RequestContext, err: GatewayError): Promise<void> {
-    const fields = {
+    const fields: Record<string, unknown> = {
       req: rc.id, route: rc.route, model: rc.model, canonical_model: rc.canonicalModel, provider: rc.provider ?? err.provider, key_name: accountOf(rc),
       status: err.status, latency_ms: ms(rc), code: err.code, error: err.message, upstream_status: err.upstreamStatus,
     };
+    // a stream that ended early is charged for what it streamed: say how much
+    if (rc.partial) {
+      fields.prompt_tokens = rc.usage?.prompt_tokens ?? 0;
+      fields.completion_tokens = rc.usage?.completion_tokens ?? 0;
+      fields.usage_estimated = rc.usageEstimated;
+    }
     if (err.status >= 500) out.error(fields, 'request failed');
     else out.warn(fields, 'request failed');
     if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents }, 'request content');

@@ -8,8 +8,10 @@
  * Tokens are known only once used: the store's token window holds what finished requests
  * used; streams in flight add what their usage chunks reported so far to an in-memory
  * tally (`pending`, per key) from onChunk (synchronous, no I/O); onResponse moves the
- * request's total into the store and takes it out of the tally, onError just drops it
- * (a failed call counts nothing). Admission refuses when window + pending >= the limit.
+ * request's total into the store and takes it out of the tally; onError does the same for a
+ * stream charged for what it streamed (`rc.partial`, core/pipeline/partial.ts) and just
+ * drops the tally otherwise (a call that failed before its first byte counts nothing).
+ * Admission refuses when window + pending >= the limit.
  * Limits are checked at admission only: an admitted stream is never cut.
  * Refusals: 429 `rate_limit_exceeded` with `retry-after` in whole seconds (1..60).
  *
@@ -29,11 +31,13 @@ import type { KeyInfo, RequestContext } from '../../../core/context.ts';
 import { defineError, type GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream, OPEN_ACCOUNT } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargeable, OPEN_ACCOUNT } from '../../../core/plugins/helpers.ts';
 
 const PLUGIN_NAME = 'rate_limit';
 /** rc.state slot: tokens this request already put in `pending`. */
 const TALLY = Symbol('rate_limit.tally');
+/** rc.state slot: this request's tokens are in the store's window. */
+const RECORDED = Symbol('rate_limit.recorded');
 
 const schema = z.strictObject({
   /** Default for keys that give none; absent: only keys with their own limit are limited. */
@@ -100,16 +104,20 @@ export default defineExtension({
       const name = accountOf(rc);
       pending.set(name, (pending.get(name) ?? 0) + delta);
     });
-    hooks.onResponse.tapPromise(PLUGIN_NAME, async function recordTokens(rc) {
+    /** Records the request's tokens in the store's window when it is charged, then takes them out of the tally. */
+    async function recordTokens(rc: RequestContext): Promise<void> {
       const u = rc.usage;
-      const tokens = u && answeredUpstream(rc) && tpmOf(rc) !== undefined ? u.prompt_tokens + u.completion_tokens : 0;
+      // once: onError also runs when a later onResponse tap threw after this one recorded
+      const tokens = u && chargeable(rc) && !rc.state.has(RECORDED) && tpmOf(rc) !== undefined ? u.prompt_tokens + u.completion_tokens : 0;
       // into the store first, then out of the tally: briefly counted twice, never zero times
-      if (tokens > 0) await store.windowAdd(`t:${accountOf(rc)}`, tokens, windowMs);
+      if (tokens > 0) {
+        rc.state.set(RECORDED, true);
+        await store.windowAdd(`t:${accountOf(rc)}`, tokens, windowMs);
+      }
       settle(rc);
-    });
-    hooks.onError.tapPromise(PLUGIN_NAME, async function dropTokens(rc) {
-      settle(rc);
-    });
+    }
+    hooks.onResponse.tapPromise(PLUGIN_NAME, recordTokens);
+    hooks.onError.tapPromise(PLUGIN_NAME, recordTokens);
   },
 });
 

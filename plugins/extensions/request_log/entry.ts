@@ -38,11 +38,16 @@ export interface LogEntry {
   overhead_ms: number | null;
   /** Upstream time to its answer (JSON) or first event (streams), retries included; null when none answered. */
   upstream_ms: number | null;
-  /** Usage the upstream reported; null when it reported none (failures, cache hits). */
+  /**
+   * Usage the upstream reported; null when it reported none (failures before the first byte,
+   * cache hits). A stream that ended early shows what it was charged (`usage_estimated`).
+   */
   prompt_tokens: number | null;
   completion_tokens: number | null;
   /** That usage priced from `[pricing]`; null when unpriced or without usage. */
   cost_usd: number | null;
+  /** True when the usage is gw's estimate: a stream that ended early before the upstream counted its output. */
+  usage_estimated: boolean;
   cache_hit: boolean;
   error_code: string | null;
   error_message: string | null;
@@ -69,8 +74,14 @@ function tokens(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
 }
 
-/** The stored form's field order: an entry is kept as a JSON array of its values (half the bytes of an object), `time` as epoch ms. */
-const FIELDS = ['time', 'request_id', 'key', 'route', 'model', 'served_model', 'provider', 'status', 'attempts', 'stream', 'latency_ms', 'ttfb_ms', 'overhead_ms', 'upstream_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'cache_hit', 'error_code', 'error_message', 'request_body', 'response_body'] as const;
+/**
+ * The stored form's field order: an entry is kept as a JSON array of its values (half the
+ * bytes of an object), `time` as epoch ms. Fields added later go after the bodies, so rows
+ * written before stay readable; a row that has them but no bodies holds `0` in the body slots.
+ */
+const FIELDS = ['time', 'request_id', 'key', 'route', 'model', 'served_model', 'provider', 'status', 'attempts', 'stream', 'latency_ms', 'ttfb_ms', 'overhead_ms', 'upstream_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'cache_hit', 'error_code', 'error_message', 'request_body', 'response_body', 'usage_estimated'] as const;
+const BODIES_AT = 20;
+const ESTIMATED_AT = 22;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -115,14 +126,23 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     err ? (err.message.length > MESSAGE_MAX ? `${err.message.slice(0, MESSAGE_MAX)}…` : err.message) : null,
   ];
   if (bodies) row.push(bodies[0], bodies[1]);
+  if (rc?.usageEstimated) {
+    if (!bodies) row.push(0, 0);
+    row.push(true);
+  }
   return row;
 }
 
 /** The entry of a stored row (GET /v1/requests); bodies only when they were logged. */
 export function fromRow(row: unknown[]): LogEntry {
   const e: Record<string, unknown> = {};
-  const n = Math.min(row.length, FIELDS.length);
+  const n = Math.min(row.length, BODIES_AT);
   for (let i = 0; i < n; i++) e[FIELDS[i]!] = row[i];
   e.time = new Date(row[0] as number).toISOString();
+  e.usage_estimated = row[ESTIMATED_AT] === true;
+  if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
+    e.request_body = row[BODIES_AT];
+    e.response_body = row[BODIES_AT + 1];
+  }
   return e as unknown as LogEntry;
 }

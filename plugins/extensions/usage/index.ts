@@ -3,17 +3,23 @@
  * as the upstream reported them (common semantics), for every route and for streams
  * whether or not the client asked for usage. Committed to the store in onResponse, which
  * the core awaits before the response's last byte: an answered request's usage survives a
- * restart and a crash. Cache hits, early responses and failed calls count no tokens.
+ * restart and a crash. Cache hits, early responses and calls that failed before their
+ * first byte count no tokens. A stream that ended early after its first byte (the client
+ * left, the upstream was cut, a timeout, a mid-stream error) counts what it streamed, from
+ * onError (`rc.partial`, core/pipeline/partial.ts): the usage the upstream had reported,
+ * else gw's estimate, counted in `estimated_requests` too.
  *
  * Over time: the same numbers per (key, model, provider, UTC hour), plus failed requests
  * (`errors`), kept `retention_days` (default 90; 0 = lifetime totals only). The lifetime
  * counter and the hour bucket are written together (the store batches them: one LevelDB
  * batch, one Redis round trip).
  *
- * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens, requests}]`
- * (lifetime; `requests` = answered requests); with any of `bucket`, `group_by`, `from`,
- * `to` → `[{bucket_start, <group fields>, requests, errors, prompt_tokens, completion_tokens,
- * total_tokens}]` where `requests` counts answered and failed requests alike.
+ * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens, requests,
+ * estimated_requests}]` (lifetime; `requests` = answered requests and streams charged for
+ * what they streamed; `estimated_requests` = those of them whose usage is gw's estimate);
+ * with any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>,
+ * requests, errors, estimated_requests, prompt_tokens, completion_tokens, total_tokens}]`
+ * where `requests` counts answered and failed requests alike.
  */
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
@@ -21,7 +27,7 @@ import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
 import type { GatewayError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
-import { accountOf, answeredUpstream } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargeable } from '../../../core/plugins/helpers.ts';
 import { BUCKETS_KEY, SERIES_DISABLED, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 
 const PLUGIN_NAME = 'usage';
@@ -43,6 +49,8 @@ export interface UsageEntry {
   completion_tokens: number;
   total_tokens: number;
   requests: number;
+  /** Of `requests`, the streams that ended early whose usage gw estimated (docs/design.md usage fine print). */
+  estimated_requests: number;
 }
 
 /** Counter key for a (key name, model) pair; JSON so any model id is safe in it. */
@@ -55,25 +63,32 @@ const SHAPE: SeriesShape = {
   fields: (s) => {
     const prompt = s.prompt_tokens ?? 0;
     const completion = s.completion_tokens ?? 0;
-    return { requests: s.requests ?? 0, errors: s.errors ?? 0, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    return { requests: s.requests ?? 0, errors: s.errors ?? 0, estimated_requests: s.estimated ?? 0, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   },
 };
 
 function recorder(store: Store, retentionMs: number) {
   const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
+  /** Counts `rc.usage` (an answer, or a stream charged for what it streamed); `failed`: the bucket counts it as an error too. */
+  async function record(rc: RequestContext, failed: boolean): Promise<void> {
+    const u = rc.usage;
+    const account = accountOf(rc);
+    const deltas: Record<string, number> = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
+    if (rc.usageEstimated) deltas.estimated = 1;
+    rc.state.set(RECORDED, true);
+    const lifetime = store.incr(counterKey(account, rc.servedModel), deltas);
+    if (!buckets) return void (await lifetime);
+    await Promise.all([lifetime, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([account, rc.servedModel, rc.provider]), failed ? { ...deltas, errors: 1 } : deltas, buckets)]);
+  }
   return {
     async answered(rc: RequestContext): Promise<void> {
-      if (!answeredUpstream(rc) || rc.status >= 400 || rc.operation === 'count') return;
-      const u = rc.usage;
-      const account = accountOf(rc);
-      const deltas = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
-      rc.state.set(RECORDED, true);
-      const lifetime = store.incr(counterKey(account, rc.servedModel), deltas);
-      if (!buckets) return void (await lifetime);
-      await Promise.all([lifetime, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([account, rc.servedModel, rc.provider]), deltas, buckets)]);
+      if (!chargeable(rc) || rc.operation === 'count') return;
+      await record(rc, false);
     },
     async failed(rc: RequestContext, err: GatewayError): Promise<void> {
-      // a client that left is not an error of the gateway's
+      // a stream that ended early is charged for what it streamed (once: onError may follow a
+      // recorded onResponse); a client that left is not an error of the gateway's
+      if (chargeable(rc) && !rc.state.has(RECORDED)) return record(rc, err.status !== 499);
       if (!buckets || err.status === 499) return;
       // a model no provider serves is whatever the client sent: never a series of its own
       const model = MODEL_NOT_FOUND.is(err) ? '' : rc.servedModel;
@@ -91,7 +106,7 @@ export async function listUsage(store: Store): Promise<UsageEntry[]> {
     const c = JSON.parse(v) as Record<string, number>;
     const prompt = c.prompt_tokens ?? 0;
     const completion = c.completion_tokens ?? 0;
-    out.push({ key, model, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, requests: c.requests ?? 0 });
+    out.push({ key, model, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, requests: c.requests ?? 0, estimated_requests: c.estimated ?? 0 });
   }
   return out;
 }
@@ -103,7 +118,7 @@ export default defineExtension({
     const retentionMs = config.retention_days * DAY_MS;
     const rec = recorder(store, retentionMs);
     hooks.onResponse.tapPromise(PLUGIN_NAME, rec.answered);
-    if (retentionMs > 0) hooks.onError.tapPromise(PLUGIN_NAME, rec.failed);
+    hooks.onError.tapPromise(PLUGIN_NAME, rec.failed);
     routes.get('/v1/usage', async (ctx) => {
       let body: unknown;
       if (!wantsSeries(ctx)) body = await listUsage(store);

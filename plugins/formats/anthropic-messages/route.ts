@@ -7,6 +7,8 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../../../core/context.ts';
 import { UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import { StreamProgress } from '../../../core/format/estimate.ts';
+import { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../../../core/format/sse-data.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
 import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
@@ -24,10 +26,10 @@ export const FORMAT = 'anthropic-messages';
 
 type Outcome = { native: NativeOutcome } | { translated: ChatOutcome };
 
-/** An error event as a stream's first event is a failure before the stream (retried, or a status). */
+/** An error event or malformed data as a stream's first event is a failure before the stream (retried, or a status). */
 function errorFirst(provider: string) {
   return (ev: SseEvent) => {
-    if (ev.event !== 'error') return undefined;
+    if (ev.event !== 'error') return malformedFirst(ev.data, provider);
     let e: unknown;
     try {
       e = (JSON.parse(ev.data) as { error?: unknown }).error;
@@ -71,7 +73,8 @@ export function messagesRoute(pipeline: Pipeline, hooks: Hooks) {
         rc.usage = usage ? fromMessagesUsage(usage) : undefined;
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers });
       }
-      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: passthroughFrames(hooks, rc, r.events), errorFrame });
+      const progress = new StreamProgress();
+      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: passthroughFrames(hooks, rc, r.events, progress), errorFrame, progress });
     }
     const r = v.translated;
     if (r.type === 'json') {
@@ -79,7 +82,8 @@ export function messagesRoute(pipeline: Pipeline, hooks: Hooks) {
       const out = chatCompletionToMessages(r.body, { requestModel: rc.model, stopSequences: stops, provider: rc.provider });
       return pipeline.finish(ctx, a, { body: JSON.stringify(out), headers });
     }
-    return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, stops), errorFrame });
+    const progress = new StreamProgress();
+    return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, stops, progress), errorFrame, progress });
   };
 }
 
@@ -88,48 +92,71 @@ function errorFrame(err: Parameters<typeof messagesErrorBody>[0]): string {
   return `event: error\ndata: ${messagesErrorBody(err)}\n\n`;
 }
 
-/** Native Messages events, forwarded as they came; usage read from message_start/message_delta. */
-async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>): AsyncGenerator<string, string | undefined> {
+/** The output fields of a `content_block_delta`, for the early-end estimate. */
+const TEXT = '"text":';
+const THINKING = '"thinking":';
+const PARTIAL_JSON = '"partial_json":';
+
+/**
+ * Native Messages events, forwarded as they came; usage read from message_start/message_delta.
+ * Events are parsed only where gw needs them (usage, errors, an onChunk tap); the others are
+ * checked for their framing (core/format/sse-data.ts) and counted for the early-end estimate
+ * from their delta's one text field.
+ */
+async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   const usage: Partial<MessagesUsage> = {};
+  const provider = rc.provider!;
   for await (const ev of events) {
     const type = ev.event;
+    const data = ev.data;
     let obj: { message?: { usage?: unknown }; usage?: unknown; error?: unknown } | undefined;
     if (tapped || type === 'message_start' || type === 'message_delta' || type === 'error') {
-      try {
-        obj = JSON.parse(ev.data);
-      } catch {
-        throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed ${type ?? 'stream'} event: ${ev.data.slice(0, 200)}` }, { provider: rc.provider });
-      }
+      if (isBlank(data)) continue;
+      obj = parseEventObject(data, provider);
+    } else if (!objectFramed(data)) {
+      if (isBlank(data)) continue;
+      throw malformedEvent(provider, data);
     }
-    if (type === 'message_start') rc.usage = fromMessagesUsage(mergeMessagesUsage(usage, obj!.message?.usage));
-    else if (type === 'message_delta') rc.usage = fromMessagesUsage(mergeMessagesUsage(usage, obj!.usage));
+    if (type === 'content_block_delta') {
+      const before = progress.bytes;
+      progress.field(data, TEXT);
+      if (progress.bytes === before) progress.field(data, PARTIAL_JSON);
+      if (progress.bytes === before) progress.field(data, THINKING);
+    } else if (type === 'message_start') {
+      rc.usage = fromMessagesUsage(mergeMessagesUsage(usage, obj!.message?.usage));
+      progress.reported();
+    } else if (type === 'message_delta') {
+      rc.usage = fromMessagesUsage(mergeMessagesUsage(usage, obj!.usage));
+      progress.reported();
+    }
     if (tapped) {
       holder.value = obj as MessagesStreamEvent;
       hooks.onChunk.call(rc, holder);
     }
-    const frame = `${type ? `event: ${type}\n` : ''}${dataField(ev.data)}\n\n`;
+    const frame = `${type ? `event: ${type}\n` : ''}${dataField(data)}\n\n`;
     if (type === 'message_stop') return frame;
     if (type === 'error') {
-      // forwarded unchanged, then the stream ends as a failure (onError, nothing accounted)
+      // forwarded unchanged, then the stream ends as a failure (charged for what it streamed)
       yield frame;
-      const err = messagesStreamError(obj?.error, rc.provider!);
+      const err = messagesStreamError(obj?.error, provider);
       err.forwarded = true;
       throw err;
     }
     yield frame;
   }
-  throw UPSTREAM_TRUNCATED({ provider: rc.provider!, expected: 'message_stop' }, { provider: rc.provider });
+  throw UPSTREAM_TRUNCATED({ provider, expected: 'message_stop' }, { provider });
 }
 
 /** Common chunks → Messages events for a client that spoke Messages to a common-format kind. */
-async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, stops: string[]): AsyncGenerator<string, string | undefined> {
+async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, stops: string[], progress: StreamProgress): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   const mapper = new ChunksToMessagesEvents({ requestModel: rc.model, stopSequences: stops });
   for await (const item of items) {
     const chunk = chunkOf(item, rc.provider);
+    progress.chunk(chunk);
     if (chunk.usage) rc.usage = chunk.usage;
     for (const ev of mapper.push(chunk)) {
       if (tapped) {

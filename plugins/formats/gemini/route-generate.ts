@@ -12,6 +12,9 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../../../core/context.ts';
 import { UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import type { Usage } from '../../../core/format/chat.ts';
+import { StreamProgress } from '../../../core/format/estimate.ts';
+import { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../../../core/format/sse-data.ts';
 import type { GatewayError } from '../../../core/errors.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
@@ -76,10 +79,10 @@ function parse<T>(data: string, rc: RequestContext, what: string): T {
   }
 }
 
-/** An error payload as a stream's first event is a failure before the stream (retried, or a status). */
+/** An error payload or malformed data as a stream's first event is a failure before the stream (retried, or a status). */
 function errorFirst(provider: string) {
   return (ev: SseEvent) => {
-    if (!ERROR_PAYLOAD.test(ev.data)) return undefined;
+    if (!ERROR_PAYLOAD.test(ev.data)) return malformedFirst(ev.data, provider);
     let e: unknown;
     try {
       e = (JSON.parse(ev.data) as { error?: unknown }).error;
@@ -122,13 +125,15 @@ export function generateRoute(pipeline: Pipeline, hooks: Hooks, stream: boolean)
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers });
       }
       const f = framing(ctx);
+      const progress = new StreamProgress();
       return pipeline.stream(ctx, a, {
         headers,
         ready: r.ready,
-        frames: passthroughFrames(hooks, rc, r.events, f),
+        frames: passthroughFrames(hooks, rc, r.events, f, progress),
         errorFrame: f.error,
         contentType: f.contentType,
         keepAlive: f.keepAlive,
+        progress,
       });
     }
     const r = v.translated;
@@ -138,13 +143,15 @@ export function generateRoute(pipeline: Pipeline, hooks: Hooks, stream: boolean)
     }
     const f = framing(ctx);
     const mapper = new ChunksToGeminiStream({ includeThoughts: v.includeThoughts });
+    const progress = new StreamProgress();
     return pipeline.stream(ctx, a, {
       headers,
       ready: r.ready,
-      frames: translatedFrames(hooks, rc, r.chunks, mapper, f),
+      frames: translatedFrames(hooks, rc, r.chunks, mapper, f, progress),
       errorFrame: f.error,
       contentType: f.contentType,
       keepAlive: f.keepAlive,
+      progress,
     });
   };
 }
@@ -154,42 +161,67 @@ function framing(ctx: Context): Framing {
   return ctx.query.alt === 'sse' ? sseFraming() : arrayFraming();
 }
 
+/** The output fields of a Gemini response, for the early-end estimate: each part's `text`, a function call's `args`. */
+const TEXT = '"text":';
+const ARGS = '"args":';
+/** A usageMetadata with counts (stream chunks may hold only `trafficType`). */
+const COUNTS = '"promptTokenCount"';
+
+/** The usage of a raw Gemini response kept unparsed. */
+function readUsage(raw: string): Usage | undefined {
+  const meta = (JSON.parse(raw) as GenerateContentResponse | null)?.usageMetadata;
+  return hasTokenCounts(meta) ? fromUsageMetadata(meta) : undefined;
+}
+
 /**
  * Native events, each one's data forwarded unchanged. Usage: Gemini's usageMetadata is
- * cumulative, so only the last event carrying it is parsed, at the end (every event when
- * an onChunk tap needs the responses anyway). No finishReason by the end → truncated. An
- * error payload is forwarded as is, then the stream ends as a failure.
+ * cumulative, so only the last event carrying counts is parsed, at the end or when the
+ * stream ends early (every event when an onChunk tap needs the responses anyway). No
+ * finishReason by the end → truncated. An error payload is forwarded as is, then the stream
+ * ends as a failure. Data that is not an object is malformed (core/format/sse-data.ts).
  */
-async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, f: Framing): AsyncGenerator<string, string | undefined> {
+async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, f: Framing, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
+  const provider = rc.provider!;
   let lastUsage: string | undefined;
   let finished = false;
   for await (const ev of events) {
     const data = ev.data;
-    if (data.trim() === '') continue;
+    if (!objectFramed(data)) {
+      if (isBlank(data)) continue;
+      throw malformedEvent(provider, data);
+    }
     if (ERROR_PAYLOAD.test(data)) {
       // the error ends the body: for the array, the element and the closing bracket together
       const framed = f.frame(data);
       const end = f.end();
       yield end === undefined ? framed : framed + end;
-      const err = geminiStreamError(parse<{ error?: unknown }>(data, rc, 'stream event').error, rc.provider!);
+      const err = geminiStreamError(parseEventObject<{ error?: unknown }>(data, provider).error, provider);
       err.forwarded = true;
       throw err;
     }
+    progress.field(data, TEXT);
+    if (data.includes('"functionCall"')) progress.field(data, ARGS);
     if (tapped) {
-      const res = parse<GenerateContentResponse>(data, rc, 'stream event');
-      if (hasTokenCounts(res.usageMetadata)) rc.usage = fromUsageMetadata(res.usageMetadata);
+      const res = parseEventObject<GenerateContentResponse>(data, provider);
+      if (hasTokenCounts(res.usageMetadata)) {
+        rc.usage = fromUsageMetadata(res.usageMetadata);
+        progress.reported();
+      }
       holder.value = res;
       hooks.onChunk.call(rc, holder);
-    } else if (data.includes('"usageMetadata"')) lastUsage = data;
+    } else if (data.includes(COUNTS)) {
+      lastUsage = data;
+      progress.deferUsage(data, readUsage);
+    }
     if (!finished && data.includes('"finishReason"')) finished = true;
     yield f.frame(data);
   }
-  if (!finished) throw UPSTREAM_TRUNCATED({ provider: rc.provider!, expected: 'finishReason' }, { provider: rc.provider });
+  if (!finished) throw UPSTREAM_TRUNCATED({ provider, expected: 'finishReason' }, { provider });
   if (lastUsage !== undefined) {
-    const usage = parse<GenerateContentResponse>(lastUsage, rc, 'stream event').usageMetadata;
-    if (hasTokenCounts(usage)) rc.usage = fromUsageMetadata(usage);
+    const meta = parseEventObject<GenerateContentResponse>(lastUsage, provider).usageMetadata;
+    if (hasTokenCounts(meta)) rc.usage = fromUsageMetadata(meta);
   }
   return f.end();
 }
@@ -201,11 +233,13 @@ async function* translatedFrames(
   items: AsyncIterable<StreamItem>,
   mapper: ChunksToGeminiStream,
   f: Framing,
+  progress: StreamProgress,
 ): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   for await (const item of items) {
     const chunk = chunkOf(item, rc.provider);
+    progress.chunk(chunk);
     if (chunk.usage) rc.usage = chunk.usage;
     for (const res of mapper.push(chunk)) {
       if (tapped) {

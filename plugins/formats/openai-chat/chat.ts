@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import type { RequestContext } from '../../../core/context.ts';
 import type { GatewayError } from '../../../core/errors.ts';
 import type { ChatCompletionChunk, ChatRequest } from '../../../core/format/chat.ts';
+import { StreamProgress } from '../../../core/format/estimate.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
 import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
@@ -37,7 +38,8 @@ export function chatRoute(pipeline: Pipeline, hooks: Hooks) {
       return pipeline.finish(ctx, a, { body: r.raw ?? JSON.stringify(r.body), headers: served.headers });
     }
     const includeUsage = (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
-    return pipeline.stream(ctx, a, { headers: served.headers, ready: r.ready, frames: chatFrames(hooks, rc, r.chunks, includeUsage), errorFrame });
+    const progress = new StreamProgress();
+    return pipeline.stream(ctx, a, { headers: served.headers, ready: r.ready, frames: chatFrames(hooks, rc, r.chunks, includeUsage, progress), errorFrame, progress });
   };
 }
 
@@ -51,6 +53,9 @@ function positive(v: unknown): number | undefined {
 }
 
 const USAGE = /"usage"\s*:\s*\{/;
+/** The output fields of a raw chunk, for the early-end estimate: `content` and `reasoning_content`, tool `arguments`. */
+const CONTENT = 'content":';
+const ARGUMENTS = '"arguments":';
 
 /**
  * Turns provider stream items into SSE frames for the client, enforcing docs/design.md's usage
@@ -58,7 +63,7 @@ const USAGE = /"usage"\s*:\s*\{/;
  * and only when it asked; no other chunk carries usage. Raw items are parsed only when a
  * hook needs the chunk or the text may carry usage.
  */
-async function* chatFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, includeUsage: boolean): AsyncGenerator<string, string | undefined> {
+async function* chatFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, includeUsage: boolean, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
   const onChunk = hooks.onChunk;
   const tapped = onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
@@ -69,7 +74,12 @@ async function* chatFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterabl
     if (typeof item === 'string') {
       text = item;
       if (tapped || USAGE.test(item)) chunk = chunkOf(item, rc.provider);
+      else {
+        progress.field(item, CONTENT);
+        progress.field(item, ARGUMENTS);
+      }
     } else chunk = item;
+    if (chunk) progress.chunk(chunk);
     if (chunk?.usage) {
       rc.usage = chunk.usage;
       if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) {

@@ -13,6 +13,8 @@ import type { Context } from 'koa';
 import type { RequestContext } from '../../../core/context.ts';
 import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
 import type { GatewayError } from '../../../core/errors.ts';
+import { StreamProgress } from '../../../core/format/estimate.ts';
+import { malformedFirst } from '../../../core/format/sse-data.ts';
 import type { Hooks } from '../../../core/hooks.ts';
 import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
 import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
@@ -41,11 +43,11 @@ export interface RouteDeps {
   store: ResponseStore;
 }
 
-/** An `error` or `response.failed` event as a native stream's first event: a failure before the stream (retried, or a status). */
+/** An `error` or `response.failed` event, or malformed data, as a native stream's first event: a failure before the stream (retried, or a status). */
 function failedFirst(provider: string) {
   return (ev: SseEvent) => {
     const type = ev.event ?? typeOf(ev.data);
-    if (type !== 'error' && type !== 'response.failed') return undefined;
+    if (type !== 'error' && type !== 'response.failed') return malformedFirst(ev.data, provider);
     let data: Parameters<typeof responsesStreamError>[0];
     try {
       data = JSON.parse(ev.data);
@@ -127,7 +129,7 @@ export function createResponseRoute(d: RouteDeps) {
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers, contentType: r.contentType });
       }
       const s = new NativeStream(hooks, rc, save);
-      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: s.frames(r.events), errorFrame: (err: GatewayError) => s.errorFrame(err) });
+      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: s.frames(r.events), errorFrame: (err: GatewayError) => s.errorFrame(err), progress: s.progress });
     }
 
     const { translated: r, tr } = v;
@@ -140,9 +142,10 @@ export function createResponseRoute(d: RouteDeps) {
       return pipeline.finish(ctx, a, { body: JSON.stringify(out), headers });
     }
     const mapper = new ChunksToResponsesEvents(opts);
+    const progress = new StreamProgress();
     return pipeline.stream(ctx, a, {
-      headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, mapper, save),
-      errorFrame: (err: GatewayError) => encodeAll(mapper.fail(err)),
+      headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, mapper, save, progress),
+      errorFrame: (err: GatewayError) => encodeAll(mapper.fail(err)), progress,
     });
   };
 }

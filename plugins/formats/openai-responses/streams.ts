@@ -10,7 +10,9 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import type { RequestContext } from '../../../core/context.ts';
-import { UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import { UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import { StreamProgress } from '../../../core/format/estimate.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../../core/format/sse-data.ts';
 import type { GatewayError } from '../../../core/errors.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
@@ -37,6 +39,8 @@ export function encodeAll(events: ResponsesStreamEvent[]): string {
 }
 
 const SEQ = '"sequence_number":';
+/** The output field of every `*.delta` event, for the early-end estimate. */
+const DELTA = '"delta":';
 
 /** An event's `sequence_number`, read without parsing the event (undefined when it has none). */
 export function sequenceOf(data: string): number | undefined {
@@ -67,6 +71,9 @@ export class NativeStream {
   #seq = -1;
   #created: string | undefined;
 
+  /** What was forwarded, for the charge of a stream that ends early. */
+  readonly progress = new StreamProgress();
+
   constructor(hooks: Hooks, rc: RequestContext, save: SaveResponse) {
     this.#hooks = hooks;
     this.#rc = rc;
@@ -80,19 +87,24 @@ export class NativeStream {
     const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
     /** An upstream `error` event, forwarded; the stream then ends as a failure. */
     let failure: GatewayError | undefined;
+    const progress = this.progress;
     for await (const ev of events) {
-      const type = ev.event ?? typeOf(ev.data);
-      this.#seq = sequenceOf(ev.data) ?? this.#seq + 1;
-      if (type === 'response.created') this.#created = ev.data;
+      const data = ev.data;
+      const type = ev.event ?? typeOf(data);
       const terminal = type === 'response.completed' || type === 'response.incomplete';
       let obj: { response?: ResponsesResponse } | undefined;
+      // core/format/sse-data.ts: blank data is skipped, data that is not an object is malformed
       if (tapped || terminal || type === 'error' || type === 'response.failed') {
-        try {
-          obj = JSON.parse(ev.data);
-        } catch {
-          throw UPSTREAM_MALFORMED({ provider, what: `a malformed ${type ?? 'stream'} event: ${ev.data.slice(0, 200)}` }, { provider });
-        }
+        if (isBlank(data)) continue;
+        obj = parseEventObject(data, provider);
+      } else if (!objectFramed(data)) {
+        if (isBlank(data)) continue;
+        throw malformedEvent(provider, data);
       }
+      this.#seq = sequenceOf(data) ?? this.#seq + 1;
+      if (type === 'response.created') this.#created = data;
+      // every output delta (text, refusal, reasoning, tool arguments) carries its text in `delta`
+      else if (type?.endsWith('.delta')) progress.field(data, DELTA);
       if (tapped) {
         holder.value = obj as ResponsesStreamEvent;
         this.#hooks.onChunk.call(rc, holder);
@@ -106,6 +118,12 @@ export class NativeStream {
       yield frame;
       if (type === 'error') failure ??= responsesStreamError(obj as Parameters<typeof responsesStreamError>[0], provider);
       else if (type === 'response.failed') {
+        // a failed response may say what it used: charged from it
+        const usage = fromResponsesUsage(obj?.response?.usage);
+        if (usage) {
+          rc.usage = usage;
+          progress.reported();
+        }
         // forwarded as it came: the client has the upstream's own account of the failure
         const err = failure ?? responsesStreamError(obj as Parameters<typeof responsesStreamError>[0], provider);
         err.forwarded = true;
@@ -138,11 +156,12 @@ export class NativeStream {
  * as they pass; the final Response is saved before its event is returned as the terminator.
  * A failure after the first byte: `encodeAll(mapper.fail(err))` (numbered on by the mapper).
  */
-export async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, mapper: ChunksToResponsesEvents, save: SaveResponse): AsyncGenerator<string, string | undefined> {
+export async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, mapper: ChunksToResponsesEvents, save: SaveResponse, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   for await (const item of items) {
     const chunk = chunkOf(item, rc.provider);
+    progress.chunk(chunk);
     if (chunk.usage) rc.usage = chunk.usage;
     for (const ev of mapper.push(chunk)) {
       if (tapped) {

@@ -24,7 +24,9 @@ type Phase = 'before_start' | 'streaming' | 'stopped';
  * Emits: a role chunk on message_start; content / reasoning_content / tool_calls deltas;
  * a `{refusal}` delta when a refusal comes with an explanation; a finish chunk
  * (`delta: {}`) on message_delta; a usage chunk (`choices: []`) on message_stop, always
- * (the core decides whether the client sees it).
+ * (the core decides whether the client sees it). The usage reported so far also goes out
+ * as a usage chunk after message_start (input counts) and message_delta (the output
+ * count), so a stream that ends early is charged what the upstream already counted.
  * Tool-call `index` is the ordinal among tool_use blocks, not Anthropic's block index,
  * which also counts text and thinking blocks.
  * @see https://docs.anthropic.com/en/api/messages-streaming
@@ -40,6 +42,8 @@ export class AnthropicStreamMapper implements StreamMapper {
   /** tool_use blocks (by Anthropic index) whose arguments are still empty. */
   #toolWithoutArgs = new Set<number>();
   #finished = false;
+  /** Usage taken since the last usage chunk, or none sent yet: message_stop must send it. */
+  #unsent = true;
   readonly #provider: string;
 
   /** `opts.provider` names the provider in errors; `opts.created` fixes the chunks' timestamp (tests). */
@@ -89,8 +93,10 @@ export class AnthropicStreamMapper implements StreamMapper {
     this.#phase = 'streaming';
     this.#id = message.id;
     this.#model = typeof message.model === 'string' ? message.model : '';
-    if (isObject(message.usage)) this.#takeUsage(message.usage);
-    return [this.#chunk({ role: 'assistant', content: '' })];
+    const role = this.#chunk({ role: 'assistant', content: '' });
+    if (!isObject(message.usage)) return [role];
+    this.#takeUsage(message.usage);
+    return [role, this.#usageChunk()];
   }
 
   #blockStart(index: unknown, block: unknown): ChatCompletionChunk[] {
@@ -143,21 +149,26 @@ export class AnthropicStreamMapper implements StreamMapper {
   }
 
   #messageDelta(data: Record<string, unknown>): ChatCompletionChunk[] {
-    if (isObject(data.usage)) this.#takeUsage(data.usage);
+    const usage = isObject(data.usage);
+    if (usage) this.#takeUsage(data.usage as Record<string, unknown>);
     const delta = isObject(data.delta) ? data.delta : {};
     const reason = mapStopReason(delta.stop_reason as string | null | undefined);
-    if (reason === null || this.#finished) return [];
     const chunks: ChatCompletionChunk[] = [];
-    const refusal = refusalText(delta);
-    if (refusal !== null) chunks.push(this.#chunk({ refusal }));
-    chunks.push(this.#finish(reason));
+    if (reason !== null && !this.#finished) {
+      const refusal = refusalText(delta);
+      if (refusal !== null) chunks.push(this.#chunk({ refusal }));
+      chunks.push(this.#finish(reason));
+    }
+    if (usage) chunks.push(this.#usageChunk());
     return chunks;
   }
 
+  /** The finish chunk if none went out yet, and the final usage unless the last usage chunk already said it after the finish. */
   #stop(): ChatCompletionChunk[] {
     this.#phase = 'stopped';
+    if (this.#finished && !this.#unsent) return [];
     const chunks = this.#finished ? [] : [this.#finish('stop')];
-    chunks.push(this.#usageChunk(mapUsage(this.#usage)));
+    chunks.push(this.#usageChunk());
     return chunks;
   }
 
@@ -167,6 +178,7 @@ export class AnthropicStreamMapper implements StreamMapper {
       const n = usage[key];
       if (typeof n === 'number') this.#usage[key] = n;
     }
+    this.#unsent = true;
   }
 
   #finish(reason: FinishReason): ChatCompletionChunk {
@@ -196,7 +208,10 @@ export class AnthropicStreamMapper implements StreamMapper {
     return UPSTREAM_MALFORMED({ provider: this.#provider, what: `a malformed stream: ${detail}` }, { provider: this.#provider });
   }
 
-  #usageChunk(usage: Usage): ChatCompletionChunk {
+  /** The usage so far as a usage chunk (`choices: []`). */
+  #usageChunk(): ChatCompletionChunk {
+    this.#unsent = false;
+    const usage: Usage = mapUsage(this.#usage);
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage };
   }
 }

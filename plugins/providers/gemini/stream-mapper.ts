@@ -45,11 +45,16 @@ export interface StreamMeta {
  * State machine per upstream stream: a role chunk when a choice first appears, then
  * content / reasoning_content / whole tool calls, one finish chunk per choice, and at
  * `end()` the usage chunk (the last usageMetadata with counts: Gemini's are cumulative).
+ * Each event whose counts differ from the last ones also ends with a usage chunk (the
+ * running count, thoughts included), so a stream that ends early is charged what the
+ * upstream already counted.
  */
 export class GeminiStreamMapper implements StreamMapper {
   readonly #meta: StreamMeta;
   readonly #choices = new Map<number, ChoiceState>();
   #usage: Usage | undefined;
+  /** The usage last sent as a running usage chunk. */
+  #sent: Usage | undefined;
 
   constructor(meta: StreamMeta) {
     this.#meta = meta;
@@ -74,6 +79,11 @@ export class GeminiStreamMapper implements StreamMapper {
       return out;
     }
     candidates.forEach((candidate, position) => this.#candidate(candidate, candidate.index ?? position, out));
+    const u = this.#usage;
+    if (u !== undefined && u !== this.#sent && (this.#sent === undefined || u.prompt_tokens !== this.#sent.prompt_tokens || u.completion_tokens !== this.#sent.completion_tokens)) {
+      this.#sent = u;
+      out.push(this.#usageChunk(u));
+    }
     return out;
   }
 
@@ -87,7 +97,11 @@ export class GeminiStreamMapper implements StreamMapper {
       throw UPSTREAM_TRUNCATED({ provider, expected: 'finishReason' }, { provider });
     }
     if (this.#usage === undefined) return [];
-    return [{ id: this.#meta.id, object: 'chat.completion.chunk', created: this.#meta.created, model: this.#meta.model, choices: [], usage: this.#usage }];
+    return [this.#usageChunk(this.#usage)];
+  }
+
+  #usageChunk(usage: Usage): ChatCompletionChunk {
+    return { id: this.#meta.id, object: 'chat.completion.chunk', created: this.#meta.created, model: this.#meta.model, choices: [], usage };
   }
 
   #candidate(candidate: Candidate, index: number, out: ChatCompletionChunk[]): void {

@@ -9,6 +9,7 @@
 import { UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
 import type { GatewayError } from '../../../core/errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../../core/format/sse-data.ts';
 import type { UpstreamClient } from '../../../core/http/client.ts';
 import type { UpstreamResponse } from '../../../core/http/upstream.ts';
 import type { CallContext, ChatResult, NativeCall, Provider, StreamItem } from '../../../core/provider.ts';
@@ -91,13 +92,16 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
         break;
       }
       if (ev.event === 'error' || data.startsWith('{"error"')) throw upstreamStreamError(s.name, data);
+      // core/format/sse-data.ts: blank data is no chunk; anything not framed as an object is malformed
+      if (!objectFramed(data)) {
+        if (isBlank(data)) continue;
+        throw malformedEvent(s.name, data, 'a stream chunk that is not a JSON object');
+      }
       if (!map || (mapIf && !mapIf(data))) {
         yield data;
         continue;
       }
-      const chunk = parseJson(data) as ChatCompletionChunk | undefined;
-      if (typeof chunk !== 'object' || chunk === null) throw UPSTREAM_MALFORMED({ provider: s.name, what: `a malformed stream chunk: ${data.slice(0, 200)}` }, { provider: s.name });
-      yield* map(chunk);
+      yield* map(parseEventObject<ChatCompletionChunk>(data, s.name, 'a stream chunk that is not a JSON object'));
     }
     if (!done) throw UPSTREAM_TRUNCATED({ provider: s.name, expected: '[DONE]' }, { provider: s.name });
   }
