@@ -14,6 +14,8 @@ import { defineError } from './errors.ts';
 export const INVALID_REQUEST = defineError<string>('invalid_request_body', 400, (m) => m);
 export const INVALID_JSON = defineError<string>('invalid_json', 400, (detail) => `request body is not valid JSON: ${detail}`);
 export const NOT_AN_OBJECT = defineError('invalid_request_body', 400, 'request body must be a JSON object');
+/** A body nested deeper than gw walks and serializes safely (core/http/body.ts `MAX_JSON_DEPTH`); `param` names where. */
+export const BODY_TOO_DEEP = defineError<{ max: number; at: string }>('body_too_deep', 400, (p) => `request body nests objects and arrays deeper than ${p.max} levels (at ${p.at})`);
 export const UNSUPPORTED_MEDIA_TYPE = defineError<string>('unsupported_media_type', 415, (got) => `expected Content-Type: application/json, got ${got || 'none'}`);
 export const BODY_TOO_LARGE = defineError('body_too_large', 413, 'request body is larger than max_body_bytes');
 export const UNSUPPORTED_CONTENT_ENCODING = defineError<string>('unsupported_content_encoding', 415, (got) =>

@@ -1,12 +1,12 @@
 /**
  * The JSON body parser of routes that take a body (koa-body): 415 for another content type,
- * 413 past `max_body_bytes`, 400 for malformed JSON or a JSON value that is not an object.
- * The exact text is kept beside the parsed body: the cache hashes it, and a body forwarded
- * unchanged is sent as these bytes.
+ * 413 past `max_body_bytes`, 400 for malformed JSON, a JSON value that is not an object, or
+ * one nested deeper than {@link MAX_JSON_DEPTH}. The exact text is kept beside the parsed
+ * body: the cache hashes it, and a body forwarded unchanged is sent as these bytes.
  */
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { INVALID_BODY_ENCODING, INVALID_JSON, NOT_AN_OBJECT, UNSUPPORTED_CONTENT_ENCODING, UNSUPPORTED_MEDIA_TYPE } from '../error-codes.ts';
+import { BODY_TOO_DEEP, INVALID_BODY_ENCODING, INVALID_JSON, NOT_AN_OBJECT, UNSUPPORTED_CONTENT_ENCODING, UNSUPPORTED_MEDIA_TYPE } from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
 import type { GwState } from '../pipeline/state.ts';
 
@@ -22,6 +22,7 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
       await parse(ctx, async () => {
         const parsed = ctx.request.body as Record<string | symbol, unknown>;
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw NOT_AN_OBJECT();
+        checkDepth(parsed);
         // koa-body 8 keeps the bytes on ctx.request.rawBody
         (ctx.state as GwState).body = { body: parsed as Record<string, unknown>, raw: ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string };
         delete parsed[UNPARSED];
@@ -46,4 +47,64 @@ function bodyParseError(err: unknown, encoding: string): unknown {
   if (e?.status !== 400) return err;
   if (e.message?.startsWith('invalid JSON, only supports')) return NOT_AN_OBJECT();
   return INVALID_JSON(e.message ?? 'malformed');
+}
+
+/**
+ * Deepest nesting of objects and arrays a request body may have. JSON.parse takes any depth,
+ * but JSON.stringify and every recursive walk (translators, schema conversion) overflow the
+ * stack somewhere past a few thousand levels, which would be a 500; real bodies (messages,
+ * tool JSON Schemas) stay far below this.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * @throws BODY_TOO_DEEP (400) naming where the body nests past {@link MAX_JSON_DEPTH}.
+ * Cost: one visit per object and array element (no visit of string contents), bounded recursion.
+ */
+export function checkDepth(body: object): void {
+  if (!exceeds(body, MAX_JSON_DEPTH)) return;
+  const at = pathToDeep(body, MAX_JSON_DEPTH);
+  throw BODY_TOO_DEEP({ max: MAX_JSON_DEPTH, at: `${at}…` }, { param: at });
+}
+
+function exceeds(v: object, left: number): boolean {
+  if (left === 0) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === 'object' && x !== null && exceeds(x, left - 1)) return true;
+    }
+    return false;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (typeof x === 'object' && x !== null && exceeds(x, left - 1)) return true;
+  }
+  return false;
+}
+
+/** The first few segments of the path to the first value nested too deep (`tools[0].function.parameters`). */
+function pathToDeep(body: object, max: number): string {
+  let path = '';
+  let v: object = body;
+  for (let depth = 0; depth < 4; depth++) {
+    let next: [string | number, object] | undefined;
+    if (Array.isArray(v)) {
+      const i = v.findIndex((x: unknown) => typeof x === 'object' && x !== null && exceeds(x, max - depth - 1));
+      if (i >= 0) next = [i, v[i] as object];
+    } else {
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (typeof x === 'object' && x !== null && exceeds(x, max - depth - 1)) {
+          next = [k, x];
+          break;
+        }
+      }
+    }
+    if (!next) break;
+    path += typeof next[0] === 'number' ? `[${next[0]}]` : path === '' ? next[0].slice(0, 64) : `.${next[0].slice(0, 64)}`;
+    v = next[1];
+  }
+  return path;
 }
