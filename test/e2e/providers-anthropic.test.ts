@@ -175,7 +175,7 @@ test('malformed stream event → SSE error event', async (t) => {
   const { gw } = await setup(t, (_r, res) => replySse(res, `${head}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta",\n\n`));
   const res = await post(gw.url, { model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true });
   const fr = frames(await res.text());
-  t.regex(JSON.parse(fr.at(-1)!.data).error.message, /provider anthropic sent a malformed stream/);
+  t.regex(JSON.parse(fr.at(-1)!.data).error.message, /provider anthropic sent a stream event that is not a JSON object/);
 });
 
 test('malformed JSON body → 502', async (t) => {

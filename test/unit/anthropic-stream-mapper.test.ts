@@ -192,7 +192,7 @@ test('malformed JSON data throws 502 malformed upstream event', (t) => {
   m.push(start());
   const err = t.throws(() => m.push({ event: 'content_block_delta', data: '{"type":"content_block_delta",' }), { instanceOf: GatewayError });
   t.is(err?.status, 502);
-  t.is(err?.message, 'provider anthropic sent a malformed stream: an event that is not JSON: {"type":"content_block_delta",');
+  t.is(err?.message, 'provider anthropic sent a stream event that is not a JSON object: {"type":"content_block_delta",');
   t.is(err?.code, 'upstream_malformed');
 });
 

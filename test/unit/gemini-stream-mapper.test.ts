@@ -193,7 +193,7 @@ test('malformed JSON throws 502 quoting the data', (t) => {
   const mapper = new GeminiStreamMapper(META);
   const err = t.throws(() => mapper.push({ event: undefined, data: '{"candidates": [' }), { instanceOf: GatewayError });
   t.is(err.status, 502);
-  t.is(err.message, 'provider gemini sent malformed stream data: {"candidates": [');
+  t.is(err.message, 'provider gemini sent a stream event that is not a JSON object: {"candidates": [');
   t.is(err.code, 'upstream_malformed');
   t.throws(() => mapper.push({ event: undefined, data: '42' }), { instanceOf: GatewayError });
 });

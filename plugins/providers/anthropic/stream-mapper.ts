@@ -8,6 +8,7 @@ import type { GatewayError } from '../../../core/errors.ts';
 import { messagesStreamError } from '../../formats/anthropic-messages/errors.ts';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../../core/format/chat.ts';
 import type { MessagesUsage } from '../../formats/anthropic-messages/types.ts';
+import { parseEventObject } from '../../../core/format/sse-data.ts';
 import type { SseEvent, StreamMapper } from '../../../core/provider.ts';
 import { refusalText } from './from-messages-response.ts';
 import { mapStopReason } from './map-stop-reason.ts';
@@ -192,16 +193,10 @@ export class AnthropicStreamMapper implements StreamMapper {
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [{ index: 0, delta, finish_reason: null }] };
   }
 
+  /** The event's data as an object; anything else is malformed (core/format/sse-data.ts, one rule for every stream). */
   #parse(data: string): Record<string, unknown> {
-    let value: unknown;
-    try {
-      // real upstream data lines may be right-padded with spaces; JSON.parse accepts that
-      value = JSON.parse(data);
-    } catch {
-      throw this.#malformed(`an event that is not JSON: ${data.slice(0, 200)}`);
-    }
-    if (!isObject(value)) throw this.#malformed('event data that is not a JSON object');
-    return value;
+    // real upstream data lines may be right-padded with spaces; JSON.parse accepts that
+    return parseEventObject(data, this.#provider);
   }
 
   #malformed(detail: string): GatewayError {

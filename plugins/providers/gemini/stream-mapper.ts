@@ -6,8 +6,9 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
+import { UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
 import type { ChatCompletionChunk, Usage } from '../../../core/format/chat.ts';
+import { isBlank, parseEventObject } from '../../../core/format/sse-data.ts';
 import type { SseEvent, StreamMapper } from '../../../core/provider.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
 import { geminiStreamError } from '../../formats/gemini/google-error.ts';
@@ -180,17 +181,10 @@ export class GeminiStreamMapper implements StreamMapper {
   }
 }
 
+/** An event's response; blank data is none; data that is not an object is malformed (core/format/sse-data.ts). */
 function parseEvent(data: string, provider: string): GenerateContentResponse | undefined {
-  if (data.trim() === '') return undefined;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(data);
-  } catch {
-    payload = undefined;
-  }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-    throw UPSTREAM_MALFORMED({ provider, what: `malformed stream data: ${data.slice(0, 200)}` }, { provider });
-  }
-  if ('error' in payload) throw geminiStreamError((payload as GoogleErrorBody).error, provider);
+  if (isBlank(data)) return undefined;
+  const payload = parseEventObject(data, provider);
+  if ('error' in payload) throw geminiStreamError((payload as unknown as GoogleErrorBody).error, provider);
   return payload as GenerateContentResponse;
 }
