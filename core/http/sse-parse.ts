@@ -49,8 +49,10 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>, provider: stri
   } catch (err) {
     throw mapTransportError(err, provider, url, timeoutMs, signal, 'body');
   }
-  parser.feed(decoder.decode());
-  // lenient on an upstream that omits the blank line after its last event
-  parser.reset({ consume: true });
+  // lenient on an upstream that omits the blank line after its last event: a line end and a
+  // blank line dispatch what is buffered (an event already ended adds nothing: blank lines
+  // without data dispatch none). reset({consume}) alone parses the pending line but drops
+  // the event it belongs to.
+  parser.feed(`${decoder.decode()}\n\n`);
   for (let i = 0; i < queue.length; i++) yield queue[i]!;
 }

@@ -103,7 +103,7 @@ const PARTIAL_JSON = '"partial_json":';
  * checked for their framing (core/format/sse-data.ts) and counted for the early-end estimate
  * from their delta's one text field.
  */
-async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
+export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   const usage: Partial<MessagesUsage> = {};

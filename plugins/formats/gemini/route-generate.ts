@@ -34,7 +34,7 @@ import type { GenerateContentBody, GenerateContentResponse, UsageMetadata } from
 type Outcome = { native: NativeOutcome } | { translated: ChatOutcome; includeThoughts: boolean };
 
 /** How a stream is framed for the client: the frames, the terminator and the error frame. */
-interface Framing {
+export interface Framing {
   /** One response already serialized. */
   frame(json: string): string;
   /** After the last response (`]`, or nothing for SSE). */
@@ -46,7 +46,7 @@ interface Framing {
 }
 
 /** `?alt=sse`: one event per response, CRLF as Google sends it. */
-function sseFraming(): Framing {
+export function sseFraming(): Framing {
   return {
     frame: (json) => `${dataField(json)}\r\n\r\n`,
     end: () => undefined,
@@ -180,7 +180,7 @@ function readUsage(raw: string): Usage | undefined {
  * finishReason by the end → truncated. An error payload is forwarded as is, then the stream
  * ends as a failure. Data that is not an object is malformed (core/format/sse-data.ts).
  */
-async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, f: Framing, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
+export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, f: Framing, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   const provider = rc.provider!;
