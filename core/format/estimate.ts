@@ -241,7 +241,8 @@ export interface PartialCharge {
  * without a reported prompt count, `promptTokens()`.
  */
 export function partialCharge(reported: Usage | undefined, outputBytes: number, promptTokens: () => number): PartialCharge {
-  const hasPrompt = typeof reported?.prompt_tokens === 'number' && Number.isFinite(reported.prompt_tokens) && reported.prompt_tokens >= 0;
+  // a prompt is never 0 tokens: a 0 is an upstream that did not count it (yet)
+  const hasPrompt = typeof reported?.prompt_tokens === 'number' && Number.isFinite(reported.prompt_tokens) && reported.prompt_tokens > 0;
   const prompt = hasPrompt ? reported!.prompt_tokens : promptTokens();
   const before = typeof reported?.completion_tokens === 'number' && Number.isFinite(reported.completion_tokens) && reported.completion_tokens > 0 ? reported.completion_tokens : 0;
   const completion = before + Math.ceil(outputBytes / 4);

@@ -193,11 +193,11 @@ export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, event
       throw malformedEvent(provider, data);
     }
     if (ERROR_PAYLOAD.test(data)) {
+      const err = geminiStreamError(parseEventObject<{ error?: unknown }>(data, provider).error, provider);
       // the error ends the body: for the array, the element and the closing bracket together
       const framed = f.frame(data);
       const end = f.end();
       yield end === undefined ? framed : framed + end;
-      const err = geminiStreamError(parseEventObject<{ error?: unknown }>(data, provider).error, provider);
       err.forwarded = true;
       throw err;
     }

@@ -133,7 +133,7 @@ export function createResponseRoute(d: RouteDeps) {
     }
 
     const { translated: r, tr } = v;
-    if (tr.droppedTools.length > 0) headers['x-gw-dropped-tools'] = tr.droppedTools.join(', ');
+    if (tr.droppedTools.length > 0) headers['x-gw-dropped-tools'] = headerValue(tr.droppedTools.join(', '));
     const opts = { body: body as ResponsesRequest, requestModel: rc.model, toolNames: tr.toolNames, id: newResponseId(), store };
     if (r.type === 'json') {
       rc.usage = r.body.usage ?? undefined;
@@ -148,6 +148,25 @@ export function createResponseRoute(d: RouteDeps) {
       errorFrame: (err: GatewayError) => encodeAll(mapper.fail(err)), progress,
     });
   };
+}
+
+/** Longest `x-gw-dropped-tools` value: the tools' labels come from the client's body. */
+const HEADER_MAX = 1024;
+
+/**
+ * `s` as an HTTP header value: a tool's type and name are the client's strings, and a
+ * control or non-ASCII character in a header is refused by node (a 500): those are
+ * percent-encoded (UTF-8; a lone surrogate as U+FFFD), and the value is cut to HEADER_MAX.
+ */
+export function headerValue(s: string): string {
+  const safe = s.replace(/[^\x20-\x7e]/gu, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      return '%EF%BF%BD';
+    }
+  });
+  return safe.length > HEADER_MAX ? `${safe.slice(0, HEADER_MAX)}...` : safe;
 }
 
 /** The owner of the responses a request stores and reads: its key's name ('' when the gateway runs open). */
