@@ -26,8 +26,13 @@ export async function primeFirst<T>(source: AsyncIterable<T>, waitMs: number): P
   const it = source[Symbol.asyncIterator]();
   const first = it.next();
   let timer: NodeJS.Timeout | undefined;
-  const r = await Promise.race([first, new Promise<typeof PENDING>((res) => { timer = setTimeout(res, waitMs, PENDING); })]);
-  clearTimeout(timer);
+  let r: IteratorResult<T> | typeof PENDING;
+  try {
+    r = await Promise.race([first, new Promise<typeof PENDING>((res) => { timer = setTimeout(res, waitMs, PENDING); })]);
+  } finally {
+    // also when the first item is a failure: the timer would hold the process (and its memory) for waitMs
+    clearTimeout(timer);
+  }
   if (r === PENDING) first.catch(() => undefined);
   async function* items(): AsyncGenerator<T> {
     try {

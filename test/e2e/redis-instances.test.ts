@@ -82,7 +82,7 @@ test('a budget across instances is not overspent beyond the in-flight rule; usag
   for (const g of gws) t.is((await post(g, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 1 })).status, 429);
   t.is(up.received.length, ok);
   const usage = (await admin(gws[2]!, 'GET', '/v1/usage')).body;
-  t.deepEqual(usage, [{ key: 'default', model: 'gpt-4o', prompt_tokens: 10 * ok, completion_tokens: 100 * ok, total_tokens: 110 * ok, requests: ok }]);
+  t.deepEqual(usage, [{ key: 'default', model: 'gpt-4o', prompt_tokens: 10 * ok, completion_tokens: 100 * ok, total_tokens: 110 * ok, requests: ok, estimated_requests: 0 }]);
 });
 
 test('usage totals over three instances equal the sum of upstream-reported usage (chat, streams, embeddings)', async (t) => {
@@ -127,7 +127,7 @@ test('usage totals over three instances equal the sum of upstream-reported usage
   await Promise.all(calls);
   const want = [...expected].map(([k, e]) => {
     const [key, model] = k.split('/');
-    return { key, model, prompt_tokens: e.prompt, completion_tokens: e.completion, total_tokens: e.prompt + e.completion, requests: e.requests };
+    return { key, model, prompt_tokens: e.prompt, completion_tokens: e.completion, total_tokens: e.prompt + e.completion, requests: e.requests, estimated_requests: 0 };
   }).sort((a, b) => (a.key + a.model < b.key + b.model ? -1 : 1));
   for (const g of gws) t.deepEqual((await admin(g, 'GET', '/v1/usage')).body, want);
   t.is(up.received.length, 90);
