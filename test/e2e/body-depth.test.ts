@@ -11,7 +11,7 @@ import { fixture, replySse, startUpstream } from '../helpers/upstream.ts';
 
 /** A JSON Schema nested `depth` objects deep (`{type, properties: {a: …}}`), as text: JSON.stringify itself overflows on the deep ones. */
 function deepSchema(depth: number): string {
-  return '{"type":"object","properties":{"a":'.repeat(depth) + '{"type":"string"}' + '}}'.repeat(depth);
+  return `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"string"}${'}}'.repeat(depth)}`;
 }
 
 /** A body with `schema` (JSON text) as tools[0].function.parameters. */

@@ -10,7 +10,9 @@ const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeo
 test.serial('a first item that fails rejects at once and leaves no timer behind', async (t) => {
   const before = timers();
   async function* failing(): AsyncGenerator<string> {
-    throw new Error('malformed first event');
+    await Promise.resolve();
+    if (timers() >= 0) throw new Error('malformed first event');
+    yield 'never';
   }
   await t.throwsAsync(primeFirst(failing(), 60_000), { message: 'malformed first event' });
   t.is(timers(), before);
