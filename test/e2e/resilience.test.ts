@@ -185,7 +185,8 @@ test('the circuit state shows in the admin provider listing', async (t) => {
 });
 
 test('latency sends requests to the provider with the lower time to first byte once both are sampled', async (t) => {
-  const slow = await startUpstream(async (_r, res) => { await new Promise((r) => setTimeout(r, 60)); replyJson(res, 200, completion('slow')); });
+  // 400 ms: a loaded 2-core machine (the whole suite at once) can stall one fast answer for 60 ms
+  const slow = await startUpstream(async (_r, res) => { await new Promise((r) => setTimeout(r, 400)); replyJson(res, 200, completion('slow')); });
   const fast = await startUpstream((_r, res) => replyJson(res, 200, completion('fast')));
   const gw = await startGateway(baseConfig(provider('slow', slow, ['m']) + provider('fast', fast, ['m']) + '[routing]\nstrategy = "latency"\n'));
   t.teardown(async () => { await gw.stop(); await slow.close(); await fast.close(); });
