@@ -12,8 +12,9 @@ import { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
 import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
-import { callChat, chunkOf, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
-import type { SseEvent, StreamItem } from '../../../core/provider.ts';
+import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
+import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
+import type { SseEvent } from '../../../core/provider.ts';
 import { ChunksToMessagesEvents, encodeMessagesEvent } from './chunks-to-events.ts';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { chatCompletionToMessages } from './from-chat-completion.ts';
@@ -83,7 +84,7 @@ export function messagesRoute(pipeline: Pipeline, hooks: Hooks) {
       return pipeline.finish(ctx, a, { body: JSON.stringify(out), headers });
     }
     const progress = new StreamProgress();
-    return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, stops, progress), errorFrame, progress });
+    return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, progress, { format: FORMAT, translator: new ChunksToMessagesEvents({ requestModel: rc.model, stopSequences: stops }), encode: encodeMessagesEvent, isTerminator: (ev) => ev.type === 'message_stop' }), errorFrame, progress });
   };
 }
 
@@ -149,31 +150,3 @@ export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, event
   throw UPSTREAM_TRUNCATED({ provider, expected: 'message_stop' }, { provider });
 }
 
-/** Common chunks → Messages events for a client that spoke Messages to a common-format kind. */
-async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, stops: string[], progress: StreamProgress): AsyncGenerator<string, string | undefined> {
-  const tapped = hooks.onChunk.isUsed();
-  const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
-  const mapper = new ChunksToMessagesEvents({ requestModel: rc.model, stopSequences: stops });
-  for await (const item of items) {
-    const chunk = chunkOf(item, rc.provider);
-    progress.chunk(chunk);
-    if (chunk.usage) rc.usage = chunk.usage;
-    for (const ev of mapper.push(chunk)) {
-      if (tapped) {
-        holder.value = ev;
-        hooks.onChunk.call(rc, holder);
-      }
-      yield encodeMessagesEvent(ev);
-    }
-  }
-  let last: string | undefined;
-  for (const ev of mapper.end()) {
-    if (tapped) {
-      holder.value = ev;
-      hooks.onChunk.call(rc, holder);
-    }
-    if (ev.type === 'message_stop') last = encodeMessagesEvent(ev);
-    else yield encodeMessagesEvent(ev);
-  }
-  return last;
-}

@@ -19,8 +19,9 @@ import type { GatewayError } from '../../../core/errors.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
 import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
-import { callChat, chunkOf, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
-import type { SseEvent, StreamItem } from '../../../core/provider.ts';
+import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
+import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
+import type { SseEvent } from '../../../core/provider.ts';
 import { ChunksToGeminiStream } from './chunks-to-stream.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { encodeSseError, JsonArrayFraming } from './stream-framing.ts';
@@ -147,7 +148,7 @@ export function generateRoute(pipeline: Pipeline, hooks: Hooks, stream: boolean)
     return pipeline.stream(ctx, a, {
       headers,
       ready: r.ready,
-      frames: translatedFrames(hooks, rc, r.chunks, mapper, f, progress),
+      frames: translatedFrames(hooks, rc, r.chunks, progress, { format: FORMAT, translator: mapper, encode: (res) => f.frame(JSON.stringify(res)), terminator: () => f.end() }),
       errorFrame: f.error,
       contentType: f.contentType,
       keepAlive: f.keepAlive,
@@ -226,35 +227,3 @@ export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, event
   return f.end();
 }
 
-/** Common chunks → Gemini responses for a client that spoke Gemini to a common-format kind. */
-async function* translatedFrames(
-  hooks: Hooks,
-  rc: RequestContext,
-  items: AsyncIterable<StreamItem>,
-  mapper: ChunksToGeminiStream,
-  f: Framing,
-  progress: StreamProgress,
-): AsyncGenerator<string, string | undefined> {
-  const tapped = hooks.onChunk.isUsed();
-  const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
-  for await (const item of items) {
-    const chunk = chunkOf(item, rc.provider);
-    progress.chunk(chunk);
-    if (chunk.usage) rc.usage = chunk.usage;
-    for (const res of mapper.push(chunk)) {
-      if (tapped) {
-        holder.value = res;
-        hooks.onChunk.call(rc, holder);
-      }
-      yield f.frame(JSON.stringify(res));
-    }
-  }
-  for (const res of mapper.end()) {
-    if (tapped) {
-      holder.value = res;
-      hooks.onChunk.call(rc, holder);
-    }
-    yield f.frame(JSON.stringify(res));
-  }
-  return f.end();
-}

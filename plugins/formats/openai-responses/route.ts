@@ -28,7 +28,9 @@ import { typeOf } from './passthrough.ts';
 import { inputItems, type ResponseStore, type StoredResponse } from './response-store.ts';
 import { newResponseId } from './response-base.ts';
 import { responsesRequestSchema } from './schema.ts';
-import { encodeAll, NativeStream, translatedFrames } from './streams.ts';
+import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
+import { encodeResponsesEvent } from './encode-event.ts';
+import { encodeAll, NativeStream } from './streams.ts';
 import { responsesToChatRequest, type ToChatResult } from './to-chat-request.ts';
 import type { ResponsesRequest } from './types.ts';
 
@@ -144,7 +146,16 @@ export function createResponseRoute(d: RouteDeps) {
     const mapper = new ChunksToResponsesEvents(opts);
     const progress = new StreamProgress();
     return pipeline.stream(ctx, a, {
-      headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, mapper, save, progress),
+      headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, progress, {
+        format: FORMAT,
+        translator: mapper,
+        encode: encodeResponsesEvent,
+        isTerminator: (ev) => ev.type === 'response.completed' || ev.type === 'response.incomplete',
+        // saved before its event goes out: a client that reads it back at once finds it
+        beforeTerminator: async (ev) => {
+          if ('response' in ev) await save(ev.response);
+        },
+      }),
       errorFrame: (err: GatewayError) => encodeAll(mapper.fail(err)), progress,
     });
   };

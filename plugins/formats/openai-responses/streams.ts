@@ -16,9 +16,7 @@ import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../.
 import type { GatewayError } from '../../../core/errors.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
-import { chunkOf } from '../../../core/pipeline/upstream-calls.ts';
-import type { SseEvent, StreamItem } from '../../../core/provider.ts';
-import type { ChunksToResponsesEvents } from './chunks-to-events.ts';
+import type { SseEvent } from '../../../core/provider.ts';
 import { encodeResponsesEvent } from './encode-event.ts';
 import { responsesStreamError } from './errors.ts';
 import { fromResponsesUsage } from './map-usage.ts';
@@ -151,39 +149,3 @@ export class NativeStream {
   }
 }
 
-/**
- * Common-format chunks → Responses events through `mapper`. Usage is read from the chunks
- * as they pass; the final Response is saved before its event is returned as the terminator.
- * A failure after the first byte: `encodeAll(mapper.fail(err))` (numbered on by the mapper).
- */
-export async function* translatedFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, mapper: ChunksToResponsesEvents, save: SaveResponse, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
-  const tapped = hooks.onChunk.isUsed();
-  const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
-  for await (const item of items) {
-    const chunk = chunkOf(item, rc.provider);
-    progress.chunk(chunk);
-    if (chunk.usage) rc.usage = chunk.usage;
-    for (const ev of mapper.push(chunk)) {
-      if (tapped) {
-        holder.value = ev;
-        hooks.onChunk.call(rc, holder);
-      }
-      yield encodeResponsesEvent(ev);
-    }
-  }
-  const tail = mapper.end();
-  const last = tail.pop()!;
-  for (const ev of tail) {
-    if (tapped) {
-      holder.value = ev;
-      hooks.onChunk.call(rc, holder);
-    }
-    yield encodeResponsesEvent(ev);
-  }
-  if ('response' in last) await save(last.response);
-  if (tapped) {
-    holder.value = last;
-    hooks.onChunk.call(rc, holder);
-  }
-  return encodeResponsesEvent(last);
-}

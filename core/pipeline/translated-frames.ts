@@ -1,0 +1,68 @@
+/**
+ * A client format's stream made from a common-format chunk stream: every format that
+ * translates (Messages, Responses, Gemini…) turns upstream chunks into its own events with
+ * an explicit-state translator, shows each event to onChunk, encodes it as a frame, and
+ * holds its closing event back as the terminator (written after onResponse). This is that
+ * loop, once.
+ */
+import type { RequestContext } from '../context.ts';
+import type { ChatCompletionChunk } from '../format/chat.ts';
+import type { StreamProgress } from '../format/estimate.ts';
+import type { Chunk, Hooks } from '../hooks.ts';
+import type { StreamItem } from '../provider.ts';
+import { chunkOf } from './upstream-calls.ts';
+
+/** A format's translator from common chunks to its events; one per stream, pure. */
+export interface ChunkTranslator<E> {
+  /** One upstream chunk → zero or more events. */
+  push(chunk: ChatCompletionChunk): E[];
+  /** The upstream ended → the closing events. */
+  end(): E[];
+}
+
+/** How a format frames its translated stream. */
+export interface TranslatedStream<E> {
+  /** The format id (the onChunk holder's `format`). */
+  format: string;
+  translator: ChunkTranslator<E>;
+  /** One event as a frame (`event: …\ndata: …\n\n`, a JSON array element…). */
+  encode(ev: E): string;
+  /** Which closing event is the terminator: held back, encoded and returned after onResponse. */
+  isTerminator?(ev: E): boolean;
+  /** Runs with the terminator event before it is returned (e.g. storing the final response). */
+  beforeTerminator?(ev: E): Promise<void>;
+  /** The terminator frame when no event is one (a JSON array's `]`), asked for at the end. */
+  terminator?(): string | undefined;
+}
+
+/**
+ * Frames for `pipeline.stream`: `items` through the translator. `rc.usage` follows the
+ * chunks' usage; `progress` counts what was sent (charged if the stream ends early).
+ */
+export async function* translatedFrames<E>(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, progress: StreamProgress, s: TranslatedStream<E>): AsyncGenerator<string, string | undefined> {
+  const tapped = hooks.onChunk.isUsed();
+  const holder = { format: s.format, value: undefined as unknown } as { format: string; value: unknown };
+  const show = (ev: E): void => {
+    holder.value = ev;
+    // the holder's type is the format's (ChunkTypes): this loop is generic over it
+    hooks.onChunk.call(rc, holder as Chunk);
+  };
+  for await (const item of items) {
+    const chunk = chunkOf(item, rc.provider);
+    progress.chunk(chunk);
+    if (chunk.usage) rc.usage = chunk.usage;
+    for (const ev of s.translator.push(chunk)) {
+      if (tapped) show(ev);
+      yield s.encode(ev);
+    }
+  }
+  let last: E | undefined;
+  for (const ev of s.translator.end()) {
+    if (tapped) show(ev);
+    if (last === undefined && s.isTerminator?.(ev)) last = ev;
+    else yield s.encode(ev);
+  }
+  if (last === undefined) return s.terminator?.();
+  await s.beforeTerminator?.(last);
+  return s.encode(last);
+}
