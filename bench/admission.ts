@@ -67,7 +67,13 @@ const RAW = JSON.stringify(BODY);
 function fakeCtx(gw: Gateway, secret: string, seq: number): Context {
   const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
   const state: Partial<GwState> = { id: `bench-${seq}`, startedAt: performance.now(), snap: gw.snapshot, log: gw.log, body: { body: BODY, raw: RAW } };
-  return { state, headers, querystring: '', res: new EventEmitter(), get: (h: string) => headers[h.toLowerCase() as keyof typeof headers] ?? '' } as unknown as Context;
+  return {
+    state,
+    headers,
+    querystring: '',
+    res: new EventEmitter(),
+    get: (h: string) => headers[h.toLowerCase() as keyof typeof headers] ?? '',
+  } as unknown as Context;
 }
 
 /** One request's admission and settlement with `secret`. */

@@ -22,7 +22,16 @@ const N = Number(process.env.MICRO_REQUESTS ?? 40_000);
 const CONCURRENCY = Number(process.env.MICRO_CONCURRENCY ?? 10);
 const log = createLogger('error');
 const KEY = keyInfo('default');
-const info: GatewayInfo = { pricing: () => ({ m: { input_per_mtok: 1, output_per_mtok: 2 } }), resolveModel: (m) => m, models: () => ['m'], keyNames: () => ['default'], key: () => KEY, keyTags: () => undefined, now: () => Date.now(), version: '0' };
+const info: GatewayInfo = {
+  pricing: () => ({ m: { input_per_mtok: 1, output_per_mtok: 2 } }),
+  resolveModel: (m) => m,
+  models: () => ['m'],
+  keyNames: () => ['default'],
+  key: () => KEY,
+  keyTags: () => undefined,
+  now: () => Date.now(),
+  version: '0',
+};
 
 async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<string, unknown>]>): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-micro-'));
@@ -31,18 +40,49 @@ async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<
   const handles = [];
   for (const [plugin, section] of sections) {
     const routes = { get() {}, post() {}, delete() {} };
-    handles.push(await plugin.setup({ name: plugin.name, config: plugin.configSchema.parse(section), store: store.namespace(`ext:${plugin.name}`), hooks, log, routes, gateway: info }));
+    handles.push(
+      await plugin.setup({
+        name: plugin.name,
+        config: plugin.configSchema.parse(section),
+        store: store.namespace(`ext:${plugin.name}`),
+        hooks,
+        log,
+        routes,
+        gateway: info,
+      }),
+    );
   }
   const one = async (i: number) => {
     const t0 = performance.now();
-    const rc = new RequestContext(`req-${i}`, { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: false }, KEY, { model: 'm' }, '{"model":"m"}', 'm', t0, log);
+    const rc = new RequestContext(
+      `req-${i}`,
+      { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: false },
+      KEY,
+      { model: 'm' },
+      '{"model":"m"}',
+      'm',
+      t0,
+      log,
+    );
     rc.provider = 'upstream';
     rc.attempts = 1;
     rc.status = 200;
     rc.upstreamMs = 1.5;
     rc.usage = { prompt_tokens: 20, completion_tokens: 30, total_tokens: 50 };
     await hooks.onResponse.promise(rc, { body: undefined });
-    const f: FinishedRequest = { id: rc.id, route: 'chat', time: performance.timeOrigin + t0, totalMs: 2, ttfbMs: 2, status: 200, key: rc.key, model: 'm', rc, error: undefined, rawBody: rc.rawBody };
+    const f: FinishedRequest = {
+      id: rc.id,
+      route: 'chat',
+      time: performance.timeOrigin + t0,
+      totalMs: 2,
+      ttfbMs: 2,
+      status: 200,
+      key: rc.key,
+      model: 'm',
+      rc,
+      error: undefined,
+      rawBody: rc.rawBody,
+    };
     if (hooks.onFinish.isUsed()) hooks.onFinish.call(f);
   };
   const pass = async (from: number, to: number) => {
@@ -64,8 +104,13 @@ process.stdout.write(`${N} requests, ${CONCURRENCY} per event-loop turn, LevelDB
 const deltas: number[] = [];
 for (let round = 0; round < 3; round++) {
   const base = await run('usage alone (retention_days = 0)', [[usage, { retention_days: 0 }]]);
-  const full = await run('usage + hour buckets + request_log', [[usage, {}], [requestLog, {}]]);
+  const full = await run('usage + hour buckets + request_log', [
+    [usage, {}],
+    [requestLog, {}],
+  ]);
   deltas.push(full - base);
 }
 deltas.sort((a, b) => a - b);
-process.stdout.write(`console cost per request: median ${(deltas[1]! * 1000).toFixed(1)} µs (runs: ${deltas.map((d) => (d * 1000).toFixed(1)).join(', ')} µs)\n`);
+process.stdout.write(
+  `console cost per request: median ${(deltas[1]! * 1000).toFixed(1)} µs (runs: ${deltas.map((d) => (d * 1000).toFixed(1)).join(', ')} µs)\n`,
+);

@@ -126,12 +126,21 @@ export function summarizeProfile(p: CpuProfile, window: { fromMs?: number; toMs?
       total.set(kk, (total.get(kk) ?? 0) + dt);
     }
   }
-  const functions: FunctionCost[] = [...total.keys()].map((k) => {
-    const cf = frames.get(k)!;
-    const fn = cf.functionName || '(anonymous)';
-    const selfMs = self.get(k) ?? 0;
-    return { fn, where: shortWhere(cf.url, cf.lineNumber), area: areaOf(cf.url, fn), selfMs, totalMs: total.get(k) ?? 0, selfPct: busy ? (100 * selfMs) / busy : 0 };
-  }).filter((f) => f.fn !== '(root)');
+  const functions: FunctionCost[] = [...total.keys()]
+    .map((k) => {
+      const cf = frames.get(k)!;
+      const fn = cf.functionName || '(anonymous)';
+      const selfMs = self.get(k) ?? 0;
+      return {
+        fn,
+        where: shortWhere(cf.url, cf.lineNumber),
+        area: areaOf(cf.url, fn),
+        selfMs,
+        totalMs: total.get(k) ?? 0,
+        selfPct: busy ? (100 * selfMs) / busy : 0,
+      };
+    })
+    .filter((f) => f.fn !== '(root)');
   functions.sort((a, b) => b.selfMs - a.selfMs);
   const areaMap = new Map<string, number>();
   for (const f of functions) areaMap.set(f.area, (areaMap.get(f.area) ?? 0) + f.selfMs);
@@ -142,16 +151,29 @@ export function summarizeProfile(p: CpuProfile, window: { fromMs?: number; toMs?
 /** The readable summary: top `n` functions by self time, then areas. `requests` adds µs per request. */
 export function formatSummary(s: ProfileSummary, n = 15, requests?: number): string {
   const perReq = (ms: number) => (requests ? `${((ms * 1000) / requests).toFixed(1).padStart(7)} µs/req` : '');
-  const lines = [`busy ${s.busyMs.toFixed(0)} ms (GC ${s.gcMs.toFixed(0)} ms), idle ${s.idleMs.toFixed(0)} ms${requests ? `, ${requests} requests: ${((s.busyMs * 1000) / requests).toFixed(1)} µs CPU sampled per request` : ''}`, '', `top ${n} functions by self time`, '   self%   self ms  total ms          function — where'];
+  const lines = [
+    `busy ${s.busyMs.toFixed(0)} ms (GC ${s.gcMs.toFixed(0)} ms), idle ${s.idleMs.toFixed(0)} ms${requests ? `, ${requests} requests: ${((s.busyMs * 1000) / requests).toFixed(1)} µs CPU sampled per request` : ''}`,
+    '',
+    `top ${n} functions by self time`,
+    '   self%   self ms  total ms          function — where',
+  ];
   for (const f of s.functions.slice(0, n)) {
-    lines.push(`  ${f.selfPct.toFixed(1).padStart(5)}  ${f.selfMs.toFixed(0).padStart(8)}  ${f.totalMs.toFixed(0).padStart(8)} ${perReq(f.selfMs)}  ${f.fn} — ${f.where || f.area}`);
+    lines.push(
+      `  ${f.selfPct.toFixed(1).padStart(5)}  ${f.selfMs.toFixed(0).padStart(8)}  ${f.totalMs.toFixed(0).padStart(8)} ${perReq(f.selfMs)}  ${f.fn} — ${f.where || f.area}`,
+    );
   }
   lines.push('', `gw's own functions by total time (self + callees)`);
-  for (const f of [...s.functions].filter((x) => x.area.startsWith('gw:')).sort((a, b) => b.totalMs - a.totalMs).slice(0, n)) {
-    lines.push(`  ${((100 * f.totalMs) / (s.busyMs || 1)).toFixed(1).padStart(5)}%  ${f.totalMs.toFixed(0).padStart(8)} ms ${perReq(f.totalMs)}  ${f.fn} — ${f.where}`);
+  for (const f of [...s.functions]
+    .filter((x) => x.area.startsWith('gw:'))
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, n)) {
+    lines.push(
+      `  ${((100 * f.totalMs) / (s.busyMs || 1)).toFixed(1).padStart(5)}%  ${f.totalMs.toFixed(0).padStart(8)} ms ${perReq(f.totalMs)}  ${f.fn} — ${f.where}`,
+    );
   }
   lines.push('', 'self time by area');
-  for (const a of s.areas.slice(0, 20)) lines.push(`  ${a.selfPct.toFixed(1).padStart(5)}%  ${a.selfMs.toFixed(0).padStart(8)} ms ${perReq(a.selfMs)}  ${a.area}`);
+  for (const a of s.areas.slice(0, 20))
+    lines.push(`  ${a.selfPct.toFixed(1).padStart(5)}%  ${a.selfMs.toFixed(0).padStart(8)} ms ${perReq(a.selfMs)}  ${a.area}`);
   return `${lines.join('\n')}\n`;
 }
 

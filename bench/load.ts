@@ -37,7 +37,17 @@ export async function runLoad(target: Target, connections: number, seconds: numb
   const lat = new Samples();
   const t0 = performance.now();
   // sampleInt: autocannon notices the end of `duration` only at its next sample tick
-  const inst = autocannon({ url: target.url, method: target.method ?? 'POST', headers: target.headers, body: target.body, connections, duration: seconds, sampleInt: 50, timeout: 30, idReplacement: target.idReplacement });
+  const inst = autocannon({
+    url: target.url,
+    method: target.method ?? 'POST',
+    headers: target.headers,
+    body: target.body,
+    connections,
+    duration: seconds,
+    sampleInt: 50,
+    timeout: 30,
+    idReplacement: target.idReplacement,
+  });
   inst.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) lat.push(ms);
   });

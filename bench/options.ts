@@ -18,7 +18,9 @@ export function envNumber(name: string, def: number): number {
 export function toTarget(base: string, r: BenchRequest, withKey: boolean): Target {
   let body = r.body;
   if (r.unique) {
-    const messages = (body.messages as Array<{ role: string; content: string }>).map((m, i, all) => (i === all.length - 1 ? { ...m, content: `${m.content} [<id>]` } : m));
+    const messages = (body.messages as Array<{ role: string; content: string }>).map((m, i, all) =>
+      i === all.length - 1 ? { ...m, content: `${m.content} [<id>]` } : m,
+    );
     body = { ...body, messages };
   }
   const headers: Record<string, string> = { 'content-type': 'application/json' };

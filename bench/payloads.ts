@@ -18,7 +18,10 @@ function fixture(path: string): string {
 
 /** `data:` payloads of an SSE fixture, in order (`[DONE]` excluded). */
 export function sseData(text: string): string[] {
-  return text.split(/\r?\n/).filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]').map((l) => l.slice(6));
+  return text
+    .split(/\r?\n/)
+    .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
+    .map((l) => l.slice(6));
 }
 
 function piece(i: number): string {
@@ -50,7 +53,9 @@ export interface Payloads {
 
 /** Builds every payload from the fixtures. */
 export function buildPayloads(): Payloads {
-  const oa = sseData(fixture('openai/openai-node/chat.stream.include-usage.sse')).map((d) => JSON.parse(d) as Record<string, unknown> & { choices: Array<Record<string, unknown>> });
+  const oa = sseData(fixture('openai/openai-node/chat.stream.include-usage.sse')).map(
+    (d) => JSON.parse(d) as Record<string, unknown> & { choices: Array<Record<string, unknown>> },
+  );
   const role = oa[0]!;
   const content = oa.find((c) => (c.choices[0]?.delta as { content?: string } | undefined)?.content && c !== role)!;
   const finish = oa.find((c) => c.choices[0]?.finish_reason)!;
@@ -65,7 +70,9 @@ export function buildPayloads(): Payloads {
   openaiSse.push('data: [DONE]\n\n');
 
   // Anthropic: message_start, content_block_start, ping, N deltas, the closing events
-  const an = fixture('anthropic/anthropic-sdk-typescript/basic.sse').split(/\n\n/).filter((e) => e.trim() !== '');
+  const an = fixture('anthropic/anthropic-sdk-typescript/basic.sse')
+    .split(/\n\n/)
+    .filter((e) => e.trim() !== '');
   const delta = an.find((e) => e.startsWith('event: content_block_delta'))!;
   const deltaObj = JSON.parse(delta.slice(delta.indexOf('data: ') + 6)) as { delta: { text: string } };
   const head = an.slice(0, an.indexOf(delta));
@@ -77,7 +84,9 @@ export function buildPayloads(): Payloads {
   anthropicSse.push(...tail.map((e) => `${e}\n\n`));
 
   // Gemini: one event per text part; the last carries finishReason and the usage
-  const ge = sseData(fixture('gemini/vercel-ai/google-text.sse')).map((d) => JSON.parse(d) as { candidates: Array<Record<string, unknown>>; usageMetadata: unknown });
+  const ge = sseData(fixture('gemini/vercel-ai/google-text.sse')).map(
+    (d) => JSON.parse(d) as { candidates: Array<Record<string, unknown>>; usageMetadata: unknown },
+  );
   const g0 = ge[0]!;
   const last = ge[ge.length - 1]!;
   const geminiSse: string[] = [];
@@ -88,7 +97,10 @@ export function buildPayloads(): Payloads {
   }
 
   // Responses: created, in_progress, item and part added, N deltas, the closing events
-  const rs = fixture('responses/vercel-ai/openai-reasoning-encrypted-content.1.chunks.txt').split('\n').slice(94, 110).map((l) => JSON.parse(l) as Record<string, any>);
+  const rs = fixture('responses/vercel-ai/openai-reasoning-encrypted-content.1.chunks.txt')
+    .split('\n')
+    .slice(94, 110)
+    .map((l) => JSON.parse(l) as Record<string, any>);
   const text = Array.from({ length: TEXT_PIECES }, (_, i) => piece(i)).join('');
   const rDelta = rs.find((e) => e.type === 'response.output_text.delta')!;
   const events: Array<Record<string, any>> = [...rs.slice(0, rs.indexOf(rDelta))];

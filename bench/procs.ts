@@ -22,13 +22,22 @@ const live = new Set<Child>();
  * Spawns `node <args>` (or `opts.command <args>`) and waits until stdout matches `readyLine`.
  * @throws when the child exits or stays silent past `timeoutMs` (its stderr included).
  */
-export async function startChild(name: string, args: string[], readyLine: RegExp, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; command?: string } = {}): Promise<Child> {
+export async function startChild(
+  name: string,
+  args: string[],
+  readyLine: RegExp,
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; command?: string } = {},
+): Promise<Child> {
   const proc = spawn(opts.command ?? process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const onOut = (d: Buffer) => { out += d; };
+  const onOut = (d: Buffer) => {
+    out += d;
+  };
   proc.stdout!.on('data', onOut);
-  proc.stderr!.on('data', (d: Buffer) => { err = (err + d).slice(-8192); });
+  proc.stderr!.on('data', (d: Buffer) => {
+    err = (err + d).slice(-8192);
+  });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   let stopping: Promise<void> | undefined;
   const child: Child = {
@@ -51,7 +60,10 @@ export async function startChild(name: string, args: string[], readyLine: RegExp
   live.add(child);
   try {
     child.ready = await new Promise<RegExpExecArray>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`${name} printed no ready line within ${opts.timeoutMs ?? 15_000} ms\nstdout: ${out}\nstderr: ${err}`)), opts.timeoutMs ?? 15_000);
+      const t = setTimeout(
+        () => reject(new Error(`${name} printed no ready line within ${opts.timeoutMs ?? 15_000} ms\nstdout: ${out}\nstderr: ${err}`)),
+        opts.timeoutMs ?? 15_000,
+      );
       const check = () => {
         const m = readyLine.exec(out);
         if (!m) return;

@@ -93,29 +93,74 @@ export function checkAims(results: ScenarioResult[], translate?: TranslateRow[],
   // issue 11: Gemini-in → openai-out, per stream event (the worst recorded stream), and
   // end to end as gw's extra CPU per client chunk over the chat passthrough
   if (translate?.length) {
-    out.push({ aim: 'Gemini-in stream translation <= 10 µs/event', scenario: 'gemini-translate', value: Math.max(...translate.map((r) => r.usPerEvent)), unit: 'µs', limit: 10, met: translate.every((r) => r.usPerEvent <= 10) });
+    out.push({
+      aim: 'Gemini-in stream translation <= 10 µs/event',
+      scenario: 'gemini-translate',
+      value: Math.max(...translate.map((r) => r.usPerEvent)),
+      unit: 'µs',
+      limit: 10,
+      met: translate.every((r) => r.usPerEvent <= 10),
+    });
   }
   add('Gemini-in stream, gw CPU/chunk <= 10 µs', 'gemini-in-stream-c50', by.get('gemini-in-stream-c50')?.vs?.cpuUsPerChunkDelta, 'µs', 10, true);
   // issue 10: translating a Responses stream costs at most 10 µs per event over the passthrough
-  add('Responses translation <= 10 µs/event', 'responses-translated-stream-c50', by.get('responses-translated-stream-c50')?.vs?.cpuUsPerChunkDelta, 'µs', 10, true);
+  add(
+    'Responses translation <= 10 µs/event',
+    'responses-translated-stream-c50',
+    by.get('responses-translated-stream-c50')?.vs?.cpuUsPerChunkDelta,
+    'µs',
+    10,
+    true,
+  );
   // issue 13: a key with every virtual key setting vs a plain key. Measured in process
   // (admission.ts): between two gw processes the difference is below the run-to-run noise
-  if (admission) out.push({ aim: 'virtual key: extra CPU <= 0.03 ms', scenario: 'admission', value: admission.extraUs / 1000, unit: 'ms', limit: 0.03, met: admission.extraUs / 1000 <= 0.03 });
+  if (admission)
+    out.push({
+      aim: 'virtual key: extra CPU <= 0.03 ms',
+      scenario: 'admission',
+      value: admission.extraUs / 1000,
+      unit: 'ms',
+      limit: 0.03,
+      met: admission.extraUs / 1000 <= 0.03,
+    });
   return out;
 }
 
 const f = (v: number | undefined, d = 2) => (v === undefined || Number.isNaN(v) ? '-' : v.toFixed(d));
 const sign = (v: number | undefined, d = 2) => (v === undefined || Number.isNaN(v) ? '-' : `${v >= 0 ? '+' : ''}${v.toFixed(d)}`);
-const row = (cells: string[]) => `  ${cells[0]!.padEnd(16)}${cells.slice(1).map((c) => c.padStart(10)).join('')}`;
+const row = (cells: string[]) =>
+  `  ${cells[0]!.padEnd(16)}${cells
+    .slice(1)
+    .map((c) => c.padStart(10))
+    .join('')}`;
 
 /** The readable report of one scenario. */
 export function formatScenario(r: ScenarioResult): string {
   const head = `${r.name} — ${r.what}`;
   if (r.status !== 'ok') return `${head}\n  ${r.status.toUpperCase()}: ${r.reason}\n`;
-  const lines = [head, row(['', 'req/s', 'p50 ms', 'p99 ms', 'TTFB p50', 'TTFB p99', 'end p50', 'gw CPU', 'usr/sys', 'up CPU', 'up calls', 'RSS MiB', 'errors'])];
+  const lines = [
+    head,
+    row(['', 'req/s', 'p50 ms', 'p99 ms', 'TTFB p50', 'TTFB p99', 'end p50', 'gw CPU', 'usr/sys', 'up CPU', 'up calls', 'RSS MiB', 'errors']),
+  ];
   const phase = (label: string, p: PhaseResult | undefined) => {
     if (!p) return;
-    lines.push(row([label, f(p.load.rps, 0), f(p.load.p50), f(p.load.p99), f(p.streams?.ttfbP50), f(p.streams?.ttfbP99), f(p.streams?.totalP50), f(p.gwCpuMsPerReq, 3), p.gwCpuMsPerReq === undefined ? '-' : `${f(p.gwUserMsPerReq)}/${f(p.gwSysMsPerReq)}`, f(p.upstreamCpuMsPerReq, 3), f(p.upstreamCallsPerReq), f(p.gwRssMiB, 1), String(p.load.errors + p.load.non2xx + (p.streams?.errors ?? 0))]));
+    lines.push(
+      row([
+        label,
+        f(p.load.rps, 0),
+        f(p.load.p50),
+        f(p.load.p99),
+        f(p.streams?.ttfbP50),
+        f(p.streams?.ttfbP99),
+        f(p.streams?.totalP50),
+        f(p.gwCpuMsPerReq, 3),
+        p.gwCpuMsPerReq === undefined ? '-' : `${f(p.gwUserMsPerReq)}/${f(p.gwSysMsPerReq)}`,
+        f(p.upstreamCpuMsPerReq, 3),
+        f(p.upstreamCallsPerReq),
+        f(p.gwRssMiB, 1),
+        String(p.load.errors + p.load.non2xx + (p.streams?.errors ?? 0)),
+      ]),
+    );
   };
   phase('direct', r.direct);
   phase('gw', r.gw);
@@ -126,11 +171,16 @@ export function formatScenario(r: ScenarioResult): string {
   if (r.vs) {
     const v = r.vs;
     lines.push(row([`vs ${v.scenario}`, `${f(v.rpsRatio)}x`, sign(v.p50DeltaMs), '', sign(v.ttfbP50DeltaMs), '', '', sign(v.cpuMsPerReqDelta, 3)]));
-    if (v.cpuUsPerChunkDelta !== undefined) lines.push(`  gw CPU per client chunk vs ${v.scenario}: ${sign(v.cpuUsPerChunkDelta, 1)} µs (${f(r.gw!.streams!.frames, 1)} frames per stream)`);
+    if (v.cpuUsPerChunkDelta !== undefined)
+      lines.push(`  gw CPU per client chunk vs ${v.scenario}: ${sign(v.cpuUsPerChunkDelta, 1)} µs (${f(r.gw!.streams!.frames, 1)} frames per stream)`);
   }
   const fr = r.gw?.streams?.frames;
-  if (fr && r.gw?.gwCpuMsPerReq !== undefined) lines.push(`  gw CPU per stream event: ${f((r.gw.gwCpuMsPerReq * 1000) / fr, 1)} µs (${f(fr, 1)} events per stream, request overhead included)`);
-  if (r.gw?.storeCpuMsPerReq !== undefined) lines.push(`  redis-server CPU per request: ${f(r.gw.storeCpuMsPerReq, 3)} ms (gw + redis: ${f((r.gw.gwCpuMsPerReq ?? NaN) + r.gw.storeCpuMsPerReq, 3)} ms)`);
+  if (fr && r.gw?.gwCpuMsPerReq !== undefined)
+    lines.push(`  gw CPU per stream event: ${f((r.gw.gwCpuMsPerReq * 1000) / fr, 1)} µs (${f(fr, 1)} events per stream, request overhead included)`);
+  if (r.gw?.storeCpuMsPerReq !== undefined)
+    lines.push(
+      `  redis-server CPU per request: ${f(r.gw.storeCpuMsPerReq, 3)} ms (gw + redis: ${f((r.gw.gwCpuMsPerReq ?? NaN) + r.gw.storeCpuMsPerReq, 3)} ms)`,
+    );
   if (r.gwIdleRssMiB !== undefined) lines.push(`  gw RSS at startup: ${f(r.gwIdleRssMiB, 1)} MiB`);
   const firstErr = r.gw?.streams?.firstError ?? r.direct?.streams?.firstError;
   if (firstErr) lines.push(`  first stream error: ${firstErr}`);

@@ -25,18 +25,30 @@ export interface TranslateResult {
   usPerEvent: number;
 }
 
-const chunk = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: string | null = null): ChatCompletionChunk =>
-  ({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: string | null = null): ChatCompletionChunk => ({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'bench',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 function textChunks(n: number): ChatCompletionChunk[] {
-  return [chunk({ role: 'assistant', content: '' }), ...Array.from({ length: n }, (_, i) => chunk({ content: ` word${i}` })), chunk({}, 'stop'),
-    { ...chunk({}), choices: [], usage: { prompt_tokens: 12, completion_tokens: n, total_tokens: 12 + n } }];
+  return [
+    chunk({ role: 'assistant', content: '' }),
+    ...Array.from({ length: n }, (_, i) => chunk({ content: ` word${i}` })),
+    chunk({}, 'stop'),
+    { ...chunk({}), choices: [], usage: { prompt_tokens: 12, completion_tokens: n, total_tokens: 12 + n } },
+  ];
 }
 
 function toolChunks(n: number): ChatCompletionChunk[] {
-  return [chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+  return [
+    chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
     ...Array.from({ length: n }, (_, i) => chunk({ tool_calls: [{ index: 0, function: { arguments: i === 0 ? '{"city":"' : 'x' } }] })),
-    chunk({ tool_calls: [{ index: 0, function: { arguments: '"}' } }] }), chunk({}, 'tool_calls')];
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '"}' } }] }),
+    chunk({}, 'tool_calls'),
+  ];
 }
 
 const SHORT: ResponsesRequest = { model: 'bench', input: 'Say hello.', stream: true };
@@ -50,8 +62,15 @@ function once(chunks: ChatCompletionChunk[], body: ResponsesRequest, toolNames: 
   const m = new ChunksToResponsesEvents({ body, requestModel: 'bench', toolNames });
   let events = 0;
   let bytes = 0;
-  for (const c of chunks) for (const e of m.push(c)) { bytes += encodeResponsesEvent(e).length; events++; }
-  for (const e of m.end()) { bytes += encodeResponsesEvent(e).length; events++; }
+  for (const c of chunks)
+    for (const e of m.push(c)) {
+      bytes += encodeResponsesEvent(e).length;
+      events++;
+    }
+  for (const e of m.end()) {
+    bytes += encodeResponsesEvent(e).length;
+    events++;
+  }
   return bytes > 0 ? events : 0;
 }
 
@@ -59,9 +78,15 @@ function once(chunks: ChatCompletionChunk[], body: ResponsesRequest, toolNames: 
 export function measureTranslate(streams = 2000, perStream = 100): TranslateResult[] {
   const toolNames = new ToolNames();
   const out: TranslateResult[] = [];
-  const bodies: Array<[string, ResponsesRequest, number]> = [['short', SHORT, streams], ['codex', codexBody(), Math.max(1, Math.round(streams / 4))]];
+  const bodies: Array<[string, ResponsesRequest, number]> = [
+    ['short', SHORT, streams],
+    ['codex', codexBody(), Math.max(1, Math.round(streams / 4))],
+  ];
   for (const [bodyName, body, n] of bodies) {
-    for (const [name, chunks] of [['text', textChunks(perStream)], ['tool call', toolChunks(perStream)]] as const) {
+    for (const [name, chunks] of [
+      ['text', textChunks(perStream)],
+      ['tool call', toolChunks(perStream)],
+    ] as const) {
       for (let i = 0; i < 200; i++) once(chunks, body, toolNames);
       let events = 0;
       const t0 = performance.now();

@@ -29,7 +29,9 @@ import { GW_LOG_LEVEL, ROOT, haveRedisServer, missingPlugins, startGw, startRedi
 const TRANSLATE = 'responses-translate';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' }, admission: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, list: { type: 'boolean' }, profile: { type: 'boolean' }, admission: { type: 'boolean' } },
+  });
   if (values.list) {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
     process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
@@ -45,7 +47,10 @@ async function main(): Promise<void> {
     await runAdmission();
     return;
   }
-  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = values.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && !scenarios.some((s) => s.name === n));
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
@@ -68,7 +73,10 @@ async function main(): Promise<void> {
   process.stdout.write(`gw bench — node ${meta.node}, ${meta.cpus} CPUs shared by the load generator, the upstream and gw; ${seconds} s per run after ${warmupSeconds} s warm-up; ${streams} timed streams per stream run
 gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no extensions unless the scenario says so); latencies in ms; CPU = ms of CPU time per request (gw, upstream)\n\n`);
 
-  if (meta.loadAverage > meta.cpus / 2) process.stdout.write(`WARNING: load average ${meta.loadAverage.toFixed(1)} on ${meta.cpus} CPUs: other processes are busy, the numbers below will be noisy and low\n\n`);
+  if (meta.loadAverage > meta.cpus / 2)
+    process.stdout.write(
+      `WARNING: load average ${meta.loadAverage.toFixed(1)} on ${meta.cpus} CPUs: other processes are busy, the numbers below will be noisy and low\n\n`,
+    );
   const up = await startUpstream();
   const gws = new Map<string, Gw | Error>();
   const directRuns = new Map<string, PhaseResult>();
@@ -111,10 +119,21 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
     process.stdout.write('\n');
   }
   const aims = checkAims(results, translate, admission);
-  for (const r of responses ?? []) aims.push({ aim: `Responses translation <= 10 µs/event (${r.name})`, scenario: TRANSLATE, value: r.usPerEvent, unit: 'µs', limit: 10, met: r.usPerEvent <= 10 });
+  for (const r of responses ?? [])
+    aims.push({
+      aim: `Responses translation <= 10 µs/event (${r.name})`,
+      scenario: TRANSLATE,
+      value: r.usPerEvent,
+      unit: 'µs',
+      limit: 10,
+      met: r.usPerEvent <= 10,
+    });
   process.stdout.write(formatAims(aims));
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
-  await writeFile(file, `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims }, null, 2)}\n`);
+  await writeFile(
+    file,
+    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims }, null, 2)}\n`,
+  );
   process.stdout.write(`\nwritten: ${file}\n`);
 }
 
@@ -152,7 +171,15 @@ async function runScenario(s: Scenario, st: RunState): Promise<ScenarioResult> {
   if (gw instanceof Error) return { ...r, status: 'failed', reason: `gw (${s.gw.id}) did not start: ${gw.message.split('\n').slice(0, 6).join(' | ')}` };
   r.gwIdleRssMiB = gw.idleRssMiB;
   const streamConcurrency = s.ttfbConcurrency ?? s.connections;
-  const base = { connections: s.connections, seconds: st.seconds, warmupSeconds: st.warmupSeconds, streams: s.stream ? st.streams : 0, streamConcurrency, upstreamPid: st.up.child.proc.pid!, upstreamCalls: st.up.calls };
+  const base = {
+    connections: s.connections,
+    seconds: st.seconds,
+    warmupSeconds: st.warmupSeconds,
+    streams: s.stream ? st.streams : 0,
+    streamConcurrency,
+    upstreamPid: st.up.child.proc.pid!,
+    upstreamCalls: st.up.calls,
+  };
   process.stderr.write(`running ${s.name}…\n`);
   if (s.direct) {
     const key = JSON.stringify([s.direct, s.connections, s.stream === true, streamConcurrency]);
@@ -163,7 +190,11 @@ async function runScenario(s: Scenario, st: RunState): Promise<ScenarioResult> {
     }
     r.direct = d;
   }
-  r.gw = await measurePhase(toTarget(gw.url, s.request, true), { ...base, gwPid: gw.child.proc.pid!, storePid: s.gw.store === 'redis' ? redis?.child.proc.pid : undefined });
+  r.gw = await measurePhase(toTarget(gw.url, s.request, true), {
+    ...base,
+    gwPid: gw.child.proc.pid!,
+    storePid: s.gw.store === 'redis' ? redis?.child.proc.pid : undefined,
+  });
   if (r.gw.load.requests === 0) return { ...r, status: 'failed', reason: `no 2xx answer through gw (${r.gw.load.non2xx} non-2xx, ${r.gw.load.errors} errors)` };
   if (r.direct) r.vsDirect = compareDirect(r.gw, r.direct);
   const baseline = s.compare ? st.results.find((x) => x.name === s.compare && x.status === 'ok') : undefined;

@@ -66,7 +66,12 @@ export async function startRedis(): Promise<Redis> {
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const { port } = srv.address() as AddressInfo;
   await new Promise<void>((r) => srv.close(() => r()));
-  const child = await startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), '--loglevel', 'notice'], /Ready to accept connections/, { command: 'redis-server' });
+  const child = await startChild(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), '--loglevel', 'notice'],
+    /Ready to accept connections/,
+    { command: 'redis-server' },
+  );
   return { child, url: `redis://127.0.0.1:${port}` };
 }
 
@@ -114,7 +119,12 @@ export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: st
   const workers = setup.workers ? ['--workers', String(setup.workers)] : [];
   let child: Child;
   try {
-    child = await startChild(`gw (${setup.id})`, [...nodeFlags, join(ROOT, 'cli/gw.js'), 'serve', '--config', config, '--bind', '127.0.0.1:0', ...workers], /listening on (\S+) \(/, { env: { LOG_LEVEL: GW_LOG_LEVEL } });
+    child = await startChild(
+      `gw (${setup.id})`,
+      [...nodeFlags, join(ROOT, 'cli/gw.js'), 'serve', '--config', config, '--bind', '127.0.0.1:0', ...workers],
+      /listening on (\S+) \(/,
+      { env: { LOG_LEVEL: GW_LOG_LEVEL } },
+    );
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;

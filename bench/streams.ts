@@ -68,5 +68,15 @@ export async function timeStreams(target: Target, streams: number, concurrency: 
   }
   const a = summarize(ttfb);
   const b = summarize(total);
-  return { streams, concurrency, ttfbP50: a.p50, ttfbP99: a.p99, totalP50: b.p50, totalP99: b.p99, frames: total.length ? frames / total.length : 0, errors, firstError };
+  return {
+    streams,
+    concurrency,
+    ttfbP50: a.p50,
+    ttfbP99: a.p99,
+    totalP50: b.p50,
+    totalP99: b.p99,
+    frames: total.length ? frames / total.length : 0,
+    errors,
+    firstError,
+  };
 }

@@ -12,7 +12,17 @@ import { buildPayloads } from './payloads.ts';
 
 const p = buildPayloads();
 const gapMs = Number(process.env.BENCH_CHUNK_GAP_MS ?? 0);
-const counts: Record<string, number> = { openai_json: 0, openai_sse: 0, anthropic_json: 0, anthropic_sse: 0, gemini_json: 0, gemini_sse: 0, responses_json: 0, responses_sse: 0, other: 0 };
+const counts: Record<string, number> = {
+  openai_json: 0,
+  openai_sse: 0,
+  anthropic_json: 0,
+  anthropic_sse: 0,
+  gemini_json: 0,
+  gemini_sse: 0,
+  responses_json: 0,
+  responses_sse: 0,
+  other: 0,
+};
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
@@ -20,7 +30,9 @@ function readText(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let s = '';
     req.setEncoding('utf8');
-    req.on('data', (d: string) => { s += d; });
+    req.on('data', (d: string) => {
+      s += d;
+    });
     req.on('end', () => resolve(s));
     req.on('error', reject);
   });

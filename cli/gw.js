@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
-  process.stderr.write(`gw needs Node.js 24 or newer (this is ${process.version}); run it through npm (npm start, npx gw), which puts the project's Node 24 first on PATH\n`);
+  process.stderr.write(
+    `gw needs Node.js 24 or newer (this is ${process.version}); run it through npm (npm start, npx gw), which puts the project's Node 24 first on PATH\n`,
+  );
   process.exit(1);
 }
 const compiled = new URL('../dist/cli/main.js', import.meta.url);

@@ -25,7 +25,8 @@ export async function runServe(o: ServeCliOptions): Promise<void> {
   const workers = o.workers ?? 1;
   if (workers <= 1) return serveProcess(o, log);
   // the primary: refuse LevelDB before forking anything (a first run creates the file to edit)
-  if (!existsSync(o.config) && (await writeFirstRunConfig(o.config, o.bind ?? '127.0.0.1:8080'))) log.warn({ config: o.config }, 'no config file: created one with a fresh admin_token and [keys.default]');
+  if (!existsSync(o.config) && (await writeFirstRunConfig(o.config, o.bind ?? '127.0.0.1:8080')))
+    log.warn({ config: o.config }, 'no config file: created one with a fresh admin_token and [keys.default]');
   const config = await loadConfig(o.config);
   requireSharedStore(config, workers);
   process.exit(await runPrimary({ workers, log, drainMs: config.shutdown_timeout_seconds * 1000 }));

@@ -48,7 +48,11 @@ export function isGwWorker(): boolean {
  */
 export function requireSharedStore(config: GatewayConfig, workers: number): void {
   if (workers > 1 && !config.store?.url) {
-    throw new ConfigError(config.file, ['store'], `--workers ${workers} needs a shared store: add [store] url = "redis://host:port/db" (without [store] the store is LevelDB under data_dir, which only one process can open)`);
+    throw new ConfigError(
+      config.file,
+      ['store'],
+      `--workers ${workers} needs a shared store: add [store] url = "redis://host:port/db" (without [store] the store is LevelDB under data_dir, which only one process can open)`,
+    );
   }
 }
 
@@ -85,7 +89,10 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
   let line = '';
   let startedOk!: (line: string) => void;
   let startFailed!: (err: Error) => void;
-  const started = new Promise<string>((resolve, reject) => ((startedOk = resolve), (startFailed = reject)));
+  const started = new Promise<string>((resolve, reject) => {
+    startedOk = resolve;
+    startFailed = reject;
+  });
   let allExited!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (allExited = resolve));
 
@@ -104,7 +111,10 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
         }
         return;
       case 'failed':
-        if (phase === 'starting') startFailed(Object.assign(msg.error.user ? new UserError(msg.error.message) : new Error(msg.error.message), { name: msg.error.name, stack: msg.error.stack }));
+        if (phase === 'starting')
+          startFailed(
+            Object.assign(msg.error.user ? new UserError(msg.error.message) : new Error(msg.error.message), { name: msg.error.name, stack: msg.error.stack }),
+          );
         else if (phase === 'running') log.error({ pid: worker.process.pid, err: msg.error.message }, 'worker failed to start');
         return;
       case 'metrics':
@@ -222,8 +232,14 @@ export function workerLink(): WorkerLink {
             reject(METRICS_UNAVAILABLE(`the primary did not answer the metrics request within ${SCRAPE_TIMEOUT_MS / 1000} s`));
           }, SCRAPE_TIMEOUT_MS);
           waiting.set(id, {
-            resolve: (text) => (clearTimeout(t), resolve(text)),
-            reject: (e) => (clearTimeout(t), reject(e)),
+            resolve: (text) => {
+              clearTimeout(t);
+              resolve(text);
+            },
+            reject: (e) => {
+              clearTimeout(t);
+              reject(e);
+            },
           });
           void toPrimary({ gw: 'metrics', id });
         });

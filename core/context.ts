@@ -125,7 +125,16 @@ export class RequestContext {
   /** Scratch space for plugins; key by a symbol or your plugin name. */
   readonly state = new Map<string | symbol, unknown>();
 
-  constructor(id: string, facts: RequestFacts, key: KeyInfo | undefined, body: Record<string, unknown>, rawBody: string, canonicalModel: string, startedAt: number, log: Logger) {
+  constructor(
+    id: string,
+    facts: RequestFacts,
+    key: KeyInfo | undefined,
+    body: Record<string, unknown>,
+    rawBody: string,
+    canonicalModel: string,
+    startedAt: number,
+    log: Logger,
+  ) {
     this.id = id;
     this.route = facts.route;
     this.format = facts.format;

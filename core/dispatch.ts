@@ -49,7 +49,12 @@ export function plan(table: RoutingTable, requested: string, canonical: string, 
  * @throws the last failure when every provider of every model failed, or the first
  *   non-retryable failure; 503 `circuit_open` when every circuit was open.
  */
-export async function dispatch<T>(table: RoutingTable, p: DispatchPlan, signal: AbortSignal, call: (provider: Provider, model: string) => Promise<T>): Promise<Dispatched<T>> {
+export async function dispatch<T>(
+  table: RoutingTable,
+  p: DispatchPlan,
+  signal: AbortSignal,
+  call: (provider: Provider, model: string) => Promise<T>,
+): Promise<Dispatched<T>> {
   let attempts = 0;
   let lastErr: unknown;
   for (let i = -1; i < p.fallbacks.length; i++) {

@@ -127,14 +127,22 @@ export function upstreamError(status: number, message: string, extra: ErrorExtra
 /** The error `type` a status stands for when the catalog gives none. */
 export function typeForStatus(status: number): ErrorType {
   switch (status) {
-    case 401: return 'authentication_error';
-    case 403: return 'permission_error';
-    case 404: return 'not_found_error';
-    case 429: return 'rate_limit_error';
-    case 502: return 'upstream_error';
-    case 503: return 'service_unavailable';
-    case 504: return 'timeout_error';
-    default: return status >= 500 ? 'server_error' : 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 429:
+      return 'rate_limit_error';
+    case 502:
+      return 'upstream_error';
+    case 503:
+      return 'service_unavailable';
+    case 504:
+      return 'timeout_error';
+    default:
+      return status >= 500 ? 'server_error' : 'invalid_request_error';
   }
 }
 

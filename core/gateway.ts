@@ -114,7 +114,8 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     inflight: new InflightLimiter(store),
     clock,
     async close() {
-      for (const e of [...extensions].reverse()) await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
+      for (const e of [...extensions].reverse())
+        await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
       for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
       await runtime?.close();
       await agent.close().catch(() => undefined);
@@ -123,15 +124,25 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   };
   try {
     runtime = new Runtime({
-      store, log, dispatcher: agent, queues: gw.metrics, members, now: clock, honoredKeySettings: () => honored,
-      get snapshot() { return snapshot; },
-      swap: (next) => { snapshot = next; },
+      store,
+      log,
+      dispatcher: agent,
+      queues: gw.metrics,
+      members,
+      now: clock,
+      honoredKeySettings: () => honored,
+      get snapshot() {
+        return snapshot;
+      },
+      swap: (next) => {
+        snapshot = next;
+      },
     });
     await runtime.start(config);
     for (const f of await loadFormats()) {
       let section: unknown;
       if (f.configSchema) {
-        const raw = f.section ? (config as Record<string, unknown>)[f.section] ?? {} : {};
+        const raw = f.section ? ((config as Record<string, unknown>)[f.section] ?? {}) : {};
         const parsed = f.configSchema.safeParse(raw);
         if (!parsed.success) throw ConfigError.fromZod(config.file, f.section ? [f.section] : [], parsed.error);
         section = parsed.data;
@@ -152,12 +163,29 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     mountAdminRoutes(routes, () => gw.runtime, log);
     for (const [name, section] of Object.entries(config.extensions)) {
       const found = await findPlugin('extension', name);
-      if (!found) throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);
+      if (!found)
+        throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);
       const parsed = found.plugin.configSchema.safeParse(section);
       if (!parsed.success) throw ConfigError.fromZod(config.file, ['extensions', name], parsed.error);
       const add = (method: 'GET' | 'POST' | 'DELETE') => (path: string, handler: Middleware) =>
-        routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body: method === 'POST', handler: (ctx) => handler(ctx, noop), owner: `extension ${name}` });
-      const handle = await found.plugin.setup({ name, config: parsed.data, store: store.namespace(`ext:${name}`), hooks, log: log.child({ extension: name }), routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') }, gateway: info });
+        routes.add({
+          method,
+          path,
+          auth: 'admin',
+          errors: OPENAI_ERRORS,
+          body: method === 'POST',
+          handler: (ctx) => handler(ctx, noop),
+          owner: `extension ${name}`,
+        });
+      const handle = await found.plugin.setup({
+        name,
+        config: parsed.data,
+        store: store.namespace(`ext:${name}`),
+        hooks,
+        log: log.child({ extension: name }),
+        routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') },
+        gateway: info,
+      });
       extensions.push({ name, handle: handle ?? undefined });
       for (const k of found.plugin.keySettings ?? []) (honored ??= new Set()).add(k);
     }

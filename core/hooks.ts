@@ -113,7 +113,14 @@ export interface Hooks {
 
 /** True for an EarlyResponse: an object with a numeric status and a body. */
 export function isEarlyResponse(v: unknown): v is EarlyResponse {
-  return typeof v === 'object' && v !== null && typeof (v as EarlyResponse).status === 'number' && (v as EarlyResponse).status >= 100 && (v as EarlyResponse).status < 600 && 'body' in v;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as EarlyResponse).status === 'number' &&
+    (v as EarlyResponse).status >= 100 &&
+    (v as EarlyResponse).status < 600 &&
+    'body' in v
+  );
 }
 
 /** True for a CachedResponse: an object with a string body. */

@@ -35,7 +35,16 @@ export interface KeySettings {
 export const MAX_GRACE_SECONDS = 30 * 86_400;
 
 /** Every setting's name, in listing order. */
-export const KEY_SETTINGS = ['models', 'requests_per_minute', 'tokens_per_minute', 'budget', 'budget_period', 'expires_at', 'tags', 'max_parallel_requests'] as const satisfies ReadonlyArray<keyof KeySettings>;
+export const KEY_SETTINGS = [
+  'models',
+  'requests_per_minute',
+  'tokens_per_minute',
+  'budget',
+  'budget_period',
+  'expires_at',
+  'tags',
+  'max_parallel_requests',
+] as const satisfies ReadonlyArray<keyof KeySettings>;
 export type KeySettingName = (typeof KEY_SETTINGS)[number];
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?([Zz]|[+-]\d{2}:\d{2}))?$/;
@@ -69,16 +78,22 @@ export function rfc3339(ms: number): string {
   return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;
 }
 
-const expiresAt = z.union([z.string(), z.date()], { error: 'expected an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01)' }).transform((v, ctx) => {
-  const ms = parseExpiry(v);
-  if (typeof ms === 'string') {
-    ctx.addIssue({ code: 'custom', message: ms });
-    return z.NEVER;
-  }
-  return rfc3339(ms);
-});
+const expiresAt = z
+  .union([z.string(), z.date()], { error: 'expected an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01)' })
+  .transform((v, ctx) => {
+    const ms = parseExpiry(v);
+    if (typeof ms === 'string') {
+      ctx.addIssue({ code: 'custom', message: ms });
+      return z.NEVER;
+    }
+    return rfc3339(ms);
+  });
 
-const positiveInt = (what: string) => z.number({ error: `expected a whole number of ${what}` }).int(`expected a whole number of ${what}`).positive(`expected at least 1 ${what.replace(/s$/, '')}`);
+const positiveInt = (what: string) =>
+  z
+    .number({ error: `expected a whole number of ${what}` })
+    .int(`expected a whole number of ${what}`)
+    .positive(`expected at least 1 ${what.replace(/s$/, '')}`);
 const pattern = z.string().min(1, 'expected a model id or a pattern with *').max(256);
 const tagName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'tag names are 1-64 letters, digits, "_", "-" or "."');
 const tagValue = z.string().min(1, 'expected a non-empty tag value').max(256);
@@ -168,7 +183,8 @@ export const EXTENSION_SETTINGS: Readonly<Partial<Record<KeySettingName, string>
 export function unenforcedSettings(name: string, s: KeySettings, honored: ReadonlySet<KeySettingName>): string[] {
   const out: string[] = [];
   for (const [setting, ext] of Object.entries(EXTENSION_SETTINGS) as Array<[KeySettingName, string]>) {
-    if (s[setting] !== undefined && !honored.has(setting)) out.push(`key '${name}' sets ${setting}, but no enabled extension enforces it: add [extensions.${ext}] to the config (then restart)`);
+    if (s[setting] !== undefined && !honored.has(setting))
+      out.push(`key '${name}' sets ${setting}, but no enabled extension enforces it: add [extensions.${ext}] to the config (then restart)`);
   }
   return out;
 }

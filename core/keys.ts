@@ -106,7 +106,14 @@ export class KeyTable {
         this.grace.set(g.hash, { info, until });
         graceUntil = Math.max(graceUntil ?? 0, until);
       }
-      this.byName.set(name, { info, source: 'runtime', masked: `sha256:${rec.hash.slice(0, 12)}…`, settings: rec.settings, createdAt: rec.created_at, graceUntil });
+      this.byName.set(name, {
+        info,
+        source: 'runtime',
+        masked: `sha256:${rec.hash.slice(0, 12)}…`,
+        settings: rec.settings,
+        createdAt: rec.created_at,
+        graceUntil,
+      });
     }
   }
 

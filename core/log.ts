@@ -22,7 +22,10 @@ export function createLogger(level: LevelWithSilent, dest?: NodeJS.WritableStrea
     {
       level,
       base: undefined,
-      redact: { paths: ['api_key', '*.api_key', 'key', '*.key', 'admin_token', 'authorization', '*.authorization', 'headers.authorization', 'headers["x-api-key"]'], censor: '***' },
+      redact: {
+        paths: ['api_key', '*.api_key', 'key', '*.key', 'admin_token', 'authorization', '*.authorization', 'headers.authorization', 'headers["x-api-key"]'],
+        censor: '***',
+      },
     },
     // stdout through an asynchronous SonicBoom: a line is a buffered write, not a blocking
     // syscall per request; pino flushes it synchronously on exit

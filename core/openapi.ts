@@ -17,15 +17,26 @@ export function jsonRequestBody(s: z.ZodType): Record<string, unknown> {
   return { required: true, content: { 'application/json': { schema: schemaOf(s) } } };
 }
 
-const OPENAI_ERROR = z.object({
-  error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable(), param: z.string().nullable() }),
-}).meta({ id: 'Error' });
+const OPENAI_ERROR = z
+  .object({
+    error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable(), param: z.string().nullable() }),
+  })
+  .meta({ id: 'Error' });
 
 /** The usual error responses of an operation, with `errorSchema` as their body (OpenAI's shape by default). */
 export function errorResponses(codes: number[], errorSchema: Record<string, unknown> = schemaOf(OPENAI_ERROR)): Record<string, unknown> {
   const texts: Record<number, string> = {
-    400: 'Invalid body (names the field)', 401: 'Missing or unknown key', 403: 'Not allowed', 404: 'Not found (an unknown model lists close matches)', 409: 'Name taken, or defined in the config file',
-    413: 'Body larger than max_body_bytes', 415: 'Content type is not JSON', 429: 'Rate limit or budget exceeded', 502: 'Upstream failure', 503: 'Unavailable (store, circuit)', 504: 'Upstream timeout',
+    400: 'Invalid body (names the field)',
+    401: 'Missing or unknown key',
+    403: 'Not allowed',
+    404: 'Not found (an unknown model lists close matches)',
+    409: 'Name taken, or defined in the config file',
+    413: 'Body larger than max_body_bytes',
+    415: 'Content type is not JSON',
+    429: 'Rate limit or budget exceeded',
+    502: 'Upstream failure',
+    503: 'Unavailable (store, circuit)',
+    504: 'Upstream timeout',
   };
   const out: Record<string, unknown> = {};
   for (const c of codes) out[c] = { description: texts[c] ?? 'Error', content: { 'application/json': { schema: errorSchema } } };
@@ -71,11 +82,21 @@ export function openApiDocument(routes: RouteRegistry): string {
       responses: { 200: { description: 'OK' }, ...(r.auth === 'none' ? {} : errorResponses(r.auth === 'admin' ? [401, 403] : [401])) },
     };
     const sec = security(r);
-    item[method] = { ...base, tags: [r.auth === 'admin' ? 'admin' : r.owner], ...(sec ? { security: sec } : {}), ...(params.length ? { parameters: params } : {}) };
+    item[method] = {
+      ...base,
+      tags: [r.auth === 'admin' ? 'admin' : r.owner],
+      ...(sec ? { security: sec } : {}),
+      ...(params.length ? { parameters: params } : {}),
+    };
   }
   return JSON.stringify({
     openapi: '3.1.0',
-    info: { title: 'gw', version: '1', description: 'An LLM gateway: OpenAI Chat Completions and Responses, Anthropic Messages and the Gemini API in front of every provider; native passthrough where the upstream speaks the client\'s format, translation everywhere else.' },
+    info: {
+      title: 'gw',
+      version: '1',
+      description:
+        "An LLM gateway: OpenAI Chat Completions and Responses, Anthropic Messages and the Gemini API in front of every provider; native passthrough where the upstream speaks the client's format, translation everywhere else.",
+    },
     components: { securitySchemes: SECURITY_SCHEMES },
     paths,
   });

@@ -38,7 +38,7 @@ export type StreamItem = ChatCompletionChunk | string;
 
 /** Result of a chat call: a whole completion or a stream. */
 export type ChatResult =
-  | { type: 'json'; body: ChatCompletion; /** exact upstream bytes when `body` is unchanged from them */ raw?: string }
+  | { type: 'json'; body: ChatCompletion /** exact upstream bytes when `body` is unchanged from them */; raw?: string }
   | { type: 'stream'; chunks: AsyncIterable<StreamItem> };
 
 /** One SSE event, text as the upstream sent it. */
@@ -48,9 +48,7 @@ export interface SseEvent {
 }
 
 /** Result of a native passthrough: the upstream's answer, bytes or events unchanged. */
-export type NativeResult =
-  | { type: 'json'; status: number; raw: string; contentType: string }
-  | { type: 'stream'; events: AsyncIterable<SseEvent> };
+export type NativeResult = { type: 'json'; status: number; raw: string; contentType: string } | { type: 'stream'; events: AsyncIterable<SseEvent> };
 
 /**
  * A native passthrough for one client format: the client's body (with `model` canonical;

@@ -25,7 +25,12 @@ export class RoutingTable {
    * @param members one per provider, in listing order; @param routing strategies
    *   (`[routing]`); @param fallbacks `[fallbacks]`.
    */
-  constructor(members: Iterable<Member>, aliases: Record<string, string>, routing: Pick<RoutingConfig, 'strategy' | 'models'>, fallbacks: Record<string, string[]> = {}) {
+  constructor(
+    members: Iterable<Member>,
+    aliases: Record<string, string>,
+    routing: Pick<RoutingConfig, 'strategy' | 'models'>,
+    fallbacks: Record<string, string[]> = {},
+  ) {
     const byName = new Map<string, Provider>();
     const byProvider = new Map<string, Member>();
     const lists = new Map<string, Member[]>();
@@ -107,7 +112,10 @@ export class RoutingTable {
       const d = distance(lower, c);
       if (d <= max) scored.push([cand, d]);
     }
-    return scored.sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([m]) => m);
+    return scored
+      .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+      .slice(0, 3)
+      .map(([m]) => m);
   }
 }
 

@@ -53,7 +53,12 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   // minutes); Node checks it every connectionsCheckingInterval
   const requestMs = config.request_timeout_seconds * 1000;
   const server = createServer(
-    { keepAliveTimeout: 65_000, requestTimeout: requestMs, headersTimeout: Math.min(60_000, requestMs), connectionsCheckingInterval: Math.min(5_000, Math.max(250, requestMs / 4)) },
+    {
+      keepAliveTimeout: 65_000,
+      requestTimeout: requestMs,
+      headersTimeout: Math.min(60_000, requestMs),
+      connectionsCheckingInterval: Math.min(5_000, Math.max(250, requestMs / 4)),
+    },
     app.callback(),
   );
   let inflight = 0;
@@ -80,7 +85,9 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   const a = server.address() as AddressInfo;
   const address = `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   const table = gateway.snapshot.table;
-  (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(`listening on ${address} (${table.models().length} models, ${table.providers.size} providers, ${gateway.extensions.length} extensions)`);
+  (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(
+    `listening on ${address} (${table.models().length} models, ${table.providers.size} providers, ${gateway.extensions.length} extensions)`,
+  );
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

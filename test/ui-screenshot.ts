@@ -35,7 +35,9 @@ const MODELS = [
 const toml = `listen = "127.0.0.1:0"
 admin_token = "${ADMIN_TOKEN}"
 data_dir = "data"
-${Object.entries(KEYS).map(([name, key]) => `[keys.${name}]\nkey = "${key}"\n`).join('')}
+${Object.entries(KEYS)
+  .map(([name, key]) => `[keys.${name}]\nkey = "${key}"\n`)
+  .join('')}
 ${MODELS.map((m) => `[providers.${m.provider}]\nkind = "mock"\nmodels = ["${m.id}"]\ndelay_ms = 2\n`).join('\n')}
 ${MODELS.map((m) => `[pricing."${m.id}"]\ninput_per_mtok = ${m.price[0]}\noutput_per_mtok = ${m.price[1]}\n`).join('\n')}
 [extensions.rate_limit]
@@ -110,7 +112,13 @@ try {
       }
       await c.chat.completions.create({ model: 'gpt-5-preview', messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
     }
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1280, height: 800 },
+      colorScheme: 'light',
+    });
     try {
       const page = context.pages()[0] ?? (await context.newPage());
       await page.goto(`${gw.url}/ui/`);

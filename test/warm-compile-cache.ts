@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const entries = ['core/server.ts', 'core/gateway.ts', 'sdk/plugin.ts', 'test/helpers/gateway.ts', 'test/helpers/upstream.ts', 'test/helpers/redis.ts', 'test/helpers/cli.ts'];
+const entries = [
+  'core/server.ts',
+  'core/gateway.ts',
+  'sdk/plugin.ts',
+  'test/helpers/gateway.ts',
+  'test/helpers/upstream.ts',
+  'test/helpers/redis.ts',
+  'test/helpers/cli.ts',
+];
 for (const kind of ['providers', 'extensions', 'formats']) {
   for (const name of readdirSync(join(root, 'plugins', kind))) if (!name.startsWith('_')) entries.push(`plugins/${kind}/${name}/index.ts`);
 }

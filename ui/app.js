@@ -68,7 +68,11 @@ function App() {
     document.title = `${PAGES.find(([p]) => p === page)[1]} · gw console`;
   }, [page]);
 
-  if (!signedIn) return html`<${SignIn} reason=${reason} onDone=${() => { setReason(null); setSignedIn(true); }} />`;
+  if (!signedIn)
+    return html`<${SignIn} reason=${reason} onDone=${() => {
+      setReason(null);
+      setSignedIn(true);
+    }} />`;
   const Page = PAGES.find(([p]) => p === page)[2];
   const signOut = () => {
     token.clear();

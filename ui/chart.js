@@ -9,7 +9,9 @@ import { html } from './html.js';
 export const PALETTE = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#ec4899', '#84cc16', '#f97316', '#94a3b8'];
 export const color = (i) => PALETTE[i % PALETTE.length];
 
-const INTEGER_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 1e9, 1e10];
+const INTEGER_STEPS = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 1e9, 1e10,
+];
 
 const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
 
@@ -37,7 +39,10 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
   const [cursor, setCursor] = useState(null);
   const scheme = useScheme();
   // legend without a cursor: totals for bars, the latest value for lines
-  const resting = useMemo(() => series.map((s) => (kind === 'bars' ? s.values.reduce((a, v) => a + (v ?? 0), 0) : s.values.findLast((v) => v !== null && v !== undefined) ?? null)), [series, kind]);
+  const resting = useMemo(
+    () => series.map((s) => (kind === 'bars' ? s.values.reduce((a, v) => a + (v ?? 0), 0) : (s.values.findLast((v) => v !== null && v !== undefined) ?? null))),
+    [series, kind],
+  );
 
   useEffect(() => {
     const el = box.current;
@@ -59,22 +64,27 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       axes: [
         { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
         {
-          stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { show: false },
+          stroke: ink,
+          grid: { stroke: grid, width: 1 },
+          ticks: { show: false },
           // counts step by whole numbers; the axis is as wide as its longest label
           incrs: integer ? INTEGER_STEPS : undefined,
           size: (_u, values) => (values ? Math.max(36, 12 + 7 * Math.max(...values.map((v) => String(v).length))) : 36),
           values: (_u, ticks) => ticks.map((t) => (axis ?? format)(t)),
         },
       ],
-      series: [{}, ...order.map((i) => ({
-        label: series[i].label,
-        stroke: (series[i].color ?? color(i)),
-        width: kind === 'line' ? 2 : 0,
-        fill: kind === 'bars' ? (series[i].color ?? color(i)) : undefined,
-        paths: bars,
-        points: { show: kind === 'line', size: 5, fill: (series[i].color ?? color(i)) },
-        spanGaps: false,
-      }))],
+      series: [
+        {},
+        ...order.map((i) => ({
+          label: series[i].label,
+          stroke: series[i].color ?? color(i),
+          width: kind === 'line' ? 2 : 0,
+          fill: kind === 'bars' ? (series[i].color ?? color(i)) : undefined,
+          paths: bars,
+          points: { show: kind === 'line', size: 5, fill: series[i].color ?? color(i) },
+          spanGaps: false,
+        })),
+      ],
       hooks: { setCursor: [(u) => setCursor(u.cursor.idx ?? null)] },
     };
     const u = new window.uPlot(opts, data, el);
@@ -98,15 +108,19 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       ${idx !== null ? html`<span class="chart-at">${new Date(x[idx] * 1000).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' })}</span>` : null}
     </figcaption>
     <ul class="legend">
-      ${series.map((s, i) => html`<li><i style=${{ background: (series[i].color ?? color(i)) }}></i>${s.label}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`)}
+      ${series.map((s, i) => html`<li><i style=${{ background: series[i].color ?? color(i) }}></i>${s.label}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`)}
     </ul>
     ${x.length === 0 || series.length === 0 ? html`<p class="empty">${note ?? 'No data in this range yet.'}</p>` : html`<div class="plot" ref=${box} role="img" aria-label=${`${title} chart`}></div>`}
     ${note && series.length > 0 ? html`<p class="note">${note}</p>` : null}
-    ${rows.length > 0 ? html`<details class="data"><summary>Data</summary>
+    ${
+      rows.length > 0
+        ? html`<details class="data"><summary>Data</summary>
       <div class="scroll"><table>
         <thead><tr><th>Time</th>${series.map((s) => html`<th>${s.label}</th>`)}</tr></thead>
         <tbody>${rows.map(([t, vs]) => html`<tr data-time=${new Date(t * 1000).toISOString()}><td>${new Date(t * 1000).toLocaleString()}</td>${vs.map((v, i) => html`<td data-series=${series[i].label} data-value=${v ?? ''}>${format(v)}</td>`)}</tr>`)}</tbody>
       </table></div>
-    </details>` : null}
+    </details>`
+        : null
+    }
   </figure>`;
 }

@@ -66,10 +66,14 @@ function CreateKey({ created, setCreated, onCreated }) {
       <label class="field"><span>Name</span><input name="name" required pattern="[A-Za-z0-9_.\\-]{1,64}" placeholder="e.g. ci-bot" aria-label="Key name" /></label>
       <button class="primary" type="submit">Create key</button>
     </form>
-    ${created ? html`<div class="alert ok" role="status" data-created-key=${created.name}>
+    ${
+      created
+        ? html`<div class="alert ok" role="status" data-created-key=${created.name}>
       Key <b>${created.name}</b> created. Copy it now: it will not be shown again.
       <div class="secret"><code class="new-key">${created.key}</code><button class="small" onClick=${copy}>${copied ? 'Copied' : 'Copy'}</button><button class="small" onClick=${() => setCreated(null)}>Done</button></div>
-    </div>` : null}
+    </div>`
+        : null
+    }
   </section>`;
 }
 
@@ -78,10 +82,14 @@ export function Keys() {
   const [revoked, setRevoked] = useState(null);
   // the secret of the key just created: shown until dismissed, or until that key is revoked
   const [created, setCreated] = useState(null);
-  const { data, error, loading, reload } = useLoad(async () => {
-    const [keys, budget, limits, usage] = await Promise.all([api.keys(), api.budget(), api.rateLimits(), api.usage()]);
-    return { keys, budget, limits, usage };
-  }, [], { refreshMs: 10_000 });
+  const { data, error, loading, reload } = useLoad(
+    async () => {
+      const [keys, budget, limits, usage] = await Promise.all([api.keys(), api.budget(), api.rateLimits(), api.usage()]);
+      return { keys, budget, limits, usage };
+    },
+    [],
+    { refreshMs: 10_000 },
+  );
 
   const rows = (data?.keys ?? []).map((k) => {
     const b = data.budget?.find((x) => x.key === k.name);
@@ -93,20 +101,38 @@ export function Keys() {
     <${Problem} error=${error || actionError} />
     ${revoked ? html`<div class="alert ok" role="status">Key <b>${revoked}</b> revoked: it is refused from the next request on.</div>` : null}
     <section class="panel">
-      ${loading && !data ? html`<p class="loading">Loading…</p>` : rows.length === 0 ? html`<p class="empty">No gateway keys: the gateway runs open. Create one below.</p>` : html`<div class="scroll"><table class="cards keys">
+      ${
+        loading && !data
+          ? html`<p class="loading">Loading…</p>`
+          : rows.length === 0
+            ? html`<p class="empty">No gateway keys: the gateway runs open. Create one below.</p>`
+            : html`<div class="scroll"><table class="cards keys">
         <thead><tr><th>Name</th><th>Key</th><th>Spend / budget</th><th>Requests / min</th><th>Tokens / min</th><th>Models used</th><th></th></tr></thead>
-        <tbody>${rows.map((k) => html`<tr data-key=${k.name}>
+        <tbody>${rows.map(
+          (k) => html`<tr data-key=${k.name}>
           <td data-label="Name"><span><b>${k.name}</b> <span class=${`badge ${k.source === 'runtime' ? 'ok' : ''}`}>${k.source}</span></span></td>
           <td data-label="Key"><code>${k.key}</code></td>
           <td data-label="Spend / budget">${k.budget ? html`<${Meter} used=${k.budget.spent_usd} limit=${k.budget.budget_usd} text=${`${usd(k.budget.spent_usd)} of ${usd(k.budget.budget_usd)}${k.budget.reserved_usd ? ` (+${usd(k.budget.reserved_usd)} held)` : ''}`} />` : html`<span class="muted">${data.budget === null ? 'budget off' : '–'}</span>`}</td>
           <td data-label="Requests / min">${k.limit ? html`<${Meter} used=${k.limit.requests} limit=${k.limit.requests_per_minute} text=${`${count(k.limit.requests)} of ${count(k.limit.requests_per_minute)}`} />` : html`<span class="muted">${data.limits === null ? 'no limit' : '–'}</span>`}</td>
           <td data-label="Tokens / min">${k.limit?.tokens_per_minute ? html`<${Meter} used=${k.limit.tokens} limit=${k.limit.tokens_per_minute} text=${`${count(k.limit.tokens)} of ${count(k.limit.tokens_per_minute)}`} />` : html`<span class="muted">no limit</span>`}</td>
           <td data-label="Models used">${k.models.length ? html`<span class="chips">${k.models.slice(0, 6).map((m) => html`<span class="chip" title=${`${count(m.requests)} requests, ${count(m.prompt_tokens)} prompt + ${count(m.completion_tokens)} completion tokens`}>${m.model} · ${count(m.total_tokens)}</span>`)}${k.models.length > 6 ? html`<span class="chip">+${k.models.length - 6}</span>` : null}</span>` : html`<span class="muted">${data.usage === null ? 'usage off' : 'none yet'}</span>`}</td>
-          <td data-label="">${k.source === 'runtime'
-            ? html`<${Revoke} name=${k.name} onError=${setActionError} onDone=${(n) => { setActionError(null); setRevoked(n); if (created?.name === n) setCreated(null); reload(); }} />`
-            : html`<span class="muted" title="Defined in the config file: remove it there, then reload">config file</span>`}</td>
-        </tr>`)}</tbody>
-      </table></div>`}
+          <td data-label="">${
+            k.source === 'runtime'
+              ? html`<${Revoke} name=${k.name} onError=${setActionError} onDone=${(n) => {
+                  setActionError(null);
+                  setRevoked(n);
+                  if (created?.name === n) setCreated(null);
+                  reload();
+                }} />`
+              : html`<span class="muted" title="Defined in the config file: remove it there, then reload">config file</span>`
+          }</td>
+        </tr>`,
+        )}</tbody>
+      </table></div>`
+      }
     </section>
-    <${CreateKey} created=${created} setCreated=${setCreated} onCreated=${() => { setRevoked(null); reload(); }} />`;
+    <${CreateKey} created=${created} setCreated=${setCreated} onCreated=${() => {
+      setRevoked(null);
+      reload();
+    }} />`;
 }

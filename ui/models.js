@@ -12,26 +12,37 @@ import { Problem, useLoad } from './load.js';
 const MINUTE = 60_000;
 const KINDS = ['openai', 'anthropic', 'gemini', 'azure', 'dashscope', 'zhipu', 'mock'];
 const CIRCUIT = { closed: ['ok', 'closed'], half_open: ['warn', 'half-open'], open: ['bad', 'open'] };
-const CLASSES = [['timeout', 'timeouts'], ['rate_limited', '429'], ['server_error', '5xx'], ['connect', 'connect'], ['other', 'other'], ['rejected', '4xx']];
+const CLASSES = [
+  ['timeout', 'timeouts'],
+  ['rate_limited', '429'],
+  ['server_error', '5xx'],
+  ['connect', 'connect'],
+  ['other', 'other'],
+  ['rejected', '4xx'],
+];
 
 /** Per-minute values of `field` for each provider over the last hour (null where it had no samples). */
 function minuteSeries(providers, field) {
   const end = Math.floor(Date.now() / MINUTE) * MINUTE;
   const x = Array.from({ length: 60 }, (_, i) => (end - (59 - i) * MINUTE) / 1000);
-  const series = providers.filter((p) => p.health?.minutes?.length).map((p) => {
-    const values = new Array(60).fill(field === 'requests' ? 0 : null);
-    for (const m of p.health.minutes) {
-      const i = 59 - Math.round((end - Date.parse(m.start)) / MINUTE);
-      if (i >= 0 && i < 60) values[i] = m[field];
-    }
-    return { label: p.name, values };
-  });
+  const series = providers
+    .filter((p) => p.health?.minutes?.length)
+    .map((p) => {
+      const values = new Array(60).fill(field === 'requests' ? 0 : null);
+      for (const m of p.health.minutes) {
+        const i = 59 - Math.round((end - Date.parse(m.start)) / MINUTE);
+        if (i >= 0 && i < 60) values[i] = m[field];
+      }
+      return { label: p.name, values };
+    });
   return { x, series };
 }
 
 function Window({ w }) {
-  if (!w || w.requests === 0 && w.served === 0) return html`<span class="muted">no traffic</span>`;
-  const failed = CLASSES.filter(([k]) => w.errors[k]).map(([k, l]) => `${w.errors[k]} ${l}`).join(', ');
+  if (!w || (w.requests === 0 && w.served === 0)) return html`<span class="muted">no traffic</span>`;
+  const failed = CLASSES.filter(([k]) => w.errors[k])
+    .map(([k, l]) => `${w.errors[k]} ${l}`)
+    .join(', ');
   const cls = w.error_rate >= 0.2 ? 'bad' : w.error_rate > 0 ? 'warn' : 'ok';
   return html`<div>
     <div>${count(w.requests)} req · <span class=${`badge ${cls}`} title=${failed || 'no failures'}>${pct(w.error_rate)} errors</span></div>
@@ -66,7 +77,11 @@ function CreateProvider({ onCreated }) {
     const body = { name: f.get('name').trim(), kind: f.get('kind').trim() || undefined, api_key: f.get('api_key') };
     const base = f.get('base_url').trim();
     if (base) body.base_url = base;
-    const models = f.get('models').split(',').map((m) => m.trim()).filter(Boolean);
+    const models = f
+      .get('models')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
     if (models.length) body.models = models;
     setBusy(true);
     setError(null);
@@ -99,44 +114,73 @@ function CreateProvider({ onCreated }) {
 
 export function Models() {
   const [actionError, setActionError] = useState(null);
-  const { data, error, loading, reload } = useLoad(async () => {
-    const [providers, models] = await Promise.all([api.providers(), api.models()]);
-    return { providers, models };
-  }, [], { refreshMs: 10_000 });
-  const charts = useMemo(() => data && {
-    p95: minuteSeries(data.providers, 'latency_p95_ms'),
-    ttfb: minuteSeries(data.providers, 'ttfb_p95_ms'),
-    requests: minuteSeries(data.providers, 'requests'),
-  }, [data]);
+  const { data, error, loading, reload } = useLoad(
+    async () => {
+      const [providers, models] = await Promise.all([api.providers(), api.models()]);
+      return { providers, models };
+    },
+    [],
+    { refreshMs: 10_000 },
+  );
+  const charts = useMemo(
+    () =>
+      data && {
+        p95: minuteSeries(data.providers, 'latency_p95_ms'),
+        ttfb: minuteSeries(data.providers, 'ttfb_p95_ms'),
+        requests: minuteSeries(data.providers, 'requests'),
+      },
+    [data],
+  );
 
   return html`<div class="page-head"><div><h1>Models & providers</h1><div class="sub">Health as this gw instance sees it: the last 5 and 60 minutes.</div></div></div>
     <${Problem} error=${error || actionError} />
     <section class="panel">
       <div class="panel-head"><h2>Providers</h2><span class="muted">attempts include retries; latency is arrival to last byte of answered requests</span></div>
-      ${loading && !data ? html`<p class="loading">Loading…</p>` : html`<div class="scroll"><table class="cards providers">
+      ${
+        loading && !data
+          ? html`<p class="loading">Loading…</p>`
+          : html`<div class="scroll"><table class="cards providers">
         <thead><tr><th>Provider</th><th>Circuit</th><th class="num">In flight</th><th>Last 5 min</th><th>Last 60 min</th><th>Models</th><th></th></tr></thead>
-        <tbody>${(data?.providers ?? []).map((p) => html`<tr data-provider=${p.name}>
+        <tbody>${(data?.providers ?? []).map(
+          (p) => html`<tr data-provider=${p.name}>
           <td data-label="Provider"><b>${p.name}</b><div class="sub">${p.kind} · ${p.source}${p.base_url ? html` · <span class="mono">${p.base_url}</span>` : null}</div></td>
           <td data-label="Circuit"><span class=${`badge ${CIRCUIT[p.circuit]?.[0] ?? ''}`}>${CIRCUIT[p.circuit]?.[1] ?? p.circuit}</span></td>
           <td class="num" data-label="In flight">${p.inflight}</td>
           <td data-label="Last 5 min"><${Window} w=${p.health?.last_5m} /></td>
           <td data-label="Last 60 min"><${Window} w=${p.health?.last_60m} /></td>
           <td data-label="Models"><span class="chips">${p.models.slice(0, 8).map((m) => html`<span class="chip">${m}</span>`)}${p.models.length > 8 ? html`<span class="chip">+${p.models.length - 8}</span>` : null}${p.models.length === 0 ? html`<span class="muted">none (discovery failed?)</span>` : null}</span></td>
-          <td data-label="">${p.source === 'runtime' ? html`<${Delete} name=${p.name} onError=${setActionError} onDone=${() => { setActionError(null); reload(); }} />` : html`<span class="muted" title="Defined in the config file">config file</span>`}</td>
-        </tr>`)}</tbody>
-      </table></div>`}
+          <td data-label="">${
+            p.source === 'runtime'
+              ? html`<${Delete} name=${p.name} onError=${setActionError} onDone=${() => {
+                  setActionError(null);
+                  reload();
+                }} />`
+              : html`<span class="muted" title="Defined in the config file">config file</span>`
+          }</td>
+        </tr>`,
+        )}</tbody>
+      </table></div>`
+      }
     </section>
-    ${charts ? html`<div class="grid" style=${{ marginTop: '16px' }}>
+    ${
+      charts
+        ? html`<div class="grid" style=${{ marginTop: '16px' }}>
       <${Chart} id="latency" title="Latency p95 per minute" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} />
       <${Chart} id="ttfb" title="Time to first byte p95 per minute" x=${charts.ttfb.x} series=${charts.ttfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.ttfb.series.length ? undefined : 'No answered requests in the last hour.'} />
       <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked integer format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} />
-    </div>` : null}
+    </div>`
+        : null
+    }
     <${CreateProvider} onCreated=${reload} />
     <section class="panel">
       <div class="panel-head"><h2>Models</h2><span class="muted">what clients can ask for; aliases resolve first</span></div>
-      ${data ? html`<table class="cards">
+      ${
+        data
+          ? html`<table class="cards">
         <thead><tr><th>Model</th><th>Served by</th><th>Alias for</th></tr></thead>
         <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by || html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td></tr>`)}</tbody>
-      </table>` : null}
+      </table>`
+          : null
+      }
     </section>`;
 }

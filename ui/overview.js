@@ -31,12 +31,12 @@ export function toSeries(entries, by, field, from, end, order) {
   }
   const total = (v) => v.reduce((a, b) => a + b, 0);
   // one order (and so one colour per group) for every chart: `order` when given
-  const rank = (g) => (order && order.has(g) ? order.get(g) : Infinity);
+  const rank = (g) => (order?.has(g) ? order.get(g) : Infinity);
   const sorted = [...byGroup].sort((a, b) => rank(a[0]) - rank(b[0]) || total(b[1]) - total(a[1]) || (a[0] < b[0] ? -1 : 1));
   const series = sorted.slice(0, TOP).map(([g, values], i) => ({ label: g, values, color: color(order?.get(g) ?? i) }));
   if (sorted.length > TOP) {
     const rest = new Array(hours).fill(0);
-    for (const [, v] of sorted.slice(TOP)) v.forEach((n, i) => (rest[i] += n));
+    for (const [, v] of sorted.slice(TOP)) for (let i = 0; i < v.length; i++) rest[i] += v[i];
     series.push({ label: `other (${sorted.length - TOP})`, values: rest, color: color(TOP) });
   }
   return { x, series };
@@ -49,13 +49,17 @@ function Tile({ label: l, value, hint }) {
 export function Overview() {
   const [range, setRange] = useState('24h');
   const [by, setBy] = useState('model');
-  const { data, error, loading } = useLoad(async () => {
-    const end = Math.floor(Date.now() / HOUR) * HOUR + HOUR;
-    const from = end - (range === '24h' ? 24 : 168) * HOUR;
-    const q = { bucket: 'hour', group_by: by, from: new Date(from).toISOString(), to: new Date(end).toISOString() };
-    const [usage, spend] = await Promise.all([api.usageSeries(q), api.budgetSeries(q)]);
-    return { from, end, usage, spend };
-  }, [range, by], { refreshMs: 30_000 });
+  const { data, error, loading } = useLoad(
+    async () => {
+      const end = Math.floor(Date.now() / HOUR) * HOUR + HOUR;
+      const from = end - (range === '24h' ? 24 : 168) * HOUR;
+      const q = { bucket: 'hour', group_by: by, from: new Date(from).toISOString(), to: new Date(end).toISOString() };
+      const [usage, spend] = await Promise.all([api.usageSeries(q), api.budgetSeries(q)]);
+      return { from, end, usage, spend };
+    },
+    [range, by],
+    { refreshMs: 30_000 },
+  );
 
   const view = useMemo(() => {
     if (!data) return null;
@@ -89,16 +93,27 @@ export function Overview() {
       <div><h1>Overview</h1><div class="sub">Traffic through this gateway, per hour${by === 'model' ? ', by model' : ', by key'}.</div></div>
       <div class="controls">
         <div class="seg" role="group" aria-label="Range">
-          ${[['24h', 'Last 24 hours'], ['7d', 'Last 7 days']].map(([v, l]) => html`<button aria-pressed=${range === v} onClick=${() => setRange(v)}>${l}</button>`)}
+          ${[
+            ['24h', 'Last 24 hours'],
+            ['7d', 'Last 7 days'],
+          ].map(([v, l]) => html`<button aria-pressed=${range === v} onClick=${() => setRange(v)}>${l}</button>`)}
         </div>
         <div class="seg" role="group" aria-label="Stack by">
-          ${[['model', 'By model'], ['key', 'By key']].map(([v, l]) => html`<button aria-pressed=${by === v} onClick=${() => setBy(v)}>${l}</button>`)}
+          ${[
+            ['model', 'By model'],
+            ['key', 'By key'],
+          ].map(([v, l]) => html`<button aria-pressed=${by === v} onClick=${() => setBy(v)}>${l}</button>`)}
         </div>
       </div>
     </div>
     <${Problem} error=${error} />
     ${noUsage ? html`<div class="alert info">Usage over time needs the usage extension: add <code>[extensions.usage]</code> to the gateway config and restart.</div>` : null}
-    ${!view ? (loading ? html`<p class="loading">Loading…</p>` : null) : html`
+    ${
+      !view
+        ? loading
+          ? html`<p class="loading">Loading…</p>`
+          : null
+        : html`
       <div class="tiles">
         <${Tile} label="Requests" value=${count(view.totals.requests)} hint=${`${count(view.totals.errors)} failed`} />
         <${Tile} label="Tokens" value=${count(view.totals.tokens)} hint=${`${count(view.prompt)} prompt · ${count(view.totals.tokens - view.prompt)} completion`} />
@@ -108,22 +123,31 @@ export function Overview() {
       <div class="grid">
         <${Chart} id="requests" title="Requests" x=${view.requests.x} series=${view.requests.series} stacked integer format=${count} />
         <${Chart} id="tokens" title="Tokens" x=${view.tokens.x} series=${view.tokens.series} stacked integer format=${count} />
-        ${view.spent
-          ? html`<${Chart} id="spend" title="Spend (USD)" x=${view.spent.x} series=${view.spent.series} stacked format=${usd} axis=${axisUsd} />`
-          : html`<${Chart} id="spend" title="Spend (USD)" x=${[]} series=${[]} note="Spend over time needs the budget extension ([extensions.budget])." />`}
+        ${
+          view.spent
+            ? html`<${Chart} id="spend" title="Spend (USD)" x=${view.spent.x} series=${view.spent.series} stacked format=${usd} axis=${axisUsd} />`
+            : html`<${Chart} id="spend" title="Spend (USD)" x=${[]} series=${[]} note="Spend over time needs the budget extension ([extensions.budget])." />`
+        }
         <${Chart} id="errors" title="Error rate" x=${view.rate.x} series=${view.rate.series} kind="line" format=${pct} axis=${(v) => `${+(v * 100).toPrecision(2)}%`} emptyMax=${0.05} />
       </div>
       <section class="panel">
         <div class="panel-head"><h2>${by === 'model' ? 'Models' : 'Keys'} in this range</h2><span class="muted">${range === '24h' ? 'last 24 hours' : 'last 7 days'}</span></div>
-        ${view.groups.length === 0 ? html`<p class="empty">No requests in this range yet.</p>` : html`<table class="cards">
+        ${
+          view.groups.length === 0
+            ? html`<p class="empty">No requests in this range yet.</p>`
+            : html`<table class="cards">
           <thead><tr><th>${by === 'model' ? 'Model' : 'Key'}</th><th class="num">Requests</th><th class="num">Tokens</th><th class="num">Spend</th><th class="num">Errors</th></tr></thead>
-          <tbody>${view.groups.map((g) => html`<tr>
+          <tbody>${view.groups.map(
+            (g) => html`<tr>
             <td data-label=${by === 'model' ? 'Model' : 'Key'}><span class="chips"><span class="chip" style=${{ borderColor: g.color }}>${g.label}</span></span></td>
             <td class="num" data-label="Requests">${count(g.requests)}</td>
             <td class="num" data-label="Tokens">${count(g.tokens)}</td>
             <td class="num" data-label="Spend">${g.spend === null ? '–' : usd(g.spend)}</td>
             <td class="num" data-label="Errors">${g.errors ? html`<span class="badge bad">${count(g.errors)} · ${pct(g.errors / g.requests)}</span>` : '0'}</td>
-          </tr>`)}</tbody>
-        </table>`}
-      </section>`}`;
+          </tr>`,
+          )}</tbody>
+        </table>`
+        }
+      </section>`
+    }`;
 }

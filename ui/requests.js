@@ -6,7 +6,18 @@ import { count, ms, usd, when } from './format.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
 
-const STATUSES = [['', 'Any status'], ['ok', 'Succeeded'], ['error', 'Failed'], ['4xx', '4xx'], ['5xx', '5xx'], ['401', '401'], ['404', '404'], ['429', '429'], ['502', '502'], ['504', '504']];
+const STATUSES = [
+  ['', 'Any status'],
+  ['ok', 'Succeeded'],
+  ['error', 'Failed'],
+  ['4xx', '4xx'],
+  ['5xx', '5xx'],
+  ['401', '401'],
+  ['404', '404'],
+  ['429', '429'],
+  ['502', '502'],
+  ['504', '504'],
+];
 const ROUTES = ['chat', 'embeddings', 'messages'];
 const statusClass = (s) => `status s${String(s)[0]}`;
 
@@ -36,7 +47,11 @@ const FIELDS = [
   ['overhead_ms', 'gw overhead', (e) => ms(e.overhead_ms)],
   ['prompt_tokens', 'Prompt tokens', (e) => count(e.prompt_tokens)],
   ['completion_tokens', 'Completion tokens', (e) => count(e.completion_tokens)],
-  ['usage_estimated', 'Usage', (e) => (e.usage_estimated ? html`<span class="badge">estimated</span> (stream ended early)` : e.prompt_tokens === null ? '–' : 'reported')],
+  [
+    'usage_estimated',
+    'Usage',
+    (e) => (e.usage_estimated ? html`<span class="badge">estimated</span> (stream ended early)` : e.prompt_tokens === null ? '–' : 'reported'),
+  ],
   ['cost_usd', 'Cost', (e) => usd(e.cost_usd)],
 ];
 
@@ -44,8 +59,12 @@ function Detail({ entry, onClose }) {
   return html`<aside class="panel detail" aria-label="Request details">
     <div class="panel-head"><h2>Request</h2><button class="small" onClick=${onClose} aria-label="Close details">Close</button></div>
     <dl>${FIELDS.map(([, label, show]) => html`<dt>${label}</dt><dd>${show(entry)}</dd>`)}</dl>
-    ${'request_body' in entry ? html`<h2 style=${{ marginTop: '14px' }}>Request body</h2><pre>${entry.request_body ?? '–'}</pre>
-      <h2 style=${{ marginTop: '14px' }}>Response</h2><pre>${entry.response_body ?? '–'}</pre>` : html`<p class="note">Bodies are not logged (request_log: log_bodies = false).</p>`}
+    ${
+      'request_body' in entry
+        ? html`<h2 style=${{ marginTop: '14px' }}>Request body</h2><pre>${entry.request_body ?? '–'}</pre>
+      <h2 style=${{ marginTop: '14px' }}>Response</h2><pre>${entry.response_body ?? '–'}</pre>`
+        : html`<p class="note">Bodies are not logged (request_log: log_bodies = false).</p>`
+    }
   </aside>`;
 }
 
@@ -90,9 +109,13 @@ export function Requests() {
         <span class="muted" aria-live="polite" data-count=${entries.length}>${loading && !data ? 'Loading…' : `${entries.length} request${entries.length === 1 ? '' : 's'}`}</span>
       </div>
       <div class=${`split ${selected ? 'open' : ''}`}>
-        <div class="scroll">${entries.length === 0 ? html`<p class="empty">${filtered ? 'No request matches these filters.' : 'No requests logged yet.'}</p>` : html`<table class="cards log">
+        <div class="scroll">${
+          entries.length === 0
+            ? html`<p class="empty">${filtered ? 'No request matches these filters.' : 'No requests logged yet.'}</p>`
+            : html`<table class="cards log">
           <thead><tr><th>Time</th><th>Status</th><th>Key</th><th>Model</th><th>Provider</th><th class="num">Latency</th><th class="num">Tokens</th><th class="num">Cost</th><th>Error</th></tr></thead>
-          <tbody>${entries.map((e) => html`<tr class=${`clickable ${selected?.request_id === e.request_id ? 'selected' : ''}`} tabindex="0" data-request-id=${e.request_id}
+          <tbody>${entries.map(
+            (e) => html`<tr class=${`clickable ${selected?.request_id === e.request_id ? 'selected' : ''}`} tabindex="0" data-request-id=${e.request_id}
               onClick=${() => setSelected(e)} onKeyDown=${(ev) => ev.key === 'Enter' && setSelected(e)}>
             <td data-label="Time">${when(e.time)}</td>
             <td data-label="Status"><span class=${statusClass(e.status)}>${e.status}</span>${e.cache_hit ? html` <span class="badge">cache</span>` : null}${e.stream ? html` <span class="badge">stream</span>` : null}</td>
@@ -103,8 +126,10 @@ export function Requests() {
             <td class="num" data-label="Tokens">${e.prompt_tokens === null ? '–' : count(e.prompt_tokens + (e.completion_tokens ?? 0))}</td>
             <td class="num" data-label="Cost">${e.cost_usd === null ? '–' : usd(e.cost_usd)}</td>
             <td data-label="Error">${e.error_code ? html`<code>${e.error_code}</code>` : null}</td>
-          </tr>`)}</tbody>
-        </table>`}
+          </tr>`,
+          )}</tbody>
+        </table>`
+        }
         ${entries.length >= limit ? html`<div style=${{ textAlign: 'center', marginTop: '10px' }}><button class="small" onClick=${() => setLimit(Math.min(1000, limit + 200))} disabled=${limit >= 1000}>Show more</button></div>` : null}
         </div>
         ${selected ? html`<${Detail} entry=${selected} onClose=${() => setSelected(null)} />` : null}

@@ -50,7 +50,9 @@ test('canned streams: 20 valid common-format chunks, usage only when asked, [DON
   t.is(CLIENT_CHUNKS, 20);
   t.is(p.openaiSse.length, CLIENT_CHUNKS + 1);
   t.is(p.openaiSse.at(-1), 'data: [DONE]\n\n');
-  const chunks = p.openaiSse.slice(0, -1).map((f) => JSON.parse(f.slice(6)) as { object: string; choices: Array<{ delta: { content?: string }; finish_reason: string | null }>; usage?: unknown });
+  const chunks = p.openaiSse
+    .slice(0, -1)
+    .map((f) => JSON.parse(f.slice(6)) as { object: string; choices: Array<{ delta: { content?: string }; finish_reason: string | null }>; usage?: unknown });
   t.true(chunks.every((c) => c.object === 'chat.completion.chunk' && c.usage === undefined));
   t.is(chunks.filter((c) => c.choices[0]?.delta.content).length, TEXT_PIECES);
   t.is(chunks.at(-1)!.choices[0]!.finish_reason, 'stop');
@@ -92,7 +94,7 @@ test('scenarios: unique names, baselines that exist and run earlier', (t) => {
   }
 });
 
-test('a setup\'s key settings land under [keys.bench] and pass the config schema', (t) => {
+test("a setup's key settings land under [keys.bench] and pass the config schema", (t) => {
   const vkey = scenarios.find((s) => s.name === 'vkey-json-c1')!.gw;
   const plain = scenarios.find((s) => s.name === 'limits-json-c1')!.gw;
   const cfg = parseConfig(gwConfig(vkey, 'http://127.0.0.1:9'), 'bench.toml', '/tmp/bench.toml');
@@ -135,12 +137,24 @@ test('areaOf names gw folders, packages and node internals', (t) => {
 });
 
 test('aims: checked against their scenarios, met or missed', (t) => {
-  const phase = (rps: number, p50: number, cpu?: number) => ({ load: { requests: 1, seconds: 1, rps, p50, p99: p50, mean: p50, errors: 0, non2xx: 0 }, upstreamCpuMsPerReq: 0, loadgenCpuMsPerReq: 0, upstreamCallsPerReq: 1, gwCpuMsPerReq: cpu });
+  const phase = (rps: number, p50: number, cpu?: number) => ({
+    load: { requests: 1, seconds: 1, rps, p50, p99: p50, mean: p50, errors: 0, non2xx: 0 },
+    upstreamCpuMsPerReq: 0,
+    loadgenCpuMsPerReq: 0,
+    upstreamCallsPerReq: 1,
+    gwCpuMsPerReq: cpu,
+  });
   const gw = phase(400, 0.35, 0.15);
   const direct = phase(1000, 0.1);
   const r: ScenarioResult = { name: 'json-c1', what: '', status: 'ok', connections: 1, stream: false, gw, direct, vsDirect: compareDirect(gw, direct) };
   const aims = checkAims([r]);
-  t.deepEqual(aims.map((a) => [a.aim, a.met]), [['gw CPU per request < 0.2 ms', true], ['added p50 at concurrency 1 < 0.2 ms', false]]);
+  t.deepEqual(
+    aims.map((a) => [a.aim, a.met]),
+    [
+      ['gw CPU per request < 0.2 ms', true],
+      ['added p50 at concurrency 1 < 0.2 ms', false],
+    ],
+  );
   // the virtual key aim comes from the in-process measurement (µs → ms)
   t.like(checkAims([], undefined, { extraUs: 5 })[0], { aim: 'virtual key: extra CPU <= 0.03 ms', value: 0.005, met: true });
   t.false(checkAims([], undefined, { extraUs: 31 })[0]!.met);

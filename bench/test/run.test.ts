@@ -18,12 +18,20 @@ test('a short run measures direct and gw and writes the results', async (t) => {
   const out = join(dir, 'results.json');
   const env = { ...process.env, BENCH_SECONDS: '0.4', BENCH_WARMUP_SECONDS: '0.1', BENCH_STREAMS: '10', BENCH_OUT: out };
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, [RUN, '--only', 'json-c1,stream-c1'], { env, timeout: 45_000 }, (err, so, se) => (err ? reject(new Error(`${err.message}\n${se}`)) : resolve(so)));
+    execFile(process.execPath, [RUN, '--only', 'json-c1,stream-c1'], { env, timeout: 45_000 }, (err, so, se) =>
+      err ? reject(new Error(`${err.message}\n${se}`)) : resolve(so),
+    );
   });
   t.regex(stdout, /LOG_LEVEL=warn/);
   t.regex(stdout, /json-c1 — /);
   const res = JSON.parse(await readFile(out, 'utf8')) as { scenarios: ScenarioResult[] };
-  t.deepEqual(res.scenarios.map((s) => [s.name, s.status]), [['json-c1', 'ok'], ['stream-c1', 'ok']]);
+  t.deepEqual(
+    res.scenarios.map((s) => [s.name, s.status]),
+    [
+      ['json-c1', 'ok'],
+      ['stream-c1', 'ok'],
+    ],
+  );
   for (const s of res.scenarios) {
     t.true(s.gw!.load.requests > 0 && s.direct!.load.requests > 0);
     t.is(s.gw!.load.errors + s.gw!.load.non2xx, 0);

@@ -40,7 +40,12 @@ export function adminClient(env: NodeJS.ProcessEnv = process.env): AdminClient {
       if (opts.body !== undefined) headers['content-type'] = 'application/json';
       let res: Response;
       try {
-        res = await fetch(url + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(timeoutMs) });
+        res = await fetch(url + path, {
+          method,
+          headers,
+          body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
       } catch (err) {
         throw new CliError(`cannot reach gw at ${url}: ${transportReason(err)}`);
       }

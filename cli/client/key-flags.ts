@@ -7,7 +7,10 @@ import { InvalidArgumentError } from 'commander';
 
 /** `--models 'gpt-4o*,claude-*'` → ['gpt-4o*', 'claude-*']. */
 export function modelPatterns(v: string): string[] {
-  const list = v.split(',').map((m) => m.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   if (list.length === 0) throw new InvalidArgumentError('expected comma-separated model ids or patterns, e.g. gpt-4o,claude-*');
   return list;
 }
@@ -66,7 +69,10 @@ const UNSETTABLE: Record<string, string> = {
 /** `--unset budget,expires` → the API fields to clear. */
 export function unsetList(v: string): string[] {
   const out: string[] = [];
-  for (const name of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const name of v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const field = UNSETTABLE[name];
     if (!field) throw new InvalidArgumentError(`cannot unset '${name}': expected any of models, rpm, tpm, budget, period, expires, tags, max-parallel`);
     out.push(field);

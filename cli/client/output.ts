@@ -13,13 +13,20 @@ export interface Column<R> {
 export function formatTable<R>(columns: ReadonlyArray<Column<R>>, rows: readonly R[]): string[] {
   const cells = rows.map((r) => columns.map((c) => cell(c.value(r))));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
-  const line = (vals: string[]) => vals.map((v, i) => (columns[i]!.right ? v.padStart(widths[i]!) : i === vals.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => (columns[i]!.right ? v.padStart(widths[i]!) : i === vals.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.header)), ...cells.map(line)];
 }
 
 /** Prints a table, or `json` as JSON when `asJson`. */
 export function printList<R>(asJson: boolean, json: unknown, columns: ReadonlyArray<Column<R>>, rows: readonly R[]): void {
-  if (asJson) return printJson(json);
+  if (asJson) {
+    printJson(json);
+    return;
+  }
   process.stdout.write(`${formatTable(columns, rows).join('\n')}\n`);
 }
 

@@ -102,7 +102,9 @@ export async function rotate(name: string, o: { grace?: number; json?: boolean }
   const k = await adminClient().call<{ name: string; key: string; previous_key_valid_until: string | null }>('POST', `${path(name)}/rotate`, { body });
   if (o.json) return printJson(k);
   process.stdout.write(`${k.key}\n`);
-  note(`rotated key '${k.name}': store the new key now; ${k.previous_key_valid_until ? `the previous one keeps working until ${k.previous_key_valid_until}` : 'the previous one no longer works'}`);
+  note(
+    `rotated key '${k.name}': store the new key now; ${k.previous_key_valid_until ? `the previous one keeps working until ${k.previous_key_valid_until}` : 'the previous one no longer works'}`,
+  );
 }
 
 export async function revoke(name: string, o: { json?: boolean }): Promise<void> {

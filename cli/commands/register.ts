@@ -22,7 +22,10 @@ function positiveInt(v: string): number {
 
 /** `--models a,b` → ['a', 'b']. */
 function modelList(v: string): string[] {
-  const list = v.split(',').map((m) => m.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   if (list.length === 0) throw new InvalidArgumentError('expected comma-separated model ids, e.g. gpt-4o,gpt-4o-mini');
   return list;
 }
@@ -43,9 +46,14 @@ function keySettingFlags(c: Command): Command {
 /** Adds providers, keys, models, usage, budget, requests, cache and reload to `program`. */
 export function registerManagementCommands(program: Command): void {
   const providers = program.command('providers').description('list, create and delete providers').addHelpText('after', ENV_HELP);
-  providers.command('list').description('list providers from the config file and created at runtime (api keys masked)').option(...JSON_FLAG)
+  providers
+    .command('list')
+    .description('list providers from the config file and created at runtime (api keys masked)')
+    .option(...JSON_FLAG)
     .action(async (o) => (await import('./providers.ts')).list(o));
-  providers.command('create <name>').description('add a provider at runtime; without --models its model list is asked from the upstream')
+  providers
+    .command('create <name>')
+    .description('add a provider at runtime; without --models its model list is asked from the upstream')
     .option('--kind <kind>', 'provider kind: openai, anthropic, gemini, azure, dashscope, zhipu, or any name with --base-url (default: <name>)')
     .requiredOption('--api-key <key>', "the upstream's API key")
     .option('--base-url <url>', 'upstream origin (required for a self-defined kind)')
@@ -53,36 +61,65 @@ export function registerManagementCommands(program: Command): void {
     .option(...JSON_FLAG)
     .addHelpText('after', ENV_HELP)
     .action(async (name: string, o) => (await import('./providers.ts')).create(name, o));
-  providers.command('delete <name>').description('delete a provider created at runtime; requests in flight finish').option(...JSON_FLAG)
+  providers
+    .command('delete <name>')
+    .description('delete a provider created at runtime; requests in flight finish')
+    .option(...JSON_FLAG)
     .action(async (name: string, o) => (await import('./providers.ts')).remove(name, o));
 
   const keys = program.command('keys').description('list, create, update, rotate and revoke gateway keys').addHelpText('after', ENV_HELP);
-  keys.command('list').description('list gateway keys (masked) with their settings').option(...JSON_FLAG)
+  keys
+    .command('list')
+    .description('list gateway keys (masked) with their settings')
+    .option(...JSON_FLAG)
     .action(async (o) => (await import('./keys.ts')).list(o));
   keySettingFlags(keys.command('create <name>').description('create a gateway key with its settings; the key is printed once'))
     .option(...JSON_FLAG)
-    .addHelpText('after', `\nExample:\n  gw keys create search-team --models 'gpt-4o*,claude-*' --budget 20 --period monthly --rpm 60 --tpm 100000 --expires 2027-01-01 --tag team=search${ENV_HELP}`)
+    .addHelpText(
+      'after',
+      `\nExample:\n  gw keys create search-team --models 'gpt-4o*,claude-*' --budget 20 --period monthly --rpm 60 --tpm 100000 --expires 2027-01-01 --tag team=search${ENV_HELP}`,
+    )
     .action(async (name: string, o) => (await import('./keys.ts')).create(name, o));
   keySettingFlags(keys.command('update <name>').description('change the settings of a key created at runtime; its secret stays'))
     .option('--unset <settings>', 'settings to remove, comma-separated: models, rpm, tpm, budget, period, expires, tags, max-parallel', flags.unsetList)
     .option(...JSON_FLAG)
     .addHelpText('after', `\n--tag name= (no value) removes that tag.${ENV_HELP}`)
     .action(async (name: string, o) => (await import('./keys.ts')).update(name, o));
-  keys.command('rotate <name>').description('give a key created at runtime a new secret (printed once); the old one stops at once unless --grace')
+  keys
+    .command('rotate <name>')
+    .description('give a key created at runtime a new secret (printed once); the old one stops at once unless --grace')
     .option('--grace <duration>', 'keep accepting the old secret this long: 90, 90s, 15m, 2h, 1d (at most 30 days)', flags.duration)
     .option(...JSON_FLAG)
     .addHelpText('after', ENV_HELP)
     .action(async (name: string, o) => (await import('./keys.ts')).rotate(name, o));
-  keys.command('revoke <name>').description('revoke a key created at runtime; effective on the next request').option(...JSON_FLAG)
+  keys
+    .command('revoke <name>')
+    .description('revoke a key created at runtime; effective on the next request')
+    .option(...JSON_FLAG)
     .action(async (name: string, o) => (await import('./keys.ts')).revoke(name, o));
 
-  program.command('models').description('list routable models and aliases with their providers').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+  program
+    .command('models')
+    .description('list routable models and aliases with their providers')
+    .option(...JSON_FLAG)
+    .addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./models.ts')).models(o));
-  program.command('usage').description('token usage per key and model (usage extension)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+  program
+    .command('usage')
+    .description('token usage per key and model (usage extension)')
+    .option(...JSON_FLAG)
+    .addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./extensions.ts')).usage(o));
-  program.command('budget').description('spend and budget per key, this period (budget extension)').option('--history', 'every recorded period, past ones included').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+  program
+    .command('budget')
+    .description('spend and budget per key, this period (budget extension)')
+    .option('--history', 'every recorded period, past ones included')
+    .option(...JSON_FLAG)
+    .addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./extensions.ts')).budget(o));
-  program.command('requests').description('the request log, oldest first (request_log extension)')
+  program
+    .command('requests')
+    .description('the request log, oldest first (request_log extension)')
     .option('--limit <n>', 'entries to show (default 50; 20 before --follow starts; at most 1000)', positiveInt)
     .option('--key <name>', 'only this gateway key')
     .option('--model <model>', 'only this model (as requested, or as served)')
@@ -96,8 +133,15 @@ export function registerManagementCommands(program: Command): void {
     .addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./requests.ts')).requests(o));
   const cache = program.command('cache').description('manage the response cache (cache extension)').addHelpText('after', ENV_HELP);
-  cache.command('clear').description('delete every cached response').option(...JSON_FLAG)
+  cache
+    .command('clear')
+    .description('delete every cached response')
+    .option(...JSON_FLAG)
     .action(async (o) => (await import('./extensions.ts')).cacheClear(o));
-  program.command('reload').description('make the server re-read its config file (as SIGHUP does)').option(...JSON_FLAG).addHelpText('after', ENV_HELP)
+  program
+    .command('reload')
+    .description('make the server re-read its config file (as SIGHUP does)')
+    .option(...JSON_FLAG)
+    .addHelpText('after', ENV_HELP)
     .action(async (o) => (await import('./reload.ts')).reload(o));
 }

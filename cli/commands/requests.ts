@@ -60,7 +60,7 @@ const COLUMNS: ReadonlyArray<[string, number, (e: Entry) => string]> = [
 ];
 const RIGHT = new Set(['STATUS', 'TRY', 'LATENCY_MS', 'TTFB_MS', 'TOKENS', 'COST_USD']);
 
-function fit(text: string, width: number, right: boolean): string {
+function padCell(text: string, width: number, right: boolean): string {
   if (width === 0) return text;
   const t = text.length > width ? `${text.slice(0, width - 1)}…` : text;
   return right ? t.padStart(width) : t.padEnd(width);
@@ -68,7 +68,9 @@ function fit(text: string, width: number, right: boolean): string {
 
 /** One table line (fixed widths, so --follow's later lines line up with the header). */
 export function formatRow(cells: (h: string, i: number) => string): string {
-  return COLUMNS.map(([h, w], i) => fit(cells(h, i), w, RIGHT.has(h))).join('  ').trimEnd();
+  return COLUMNS.map(([h, w], i) => padCell(cells(h, i), w, RIGHT.has(h)))
+    .join('  ')
+    .trimEnd();
 }
 
 const header = () => formatRow((h) => h);

@@ -36,12 +36,17 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
   add('GET', '/v1/admin/providers', (ctx) => {
     sendJson(ctx, 200, { object: 'list', data: runtime().listProviders() });
   });
-  add('POST', '/v1/admin/providers', async (ctx) => {
-    const input = parsed(ctx);
-    const invalid = validate(providerCreateSchema, input);
-    if (invalid) throw invalid;
-    sendJson(ctx, 201, await runtime().createProvider(input as ProviderInput));
-  }, true);
+  add(
+    'POST',
+    '/v1/admin/providers',
+    async (ctx) => {
+      const input = parsed(ctx);
+      const invalid = validate(providerCreateSchema, input);
+      if (invalid) throw invalid;
+      sendJson(ctx, 201, await runtime().createProvider(input as ProviderInput));
+    },
+    true,
+  );
   add('DELETE', '/v1/admin/providers/:name', async (ctx) => {
     await runtime().deleteProvider(ctx.params.name!);
     ctx.status = 204;
@@ -49,16 +54,31 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
   add('GET', '/v1/admin/keys', (ctx) => {
     sendJson(ctx, 200, { object: 'list', data: runtime().listKeys() });
   });
-  add('POST', '/v1/admin/keys', async (ctx) => {
-    sendJson(ctx, 201, await runtime().createKey(parseBody(keyCreateSchema, parsed(ctx))));
-  }, true);
-  add('PATCH', '/v1/admin/keys/:name', async (ctx) => {
-    sendJson(ctx, 200, await runtime().updateKey(ctx.params.name!, parseBody(keyPatchSchema, parsed(ctx))));
-  }, true);
-  add('POST', '/v1/admin/keys/:name/rotate', async (ctx) => {
-    const { grace_seconds } = parseBody(keyRotateSchema, (ctx.state as GwState).body?.body ?? {});
-    sendJson(ctx, 200, await runtime().rotateKey(ctx.params.name!, grace_seconds ?? 0));
-  }, 'optional');
+  add(
+    'POST',
+    '/v1/admin/keys',
+    async (ctx) => {
+      sendJson(ctx, 201, await runtime().createKey(parseBody(keyCreateSchema, parsed(ctx))));
+    },
+    true,
+  );
+  add(
+    'PATCH',
+    '/v1/admin/keys/:name',
+    async (ctx) => {
+      sendJson(ctx, 200, await runtime().updateKey(ctx.params.name!, parseBody(keyPatchSchema, parsed(ctx))));
+    },
+    true,
+  );
+  add(
+    'POST',
+    '/v1/admin/keys/:name/rotate',
+    async (ctx) => {
+      const { grace_seconds } = parseBody(keyRotateSchema, (ctx.state as GwState).body?.body ?? {});
+      sendJson(ctx, 200, await runtime().rotateKey(ctx.params.name!, grace_seconds ?? 0));
+    },
+    'optional',
+  );
   add('DELETE', '/v1/admin/keys/:name', async (ctx) => {
     await runtime().revokeKey(ctx.params.name!);
     ctx.status = 204;

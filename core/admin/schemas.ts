@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { keyPatchSchema, keySettingsShape, MAX_GRACE_SECONDS } from '../key-settings.ts';
 
-const name = z.string({ error: 'required: a name of letters, digits, "_", "-" or "."' })
+const name = z
+  .string({ error: 'required: a name of letters, digits, "_", "-" or "."' })
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected 1-64 letters, digits, "_", "-" or "."');
 
 /** `POST /v1/admin/providers`: `{name, kind, api_key, base_url?, models?}`. */
@@ -24,7 +25,12 @@ export const keyCreateSchema = z.strictObject({ name, ...keySettingsShape });
 
 /** `POST /v1/admin/keys/{name}/rotate`: an optional body `{grace_seconds}` (0 or absent: the old secret stops at once). */
 export const keyRotateSchema = z.strictObject({
-  grace_seconds: z.number({ error: 'expected seconds as a number' }).int('expected whole seconds').min(0, 'expected seconds >= 0').max(MAX_GRACE_SECONDS, `at most ${MAX_GRACE_SECONDS} seconds (30 days)`).optional(),
+  grace_seconds: z
+    .number({ error: 'expected seconds as a number' })
+    .int('expected whole seconds')
+    .min(0, 'expected seconds >= 0')
+    .max(MAX_GRACE_SECONDS, `at most ${MAX_GRACE_SECONDS} seconds (30 days)`)
+    .optional(),
 });
 
 export { keyPatchSchema };

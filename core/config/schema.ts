@@ -56,7 +56,14 @@ export const gatewayConfigSchema = z.strictObject({
   fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
   routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
-  store: z.strictObject({ url: z.string().regex(/^rediss?:\/\//, 'expected "redis://host:port/db"').optional() }).optional(),
+  store: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^rediss?:\/\//, 'expected "redis://host:port/db"')
+        .optional(),
+    })
+    .optional(),
   /**
    * Sections read by client formats (a FormatPlugin's `section`), checked by the format's
    * own schema when it is set up: `[responses]` (openai-responses).

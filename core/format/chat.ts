@@ -57,7 +57,11 @@ export interface ChatRequest {
   tools?: ChatTool[];
   tool_choice?: ToolChoice;
   parallel_tool_calls?: boolean;
-  response_format?: { type: 'text' | 'json_object' | 'json_schema' | (string & {}); json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean | null; description?: string }; [k: string]: unknown };
+  response_format?: {
+    type: 'text' | 'json_object' | 'json_schema' | (string & {});
+    json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean | null; description?: string };
+    [k: string]: unknown;
+  };
   reasoning_effort?: string | null;
   user?: string;
   seed?: number | null;
@@ -104,7 +108,14 @@ export interface ChatCompletionChunk {
   model: string;
   choices: Array<{
     index: number;
-    delta: { role?: string; content?: string | null; reasoning_content?: string | null; tool_calls?: ToolCallDelta[]; refusal?: string | null; [k: string]: unknown };
+    delta: {
+      role?: string;
+      content?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: ToolCallDelta[];
+      refusal?: string | null;
+      [k: string]: unknown;
+    };
     finish_reason: FinishReason | null;
     logprobs?: unknown;
     [k: string]: unknown;

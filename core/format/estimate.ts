@@ -244,7 +244,10 @@ export function partialCharge(reported: Usage | undefined, outputBytes: number, 
   // a prompt is never 0 tokens: a 0 is an upstream that did not count it (yet)
   const hasPrompt = typeof reported?.prompt_tokens === 'number' && Number.isFinite(reported.prompt_tokens) && reported.prompt_tokens > 0;
   const prompt = hasPrompt ? reported!.prompt_tokens : promptTokens();
-  const before = typeof reported?.completion_tokens === 'number' && Number.isFinite(reported.completion_tokens) && reported.completion_tokens > 0 ? reported.completion_tokens : 0;
+  const before =
+    typeof reported?.completion_tokens === 'number' && Number.isFinite(reported.completion_tokens) && reported.completion_tokens > 0
+      ? reported.completion_tokens
+      : 0;
   const completion = before + Math.ceil(outputBytes / 4);
   const usage: Usage = { ...reported, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   return { usage, estimated: !hasPrompt || outputBytes > 0 };

@@ -4,7 +4,16 @@
  */
 import type { Context } from 'koa';
 import type { KeyInfo } from '../context.ts';
-import { ADMIN_DISABLED, ADMIN_REQUIRED, ADMIN_TOKEN_AS_KEY, INVALID_ADMIN_TOKEN, KEY_EXPIRED, MISSING_ADMIN_TOKEN, MISSING_KEY, UNKNOWN_KEY } from '../error-codes.ts';
+import {
+  ADMIN_DISABLED,
+  ADMIN_REQUIRED,
+  ADMIN_TOKEN_AS_KEY,
+  INVALID_ADMIN_TOKEN,
+  KEY_EXPIRED,
+  MISSING_ADMIN_TOKEN,
+  MISSING_KEY,
+  UNKNOWN_KEY,
+} from '../error-codes.ts';
 import { rfc3339 } from '../key-settings.ts';
 import { bearer, tokenEquals } from '../keys.ts';
 import type { KeySource } from '../routes/registry.ts';

@@ -17,14 +17,26 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
   let parse: ReturnType<typeof koaBody> | undefined;
   return async (ctx) => {
     if (!ctx.is('application/json', '+json')) throw UNSUPPORTED_MEDIA_TYPE(ctx.get('content-type'));
-    parse ??= koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: limit(), jsonStrict: true, includeUnparsed: true, patchNode: false });
+    parse ??= koaBody({
+      json: true,
+      urlencoded: false,
+      text: false,
+      multipart: false,
+      jsonLimit: limit(),
+      jsonStrict: true,
+      includeUnparsed: true,
+      patchNode: false,
+    });
     try {
       await parse(ctx, async () => {
         const parsed = ctx.request.body as Record<string | symbol, unknown>;
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw NOT_AN_OBJECT();
         checkDepth(parsed);
         // koa-body 8 keeps the bytes on ctx.request.rawBody
-        (ctx.state as GwState).body = { body: parsed as Record<string, unknown>, raw: ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string };
+        (ctx.state as GwState).body = {
+          body: parsed as Record<string, unknown>,
+          raw: ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string,
+        };
         delete parsed[UNPARSED];
       });
     } catch (err) {
@@ -43,7 +55,11 @@ function bodyParseError(err: unknown, encoding: string): unknown {
   if (err instanceof GatewayError) return err;
   const e = err as { status?: number; message?: string; code?: string; errno?: number };
   if (e?.message?.startsWith('Unsupported Content-Encoding')) return UNSUPPORTED_CONTENT_ENCODING(encoding.slice(0, 40));
-  if (typeof e?.code === 'string' && (e.code.startsWith('Z_') || e.code.startsWith('ERR__ERROR') || e.code.startsWith('ERR_ZLIB') || e.code.startsWith('ERR_BROTLI'))) return INVALID_BODY_ENCODING(encoding.slice(0, 40));
+  if (
+    typeof e?.code === 'string' &&
+    (e.code.startsWith('Z_') || e.code.startsWith('ERR__ERROR') || e.code.startsWith('ERR_ZLIB') || e.code.startsWith('ERR_BROTLI'))
+  )
+    return INVALID_BODY_ENCODING(encoding.slice(0, 40));
   if (e?.status !== 400) return err;
   if (e.message?.startsWith('invalid JSON, only supports')) return NOT_AN_OBJECT();
   return INVALID_JSON(e.message ?? 'malformed');

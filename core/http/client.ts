@@ -25,8 +25,12 @@ import { redactUrl } from '../redact.ts';
 import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
 
 /** The upstream rejected gw's own credentials for the provider (its 401/403). */
-export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: number; message: string }>('upstream_auth_failed', 502, (p) =>
-  `provider ${p.provider} rejected gw's credentials (HTTP ${p.status}): ${p.message}; check the provider's api_key`, { upstream: true });
+export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: number; message: string }>(
+  'upstream_auth_failed',
+  502,
+  (p) => `provider ${p.provider} rejected gw's credentials (HTTP ${p.status}): ${p.message}; check the provider's api_key`,
+  { upstream: true },
+);
 
 /** What a kind reads out of one of its error bodies. */
 export interface UpstreamErrorInfo {
@@ -96,7 +100,12 @@ export interface UpstreamClient {
    * and the next URL; stops after `maxPages` or when a next URL repeats.
    * @throws DISCOVERY_FAILED naming the URL and status of the page that failed.
    */
-  pages<T>(first: string, headers: Record<string, string>, read: (body: unknown) => { items: T[]; next?: string } | undefined, opts?: { signal?: AbortSignal; maxPages?: number }): Promise<T[]>;
+  pages<T>(
+    first: string,
+    headers: Record<string, string>,
+    read: (body: unknown) => { items: T[]; next?: string } | undefined,
+    opts?: { signal?: AbortSignal; maxPages?: number },
+  ): Promise<T[]>;
 }
 
 /** Discovery must not hold a start for the whole chat timeout. */
@@ -116,9 +125,18 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
     if (status === 401 || status === 403) return UPSTREAM_AUTH_FAILED({ provider: name, status, message }, { upstreamStatus: status, provider: name });
     const ra = info.retryAfterSeconds !== undefined ? String(info.retryAfterSeconds) : retryAfter;
     if (status >= 400 && status < 500) {
-      return upstreamError(status, `provider ${name}: ${message}`, { code: info.code ?? null, param: info.param ?? null, provider: name, headers: ra && (status === 429 || status === 408) ? { 'retry-after': ra } : undefined });
+      return upstreamError(status, `provider ${name}: ${message}`, {
+        code: info.code ?? null,
+        param: info.param ?? null,
+        provider: name,
+        headers: ra && (status === 429 || status === 408) ? { 'retry-after': ra } : undefined,
+      });
     }
-    const e = UPSTREAM_ERROR(`provider ${name} failed with HTTP ${status}: ${message}`, { upstreamStatus: status, provider: name, headers: ra ? { 'retry-after': ra } : undefined });
+    const e = UPSTREAM_ERROR(`provider ${name} failed with HTTP ${status}: ${message}`, {
+      upstreamStatus: status,
+      provider: name,
+      headers: ra ? { 'retry-after': ra } : undefined,
+    });
     if (info.code) e.code = info.code;
     return e;
   }
@@ -133,10 +151,19 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       let waited = 0;
       if (limit) {
         // time queued counts toward the timeout: the client waits the same either way
-        waited = await limit.acquire(timeoutMs, o.signal, () => UPSTREAM_TIMEOUT({ provider: name, seconds: timeoutMs / 1000, url: `${redactUrl(url)}, queued behind max_connections = ${limit.max}` }, { provider: name }));
+        waited = await limit.acquire(timeoutMs, o.signal, () =>
+          UPSTREAM_TIMEOUT(
+            { provider: name, seconds: timeoutMs / 1000, url: `${redactUrl(url)}, queued behind max_connections = ${limit.max}` },
+            { provider: name },
+          ),
+        );
         if (waited > 0) {
           s.observer?.waited(name, waited);
-          if (log.isLevelEnabled('debug')) log.debug({ provider: name, waited_ms: Math.round(waited), max_connections: limit.max, queued: limit.depth }, 'waited for an upstream connection slot');
+          if (log.isLevelEnabled('debug'))
+            log.debug(
+              { provider: name, waited_ms: Math.round(waited), max_connections: limit.max, queued: limit.depth },
+              'waited for an upstream connection slot',
+            );
         }
       }
       let res: UpstreamResponse;
@@ -197,7 +224,8 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
         seen.add(url);
         const res = await client.call(url, { method: 'GET', headers, signal: opts.signal, timeoutMs: Math.min(s.timeoutMs, DISCOVERY_TIMEOUT_MS) });
         const text = await readBody(res, name, url, s.timeoutMs, opts.signal, maxBytes);
-        if (res.statusCode >= 400) throw DISCOVERY_FAILED(`GET ${redactUrl(url)} answered HTTP ${res.statusCode}: ${snippet(text)}`, { upstreamStatus: res.statusCode, provider: name });
+        if (res.statusCode >= 400)
+          throw DISCOVERY_FAILED(`GET ${redactUrl(url)} answered HTTP ${res.statusCode}: ${snippet(text)}`, { upstreamStatus: res.statusCode, provider: name });
         let body: unknown;
         try {
           body = JSON.parse(text);
@@ -235,7 +263,11 @@ export function readOpenAIError(_status: number, text: string): UpstreamErrorInf
   const body = JSON.parse(text) as { error?: { message?: string; code?: unknown; param?: unknown; type?: string } | string; message?: string };
   if (typeof body.error === 'string') return { message: body.error };
   if (body.error && typeof body.error === 'object') {
-    return { message: body.error.message, code: body.error.code == null ? null : String(body.error.code), param: typeof body.error.param === 'string' ? body.error.param : null };
+    return {
+      message: body.error.message,
+      code: body.error.code == null ? null : String(body.error.code),
+      param: typeof body.error.param === 'string' ? body.error.param : null,
+    };
   }
   return typeof body.message === 'string' ? { message: body.message } : {};
 }

@@ -14,7 +14,14 @@ import { mapTransportError } from './upstream.ts';
  * @throws GatewayError 504 when the gap between chunks exceeds the timeout, 502 when the
  *   connection breaks or one event grows past `maxEventBytes` (`upstream_too_large`).
  */
-export async function* sseEvents(body: AsyncIterable<Uint8Array>, provider: string, url: string, timeoutMs: number, signal?: AbortSignal, maxEventBytes = Number.POSITIVE_INFINITY): AsyncGenerator<SseEvent> {
+export async function* sseEvents(
+  body: AsyncIterable<Uint8Array>,
+  provider: string,
+  url: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  maxEventBytes = Number.POSITIVE_INFINITY,
+): AsyncGenerator<SseEvent> {
   const queue: SseEvent[] = [];
   const parser = createParser({
     onEvent(m: EventSourceMessage) {

@@ -21,7 +21,9 @@ export class SseWriter {
   constructor(res: ServerResponse, ping = PING) {
     this.res = res;
     this.ping = ping;
-    res.once('close', () => { this.closed = true; });
+    res.once('close', () => {
+      this.closed = true;
+    });
   }
 
   /** Sends status 200 and the stream headers; starts the keep-alive timer. */

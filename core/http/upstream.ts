@@ -54,7 +54,10 @@ export async function callUpstream(url: string, call: UpstreamCall): Promise<Ups
       bodyTimeout: call.timeoutMs,
     });
     if (call.log.isLevelEnabled('info')) {
-      call.log.info({ provider: call.provider, method: call.method ?? 'POST', url: redactUrl(url), status: res.statusCode, ms: round(performance.now() - t0) }, 'provider call');
+      call.log.info(
+        { provider: call.provider, method: call.method ?? 'POST', url: redactUrl(url), status: res.statusCode, ms: round(performance.now() - t0) },
+        'provider call',
+      );
     }
     return res;
   } catch (err) {
@@ -67,7 +70,14 @@ export async function callUpstream(url: string, call: UpstreamCall): Promise<Ups
 /**
  * A transport failure as a GatewayError; the abort reason itself when the caller aborted.
  */
-export function mapTransportError(err: unknown, provider: string, url: string, timeoutMs: number, signal?: AbortSignal, phase: 'connect' | 'body' = 'connect'): Error {
+export function mapTransportError(
+  err: unknown,
+  provider: string,
+  url: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  phase: 'connect' | 'body' = 'connect',
+): Error {
   if (err instanceof GatewayError) return err;
   if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
   if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
@@ -85,7 +95,14 @@ export function mapTransportError(err: unknown, provider: string, url: string, t
  * @throws GatewayError 504/502 when the body stalls or breaks, 502 `upstream_too_large`
  *   past `maxBytes` (the rest is not read: the connection is dropped).
  */
-export async function readBody(res: UpstreamResponse, provider: string, url: string, timeoutMs: number, signal?: AbortSignal, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+export async function readBody(
+  res: UpstreamResponse,
+  provider: string,
+  url: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<string> {
   const declared = Number(res.headers['content-length']);
   if (declared > maxBytes) {
     res.body.destroy();

@@ -37,7 +37,6 @@ export interface MetricsSource {
   pricing(): Readonly<Record<string, Price>>;
 }
 
-
 // seconds; total spans cache hits (sub-ms) to long streams, overhead is gw's own time
 const TOTAL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const QUEUE_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300];
@@ -86,29 +85,52 @@ export class GatewayMetrics {
     this.source = source;
     const reg = this.registry;
     family(reg, 'gw_requests_total', 'Gateway requests (every client format) by route, served model, provider and HTTP status sent', 'counter', () =>
-      [...this.requests.values()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })));
+      [...this.requests.values()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })),
+    );
     this.total.expose(reg, 'gw_request_duration_seconds', 'Time from arrival to the last byte sent (streams included)');
-    this.upstream.expose(reg, 'gw_upstream_duration_seconds', 'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included');
+    this.upstream.expose(
+      reg,
+      'gw_upstream_duration_seconds',
+      'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included',
+    );
     this.overhead.expose(reg, 'gw_overhead_seconds', "gw's own time: total minus upstream (non-streaming), time to first byte minus upstream (streams)");
     this.ttfb.expose(reg, 'gw_stream_ttfb_seconds', 'Streams: time from arrival to the first byte sent to the client');
-    family(reg, 'gw_tokens_total', 'Tokens the upstreams reported (a stream that ended early: what it was charged, maybe estimated), by gateway key name, served model and type (prompt|completion)', 'counter', () =>
-      [...this.usage.values()].flatMap((u) => [
-        { labels: { key: u.key, model: u.model, type: 'prompt' }, value: u.prompt },
-        { labels: { key: u.key, model: u.model, type: 'completion' }, value: u.completion },
-      ]));
+    family(
+      reg,
+      'gw_tokens_total',
+      'Tokens the upstreams reported (a stream that ended early: what it was charged, maybe estimated), by gateway key name, served model and type (prompt|completion)',
+      'counter',
+      () =>
+        [...this.usage.values()].flatMap((u) => [
+          { labels: { key: u.key, model: u.model, type: 'prompt' }, value: u.prompt },
+          { labels: { key: u.key, model: u.model, type: 'completion' }, value: u.completion },
+        ]),
+    );
     family(reg, 'gw_cost_usd_total', 'USD of the reported usage, priced from [pricing] (unpriced models add nothing)', 'counter', () =>
-      [...this.usage.values()].map((u) => ({ labels: { key: u.key, model: u.model }, value: u.usd })));
+      [...this.usage.values()].map((u) => ({ labels: { key: u.key, model: u.model }, value: u.usd })),
+    );
     family(reg, 'gw_cache_requests_total', 'Cache lookups by result (hit|miss)', 'counter', () => [
       { labels: { result: 'hit' }, value: this.cacheHits },
       { labels: { result: 'miss' }, value: this.cacheMisses },
     ]);
-    family(reg, 'gw_refusals_total', 'Requests refused before the upstream by a limit (rate_limit, budget, model_not_priced, model_not_allowed, max_parallel_requests, store_unavailable)', 'counter', () =>
-      [...this.refusals].map(([reason, n]) => ({ labels: { reason }, value: n })));
-    family(reg, 'gw_upstream_errors_total', 'Failed upstream calls (every attempt) by provider and upstream status, or the transport failure code', 'counter', () => {
-      const out: Value[] = [];
-      for (const m of source.providers()) for (const [status, n] of m.failures) out.push({ labels: { provider: m.provider.name, status }, value: n });
-      return out;
-    });
+    family(
+      reg,
+      'gw_refusals_total',
+      'Requests refused before the upstream by a limit (rate_limit, budget, model_not_priced, model_not_allowed, max_parallel_requests, store_unavailable)',
+      'counter',
+      () => [...this.refusals].map(([reason, n]) => ({ labels: { reason }, value: n })),
+    );
+    family(
+      reg,
+      'gw_upstream_errors_total',
+      'Failed upstream calls (every attempt) by provider and upstream status, or the transport failure code',
+      'counter',
+      () => {
+        const out: Value[] = [];
+        for (const m of source.providers()) for (const [status, n] of m.failures) out.push({ labels: { provider: m.provider.name, status }, value: n });
+        return out;
+      },
+    );
     family(reg, 'gw_upstream_retries_total', 'Retries on the same provider (attempts after its first, for one request)', 'counter', () => {
       const out: Value[] = [];
       for (const m of source.providers()) if (m.retries) out.push({ labels: { provider: m.provider.name }, value: m.retries });
@@ -116,8 +138,13 @@ export class GatewayMetrics {
     });
     family(reg, 'gw_inflight_streams', 'Streams open to clients', 'gauge', () => [{ labels: {}, value: this.streams }]);
     family(reg, 'gw_upstream_queue_depth', 'Requests waiting for a connection slot of a provider with max_connections', 'gauge', () =>
-      [...this.queues.values()].map((q) => ({ labels: { provider: q.provider }, value: q.depth })));
-    this.queueWait.expose(reg, 'gw_upstream_queue_wait_seconds', 'Time requests waited for a connection slot (providers with max_connections; only requests that waited)');
+      [...this.queues.values()].map((q) => ({ labels: { provider: q.provider }, value: q.depth })),
+    );
+    this.queueWait.expose(
+      reg,
+      'gw_upstream_queue_wait_seconds',
+      'Time requests waited for a connection slot (providers with max_connections; only requests that waited)',
+    );
     // per registry (prom-client allows one set per registry): gw_process_cpu_seconds_total & co.
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: reg, prefix: 'gw_' });
   }
@@ -174,7 +201,8 @@ export class GatewayMetrics {
     // refusals happen before any upstream call: a commit failing after the upstream answered is not one
     // (the catalog entry of a refusal says its reason: extensions define their own)
     const reason = failure?.def?.refusal;
-    if (reason !== undefined && failure!.upstreamStatus === undefined && rc?.provider === undefined) this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
+    if (reason !== undefined && failure!.upstreamStatus === undefined && rc?.provider === undefined)
+      this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
     if (!rc) return;
     if (rc.cacheHit) {
       this.cacheHits++;

@@ -63,7 +63,9 @@ export function createPipeline(gw: PipelineHost, format: string): Pipeline {
       const d = await dispatch(a.snap.table, a.plan, a.call.signal, (p, model) => {
         // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
         rc.attempts++;
-        return model === rc.canonicalModel ? attempt(p, model, a.body, a.call) : attempt(p, model, 'model' in a.body ? { ...a.body, model } : a.body, { ...a.call, rawBody: undefined });
+        return model === rc.canonicalModel
+          ? attempt(p, model, a.body, a.call)
+          : attempt(p, model, 'model' in a.body ? { ...a.body, model } : a.body, { ...a.call, rawBody: undefined });
       });
       rc.upstreamMs = performance.now() - t0;
       rc.provider = d.provider.name;

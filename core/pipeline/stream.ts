@@ -49,7 +49,14 @@ export interface StreamAnswer {
  * statistics; a failure before it was already counted by dispatch.
  * @throws the failure before the first frame (nothing was sent yet).
  */
-export async function pumpStream(gw: PipelineHost, ctx: Context, rc: RequestContext, signal: AbortSignal, s: StreamAnswer, upstreamFailed?: (err: GatewayError) => void): Promise<void> {
+export async function pumpStream(
+  gw: PipelineHost,
+  ctx: Context,
+  rc: RequestContext,
+  signal: AbortSignal,
+  s: StreamAnswer,
+  upstreamFailed?: (err: GatewayError) => void,
+): Promise<void> {
   const frames = s.frames;
   const t0 = performance.now();
   // first item already at hand: a failure turning it into a frame is still pre-stream and

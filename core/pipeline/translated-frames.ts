@@ -39,7 +39,13 @@ export interface TranslatedStream<E> {
  * Frames for `pipeline.stream`: `items` through the translator. `rc.usage` follows the
  * chunks' usage; `progress` counts what was sent (charged if the stream ends early).
  */
-export async function* translatedFrames<E>(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, progress: StreamProgress, s: TranslatedStream<E>): AsyncGenerator<string, string | undefined> {
+export async function* translatedFrames<E>(
+  hooks: Hooks,
+  rc: RequestContext,
+  items: AsyncIterable<StreamItem>,
+  progress: StreamProgress,
+  s: TranslatedStream<E>,
+): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: s.format, value: undefined as unknown } as { format: string; value: unknown };
   const show = (ev: E): void => {

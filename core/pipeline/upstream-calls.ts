@@ -12,9 +12,7 @@ import type { CallContext, NativeResult, Provider, SseEvent, StreamItem } from '
 import { primeFirst } from '../resilience/prime.ts';
 
 /** A translated call's outcome: a whole completion, or a chunk stream whose first item may be at hand. */
-export type ChatOutcome =
-  | { type: 'json'; body: ChatCompletion; raw?: string }
-  | { type: 'stream'; chunks: AsyncIterable<StreamItem>; ready: boolean };
+export type ChatOutcome = { type: 'json'; body: ChatCompletion; raw?: string } | { type: 'stream'; chunks: AsyncIterable<StreamItem>; ready: boolean };
 
 /** A native call's outcome: the upstream's bytes, or its events with the first one primed. */
 export type NativeOutcome =
@@ -66,6 +64,7 @@ export function chunkOf(item: StreamItem, provider: string | undefined): ChatCom
   } catch {
     v = undefined;
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw UPSTREAM_MALFORMED({ provider: provider ?? 'upstream', what: `a malformed stream chunk: ${item.slice(0, 200)}` }, { provider });
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw UPSTREAM_MALFORMED({ provider: provider ?? 'upstream', what: `a malformed stream chunk: ${item.slice(0, 200)}` }, { provider });
   return v as ChatCompletionChunk;
 }

@@ -40,12 +40,22 @@ const CLIENT_KEYS = ['max_event_bytes', 'max_connections'];
  * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning.
  * @throws ConfigError naming `providers.<name>` (as `file`) and the field at fault.
  */
-export async function buildProvider(name: string, section: Record<string, unknown>, file: string, deps: ProviderDeps, opts: { discovery?: 'warn' | 'throw' } = {}): Promise<BuiltProvider> {
+export async function buildProvider(
+  name: string,
+  section: Record<string, unknown>,
+  file: string,
+  deps: ProviderDeps,
+  opts: { discovery?: 'warn' | 'throw' } = {},
+): Promise<BuiltProvider> {
   const kind = (section.kind as string | undefined) ?? name;
   let plugin: ProviderPlugin<unknown> | undefined = (await findPlugin('provider', kind))?.plugin;
   if (!plugin && typeof section.base_url === 'string') plugin = (await findPlugin('provider', 'openai'))?.plugin;
   if (!plugin) {
-    throw new ConfigError(file, ['providers', name], `unknown provider kind '${kind}': no plugins/providers/${kind} and no npm package gw-plugin-${kind}; give base_url for an OpenAI-compatible upstream`);
+    throw new ConfigError(
+      file,
+      ['providers', name],
+      `unknown provider kind '${kind}': no plugins/providers/${kind} and no npm package gw-plugin-${kind}; give base_url for an OpenAI-compatible upstream`,
+    );
   }
   const accepted = plugin.routing ?? [];
   const own: Record<string, unknown> = {};
@@ -72,7 +82,16 @@ export async function buildProvider(name: string, section: Record<string, unknow
     config: parsed.data,
     store: deps.store.namespace(`provider:${name}`),
     log,
-    http: (o) => createUpstreamClient({ provider: name, dispatcher: deps.dispatcher, log, maxEventBytes: client.data.max_event_bytes, limit, observer: deps.queues, ...o }),
+    http: (o) =>
+      createUpstreamClient({
+        provider: name,
+        dispatcher: deps.dispatcher,
+        log,
+        maxEventBytes: client.data.max_event_bytes,
+        limit,
+        observer: deps.queues,
+        ...o,
+      }),
   });
   if (provider.models.length === 0 && provider.listModels) {
     try {

@@ -121,6 +121,7 @@ export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
    * a key giving one that no enabled extension declares gets a warning that it changes nothing.
    */
   readonly keySettings?: readonly KeySettingName[];
+  // biome-ignore lint/suspicious/noConfusingVoidType: an extension's setup() that returns nothing is the common case
   setup(ctx: ExtensionSetup<C>): void | ExtensionHandle | Promise<void | ExtensionHandle>;
 }
 
@@ -174,13 +175,18 @@ export interface FormatPlugin<C = unknown> extends ErrorShape {
   setup(ctx: FormatSetup<C>): void | Promise<void>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a plugin of any config type; its own schema types it where it is defined
 export type Plugin = ProviderPlugin<any> | ExtensionPlugin<any>;
 
 /** Type helpers so plugin authors get their config type inferred from the schema. */
-export function defineProvider<S extends z.ZodType>(p: Omit<ProviderPlugin<z.output<S>>, 'configSchema' | 'type'> & { configSchema: S }): ProviderPlugin<z.output<S>> {
+export function defineProvider<S extends z.ZodType>(
+  p: Omit<ProviderPlugin<z.output<S>>, 'configSchema' | 'type'> & { configSchema: S },
+): ProviderPlugin<z.output<S>> {
   return { ...p, type: 'provider' } as ProviderPlugin<z.output<S>>;
 }
-export function defineExtension<S extends z.ZodType>(p: Omit<ExtensionPlugin<z.output<S>>, 'configSchema' | 'type'> & { configSchema: S }): ExtensionPlugin<z.output<S>> {
+export function defineExtension<S extends z.ZodType>(
+  p: Omit<ExtensionPlugin<z.output<S>>, 'configSchema' | 'type'> & { configSchema: S },
+): ExtensionPlugin<z.output<S>> {
   return { ...p, type: 'extension' } as ExtensionPlugin<z.output<S>>;
 }
 export function defineFormat<C = undefined>(p: Omit<FormatPlugin<C>, 'type'>): FormatPlugin<C> {

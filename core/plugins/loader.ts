@@ -66,7 +66,9 @@ export async function loadFormats(): Promise<FormatPlugin[]> {
   const dir = `${PLUGINS_DIR}formats/`;
   if (!existsSync(dir)) return [];
   const out: FormatPlugin[] = [];
-  for (const id of readdirSync(dir).filter((d) => NAME.test(d)).sort()) {
+  for (const id of readdirSync(dir)
+    .filter((d) => NAME.test(d))
+    .sort()) {
     const found = builtinModule('formats', id);
     if (!found) continue;
     const mod = (await importOrThrow(pathToFileURL(found.path).href, found.label)) as { default?: Partial<FormatPlugin> };
@@ -111,10 +113,12 @@ function check<T extends Plugin['type']>(mod: unknown, type: T, name: string, wh
     if (typeof p.name !== 'string' || !p.name) problems.push('name must be a non-empty string');
     if (!p.configSchema || typeof (p.configSchema as { safeParse?: unknown }).safeParse !== 'function') problems.push('configSchema must be a zod schema');
     if (typeof p.setup !== 'function') problems.push('setup must be a function');
-    if (p.gw !== undefined && (typeof p.gw !== 'string' || semver.validRange(p.gw) === null)) problems.push(`gw must be a semver range (got ${JSON.stringify(p.gw)})`);
+    if (p.gw !== undefined && (typeof p.gw !== 'string' || semver.validRange(p.gw) === null))
+      problems.push(`gw must be a semver range (got ${JSON.stringify(p.gw)})`);
     if (type === 'provider' && (p as { routing?: unknown }).routing !== undefined) {
       const r = (p as { routing?: unknown }).routing;
-      if (!Array.isArray(r) || r.some((s) => s !== 'max_retries' && s !== 'weight')) problems.push(`routing must list 'max_retries' and/or 'weight' (got ${JSON.stringify(r)})`);
+      if (!Array.isArray(r) || r.some((s) => s !== 'max_retries' && s !== 'weight'))
+        problems.push(`routing must list 'max_retries' and/or 'weight' (got ${JSON.stringify(r)})`);
     }
   }
   if (problems.length) throw new PluginError(`${where} is not a gw ${type} plugin for '${name}': ${problems.join('; ')}`);

@@ -168,20 +168,22 @@ export class ProviderHealth {
     return {
       last_5m: windowOf(live.filter((s) => s.minute > minute - 5)),
       last_60m: windowOf(live),
-      minutes: live.filter((s) => s.requests > 0 || s.served > 0 || errorsOf(s) > 0).map((s) => {
-        const lat = percentiles([s.latency]);
-        const ttfb = percentiles([s.ttfb]);
-        return {
-          start: new Date(s.minute * MINUTE).toISOString(),
-          requests: s.requests,
-          errors: errorsOf(s),
-          served: s.served,
-          latency_p50_ms: lat?.p50 ?? null,
-          latency_p95_ms: lat?.p95 ?? null,
-          ttfb_p50_ms: ttfb?.p50 ?? null,
-          ttfb_p95_ms: ttfb?.p95 ?? null,
-        };
-      }),
+      minutes: live
+        .filter((s) => s.requests > 0 || s.served > 0 || errorsOf(s) > 0)
+        .map((s) => {
+          const lat = percentiles([s.latency]);
+          const ttfb = percentiles([s.ttfb]);
+          return {
+            start: new Date(s.minute * MINUTE).toISOString(),
+            requests: s.requests,
+            errors: errorsOf(s),
+            served: s.served,
+            latency_p50_ms: lat?.p50 ?? null,
+            latency_p95_ms: lat?.p95 ?? null,
+            ttfb_p50_ms: ttfb?.p50 ?? null,
+            ttfb_p95_ms: ttfb?.p95 ?? null,
+          };
+        }),
     };
   }
 }

@@ -28,7 +28,12 @@ export async function primeFirst<T>(source: AsyncIterable<T>, waitMs: number): P
   let timer: NodeJS.Timeout | undefined;
   let r: IteratorResult<T> | typeof PENDING;
   try {
-    r = await Promise.race([first, new Promise<typeof PENDING>((res) => { timer = setTimeout(res, waitMs, PENDING); })]);
+    r = await Promise.race([
+      first,
+      new Promise<typeof PENDING>((res) => {
+        timer = setTimeout(res, waitMs, PENDING);
+      }),
+    ]);
   } finally {
     // also when the first item is a failure: the timer would hold the process (and its memory) for waitMs
     clearTimeout(timer);

@@ -111,8 +111,15 @@ export function parseKeyRecord(text: string): RuntimeKeyRecord {
   // a record is trusted no more than a config file: settings another gw version wrote are checked again
   const settings = storedSettings.safeParse(rec.settings ?? {});
   if (!settings.success) throw new Error(`invalid settings: ${settings.error.issues[0]?.message}`);
-  const grace = Array.isArray(rec.grace) ? rec.grace.filter((g) => typeof g?.hash === 'string' && HASH.test(g.hash) && Number.isFinite(Date.parse(g.until))) : undefined;
-  return { hash: rec.hash, ...(rec.created_at ? { created_at: String(rec.created_at) } : {}), settings: settingsOf(settings.data), ...(grace?.length ? { grace } : {}) };
+  const grace = Array.isArray(rec.grace)
+    ? rec.grace.filter((g) => typeof g?.hash === 'string' && HASH.test(g.hash) && Number.isFinite(Date.parse(g.until)))
+    : undefined;
+  return {
+    hash: rec.hash,
+    ...(rec.created_at ? { created_at: String(rec.created_at) } : {}),
+    settings: settingsOf(settings.data),
+    ...(grace?.length ? { grace } : {}),
+  };
 }
 
 /** Settings as stored: unknown fields (from a newer gw) are dropped, known ones checked. */

@@ -5,7 +5,16 @@
 import type { GatewayConfig } from '../config/schema.ts';
 
 /** `responses`: client formats read their sections once, when they are set up. */
-const RESTART_ONLY = ['listen', 'data_dir', 'max_body_bytes', 'shutdown_timeout_seconds', 'request_timeout_seconds', 'store', 'extensions', 'responses'] as const;
+const RESTART_ONLY = [
+  'listen',
+  'data_dir',
+  'max_body_bytes',
+  'shutdown_timeout_seconds',
+  'request_timeout_seconds',
+  'store',
+  'extensions',
+  'responses',
+] as const;
 
 /**
  * The config to run after a reload: `next` with the restart-only settings of `running`,

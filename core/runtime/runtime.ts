@@ -17,7 +17,17 @@ import { ConfigError } from '../config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
 import { loadConfig } from '../config/load.ts';
 import type { GatewayConfig } from '../config/schema.ts';
-import { DEFINED_IN_FILE, DISCOVERY_FAILED, INVALID_PROVIDER, KEY_EXISTS, KEY_IN_FILE, KEY_NOT_FOUND, MODELS_REQUIRED, PROVIDER_EXISTS, PROVIDER_NOT_FOUND } from '../error-codes.ts';
+import {
+  DEFINED_IN_FILE,
+  DISCOVERY_FAILED,
+  INVALID_PROVIDER,
+  KEY_EXISTS,
+  KEY_IN_FILE,
+  KEY_NOT_FOUND,
+  MODELS_REQUIRED,
+  PROVIDER_EXISTS,
+  PROVIDER_NOT_FOUND,
+} from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
 import { applyPatch, type KeyPatch, type KeySettingName, type KeySettings, rfc3339, settingsOf, unenforcedSettings } from '../key-settings.ts';
 import { hashSecret, type KeyListing, type RuntimeKeyRecord } from '../keys.ts';
@@ -284,7 +294,12 @@ export class Runtime {
       const key = generateSecret();
       const until = graceSeconds > 0 ? rfc3339(now + graceSeconds * 1000) : null;
       const grace = until === null ? [] : [...(rec.grace ?? []).filter((g) => Date.parse(g.until) > now), { hash: rec.hash, until }];
-      const next: RuntimeKeyRecord = { hash: hashSecret(key), ...(rec.created_at ? { created_at: rec.created_at } : {}), settings: rec.settings, ...(grace.length ? { grace } : {}) };
+      const next: RuntimeKeyRecord = {
+        hash: hashSecret(key),
+        ...(rec.created_at ? { created_at: rec.created_at } : {}),
+        settings: rec.settings,
+        ...(grace.length ? { grace } : {}),
+      };
       await this.records.putKey(name, next);
       await this.apply({ keyRecords: new Map(this.keyRecords).set(name, next) });
       await this.announce();
@@ -423,7 +438,10 @@ export class Runtime {
   /** The stored provider records and key hashes as they are now. */
   private async readRecords(): Promise<{ stored: Map<string, ProviderRecord>; keyRecords: Map<string, RuntimeKeyRecord> }> {
     const stored = new Map<string, ProviderRecord>();
-    for (const rec of await this.records.providers((name, err) => this.host.log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'))) stored.set(rec.name, rec);
+    for (const rec of await this.records.providers((name, err) =>
+      this.host.log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'),
+    ))
+      stored.set(rec.name, rec);
     const keyRecords = await this.records.keys((name, err) => this.host.log.warn({ keyName: name, err: err.message }, 'unreadable runtime key record skipped'));
     return { stored, keyRecords };
   }
@@ -528,7 +546,12 @@ function sameKeys(a: Map<string, RuntimeKeyRecord>, b: Map<string, RuntimeKeyRec
 /** A failed provider build as the admin API answers it: 400 for the section, the upstream's status for discovery. */
 function createError(name: string, err: unknown): GatewayError {
   if (err instanceof GatewayError) {
-    return new GatewayError(err.status, `cannot create provider '${name}': ${err.message}`, { code: err.code, def: err.def, upstreamStatus: err.upstreamStatus, cause: err });
+    return new GatewayError(err.status, `cannot create provider '${name}': ${err.message}`, {
+      code: err.code,
+      def: err.def,
+      upstreamStatus: err.upstreamStatus,
+      cause: err,
+    });
   }
   if (err instanceof ConfigError) {
     const prefix = `providers.${name}`;

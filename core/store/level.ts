@@ -54,7 +54,8 @@ function coalesce(ops: Op[]): DbOp[] {
   const last = new Map<string, Op>();
   for (const op of ops) last.set(op.key, op);
   const out: DbOp[] = [];
-  for (const op of last.values()) out.push(op.type === 'put' && typeof op.value === 'function' ? { type: 'put', key: op.key, value: op.value() } : (op as DbOp));
+  for (const op of last.values())
+    out.push(op.type === 'put' && typeof op.value === 'function' ? { type: 'put', key: op.key, value: op.value() } : (op as DbOp));
   return out;
 }
 
@@ -380,7 +381,10 @@ class LevelView implements Store {
     if (!s.bucketKeys.has(prefix)) {
       // first write of this process: drop what outlived its retention while gw was down
       s.bucketKeys.set(prefix, opts.bucketMs + opts.retentionMs);
-      const p = s.pruneBuckets(prefix, opts.bucketMs + opts.retentionMs).catch(() => undefined).finally(() => s.pruning.delete(prefix));
+      const p = s
+        .pruneBuckets(prefix, opts.bucketMs + opts.retentionMs)
+        .catch(() => undefined)
+        .finally(() => s.pruning.delete(prefix));
       s.pruning.set(prefix, p);
     }
     const start = at - (at % opts.bucketMs);

@@ -264,24 +264,45 @@ class RedisView implements Store {
 
   async windowAdmit(key: string, limit: number, windowMs: number, opts: { cost?: number; pending?: number; now?: number } = {}): Promise<WindowVerdict> {
     const full = this.prefix + key;
-    const r = (await this.s.op(this.s.redis.gwWindowAdmit(
-      `${ROOT}w:${full}`, `${ROOT}wt:${full}`,
-      String(limit), String(windowMs), String(opts.cost ?? 1), String(opts.pending ?? 0), opts.now === undefined ? '' : String(opts.now), this.s.uid(),
-    ))) as [number, string, string];
+    const r = (await this.s.op(
+      this.s.redis.gwWindowAdmit(
+        `${ROOT}w:${full}`,
+        `${ROOT}wt:${full}`,
+        String(limit),
+        String(windowMs),
+        String(opts.cost ?? 1),
+        String(opts.pending ?? 0),
+        opts.now === undefined ? '' : String(opts.now),
+        this.s.uid(),
+      ),
+    )) as [number, string, string];
     return { admitted: r[0] === 1, total: Number(r[1]), retryAfterMs: Number(r[2]) };
   }
 
   async windowAdd(key: string, amount: number, windowMs: number, now?: number): Promise<void> {
     const full = this.prefix + key;
-    await this.s.op(this.s.redis.gwWindowAdd(`${ROOT}w:${full}`, `${ROOT}wt:${full}`, String(amount), String(windowMs), now === undefined ? '' : String(now), this.s.uid()));
+    await this.s.op(
+      this.s.redis.gwWindowAdd(`${ROOT}w:${full}`, `${ROOT}wt:${full}`, String(amount), String(windowMs), now === undefined ? '' : String(now), this.s.uid()),
+    );
   }
 
   async hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict> {
     const full = this.prefix + key;
-    const r = (await this.s.op(this.s.redis.gwHold(
-      this.v(key), `${ROOT}hx:${full}`, `${ROOT}ha:${full}`,
-      this.s.holdId(id), String(amount), opts.field, String(opts.limit), String(Math.max(1, Math.ceil(opts.ttlMs))), this.s.owner, `${ROOT}i:`, String(LIVENESS_TTL_MS),
-    ))) as [number, string, string];
+    const r = (await this.s.op(
+      this.s.redis.gwHold(
+        this.v(key),
+        `${ROOT}hx:${full}`,
+        `${ROOT}ha:${full}`,
+        this.s.holdId(id),
+        String(amount),
+        opts.field,
+        String(opts.limit),
+        String(Math.max(1, Math.ceil(opts.ttlMs))),
+        this.s.owner,
+        `${ROOT}i:`,
+        String(LIVENESS_TTL_MS),
+      ),
+    )) as [number, string, string];
     return { admitted: r[0] === 1, value: Number(r[1]), held: Number(r[2]) };
   }
 
@@ -314,13 +335,16 @@ class RedisView implements Store {
 
   async bucketIncr(key: string, at: number, series: string, deltas: Record<string, number>, opts: { bucketMs: number; retentionMs: number }): Promise<void> {
     const start = at - (at % opts.bucketMs);
-    await this.s.op(this.s.redis.gwBucketIncr(`${ROOT}b:${this.prefix}${key}@${start}`, String(start + opts.bucketMs + opts.retentionMs), series, ...deltaArgs(deltas)));
+    await this.s.op(
+      this.s.redis.gwBucketIncr(`${ROOT}b:${this.prefix}${key}@${start}`, String(start + opts.bucketMs + opts.retentionMs), series, ...deltaArgs(deltas)),
+    );
   }
 
   async *buckets(key: string, from: number, to: number, bucketMs: number): AsyncIterable<BucketRow> {
     const first = Math.ceil(from / bucketMs) * bucketMs;
     if (!(to > first)) return;
-    if ((to - first) / bucketMs > MAX_BUCKETS) throw new Error(`buckets: ${key} from ${from} to ${to} spans more than ${MAX_BUCKETS} buckets of ${bucketMs} ms`);
+    if ((to - first) / bucketMs > MAX_BUCKETS)
+      throw new Error(`buckets: ${key} from ${from} to ${to} spans more than ${MAX_BUCKETS} buckets of ${bucketMs} ms`);
     const base = `${ROOT}b:${this.prefix}${key}@`;
     const starts: number[] = [];
     for (let b = first; b < to; b += bucketMs) starts.push(b);
@@ -381,7 +405,9 @@ class RedisView implements Store {
       for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
         if ((await this.s.op(this.s.redis.set(lock, token, 'PX', LOCK_TTL_MS, 'NX'))) === 'OK') break;
         if (Date.now() - started > LOCK_WAIT_MS) {
-          throw STORE_UNAVAILABLE(`Redis at ${this.s.url}: lock '${this.prefix}${key}' stayed taken for ${LOCK_WAIT_MS / 1000} s`, { headers: { 'retry-after': '1' } });
+          throw STORE_UNAVAILABLE(`Redis at ${this.s.url}: lock '${this.prefix}${key}' stayed taken for ${LOCK_WAIT_MS / 1000} s`, {
+            headers: { 'retry-after': '1' },
+          });
         }
         await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
       }

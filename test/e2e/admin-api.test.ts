@@ -35,18 +35,39 @@ function chat(gw: TestGateway, model: string, key = KEY) {
   return new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
 }
 
-const fileProvider = (origin: string) => `[providers.fileup]\nkind = "openai"\napi_key = "sk-file-provider-secret-0123456789"\nbase_url = "${origin}/v1"\nmodels = ["file-model"]\n`;
+const fileProvider = (origin: string) =>
+  `[providers.fileup]\nkind = "openai"\napi_key = "sk-file-provider-secret-0123456789"\nbase_url = "${origin}/v1"\nmodels = ["file-model"]\n`;
 
 test('a provider created with models serves at once, is listed masked with its source, and survives a restart', async (t) => {
   const up = await commonUpstream();
   const gw = await startGateway(baseConfig(fileProvider(up.origin)));
   let gw2: TestGateway | undefined;
-  t.teardown(async () => { await gw2?.stop(); await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw2?.stop();
+    await gw.stop();
+    await up.close();
+  });
 
-  const created = await call(gw, 'POST', '/v1/admin/providers', { name: 'rt', kind: 'selfhosted', api_key: UP_KEY, base_url: `${up.origin}/v1`, models: ['rt-model'] });
+  const created = await call(gw, 'POST', '/v1/admin/providers', {
+    name: 'rt',
+    kind: 'selfhosted',
+    api_key: UP_KEY,
+    base_url: `${up.origin}/v1`,
+    models: ['rt-model'],
+  });
   t.is(created.status, 201);
   const { health, ...listed } = created.json;
-  t.deepEqual(listed, { name: 'rt', kind: 'selfhosted', source: 'runtime', base_url: `${up.origin}/v1`, models: ['rt-model'], api_key: 'sk-ups…cdef', circuit: 'closed', inflight: 0, latency_ms: null });
+  t.deepEqual(listed, {
+    name: 'rt',
+    kind: 'selfhosted',
+    source: 'runtime',
+    base_url: `${up.origin}/v1`,
+    models: ['rt-model'],
+    api_key: 'sk-ups…cdef',
+    circuit: 'closed',
+    inflight: 0,
+    latency_ms: null,
+  });
   t.like(health, { last_5m: { requests: 0, served: 0, latency_ms: null }, minutes: [] });
 
   const answer = await chat(gw, 'rt-model');
@@ -57,21 +78,33 @@ test('a provider created with models serves at once, is listed masked with its s
 
   const list = await call(gw, 'GET', '/v1/admin/providers');
   t.is(list.status, 200);
-  t.deepEqual(list.json.data.map((p: any) => [p.name, p.source, p.kind]), [['fileup', 'file', 'openai'], ['rt', 'runtime', 'selfhosted']]);
+  t.deepEqual(
+    list.json.data.map((p: any) => [p.name, p.source, p.kind]),
+    [
+      ['fileup', 'file', 'openai'],
+      ['rt', 'runtime', 'selfhosted'],
+    ],
+  );
   t.false(list.text.includes(UP_KEY));
   t.false(list.text.includes('sk-file-provider-secret-0123456789'));
 
   await gw.stop({ keepDir: true });
   gw2 = await startGateway(baseConfig(fileProvider(up.origin)), { dir: gw.dir });
   const again = await call(gw2, 'GET', '/v1/admin/providers');
-  t.deepEqual(again.json.data.map((p: any) => p.name), ['fileup', 'rt']);
+  t.deepEqual(
+    again.json.data.map((p: any) => p.name),
+    ['fileup', 'rt'],
+  );
   t.is((await chat(gw2, 'rt-model')).choices[0]!.finish_reason, 'stop');
 });
 
 test('a provider created without models gets them from the upstream model list', async (t) => {
   const up = await commonUpstream();
   const gw = await startGateway(baseConfig());
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const created = await call(gw, 'POST', '/v1/admin/providers', { name: 'disc', kind: 'openai', api_key: UP_KEY, base_url: `${up.origin}/v1` });
   t.is(created.status, 201);
   t.deepEqual(created.json.models, ['model-id-0', 'model-id-1', 'model-id-2']);
@@ -81,13 +114,25 @@ test('a provider created without models gets them from the upstream model list',
   t.is(asked[0]!.headers.authorization, `Bearer ${UP_KEY}`);
   t.is((await chat(gw, 'model-id-1')).object, 'chat.completion');
   const models = await call(gw, 'GET', '/v1/admin/models');
-  t.deepEqual(models.json.data.map((m: any) => [m.id, m.owned_by]), [['model-id-0', 'disc'], ['model-id-1', 'disc'], ['model-id-2', 'disc']]);
+  t.deepEqual(
+    models.json.data.map((m: any) => [m.id, m.owned_by]),
+    [
+      ['model-id-0', 'disc'],
+      ['model-id-1', 'disc'],
+      ['model-id-2', 'disc'],
+    ],
+  );
 });
 
 test('a failed discovery answers with the URL and the status that failed, and saves nothing', async (t) => {
-  const up = await startUpstream((_req, res) => replyJson(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+  const up = await startUpstream((_req, res) =>
+    replyJson(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }),
+  );
   const gw = await startGateway(baseConfig());
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const r = await call(gw, 'POST', '/v1/admin/providers', { name: 'bad', kind: 'openai', api_key: 'sk-wrong-0123456789abcdef', base_url: `${up.origin}/v1` });
   t.is(r.status, 502);
   t.regex(r.json.error.message, new RegExp(`GET ${up.origin}/v1/models answered HTTP 401`));
@@ -103,7 +148,10 @@ test('a failed discovery answers with the URL and the status that failed, and sa
 test('invalid provider bodies and name clashes are refused before anything is saved', async (t) => {
   const up = await commonUpstream();
   const gw = await startGateway(baseConfig(fileProvider(up.origin)));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const noKey = await call(gw, 'POST', '/v1/admin/providers', { name: 'p', kind: 'openai', base_url: `${up.origin}/v1`, models: ['m'] });
   t.is(noKey.status, 400);
   t.is(noKey.json.error.param, 'api_key');
@@ -130,10 +178,14 @@ test('invalid provider bodies and name clashes are refused before anything is sa
 
   const delFile = await call(gw, 'DELETE', '/v1/admin/providers/fileup');
   t.is(delFile.status, 409);
-  t.regex(delFile.json.error.message, new RegExp(`defined in the config file .*gateway\\.toml`));
+  t.regex(delFile.json.error.message, /defined in the config file .*gateway\.toml/);
   t.is((await call(gw, 'DELETE', '/v1/admin/providers/nope')).status, 404);
 
-  const text = await fetch(`${gw.url}/v1/admin/providers`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' }, body: 'x' });
+  const text = await fetch(`${gw.url}/v1/admin/providers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' },
+    body: 'x',
+  });
   t.is(text.status, 415);
   t.true(up.received.every((r) => r.method !== 'GET'));
 });
@@ -155,7 +207,10 @@ test('admin routes need the admin token: none → 401, wrong → 401, a gateway 
 test('a runtime key works at once, is stored only as a hash, and is refused on the next request after revocation', async (t) => {
   const up = await commonUpstream();
   const gw = await startGateway(baseConfig(fileProvider(up.origin)));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
 
   const created = await call(gw, 'POST', '/v1/admin/keys', { name: 'ci' });
   t.is(created.status, 201);
@@ -165,7 +220,14 @@ test('a runtime key works at once, is stored only as a hash, and is refused on t
   t.is((await chat(gw, 'file-model', key)).object, 'chat.completion');
 
   const list = await call(gw, 'GET', '/v1/admin/keys');
-  t.deepEqual(list.json.data.map((k: any) => [k.name, k.source]), [['default', 'file'], ['second', 'file'], ['ci', 'runtime']]);
+  t.deepEqual(
+    list.json.data.map((k: any) => [k.name, k.source]),
+    [
+      ['default', 'file'],
+      ['second', 'file'],
+      ['ci', 'runtime'],
+    ],
+  );
   t.false(list.text.includes(key));
   t.false(list.text.includes(KEY));
 
@@ -177,7 +239,11 @@ test('a runtime key works at once, is stored only as a hash, and is refused on t
   t.is((await call(gw, 'DELETE', '/v1/admin/keys/nope')).status, 404);
 
   t.is((await call(gw, 'DELETE', '/v1/admin/keys/ci')).status, 204);
-  const refused = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'file-model', messages: [{ role: 'user', content: 'hi' }] }) });
+  const refused = await fetch(`${gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'file-model', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   t.is(refused.status, 401);
   t.is(up.received.filter((r) => r.url === '/v1/chat/completions').length, 1);
 
@@ -193,11 +259,23 @@ test('a runtime key works at once, is stored only as a hash, and is refused on t
 });
 
 test('deleting a provider lets a stream in flight finish; the next request gets 404', async (t) => {
-  const chunks = [0, 1, 2, 3, 4].map((i) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'slow', choices: [{ index: 0, delta: { content: `w${i} ` }, finish_reason: i === 4 ? 'stop' : null }] }));
+  const chunks = [0, 1, 2, 3, 4].map((i) => ({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'slow',
+    choices: [{ index: 0, delta: { content: `w${i} ` }, finish_reason: i === 4 ? 'stop' : null }],
+  }));
   const up = await startUpstream((_req, res) => replySse(res, toSse(chunks), { delayMs: 60 }));
   const gw = await startGateway(baseConfig());
-  t.teardown(async () => { await gw.stop(); await up.close(); });
-  t.is((await call(gw, 'POST', '/v1/admin/providers', { name: 'slowp', kind: 'openai', api_key: 'x', base_url: `${up.origin}/v1`, models: ['slow'] })).status, 201);
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  t.is(
+    (await call(gw, 'POST', '/v1/admin/providers', { name: 'slowp', kind: 'openai', api_key: 'x', base_url: `${up.origin}/v1`, models: ['slow'] })).status,
+    201,
+  );
   const client = new OpenAI({ baseURL: gw.baseURL, apiKey: KEY, maxRetries: 0 });
   const stream = await client.chat.completions.create({ model: 'slow', messages: [{ role: 'user', content: 'hi' }], stream: true });
   let text = '';
@@ -210,7 +288,11 @@ test('deleting a provider lets a stream in flight finish; the next request gets 
     }
   }
   t.is(text, 'w0 w1 w2 w3 w4 ');
-  const after = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'hi' }] }) });
+  const after = await fetch(`${gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   t.is(after.status, 404);
   t.deepEqual((await call(gw, 'GET', '/v1/admin/providers')).json.data, []);
 });

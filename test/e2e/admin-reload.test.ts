@@ -15,7 +15,11 @@ async function reload(gw: TestGateway): Promise<{ status: number; json: any }> {
 }
 
 async function chatStatus(gw: TestGateway, model: string, key = KEY): Promise<number> {
-  const res = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+  const res = await fetch(`${gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -25,7 +29,10 @@ const providerA = (origin: string) => `[providers.a]\nkind = "openai"\napi_key =
 test('a reload applies providers, aliases, keys and pricing at once; unchanged providers are kept', async (t) => {
   const up = await startUpstream((_req, res) => replyJson(res, 200, fixture('openai/spec-examples/chat.default.response.json')));
   const gw = await startGateway(baseConfig(providerA(up.origin)));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const g = gw.running.gateway;
   const a = g.snapshot.table.providers.get('a');
   t.is(await chatStatus(gw, 'fast'), 404);
@@ -49,7 +56,10 @@ test('a reload applies providers, aliases, keys and pricing at once; unchanged p
 test('a bad file is refused with its error and the running config keeps serving', async (t) => {
   const up = await startUpstream((_req, res) => replyJson(res, 200, fixture('openai/spec-examples/chat.default.response.json')));
   const gw = await startGateway(baseConfig(`${providerA(up.origin)}\n[aliases]\nfast = "model-a"\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const good = gw.running.gateway.snapshot.config;
 
   await writeFile(gw.configPath, `${baseConfig(providerA(up.origin))}\n[aliases\n`);
@@ -76,11 +86,21 @@ test('a bad file is refused with its error and the running config keeps serving'
 test('restart-only settings keep their running values with a warning; a file provider shadows a runtime one', async (t) => {
   const up = await startUpstream((_req, res) => replyJson(res, 200, fixture('openai/spec-examples/chat.default.response.json')));
   const gw = await startGateway(baseConfig());
-  t.teardown(async () => { await gw.stop(); await up.close(); });
-  const created = await fetch(`${gw.url}/v1/admin/providers`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'a', kind: 'openai', api_key: 'sk-runtime', base_url: `${up.origin}/v1`, models: ['rt-model'] }) });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  const created = await fetch(`${gw.url}/v1/admin/providers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'a', kind: 'openai', api_key: 'sk-runtime', base_url: `${up.origin}/v1`, models: ['rt-model'] }),
+  });
   t.is(created.status, 201);
 
-  await writeFile(gw.configPath, baseConfig(providerA(up.origin)).replace('listen = "127.0.0.1:0"', 'listen = "127.0.0.1:1"').replace('data_dir = "data"', 'data_dir = "elsewhere"'));
+  await writeFile(
+    gw.configPath,
+    baseConfig(providerA(up.origin)).replace('listen = "127.0.0.1:0"', 'listen = "127.0.0.1:1"').replace('data_dir = "data"', 'data_dir = "elsewhere"'),
+  );
   const r = await reload(gw);
   t.is(r.status, 200);
   t.true(r.json.warnings.some((w: string) => w.startsWith('listen changed')));

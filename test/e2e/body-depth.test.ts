@@ -24,8 +24,10 @@ async function rig(t: import('ava').ExecutionContext) {
     if (req.url.startsWith('/v1/messages')) return void replySse(res, fixture('anthropic/anthropic-sdk-typescript/basic.sse'));
     return void replySse(res, fixture('openai/vercel-ai/openai-text.sse'));
   });
-  const gw = await startGateway(baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n
-[providers.oa]\nkind = "openai"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-x"]\n`));
+  const gw = await startGateway(
+    baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n
+[providers.oa]\nkind = "openai"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-x"]\n`),
+  );
   t.teardown(async () => {
     await gw.stop();
     await up.close();
@@ -39,7 +41,12 @@ const post = (url: string, path: string, body: string, auth = `Bearer ${KEY}`) =
 test('tools[].function.parameters nested 20,000 deep: 400 naming the field on a translating kind and a passthrough stream, never a 500', async (t) => {
   const { gw, up } = await rig(t);
   const deep = deepSchema(20_000);
-  for (const [model, stream] of [['claude-x', false], ['claude-x', true], ['gpt-x', true], ['gpt-x', false]] as const) {
+  for (const [model, stream] of [
+    ['claude-x', false],
+    ['claude-x', true],
+    ['gpt-x', true],
+    ['gpt-x', false],
+  ] as const) {
     const r = await post(gw.url, '/v1/chat/completions', chatWithSchema(model, deep, stream));
     t.is(r.status, 400, `${model} stream=${stream}`);
     const body = (await r.json()) as { error: { code: string; param: string; message: string } };
@@ -48,7 +55,10 @@ test('tools[].function.parameters nested 20,000 deep: 400 naming the field on a 
     t.true(body.error.message.length < 300, 'a bounded message');
   }
   t.is(up.received.length, 0, 'nothing reached an upstream');
-  t.false(gw.logs.some((l) => l.includes('"level":50')), 'nothing logged as an internal error');
+  t.false(
+    gw.logs.some((l) => l.includes('"level":50')),
+    'nothing logged as an internal error',
+  );
 });
 
 test('every body route refuses it in its own error shape: Messages, Gemini, Responses, embeddings, admin', async (t) => {
@@ -60,7 +70,10 @@ test('every body route refuses it in its own error shape: Messages, Gemini, Resp
   const gemini = await post(gw.url, '/v1beta/models/claude-x:generateContent', `{"contents":${deep}}`);
   t.is(gemini.status, 400);
   t.like(await gemini.json(), { error: { code: 400, status: 'INVALID_ARGUMENT' } });
-  for (const [path, body] of [['/v1/responses', `{"model":"gpt-x","input":${deep}}`], ['/v1/embeddings', `{"model":"gpt-x","input":${deep}}`]] as const) {
+  for (const [path, body] of [
+    ['/v1/responses', `{"model":"gpt-x","input":${deep}}`],
+    ['/v1/embeddings', `{"model":"gpt-x","input":${deep}}`],
+  ] as const) {
     const r = await post(gw.url, path, body);
     t.is(r.status, 400, path);
     t.like(await r.json(), { error: { code: 'body_too_deep', param: 'input[0][0][0]' } }, path);

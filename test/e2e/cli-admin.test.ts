@@ -30,18 +30,30 @@ async function pairs<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
 const envFor = (gw: { url: string } | { origin: string }, token = ADMIN_TOKEN) => ({ GW_URL: 'url' in gw ? gw.url : gw.origin, GW_ADMIN_TOKEN: token });
 
 async function chatText(gw: TestGateway, model: string, key = KEY): Promise<string | null | undefined> {
-  const res = await new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+  const res = await new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   return res.choices[0]?.message.content;
 }
 
 test('providers create (with and without --models) → list → chat at once → restart → still listed and serving', async (t) => {
   const up = await commonUpstream();
-  const gw = await startGateway(baseConfig(`[providers.fileup]\nkind = "openai"\napi_key = "sk-file-0123456789abcdef"\nbase_url = "${up.origin}/v1"\nmodels = ["file-model"]\n`));
+  const gw = await startGateway(
+    baseConfig(`[providers.fileup]\nkind = "openai"\napi_key = "sk-file-0123456789abcdef"\nbase_url = "${up.origin}/v1"\nmodels = ["file-model"]\n`),
+  );
   let gw2: TestGateway | undefined;
-  t.teardown(async () => { await gw2?.stop(); await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw2?.stop();
+    await gw.stop();
+    await up.close();
+  });
 
   const [withModels, discovered] = await Promise.all([
-    runCli(['providers', 'create', 'local', '--kind', 'vllm', '--api-key', UP_KEY, '--base-url', `${up.origin}/v1`, '--models', 'llama-a, llama-b'], envFor(gw)),
+    runCli(
+      ['providers', 'create', 'local', '--kind', 'vllm', '--api-key', UP_KEY, '--base-url', `${up.origin}/v1`, '--models', 'llama-a, llama-b'],
+      envFor(gw),
+    ),
     runCli(['providers', 'create', 'disc', '--kind', 'openai', '--api-key', UP_KEY, '--base-url', `${up.origin}/v1`], envFor(gw)),
   ]);
   t.is(withModels.code, 0, withModels.stderr);
@@ -69,7 +81,14 @@ test('providers create (with and without --models) → list → chat at once →
   gw2 = await startGateway(await readFile(gw.configPath, 'utf8'), { dir: gw.dir });
   const json = await runCli(['providers', 'list', '--json'], envFor(gw2));
   t.is(json.code, 0, json.stderr);
-  t.deepEqual(JSON.parse(json.stdout).map((p: any) => [p.name, p.source, p.models.length]), [['fileup', 'file', 1], ['disc', 'runtime', 3], ['local', 'runtime', 2]]);
+  t.deepEqual(
+    JSON.parse(json.stdout).map((p: any) => [p.name, p.source, p.models.length]),
+    [
+      ['fileup', 'file', 1],
+      ['disc', 'runtime', 3],
+      ['local', 'runtime', 2],
+    ],
+  );
   t.is(await chatText(gw2, 'llama-a'), 'Hello! How can I assist you today?');
 
   const del = await runCli(['providers', 'delete', 'local'], envFor(gw2));
@@ -77,14 +96,20 @@ test('providers create (with and without --models) → list → chat at once →
   t.is(del.stdout, 'deleted provider local\n');
   const delFile = await runCli(['providers', 'delete', 'fileup'], envFor(gw2));
   t.is(delFile.code, 1);
-  t.regex(delFile.stderr, /^gw: provider 'fileup' is defined in the config file .*gateway\.toml; remove \[providers\.fileup\] there, then reload \(gw reload\) \(HTTP 409\)\n$/);
+  t.regex(
+    delFile.stderr,
+    /^gw: provider 'fileup' is defined in the config file .*gateway\.toml; remove \[providers\.fileup\] there, then reload \(gw reload\) \(HTTP 409\)\n$/,
+  );
   t.is(delFile.stdout, '');
 });
 
 test('keys create prints the key once → it works → keys list masks it → revoke → 401', async (t) => {
   const up = await commonUpstream();
   const gw = await startGateway(baseConfig(`[providers.up]\nkind = "openai"\napi_key = "sk-up"\nbase_url = "${up.origin}/v1"\nmodels = ["m1"]\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
 
   const created = await runCli(['keys', 'create', 'ci'], envFor(gw));
   t.is(created.code, 0, created.stderr);
@@ -96,14 +121,26 @@ test('keys create prints the key once → it works → keys list masks it → re
   const list = await runCli(['keys', 'list'], envFor(gw));
   t.is(list.code, 0, list.stderr);
   const lines = list.stdout.trimEnd().split('\n');
-  t.deepEqual(lines.map((l) => l.split(/\s+/).slice(0, 2)), [['NAME', 'SOURCE'], ['default', 'file'], ['second', 'file'], ['ci', 'runtime']]);
+  t.deepEqual(
+    lines.map((l) => l.split(/\s+/).slice(0, 2)),
+    [
+      ['NAME', 'SOURCE'],
+      ['default', 'file'],
+      ['second', 'file'],
+      ['ci', 'runtime'],
+    ],
+  );
   t.false(list.stdout.includes(key));
   t.false(list.stdout.includes(KEY));
 
   const revoked = await runCli(['keys', 'revoke', 'ci'], envFor(gw));
   t.is(revoked.code, 0, revoked.stderr);
   t.is(revoked.stdout, 'revoked key ci\n');
-  const refused = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm1', messages: [{ role: 'user', content: 'hi' }] }) });
+  const refused = await fetch(`${gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm1', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   t.is(refused.status, 401);
 
   const again = await runCli(['keys', 'revoke', 'ci'], envFor(gw));
@@ -113,10 +150,15 @@ test('keys create prints the key once → it works → keys list masks it → re
 
 test('failures print one line and exit non-zero: bad token, unreachable server, server error, missing token, disabled extension', async (t) => {
   const gw = await startGateway(baseConfig());
-  const broken = await startUpstream((_req, res) => replyJson(res, 500, { error: { message: 'internal error', type: 'server_error', code: 'internal_error', param: null } }));
+  const broken = await startUpstream((_req, res) =>
+    replyJson(res, 500, { error: { message: 'internal error', type: 'server_error', code: 'internal_error', param: null } }),
+  );
   const closed = await startUpstream(() => undefined);
   await closed.close();
-  t.teardown(async () => { await gw.stop(); await broken.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await broken.close();
+  });
 
   const [badToken, gatewayKey, unreachable, serverError, noToken, usage, budget, cache] = await pairs([
     () => runCli(['providers', 'list'], envFor(gw, 'sk-wrong-admin-token-0123456789')),
@@ -129,7 +171,10 @@ test('failures print one line and exit non-zero: bad token, unreachable server, 
     () => runCli(['cache', 'clear'], envFor(gw)),
   ]);
   t.deepEqual([badToken.code, badToken.stdout, badToken.stderr], [1, '', 'gw: the admin token was refused (HTTP 401): invalid admin token\n']);
-  t.deepEqual([gatewayKey.code, gatewayKey.stderr], [1, 'gw: GW_ADMIN_TOKEN is not the admin token (HTTP 403): a gateway key cannot call admin routes; use the admin token\n']);
+  t.deepEqual(
+    [gatewayKey.code, gatewayKey.stderr],
+    [1, 'gw: GW_ADMIN_TOKEN is not the admin token (HTTP 403): a gateway key cannot call admin routes; use the admin token\n'],
+  );
   t.deepEqual([unreachable.code, unreachable.stderr], [1, `gw: cannot reach gw at ${closed.origin}: ECONNREFUSED\n`]);
   t.deepEqual([serverError.code, serverError.stderr], [1, 'gw: server error (HTTP 500): internal error\n']);
   t.is(noToken.code, 1);
@@ -143,7 +188,10 @@ test('gw models and gw reload with a good and a bad file', async (t) => {
   const up = await commonUpstream();
   const provider = `[providers.up]\nkind = "openai"\napi_key = "sk-up"\nbase_url = "${up.origin}/v1"\nmodels = ["m1", "m2"]\n`;
   const gw = await startGateway(baseConfig(provider));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
 
   await writeFile(gw.configPath, baseConfig(`${provider}\n[aliases]\nfast = "m2"\n`));
   const ok = await runCli(['reload'], envFor(gw));
@@ -151,7 +199,18 @@ test('gw models and gw reload with a good and a bad file', async (t) => {
   t.regex(ok.stdout, /^reloaded \S+gateway\.toml: 1 providers, 2 models, 2 keys\n$/);
   const models = await runCli(['models'], envFor(gw));
   t.is(models.code, 0, models.stderr);
-  t.deepEqual(models.stdout.trimEnd().split('\n').map((l) => l.split(/\s+/)), [['MODEL', 'ALIAS_FOR', 'PROVIDERS'], ['m1', '-', 'up'], ['m2', '-', 'up'], ['fast', 'm2', 'up']]);
+  t.deepEqual(
+    models.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(/\s+/)),
+    [
+      ['MODEL', 'ALIAS_FOR', 'PROVIDERS'],
+      ['m1', '-', 'up'],
+      ['m2', '-', 'up'],
+      ['fast', 'm2', 'up'],
+    ],
+  );
 
   await writeFile(gw.configPath, baseConfig(`${provider}\n[aliases]\nfast = 3\n`));
   const bad = await runCli(['reload'], envFor(gw));
@@ -162,7 +221,24 @@ test('gw models and gw reload with a good and a bad file', async (t) => {
 });
 
 test('every management command has --help', async (t) => {
-  const commands = [['providers'], ['providers', 'list'], ['providers', 'create'], ['providers', 'delete'], ['keys'], ['keys', 'list'], ['keys', 'create'], ['keys', 'update'], ['keys', 'rotate'], ['keys', 'revoke'], ['models'], ['usage'], ['budget'], ['cache'], ['cache', 'clear'], ['reload']];
+  const commands = [
+    ['providers'],
+    ['providers', 'list'],
+    ['providers', 'create'],
+    ['providers', 'delete'],
+    ['keys'],
+    ['keys', 'list'],
+    ['keys', 'create'],
+    ['keys', 'update'],
+    ['keys', 'rotate'],
+    ['keys', 'revoke'],
+    ['models'],
+    ['usage'],
+    ['budget'],
+    ['cache'],
+    ['cache', 'clear'],
+    ['reload'],
+  ];
   const results = await pairs(commands.map((c) => () => runCli([...c, '--help'], { GW_ADMIN_TOKEN: '' })));
   results.forEach((r, i) => {
     t.is(r.code, 0, commands[i]!.join(' '));

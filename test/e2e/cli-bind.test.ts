@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 
-for (const args of [['serve', '--bind', '127.0.0.1:99999'], ['--bind', '127.0.0.1:70000']]) {
+for (const args of [
+  ['serve', '--bind', '127.0.0.1:99999'],
+  ['--bind', '127.0.0.1:70000'],
+]) {
   test(`gw ${args.join(' ')}: refused without a stack trace`, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-bind-'));
     t.teardown(() => rm(dir, { recursive: true, force: true }));

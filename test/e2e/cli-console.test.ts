@@ -36,7 +36,10 @@ test('gw requests: a table oldest first, --json newest first, filters; gw provid
 
   const json = await runCli(['requests', '--json', '--status', '4xx'], envFor(gw));
   t.is(json.code, 0, json.stderr);
-  t.deepEqual(JSON.parse(json.stdout).map((e: any) => [e.status, e.model]), [[404, 'nope']]);
+  t.deepEqual(
+    JSON.parse(json.stdout).map((e: any) => [e.status, e.model]),
+    [[404, 'nope']],
+  );
   const bad = await runCli(['requests', '--status', 'teapot'], envFor(gw));
   t.is(bad.code, 1);
   t.regex(bad.stderr, /^gw: query parameter 'status' takes .* \(HTTP 400\)\n$/);
@@ -59,21 +62,33 @@ test('gw requests --follow prints each new request once, as it ends', async (t) 
   const gw = await gatewayWith(t, up, '[extensions.request_log]\n');
   await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   await logged(gw, 1);
-  const child = spawn(process.execPath, [GW_BIN, 'requests', '--follow', '--json', '--interval', '100'], { env: { ...process.env, ...envFor(gw) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [GW_BIN, 'requests', '--follow', '--json', '--interval', '100'], {
+    env: { ...process.env, ...envFor(gw) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.teardown(() => void child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d));
   const lines = async (n: number) => {
     for (let i = 0; i < 200 && out.split('\n').filter(Boolean).length < n; i++) await sleep(25);
-    return out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   };
   t.is((await lines(1)).length, 1);
   for (let i = 0; i < 3; i++) await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   t.is((await post(gw, '/v1/chat/completions', { model: 'nope', messages: HI })).status, 404);
   const got = await lines(5);
   await sleep(350); // a few more polls: nothing is printed twice
-  const all = out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const all = out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   t.is(all.length, 5);
   t.is(new Set(all.map((e) => e.request_id)).size, 5);
-  t.deepEqual(got.map((e) => e.status), [200, 200, 200, 200, 404]);
+  t.deepEqual(
+    got.map((e) => e.status),
+    [200, 200, 200, 200, 404],
+  );
 });

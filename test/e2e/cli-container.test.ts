@@ -52,11 +52,13 @@ test("the image's command line runs the compiled gateway when dist/ exists (as t
   t.teardown(() => rm(volume, { recursive: true, force: true }));
   const args = CMD.slice(2).map((a) => a.replace(/^\/data(?=\/|$)/, volume).replace('0.0.0.0:5632', '127.0.0.1:0'));
   const gw = await spawnGateway(args, { cwd: ROOT, env: { GW_FROM_SOURCE: '0' } });
-  t.teardown(() => { gw.child.kill('SIGKILL'); });
+  t.teardown(() => {
+    gw.child.kill('SIGKILL');
+  });
   const health = await fetch(`${gw.url}/health`);
   t.is(health.status, 200);
   // the compiled code loaded the compiled plugins and formats: /openapi.json lists their routes
-  const doc = await (await fetch(`${gw.url}/openapi.json`)).json() as { paths: Record<string, unknown> };
+  const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
   t.truthy(doc.paths['/v1/chat/completions']);
   t.truthy(doc.paths['/v1/messages']);
   gw.child.kill('SIGTERM');
@@ -71,7 +73,9 @@ test("the image's command line: first run writes /data/gateway.toml, keeps the s
   t.is(CMD[1], 'cli/gw.js');
 
   const first = await spawnGateway(args, { cwd: ROOT });
-  t.teardown(() => { first.child.kill('SIGKILL'); });
+  t.teardown(() => {
+    first.child.kill('SIGKILL');
+  });
   const port = new URL(first.url).port;
   const config = await readFile(join(volume, 'gateway.toml'), 'utf8');
   const token = /^admin_token = "(sk-[A-Za-z0-9_-]{32,})"/m.exec(config)?.[1];
@@ -90,7 +94,9 @@ test("the image's command line: first run writes /data/gateway.toml, keeps the s
   t.is(await run(health, ROOT), 1, 'the health check fails when nothing serves');
 
   const second = await spawnGateway(args, { cwd: ROOT });
-  t.teardown(() => { second.child.kill('SIGKILL'); });
+  t.teardown(() => {
+    second.child.kill('SIGKILL');
+  });
   t.is(await readFile(join(volume, 'gateway.toml'), 'utf8'), config, 'an existing config is never rewritten');
   second.child.kill('SIGTERM');
   t.is(await second.exited, 0);

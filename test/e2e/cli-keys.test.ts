@@ -20,13 +20,43 @@ async function pairs<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
 
 test('keys create with every setting → list (table and --json) → update → rotate; file keys are refused', async (t) => {
   const up = await openaiUpstream();
-  const toml = baseConfig(`${providerSection(up, ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5'])}\n[extensions.rate_limit]\n[extensions.budget]\ndefault_budget = 100\n[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n[pricing."gpt-4o-mini"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n`)
-    .replace(`key = "${KEY}"\n`, `key = "${KEY}"\nbudget = 5\nbudget_period = "weekly"\n`);
+  const toml = baseConfig(
+    `${providerSection(up, ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5'])}\n[extensions.rate_limit]\n[extensions.budget]\ndefault_budget = 100\n[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n[pricing."gpt-4o-mini"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n`,
+  ).replace(`key = "${KEY}"\n`, `key = "${KEY}"\nbudget = 5\nbudget_period = "weekly"\n`);
   const gw = await startGateway(toml);
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
 
   const [created, badFlag] = await pairs([
-    () => runCli(['keys', 'create', 'search', '--models', 'gpt-4o*,claude-*', '--budget', '20', '--period', 'monthly', '--rpm', '60', '--tpm', '100000', '--expires', '2027-01-01', '--tag', 'team=search', '--tag', 'env=prod', '--max-parallel', '4'], envFor(gw)),
+    () =>
+      runCli(
+        [
+          'keys',
+          'create',
+          'search',
+          '--models',
+          'gpt-4o*,claude-*',
+          '--budget',
+          '20',
+          '--period',
+          'monthly',
+          '--rpm',
+          '60',
+          '--tpm',
+          '100000',
+          '--expires',
+          '2027-01-01',
+          '--tag',
+          'team=search',
+          '--tag',
+          'env=prod',
+          '--max-parallel',
+          '4',
+        ],
+        envFor(gw),
+      ),
     () => runCli(['keys', 'create', 'bad', '--period', 'yearly'], envFor(gw)),
   ]);
   t.is(created.code, 0, created.stderr);
@@ -45,14 +75,26 @@ test('keys create with every setting → list (table and --json) → update → 
   t.regex(lines[0]!, /^NAME\s+SOURCE\s+KEY\s+MODELS\s+RPM\s+TPM\s+BUDGET\s+PERIOD\s+EXPIRES\s+TAGS\s+PARALLEL$/);
   t.regex(lines[1]!, /^default\s+file\s+sk-tes…cdef\s+all\s+-\s+-\s+5\s+weekly\s+-\s+-\s+-$/);
   t.regex(lines[2]!, /^second\s+file\s+sk-tes…cdef\s+all\s+-\s+-\s+-\s+-\s+-\s+-\s+-$/);
-  t.regex(lines[3]!, /^search\s+runtime\s+sha256:[0-9a-f]{12}…\s+gpt-4o\*,claude-\*\s+60\s+100000\s+20\s+monthly\s+2027-01-01T00:00:00Z\s+team=search,env=prod\s+4$/);
+  t.regex(
+    lines[3]!,
+    /^search\s+runtime\s+sha256:[0-9a-f]{12}…\s+gpt-4o\*,claude-\*\s+60\s+100000\s+20\s+monthly\s+2027-01-01T00:00:00Z\s+team=search,env=prod\s+4$/,
+  );
   t.is(lines[1]!.indexOf('file'), lines[3]!.indexOf('runtime'), 'columns are aligned');
   t.false(list.stdout.includes(secret));
   t.is(json.code, 0, json.stderr);
   const rows = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
   t.like(rows[2], {
-    name: 'search', source: 'runtime', models: ['gpt-4o*', 'claude-*'], requests_per_minute: 60, tokens_per_minute: 100000, budget: 20, budget_period: 'monthly',
-    expires_at: '2027-01-01T00:00:00Z', expired: false, tags: { team: 'search', env: 'prod' }, max_parallel_requests: 4,
+    name: 'search',
+    source: 'runtime',
+    models: ['gpt-4o*', 'claude-*'],
+    requests_per_minute: 60,
+    tokens_per_minute: 100000,
+    budget: 20,
+    budget_period: 'monthly',
+    expires_at: '2027-01-01T00:00:00Z',
+    expired: false,
+    tags: { team: 'search', env: 'prod' },
+    max_parallel_requests: 4,
   });
   t.false(json.stdout.includes(secret));
 
@@ -68,11 +110,17 @@ test('keys create with every setting → list (table and --json) → update → 
   t.like(JSON.parse(updatedJson.stdout), { name: 'search', models: ['gpt-4o-mini'] });
   t.is((await c.chat.completions.create({ model: 'gpt-4o-mini', messages: HI })).object, 'chat.completion'); // same secret
 
-  const [nothing, fileKey] = await pairs([() => runCli(['keys', 'update', 'search'], envFor(gw)), () => runCli(['keys', 'update', 'default', '--budget', '1'], envFor(gw))]);
+  const [nothing, fileKey] = await pairs([
+    () => runCli(['keys', 'update', 'search'], envFor(gw)),
+    () => runCli(['keys', 'update', 'default', '--budget', '1'], envFor(gw)),
+  ]);
   t.deepEqual([nothing.code, nothing.stdout], [1, '']);
   t.regex(nothing.stderr, /^gw: nothing to change/);
   t.is(fileKey.code, 1);
-  t.regex(fileKey.stderr, /^gw: key 'default' is defined in the config file .*gateway\.toml.*edit \[keys\.default\] there, then reload \(gw reload\) \(HTTP 409\)\n$/);
+  t.regex(
+    fileKey.stderr,
+    /^gw: key 'default' is defined in the config file .*gateway\.toml.*edit \[keys\.default\] there, then reload \(gw reload\) \(HTTP 409\)\n$/,
+  );
 
   const rotated = await runCli(['keys', 'rotate', 'search', '--grace', '10m'], envFor(gw));
   t.is(rotated.code, 0, rotated.stderr);
@@ -89,8 +137,18 @@ test('keys create with every setting → list (table and --json) → update → 
   t.is(now.code, 0, now.stderr);
   t.like(JSON.parse(now.stdout), { name: 'search', source: 'runtime', previous_key_valid_until: null });
   await t.throwsAsync(c.chat.completions.create({ model: 'gpt-4o-mini', messages: HI }), { instanceOf: OpenAI.AuthenticationError });
-  await t.throwsAsync(new OpenAI({ baseURL: gw.baseURL, apiKey: next, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: HI }), { instanceOf: OpenAI.AuthenticationError });
-  t.is((await new OpenAI({ baseURL: gw.baseURL, apiKey: JSON.parse(now.stdout).key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: HI })).object, 'chat.completion');
+  await t.throwsAsync(new OpenAI({ baseURL: gw.baseURL, apiKey: next, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: HI }), {
+    instanceOf: OpenAI.AuthenticationError,
+  });
+  t.is(
+    (
+      await new OpenAI({ baseURL: gw.baseURL, apiKey: JSON.parse(now.stdout).key, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: HI,
+      })
+    ).object,
+    'chat.completion',
+  );
   t.is(badGrace.code, 1);
   t.regex(badGrace.stderr, /--grace.*expected a duration/);
   t.is(fileRotate.code, 1);
@@ -102,5 +160,8 @@ test('keys create with every setting → list (table and --json) → update → 
   t.regex(budget.stdout.split('\n')[0]!, /^KEY\s+SPENT_USD\s+BUDGET_USD\s+REMAINING_USD\s+RESERVED_USD\s+PERIOD\s+PERIOD_START\s+RESETS_AT$/);
   t.regex(budget.stdout, /\ndefault\s+0\s+5\s+5\s+0\s+weekly\s+\S+T00:00:00Z\s+\S+T00:00:00Z\n/);
   t.is(history.code, 0, history.stderr);
-  t.deepEqual((JSON.parse(history.stdout) as Array<{ key: string; period: string }>).map((e) => [e.key, e.period]), [['search', 'monthly']]);
+  t.deepEqual(
+    (JSON.parse(history.stdout) as Array<{ key: string; period: string }>).map((e) => [e.key, e.period]),
+    [['search', 'monthly']],
+  );
 });

@@ -10,7 +10,11 @@ import { baseConfig, KEY, spawnGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, startUpstream } from '../helpers/upstream.ts';
 
 async function chatStatus(url: string, model: string): Promise<number> {
-  const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -46,7 +50,10 @@ test('SIGHUP applies a good file and refuses a bad one, keeping the running conf
   await writeFile(config, baseConfig(`${provider}\n[aliases]\nfast = "m1"\nbroken = \n`));
   gw.child.kill('SIGHUP');
   t.true(await eventually(() => gw.stdout().includes('reload refused')), gw.stdout());
-  const line = gw.stdout().split('\n').find((l) => l.includes('reload refused'))!;
+  const line = gw
+    .stdout()
+    .split('\n')
+    .find((l) => l.includes('reload refused'))!;
   t.regex(JSON.parse(line).err, /gateway\.toml: TOML syntax error/);
   t.is(gw.child.exitCode, null, 'still running');
   t.is(await chatStatus(gw.url, 'fast'), 200);

@@ -12,8 +12,12 @@ import { redisFor } from '../helpers/redis.ts';
 import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
 const UP_SECRET = 'sk-upstream-secret-value';
-const usageOf = (json: any) => ({ prompt_tokens: 10 + String(json?.messages?.[0]?.content ?? json?.input ?? '').length, completion_tokens: json?.max_tokens ?? 5 });
-const PRICING = '[pricing."gpt-4o"]\ninput_per_mtok = 2.0\noutput_per_mtok = 10.0\n[pricing."text-embedding-3-small"]\ninput_per_mtok = 1.0\noutput_per_mtok = 0.0\n';
+const usageOf = (json: any) => ({
+  prompt_tokens: 10 + String(json?.messages?.[0]?.content ?? json?.input ?? '').length,
+  completion_tokens: json?.max_tokens ?? 5,
+});
+const PRICING =
+  '[pricing."gpt-4o"]\ninput_per_mtok = 2.0\noutput_per_mtok = 10.0\n[pricing."text-embedding-3-small"]\ninput_per_mtok = 1.0\noutput_per_mtok = 0.0\n';
 
 /** Polls the request log until `n` entries match `query` (entries are written just after each answer). */
 async function logEntries(gw: { url: string }, query: string, n: number): Promise<any[]> {
@@ -42,7 +46,9 @@ test('usage over time: hour and day buckets grouped by key, model, provider; err
   await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'abc' }], max_tokens: 7 }); // 13 + 7
   await c.chat.completions.create({ model: 'gpt4', messages: [{ role: 'user', content: 'abcdef' }], max_tokens: 3 }); // 16 + 3
   const s = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], max_tokens: 4, stream: true }); // 11 + 4
-  for await (const _ of s) { /* drain */ }
+  for await (const _ of s) {
+    /* drain */
+  }
   await client(gw, KEY2).embeddings.create({ model: 'text-embedding-3-small', input: 'hello' }); // 15
   t.is((await post(gw, '/v1/chat/completions', { model: 'no-such-model', messages: HI })).status, 404);
   up.handle((_req, res) => {
@@ -52,7 +58,10 @@ test('usage over time: hour and day buckets grouped by key, model, provider; err
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, KEY2)).status, 502);
 
   const lifetime = await admin(gw, 'GET', '/v1/usage');
-  t.deepEqual(lifetime.body.map((e: any) => Object.keys(e)), lifetime.body.map(() => ['key', 'model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'requests', 'estimated_requests']));
+  t.deepEqual(
+    lifetime.body.map((e: any) => Object.keys(e)),
+    lifetime.body.map(() => ['key', 'model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'requests', 'estimated_requests']),
+  );
 
   const hourly = await admin(gw, 'GET', '/v1/usage?bucket=hour&group_by=model');
   t.is(hourly.status, 200);
@@ -75,7 +84,13 @@ test('usage over time: hour and day buckets grouped by key, model, provider; err
   t.true(all.every((e: any) => 'key' in e && 'model' in e && 'provider' in e));
   const daily = (await admin(gw, 'GET', '/v1/usage?bucket=day&group_by=key,model')).body;
   t.true(daily.every((e: any) => e.bucket_start.endsWith('T00:00:00.000Z')));
-  t.like(sumBy(daily.filter((e: any) => e.key === 'default'), 'model')['gpt-4o'], { requests: 3, errors: 0, prompt_tokens: 40 });
+  t.like(
+    sumBy(
+      daily.filter((e: any) => e.key === 'default'),
+      'model',
+    )['gpt-4o'],
+    { requests: 3, errors: 0, prompt_tokens: 40 },
+  );
   // tags: no key has any yet (virtual keys add them): one null group
   const tagged = (await admin(gw, 'GET', '/v1/usage?group_by=tag:team')).body;
   t.true(tagged.length > 0 && tagged.every((e: any) => e['tag:team'] === null));
@@ -86,7 +101,13 @@ test('usage over time: hour and day buckets grouped by key, model, provider; err
   t.deepEqual((await admin(gw, 'GET', `/v1/usage?from=${new Date(hour + 3_600_000).toISOString()}&to=${new Date(hour + 7_200_000).toISOString()}`)).body, []);
   t.true((await admin(gw, 'GET', `/v1/usage?from=${new Date(hour - 86_400_000).toISOString().slice(0, 10)}`)).body.length > 0);
 
-  for (const [q, param] of [['bucket=week', 'bucket'], ['group_by=color', 'group_by'], ['from=yesterday', 'from'], ['from=2030-01-01T00:00:00Z&to=2029-01-01T00:00:00Z', 'from'], ['bucket=hour&bucket=day', 'bucket']]) {
+  for (const [q, param] of [
+    ['bucket=week', 'bucket'],
+    ['group_by=color', 'group_by'],
+    ['from=yesterday', 'from'],
+    ['from=2030-01-01T00:00:00Z&to=2029-01-01T00:00:00Z', 'from'],
+    ['bucket=hour&bucket=day', 'bucket'],
+  ]) {
     const r = await admin(gw, 'GET', `/v1/usage?${q}`);
     t.is(r.status, 400, q);
     t.is(r.body.error.param, param, q);
@@ -102,7 +123,11 @@ test('spend over time: USD per key and model per hour, as settled; retention_day
   await client(gw, KEY2).embeddings.create({ model: 'text-embedding-3-small', input: 'hello' }); // 15 µ$
   const series = (await admin(gw, 'GET', '/v1/budget?bucket=hour')).body;
   t.true(series.every((e: any) => Object.keys(e).join() === 'bucket_start,key,model,spent_usd,requests'));
-  const pick = (key: string, model: string) => sumBy(series.filter((e: any) => e.key === key), 'model')[model];
+  const pick = (key: string, model: string) =>
+    sumBy(
+      series.filter((e: any) => e.key === key),
+      'model',
+    )[model];
   t.like(pick('default', 'gpt-4o'), { requests: 1 });
   t.is(Math.round(pick('default', 'gpt-4o')!.spent_usd * 1e6), 96);
   t.is(Math.round(pick('second', 'gpt-4o')!.spent_usd * 1e6), 34);
@@ -120,16 +145,30 @@ test('spend over time: USD per key and model per hour, as settled; retention_day
 
 test('request log: every request, failed ones included (401, 400, 415, 404, 502, refusals), newest first, filtered; no bodies or secrets', async (t) => {
   const up = await openaiUpstream({ usageOf });
-  const gw = await gatewayWith(t, up, `${PRICING}\n[aliases]\ngpt4 = "gpt-4o"\n\n[extensions.rate_limit]\nrequests_per_minute = 4\n[extensions.cache]\n[extensions.request_log]\n`);
+  const gw = await gatewayWith(
+    t,
+    up,
+    `${PRICING}\n[aliases]\ngpt4 = "gpt-4o"\n\n[extensions.rate_limit]\nrequests_per_minute = 4\n[extensions.cache]\n[extensions.request_log]\n`,
+  );
   const c = client(gw);
   await c.chat.completions.create({ model: 'gpt4', messages: [{ role: 'user', content: 'abc' }], max_tokens: 7 }); // 1
   await c.chat.completions.create({ model: 'gpt4', messages: [{ role: 'user', content: 'abc' }], max_tokens: 7 }); // 2: cache hit
   const s = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'streamed' }], max_tokens: 4, stream: true }); // 3
-  for await (const _ of s) { /* drain */ }
-  await new Anthropic({ baseURL: gw.url, apiKey: KEY2, maxRetries: 0 }).messages.create({ model: 'gpt-4o', max_tokens: 9, messages: [{ role: 'user', content: 'mm' }] }); // key 2
+  for await (const _ of s) {
+    /* drain */
+  }
+  await new Anthropic({ baseURL: gw.url, apiKey: KEY2, maxRetries: 0 }).messages.create({
+    model: 'gpt-4o',
+    max_tokens: 9,
+    messages: [{ role: 'user', content: 'mm' }],
+  }); // key 2
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, 'sk-not-a-real-key-0000000000')).status, 401);
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: 'not a list' })).status, 400); // 4
-  t.is((await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'text/plain' }, body: 'hi' })).status, 415); // 5
+  t.is(
+    (await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'text/plain' }, body: 'hi' }))
+      .status,
+    415,
+  ); // 5
   t.is((await post(gw, '/v1/chat/completions', { model: 'no-such-model', messages: HI })).status, 404); // 6
   up.handle((_req, res) => {
     res.writeHead(503, { 'content-type': 'application/json' });
@@ -142,14 +181,45 @@ test('request log: every request, failed ones included (401, 400, 415, 404, 502,
   const log = await logEntries(gw, '', 10);
   t.is(log.length, 10);
   const times = log.map((e) => Date.parse(e.time) + e.latency_ms);
-  t.deepEqual(times, [...times].sort((a, b) => b - a)); // newest (last to end) first
+  t.deepEqual(
+    times,
+    [...times].sort((a, b) => b - a),
+  ); // newest (last to end) first
   const text = JSON.stringify(log);
   for (const secret of [KEY, KEY2, UP_SECRET, 'sk-not-a-real-key-0000000000', 'streamed', 'not a list']) t.false(text.includes(secret), secret);
-  const required = ['time', 'request_id', 'key', 'route', 'model', 'provider', 'status', 'latency_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'cache_hit', 'error_code'];
+  const required = [
+    'time',
+    'request_id',
+    'key',
+    'route',
+    'model',
+    'provider',
+    'status',
+    'latency_ms',
+    'ttfb_ms',
+    'prompt_tokens',
+    'completion_tokens',
+    'cost_usd',
+    'cache_hit',
+    'error_code',
+  ];
   t.true(log.every((e) => required.every((f) => f in e) && !('request_body' in e) && !('response_body' in e)));
 
   const first = log[log.length - 1];
-  t.like(first, { key: 'default', route: 'chat', model: 'gpt4', served_model: 'gpt-4o', provider: 'up', status: 200, attempts: 1, stream: false, prompt_tokens: 13, completion_tokens: 7, cache_hit: false, error_code: null });
+  t.like(first, {
+    key: 'default',
+    route: 'chat',
+    model: 'gpt4',
+    served_model: 'gpt-4o',
+    provider: 'up',
+    status: 200,
+    attempts: 1,
+    stream: false,
+    prompt_tokens: 13,
+    completion_tokens: 7,
+    cache_hit: false,
+    error_code: null,
+  });
   t.is(Math.round(first.cost_usd * 1e6), 96);
   t.true(first.latency_ms >= first.upstream_ms && first.overhead_ms >= 0 && first.ttfb_ms === first.latency_ms);
   t.true(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(first.time));
@@ -169,19 +239,39 @@ test('request log: every request, failed ones included (401, 400, 415, 404, 502,
 
   // filters
   const only502 = (await admin(gw, 'GET', '/v1/requests?status=5xx')).body;
-  t.deepEqual(only502.map((e: any) => e.request_id), [bad.request_id]);
-  t.deepEqual((await admin(gw, 'GET', '/v1/requests?status=502&key=default&model=gpt-4o')).body.map((e: any) => e.request_id), [bad.request_id]);
+  t.deepEqual(
+    only502.map((e: any) => e.request_id),
+    [bad.request_id],
+  );
+  t.deepEqual(
+    (await admin(gw, 'GET', '/v1/requests?status=502&key=default&model=gpt-4o')).body.map((e: any) => e.request_id),
+    [bad.request_id],
+  );
   t.is((await admin(gw, 'GET', '/v1/requests?status=error')).body.length, 6);
   t.is((await admin(gw, 'GET', '/v1/requests?status=ok')).body.length, 4);
-  t.deepEqual((await admin(gw, 'GET', '/v1/requests?key=second')).body.map((e: any) => e.route), ['messages']);
+  t.deepEqual(
+    (await admin(gw, 'GET', '/v1/requests?key=second')).body.map((e: any) => e.route),
+    ['messages'],
+  );
   t.is((await admin(gw, 'GET', '/v1/requests?model=gpt4')).body.length, 2); // the requested name (an alias) matches too
   t.is((await admin(gw, 'GET', '/v1/requests?provider=up')).body.length, 4);
   t.is((await admin(gw, 'GET', '/v1/requests?route=messages')).body.length, 1);
-  t.deepEqual((await admin(gw, 'GET', '/v1/requests?limit=2')).body.map((e: any) => e.request_id), log.slice(0, 2).map((e) => e.request_id));
+  t.deepEqual(
+    (await admin(gw, 'GET', '/v1/requests?limit=2')).body.map((e: any) => e.request_id),
+    log.slice(0, 2).map((e) => e.request_id),
+  );
   const since = new Date(Date.parse(bad.time) + bad.latency_ms).toISOString();
-  t.deepEqual((await admin(gw, 'GET', `/v1/requests?since=${since}`)).body.map((e: any) => e.request_id), log.slice(0, 2).map((e) => e.request_id));
+  t.deepEqual(
+    (await admin(gw, 'GET', `/v1/requests?since=${since}`)).body.map((e: any) => e.request_id),
+    log.slice(0, 2).map((e) => e.request_id),
+  );
   t.deepEqual((await admin(gw, 'GET', `/v1/requests?since=${Date.now() + 60_000}`)).body, []);
-  for (const [q, param] of [['limit=0', 'limit'], ['limit=5000', 'limit'], ['status=teapot', 'status'], ['since=soon', 'since']]) {
+  for (const [q, param] of [
+    ['limit=0', 'limit'],
+    ['limit=5000', 'limit'],
+    ['status=teapot', 'status'],
+    ['since=soon', 'since'],
+  ]) {
     const r = await admin(gw, 'GET', `/v1/requests?${q}`);
     t.is(r.status, 400, q);
     t.is(r.body.error.param, param, q);
@@ -190,7 +280,10 @@ test('request log: every request, failed ones included (401, 400, 415, 404, 502,
   t.is((await admin(gw, 'GET', '/v1/requests', 'sk-wrong-admin-token-000000000')).status, 401);
   // the rate-limit window as the console reads it
   const windows = (await admin(gw, 'GET', '/v1/rate_limit')).body;
-  t.deepEqual(windows.find((w: any) => w.key === 'default'), { key: 'default', window_seconds: 60, requests: 4, requests_per_minute: 4, tokens: null, tokens_per_minute: null });
+  t.deepEqual(
+    windows.find((w: any) => w.key === 'default'),
+    { key: 'default', window_seconds: 60, requests: 4, requests_per_minute: 4, tokens: null, tokens_per_minute: null },
+  );
 });
 
 test('request log: max_entries keeps the newest; log_bodies keeps bodies cut to body_max_bytes', async (t) => {
@@ -200,7 +293,9 @@ test('request log: max_entries keeps the newest; log_bodies keeps bodies cut to 
   const long = 'x'.repeat(1000);
   for (let i = 0; i < 4; i++) await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: i === 3 ? long : `n${i}` }] });
   const s = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'stream me' }], stream: true });
-  for await (const _ of s) { /* drain */ }
+  for await (const _ of s) {
+    /* drain */
+  }
   await sleep(50);
   const log = await logEntries(gw, '', 3);
   t.is(log.length, 3);
@@ -255,7 +350,11 @@ test('redis: two instances share the hour buckets exactly, and one request log',
   if (!env) return;
   const { gws } = env;
   const n = 40;
-  await Promise.all(Array.from({ length: n }, (_, i) => client(gws[i % 2]!, i % 4 < 2 ? KEY : KEY2).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'abc' }], max_tokens: 1 })));
+  await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      client(gws[i % 2]!, i % 4 < 2 ? KEY : KEY2).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'abc' }], max_tokens: 1 }),
+    ),
+  );
   await post(gws[1]!, '/v1/chat/completions', { model: 'missing', messages: HI });
   for (const g of gws) {
     const byKey = sumBy((await admin(g, 'GET', '/v1/usage?group_by=key')).body, 'key');
@@ -267,5 +366,8 @@ test('redis: two instances share the hour buckets exactly, and one request log',
   const log = await logEntries(gws[0]!, '', n + 1);
   t.is(log.length, n + 1);
   t.is(new Set(log.map((e) => e.request_id)).size, n + 1);
-  t.deepEqual((await logEntries(gws[1]!, '?status=404', 1)).map((e) => e.model), ['missing']);
+  t.deepEqual(
+    (await logEntries(gws[1]!, '?status=404', 1)).map((e) => e.model),
+    ['missing'],
+  );
 });

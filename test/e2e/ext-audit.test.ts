@@ -21,7 +21,10 @@ test('[extensions.audit] taps every hook, counts into its own store namespace, m
     chunks++;
     chars += c.choices[0]?.delta.content?.length ?? 0;
   }
-  up.handle((_req, res) => { res.writeHead(500); res.end('{}'); });
+  up.handle((_req, res) => {
+    res.writeHead(500);
+    res.end('{}');
+  });
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 502);
   const r = await admin(gw, 'GET', '/v1/audit');
   t.is(r.status, 200);
@@ -41,10 +44,19 @@ test('hooks run in [extensions.*] config order, third-party and built-in alike',
   const up = await openaiUpstream();
   const gw = await gatewayWith(t, up, '[extensions.rate_limit]\nrequests_per_minute = 1\n\n[extensions.audit]\n\n[extensions.usage]\n\n[extensions.logging]\n');
   const hooks = gw.running.gateway.hooks;
-  t.deepEqual(hooks.onRequest.taps.map((x) => x.name), ['rate_limit', 'audit']);
+  t.deepEqual(
+    hooks.onRequest.taps.map((x) => x.name),
+    ['rate_limit', 'audit'],
+  );
   // rate_limit taps onResponse/onError even without tokens_per_minute: any key may be given one at runtime
-  t.deepEqual(hooks.onResponse.taps.map((x) => x.name), ['rate_limit', 'audit', 'usage', 'logging']);
-  t.deepEqual(hooks.onError.taps.map((x) => x.name), ['rate_limit', 'audit', 'usage', 'logging']); // usage counts failures per hour
+  t.deepEqual(
+    hooks.onResponse.taps.map((x) => x.name),
+    ['rate_limit', 'audit', 'usage', 'logging'],
+  );
+  t.deepEqual(
+    hooks.onError.taps.map((x) => x.name),
+    ['rate_limit', 'audit', 'usage', 'logging'],
+  ); // usage counts failures per hour
   // behaviourally: rate_limit (first) refuses the second request before audit's onRequest runs
   await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 429);
@@ -54,7 +66,10 @@ test('hooks run in [extensions.*] config order, third-party and built-in alike',
 test('audit before rate_limit: its onRequest runs for the refused request too', async (t) => {
   const up = await openaiUpstream();
   const gw = await gatewayWith(t, up, '[extensions.audit]\n\n[extensions.rate_limit]\nrequests_per_minute = 1\n');
-  t.deepEqual(gw.running.gateway.hooks.onRequest.taps.map((x) => x.name), ['audit', 'rate_limit']);
+  t.deepEqual(
+    gw.running.gateway.hooks.onRequest.taps.map((x) => x.name),
+    ['audit', 'rate_limit'],
+  );
   await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 429);
   t.like((await admin(gw, 'GET', '/v1/audit')).body.hooks, { onRequest: 2, onError: 1 });
@@ -62,7 +77,11 @@ test('audit before rate_limit: its onRequest runs for the refused request too', 
 
 test('an early response from a later tap ends the request through onResponse: the budget hold of an earlier tap is released, nothing upstream', async (t) => {
   const up = await openaiUpstream();
-  const gw = await gatewayWith(t, up, '[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n\n[extensions.budget]\ndefault_budget = 1\n\n[extensions.audit]\ndeny_model = "gpt-4o"\n\n[extensions.usage]\n');
+  const gw = await gatewayWith(
+    t,
+    up,
+    '[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n\n[extensions.budget]\ndefault_budget = 1\n\n[extensions.audit]\ndeny_model = "gpt-4o"\n\n[extensions.usage]\n',
+  );
   const r = await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI });
   t.is(r.status, 451);
   t.is((await json(r)).error.code, 'audit_denied');

@@ -5,13 +5,18 @@ import { usd } from '../../plugins/extensions/budget/spend.ts';
 import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, json } from './ext-helpers.ts';
 
 /** $0.01 per output token, input nearly free: a request with max_tokens 100 costs ~$1. */
-const PRICING = '[pricing."gpt-4o"]\ninput_per_mtok = 10\noutput_per_mtok = 10000\n\n[pricing."text-embedding-3-small"]\ninput_per_mtok = 20\noutput_per_mtok = 0\n';
+const PRICING =
+  '[pricing."gpt-4o"]\ninput_per_mtok = 10\noutput_per_mtok = 10000\n\n[pricing."text-embedding-3-small"]\ninput_per_mtok = 20\noutput_per_mtok = 0\n';
 const upstreamUsage = (req: any) => ({ prompt_tokens: 10, completion_tokens: req?.max_tokens ?? 50 });
 
 test('budget: 50 parallel requests against a budget of ~5 requests — overspend bounded by what was in flight', async (t) => {
   const up = await openaiUpstream({ usageOf: upstreamUsage, delayMs: 150 });
   const gw = await gatewayWith(t, up, `${PRICING}\n[extensions.budget]\ndefault_budget = 5.0\n`);
-  const results = await Promise.all(Array.from({ length: 50 }, () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 100 }).then(async (r) => ({ status: r.status, body: await json(r) }))));
+  const results = await Promise.all(
+    Array.from({ length: 50 }, () =>
+      post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 100 }).then(async (r) => ({ status: r.status, body: await json(r) })),
+    ),
+  );
   const ok = results.filter((r) => r.status === 200).length;
   const refused = results.filter((r) => r.status === 429);
   t.is(ok + refused.length, 50);
@@ -85,15 +90,25 @@ test('budget: failed calls and cache hits cost nothing and leave no reservation 
   t.is((await post(gw, '/v1/chat/completions', body)).status, 200);
   const hit = await post(gw, '/v1/chat/completions', body);
   t.is(hit.headers.get('x-gw-cache'), 'hit');
-  up.handle((_req, res) => { res.writeHead(503); res.end('{"error":{"message":"down"}}'); });
+  up.handle((_req, res) => {
+    res.writeHead(503);
+    res.end('{"error":{"message":"down"}}');
+  });
   t.is((await post(gw, '/v1/chat/completions', { ...body, max_tokens: 11 })).status, 502);
   // client walks away mid-stream
   up.handle((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n');
+    res.write(
+      'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n',
+    );
   });
   const ac = new AbortController();
-  const s = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+  const s = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    signal: ac.signal,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
   const reader = s.body!.getReader();
   await reader.read();
   ac.abort();

@@ -25,10 +25,14 @@ export async function openaiUpstream(opts: { usageOf?: UsageOf; delayMs?: number
     if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
     const u = opts.usageOf?.(req.json);
     const usage = u ? { ...u, total_tokens: u.prompt_tokens + u.completion_tokens } : undefined;
-    if (req.url.endsWith('/embeddings')) return replyJson(res, 200, { ...emb, usage: usage ? { prompt_tokens: usage.prompt_tokens, total_tokens: usage.prompt_tokens } : emb.usage });
+    if (req.url.endsWith('/embeddings'))
+      return replyJson(res, 200, { ...emb, usage: usage ? { prompt_tokens: usage.prompt_tokens, total_tokens: usage.prompt_tokens } : emb.usage });
     if (req.json?.stream) {
       if (!usage) return replySse(res, streamText);
-      const items = streamText.split('\n\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+      const items = streamText
+        .split('\n\n')
+        .filter((l) => l.startsWith('data: {'))
+        .map((l) => JSON.parse(l.slice(6)));
       const last = items[items.length - 1];
       last.usage = usage;
       return replySse(res, toSse(items));
@@ -66,7 +70,11 @@ export async function admin(gw: { url: string }, method: string, path: string, t
 
 /** POST a JSON body with a gateway key; raw Response. */
 export function post(gw: { url: string }, path: string, body: unknown, key = KEY): Promise<Response> {
-  return fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 export const HI = [{ role: 'user' as const, content: 'hi' }];

@@ -11,15 +11,30 @@ test('logging: one line per completed request with its fields (stream included),
   const c = client(gw);
   await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'secret-ish content' }] });
   const s = await c.chat.completions.create({ model: 'gpt-4o', messages: HI, stream: true });
-  for await (const _ of s) { /* drain */ }
+  for await (const _ of s) {
+    /* drain */
+  }
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, 'sk-wrong-key-000000000000')).status, 401); // before admission: not a request of the pipeline
-  up.handle((_req, res) => { res.writeHead(500); res.end('{"error":{"message":"upstream down"}}'); });
+  up.handle((_req, res) => {
+    res.writeHead(500);
+    res.end('{"error":{"message":"upstream down"}}');
+  });
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 502);
 
   const all = lines(gw.logs);
   const done = all.filter((l) => l.msg === 'request completed');
   t.is(done.length, 2);
-  t.like(done[0], { route: 'chat', model: 'gpt-4o', provider: 'up', key_name: 'default', status: 200, prompt_tokens: 9, completion_tokens: 4, cache_hit: false, stream: false });
+  t.like(done[0], {
+    route: 'chat',
+    model: 'gpt-4o',
+    provider: 'up',
+    key_name: 'default',
+    status: 200,
+    prompt_tokens: 9,
+    completion_tokens: 4,
+    cache_hit: false,
+    stream: false,
+  });
   t.like(done[1], { stream: true, prompt_tokens: 9, completion_tokens: 4 });
   t.is(typeof done[0].req, 'string');
   t.true(done[0].latency_ms >= 0);
@@ -48,5 +63,8 @@ test('logging: level = "warn" keeps completed requests quiet but still logs fail
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 429);
   const all = lines(gw.logs);
   t.is(all.filter((l) => l.msg === 'request completed').length, 0);
-  t.like(all.find((l) => l.msg === 'request failed'), { status: 429, code: 'rate_limit_exceeded', level: 40 });
+  t.like(
+    all.find((l) => l.msg === 'request failed'),
+    { status: 429, code: 'rate_limit_exceeded', level: 40 },
+  );
 });

@@ -33,7 +33,14 @@ test('rate_limit: 429 with retry-after and the OpenAI error shape past requests_
 test('rate_limit: exact under concurrency — 40 parallel requests, exactly requests_per_minute admitted', async (t) => {
   const up = await openaiUpstream({ delayMs: 50 });
   const gw = await gatewayWith(t, up, '[extensions.rate_limit]\nrequests_per_minute = 7\n');
-  const statuses = await Promise.all(Array.from({ length: 40 }, () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }).then(async (r) => (await r.arrayBuffer(), r.status))));
+  const statuses = await Promise.all(
+    Array.from({ length: 40 }, () =>
+      post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }).then(async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      }),
+    ),
+  );
   t.is(statuses.filter((s) => s === 200).length, 7);
   t.is(statuses.filter((s) => s === 429).length, 33);
   t.is(up.received.length, 7);
@@ -44,7 +51,11 @@ test('rate_limit: the window slides — admitted again once the oldest request l
   // a 4 s window: on a loaded 2-core machine (the whole suite at once) a request can take a
   // good part of a second, and 1.6 s left too little room
   const gw = await gatewayWith(t, up, '[extensions.rate_limit]\nrequests_per_minute = 2\nwindow_seconds = 4\n');
-  const send = () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }).then(async (r) => (await r.arrayBuffer(), r));
+  const send = () =>
+    post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }).then(async (r) => {
+      await r.arrayBuffer();
+      return r;
+    });
   // waits are measured from the client's clock: the first request was admitted before
   // `firstDone`, the second after `secondSent`
   t.is((await send()).status, 200);
@@ -86,7 +97,9 @@ test('rate_limit: tokens_per_minute counts streamed usage (client did not ask fo
 test('rate_limit: tokens of a stream in flight count from its usage events (Messages passthrough), before it ends', async (t) => {
   const sse = fixture('anthropic/anthropic-sdk-typescript/basic.sse'); // input 11, output 1 then 6
   let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   const up = await startUpstream(async (_req, res) => {
     // every event up to message_delta (usage 11 + 6), then the stream stays open until released
     const events = sse.split('\n\n').filter((e) => e.trim());
@@ -97,14 +110,30 @@ test('rate_limit: tokens of a stream in flight count from its usage events (Mess
     for (const e of events.slice(cut)) res.write(`${e}\n\n`);
     res.end();
   });
-  const gw = await startGateway(baseConfig(`[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["claude-x"]\n\n[extensions.rate_limit]\nrequests_per_minute = 100\ntokens_per_minute = 15\n`));
-  t.teardown(async () => { release(); await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["claude-x"]\n\n[extensions.rate_limit]\nrequests_per_minute = 100\ntokens_per_minute = 15\n`,
+    ),
+  );
+  t.teardown(async () => {
+    release();
+    await gw.stop();
+    await up.close();
+  });
   const anthropic = new Anthropic({ baseURL: gw.url, apiKey: KEY, maxRetries: 0 });
   const s = anthropic.messages.stream({ model: 'claude-x', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
-  const seen = new Promise<void>((resolve) => s.on('streamEvent', (e) => { if (e.type === 'message_delta') resolve(); }));
+  const seen = new Promise<void>((resolve) =>
+    s.on('streamEvent', (e) => {
+      if (e.type === 'message_delta') resolve();
+    }),
+  );
   await seen;
   // 17 tokens reported so far by a stream still open: the next request is refused
-  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ model: 'claude-x', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }) });
+  const r = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'claude-x', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }),
+  });
   t.is(r.status, 429);
   const body = await json(r);
   t.is(body.type, 'error');

@@ -8,7 +8,10 @@ import { baseConfig, spawnGateway, startGateway } from '../helpers/gateway.ts';
 import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
 /** Usage the upstream reports, derived from the request so every call differs. */
-const usageOf = (json: any) => ({ prompt_tokens: 10 + String(json?.messages?.[0]?.content ?? json?.input ?? '').length, completion_tokens: json?.max_tokens ?? 5 });
+const usageOf = (json: any) => ({
+  prompt_tokens: 10 + String(json?.messages?.[0]?.content ?? json?.input ?? '').length,
+  completion_tokens: json?.max_tokens ?? 5,
+});
 
 test('usage: totals per key and canonical model equal what the upstream reported — chat, stream (with and without include_usage), embeddings, /v1/messages', async (t) => {
   const up = await openaiUpstream({ usageOf });
@@ -18,7 +21,13 @@ test('usage: totals per key and canonical model equal what the upstream reported
   const a = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'abc' }], max_tokens: 7 }); // 13 + 7
   const b = await c.chat.completions.create({ model: 'gpt4', messages: [{ role: 'user', content: 'abcdef' }], max_tokens: 3 }); // alias: 16 + 3
   let streamed: { prompt_tokens: number; completion_tokens: number } | undefined;
-  const s1 = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], max_tokens: 4, stream: true, stream_options: { include_usage: true } });
+  const s1 = await c.chat.completions.create({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'x' }],
+    max_tokens: 4,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   for await (const ch of s1) if (ch.usage) streamed = ch.usage; // 11 + 4
   const s2 = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'yy' }], max_tokens: 2, stream: true });
   for await (const ch of s2) t.falsy(ch.usage); // 12 + 2, client never sees it
@@ -54,7 +63,9 @@ test('usage: a failed upstream call counts nothing; a stream cut mid-way counts 
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 502);
   up.handle((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"par"},"finish_reason":null}]}\n\n');
+    res.write(
+      'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"par"},"finish_reason":null}]}\n\n',
+    );
     setTimeout(() => res.socket?.destroy(), 20);
   });
   const body = { model: 'gpt-4o', messages: HI, stream: true };
@@ -62,13 +73,19 @@ test('usage: a failed upstream call counts nothing; a stream cut mid-way counts 
   t.regex(await cut.text(), /"error"/);
   const r = await admin(gw, 'GET', '/v1/usage');
   // no usage reported before the cut: the prompt estimate, and "par" (3 bytes: 1 token)
-  t.deepEqual(r.body.map((x: any) => [x.key, x.model, x.prompt_tokens, x.completion_tokens, x.requests, x.estimated_requests]), [['default', 'gpt-4o', 11 + estimateTokens(body), 1 + 1, 2, 1]]);
+  t.deepEqual(
+    r.body.map((x: any) => [x.key, x.model, x.prompt_tokens, x.completion_tokens, x.requests, x.estimated_requests]),
+    [['default', 'gpt-4o', 11 + estimateTokens(body), 1 + 1, 2, 1]],
+  );
 });
 
 test('usage: kept across a graceful restart on the same data dir', async (t) => {
   const up = await openaiUpstream({ usageOf });
   const dir = await mkdtemp(join(tmpdir(), 'gw-usage-'));
-  t.teardown(async () => { await up.close(); await rm(dir, { recursive: true, force: true }); });
+  t.teardown(async () => {
+    await up.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   const toml = baseConfig(`${providerSection(up)}\n[extensions.usage]\n`);
   const gw1 = await startGateway(toml, { dir });
   await client(gw1).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'abc' }], max_tokens: 2 });
@@ -87,7 +104,11 @@ test('usage: kept across kill -9 — every answered request, stream and non-stre
   await writeFile(config, baseConfig(`${providerSection(up)}\n[extensions.usage]\n`));
   const kids: Array<Awaited<ReturnType<typeof spawnGateway>>> = [];
   t.teardown(async () => {
-    for (const k of kids) if (k.child.exitCode === null && k.child.signalCode === null) { k.child.kill('SIGKILL'); await k.exited; }
+    for (const k of kids)
+      if (k.child.exitCode === null && k.child.signalCode === null) {
+        k.child.kill('SIGKILL');
+        await k.exited;
+      }
     await up.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -96,7 +117,9 @@ test('usage: kept across kill -9 — every answered request, stream and non-stre
   const c = client({ baseURL: `${first.url}/v1` } as any);
   await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'abc' }], max_tokens: 2 }); // 13 + 2
   const s = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'abcd' }], max_tokens: 3, stream: true }); // 14 + 3
-  for await (const _ of s) { /* drain: the answer is complete once [DONE] arrived */ }
+  for await (const _ of s) {
+    /* drain: the answer is complete once [DONE] arrived */
+  }
   first.child.kill('SIGKILL');
   t.is(await first.exited, 'SIGKILL');
   const second = await spawnGateway(['--config', config]);

@@ -13,12 +13,20 @@ const TOOL_SSE = 'openai/vercel-ai/chat.stream.tool-call-deltas.sse';
 
 /** The JSON payloads of an SSE text, `[DONE]` excluded. */
 function payloads(sse: string): any[] {
-  return sse.split('\n\n').map((e) => e.trim()).filter((e) => e.startsWith('data: ') && e !== 'data: [DONE]').map((e) => JSON.parse(e.slice(6)));
+  return sse
+    .split('\n\n')
+    .map((e) => e.trim())
+    .filter((e) => e.startsWith('data: ') && e !== 'data: [DONE]')
+    .map((e) => JSON.parse(e.slice(6)));
 }
 
 async function setup(t: import('ava').ExecutionContext, handler: Parameters<typeof startUpstream>[0], extra = '') {
   const up = await startUpstream(handler);
-  const gw = await startGateway(baseConfig(`[providers.up]\napi_key = "sk-upstream-secret-123456"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-5.4", "gpt-4o-mini", "gpt-3.5-turbo-0125"]\nmax_retries = 0\n${extra}`));
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.up]\napi_key = "sk-upstream-secret-123456"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-5.4", "gpt-4o-mini", "gpt-3.5-turbo-0125"]\nmax_retries = 0\n${extra}`,
+    ),
+  );
   t.teardown(async () => {
     await gw.stop();
     await up.close();
@@ -40,7 +48,11 @@ test('non-stream: the spec example completion comes back unchanged; the upstream
   t.deepEqual(got.json, request);
   // raw passthrough: exact bytes both ways
   const raw = '{"model":"gpt-5.4",  "messages":[{"role":"user","content":"Hello!"}], "x_unknown": 1.50}';
-  const r = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: raw });
+  const r = await fetch(`${gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: raw,
+  });
   t.is(r.status, 200);
   t.is(await r.text(), response);
   t.is(up.received[1]!.body, raw);
@@ -67,7 +79,11 @@ test('stream: content reassembles exactly, every chunk passes through in order a
 test('stream: raw SSE bytes of each chunk are forwarded as the upstream sent them', async (t) => {
   const sse = fixture(TEXT_SSE);
   const { gw } = await setup(t, (_r, res) => replySse(res, sse));
-  const r = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }) });
+  const r = await fetch(`${gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+  });
   t.is(r.status, 200);
   t.regex(r.headers.get('content-type') ?? '', /^text\/event-stream/);
   const events = sse.split('\n\n').filter((e) => e.trim() && !e.includes('"choices":[]'));
@@ -75,7 +91,9 @@ test('stream: raw SSE bytes of each chunk are forwarded as the upstream sent the
 });
 
 test('stream: the client sees the first chunk before the upstream has sent the rest', async (t) => {
-  const events = fixture(TEXT_SSE).split('\n\n').filter((e) => e.trim());
+  const events = fixture(TEXT_SSE)
+    .split('\n\n')
+    .filter((e) => e.trim());
   let clientSawFirst!: () => void;
   const sawFirst = new Promise<void>((r) => (clientSawFirst = r));
   let upstreamDone = false;
@@ -123,7 +141,10 @@ test('tool calls, stream: tool_call deltas pass through and reassemble; tools re
   const stream = await client.chat.completions.create({ ...request, model: 'gpt-3.5-turbo-0125', tool_choice, stream: true });
   const got: any[] = [];
   for await (const c of stream) got.push(c);
-  t.deepEqual(got, payloads(sse).filter((c) => c.choices.length > 0));
+  t.deepEqual(
+    got,
+    payloads(sse).filter((c) => c.choices.length > 0),
+  );
   const call = got[0].choices[0].delta.tool_calls[0];
   t.is(call.id, 'call_O17Uplv4lJvD6DVdIvFFeRMw');
   t.is(call.function.name, 'test-tool');
@@ -142,7 +163,9 @@ test('an alias routes to the canonical model: the upstream receives the canonica
   t.is(up.received[0]!.json.model, 'gpt-5.4');
   up.handle((_r, res) => replySse(res, fixture(TEXT_SSE)));
   const stream = await client.chat.completions.create({ model: 'gpt5', messages: [{ role: 'user', content: 'Hello!' }], stream: true });
-  for await (const _c of stream) { /* drain */ }
+  for await (const _c of stream) {
+    /* drain */
+  }
   t.is(up.received[1]!.json.model, 'gpt-5.4');
 });
 
@@ -150,7 +173,11 @@ test('round-robin: two providers listing one model share the requests in turn', 
   const response = fixture('openai/spec-examples/chat.default.response.json');
   const a = await startUpstream((_r, res) => replyJson(res, 200, response));
   const b = await startUpstream((_r, res) => replyJson(res, 200, response));
-  const gw = await startGateway(baseConfig(`[providers.a]\napi_key = "sk-a"\nbase_url = "${a.origin}/v1"\nmodels = ["shared"]\n\n[providers.b]\napi_key = "sk-b"\nbase_url = "${b.origin}/v1"\nmodels = ["shared"]\n`));
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.a]\napi_key = "sk-a"\nbase_url = "${a.origin}/v1"\nmodels = ["shared"]\n\n[providers.b]\napi_key = "sk-b"\nbase_url = "${b.origin}/v1"\nmodels = ["shared"]\n`,
+    ),
+  );
   t.teardown(async () => {
     await gw.stop();
     await a.close();
@@ -158,7 +185,11 @@ test('round-robin: two providers listing one model share the requests in turn', 
   });
   const order: string[] = [];
   for (let i = 0; i < 4; i++) {
-    const r = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'shared', messages: [{ role: 'user', content: `n${i}` }] }) });
+    const r = await fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'shared', messages: [{ role: 'user', content: `n${i}` }] }),
+    });
     t.is(r.status, 200);
     order.push(r.headers.get('x-gw-provider')!);
   }
@@ -172,7 +203,12 @@ test('round-robin: two providers listing one model share the requests in turn', 
 test('include_usage asked: exactly one choices:[] usage chunk, after the finish chunk', async (t) => {
   const sse = fixture('openai/openai-node/chat.stream.include-usage.sse');
   const { up, client } = await setup(t, (_r, res) => replySse(res, sse), '');
-  const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+  const stream = await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const got: any[] = [];
   for await (const c of stream) got.push(c);
   const withUsage = got.filter((c) => c.usage);
@@ -194,7 +230,12 @@ test('include_usage not asked: no chunk carries usage, yet the upstream was aske
   t.is(got.at(-1).choices[0].finish_reason, 'stop');
   t.deepEqual(up.received[0]!.json.stream_options, { include_usage: true });
   // other stream_options the client sent are kept
-  await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: false, include_obfuscation: false } as any });
+  await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: false, include_obfuscation: false } as any,
+  });
   t.deepEqual(up.received[1]!.json.stream_options, { include_usage: true, include_obfuscation: false });
 });
 
@@ -207,7 +248,13 @@ test('include_usage: usage carried on the finish chunk (Zhipu-style upstream) be
   ]);
   const { client } = await setup(t, (_r, res) => replySse(res, sse));
   const asked: any[] = [];
-  for await (const c of await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } })) asked.push(c);
+  for await (const c of await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  }))
+    asked.push(c);
   t.is(asked.length, 3);
   t.is(asked.filter((c) => c.usage).length, 1);
   t.is(asked[1].choices[0].finish_reason, 'stop');
@@ -215,7 +262,8 @@ test('include_usage: usage carried on the finish chunk (Zhipu-style upstream) be
   t.deepEqual(asked[2].choices, []);
   t.deepEqual(asked[2].usage, usage);
   const plain: any[] = [];
-  for await (const c of await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true })) plain.push(c);
+  for await (const c of await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }))
+    plain.push(c);
   t.is(plain.length, 2);
   t.true(plain.every((c) => !c.usage));
 });

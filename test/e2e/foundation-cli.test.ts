@@ -24,7 +24,10 @@ async function tempDir(t: import('ava').ExecutionContext): Promise<string> {
 /** Writes a config with a mock provider to `dir`; returns its path. */
 async function mockConfig(dir: string, extra = ''): Promise<string> {
   const file = join(dir, 'gateway.toml');
-  await writeFile(file, `listen = "127.0.0.1:0"\nadmin_token = "sk-cli-admin-0123456789abcdef"\n\n[keys.default]\nkey = "${KEY}"\n\n[providers.mock]\nmodels = ["mock-a", "mock-b"]\ndelay_ms = 0\n${extra}`);
+  await writeFile(
+    file,
+    `listen = "127.0.0.1:0"\nadmin_token = "sk-cli-admin-0123456789abcdef"\n\n[keys.default]\nkey = "${KEY}"\n\n[providers.mock]\nmodels = ["mock-a", "mock-b"]\ndelay_ms = 0\n${extra}`,
+  );
   return file;
 }
 
@@ -58,7 +61,11 @@ function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
 }
 
 function chat(url: string, body: Record<string, unknown>, key = KEY): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 test('first run: a missing config is created with sk- secrets, and gw serves with them', async (t) => {
@@ -83,12 +90,15 @@ test('startup line: exactly "listening on <address> (<n> models, <n> providers, 
   // 3 distinct models over 2 providers (mock-b listed twice), an alias that is not counted
   const file = await mockConfig(dir, '\n[providers.mock2]\nkind = "mock"\nmodels = ["mock-b", "mock-c"]\n\n[aliases]\nfriendly = "mock-a"\n');
   const gw = await started(t, ['serve', '--config', file, '--bind', '127.0.0.1:0']);
-  const line = gw.stdout().split('\n').find((l) => l.startsWith('listening on'));
+  const line = gw
+    .stdout()
+    .split('\n')
+    .find((l) => l.startsWith('listening on'));
   t.regex(line ?? '', /^listening on 127\.0\.0\.1:\d+ \(3 models, 2 providers, 0 extensions\)$/);
   t.is(`http://${line!.split(' ')[2]}`, gw.url);
 });
 
-test('gw --config <path> (form 1) binds to the file\'s listen', async (t) => {
+test("gw --config <path> (form 1) binds to the file's listen", async (t) => {
   const dir = await tempDir(t);
   const file = await mockConfig(dir);
   const gw = await started(t, ['--config', file]);
@@ -107,7 +117,16 @@ test('a config error: one line on stderr naming the file and key path, non-zero 
   t.true(lines[0]!.includes('providers.up.api_key'));
   t.true(lines[0]!.includes('GW_T_CLI_UNSET'));
   t.false(r.stdout.includes('listening on'));
-  const syntax = await runToExit(['serve', '--config', await (async () => { await writeFile(file, 'listen = \n'); return file; })(), '--bind', '127.0.0.1:0']);
+  const syntax = await runToExit([
+    'serve',
+    '--config',
+    await (async () => {
+      await writeFile(file, 'listen = \n');
+      return file;
+    })(),
+    '--bind',
+    '127.0.0.1:0',
+  ]);
   t.not(syntax.code, 0);
   t.is(syntax.stderr.trim().split('\n').length, 1);
   t.regex(syntax.stderr, /line 1/);
@@ -115,7 +134,11 @@ test('a config error: one line on stderr naming the file and key path, non-zero 
 
 /** JSON log lines with a given `msg`. */
 function logLines(out: string, msg: string): Array<Record<string, unknown>> {
-  return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === msg);
+  return out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.msg === msg);
 }
 
 test('LOG_LEVEL=warn: no request lines; -v: request, response and provider call lines at info (flags win over LOG_LEVEL)', async (t) => {
@@ -184,7 +207,11 @@ test('SIGTERM during a stream: the stream finishes with [DONE], new connections 
     text += dec.decode(value, { stream: true });
   }
   t.true(text.endsWith('data: [DONE]\n\n'));
-  const content = text.split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '').join('');
+  const content = text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '')
+    .join('');
   t.is(content, words);
   t.is(await gw.exited, 0);
 });

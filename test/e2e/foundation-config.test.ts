@@ -38,7 +38,9 @@ async function failure(t: import('ava').ExecutionContext, toml: string, env: Nod
 }
 
 test('${VAR} and ${VAR:-default} are expanded in string values', async (t) => {
-  const file = await configFile(t, `
+  const file = await configFile(
+    t,
+    `
 admin_token = "\${GW_T_ADMIN}"
 [keys.default]
 key = "sk-\${GW_T_KEY}-0123456789abcdef"
@@ -46,7 +48,8 @@ key = "sk-\${GW_T_KEY}-0123456789abcdef"
 api_key = "\${GW_T_UP_KEY}"
 base_url = "\${GW_T_UP_URL:-http://127.0.0.1:9/v1}"
 models = ["\${GW_T_MODEL:-m1}", "m2"]
-`);
+`,
+  );
   const cfg = await loadConfig(file, { GW_T_ADMIN: 'sk-admin-from-env-0123456789', GW_T_KEY: 'abc', GW_T_UP_KEY: 'sk-up-env', GW_T_MODEL: 'm0' });
   t.is(cfg.admin_token, 'sk-admin-from-env-0123456789');
   t.is(cfg.keys.default!.key, 'sk-abc-0123456789abcdef');

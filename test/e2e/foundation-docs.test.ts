@@ -42,14 +42,30 @@ test('/openapi.json, /docs with its assets, /health: no key needed', async (t) =
 test('-vv logs which provider answered; -vvv adds the request body; neither logs a key', async (t) => {
   const { baseConfig, KEY, startGateway } = await import('../helpers/gateway.ts');
   const { replyJson, startUpstream } = await import('../helpers/upstream.ts');
-  const up = await startUpstream((_r, res) => replyJson(res, 200, { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }));
+  const up = await startUpstream((_r, res) =>
+    replyJson(res, 200, {
+      id: 'x',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    }),
+  );
   const toml = baseConfig(`[providers.up]\napi_key = "sk-upstream-secret-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["m"]\n`);
   const debug = await startGateway(toml, { level: 'debug' });
   const trace = await startGateway(toml, { level: 'trace' });
-  t.teardown(async () => { await debug.stop(); await trace.stop(); await up.close(); });
+  t.teardown(async () => {
+    await debug.stop();
+    await trace.stop();
+    await up.close();
+  });
   const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'a distinctive question' }] });
   for (const gw of [debug, trace]) {
-    const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
+    const r = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body,
+    });
     t.is(r.status, 200);
   }
   const d = debug.logs.join('');

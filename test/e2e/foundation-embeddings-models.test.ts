@@ -26,7 +26,11 @@ async function setup(t: import('ava').ExecutionContext, extra = '') {
     }
     return replyJson(res, 200, floatBody);
   });
-  const gw = await startGateway(baseConfig(`[providers.up]\napi_key = "sk-up"\nbase_url = "${up.origin}/v1"\nmodels = ["text-embedding-3-large", "gpt-4o"]\n\n[providers.other]\nkind = "mock"\nmodels = ["gpt-4o", "mock-1"]\n${extra}`));
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.up]\napi_key = "sk-up"\nbase_url = "${up.origin}/v1"\nmodels = ["text-embedding-3-large", "gpt-4o"]\n\n[providers.other]\nkind = "mock"\nmodels = ["gpt-4o", "mock-1"]\n${extra}`,
+    ),
+  );
   t.teardown(async () => {
     await gw.stop();
     await up.close();
@@ -50,7 +54,7 @@ test('embeddings, base64 (the openai client default): decoded to the same floats
   const got = r.data[0]!.embedding;
   t.is(got.length, floats.length);
   // float32 round trip
-  got.forEach((x, i) => t.true(Math.abs(x - floats[i]!) < 1e-6));
+  for (let i = 0; i < got.length; i++) t.true(Math.abs(got[i]! - floats[i]!) < 1e-6);
 });
 
 test('embeddings through an alias: the upstream receives the canonical model', async (t) => {

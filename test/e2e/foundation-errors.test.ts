@@ -28,7 +28,11 @@ interface Setup {
   up: MockUpstream;
   /** Every error body received, for the secrets check. */
   bodies: string[];
-  post(body: string | object, headers?: Record<string, string>, path?: string): Promise<{ status: number; error: Record<string, unknown>; text: string; headers: Headers }>;
+  post(
+    body: string | object,
+    headers?: Record<string, string>,
+    path?: string,
+  ): Promise<{ status: number; error: Record<string, unknown>; text: string; headers: Headers }>;
 }
 
 /**
@@ -38,17 +42,30 @@ interface Setup {
 async function setup(t: import('ava').ExecutionContext, level: 'warn' | 'trace' = 'warn'): Promise<Setup> {
   const up = await startUpstream((r, res) => {
     switch (r.json?.model) {
-      case 'broken-model': return replyJson(res, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } });
-      case 'refused-model': return replyJson(res, 400, fixture('openai/vercel-ai/error.400.unsupported-parameter.json'));
-      case 'limited-model': return replyJson(res, 429, { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': '20' });
-      case 'slow-model': return; // never answers; the gateway's timeout must fire
-      default: return replyJson(res, 200, OK);
+      case 'broken-model':
+        return replyJson(res, 500, {
+          error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null },
+        });
+      case 'refused-model':
+        return replyJson(res, 400, fixture('openai/vercel-ai/error.400.unsupported-parameter.json'));
+      case 'limited-model':
+        return replyJson(
+          res,
+          429,
+          { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+          { 'retry-after': '20' },
+        );
+      case 'slow-model':
+        return; // never answers; the gateway's timeout must fire
+      default:
+        return replyJson(res, 200, OK);
     }
   });
   t.teardown(() => up.close());
   const port = await closedPort();
   // top-level keys go before baseConfig's tables
-  const gw = await startGateway(`max_body_bytes = 4096\n${baseConfig(`[providers.up]
+  const gw = await startGateway(
+    `max_body_bytes = 4096\n${baseConfig(`[providers.up]
 api_key = "${UP_KEY}"
 base_url = "${up.origin}/v1"
 models = ["gpt-4o", "gpt-4o-mini", "broken-model", "refused-model", "limited-model"]
@@ -68,7 +85,9 @@ api_key = "${DEAD_KEY}"
 base_url = "http://127.0.0.1:${port}/v1"
 models = ["dead-model"]
 max_retries = 0
-`)}`, { level });
+`)}`,
+    { level },
+  );
   t.teardown(() => gw.stop());
   const bodies: string[] = [];
   return {
@@ -194,7 +213,11 @@ test('413: a body over max_body_bytes; 415: a non-JSON content type', async (t) 
   t.is(text.status, 415);
   shape(t, text.error);
   t.regex(text.error.message as string, /application\/json/);
-  const none = await fetch(`${s.gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: new Blob([JSON.stringify(msg())]) });
+  const none = await fetch(`${s.gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}` },
+    body: new Blob([JSON.stringify(msg())]),
+  });
   t.is(none.status, 415);
   t.is(s.up.received.length, 1);
 });
@@ -257,7 +280,8 @@ test('no secret in error bodies or logs, at trace level', async (t) => {
   t.true(logs.length > 0);
   t.regex(logs, /"provider call"/);
   const all = logs + s.bodies.join('\n');
-  for (const secret of [UP_KEY, DEAD_KEY, KEY, KEY2, ADMIN_TOKEN, 'sk-typo-of-a-key-0123456789']) t.false(all.includes(secret), `leaked ${secret.slice(0, 8)}…`);
+  for (const secret of [UP_KEY, DEAD_KEY, KEY, KEY2, ADMIN_TOKEN, 'sk-typo-of-a-key-0123456789'])
+    t.false(all.includes(secret), `leaked ${secret.slice(0, 8)}…`);
   // with the upstream auth header in the received requests, so the secret did exist on the wire
   t.is(s.up.received[0]!.headers.authorization, `Bearer ${UP_KEY}`);
 });

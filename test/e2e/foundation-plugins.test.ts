@@ -94,23 +94,38 @@ test('a plugin without a default export, or that throws on import: PluginError',
   t.regex((await t.throwsAsync(findPlugin('provider', none), { instanceOf: PluginError })).message, /no default export object/);
   const throws = `zz-throws-${process.pid}`;
   await tempPackage(t, throws, "throw new Error('boom at import');\n");
-  t.regex((await t.throwsAsync(findPlugin('provider', throws), { instanceOf: PluginError })).message, new RegExp(`gw-plugin-${throws} failed to load: boom at import`));
+  t.regex(
+    (await t.throwsAsync(findPlugin('provider', throws), { instanceOf: PluginError })).message,
+    new RegExp(`gw-plugin-${throws} failed to load: boom at import`),
+  );
 });
 
 test('a plugin made for another gw version is refused at load, naming both versions', async (t) => {
   const name = `zz-future-${process.pid}`;
-  await tempPackage(t, name, "import { z } from 'zod';\nexport default { type: 'extension', name: 'future', gw: '^9.0.0', configSchema: z.object({}), setup() {} };\n");
+  await tempPackage(
+    t,
+    name,
+    "import { z } from 'zod';\nexport default { type: 'extension', name: 'future', gw: '^9.0.0', configSchema: z.object({}), setup() {} };\n",
+  );
   const err = await buildError(t, `[extensions.${name}]\n`);
   t.true(err instanceof PluginError);
   t.regex(err.message, new RegExp(`gw-plugin-${name} supports gw \\^9\\.0\\.0, but this is gw ${GW_VERSION.replace(/\./g, '\\.')}`));
   const bad = `zz-badrange-${process.pid}`;
-  await tempPackage(t, bad, "import { z } from 'zod';\nexport default { type: 'extension', name: 'badrange', gw: 'soon', configSchema: z.object({}), setup() {} };\n");
+  await tempPackage(
+    t,
+    bad,
+    "import { z } from 'zod';\nexport default { type: 'extension', name: 'badrange', gw: 'soon', configSchema: z.object({}), setup() {} };\n",
+  );
   t.regex((await buildError(t, `[extensions.${bad}]\n`)).message, /gw must be a semver range \(got "soon"\)/);
 });
 
 test('routing settings are read by the core only for kinds that declare them; others get a config error naming the key', async (t) => {
   const name = `zz-norouting-${process.pid}`;
-  await tempPackage(t, name, "import { z } from 'zod';\nexport default { type: 'provider', name: 'norouting', configSchema: z.looseObject({}), setup({ name }) { return { name, kind: 'norouting', models: ['m'], async chat() { throw new Error('unused'); } }; } };\n");
+  await tempPackage(
+    t,
+    name,
+    "import { z } from 'zod';\nexport default { type: 'provider', name: 'norouting', configSchema: z.looseObject({}), setup({ name }) { return { name, kind: 'norouting', models: ['m'], async chat() { throw new Error('unused'); } }; } };\n",
+  );
   const err = await buildError(t, `[providers.x]\nkind = "${name}"\nmax_retries = 3\n`);
   t.true(err instanceof ConfigError);
   t.regex(err.message, new RegExp(`providers\\.x\\.max_retries: provider kind '${name}' does not accept max_retries`));

@@ -12,7 +12,9 @@ const EVENTS = SSE.split('\n\n').filter((e) => e.trim());
 
 async function setup(t: import('ava').ExecutionContext, handler: Handler, provider = '') {
   const up = await startUpstream(handler);
-  const gw = await startGateway(baseConfig(`[providers.up]\napi_key = "sk-up-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-4o-mini"]\nmax_retries = 0\n${provider}`));
+  const gw = await startGateway(
+    baseConfig(`[providers.up]\napi_key = "sk-up-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-4o-mini"]\nmax_retries = 0\n${provider}`),
+  );
   t.teardown(async () => {
     await gw.stop();
     await up.close();
@@ -21,7 +23,12 @@ async function setup(t: import('ava').ExecutionContext, handler: Handler, provid
 }
 
 function streamRequest(url: string, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', signal, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }) });
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    signal,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+  });
 }
 
 /** The events of an SSE text (without the blank-line separators). */
@@ -74,11 +81,15 @@ test('an upstream error event mid-stream becomes one gw error event carrying its
 });
 
 test('a gap between chunks longer than timeout_seconds: one error event with the timeout', async (t) => {
-  const { gw } = await setup(t, (_r, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`${EVENTS[0]}\n\n`);
-    // then silence: the gateway's 0.3 s gap timeout must fire
-  }, 'timeout_seconds = 0.3\n');
+  const { gw } = await setup(
+    t,
+    (_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`${EVENTS[0]}\n\n`);
+      // then silence: the gateway's 0.3 s gap timeout must fire
+    },
+    'timeout_seconds = 0.3\n',
+  );
   const t0 = performance.now();
   const r = await streamRequest(gw.url);
   const error = assertErrorAfter(t, await r.text(), 1, r.status);

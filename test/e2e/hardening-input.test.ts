@@ -39,7 +39,11 @@ test('Content-Encoding: an unknown one is 415, a body that is not what it says i
   const gw = await startGateway(baseConfig(MOCK));
   t.teardown(() => gw.stop());
   const post = (path: string, body: string | Buffer, encoding: string, extra: Record<string, string> = {}) =>
-    fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'x-api-key': KEY, 'content-type': 'application/json', 'content-encoding': encoding, ...extra }, body });
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'x-api-key': KEY, 'content-type': 'application/json', 'content-encoding': encoding, ...extra },
+      body,
+    });
   const bogus = await post('/v1/chat/completions', CHAT, 'bogus');
   t.is(bogus.status, 415);
   t.like((await json(bogus)).error, { code: 'unsupported_content_encoding', param: 'content-encoding' });
@@ -50,12 +54,19 @@ test('Content-Encoding: an unknown one is 415, a body that is not what it says i
   }
   const messages = await post('/v1/messages', JSON.stringify({ model: 'mock-1', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }), 'gzip');
   t.is(messages.status, 400);
-  t.like(await json(messages), { type: 'error', error: { type: 'invalid_request_error' } }, 'in the route\'s own error shape');
-  const admin = await fetch(`${gw.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-encoding': 'bogus' }, body: '{"name":"x"}' });
+  t.like(await json(messages), { type: 'error', error: { type: 'invalid_request_error' } }, "in the route's own error shape");
+  const admin = await fetch(`${gw.url}/v1/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-encoding': 'bogus' },
+    body: '{"name":"x"}',
+  });
   t.is(admin.status, 415);
   const good = await post('/v1/chat/completions', gzipSync(CHAT), 'gzip');
   t.is(good.status, 200);
-  t.false(gw.logs.some((l) => l.includes('"level":50')), 'nothing logged as an internal error');
+  t.false(
+    gw.logs.some((l) => l.includes('"level":50')),
+    'nothing logged as an internal error',
+  );
 });
 
 test('odd methods get a JSON error, not text/plain', async (t) => {
@@ -72,10 +83,23 @@ test('odd methods get a JSON error, not text/plain', async (t) => {
 
 test('a non-object tool schema is a 400 naming the field, on a translating kind too', async (t) => {
   const up = await startUpstream((_r, res) => void res.end());
-  const gw = await startGateway(baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   for (const parameters of [0, '', 'x', [1]]) {
-    const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f', parameters } }] }) });
+    const r = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'claude-x',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'f', parameters } }],
+      }),
+    });
     t.is(r.status, 400, JSON.stringify(parameters));
     t.is((await json(r)).error.param, 'tools[0].function.parameters');
   }
@@ -86,7 +110,8 @@ test('a 1 MB and an 8 MB model name are refused at once with a bounded message, 
   const gw = await startGateway(baseConfig(MOCK));
   t.teardown(() => gw.stop());
   const body = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] });
-  const send = (text: string) => () => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: text });
+  const send = (text: string) => () =>
+    fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: text });
   // (it took 2.3 s and 13.2 s: a close-match search over the name, on the event loop)
   const one = await healthDuring(gw.url, send(body('x'.repeat(1_000_000))));
   const eight = await healthDuring(gw.url, send(body('y'.repeat(8_000_000))));
@@ -101,19 +126,33 @@ test('a 1 MB and an 8 MB model name are refused at once with a bounded message, 
     t.regex(text, /model: expected a model id of 1 to 256 characters/);
   }
   // a long but plausible unknown name still gets close matches, quickly
-  const near = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-2', messages: [{ role: 'user', content: 'hi' }] }) });
+  const near = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock-2', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   t.regex((await json(near)).error.message, /did you mean 'mock-1'/);
 });
 
 test('the mock kind bounds embedding dimensions and inputs (400), and /health answers meanwhile', async (t) => {
   const gw = await startGateway(baseConfig(MOCK));
   t.teardown(() => gw.stop());
-  const m = await healthDuring(gw.url, () => fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-embed', input: 'x', dimensions: 1_000_000_000 }) }));
+  const m = await healthDuring(gw.url, () =>
+    fetch(`${gw.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-embed', input: 'x', dimensions: 1_000_000_000 }),
+    }),
+  );
   t.is(m.res.status, 400);
   t.is((await json(m.res)).error.param, 'dimensions');
   t.is(m.health, 200);
   t.true(m.cpuMs < CPU_MS, `the request took ${m.cpuMs} ms of CPU`);
-  const many = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-embed', input: Array.from({ length: 3000 }, () => 'a') }) });
+  const many = await fetch(`${gw.url}/v1/embeddings`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock-embed', input: Array.from({ length: 3000 }, () => 'a') }),
+  });
   t.is(many.status, 400);
 });
 
@@ -128,7 +167,9 @@ test('a request body that never completes is cut after request_timeout_seconds',
     sock.on('data', (d) => (got += d));
     sock.on('close', () => resolve(got));
   });
-  sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`);
+  sock.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model":`,
+  );
   const answer = await Promise.race([closed, new Promise<string>((r) => setTimeout(() => r('still open'), 8_000))]);
   sock.destroy();
   t.not(answer, 'still open');
@@ -136,7 +177,7 @@ test('a request body that never completes is cut after request_timeout_seconds',
   t.true(Date.now() - t0 < 8_000);
 });
 
-test('URL variants (trailing slash, upper case) are metered and answer in the route\'s error shape', async (t) => {
+test("URL variants (trailing slash, upper case) are metered and answer in the route's error shape", async (t) => {
   const gw = await startGateway(baseConfig(MOCK));
   t.teardown(() => gw.stop());
   for (const path of ['/v1/chat/completions/', '/V1/CHAT/COMPLETIONS']) {
@@ -145,7 +186,11 @@ test('URL variants (trailing slash, upper case) are metered and answer in the ro
   }
   const m = await scrape(gw.url);
   t.is(value(m, 'gw_requests_total', { route: 'chat', status: '200' }), 2);
-  const bad = await fetch(`${gw.url}/V1/MESSAGES`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{"model":"mock-1"}' });
+  const bad = await fetch(`${gw.url}/V1/MESSAGES`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: '{"model":"mock-1"}',
+  });
   t.is(bad.status, 400);
   t.is((await json(bad)).type, 'error', 'Anthropic shape');
 });
@@ -160,11 +205,24 @@ test('Authorization: BEARER (any case) is accepted', async (t) => {
 });
 
 test('an upstream stream event past max_event_bytes is a 502 upstream_too_large, not buffered whole', async (t) => {
-  const big = JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'x'.repeat(50_000) }, finish_reason: null }] });
+  const big = JSON.stringify({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'gpt-4o',
+    choices: [{ index: 0, delta: { content: 'x'.repeat(50_000) }, finish_reason: null }],
+  });
   const up = await startUpstream((_r, res) => replySse(res, toSse([big])));
   const gw = await startGateway(baseConfig(`${providerSection(up)}max_event_bytes = 4096\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
-  const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  const r = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
   t.is(r.status, 502);
   t.like((await json(r)).error, { code: 'upstream_too_large' });
 });
@@ -172,7 +230,10 @@ test('an upstream stream event past max_event_bytes is a 502 upstream_too_large,
 test('Connection: close on a stream is honoured: the server closes the connection after the stream', async (t) => {
   const up = await openaiUpstream();
   const gw = await startGateway(baseConfig(providerSection(up)));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const [host, port] = gw.url.slice(7).split(':');
   const sock = connect(Number(port), host);
   const body = JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] });
@@ -180,7 +241,9 @@ test('Connection: close on a stream is honoured: the server closes the connectio
     let got = '';
     sock.on('data', (d) => (got += d));
     sock.on('close', () => resolve(got));
-    sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    sock.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   });
   t.regex(text, /\r\nconnection: close\r\n/i);
   t.regex(text, /data: \[DONE\]/);

@@ -8,14 +8,23 @@ const MODEL = 'claude-opus-4-8';
 
 async function setup(t: ExecutionContext, handler: Handler, section?: (origin: string) => string) {
   const up = await startUpstream(handler);
-  const providers = section ? section(up.origin) : `[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${MODEL}"]\n`;
+  const providers = section
+    ? section(up.origin)
+    : `[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${MODEL}"]\n`;
   const gw = await startGateway(baseConfig(providers));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   return { up, gw, client: new Anthropic({ baseURL: gw.url, apiKey: KEY, maxRetries: 0 }) };
 }
 
 function post(url: string, body: string, headers: Record<string, string> = {}, query = ''): Promise<Response> {
-  return fetch(`${url}/v1/messages${query}`, { method: 'POST', headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...headers }, body });
+  return fetch(`${url}/v1/messages${query}`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...headers },
+    body,
+  });
 }
 
 test('anthropic non-stream: body bytes forwarded both ways unchanged; upstream auth replaces the gateway key', async (t) => {
@@ -52,7 +61,12 @@ test('anthropic SDK beta call: anthropic-beta and the client anthropic-version f
 
 test('the query string (?beta=true) is forwarded to the Messages origin', async (t) => {
   const { up, gw } = await setup(t, (_r, res) => replyJson(res, 200, fixture('anthropic/vercel-ai/anthropic-text.json')));
-  const res = await post(gw.url, JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }), { 'anthropic-beta': 'a-2025-01-01,b-2025-02-02', 'anthropic-version': '2023-01-01' }, '?beta=true');
+  const res = await post(
+    gw.url,
+    JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }),
+    { 'anthropic-beta': 'a-2025-01-01,b-2025-02-02', 'anthropic-version': '2023-01-01' },
+    '?beta=true',
+  );
   t.is(res.status, 200);
   t.is(up.received[0]!.url, '/v1/messages?beta=true');
   t.is(up.received[0]!.headers['anthropic-beta'], 'a-2025-01-01,b-2025-02-02');
@@ -65,14 +79,22 @@ test('anthropic stream: events forwarded byte for byte (ping included)', async (
   const res = await post(gw.url, JSON.stringify({ model: MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Weather in Paris?' }] }));
   t.is(res.status, 200);
   t.regex(res.headers.get('content-type')!, /text\/event-stream/);
-  const text = (await res.text()).split('\n\n').filter((f) => f && !f.startsWith(':')).join('\n\n');
+  const text = (await res.text())
+    .split('\n\n')
+    .filter((f) => f && !f.startsWith(':'))
+    .join('\n\n');
   t.is(text, sse.trimEnd());
   t.is(up.received[0]!.headers.accept, 'text/event-stream');
 });
 
 test('anthropic SDK stream with tool use reassembles the tool_use block', async (t) => {
   const { client } = await setup(t, (_r, res) => replySse(res, fixture('anthropic/anthropic-sdk-typescript/tool_use.sse')));
-  const stream = client.messages.stream({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } }] });
+  const stream = client.messages.stream({
+    model: MODEL,
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } }],
+  });
   const msg = await stream.finalMessage();
   t.is(msg.stop_reason, 'tool_use');
   const tool = msg.content.find((b) => b.type === 'tool_use')!;
@@ -80,7 +102,12 @@ test('anthropic SDK stream with tool use reassembles the tool_use block', async 
 });
 
 test('dashscope Messages origin: Bearer auth, messages_base_url path, body forwarded', async (t) => {
-  const { up, client } = await setup(t, (_r, res) => replySse(res, fixture('anthropic/anthropic-sdk-typescript/basic.sse')), (o) => `[providers.dashscope]\napi_key = "sk-ds-upstream"\nbase_url = "${o}/compatible-mode/v1"\nmessages_base_url = "${o}/apps/anthropic"\nmodels = ["qwen3-max"]\n`);
+  const { up, client } = await setup(
+    t,
+    (_r, res) => replySse(res, fixture('anthropic/anthropic-sdk-typescript/basic.sse')),
+    (o) =>
+      `[providers.dashscope]\napi_key = "sk-ds-upstream"\nbase_url = "${o}/compatible-mode/v1"\nmessages_base_url = "${o}/apps/anthropic"\nmodels = ["qwen3-max"]\n`,
+  );
   const stream = client.messages.stream({ model: 'qwen3-max', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
   const msg = await stream.finalMessage();
   t.is((msg.content[0] as { text: string }).text, 'Hello there!');
@@ -93,14 +120,20 @@ test('dashscope Messages origin: Bearer auth, messages_base_url path, body forwa
 });
 
 test('zhipu Messages origin: Bearer auth, default path shape under messages_base_url', async (t) => {
-  const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, fixture('anthropic/vercel-ai/anthropic-text.json')), (o) => `[providers.zhipu]\napi_key = "sk-zp-upstream"\nmessages_base_url = "${o}/api/anthropic"\nmodels = ["glm-4.7"]\n`);
+  const { up, client } = await setup(
+    t,
+    (_r, res) => replyJson(res, 200, fixture('anthropic/vercel-ai/anthropic-text.json')),
+    (o) => `[providers.zhipu]\napi_key = "sk-zp-upstream"\nmessages_base_url = "${o}/api/anthropic"\nmodels = ["glm-4.7"]\n`,
+  );
   await client.messages.create({ model: 'glm-4.7', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
   t.is(up.received[0]!.url, '/api/anthropic/v1/messages');
   t.is(up.received[0]!.headers.authorization, 'Bearer sk-zp-upstream');
 });
 
 test('upstream 400 kept with its message, in the Messages error shape', async (t) => {
-  const { gw } = await setup(t, (_r, res) => replyJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'messages: at least one message is required' } }));
+  const { gw } = await setup(t, (_r, res) =>
+    replyJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'messages: at least one message is required' } }),
+  );
   const res = await post(gw.url, JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'x' }] }));
   t.is(res.status, 400);
   const body = (await res.json()) as any;

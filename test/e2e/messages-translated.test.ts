@@ -5,18 +5,30 @@ import { fixture, replyJson, replySse, startUpstream, type Handler } from '../he
 import { frames } from './providers-assemble.ts';
 
 const MODEL = 'gpt-4o-mini';
-const WEATHER = { name: 'get_current_weather', description: 'Weather of a place', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } }, required: ['location'] } };
+const WEATHER = {
+  name: 'get_current_weather',
+  description: 'Weather of a place',
+  input_schema: { type: 'object' as const, properties: { location: { type: 'string' } }, required: ['location'] },
+};
 
 async function setup(t: ExecutionContext, handler: Handler) {
   const up = await startUpstream(handler);
-  const gw = await startGateway(baseConfig(`[providers.compat]\napi_key = "sk-compat-upstream"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${MODEL}"]\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(`[providers.compat]\napi_key = "sk-compat-upstream"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${MODEL}"]\n`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   return { up, gw, client: new Anthropic({ baseURL: gw.url, apiKey: KEY, maxRetries: 0 }) };
 }
 
 /** Content text a common-format SSE fixture carries. */
 function streamedText(sse: string): string {
-  return frames(sse).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '').join('');
+  return frames(sse)
+    .filter((f) => f.data !== '[DONE]')
+    .map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '')
+    .join('');
 }
 
 test('non-stream: Messages request → chat request upstream, completion → Messages response', async (t) => {
@@ -26,7 +38,13 @@ test('non-stream: Messages request → chat request upstream, completion → Mes
   t.is(r.url, '/v1/chat/completions');
   t.is(r.headers.authorization, 'Bearer sk-compat-upstream');
   t.is(r.headers['x-api-key'], undefined);
-  t.like(r.json, { model: MODEL, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
+  t.like(r.json, {
+    model: MODEL,
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ],
+  });
   t.is(msg.type, 'message');
   t.is(msg.role, 'assistant');
   t.deepEqual(msg.content, [{ type: 'text', text: 'Hello! How can I assist you today?' } as never]);
@@ -37,7 +55,12 @@ test('non-stream: Messages request → chat request upstream, completion → Mes
 test('stream: text events reassemble the upstream content; ?beta=true and anthropic-beta not sent upstream', async (t) => {
   const sse = fixture('openai/vercel-ai/openai-text.sse');
   const { up, client } = await setup(t, (_r, res) => replySse(res, sse));
-  const stream = client.beta.messages.stream({ model: MODEL, max_tokens: 400, messages: [{ role: 'user', content: 'Write' }], betas: ['some-beta-2025-01-01'] });
+  const stream = client.beta.messages.stream({
+    model: MODEL,
+    max_tokens: 400,
+    messages: [{ role: 'user', content: 'Write' }],
+    betas: ['some-beta-2025-01-01'],
+  });
   const msg = await stream.finalMessage();
   t.is((msg.content[0] as { text: string }).text, streamedText(sse));
   t.is(msg.stop_reason, 'end_turn');
@@ -52,11 +75,22 @@ test('stream: text events reassemble the upstream content; ?beta=true and anthro
 test('stream tool use: tool_calls deltas → tool_use block with parsed input, stop_reason tool_use', async (t) => {
   const sse = fixture('openai/vercel-ai/chat.stream.tool-call-deltas.sse');
   const { up, client } = await setup(t, (_r, res) => replySse(res, sse));
-  const stream = client.messages.stream({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'x' }], tools: [{ ...WEATHER, name: 'test-tool' }], tool_choice: { type: 'any' } });
+  const stream = client.messages.stream({
+    model: MODEL,
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'x' }],
+    tools: [{ ...WEATHER, name: 'test-tool' }],
+    tool_choice: { type: 'any' },
+  });
   const msg = await stream.finalMessage();
-  t.deepEqual(up.received[0]!.json.tools, [{ type: 'function', function: { name: 'test-tool', description: WEATHER.description, parameters: WEATHER.input_schema } }]);
+  t.deepEqual(up.received[0]!.json.tools, [
+    { type: 'function', function: { name: 'test-tool', description: WEATHER.description, parameters: WEATHER.input_schema } },
+  ]);
   t.is(up.received[0]!.json.tool_choice, 'required');
-  const args = frames(sse).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data).choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '').join('');
+  const args = frames(sse)
+    .filter((f) => f.data !== '[DONE]')
+    .map((f) => JSON.parse(f.data).choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '')
+    .join('');
   const tool = msg.content.find((b) => b.type === 'tool_use')!;
   t.like(tool, { id: 'call_O17Uplv4lJvD6DVdIvFFeRMw', name: 'test-tool' });
   t.deepEqual((tool as { input: unknown }).input, JSON.parse(args));
@@ -64,7 +98,13 @@ test('stream tool use: tool_calls deltas → tool_use block with parsed input, s
 });
 
 test('non-stream tool use, then the tool_result round trip as chat tool messages', async (t) => {
-  const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, fixture(up.received.length === 1 ? 'openai/spec-examples/chat.functions.response.json' : 'openai/spec-examples/chat.default.response.json')));
+  const { up, client } = await setup(t, (_r, res) =>
+    replyJson(
+      res,
+      200,
+      fixture(up.received.length === 1 ? 'openai/spec-examples/chat.functions.response.json' : 'openai/spec-examples/chat.default.response.json'),
+    ),
+  );
   const first = await client.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'Weather in Boston?' }], tools: [WEATHER] });
   const tool = first.content.find((b) => b.type === 'tool_use')! as Anthropic.ToolUseBlock;
   t.is(first.stop_reason, 'tool_use');
@@ -88,7 +128,12 @@ test('non-stream tool use, then the tool_result round trip as chat tool messages
 test('upstream 400 kept in the Messages error shape; 500 → 502', async (t) => {
   let status = 400;
   const { gw } = await setup(t, (_r, res) => replyJson(res, status, fixture('openai/vercel-ai/error.400.unsupported-parameter.json')));
-  const call = () => fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }) });
+  const call = () =>
+    fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    });
   const r400 = await call();
   t.is(r400.status, 400);
   const b400 = (await r400.json()) as any;
@@ -98,13 +143,17 @@ test('upstream 400 kept in the Messages error shape; 500 → 502', async (t) => 
   status = 500;
   const r500 = await call();
   t.is(r500.status, 502);
-  t.regex((await r500.json() as any).error.message, /HTTP 500/);
+  t.regex(((await r500.json()) as any).error.message, /HTTP 500/);
 });
 
 test('mid-stream upstream error → one event: error in the Messages shape', async (t) => {
   const head = fixture('openai/vercel-ai/openai-text.sse').split('\n\n').slice(0, 3).join('\n\n');
   const { gw } = await setup(t, (_r, res) => replySse(res, `${head}\n\ndata: {"error":{"message":"boom","type":"server_error"}}\n\n`));
-  const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] }) });
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+  });
   t.is(res.status, 200);
   const fr = frames(await res.text());
   t.is(fr[0]!.event, 'message_start');

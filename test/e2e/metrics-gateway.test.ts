@@ -63,14 +63,24 @@ test('metrics: requests by route/model/provider/status, cache hits and misses, a
   t.is(value(m, 'gw_upstream_errors_total'), 0);
   // default process metrics, prefixed too
   t.true(m.some((s) => s.name === 'gw_process_cpu_user_seconds_total'));
-  t.true(m.every((s) => s.name.startsWith('gw_')), 'every name is prefixed gw_');
+  t.true(
+    m.every((s) => s.name.startsWith('gw_')),
+    'every name is prefixed gw_',
+  );
   // a second scrape counts nothing new
   t.is(value(await scrape(gw.url), 'gw_requests_total'), 7);
 });
 
 test('metrics: an upstream 500 cured by retries, one that is not, an upstream 429 passed on: errors per attempt and retries by provider, no refusal', async (t) => {
   let n = 0;
-  const ok = { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
+  const ok = {
+    id: 'c',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+  };
   // first request: 500, 500, 200; second: 500 ×3 (max_retries 2 → 3 attempts, then 502)
   const up = await startUpstream((_r, res) => (++n === 3 ? replyJson(res, 200, ok) : replyJson(res, 500, { error: { message: 'boom' } })));
   const gw = await startGateway(baseConfig(`[providers.a]\napi_key = "sk-a"\nbase_url = "${up.origin}/v1"\nmodels = ["m"]\n`));
@@ -87,7 +97,9 @@ test('metrics: an upstream 500 cured by retries, one that is not, an upstream 42
   await second.arrayBuffer();
   t.is(up.received.length, 6);
   // an upstream 429 with a long retry-after is passed on at once: an upstream error, not a refusal
-  up.handle((_r, res) => replyJson(res, 429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }, { 'retry-after': '100' }));
+  up.handle((_r, res) =>
+    replyJson(res, 429, { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }, { 'retry-after': '100' }),
+  );
   const limited = await post(gw, '/v1/chat/completions', { model: 'm', messages: HI });
   t.is(limited.status, 429);
   await limited.arrayBuffer();

@@ -38,13 +38,16 @@ export async function assemble(stream: AsyncIterable<OpenAI.Chat.Completions.Cha
 
 /** SSE frames of a raw response body: `{event, data}` per frame; comments skipped. */
 export function frames(text: string): Array<{ event: string | undefined; data: string }> {
-  return text.split(/\r?\n\r?\n/).filter((f) => f.trim() !== '' && !f.startsWith(':')).map((f) => {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of f.split(/\r?\n/)) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    }
-    return { event, data: data.join('\n') };
-  });
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((f) => f.trim() !== '' && !f.startsWith(':'))
+    .map((f) => {
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of f.split(/\r?\n/)) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      return { event, data: data.join('\n') };
+    });
 }

@@ -13,11 +13,19 @@ const ROUTER_SSE = 'azure/vercel-ai/azure-model-router.1.sse';
 async function setup(t: ExecutionContext, handler: Handler, extra = `models = ["${DEPLOYMENT}", "emb-small"]`) {
   const up = await startUpstream(handler);
   const gw = await startGateway(baseConfig(`[providers.azure]\napi_key = "az-upstream-key"\nbase_url = "${up.origin}/"\nmax_retries = 0\n${extra}\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   return { up, gw, client: new OpenAI({ baseURL: gw.baseURL, apiKey: KEY, maxRetries: 0 }) };
 }
 
-const post = (url: string, body: unknown) => fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 test('v1 API (no api_version): /openai/v1/chat/completions, api-key header, model = deployment', async (t) => {
   const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, fixture('azure/vercel-ai/azure-deepseek-reasoning.1.json')));
@@ -34,7 +42,19 @@ test('v1 API (no api_version): /openai/v1/chat/completions, api-key header, mode
 });
 
 test('with api_version: deployment URL with ?api-version= for chat and embeddings', async (t) => {
-  const { up, client } = await setup(t, (r, res) => (r.url.includes('/embeddings') ? replyJson(res, 200, { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 2] }], model: 'emb-small', usage: { prompt_tokens: 1, total_tokens: 1 } }) : replyJson(res, 200, fixture('azure/vercel-ai/azure-deepseek-reasoning.1.json'))), `models = ["${DEPLOYMENT}", "emb-small"]\napi_version = "2024-10-21"`);
+  const { up, client } = await setup(
+    t,
+    (r, res) =>
+      r.url.includes('/embeddings')
+        ? replyJson(res, 200, {
+            object: 'list',
+            data: [{ object: 'embedding', index: 0, embedding: [1, 2] }],
+            model: 'emb-small',
+            usage: { prompt_tokens: 1, total_tokens: 1 },
+          })
+        : replyJson(res, 200, fixture('azure/vercel-ai/azure-deepseek-reasoning.1.json')),
+    `models = ["${DEPLOYMENT}", "emb-small"]\napi_version = "2024-10-21"`,
+  );
   await client.chat.completions.create({ model: DEPLOYMENT, messages: [{ role: 'user', content: 'x' }] });
   t.is(up.received[0]!.url, `/openai/deployments/${DEPLOYMENT}/chat/completions?api-version=2024-10-21`);
   t.is(up.received[0]!.headers['api-key'], 'az-upstream-key');
@@ -46,7 +66,14 @@ test('with api_version: deployment URL with ?api-version= for chat and embedding
 test('stream: prompt_filter_results first chunk is not taken for the usage chunk (include_usage)', async (t) => {
   const sse = fixture(ROUTER_SSE);
   const { client } = await setup(t, (_r, res) => replySse(res, sse));
-  const got = await assemble(await client.chat.completions.create({ model: DEPLOYMENT, messages: [{ role: 'user', content: 'Capital of Denmark?' }], stream: true, stream_options: { include_usage: true } }));
+  const got = await assemble(
+    await client.chat.completions.create({
+      model: DEPLOYMENT,
+      messages: [{ role: 'user', content: 'Capital of Denmark?' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  );
   t.is(got.content, 'Capital of Denmark.');
   t.is(got.finish, 'stop');
   t.is(got.usageChunks.length, 1);
@@ -69,9 +96,14 @@ test('stream tool call (OpenAI wire recording): index/id/arguments reassembled',
   const sse = fixture('openai/vercel-ai/chat.stream.tool-call-deltas.sse');
   const { up, client } = await setup(t, (_r, res) => replySse(res, sse));
   const tool = { type: 'function' as const, function: { name: 'test-tool', parameters: { type: 'object', properties: { value: { type: 'string' } } } } };
-  const got = await assemble(await client.chat.completions.create({ model: DEPLOYMENT, messages: [{ role: 'user', content: 'x' }], tools: [tool], stream: true }));
+  const got = await assemble(
+    await client.chat.completions.create({ model: DEPLOYMENT, messages: [{ role: 'user', content: 'x' }], tools: [tool], stream: true }),
+  );
   t.deepEqual(up.received[0]!.json.tools, [tool]);
-  const args = frames(sse).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data).choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '').join('');
+  const args = frames(sse)
+    .filter((f) => f.data !== '[DONE]')
+    .map((f) => JSON.parse(f.data).choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '')
+    .join('');
   t.deepEqual(got.toolCalls, [{ id: 'call_O17Uplv4lJvD6DVdIvFFeRMw', name: 'test-tool', arguments: args }]);
   t.notThrows(() => JSON.parse(args));
   t.is(got.finish, 'tool_calls');
@@ -90,25 +122,47 @@ test('tool result round trip: messages forwarded as sent', async (t) => {
 
 test('model discovery: /openai/v1/models, or /openai/models?api-version=', async (t) => {
   const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, { object: 'list', data: [{ id: 'gpt-5-nano', object: 'model' }] }), '');
-  t.deepEqual((await client.models.list()).data.map((m) => m.id), ['gpt-5-nano']);
+  t.deepEqual(
+    (await client.models.list()).data.map((m) => m.id),
+    ['gpt-5-nano'],
+  );
   t.is(up.received[0]!.url, '/openai/v1/models');
   t.is(up.received[0]!.headers['api-key'], 'az-upstream-key');
   const up2 = await startUpstream((_r, res) => replyJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }] }));
   const gw2 = await startGateway(baseConfig(`[providers.azure]\napi_key = "k"\nbase_url = "${up2.origin}"\napi_version = "2024-10-21"\n`));
-  t.teardown(async () => { await gw2.stop(); await up2.close(); });
+  t.teardown(async () => {
+    await gw2.stop();
+    await up2.close();
+  });
   t.is(up2.received[0]!.url, '/openai/models?api-version=2024-10-21');
 });
 
 test('Azure content_filter 400 kept; 500 → 502 with upstream status', async (t) => {
   let status = 400;
-  const { gw } = await setup(t, (_r, res) => replyJson(res, status, status === 400 ? { error: { code: 'content_filter', message: 'The response was filtered', param: 'prompt', status: 400, innererror: { code: 'ResponsibleAIPolicyViolation' } } } : { error: { code: 'InternalServerError', message: 'Backend error' } }));
+  const { gw } = await setup(t, (_r, res) =>
+    replyJson(
+      res,
+      status,
+      status === 400
+        ? {
+            error: {
+              code: 'content_filter',
+              message: 'The response was filtered',
+              param: 'prompt',
+              status: 400,
+              innererror: { code: 'ResponsibleAIPolicyViolation' },
+            },
+          }
+        : { error: { code: 'InternalServerError', message: 'Backend error' } },
+    ),
+  );
   const r400 = await post(gw.url, { model: DEPLOYMENT, messages: [{ role: 'user', content: 'x' }] });
   t.is(r400.status, 400);
-  t.like((await r400.json() as any).error, { code: 'content_filter', param: 'prompt' });
+  t.like(((await r400.json()) as any).error, { code: 'content_filter', param: 'prompt' });
   status = 500;
   const r500 = await post(gw.url, { model: DEPLOYMENT, messages: [{ role: 'user', content: 'x' }] });
   t.is(r500.status, 502);
-  t.like((await r500.json() as any).error, { upstream_status: 500 });
+  t.like(((await r500.json()) as any).error, { upstream_status: 500 });
 });
 
 test('config without base_url is rejected naming it', async (t) => {

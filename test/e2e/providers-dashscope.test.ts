@@ -5,12 +5,26 @@ import { fixture, fixtureJson, replyJson, replySse, startUpstream, type Handler 
 import { assemble, frames } from './providers-assemble.ts';
 
 const MODEL = 'qwen3-max';
-const WEATHER = { type: 'function' as const, function: { name: 'weather', description: 'Get the weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } } };
+const WEATHER = {
+  type: 'function' as const,
+  function: {
+    name: 'weather',
+    description: 'Get the weather',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
+};
 
 async function setup(t: ExecutionContext, handler: Handler, extra = `models = ["${MODEL}", "text-embedding-v4"]`) {
   const up = await startUpstream(handler);
-  const gw = await startGateway(baseConfig(`[providers.dashscope]\napi_key = "sk-ds-upstream"\nbase_url = "${up.origin}/compatible-mode/v1"\nmessages_base_url = "${up.origin}/apps/anthropic"\nmax_retries = 0\n${extra}\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.dashscope]\napi_key = "sk-ds-upstream"\nbase_url = "${up.origin}/compatible-mode/v1"\nmessages_base_url = "${up.origin}/apps/anthropic"\nmax_retries = 0\n${extra}\n`,
+    ),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   return { up, gw, client: new OpenAI({ baseURL: gw.baseURL, apiKey: KEY, maxRetries: 0 }) };
 }
 
@@ -18,7 +32,11 @@ test('non-stream: body forwarded unchanged (vendor fields included), answer byte
   const answer = fixture('dashscope/vercel-ai/alibaba-text.json');
   const { up, gw } = await setup(t, (_r, res) => replyJson(res, 200, answer));
   const sent = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Invent a holiday' }], enable_thinking: false, enable_search: true });
-  const res = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: sent });
+  const res = await fetch(`${gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: sent,
+  });
   t.is(await res.text(), answer);
   const r = up.received[0]!;
   t.is(r.url, '/compatible-mode/v1/chat/completions');
@@ -37,9 +55,14 @@ test('openai client non-stream: content and usage', async (t) => {
 
 test('stream: content reassembled exactly; gw asks for usage, client gets it only when it asked', async (t) => {
   const sse = fixture('dashscope/vercel-ai/alibaba-text.sse');
-  const expected = frames(sse).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '').join('');
+  const expected = frames(sse)
+    .filter((f) => f.data !== '[DONE]')
+    .map((f) => JSON.parse(f.data).choices[0]?.delta?.content ?? '')
+    .join('');
   const { up, client } = await setup(t, (_r, res) => replySse(res, sse));
-  const withUsage = await assemble(await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], stream: true, stream_options: { include_usage: true } }));
+  const withUsage = await assemble(
+    await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], stream: true, stream_options: { include_usage: true } }),
+  );
   t.is(withUsage.content, expected);
   t.is(withUsage.finish, 'stop');
   t.is(withUsage.usageChunks.length, 1);
@@ -52,7 +75,15 @@ test('stream: content reassembled exactly; gw asks for usage, client gets it onl
 
 test('stream tool call: fragments with repeated empty ids reassemble to one call', async (t) => {
   const { up, client } = await setup(t, (_r, res) => replySse(res, fixture('dashscope/vercel-ai/alibaba-tool-call.sse')));
-  const got = await assemble(await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Weather in SF?' }], tools: [WEATHER], stream: true, stream_options: { include_usage: true } }));
+  const got = await assemble(
+    await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Weather in SF?' }],
+      tools: [WEATHER],
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  );
   t.deepEqual(up.received[0]!.json.tools, [WEATHER]);
   t.deepEqual(got.toolCalls, [{ id: 'call_eee11723464a4b9eb8cee71d', name: 'weather', arguments: '{"location": "San Francisco"}' }]);
   t.is(got.finish, 'tool_calls');
@@ -72,7 +103,11 @@ test('tool result round trip: messages forwarded as sent', async (t) => {
   const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, fixture('dashscope/vercel-ai/alibaba-text.json')));
   const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
     { role: 'user', content: 'Weather in SF?' },
-    { role: 'assistant', content: '', tool_calls: [{ id: 'call_962bfd2ab8f54b89a1161356', type: 'function', function: { name: 'weather', arguments: '{"location": "San Francisco"}' } }] },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_962bfd2ab8f54b89a1161356', type: 'function', function: { name: 'weather', arguments: '{"location": "San Francisco"}' } }],
+    },
     { role: 'tool', tool_call_id: 'call_962bfd2ab8f54b89a1161356', content: '18 C' },
   ];
   await client.chat.completions.create({ model: MODEL, messages, tools: [WEATHER] });
@@ -80,7 +115,14 @@ test('tool result round trip: messages forwarded as sent', async (t) => {
 });
 
 test('embeddings via the compatible path, base64 honoured', async (t) => {
-  const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, { object: 'list', data: [{ object: 'embedding', index: 0, embedding: 'AACAPwAAAEA=' }], model: 'text-embedding-v4', usage: { prompt_tokens: 2, total_tokens: 2 } }));
+  const { up, client } = await setup(t, (_r, res) =>
+    replyJson(res, 200, {
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: 'AACAPwAAAEA=' }],
+      model: 'text-embedding-v4',
+      usage: { prompt_tokens: 2, total_tokens: 2 },
+    }),
+  );
   const res = await client.embeddings.create({ model: 'text-embedding-v4', input: 'hi' });
   t.is(up.received[0]!.url, '/compatible-mode/v1/embeddings');
   t.is(up.received[0]!.json.encoding_format, 'base64');
@@ -88,7 +130,18 @@ test('embeddings via the compatible path, base64 honoured', async (t) => {
 });
 
 test('model discovery from the common origin /models', async (t) => {
-  const { up, client } = await setup(t, (_r, res) => replyJson(res, 200, { object: 'list', data: [{ id: 'qwen3-max', object: 'model' }, { id: 'qwen-plus', object: 'model' }] }), '');
+  const { up, client } = await setup(
+    t,
+    (_r, res) =>
+      replyJson(res, 200, {
+        object: 'list',
+        data: [
+          { id: 'qwen3-max', object: 'model' },
+          { id: 'qwen-plus', object: 'model' },
+        ],
+      }),
+    '',
+  );
   const list = await client.models.list();
   t.deepEqual(list.data.map((m) => m.id).sort(), ['qwen-plus', 'qwen3-max']);
   t.is(up.received[0]!.url, '/compatible-mode/v1/models');
@@ -97,13 +150,23 @@ test('model discovery from the common origin /models', async (t) => {
 
 test('upstream 400 kept; 500 → 502 with upstream status', async (t) => {
   let status = 400;
-  const { gw } = await setup(t, (_r, res) => replyJson(res, status, { error: { message: 'Incorrect parameter', type: 'invalid_request_error', param: null, code: 'invalid_parameter_error' }, request_id: 'r1' }));
-  const call = () => fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }) });
+  const { gw } = await setup(t, (_r, res) =>
+    replyJson(res, status, {
+      error: { message: 'Incorrect parameter', type: 'invalid_request_error', param: null, code: 'invalid_parameter_error' },
+      request_id: 'r1',
+    }),
+  );
+  const call = () =>
+    fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }),
+    });
   const r400 = await call();
   t.is(r400.status, 400);
-  t.like((await r400.json() as any).error, { code: 'invalid_parameter_error' });
+  t.like(((await r400.json()) as any).error, { code: 'invalid_parameter_error' });
   status = 500;
   const r500 = await call();
   t.is(r500.status, 502);
-  t.like((await r500.json() as any).error, { upstream_status: 500 });
+  t.like(((await r500.json()) as any).error, { upstream_status: 500 });
 });

@@ -25,21 +25,38 @@ const WEATHER_TOOL = {
 
 /** Text the recorded stream carries, reassembled from the fixture itself. */
 function recordedStreamText(path: string): string {
-  return fixture(path).split('\r\n\r\n').filter((e) => e.startsWith('data: '))
+  return fixture(path)
+    .split('\r\n\r\n')
+    .filter((e) => e.startsWith('data: '))
     .flatMap((e) => JSON.parse(e.slice(6)).candidates[0].content.parts as Array<{ text?: string; thought?: boolean }>)
-    .filter((p) => typeof p.text === 'string' && p.thought !== true).map((p) => p.text).join('');
+    .filter((p) => typeof p.text === 'string' && p.thought !== true)
+    .map((p) => p.text)
+    .join('');
 }
 
 /** Plain-fetch POST to gw's chat route. */
 function postChat(url: string, body: unknown): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 test('non-stream: translated request, recorded answer, OpenAI usage semantics, warnings at debug with the request id', async (t) => {
   const { up, gw, openai } = await geminiRig(t, (_r, res) => replyJson(res, 200, fixture(TEXT_JSON)), { level: 'debug' });
   const rec = fixtureJson(TEXT_JSON);
   const res = await openai.chat.completions.create(
-    { model: MODEL, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'How many r in strawberry?' }], temperature: 0.5, max_tokens: 100, user: 'u-1' },
+    {
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'How many r in strawberry?' },
+      ],
+      temperature: 0.5,
+      max_tokens: 100,
+      user: 'u-1',
+    },
     { headers: { 'x-request-id': 'gem-req-1' } },
   );
   t.is(res.object, 'chat.completion');
@@ -69,12 +86,20 @@ test('non-stream: translated request, recorded answer, OpenAI usage semantics, w
   t.truthy(warn, 'translation warnings are logged at debug');
   t.is(warn.req, 'gem-req-1');
   t.true(warn.warnings.some((w: string) => w.startsWith('user dropped')));
-  t.false(gw.logs.some((l) => l.includes(GEMINI_KEY)), 'the api key never reaches the logs');
+  t.false(
+    gw.logs.some((l) => l.includes(GEMINI_KEY)),
+    'the api key never reaches the logs',
+  );
 });
 
 test('stream: content reassembled exactly, one usage chunk after the finish chunk with include_usage', async (t) => {
   const { up, openai } = await geminiRig(t, (_r, res) => replySse(res, fixture(TEXT_SSE), { delayMs: 2 }));
-  const stream = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+  const stream = await openai.chat.completions.create({
+    model: MODEL,
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   let text = '';
   const finishes: string[] = [];
   const usages: Array<{ usage: unknown; choices: number; afterFinish: boolean }> = [];
@@ -120,10 +145,19 @@ test('stream with thoughts: reasoning_content apart from content; reasoning_effo
   const events = [
     { candidates: [{ content: { role: 'model', parts: [{ text: 'Counting letters', thought: true }] }, index: 0 }] },
     { candidates: [{ content: { role: 'model', parts: [{ text: ' one by one.', thought: true }] }, index: 0 }] },
-    { candidates: [{ content: { role: 'model', parts: [{ text: 'Three.' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, thoughtsTokenCount: 7, totalTokenCount: 14 } },
+    {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'Three.' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, thoughtsTokenCount: 7, totalTokenCount: 14 },
+    },
   ];
   const { up, openai } = await geminiRig(t, (_r, res) => replySse(res, geminiSse(events)));
-  const stream = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'r in strawberry?' }], stream: true, reasoning_effort: 'low', stream_options: { include_usage: true } });
+  const stream = await openai.chat.completions.create({
+    model: MODEL,
+    messages: [{ role: 'user', content: 'r in strawberry?' }],
+    stream: true,
+    reasoning_effort: 'low',
+    stream_options: { include_usage: true },
+  });
   let reasoning = '';
   let content = '';
   let usage: any;
@@ -141,7 +175,12 @@ test('stream with thoughts: reasoning_content apart from content; reasoning_effo
 
 test('tool call (non-stream): tool_calls with minted id, name, arguments; finish_reason tool_calls; tools as parametersJsonSchema', async (t) => {
   const { up, openai } = await geminiRig(t, (_r, res) => replyJson(res, 200, fixture(TOOL_JSON)));
-  const res = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Weather in SF?' }], tools: [WEATHER_TOOL], tool_choice: 'auto' });
+  const res = await openai.chat.completions.create({
+    model: MODEL,
+    messages: [{ role: 'user', content: 'Weather in SF?' }],
+    tools: [WEATHER_TOOL],
+    tool_choice: 'auto',
+  });
   const choice = res.choices[0]!;
   t.is(choice.finish_reason, 'tool_calls');
   t.is(choice.message.content, null);
@@ -153,13 +192,20 @@ test('tool call (non-stream): tool_calls with minted id, name, arguments; finish
   t.deepEqual(JSON.parse(call.function.arguments), { location: 'San Francisco' });
 
   const body = up.received[0]!.json;
-  t.deepEqual(body.tools, [{ functionDeclarations: [{ name: 'weather', description: 'Current weather at a place', parametersJsonSchema: WEATHER_TOOL.function.parameters }] }]);
+  t.deepEqual(body.tools, [
+    { functionDeclarations: [{ name: 'weather', description: 'Current weather at a place', parametersJsonSchema: WEATHER_TOOL.function.parameters }] },
+  ]);
   t.deepEqual(body.toolConfig, { functionCallingConfig: { mode: 'AUTO' } });
 });
 
 test('tool call (stream): one whole tool_calls delta, finish_reason tool_calls', async (t) => {
   const { openai } = await geminiRig(t, (_r, res) => replySse(res, fixture(TOOL_SSE)));
-  const stream = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Weather in SF?' }], tools: [WEATHER_TOOL], stream: true });
+  const stream = await openai.chat.completions.create({
+    model: MODEL,
+    messages: [{ role: 'user', content: 'Weather in SF?' }],
+    tools: [WEATHER_TOOL],
+    stream: true,
+  });
   const calls: any[] = [];
   let finish: string | null = null;
   for await (const c of stream) {
@@ -184,7 +230,11 @@ test('tool result round-trip: functionCall comes back with its thoughtSignature,
   const second = await openai.chat.completions.create({
     model: MODEL,
     tools: [WEATHER_TOOL],
-    messages: [user, { role: 'assistant', content: assistant.content, tool_calls: assistant.tool_calls }, { role: 'tool', tool_call_id: callId, content: '{"temperature_c": 18, "sky": "fog"}' }],
+    messages: [
+      user,
+      { role: 'assistant', content: assistant.content, tool_calls: assistant.tool_calls },
+      { role: 'tool', tool_call_id: callId, content: '{"temperature_c": 18, "sky": "fog"}' },
+    ],
   });
   t.is(second.choices[0]!.finish_reason, 'stop');
 
@@ -196,18 +246,18 @@ test('tool result round-trip: functionCall comes back with its thoughtSignature,
   ]);
 });
 
-test('base_url pasted with Google\'s /v1beta/ suffix still reaches {origin}/v1beta/models/…', async (t) => {
+test("base_url pasted with Google's /v1beta/ suffix still reaches {origin}/v1beta/models/…", async (t) => {
   const { up, openai } = await geminiRig(t, (_r, res) => replyJson(res, 200, fixture(TEXT_JSON)), { baseUrlSuffix: '/v1beta/' });
   await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
   t.is(up.received[0]!.url, `/v1beta/models/${MODEL}:generateContent`);
 });
 
-test('upstream 429 is kept, with retry-after from RetryInfo and Google\'s status as code', async (t) => {
+test("upstream 429 is kept, with retry-after from RetryInfo and Google's status as code", async (t) => {
   const { up, gw } = await geminiRig(t, (_r, res) => replyJson(res, 429, fixture(ERR_429)));
   const res = await postChat(gw.url, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
   t.is(res.status, 429);
   t.is(res.headers.get('retry-after'), '35');
-  const body = await res.json() as any;
+  const body = (await res.json()) as any;
   t.is(body.error.type, 'rate_limit_error');
   t.is(body.error.code, 'RESOURCE_EXHAUSTED');
   t.regex(body.error.message, /You exceeded your current quota/);
@@ -218,23 +268,28 @@ test('upstream 500 becomes 502 with the upstream status and message kept', async
   const { gw } = await geminiRig(t, (_r, res) => replyJson(res, 500, { error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } }));
   const res = await postChat(gw.url, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
   t.is(res.status, 502);
-  const body = await res.json() as any;
+  const body = (await res.json()) as any;
   t.is(body.error.upstream_status, 500);
   t.regex(body.error.message, /Internal error encountered\./);
   t.is(body.error.code, 'INTERNAL');
 });
 
 test('a 200 with a body that is not JSON becomes 502', async (t) => {
-  const { gw } = await geminiRig(t, (_r, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>proxy page</html>'); });
+  const { gw } = await geminiRig(t, (_r, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html>proxy page</html>');
+  });
   const res = await postChat(gw.url, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
   t.is(res.status, 502);
   t.regex(((await res.json()) as any).error.message, /malformed/);
 });
 
 test('stream ended before finishReason: chunks so far, then one SSE error event, no [DONE]', async (t) => {
-  const events = fixture(TEXT_SSE).split('\r\n\r\n').filter((e) => e.trim() !== '');
+  const events = fixture(TEXT_SSE)
+    .split('\r\n\r\n')
+    .filter((e) => e.trim() !== '');
   // the upstream closes cleanly after two of three events: the finishReason never came
-  const { gw } = await geminiRig(t, (_r, res) => replySse(res, events.slice(0, 2).join('\r\n\r\n') + '\r\n\r\n'));
+  const { gw } = await geminiRig(t, (_r, res) => replySse(res, `${events.slice(0, 2).join('\r\n\r\n')}\r\n\r\n`));
   const res = await postChat(gw.url, { model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true });
   t.is(res.status, 200);
   const data = sseData(await res.text());
@@ -242,7 +297,13 @@ test('stream ended before finishReason: chunks so far, then one SSE error event,
   const last = JSON.parse(data.at(-1)!);
   t.regex(last.error.message, /before finishReason/);
   t.is(last.error.code, 'upstream_truncated');
-  t.is(data.slice(0, -1).map((d) => JSON.parse(d).choices[0]?.delta?.content ?? '').join(''), 'There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y');
+  t.is(
+    data
+      .slice(0, -1)
+      .map((d) => JSON.parse(d).choices[0]?.delta?.content ?? '')
+      .join(''),
+    'There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y',
+  );
 });
 
 test('stream whose connection is cut mid-way: one SSE error event, and the openai client throws', async (t) => {
@@ -256,7 +317,7 @@ test('stream whose connection is cut mid-way: one SSE error event, and the opena
   t.is(text, 'There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y');
 });
 
-test('an error payload inside the stream becomes the SSE error event with Google\'s message', async (t) => {
+test("an error payload inside the stream becomes the SSE error event with Google's message", async (t) => {
   const events = [
     { candidates: [{ content: { role: 'model', parts: [{ text: 'Hel' }] }, index: 0 }] },
     { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } },

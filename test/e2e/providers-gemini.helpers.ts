@@ -24,11 +24,17 @@ export interface GeminiRig {
  * `providerToml` replaces the default `models`/`max_retries` lines (retries off so each
  * test sees exactly the upstream calls it caused).
  */
-export async function geminiRig(t: ExecutionContext, handler: Handler, opts: { providerToml?: string; level?: 'warn' | 'debug'; baseUrlSuffix?: string } = {}): Promise<GeminiRig> {
+export async function geminiRig(
+  t: ExecutionContext,
+  handler: Handler,
+  opts: { providerToml?: string; level?: 'warn' | 'debug'; baseUrlSuffix?: string } = {},
+): Promise<GeminiRig> {
   const up = await startUpstream(handler);
   t.teardown(() => up.close());
   const lines = opts.providerToml ?? `models = ["${MODEL}", "${EMBED_MODEL}"]\nmax_retries = 0`;
-  const gw = await startGateway(baseConfig(`[providers.gemini]\napi_key = "${GEMINI_KEY}"\nbase_url = "${up.origin}${opts.baseUrlSuffix ?? ''}"\n${lines}\n`), { level: opts.level ?? 'warn' });
+  const gw = await startGateway(baseConfig(`[providers.gemini]\napi_key = "${GEMINI_KEY}"\nbase_url = "${up.origin}${opts.baseUrlSuffix ?? ''}"\n${lines}\n`), {
+    level: opts.level ?? 'warn',
+  });
   t.teardown(() => gw.stop());
   return {
     up,
@@ -45,5 +51,8 @@ export function geminiSse(events: unknown[]): string {
 
 /** The `data:` payloads of an SSE body (common format), `[DONE]` included. */
 export function sseData(text: string): string[] {
-  return text.split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => f.slice('data: '.length));
+  return text
+    .split('\n\n')
+    .filter((f) => f.startsWith('data: '))
+    .map((f) => f.slice('data: '.length));
 }

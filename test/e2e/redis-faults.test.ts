@@ -63,7 +63,11 @@ test('redis lost while serving: limits and budgets fail closed with 503 before t
 
   await r.kill();
   const t0 = Date.now();
-  for (const [name, g] of [['rate_limit', limited], ['budget', budget], ['cache', cached]] as const) {
+  for (const [name, g] of [
+    ['rate_limit', limited],
+    ['budget', budget],
+    ['cache', cached],
+  ] as const) {
     for (const res of [await chat(g), await chat(g, { stream: true }), await post(g, '/v1/embeddings', { model: 'text-embedding-3-small', input: 'x' })]) {
       if (name === 'cache' && res.url.endsWith('/embeddings')) {
         t.is(res.status, 200); // the cache serves chat only: embeddings need no store there
@@ -93,7 +97,11 @@ test('redis lost while serving: limits and budgets fail closed with 503 before t
   t.is((await fetch(`${limited.url}/health`)).status, 200);
   t.is(up.received.length, before + 3);
   // admin changes need the store: refused with the same error, nothing half-done
-  const k = await fetch(`${plain.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"name":"while-down"}' });
+  const k = await fetch(`${plain.url}/v1/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: '{"name":"while-down"}',
+  });
   t.is(k.status, 503);
 
   await r.restart();
@@ -137,15 +145,37 @@ test('nothing acknowledged is lost: an answer whose usage cannot be committed is
   if (!r) return;
   let release!: () => void;
   let gate = new Promise<void>((res) => (release = res));
-  const chunk = (content: string, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content }, finish_reason: finish }] });
+  const chunk = (content: string, finish: string | null = null) => ({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, delta: { content }, finish_reason: finish }],
+  });
   const up = await startUpstream(async (req, res) => {
     await gate;
     if (req.json?.stream) {
-      const usage = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } };
+      const usage = {
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      };
       return replySse(res, toSse([chunk('Hel'), chunk('lo', 'stop'), usage]));
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } }));
+    res.end(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      }),
+    );
   });
   t.teardown(() => up.close());
   const g = await gw(t, r.url, providerSection(up), '[extensions.usage]\n');
@@ -168,7 +198,7 @@ test('nothing acknowledged is lost: an answer whose usage cannot be committed is
 
   await r.restart();
   gate = Promise.resolve();
-  for (const t0 = Date.now(); ;) {
+  for (const t0 = Date.now(); ; ) {
     const ok = await post(g, '/v1/chat/completions', { model: 'gpt-4o', messages: HI });
     if (ok.status === 200) break;
     if (Date.now() - t0 > 10_000) return t.fail('no service 10 s after Redis returned');

@@ -14,7 +14,11 @@ import { admin, ADMIN_TOKEN, HI, json, KEY, KEY2, openaiUpstream, post, provider
 
 /** Admin POST with a JSON body; raw Response. */
 function adminPost(g: { url: string }, path: string, body: unknown): Promise<Response> {
-  return fetch(`${g.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${g.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /** docs/design.md: runtime provider and key changes reach every instance within 2 s. */
@@ -41,7 +45,16 @@ test('three instances hold requests_per_minute exactly under parallel load sprea
   const up = await openaiUpstream({ delayMs: 20 });
   const gws = await instances(t, up, '[extensions.rate_limit]\nrequests_per_minute = 30\n');
   if (!gws) return;
-  const results = await Promise.all(Array.from({ length: 120 }, (_, i) => post(gws[i % 3]!, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }).then(async (r) => ({ i, status: r.status, retry: r.headers.get('retry-after'), body: await json(r) }))));
+  const results = await Promise.all(
+    Array.from({ length: 120 }, (_, i) =>
+      post(gws[i % 3]!, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }).then(async (r) => ({
+        i,
+        status: r.status,
+        retry: r.headers.get('retry-after'),
+        body: await json(r),
+      })),
+    ),
+  );
   const ok = results.filter((r) => r.status === 200);
   const refused = results.filter((r) => r.status === 429);
   t.is(ok.length, 30);
@@ -63,7 +76,14 @@ test('a budget across instances is not overspent beyond the in-flight rule; usag
   const up = await openaiUpstream({ usageOf: (req) => ({ prompt_tokens: 10, completion_tokens: req?.max_tokens ?? 50 }), delayMs: 200 });
   const gws = await instances(t, up, `${pricing}\n[extensions.budget]\ndefault_budget = 5.0\n[extensions.usage]\n`);
   if (!gws) return;
-  const results = await Promise.all(Array.from({ length: 60 }, (_, i) => post(gws[i % 3]!, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 100 }).then(async (r) => ({ status: r.status, body: await json(r) }))));
+  const results = await Promise.all(
+    Array.from({ length: 60 }, (_, i) =>
+      post(gws[i % 3]!, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 100 }).then(async (r) => ({
+        status: r.status,
+        body: await json(r),
+      })),
+    ),
+  );
   const ok = results.filter((r) => r.status === 200).length;
   const refused = results.filter((r) => r.status === 429);
   t.is(ok + refused.length, 60);
@@ -82,12 +102,17 @@ test('a budget across instances is not overspent beyond the in-flight rule; usag
   for (const g of gws) t.is((await post(g, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 1 })).status, 429);
   t.is(up.received.length, ok);
   const usage = (await admin(gws[2]!, 'GET', '/v1/usage')).body;
-  t.deepEqual(usage, [{ key: 'default', model: 'gpt-4o', prompt_tokens: 10 * ok, completion_tokens: 100 * ok, total_tokens: 110 * ok, requests: ok, estimated_requests: 0 }]);
+  t.deepEqual(usage, [
+    { key: 'default', model: 'gpt-4o', prompt_tokens: 10 * ok, completion_tokens: 100 * ok, total_tokens: 110 * ok, requests: ok, estimated_requests: 0 },
+  ]);
 });
 
 test('usage totals over three instances equal the sum of upstream-reported usage (chat, streams, embeddings)', async (t) => {
   // usage derived from the request so every call reports something different
-  const usageOf = (req: any) => ({ prompt_tokens: 3 + String(req?.messages?.[0]?.content ?? req?.input ?? '').length, completion_tokens: req?.max_tokens ?? 0 });
+  const usageOf = (req: any) => ({
+    prompt_tokens: 3 + String(req?.messages?.[0]?.content ?? req?.input ?? '').length,
+    completion_tokens: req?.max_tokens ?? 0,
+  });
   const up = await openaiUpstream({ usageOf });
   const gws = await instances(t, up, '[extensions.usage]\n[extensions.rate_limit]\nrequests_per_minute = 1000\ntokens_per_minute = 10000000\n');
   if (!gws) return;
@@ -115,9 +140,11 @@ test('usage totals over three instances equal the sum of upstream-reported usage
     } else if (kind === 1) {
       const req = { model: 'gpt-4o', messages: [{ role: 'user' as const, content }], max_tokens: 5 + i, stream: true as const };
       add(name, 'gpt-4o', usageOf(req));
-      calls.push(c.chat.completions.create(req).then(async (s) => {
-        for await (const _ of s) void _;
-      }));
+      calls.push(
+        c.chat.completions.create(req).then(async (s) => {
+          for await (const _ of s) void _;
+        }),
+      );
     } else {
       const req = { model: 'text-embedding-3-small', input: content };
       add(name, 'text-embedding-3-small', { prompt_tokens: usageOf(req).prompt_tokens, completion_tokens: 0 });
@@ -125,10 +152,20 @@ test('usage totals over three instances equal the sum of upstream-reported usage
     }
   }
   await Promise.all(calls);
-  const want = [...expected].map(([k, e]) => {
-    const [key, model] = k.split('/');
-    return { key, model, prompt_tokens: e.prompt, completion_tokens: e.completion, total_tokens: e.prompt + e.completion, requests: e.requests, estimated_requests: 0 };
-  }).sort((a, b) => (a.key + a.model < b.key + b.model ? -1 : 1));
+  const want = [...expected]
+    .map(([k, e]) => {
+      const [key, model] = k.split('/');
+      return {
+        key,
+        model,
+        prompt_tokens: e.prompt,
+        completion_tokens: e.completion,
+        total_tokens: e.prompt + e.completion,
+        requests: e.requests,
+        estimated_requests: 0,
+      };
+    })
+    .sort((a, b) => (a.key + a.model < b.key + b.model ? -1 : 1));
   for (const g of gws) t.deepEqual((await admin(g, 'GET', '/v1/usage')).body, want);
   t.is(up.received.length, 90);
 });
@@ -178,23 +215,41 @@ test('runtime keys and providers: created, revoked or deleted on one instance, s
   t.is(created.status, 201);
   const { key } = (await created.json()) as { key: string };
   t.is(await chat(a, key), 200);
-  const seenCreate = await Promise.all([b, c].map((g) => within(t, 'created key on another instance', PROPAGATION_MS, async () => (await chat(g, key)) === 200)));
+  const seenCreate = await Promise.all(
+    [b, c].map((g) => within(t, 'created key on another instance', PROPAGATION_MS, async () => (await chat(g, key)) === 200)),
+  );
 
   t.is((await admin(b, 'DELETE', '/v1/admin/keys/shared')).status, 204);
   t.is(await chat(b, key), 401);
-  const seenRevoke = await Promise.all([a, c].map((g) => within(t, 'revoked key on another instance', PROPAGATION_MS, async () => (await chat(g, key)) === 401)));
+  const seenRevoke = await Promise.all(
+    [a, c].map((g) => within(t, 'revoked key on another instance', PROPAGATION_MS, async () => (await chat(g, key)) === 401)),
+  );
 
-  const made = await adminPost(c, '/v1/admin/providers', { name: 'rt', kind: 'selfhosted', api_key: 'sk-upstream-secret-value', base_url: `${up.origin}/v1`, models: ['rt-model'] });
+  const made = await adminPost(c, '/v1/admin/providers', {
+    name: 'rt',
+    kind: 'selfhosted',
+    api_key: 'sk-upstream-secret-value',
+    base_url: `${up.origin}/v1`,
+    models: ['rt-model'],
+  });
   t.is(made.status, 201);
-  const seenProvider = await Promise.all([a, b].map((g) => within(t, 'runtime provider on another instance', PROPAGATION_MS, async () => (await chat(g, KEY, 'rt-model')) === 200)));
+  const seenProvider = await Promise.all(
+    [a, b].map((g) => within(t, 'runtime provider on another instance', PROPAGATION_MS, async () => (await chat(g, KEY, 'rt-model')) === 200)),
+  );
   for (const g of gws) t.true(((await admin(g, 'GET', '/v1/admin/providers')).body.data as Array<{ name: string }>).some((p) => p.name === 'rt'));
   t.is((await admin(a, 'DELETE', '/v1/admin/providers/rt')).status, 204);
-  const seenDelete = await Promise.all([b, c].map((g) => within(t, 'deleted provider on another instance', PROPAGATION_MS, async () => (await chat(g, KEY, 'rt-model')) === 404)));
+  const seenDelete = await Promise.all(
+    [b, c].map((g) => within(t, 'deleted provider on another instance', PROPAGATION_MS, async () => (await chat(g, KEY, 'rt-model')) === 404)),
+  );
   // a name taken on one instance is taken on all (the records are shared)
   t.is((await adminPost(b, '/v1/admin/keys', { name: 'again' })).status, 201);
-  await within(t, 'second key on instance a', PROPAGATION_MS, async () => ((await admin(a, 'GET', '/v1/admin/keys')).body.data as Array<{ name: string }>).some((k) => k.name === 'again'));
+  await within(t, 'second key on instance a', PROPAGATION_MS, async () =>
+    ((await admin(a, 'GET', '/v1/admin/keys')).body.data as Array<{ name: string }>).some((k) => k.name === 'again'),
+  );
   t.is((await adminPost(a, '/v1/admin/keys', { name: 'again' })).status, 409);
-  t.log(`propagation (poll every ${POLL_MS} ms), ms: key created ${seenCreate.join('/')}, key revoked ${seenRevoke.join('/')}, provider created ${seenProvider.join('/')}, provider deleted ${seenDelete.join('/')}`);
+  t.log(
+    `propagation (poll every ${POLL_MS} ms), ms: key created ${seenCreate.join('/')}, key revoked ${seenRevoke.join('/')}, provider created ${seenProvider.join('/')}, provider deleted ${seenDelete.join('/')}`,
+  );
 });
 
 test('a key or provider name just taken on one instance is 409 on another before its poll (never overwritten)', async (t) => {

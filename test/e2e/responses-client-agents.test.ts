@@ -11,9 +11,11 @@ import OpenAI from 'openai';
 import { startResponsesMock } from '../helpers/responses-mock.ts';
 
 test('an agent runs one tool through its default Responses model', async (t) => {
-  const mock = await startResponsesMock((req) => JSON.stringify(req.json.input).includes('function_call_output')
-    ? { text: 'Paris: 18C.' }
-    : { calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}', id: 'call_agents_1' }] });
+  const mock = await startResponsesMock((req) =>
+    JSON.stringify(req.json.input).includes('function_call_output')
+      ? { text: 'Paris: 18C.' }
+      : { calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}', id: 'call_agents_1' }] },
+  );
   try {
     const calls: string[] = [];
     const getWeather = tool({

@@ -10,9 +10,10 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import test from 'ava';
 import { startResponsesMock } from '../helpers/responses-mock.ts';
 
-const script = (req: { json: any }) => JSON.stringify(req.json.input).includes('function_call_output')
-  ? { text: 'Paris: 18C.' }
-  : { calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}', id: 'call_ai_1' }] };
+const script = (req: { json: any }) =>
+  JSON.stringify(req.json.input).includes('function_call_output')
+    ? { text: 'Paris: 18C.' }
+    : { calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}', id: 'call_ai_1' }] };
 
 function weatherTool(calls: string[]) {
   return tool({
@@ -31,7 +32,13 @@ for (const mode of ['generateText', 'streamText'] as const) {
     try {
       const openai = createOpenAI({ baseURL: mock.baseURL, apiKey: 'sk-ai-sdk-test' });
       const calls: string[] = [];
-      const args = { model: openai('test-model'), prompt: 'Weather in Paris?', tools: { get_weather: weatherTool(calls) }, stopWhen: stepCountIs(2), maxRetries: 0 };
+      const args = {
+        model: openai('test-model'),
+        prompt: 'Weather in Paris?',
+        tools: { get_weather: weatherTool(calls) },
+        stopWhen: stepCountIs(2),
+        maxRetries: 0,
+      };
       const text = mode === 'generateText' ? (await generateText(args)).text : await streamText(args).text;
       t.is(text, 'Paris: 18C.');
       t.deepEqual(calls, ['{"city":"Paris"}']);

@@ -11,9 +11,14 @@ import { startResponsesMock } from '../helpers/responses-mock.ts';
 const KEY = 'sk-codex-test-key';
 
 test('one tool-using turn: Codex runs exec_command and sends the function_call_output back', async (t) => {
-  const mock = await startResponsesMock((req) => JSON.stringify(req.json.input).includes('function_call_output')
-    ? { text: 'The command printed gw-codex-ok.' }
-    : { reasoning: 'I should run the command.', calls: [{ name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo gw-codex-ok' }), id: 'toolu_codex_1' }] });
+  const mock = await startResponsesMock((req) =>
+    JSON.stringify(req.json.input).includes('function_call_output')
+      ? { text: 'The command printed gw-codex-ok.' }
+      : {
+          reasoning: 'I should run the command.',
+          calls: [{ name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo gw-codex-ok' }), id: 'toolu_codex_1' }],
+        },
+  );
   try {
     const run = await runCodex({ baseURL: mock.baseURL, apiKey: KEY, prompt: 'Run echo gw-codex-ok and tell me what it printed.' });
     t.false(run.timedOut);
@@ -27,7 +32,10 @@ test('one tool-using turn: Codex runs exec_command and sends the function_call_o
     t.is(first.headers.authorization, `Bearer ${KEY}`);
     t.is(first.headers.accept, 'text/event-stream');
     t.true(first.json.stream);
-    t.deepEqual(first.json.tools.map((tool: { type: string }) => tool.type).filter((type: string) => type !== 'function'), ['namespace', 'web_search']);
+    t.deepEqual(
+      first.json.tools.map((tool: { type: string }) => tool.type).filter((type: string) => type !== 'function'),
+      ['namespace', 'web_search'],
+    );
     t.deepEqual(mock.translated[0].droppedTools, ['web_search']);
 
     // the second turn carries the call (as the mock's translator emitted it) and the command's output
@@ -48,14 +56,19 @@ test('one tool-using turn: Codex runs exec_command and sends the function_call_o
 });
 
 test('a namespaced call: the flat name the upstream used is restored to {namespace, name} and Codex dispatches it', async (t) => {
-  const mock = await startResponsesMock((req) => JSON.stringify(req.json.input).includes('function_call_output')
-    ? { text: 'closed' }
-    : { calls: [{ name: 'multi_agent_v1__close_agent', arguments: '{"target":"no-such-agent"}', id: 'toolu_ns_1' }] });
+  const mock = await startResponsesMock((req) =>
+    JSON.stringify(req.json.input).includes('function_call_output')
+      ? { text: 'closed' }
+      : { calls: [{ name: 'multi_agent_v1__close_agent', arguments: '{"target":"no-such-agent"}', id: 'toolu_ns_1' }] },
+  );
   try {
     const run = await runCodex({ baseURL: mock.baseURL, apiKey: KEY, prompt: 'close the agent' });
     t.is(run.exitCode, 0, run.stderr);
     const items = mock.received[1].json.input as Array<Record<string, any>>;
-    t.like(items.find((i) => i.type === 'function_call'), { call_id: 'toolu_ns_1', namespace: 'multi_agent_v1', name: 'close_agent' });
+    t.like(
+      items.find((i) => i.type === 'function_call'),
+      { call_id: 'toolu_ns_1', namespace: 'multi_agent_v1', name: 'close_agent' },
+    );
     // Codex's own close_agent handler answered (it rejects the made-up agent id): the call reached the namespaced tool
     t.regex(String(items.find((i) => i.type === 'function_call_output')?.output), /invalid agent id no-such-agent/);
     // and the history goes back upstream under the flat name again

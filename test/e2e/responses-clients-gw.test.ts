@@ -16,21 +16,34 @@ import { KEY, replyChat, replyMessages, rig, type Scripted } from './responses-h
 
 /** The exec_command call Codex runs, then the answer once its output came back. */
 function codexTurn(lastIsToolOutput: boolean, id: string): Scripted {
-  return lastIsToolOutput ? { text: 'The command printed gw-codex-ok.' } : { text: 'Running it.', calls: [{ id, name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo gw-codex-ok' }) }] };
+  return lastIsToolOutput
+    ? { text: 'The command printed gw-codex-ok.' }
+    : { text: 'Running it.', calls: [{ id, name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo gw-codex-ok' }) }] };
 }
 
 for (const kind of ['compat', 'anthropic'] as const) {
   const format = kind === 'compat' ? 'an OpenAI-chat' : 'an Anthropic Messages';
   test(`Codex CLI: codex exec completes one tool-using turn through gw on ${format}-format upstream`, async (t) => {
     const model = kind === 'compat' ? 'qwen3-coder' : 'claude-sonnet-4-5';
-    const { up, gw } = await rig(t, kind, model, (req, res) => {
-      if (kind === 'compat') {
+    const { up, gw } = await rig(
+      t,
+      kind,
+      model,
+      (req, res) => {
+        if (kind === 'compat') {
+          const last = req.json.messages.at(-1);
+          return replyChat(res, req.json.stream === true, codexTurn(last.role === 'tool', 'call_codex_1'));
+        }
         const last = req.json.messages.at(-1);
-        return replyChat(res, req.json.stream === true, codexTurn(last.role === 'tool', 'call_codex_1'));
-      }
-      const last = req.json.messages.at(-1);
-      replyMessages(res, req.json.stream === true, codexTurn(Array.isArray(last.content) && last.content.some((b: any) => b.type === 'tool_result'), 'toolu_codex_1'));
-    }, '[extensions.usage]\n', { level: 'info' });
+        replyMessages(
+          res,
+          req.json.stream === true,
+          codexTurn(Array.isArray(last.content) && last.content.some((b: any) => b.type === 'tool_result'), 'toolu_codex_1'),
+        );
+      },
+      '[extensions.usage]\n',
+      { level: 'info' },
+    );
     const run = await runCodex({ baseURL: gw.baseURL, apiKey: KEY, model, prompt: 'Run echo gw-codex-ok and tell me what it printed.' });
     t.false(run.timedOut);
     t.is(run.exitCode, 0, run.stderr);
@@ -42,7 +55,10 @@ for (const kind of ['compat', 'anthropic'] as const) {
     if (kind === 'compat') {
       t.is(up.received[0]!.url, '/v1/chat/completions');
       t.true(second.tools.some((x: any) => x.function.name === 'exec_command'));
-      t.false(second.tools.some((x: any) => x.type !== 'function'), 'web_search dropped');
+      t.false(
+        second.tools.some((x: any) => x.type !== 'function'),
+        'web_search dropped',
+      );
       const tm = second.messages.find((m: any) => m.role === 'tool');
       t.is(tm.tool_call_id, 'call_codex_1');
       t.regex(tm.content, /gw-codex-ok/);
@@ -64,7 +80,11 @@ test('@openai/agents: its default Responses model runs one tool through gw (anth
   const { up, gw } = await rig(t, 'anthropic', 'claude-sonnet-4-5', (req, res) => {
     const last = req.json.messages.at(-1);
     const done = Array.isArray(last.content) && last.content.some((b: any) => b.type === 'tool_result');
-    replyMessages(res, req.json.stream === true, done ? { text: 'Paris: 18C.' } : { calls: [{ id: 'toolu_agents_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
+    replyMessages(
+      res,
+      req.json.stream === true,
+      done ? { text: 'Paris: 18C.' } : { calls: [{ id: 'toolu_agents_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+    );
   });
   const calls: string[] = [];
   const getWeather = agentTool({
@@ -92,27 +112,55 @@ test("the AI SDK's openai(id): text and a tool call in one step, sent back as it
   const { up, gw } = await rig(t, 'anthropic', 'claude-sonnet-4-5', (req, res) => {
     const last = req.json.messages.at(-1);
     const done = Array.isArray(last.content) && last.content.some((b: any) => b.type === 'tool_result');
-    replyMessages(res, req.json.stream === true, done ? { text: 'Paris: 18C.' } : { text: 'Let me check.', calls: [{ id: 'toolu_ai_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
+    replyMessages(
+      res,
+      req.json.stream === true,
+      done ? { text: 'Paris: 18C.' } : { text: 'Let me check.', calls: [{ id: 'toolu_ai_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+    );
   });
   // capture what the SDK sends gw
   const sent: any[] = [];
-  const openai = createOpenAI({ baseURL: gw.baseURL, apiKey: KEY, fetch: async (url, init) => {
-    sent.push(JSON.parse(String(init?.body)));
-    return fetch(url, init);
-  } });
+  const openai = createOpenAI({
+    baseURL: gw.baseURL,
+    apiKey: KEY,
+    fetch: async (url, init) => {
+      sent.push(JSON.parse(String(init?.body)));
+      return fetch(url, init);
+    },
+  });
   const calls: string[] = [];
   const result = await generateText({
     model: openai('claude-sonnet-4-5'),
     prompt: 'Weather in Paris?',
-    tools: { get_weather: tool({ description: 'Weather in a city', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }), execute: async (input) => { calls.push(JSON.stringify(input)); return '18C'; } }) },
+    tools: {
+      get_weather: tool({
+        description: 'Weather in a city',
+        inputSchema: jsonSchema<{ city: string }>({
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+          additionalProperties: false,
+        }),
+        execute: async (input) => {
+          calls.push(JSON.stringify(input));
+          return '18C';
+        },
+      }),
+    },
     stopWhen: stepCountIs(2),
     maxRetries: 0,
   });
   t.is(result.text, 'Paris: 18C.');
   t.deepEqual(calls, ['{"city":"Paris"}']);
-  t.true(sent[1].input.some((i: any) => i.type === 'item_reference'), 'the SDK referenced the stored message');
+  t.true(
+    sent[1].input.some((i: any) => i.type === 'item_reference'),
+    'the SDK referenced the stored message',
+  );
   const second = up.received[1]!.json.messages;
-  t.deepEqual(second.map((m: any) => m.role), ['user', 'assistant', 'user']);
+  t.deepEqual(
+    second.map((m: any) => m.role),
+    ['user', 'assistant', 'user'],
+  );
   t.like(second[1].content[0], { type: 'text', text: 'Let me check.' });
   t.like(second[1].content[1], { type: 'tool_use', id: 'toolu_ai_1', name: 'get_weather' });
 });

@@ -14,11 +14,16 @@ export { KEY };
 /** The provider section of one kind on `origin`, serving `model`, no retries. */
 export function providerToml(kind: 'anthropic' | 'gemini' | 'openai' | 'compat' | 'azure', origin: string, model: string, extra = ''): string {
   switch (kind) {
-    case 'anthropic': return `[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${origin}"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
-    case 'gemini': return `[providers.gemini]\napi_key = "gk-upstream"\nbase_url = "${origin}"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
-    case 'openai': return `[providers.openai]\napi_key = "sk-openai-upstream"\nbase_url = "${origin}/v1"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
-    case 'azure': return `[providers.azure]\napi_key = "az-upstream"\nbase_url = "${origin}"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
-    case 'compat': return `[providers.compat]\napi_key = "sk-compat-upstream"\nbase_url = "${origin}/v1"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
+    case 'anthropic':
+      return `[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${origin}"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
+    case 'gemini':
+      return `[providers.gemini]\napi_key = "gk-upstream"\nbase_url = "${origin}"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
+    case 'openai':
+      return `[providers.openai]\napi_key = "sk-openai-upstream"\nbase_url = "${origin}/v1"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
+    case 'azure':
+      return `[providers.azure]\napi_key = "az-upstream"\nbase_url = "${origin}"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
+    case 'compat':
+      return `[providers.compat]\napi_key = "sk-compat-upstream"\nbase_url = "${origin}/v1"\nmax_retries = 0\nmodels = ["${model}"]\n${extra}`;
   }
 }
 
@@ -29,7 +34,14 @@ export interface Rig {
 }
 
 /** A mock upstream with `handler`, gw with `providerToml(kind…)` + `extra`, and an openai client; all stopped at teardown. */
-export async function rig(t: ExecutionContext, kind: Parameters<typeof providerToml>[0], model: string, handler: Handler, extra = '', opts: Parameters<typeof startGateway>[1] = {}): Promise<Rig> {
+export async function rig(
+  t: ExecutionContext,
+  kind: Parameters<typeof providerToml>[0],
+  model: string,
+  handler: Handler,
+  extra = '',
+  opts: Parameters<typeof startGateway>[1] = {},
+): Promise<Rig> {
   const up = await startUpstream(handler);
   const gw = await startGateway(baseConfig(`${providerToml(kind, up.origin, model)}\n${extra}`), opts);
   t.teardown(async () => {
@@ -51,10 +63,23 @@ export function replyChat(res: ServerResponse, stream: boolean, s: Scripted): vo
   const finish = s.calls?.length ? 'tool_calls' : 'stop';
   if (!stream) {
     const toolCalls = s.calls?.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-    replyJson(res, 200, { id: 'chatcmpl-scripted', object: 'chat.completion', created: 1, model: 'scripted', choices: [{ index: 0, message: { role: 'assistant', content: s.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }], usage });
+    replyJson(res, 200, {
+      id: 'chatcmpl-scripted',
+      object: 'chat.completion',
+      created: 1,
+      model: 'scripted',
+      choices: [{ index: 0, message: { role: 'assistant', content: s.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }],
+      usage,
+    });
     return;
   }
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id: 'chatcmpl-scripted',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'scripted',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
   const items: unknown[] = [chunk({ role: 'assistant', content: '' })];
   if (s.text) items.push(chunk({ content: s.text.slice(0, 5) }), chunk({ content: s.text.slice(5) }));
   s.calls?.forEach((c, index) => {
@@ -71,7 +96,16 @@ export function replyMessages(res: ServerResponse, stream: boolean, s: Scripted)
   if (s.text) content.push({ type: 'text', text: s.text });
   for (const c of s.calls ?? []) content.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments) });
   const stop = s.calls?.length ? 'tool_use' : 'end_turn';
-  const message = { id: 'msg_scripted', type: 'message', role: 'assistant', model: 'claude-scripted', content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 21, output_tokens: 9 } };
+  const message = {
+    id: 'msg_scripted',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-scripted',
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage: { input_tokens: 21, output_tokens: 9 },
+  };
   if (!stream) {
     replyJson(res, 200, message);
     return;
@@ -95,14 +129,24 @@ export function replyMessages(res: ServerResponse, stream: boolean, s: Scripted)
 
 /** A recorded Responses stream (one event payload per line, as vercel/ai records them) as SSE with `event:` lines, OpenAI's framing. */
 export function chunksToSse(lines: string[]): string {
-  return lines.filter((l) => l.trim() !== '').map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`).join('');
+  return lines
+    .filter((l) => l.trim() !== '')
+    .map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`)
+    .join('');
 }
 
 /** The events of a Responses SSE body: `event` name and parsed data. */
 export function responsesEvents(text: string): Array<{ event: string | undefined; data: any }> {
-  return text.split('\n\n').filter((f) => f.includes('data: ')).map((f) => {
-    const event = /^event: (.*)$/m.exec(f)?.[1];
-    const data = f.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-    return { event, data: JSON.parse(data) };
-  });
+  return text
+    .split('\n\n')
+    .filter((f) => f.includes('data: '))
+    .map((f) => {
+      const event = /^event: (.*)$/m.exec(f)?.[1];
+      const data = f
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
+      return { event, data: JSON.parse(data) };
+    });
 }

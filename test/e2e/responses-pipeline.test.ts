@@ -17,21 +17,37 @@ const MODEL = 'claude-sonnet-4-5';
 const PRICING = `[pricing."${MODEL}"]\ninput_per_mtok = 10\noutput_per_mtok = 10000\n`;
 
 function post(gw: { baseURL: string }, body: unknown, key = KEY): Promise<Response> {
-  return fetch(`${gw.baseURL}/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${gw.baseURL}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 const answer = (req: { json: any }, res: Parameters<typeof replyMessages>[0]) => replyMessages(res, req.json.stream === true, { text: 'ok' });
 
 test('built-in tools a translated kind cannot run: dropped, logged, named in x-gw-dropped-tools; a tool_choice forcing one → 400 naming it', async (t) => {
   const { up, gw } = await rig(t, 'anthropic', MODEL, answer, '', { level: 'info' });
-  const tools = [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'mcp', server_label: 'deepwiki', server_url: 'https://example.invalid/mcp' }, { type: 'function', name: 'f', parameters: { type: 'object' } }];
+  const tools = [
+    { type: 'web_search' },
+    { type: 'file_search', vector_store_ids: ['vs_1'] },
+    { type: 'mcp', server_label: 'deepwiki', server_url: 'https://example.invalid/mcp' },
+    { type: 'function', name: 'f', parameters: { type: 'object' } },
+  ];
   const r = await post(gw, { model: MODEL, input: 'hi', tools });
   t.is(r.status, 200);
   t.is(r.headers.get('x-gw-dropped-tools'), 'web_search, file_search, mcp:deepwiki');
-  t.deepEqual(up.received[0]!.json.tools.map((x: any) => x.name), ['f']);
+  t.deepEqual(
+    up.received[0]!.json.tools.map((x: any) => x.name),
+    ['f'],
+  );
   t.true(gw.logs.some((l) => l.includes('built-in tools dropped') && l.includes('web_search')));
-  const body = await r.json() as any;
-  t.deepEqual(body.tools.map((x: any) => x.type), ['web_search', 'file_search', 'mcp', 'function'], 'the response echoes the tools as declared');
+  const body = (await r.json()) as any;
+  t.deepEqual(
+    body.tools.map((x: any) => x.type),
+    ['web_search', 'file_search', 'mcp', 'function'],
+    'the response echoes the tools as declared',
+  );
 
   // the recorded Codex request: its web_search is dropped, its namespace flattened
   const codex = JSON.parse(readFileSync(new URL('../fixtures/responses/codex-0.169-request.json', import.meta.url), 'utf8')).body;
@@ -79,16 +95,22 @@ test('errors in OpenAI shape naming the field', async (t) => {
 test('usage and budget count Responses requests (stream and not); the budget reserves from max_output_tokens while a request is in flight', async (t) => {
   let release: () => void = () => undefined;
   const gate = new Promise<void>((r) => (release = r));
-  const { up, gw, client } = await rig(t, 'anthropic', MODEL, async (req, res) => {
-    if (req.json.max_tokens === 90) await gate;
-    replyMessages(res, req.json.stream === true, { text: 'ok' }); // 21 in, 9 out
-  }, `${PRICING}\n[extensions.usage]\n[extensions.budget]\ndefault_budget = 1.0\n`);
+  const { up, gw, client } = await rig(
+    t,
+    'anthropic',
+    MODEL,
+    async (req, res) => {
+      if (req.json.max_tokens === 90) await gate;
+      replyMessages(res, req.json.stream === true, { text: 'ok' }); // 21 in, 9 out
+    },
+    `${PRICING}\n[extensions.usage]\n[extensions.budget]\ndefault_budget = 1.0\n`,
+  );
   await client.responses.create({ model: MODEL, input: 'a', max_output_tokens: 20 });
   await client.responses.stream({ model: MODEL, input: 'b', max_output_tokens: 20 }).finalResponse();
   const usage = (await admin(gw, 'GET', '/v1/usage')).body.find((u: any) => u.key === 'default' && u.model === MODEL);
   t.like(usage, { requests: 2, prompt_tokens: 42, completion_tokens: 18 });
   const spent = (await admin(gw, 'GET', '/v1/budget')).body.find((b: any) => b.key === 'default');
-  t.is(spent.spent_usd, Math.round(2 * (21 * 10 + 9 * 10_000) / 1e6 * 1e9) / 1e9);
+  t.is(spent.spent_usd, Math.round(((2 * (21 * 10 + 9 * 10_000)) / 1e6) * 1e9) / 1e9);
 
   // 90 output tokens reserve $0.9: with $0.18 spent, nothing else fits while it is in flight
   const slow = client.responses.create({ model: MODEL, input: 'c', max_output_tokens: 90 });
@@ -103,10 +125,17 @@ test('usage and budget count Responses requests (stream and not); the budget res
 
 test('rate limits, metrics, retries and x-gw-* headers on /v1/responses', async (t) => {
   let n = 0;
-  const { gw } = await rig(t, 'anthropic', MODEL, (req, res) => (n++ === 0 ? replyJson(res, 529, fixture('anthropic/vercel-ai/error.529.overloaded.json')) : answer(req, res)),
-    '[extensions.rate_limit]\nrequests_per_minute = 2\n');
+  const { gw } = await rig(
+    t,
+    'anthropic',
+    MODEL,
+    (req, res) => (n++ === 0 ? replyJson(res, 529, fixture('anthropic/vercel-ai/error.529.overloaded.json')) : answer(req, res)),
+    '[extensions.rate_limit]\nrequests_per_minute = 2\n',
+  );
   // max_retries = 0 in the rig: a retrying provider section instead
-  const retryUp = await startUpstream((req, res) => (retryUp.received.length === 1 ? replyJson(res, 529, fixture('anthropic/vercel-ai/error.529.overloaded.json')) : answer(req, res)));
+  const retryUp = await startUpstream((req, res) =>
+    retryUp.received.length === 1 ? replyJson(res, 529, fixture('anthropic/vercel-ai/error.529.overloaded.json')) : answer(req, res),
+  );
   const gw2 = await startGateway(baseConfig(providerToml('anthropic', retryUp.origin, MODEL).replace('max_retries = 0', 'max_retries = 1')));
   t.teardown(async () => {
     await gw2.stop();
@@ -130,9 +159,17 @@ test('rate limits, metrics, retries and x-gw-* headers on /v1/responses', async 
 
 test('fallbacks: a native provider failing falls back to a translated model, a natively stored conversation expanded for it', async (t) => {
   let failOpenai = false;
-  const openaiUp = await startUpstream((_req, res) => (failOpenai ? replyJson(res, 500, { error: { message: 'boom', type: 'server_error' } }) : replyJson(res, 200, fixture('responses/spec-examples/functions.response.json'))));
+  const openaiUp = await startUpstream((_req, res) =>
+    failOpenai
+      ? replyJson(res, 500, { error: { message: 'boom', type: 'server_error' } })
+      : replyJson(res, 200, fixture('responses/spec-examples/functions.response.json')),
+  );
   const anthUp = await startUpstream(answer);
-  const gw = await startGateway(baseConfig(`${providerToml('openai', openaiUp.origin, 'gpt-5.4')}\n${providerToml('anthropic', anthUp.origin, MODEL)}\n[fallbacks]\n"gpt-5.4" = ["${MODEL}"]\n`));
+  const gw = await startGateway(
+    baseConfig(
+      `${providerToml('openai', openaiUp.origin, 'gpt-5.4')}\n${providerToml('anthropic', anthUp.origin, MODEL)}\n[fallbacks]\n"gpt-5.4" = ["${MODEL}"]\n`,
+    ),
+  );
   t.teardown(async () => {
     await gw.stop();
     await openaiUp.close();
@@ -143,12 +180,19 @@ test('fallbacks: a native provider failing falls back to a translated model, a n
   const call = first.output[0]!;
   if (call.type !== 'function_call') return t.fail();
   failOpenai = true;
-  const r = await post(gw, { model: 'gpt-5.4', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '20C' }] });
+  const r = await post(gw, {
+    model: 'gpt-5.4',
+    previous_response_id: first.id,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: '20C' }],
+  });
   t.is(r.status, 200);
   t.is(r.headers.get('x-gw-provider'), 'anthropic');
   t.is(r.headers.get('x-gw-attempts'), '2');
   const sent = anthUp.received[0]!.json;
-  t.deepEqual(sent.messages.map((m: any) => m.role), ['user', 'assistant', 'user']);
+  t.deepEqual(
+    sent.messages.map((m: any) => m.role),
+    ['user', 'assistant', 'user'],
+  );
   t.like(sent.messages[1].content[0], { type: 'tool_use', id: call.call_id, name: 'get_current_weather' });
   t.like(sent.messages[2].content[0], { type: 'tool_result', tool_use_id: call.call_id, content: '20C' });
   t.is(((await r.json()) as any).model, 'gpt-5.4', 'the model the client asked for');

@@ -13,13 +13,27 @@ import { startUpstream } from '../helpers/upstream.ts';
 import { KEY, providerToml, replyMessages, rig } from './responses-helpers.ts';
 
 const MODEL = 'claude-sonnet-4-5';
-const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'get_weather', description: 'Weather in a city', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+const tools: OpenAI.Responses.FunctionTool[] = [
+  {
+    type: 'function',
+    name: 'get_weather',
+    description: 'Weather in a city',
+    strict: false,
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 
 /** A Messages upstream: a get_weather call for a user question, an answer naming how many messages it got for a tool result. */
 function scripted(up: { received: unknown[] }) {
   return (req: { json: any }, res: Parameters<typeof replyMessages>[0]) => {
     const hasResult = JSON.stringify(req.json.messages.at(-1)).includes('tool_result');
-    replyMessages(res, req.json.stream === true, hasResult ? { text: `turn ${up.received.length}: ${req.json.messages.length} messages` } : { calls: [{ id: `toolu_${up.received.length}`, name: 'get_weather', arguments: '{"city":"Paris"}' }] });
+    replyMessages(
+      res,
+      req.json.stream === true,
+      hasResult
+        ? { text: `turn ${up.received.length}: ${req.json.messages.length} messages` }
+        : { calls: [{ id: `toolu_${up.received.length}`, name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+    );
   };
 }
 
@@ -33,19 +47,27 @@ test('previous_response_id on a translated kind: the stored conversation goes up
   const first = await client.responses.create({ model: MODEL, input: 'Weather in Paris?', instructions: 'Use tools.', tools });
   const call = first.output.find((o) => o.type === 'function_call')!;
   if (call.type !== 'function_call') return t.fail();
-  const second = await client.responses.stream({ model: MODEL, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '18C' }], tools }).finalResponse();
+  const second = await client.responses
+    .stream({ model: MODEL, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '18C' }], tools })
+    .finalResponse();
   t.is(second.previous_response_id, first.id);
   t.is(second.output_text, 'turn 2: 3 messages');
   const sent = up.received[1]!.json;
   t.is(sent.system, undefined, 'instructions are not carried over (OpenAI semantics)');
-  t.deepEqual(sent.messages.map((m: any) => m.role), ['user', 'assistant', 'user']);
+  t.deepEqual(
+    sent.messages.map((m: any) => m.role),
+    ['user', 'assistant', 'user'],
+  );
   t.like(sent.messages[1].content[0], { type: 'tool_use', id: call.call_id, name: 'get_weather', input: { city: 'Paris' } });
   t.like(sent.messages[2].content[0], { type: 'tool_result', tool_use_id: call.call_id, content: '18C' });
 
   // a third turn continues the second: the whole chain, in order
   const third = await client.responses.create({ model: MODEL, previous_response_id: second.id, input: 'And tomorrow?', tools });
   t.is(third.output[0]!.type, 'function_call');
-  t.deepEqual(up.received[2]!.json.messages.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+  t.deepEqual(
+    up.received[2]!.json.messages.map((m: any) => m.role),
+    ['user', 'assistant', 'user', 'assistant', 'user'],
+  );
   t.like(up.received[2]!.json.messages[3].content[0], { type: 'text', text: 'turn 2: 3 messages' });
 
   // input_items: the conversation the third response was made from, newest first by default
@@ -54,10 +76,16 @@ test('previous_response_id on a translated kind: the stored conversation goes up
   t.deepEqual(types, ['message', 'message', 'function_call_output', 'function_call', 'message']);
   t.true(items.data.every((i) => typeof i.id === 'string' && i.id !== ''));
   const asc = await client.responses.inputItems.list(third.id, { order: 'asc', limit: 2 });
-  t.deepEqual(asc.data.map((i) => i.type), ['message', 'function_call']);
+  t.deepEqual(
+    asc.data.map((i) => i.type),
+    ['message', 'function_call'],
+  );
   t.true(asc.has_more);
   const next = await client.responses.inputItems.list(third.id, { order: 'asc', after: asc.data[1]!.id });
-  t.deepEqual(next.data.map((i) => i.type), ['function_call_output', 'message', 'message']);
+  t.deepEqual(
+    next.data.map((i) => i.type),
+    ['function_call_output', 'message', 'message'],
+  );
 });
 
 test('retrieve and delete a stored response; another key gets 404 for all of it; store: false keeps nothing', async (t) => {
@@ -67,11 +95,17 @@ test('retrieve and delete a stored response; another key gets 404 for all of it;
   const got = await client.responses.retrieve(created.id);
   t.deepEqual(got, created);
 
-  for (const call of [() => other.responses.retrieve(created.id), () => other.responses.delete(created.id), () => other.responses.inputItems.list(created.id).then((p) => p.data)]) {
+  for (const call of [
+    () => other.responses.retrieve(created.id),
+    () => other.responses.delete(created.id),
+    () => other.responses.inputItems.list(created.id).then((p) => p.data),
+  ]) {
     const err = await t.throwsAsync(call(), { instanceOf: OpenAI.NotFoundError });
     t.regex(err!.message, new RegExp(created.id));
   }
-  const cont = await t.throwsAsync(other.responses.create({ model: MODEL, previous_response_id: created.id, input: 'more' }), { instanceOf: OpenAI.NotFoundError });
+  const cont = await t.throwsAsync(other.responses.create({ model: MODEL, previous_response_id: created.id, input: 'more' }), {
+    instanceOf: OpenAI.NotFoundError,
+  });
   t.regex(cont!.message, /previous response/);
   t.deepEqual(await client.responses.retrieve(created.id), created, 'the other key changed nothing');
 
@@ -84,7 +118,9 @@ test('retrieve and delete a stored response; another key gets 404 for all of it;
   const unstored = await client.responses.create({ model: MODEL, input: 'Weather in Paris?', tools, store: false });
   t.false((unstored as unknown as { store: boolean }).store);
   await t.throwsAsync(client.responses.retrieve(unstored.id), { instanceOf: OpenAI.NotFoundError });
-  const e = await t.throwsAsync(client.responses.create({ model: MODEL, previous_response_id: unstored.id, input: 'more' }), { instanceOf: OpenAI.NotFoundError });
+  const e = await t.throwsAsync(client.responses.create({ model: MODEL, previous_response_id: unstored.id, input: 'more' }), {
+    instanceOf: OpenAI.NotFoundError,
+  });
   t.regex(e!.message, /previous response/);
 });
 
@@ -100,7 +136,10 @@ test('a streamed response is stored before its response.completed reaches the cl
   t.is(retrieved?.id, id);
   t.is(retrieved?.status, 'completed');
   const final = await stream.finalResponse();
-  t.deepEqual(retrieved?.output.map((o) => o.id), final.output.map((o) => o.id));
+  t.deepEqual(
+    retrieved?.output.map((o) => o.id),
+    final.output.map((o) => o.id),
+  );
   t.deepEqual(retrieved?.usage, final.usage);
 });
 
@@ -145,7 +184,12 @@ test('two instances on one Redis store: a response created on one is read, conti
   t.deepEqual(await b!.responses.retrieve(first.id), first);
   const call = first.output[0]!;
   if (call.type !== 'function_call') return t.fail();
-  const second = await b!.responses.create({ model: MODEL, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '18C' }], tools });
+  const second = await b!.responses.create({
+    model: MODEL,
+    previous_response_id: first.id,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: '18C' }],
+    tools,
+  });
   t.is(second.output_text, 'turn 2: 3 messages');
   await b!.responses.delete(first.id);
   await t.throwsAsync(a!.responses.retrieve(first.id), { instanceOf: OpenAI.NotFoundError });

@@ -28,7 +28,8 @@ const CASES: Record<Kind, Case> = {
   anthropic: {
     model: 'claude-sonnet-4-5',
     tool: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
-    first: (stream) => (stream ? { sse: fixture('anthropic/anthropic-sdk-typescript/tool_use.sse') } : { json: fixture('anthropic/vercel-ai/anthropic-json-tool.1.json') }),
+    first: (stream) =>
+      stream ? { sse: fixture('anthropic/anthropic-sdk-typescript/tool_use.sse') } : { json: fixture('anthropic/vercel-ai/anthropic-json-tool.1.json') },
     second: (stream) => (stream ? { sse: fixture('anthropic/vercel-ai/anthropic-text.sse') } : { json: fixture('anthropic/vercel-ai/anthropic-text.json') }),
     checkSecond(t, r, callId) {
       t.is(r.url, '/v1/messages');
@@ -95,7 +96,11 @@ for (const kind of ['anthropic', 'gemini'] as const) {
       if (c.args) t.deepEqual(JSON.parse(call.arguments), c.args);
       t.true(first.usage!.input_tokens > 0);
 
-      const secondInput = [...input, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output' as const, call_id: call.call_id, output: '18C' }];
+      const secondInput = [
+        ...input,
+        ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+        { type: 'function_call_output' as const, call_id: call.call_id, output: '18C' },
+      ];
       const second = stream
         ? await client.responses.stream({ model: c.model, input: secondInput, tools }).finalResponse()
         : await client.responses.create({ model: c.model, input: secondInput, tools });

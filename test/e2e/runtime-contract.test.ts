@@ -17,8 +17,13 @@ import { scrape, value } from './metrics-helpers.ts';
 test('a tap returning null before budget is a plugin error (500 naming it), never a budget bypass', async (t) => {
   const up = await openaiUpstream({ usageOf: () => ({ prompt_tokens: 100_000, completion_tokens: 0 }) });
   // each request costs $0.40: a $1 budget admits 3 (spent 0, 0.4, 0.8 < 1), then refuses
-  const gw = await startGateway(baseConfig(`${providerSection(up)}\n[pricing."gpt-4o"]\ninput_per_mtok = 4.0\noutput_per_mtok = 0.0\n[extensions.budget]\ndefault_budget = 1.0\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(`${providerSection(up)}\n[pricing."gpt-4o"]\ninput_per_mtok = 4.0\noutput_per_mtok = 0.0\n[extensions.budget]\ndefault_budget = 1.0\n`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const hooks = gw.running.gateway.hooks;
   let armed = true;
   hooks.onRequest.tapPromise({ name: 'sloppy-plugin', before: 'budget' }, async () => (armed ? (null as never) : undefined));
@@ -41,7 +46,10 @@ test('a tap returning null before budget is a plugin error (500 naming it), neve
 test('an onCacheLookup tap answering something that is not a cached response fails the request loudly', async (t) => {
   const up = await openaiUpstream();
   const gw = await startGateway(baseConfig(`${providerSection(up)}\n[extensions.cache]\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   gw.running.gateway.hooks.onCacheLookup.tapPromise({ name: 'odd-cache', before: 'cache' }, async () => ({ nope: true }) as never);
   const r = await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI });
   t.is(r.status, 500);
@@ -52,7 +60,10 @@ test('a reload that changes [routing] breaker settings reaches providers whose o
   const up = await startUpstream((_r, res) => replyJson(res, 500, { error: { message: 'boom' } }));
   const routing = (n: number) => `[routing]\nbreaker_failures = ${n}\nbreaker_cooldown_seconds = 60\n`;
   const gw = await startGateway(baseConfig(`${providerSection(up, ['gpt-4o'])}\n${routing(5)}`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const provider = gw.running.gateway.snapshot.table.providers.get('up');
   await writeFile(gw.configPath, baseConfig(`${providerSection(up, ['gpt-4o'])}\n${routing(1)}`));
   t.is((await admin(gw, 'POST', '/v1/admin/reload')).status, 200);
@@ -73,7 +84,11 @@ test('a reload between admission and dispatch does not reach a request already a
   const two = await startUpstream((_r, res) => replyJson(res, 200, JSON.parse(fixture('openai/spec-examples/chat.default.response.json'))));
   const section = (origin: string) => `[providers.up]\napi_key = "sk-upstream-secret-value"\nbase_url = "${origin}/v1"\nmax_retries = 0\nmodels = ["gpt-4o"]\n`;
   const gw = await startGateway(baseConfig(section(one.origin)));
-  t.teardown(async () => { await gw.stop(); await one.close(); await two.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await one.close();
+    await two.close();
+  });
   let reloadNow = true;
   // inject the reload from a hook: while the first request waits in onRequest
   gw.running.gateway.hooks.onRequest.tapPromise('reloader', async () => {
@@ -96,15 +111,35 @@ test('anthropic truncations are counted in gw_upstream_errors_total, before and 
   let cut = 0;
   const up = await startUpstream((req, res) => {
     // first call: the stream ends before message_stop after some events; second: ends with nothing at all
-    if (req.json?.stream) return replySse(res, basic.split('\n\n').slice(0, cut++ === 0 ? 4 : 0).join('\n\n'));
+    if (req.json?.stream)
+      return replySse(
+        res,
+        basic
+          .split('\n\n')
+          .slice(0, cut++ === 0 ? 4 : 0)
+          .join('\n\n'),
+      );
     return replyJson(res, 200, {});
   });
-  const gw = await startGateway(baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-ant-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["claude-x"]\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
-  const stream = (await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', stream: true, messages: HI }) }));
+  const gw = await startGateway(
+    baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-ant-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["claude-x"]\n`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  const stream = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-x', stream: true, messages: HI }),
+  });
   t.is(stream.status, 200);
   t.regex(await stream.text(), /"code":"upstream_truncated"/);
-  const empty = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-x', stream: true, messages: HI }) });
+  const empty = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-x', stream: true, messages: HI }),
+  });
   t.is(empty.status, 502);
   t.is((await json(empty)).error.code, 'upstream_truncated');
   const m = await scrape(gw.url, ADMIN_TOKEN);
@@ -114,7 +149,10 @@ test('anthropic truncations are counted in gw_upstream_errors_total, before and 
 test('plugins see no secrets: the gateway view they get has no config, admin token, key or provider api key', async (t) => {
   const up = await openaiUpstream();
   const gw = await startGateway(baseConfig(`${providerSection(up)}\n[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const info = gw.running.gateway.info as unknown as Record<string, unknown>;
   t.false('config' in info);
   const seen: unknown[] = [];

@@ -19,7 +19,10 @@ import { chunksToSse } from './responses-helpers.ts';
 /** SSE frames of a recorded stream (blank-line separated), framing kept. */
 function frames(sse: string): string[] {
   const sep = sse.includes('\r\n\r\n') ? '\r\n\r\n' : '\n\n';
-  return sse.split(sep).filter((e) => e.trim() !== '').map((e) => e + sep);
+  return sse
+    .split(sep)
+    .filter((e) => e.trim() !== '')
+    .map((e) => e + sep);
 }
 
 const OPENAI = frames(fixture('openai/vercel-ai/openai-text.sse'));
@@ -77,9 +80,13 @@ async function setup(t: ExecutionContext, c: Case, ending: Ending, store = ''): 
     });
   });
   const timeout = ending === 'timeout' ? 'timeout_seconds = 0.5\n' : '';
-  const provider = (name: Kind, kind: string, base: string) => `[providers.${name}]\nkind = "${kind}"\napi_key = "sk-upstream-0123456789"\nbase_url = "${base}"\nmax_retries = 0\nmodels = ["${MODELS[name]}"]\n${timeout}`;
-  const pricing = Object.values(MODELS).map((m) => `[pricing."${m}"]\ninput_per_mtok = ${PRICE.input}\noutput_per_mtok = ${PRICE.output}\n`).join('\n');
-  const gw = await startGateway(baseConfig(`${store}
+  const provider = (name: Kind, kind: string, base: string) =>
+    `[providers.${name}]\nkind = "${kind}"\napi_key = "sk-upstream-0123456789"\nbase_url = "${base}"\nmax_retries = 0\nmodels = ["${MODELS[name]}"]\n${timeout}`;
+  const pricing = Object.values(MODELS)
+    .map((m) => `[pricing."${m}"]\ninput_per_mtok = ${PRICE.input}\noutput_per_mtok = ${PRICE.output}\n`)
+    .join('\n');
+  const gw = await startGateway(
+    baseConfig(`${store}
 ${provider('compat', 'vllm', `${up.origin}/v1`)}
 ${provider('anthropic', 'anthropic', up.origin)}
 ${provider('gemini', 'gemini', up.origin)}
@@ -91,7 +98,8 @@ tokens_per_minute = 10000000
 default_budget = 100
 [extensions.usage]
 [extensions.request_log]
-`));
+`),
+  );
   t.teardown(async () => {
     held?.();
     await gw.stop();
@@ -122,7 +130,12 @@ async function eventually<T>(check: () => Promise<T | undefined>): Promise<T | u
 async function runCase(t: ExecutionContext, c: Case, ending: Ending, store = ''): Promise<void> {
   const { gw } = await setup(t, c, ending, store);
   const ac = new AbortController();
-  const r = await fetch(`${gw.url}${c.path}`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
+  const r = await fetch(`${gw.url}${c.path}`, {
+    method: 'POST',
+    signal: ac.signal,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(c.body),
+  });
   t.is(r.status, 200);
   const reader = r.body!.getReader();
   const decoder = new TextDecoder();
@@ -141,24 +154,48 @@ async function runCase(t: ExecutionContext, c: Case, ending: Ending, store = '')
       if (done) break;
       text += decoder.decode(value, { stream: true });
     }
-    t.regex(text, ending === 'timeout' ? /timeout|timed out/i : /error/, 'the stream ended with gw\'s error event');
+    t.regex(text, ending === 'timeout' ? /timeout|timed out/i : /error/, "the stream ended with gw's error event");
   }
 
   const model = MODELS[c.kind];
-  const usage = await eventually(async () => (await getJson(gw, '/v1/usage') as any[]).find((u) => u.model === model));
-  t.like(usage, { key: 'default', model, prompt_tokens: c.prompt, completion_tokens: c.completion, requests: 1, estimated_requests: c.estimated ? 1 : 0 }, 'usage');
-  const series = (await getJson(gw, '/v1/usage?bucket=hour&group_by=model') as any[]).find((u) => u.model === model);
-  t.like(series, { requests: 1, errors: ending === 'client' ? 0 : 1, estimated_requests: c.estimated ? 1 : 0, prompt_tokens: c.prompt, completion_tokens: c.completion }, 'usage over time');
+  const usage = await eventually(async () => ((await getJson(gw, '/v1/usage')) as any[]).find((u) => u.model === model));
+  t.like(
+    usage,
+    { key: 'default', model, prompt_tokens: c.prompt, completion_tokens: c.completion, requests: 1, estimated_requests: c.estimated ? 1 : 0 },
+    'usage',
+  );
+  const series = ((await getJson(gw, '/v1/usage?bucket=hour&group_by=model')) as any[]).find((u) => u.model === model);
+  t.like(
+    series,
+    { requests: 1, errors: ending === 'client' ? 0 : 1, estimated_requests: c.estimated ? 1 : 0, prompt_tokens: c.prompt, completion_tokens: c.completion },
+    'usage over time',
+  );
 
-  const budget = (await getJson(gw, '/v1/budget') as any[]).find((b) => b.key === 'default');
-  t.like(budget, { spent_usd: usd((c.prompt * PRICE.input + c.completion * PRICE.output) / 1e6), reserved_usd: 0 }, 'budget settled with the charge, hold gone');
+  const budget = ((await getJson(gw, '/v1/budget')) as any[]).find((b) => b.key === 'default');
+  t.like(
+    budget,
+    { spent_usd: usd((c.prompt * PRICE.input + c.completion * PRICE.output) / 1e6), reserved_usd: 0 },
+    'budget settled with the charge, hold gone',
+  );
 
-  const window = (await getJson(gw, '/v1/rate_limit') as any[]).find((w) => w.key === 'default');
+  const window = ((await getJson(gw, '/v1/rate_limit')) as any[]).find((w) => w.key === 'default');
   t.is(window.tokens, c.prompt + c.completion, 'the token window records it');
 
-  const entry = await eventually(async () => (await getJson(gw, '/v1/requests?limit=5') as any[]).find((e) => e.model === (c.body.model ?? model)));
-  t.like(entry, { status: ending === 'client' ? 499 : ending === 'timeout' ? 504 : 502, prompt_tokens: c.prompt, completion_tokens: c.completion, usage_estimated: c.estimated }, 'request log');
-  t.false(gw.logs.some((l) => l.includes('"level":50')), 'nothing logged as an internal error');
+  const entry = await eventually(async () => ((await getJson(gw, '/v1/requests?limit=5')) as any[]).find((e) => e.model === (c.body.model ?? model)));
+  t.like(
+    entry,
+    {
+      status: ending === 'client' ? 499 : ending === 'timeout' ? 504 : 502,
+      prompt_tokens: c.prompt,
+      completion_tokens: c.completion,
+      usage_estimated: c.estimated,
+    },
+    'request log',
+  );
+  t.false(
+    gw.logs.some((l) => l.includes('"level":50')),
+    'nothing logged as an internal error',
+  );
 }
 
 const HI = [{ role: 'user', content: 'hi' }];
@@ -171,7 +208,18 @@ const geminiPath = (model: string) => `/v1beta/models/${model}:streamGenerateCon
 /** The openai recording sent up to the fourth chunk (role, then three deltas): no usage reported, all estimated. */
 function estimatedOnCompat(path: string, body: Record<string, unknown>, rcBody = body): Case {
   const texts = openaiTexts(4);
-  return { kind: 'compat', path, body, rcBody, upstream: OPENAI, send: 4, marker: texts.at(-1)!, prompt: estimateTokens(rcBody), completion: outputTokens(texts), estimated: true };
+  return {
+    kind: 'compat',
+    path,
+    body,
+    rcBody,
+    upstream: OPENAI,
+    send: 4,
+    marker: texts.at(-1)!,
+    prompt: estimateTokens(rcBody),
+    completion: outputTokens(texts),
+    estimated: true,
+  };
 }
 
 /** basic.sse up to " there": message_start reported 11 input and 1 output token; "Hello there" (11 bytes, 3 tokens) came after. */
@@ -188,15 +236,15 @@ test('chat, common-format kind: the client leaves mid-stream → charged the pro
   await runCase(t, estimatedOnCompat('/v1/chat/completions', chatBody(MODELS.compat)), 'client');
 });
 
-test('chat, anthropic kind: the client leaves → message_start\'s input tokens, the output estimated from the deltas after it', async (t) => {
+test("chat, anthropic kind: the client leaves → message_start's input tokens, the output estimated from the deltas after it", async (t) => {
   await runCase(t, anthropicCase('/v1/chat/completions', chatBody(MODELS.anthropic)), 'client');
 });
 
-test('chat, gemini kind: the client leaves → Gemini\'s running usageMetadata, exact (not estimated)', async (t) => {
+test("chat, gemini kind: the client leaves → Gemini's running usageMetadata, exact (not estimated)", async (t) => {
   await runCase(t, geminiCase('/v1/chat/completions', chatBody(MODELS.gemini)), 'client');
 });
 
-test('Messages native: the client leaves after some deltas → message_start\'s input tokens + the deltas, estimated', async (t) => {
+test("Messages native: the client leaves after some deltas → message_start's input tokens + the deltas, estimated", async (t) => {
   await runCase(t, anthropicCase('/v1/messages', messagesBody(MODELS.anthropic)), 'client');
 });
 
@@ -206,10 +254,27 @@ test('Messages translated: the client leaves → the prompt estimate + the delta
 
 test('Responses native: the client leaves after some reasoning summary deltas → the prompt estimate + the deltas, estimated', async (t) => {
   // created, in_progress, output_item.added, reasoning_summary_part.added, then three reasoning_summary_text.delta
-  const texts = RESPONSES.slice(0, 7).map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as { type: string; delta?: string }).filter((e) => e.type.endsWith('.delta')).map((e) => e.delta!);
+  const texts = RESPONSES.slice(0, 7)
+    .map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as { type: string; delta?: string })
+    .filter((e) => e.type.endsWith('.delta'))
+    .map((e) => e.delta!);
   t.is(texts.length, 3);
   const body = responsesBody(MODELS.openai);
-  await runCase(t, { kind: 'openai', path: '/v1/responses', body, upstream: RESPONSES, send: 7, marker: texts.at(-1)!, prompt: estimateTokens(body), completion: outputTokens(texts), estimated: true }, 'client');
+  await runCase(
+    t,
+    {
+      kind: 'openai',
+      path: '/v1/responses',
+      body,
+      upstream: RESPONSES,
+      send: 7,
+      marker: texts.at(-1)!,
+      prompt: estimateTokens(body),
+      completion: outputTokens(texts),
+      estimated: true,
+    },
+    'client',
+  );
 });
 
 test('Responses translated: the client leaves → the prompt estimate + the deltas, estimated', async (t) => {
@@ -249,10 +314,17 @@ test('Redis store: a client that leaves mid-stream is charged there too (usage, 
 test('a failure before the first byte still counts nothing (docs/design.md)', async (t) => {
   const c = anthropicCase('/v1/messages', messagesBody(MODELS.anthropic));
   const { gw } = await setup(t, { ...c, send: 0 }, 'cut');
-  const r = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
+  const r = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(c.body),
+  });
   t.is(r.status, 502);
   await r.text();
-  t.deepEqual((await getJson(gw, '/v1/usage')), []);
-  t.like((await getJson(gw, '/v1/budget') as any[]).find((b) => b.key === 'default'), { spent_usd: 0, reserved_usd: 0 });
-  t.is((await getJson(gw, '/v1/rate_limit') as any[]).find((w) => w.key === 'default').tokens, 0);
+  t.deepEqual(await getJson(gw, '/v1/usage'), []);
+  t.like(
+    ((await getJson(gw, '/v1/budget')) as any[]).find((b) => b.key === 'default'),
+    { spent_usd: 0, reserved_usd: 0 },
+  );
+  t.is(((await getJson(gw, '/v1/rate_limit')) as any[]).find((w) => w.key === 'default').tokens, 0);
 });

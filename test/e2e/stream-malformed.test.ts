@@ -18,7 +18,10 @@ import { chunksToSse } from './responses-helpers.ts';
 /** SSE frames of a recorded stream, framing kept. */
 function frames(sse: string): string[] {
   const sep = sse.includes('\r\n\r\n') ? '\r\n\r\n' : '\n\n';
-  return sse.split(sep).filter((e) => e.trim() !== '').map((e) => e + sep);
+  return sse
+    .split(sep)
+    .filter((e) => e.trim() !== '')
+    .map((e) => e + sep);
 }
 
 // its first chunks and its end (finish, usage, [DONE]): the whole recording is 150 events
@@ -57,16 +60,110 @@ const GEMINI_BODY = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
 const common = (origin: string) => `kind = "vllm"\nbase_url = "${origin}/v1"`;
 
 const PATHS: Array<(origin: string) => StreamPath> = [
-  (o) => ({ name: 'chat on a common-format kind', provider: common(o), model: 'local-x', path: '/v1/chat/completions', body: { model: 'local-x', messages: HI, stream: true }, upstream: OPENAI, before: 3, terminator: /data: \[DONE\]/ }),
-  (o) => ({ name: 'chat on zhipu (mapped chunks)', provider: `kind = "zhipu"\nbase_url = "${o}/api/paas/v4"`, model: 'glm-4.7-flash', path: '/v1/chat/completions', body: { model: 'glm-4.7-flash', messages: HI, stream: true }, upstream: ZHIPU, before: 3, terminator: /data: \[DONE\]/, bad: ['{"choices":[{"finish_reason":"sensitive",}]}', '[{"finish_reason":"sensitive"}]'] }),
-  (o) => ({ name: 'chat on anthropic (stream mapper)', provider: `kind = "anthropic"\nbase_url = "${o}"`, model: 'claude-x', path: '/v1/chat/completions', body: { model: 'claude-x', messages: HI, stream: true }, upstream: ANTHROPIC, before: 4, terminator: /data: \[DONE\]/, bad: ['event: content_block_delta\ndata: [1]'] }),
-  (o) => ({ name: 'chat on gemini (stream mapper)', provider: `kind = "gemini"\nbase_url = "${o}"`, model: 'gemini-x', path: '/v1/chat/completions', body: { model: 'gemini-x', messages: HI, stream: true }, upstream: GEMINI, before: 1, terminator: /data: \[DONE\]/ }),
-  (o) => ({ name: 'Messages passthrough', provider: `kind = "anthropic"\nbase_url = "${o}"`, model: 'claude-x', path: '/v1/messages', body: { model: 'claude-x', max_tokens: 50, messages: HI, stream: true }, upstream: ANTHROPIC, before: 4, terminator: /event: message_stop/, bad: ['event: message_delta\ndata: null', 'event: content_block_delta\ndata: {"type":"content_block_delta"'] }),
-  (o) => ({ name: 'Messages translated', provider: common(o), model: 'local-x', path: '/v1/messages', body: { model: 'local-x', max_tokens: 50, messages: HI, stream: true }, upstream: OPENAI, before: 3, terminator: /event: message_stop/ }),
-  (o) => ({ name: 'Responses passthrough', provider: `kind = "openai"\nbase_url = "${o}/v1"`, model: 'gpt-x', path: '/v1/responses', body: { model: 'gpt-x', input: 'hi', stream: true }, upstream: RESPONSES, before: 5, terminator: /event: response\.completed/, bad: ['event: response.completed\ndata: [1]'] }),
-  (o) => ({ name: 'Responses translated', provider: common(o), model: 'local-x', path: '/v1/responses', body: { model: 'local-x', input: 'hi', stream: true }, upstream: OPENAI, before: 3, terminator: /response\.completed/ }),
-  (o) => ({ name: 'Gemini passthrough', provider: `kind = "gemini"\nbase_url = "${o}"`, model: 'gemini-x', path: '/v1beta/models/gemini-x:streamGenerateContent?alt=sse', body: GEMINI_BODY, upstream: GEMINI, before: 1, terminator: /"finishReason"/ }),
-  (o) => ({ name: 'Gemini translated', provider: common(o), model: 'local-x', path: '/v1beta/models/local-x:streamGenerateContent?alt=sse', body: GEMINI_BODY, upstream: OPENAI, before: 3, terminator: /"finishReason"/ }),
+  (o) => ({
+    name: 'chat on a common-format kind',
+    provider: common(o),
+    model: 'local-x',
+    path: '/v1/chat/completions',
+    body: { model: 'local-x', messages: HI, stream: true },
+    upstream: OPENAI,
+    before: 3,
+    terminator: /data: \[DONE\]/,
+  }),
+  (o) => ({
+    name: 'chat on zhipu (mapped chunks)',
+    provider: `kind = "zhipu"\nbase_url = "${o}/api/paas/v4"`,
+    model: 'glm-4.7-flash',
+    path: '/v1/chat/completions',
+    body: { model: 'glm-4.7-flash', messages: HI, stream: true },
+    upstream: ZHIPU,
+    before: 3,
+    terminator: /data: \[DONE\]/,
+    bad: ['{"choices":[{"finish_reason":"sensitive",}]}', '[{"finish_reason":"sensitive"}]'],
+  }),
+  (o) => ({
+    name: 'chat on anthropic (stream mapper)',
+    provider: `kind = "anthropic"\nbase_url = "${o}"`,
+    model: 'claude-x',
+    path: '/v1/chat/completions',
+    body: { model: 'claude-x', messages: HI, stream: true },
+    upstream: ANTHROPIC,
+    before: 4,
+    terminator: /data: \[DONE\]/,
+    bad: ['event: content_block_delta\ndata: [1]'],
+  }),
+  (o) => ({
+    name: 'chat on gemini (stream mapper)',
+    provider: `kind = "gemini"\nbase_url = "${o}"`,
+    model: 'gemini-x',
+    path: '/v1/chat/completions',
+    body: { model: 'gemini-x', messages: HI, stream: true },
+    upstream: GEMINI,
+    before: 1,
+    terminator: /data: \[DONE\]/,
+  }),
+  (o) => ({
+    name: 'Messages passthrough',
+    provider: `kind = "anthropic"\nbase_url = "${o}"`,
+    model: 'claude-x',
+    path: '/v1/messages',
+    body: { model: 'claude-x', max_tokens: 50, messages: HI, stream: true },
+    upstream: ANTHROPIC,
+    before: 4,
+    terminator: /event: message_stop/,
+    bad: ['event: message_delta\ndata: null', 'event: content_block_delta\ndata: {"type":"content_block_delta"'],
+  }),
+  (o) => ({
+    name: 'Messages translated',
+    provider: common(o),
+    model: 'local-x',
+    path: '/v1/messages',
+    body: { model: 'local-x', max_tokens: 50, messages: HI, stream: true },
+    upstream: OPENAI,
+    before: 3,
+    terminator: /event: message_stop/,
+  }),
+  (o) => ({
+    name: 'Responses passthrough',
+    provider: `kind = "openai"\nbase_url = "${o}/v1"`,
+    model: 'gpt-x',
+    path: '/v1/responses',
+    body: { model: 'gpt-x', input: 'hi', stream: true },
+    upstream: RESPONSES,
+    before: 5,
+    terminator: /event: response\.completed/,
+    bad: ['event: response.completed\ndata: [1]'],
+  }),
+  (o) => ({
+    name: 'Responses translated',
+    provider: common(o),
+    model: 'local-x',
+    path: '/v1/responses',
+    body: { model: 'local-x', input: 'hi', stream: true },
+    upstream: OPENAI,
+    before: 3,
+    terminator: /response\.completed/,
+  }),
+  (o) => ({
+    name: 'Gemini passthrough',
+    provider: `kind = "gemini"\nbase_url = "${o}"`,
+    model: 'gemini-x',
+    path: '/v1beta/models/gemini-x:streamGenerateContent?alt=sse',
+    body: GEMINI_BODY,
+    upstream: GEMINI,
+    before: 1,
+    terminator: /"finishReason"/,
+  }),
+  (o) => ({
+    name: 'Gemini translated',
+    provider: common(o),
+    model: 'local-x',
+    path: '/v1beta/models/local-x:streamGenerateContent?alt=sse',
+    body: GEMINI_BODY,
+    upstream: OPENAI,
+    before: 3,
+    terminator: /"finishReason"/,
+  }),
 ];
 
 /** The event separator of a recorded stream (Google's is CRLF). */
@@ -86,7 +183,9 @@ async function rig(t: ExecutionContext, origin: (o: string) => StreamPath): Prom
     res.end(events.join(''));
   });
   const path = origin(up.origin);
-  const gw = await startGateway(baseConfig(`[providers.up]\napi_key = "sk-upstream-0123456789"\n${path.provider}\nmax_retries = 1\nmodels = ["${path.model}"]\n`));
+  const gw = await startGateway(
+    baseConfig(`[providers.up]\napi_key = "sk-upstream-0123456789"\n${path.provider}\nmax_retries = 1\nmodels = ["${path.model}"]\n`),
+  );
   t.teardown(async () => {
     await gw.stop();
     await up.close();
@@ -95,7 +194,11 @@ async function rig(t: ExecutionContext, origin: (o: string) => StreamPath): Prom
 }
 
 const post = (gw: TestGateway, p: StreamPath) =>
-  fetch(`${gw.url}${p.path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(p.body) });
+  fetch(`${gw.url}${p.path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(p.body),
+  });
 
 for (const make of PATHS) {
   const name = make('http://x').name;
@@ -114,7 +217,10 @@ for (const make of PATHS) {
       t.false(text.includes('not a JSON object'), bad);
       t.is(up.received.length - before, 2, `${bad}: retried once`);
     }
-    t.false(gw.logs.some((l) => l.includes('"level":50')), 'nothing logged as an internal error');
+    t.false(
+      gw.logs.some((l) => l.includes('"level":50')),
+      'nothing logged as an internal error',
+    );
   });
 
   test(`${name}: a malformed event after the first byte is one error event in the route's shape, then the end; an upstream error of the provider`, async (t) => {
@@ -138,8 +244,15 @@ for (const make of PATHS) {
       t.is(up.received.length - before, 1, `${bad}: not retried after the first byte`);
     }
     const m = await scrape(gw.url);
-    t.is(value(m, 'gw_upstream_errors_total', { provider: 'up', status: 'upstream_malformed' }), bads.length, 'each counted as an upstream error of the provider');
-    t.false(gw.logs.some((l) => l.includes('"level":50')), 'nothing logged as an internal error');
+    t.is(
+      value(m, 'gw_upstream_errors_total', { provider: 'up', status: 'upstream_malformed' }),
+      bads.length,
+      'each counted as an upstream error of the provider',
+    );
+    t.false(
+      gw.logs.some((l) => l.includes('"level":50')),
+      'nothing logged as an internal error',
+    );
   });
 
   test(`${name}: a line that is not an SSE field (no colon) is ignored and the stream completes`, async (t) => {

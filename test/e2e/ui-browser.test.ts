@@ -29,12 +29,17 @@ tokens_per_minute = 1000000
 default_budget = 5.0
 [extensions.request_log]
 `;
-const usageOf = (json: any) => ({ prompt_tokens: 10 + String(json?.messages?.[0]?.content ?? json?.input ?? '').length, completion_tokens: json?.max_tokens ?? 5 });
+const usageOf = (json: any) => ({
+  prompt_tokens: 10 + String(json?.messages?.[0]?.content ?? json?.input ?? '').length,
+  completion_tokens: json?.max_tokens ?? 5,
+});
 
 /** Where this run's screenshots go (created once, kept). */
 let shotDir: Promise<string> | undefined;
 async function shot(t: ExecutionContext, page: Page, name: string): Promise<string> {
-  shotDir ??= process.env.GW_SCREENSHOTS ? mkdir(process.env.GW_SCREENSHOTS, { recursive: true }).then(() => process.env.GW_SCREENSHOTS!) : mkdtemp(join(tmpdir(), 'gw-ui-shots-'));
+  shotDir ??= process.env.GW_SCREENSHOTS
+    ? mkdir(process.env.GW_SCREENSHOTS, { recursive: true }).then(() => process.env.GW_SCREENSHOTS!)
+    : mkdtemp(join(tmpdir(), 'gw-ui-shots-'));
   const file = join(await shotDir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   t.log(`screenshot: ${file}`);
@@ -62,7 +67,9 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   // traffic: two keys, two models, a stream, and failures
   for (let i = 0; i < 3; i++) await client(gw).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `hello ${i}` }], max_tokens: 8 });
   const s = await client(gw, KEY2).chat.completions.create({ model: 'gpt-4o', messages: HI, max_tokens: 4, stream: true });
-  for await (const _ of s) { /* drain */ }
+  for await (const _ of s) {
+    /* drain */
+  }
   await client(gw, KEY2).embeddings.create({ model: 'text-embedding-3-small', input: 'embed me' });
   t.is((await post(gw, '/v1/chat/completions', { model: 'no-such-model', messages: HI })).status, 404);
   up.handle((_req, res) => {
@@ -72,7 +79,16 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, KEY2)).status, 502);
   up.handle((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }));
+    res.end(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+      }),
+    );
   });
 
   const page = b.context.pages()[0] ?? (await b.context.newPage());
@@ -91,13 +107,18 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   await chart.locator('.plot canvas').first().waitFor();
   const drawn = await chart.locator('.plot').evaluate((el: any) => ({ x: el._uplot.data[0] as number[], ys: el._uplot.data.slice(1) as number[][] }));
   const end = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
-  const api = (await admin(gw, 'GET', `/v1/usage?bucket=hour&group_by=model&from=${new Date(end - 24 * 3_600_000).toISOString()}&to=${new Date(end).toISOString()}`)).body as any[];
+  const api = (
+    await admin(gw, 'GET', `/v1/usage?bucket=hour&group_by=model&from=${new Date(end - 24 * 3_600_000).toISOString()}&to=${new Date(end).toISOString()}`)
+  ).body as any[];
   t.true(api.length >= 3);
   const perHour = new Map<number, number>();
   for (const e of api) perHour.set(Date.parse(e.bucket_start) / 1000, (perHour.get(Date.parse(e.bucket_start) / 1000) ?? 0) + e.requests);
   t.is(drawn.x.length, 24);
   // stacked bars are drawn cumulative, the total first: its top is the hour's requests
-  t.deepEqual(drawn.x.map((x, i) => [x, drawn.ys[0]![i]]), drawn.x.map((x) => [x, perHour.get(x) ?? 0]));
+  t.deepEqual(
+    drawn.x.map((x, i) => [x, drawn.ys[0]![i]]),
+    drawn.x.map((x) => [x, perHour.get(x) ?? 0]),
+  );
   // and the data table under it, per model
   await chart.getByText('Data').click();
   for (const e of api) {
@@ -105,7 +126,14 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
     const cell = chart.locator(`tr[data-time="${e.bucket_start}"] td[data-series="${label}"]`);
     t.is(await cell.getAttribute('data-value'), String(e.requests), `${e.bucket_start} ${label}`);
   }
-  t.is(await page.locator('.tile').filter({ has: page.locator('.label', { hasText: /^Requests$/ }) }).locator('.value').textContent(), String(api.reduce((n, e) => n + e.requests, 0)));
+  t.is(
+    await page
+      .locator('.tile')
+      .filter({ has: page.locator('.label', { hasText: /^Requests$/ }) })
+      .locator('.value')
+      .textContent(),
+    String(api.reduce((n, e) => n + e.requests, 0)),
+  );
   await shot(t, page, 'overview');
   await page.getByRole('button', { name: 'By key' }).click();
   await page.locator('[data-chart=requests] .legend', { hasText: 'second' }).waitFor();
@@ -114,7 +142,7 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   // keys: create one (shown once), use it, revoke it, see it refused
   await open(page, 'keys', 'Keys');
   await page.locator('tr[data-key=default]').waitFor();
-  t.regex(await page.locator('tr[data-key=default]').textContent() ?? '', /\$[\d.]+ of \$5\.00/);
+  t.regex((await page.locator('tr[data-key=default]').textContent()) ?? '', /\$[\d.]+ of \$5\.00/);
   await page.getByLabel('Key name').fill('browser-key');
   await page.getByRole('button', { name: 'Create key' }).click();
   const secret = (await page.locator('code.new-key').textContent())!.trim();
@@ -137,7 +165,7 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   await open(page, 'models', 'Models & providers');
   const provider = page.locator('tr[data-provider=up]');
   await provider.getByText(/req ·/).first().waitFor();
-  t.regex(await provider.textContent() ?? '', /closed/);
+  t.regex((await provider.textContent()) ?? '', /closed/);
   await shot(t, page, 'models');
 
   // requests: filter down to the one failed request of key 'second'
@@ -148,13 +176,16 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   const rows = page.locator('tr[data-request-id]');
   await page.locator('[data-count="1"]').waitFor();
   t.is(await rows.count(), 1);
-  t.regex(await rows.first().textContent() ?? '', /502/);
+  t.regex((await rows.first().textContent()) ?? '', /502/);
   await rows.first().click();
   const detail = page.getByRole('complementary', { name: 'Request details' });
   await detail.getByText(/upstream exploded/).waitFor();
   await shot(t, page, 'requests');
 
-  t.false(urls.some((u) => u.includes(ADMIN_TOKEN) || u.includes(secret)), 'no token in any URL');
+  t.false(
+    urls.some((u) => u.includes(ADMIN_TOKEN) || u.includes(secret)),
+    'no token in any URL',
+  );
   t.false(page.url().includes(ADMIN_TOKEN));
   t.deepEqual(problems, []);
 });
@@ -167,15 +198,26 @@ test('a wrong token or a gateway key shows what is wrong, not a blank page; phon
   await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   const page = b.context.pages()[0] ?? (await b.context.newPage());
   await signIn(page, gw.url, 'sk-not-the-admin-token-000000000');
-  await page.getByRole('alert').getByText(/The admin token was refused: invalid admin token/).waitFor();
+  await page
+    .getByRole('alert')
+    .getByText(/The admin token was refused: invalid admin token/)
+    .waitFor();
   t.is(await page.evaluate(() => sessionStorage.getItem('gw.adminToken')), null);
   await shot(t, page, 'signin-wrong-token');
   await page.getByLabel('Admin token').fill(KEY);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('alert').getByText(/That is a gateway key, not the admin token/).waitFor();
+  await page
+    .getByRole('alert')
+    .getByText(/That is a gateway key, not the admin token/)
+    .waitFor();
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  for (const [hash, heading] of [['overview', 'Overview'], ['keys', 'Keys'], ['models', 'Models & providers'], ['requests', 'Requests']] as const) {
+  for (const [hash, heading] of [
+    ['overview', 'Overview'],
+    ['keys', 'Keys'],
+    ['models', 'Models & providers'],
+    ['requests', 'Requests'],
+  ] as const) {
     await open(page, hash, heading);
     await page.waitForLoadState('networkidle');
     // nothing wider than the screen: no sideways scrolling of the page
@@ -185,7 +227,10 @@ test('a wrong token or a gateway key shows what is wrong, not a blank page; phon
   // the admin token stops working (config reloaded with another): signed out with the reason
   await page.evaluate(() => sessionStorage.setItem('gw.adminToken', 'sk-stale-admin-token-00000000000'));
   await open(page, 'keys', 'Keys').catch(() => undefined);
-  await page.getByRole('alert').getByText(/no longer accepted/).waitFor();
+  await page
+    .getByRole('alert')
+    .getByText(/no longer accepted/)
+    .waitFor();
 });
 
 test('loading /ui transfers at most 300 KB (before gzip), all from gw itself', async (t) => {
@@ -197,13 +242,23 @@ test('loading /ui transfers at most 300 KB (before gzip), all from gw itself', a
   const page = b.context.pages()[0] ?? (await b.context.newPage());
   const sizes = new Map<string, number>();
   const pending: Array<Promise<void>> = [];
-  page.on('response', (r) => pending.push(r.body().then((body) => void sizes.set(r.url(), body.length), () => undefined)));
+  page.on('response', (r) =>
+    pending.push(
+      r.body().then(
+        (body) => void sizes.set(r.url(), body.length),
+        () => undefined,
+      ),
+    ),
+  );
   await signIn(page, gw.url, ADMIN_TOKEN);
   await page.locator('[data-chart=requests] .plot canvas').first().waitFor();
   await page.waitForLoadState('networkidle');
   await Promise.all(pending);
   const origin = new URL(gw.url).origin;
-  t.true([...sizes.keys()].every((u) => u.startsWith(origin)), 'no other host');
+  t.true(
+    [...sizes.keys()].every((u) => u.startsWith(origin)),
+    'no other host',
+  );
   const assets = [...sizes].filter(([u]) => new URL(u).pathname.startsWith('/ui'));
   const assetBytes = assets.reduce((n, [, s]) => n + s, 0);
   const allBytes = [...sizes.values()].reduce((n, s) => n + s, 0);

@@ -9,8 +9,21 @@ import { replySse, startUpstream, toSse } from '../helpers/upstream.ts';
 import { json } from './ext-helpers.ts';
 import { scrape, value } from './metrics-helpers.ts';
 
-const chunk = (content: string) => ({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
-const DONE = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+const chunk = (content: string) => ({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 0,
+  model: 'm',
+  choices: [{ index: 0, delta: { content }, finish_reason: null }],
+});
+const DONE = {
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 0,
+  model: 'm',
+  choices: [],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+};
 
 /** An upstream whose streams last `ms`, counting how many it serves at once. */
 async function slowUpstream(ms: number) {
@@ -25,7 +38,11 @@ async function slowUpstream(ms: number) {
 }
 
 const stream = (url: string) =>
-  fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
 
 test('without max_connections, 600 concurrent streams reach the upstream at once (no hidden cap)', async (t) => {
   // every answer waits until more than 512 requests are open at the upstream at once (the old
@@ -43,7 +60,12 @@ test('without max_connections, 600 concurrent streams reach the upstream at once
     open--;
   });
   const gw = await startGateway(baseConfig(`[providers.p]\nkind = "openai"\napi_key = "k"\nbase_url = "${up.origin}/v1"\nmodels = ["m"]\n`));
-  t.teardown(async () => { clearTimeout(bound); release(); await gw.stop(); await up.close(); });
+  t.teardown(async () => {
+    clearTimeout(bound);
+    release();
+    await gw.stop();
+    await up.close();
+  });
   const rs = await Promise.all(Array.from({ length: 600 }, () => stream(gw.url).then((r) => r.text())));
   t.true(rs.every((x) => x.endsWith('data: [DONE]\n\n')));
   t.true(peak > 512, `peak ${peak}: the old pool capped an origin at 512`);
@@ -51,8 +73,14 @@ test('without max_connections, 600 concurrent streams reach the upstream at once
 
 test('max_connections queues the rest in the open: every stream finishes, the upstream never sees more, the wait is measured', async (t) => {
   const { up, stats } = await slowUpstream(300);
-  const gw = await startGateway(baseConfig(`[providers.p]\nkind = "openai"\napi_key = "k"\nbase_url = "${up.origin}/v1"\nmodels = ["m"]\nmax_connections = 2\n`), { level: 'debug' });
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(`[providers.p]\nkind = "openai"\napi_key = "k"\nbase_url = "${up.origin}/v1"\nmodels = ["m"]\nmax_connections = 2\n`),
+    { level: 'debug' },
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const pending = Array.from({ length: 6 }, () => stream(gw.url).then((r) => r.text()));
   await new Promise((r) => setTimeout(r, 100));
   const during = await scrape(gw.url);
@@ -64,13 +92,23 @@ test('max_connections queues the rest in the open: every stream finishes, the up
   t.is(value(after, 'gw_upstream_queue_depth', { provider: 'p' }), 0);
   t.is(value(after, 'gw_upstream_queue_wait_seconds_count', { provider: 'p' }), 4);
   t.true(value(after, 'gw_upstream_queue_wait_seconds_sum', { provider: 'p' }) > 0.5);
-  t.true(gw.logs.some((l) => l.includes('waited for an upstream connection slot')), 'the -vv log says so');
+  t.true(
+    gw.logs.some((l) => l.includes('waited for an upstream connection slot')),
+    'the -vv log says so',
+  );
 });
 
 test('time queued counts toward timeout_seconds: past it, 504 saying the request was queued', async (t) => {
   const { up } = await slowUpstream(1500);
-  const gw = await startGateway(baseConfig(`[providers.p]\nkind = "openai"\napi_key = "k"\nbase_url = "${up.origin}/v1"\nmodels = ["m"]\nmax_connections = 1\ntimeout_seconds = 0.4\nmax_retries = 0\n`));
-  t.teardown(async () => { await gw.stop(); await up.close(); });
+  const gw = await startGateway(
+    baseConfig(
+      `[providers.p]\nkind = "openai"\napi_key = "k"\nbase_url = "${up.origin}/v1"\nmodels = ["m"]\nmax_connections = 1\ntimeout_seconds = 0.4\nmax_retries = 0\n`,
+    ),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
   const first = stream(gw.url);
   await new Promise((r) => setTimeout(r, 50));
   const second = await stream(gw.url);

@@ -18,7 +18,13 @@ function provider(up: MockUpstream): string {
 }
 
 /** gw with `[keys.default]` (KEY) and `[keys.second]` (KEY2) whose settings are `defaultSettings`, plus `extra`. */
-async function gatewayWith(t: ExecutionContext, up: MockUpstream, defaultSettings: string, extra = '', opts: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
+async function gatewayWith(
+  t: ExecutionContext,
+  up: MockUpstream,
+  defaultSettings: string,
+  extra = '',
+  opts: Parameters<typeof startGateway>[1] = {},
+): Promise<TestGateway> {
   const toml = baseConfig(`${provider(up)}\n${extra}`).replace(`key = "${KEY}"\n`, `key = "${KEY}"\n${defaultSettings}\n`);
   const gw = await startGateway(toml, opts);
   t.teardown(async () => {
@@ -30,7 +36,11 @@ async function gatewayWith(t: ExecutionContext, up: MockUpstream, defaultSetting
 
 /** An admin call with a JSON body; status and parsed body. */
 async function adminJson(gw: { url: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -39,7 +49,11 @@ const chatCalls = (up: MockUpstream) => up.received.filter((r) => r.url === '/v1
 
 test('models: allowed after alias resolution; a model outside the patterns is 403 naming it, before any upstream call, rate-limit window or reservation', async (t) => {
   const up = await openaiUpstream();
-  const gw = await gatewayWith(t, up, 'models = ["gpt-4o*"]\nrequests_per_minute = 2', `
+  const gw = await gatewayWith(
+    t,
+    up,
+    'models = ["gpt-4o*"]\nrequests_per_minute = 2',
+    `
 [aliases]
 fast = "gpt-4o-mini"
 smart = "claude-sonnet-4-5"
@@ -61,7 +75,8 @@ output_per_mtok = 1
 requests_per_minute = 1000
 [extensions.budget]
 default_budget = 100
-`);
+`,
+  );
   const c = client(gw);
   for (const model of ['claude-sonnet-4-5', 'smart', 'gpt-4', 'text-embedding-3-small']) {
     const err = (await t.throwsAsync(c.chat.completions.create({ model, messages: HI }), { instanceOf: OpenAI.PermissionDeniedError }))!;
@@ -74,7 +89,11 @@ default_budget = 100
   t.regex((await t.throwsAsync(c.chat.completions.create({ model: 'smart', messages: HI })))!.message, /alias of 'claude-sonnet-4-5'/);
   await t.throwsAsync(c.embeddings.create({ model: 'text-embedding-3-small', input: 'x' }), { instanceOf: OpenAI.PermissionDeniedError });
   // the Messages format refuses in its own shape
-  const m = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: HI }) });
+  const m = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: HI }),
+  });
   t.is(m.status, 403);
   t.like(await json(m), { type: 'error', error: { type: 'permission_error' } });
   t.is(up.received.length, 0);
@@ -98,18 +117,32 @@ test('models: a fallback the key may not call is skipped; a 404 suggests only mo
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: req.json.model, choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: req.json.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      }),
+    );
   });
   const gw = await gatewayWith(t, up, 'models = ["gpt-4o*", "*-4-5x"]', '[fallbacks]\n"gpt-4o" = ["claude-sonnet-4-5", "gpt-4o-mini"]\n');
   const r = await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   t.is(r.model, 'gpt-4o-mini');
-  t.deepEqual(up.received.map((x) => x.json.model), ['gpt-4o', 'gpt-4o-mini']); // claude-sonnet-4-5 never tried
+  t.deepEqual(
+    up.received.map((x) => x.json.model),
+    ['gpt-4o', 'gpt-4o-mini'],
+  ); // claude-sonnet-4-5 never tried
   const miss = (await t.throwsAsync(client(gw).chat.completions.create({ model: 'gpt-4o-mini-x', messages: HI }), { instanceOf: OpenAI.NotFoundError }))!;
   t.regex(miss.message, /did you mean 'gpt-4o', 'gpt-4o-mini'\?$/);
   // allowed by a pattern, served by nobody, and close to a model the key may not call: 404 without a hint of it
   const near = (await t.throwsAsync(client(gw).chat.completions.create({ model: 'claude-sonnet-4-5x', messages: HI }), { instanceOf: OpenAI.NotFoundError }))!;
   t.notRegex(near.message, /did you mean/);
-  t.regex((await t.throwsAsync(client(gw, KEY2).chat.completions.create({ model: 'claude-sonnet-4-5x', messages: HI })))!.message, /did you mean 'claude-sonnet-4-5'/);
+  t.regex(
+    (await t.throwsAsync(client(gw, KEY2).chat.completions.create({ model: 'claude-sonnet-4-5x', messages: HI })))!.message,
+    /did you mean 'claude-sonnet-4-5'/,
+  );
 });
 
 test('/v1/models lists only what the key may call (aliases of allowed models included); GET /v1/models/{id} is 404 for the others, in both formats', async (t) => {
@@ -130,7 +163,10 @@ test('/v1/models lists only what the key may call (aliases of allowed models inc
   t.deepEqual(all, [...MODELS, 'fast', 'smart']);
   // Anthropic clients list models through gw too
   const anth = await fetch(`${gw.url}/v1/models`, { headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' } });
-  t.deepEqual(((await json(anth)).data as Array<{ id: string }>).map((m) => m.id), ['gpt-4o', 'gpt-4o-mini', 'fast']);
+  t.deepEqual(
+    ((await json(anth)).data as Array<{ id: string }>).map((m) => m.id),
+    ['gpt-4o', 'gpt-4o-mini', 'fast'],
+  );
   t.is((await fetch(`${gw.url}/v1/models/claude-sonnet-4-5`, { headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' } })).status, 404);
   // the admin view lists every model
   t.is((await admin(gw, 'GET', '/v1/admin/models')).body.data.length, MODELS.length + 2);
@@ -156,7 +192,14 @@ test('expiry: 401 key_expired once the clock passes expires_at (file and runtime
   await t.throwsAsync(temp.chat.completions.create({ model: 'gpt-4o', messages: HI }), { instanceOf: OpenAI.AuthenticationError, code: 'key_expired' });
   await t.throwsAsync(temp.models.list(), { instanceOf: OpenAI.AuthenticationError });
   const list = (await admin(gw, 'GET', '/v1/admin/keys')).body.data as Array<{ name: string; expired: boolean }>;
-  t.deepEqual(list.map((k) => [k.name, k.expired]), [['default', true], ['second', false], ['temp', true]]);
+  t.deepEqual(
+    list.map((k) => [k.name, k.expired]),
+    [
+      ['default', true],
+      ['second', false],
+      ['temp', true],
+    ],
+  );
   // PATCH lifts the expiry of the runtime key: it works again at once
   t.is((await adminJson(gw, 'PATCH', '/v1/admin/keys/temp', { expires_at: null })).status, 200);
   t.is((await temp.chat.completions.create({ model: 'gpt-4o', messages: HI })).object, 'chat.completion');
@@ -171,7 +214,9 @@ const PER_REQUEST = 1.0001;
 test('a daily budget refuses, then admits again after the day boundary; a request admitted just before it is charged to its own day', async (t) => {
   let now = Date.parse('2026-05-14T10:00:00Z');
   const up = await openaiUpstream({ usageOf });
-  const gw = await gatewayWith(t, up, 'budget = 1.5\nbudget_period = "daily"', `${PRICING}\n[extensions.budget]\ndefault_budget = 1000\n`, { clock: () => now });
+  const gw = await gatewayWith(t, up, 'budget = 1.5\nbudget_period = "daily"', `${PRICING}\n[extensions.budget]\ndefault_budget = 1000\n`, {
+    clock: () => now,
+  });
   const c = client(gw);
   const ask = () => c.chat.completions.create({ model: 'gpt-4o', messages: HI, max_tokens: 100 });
   await ask();
@@ -180,9 +225,21 @@ test('a daily budget refuses, then admits again after the day boundary; a reques
   t.is(refused.code, 'budget_exceeded');
   t.regex(refused.message, /spent \$2\.0002 of \$1\.5 this day; resets at 2026-05-15T00:00:00Z/);
   let b = (await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'default');
-  t.deepEqual(b, { key: 'default', spent_usd: 2.0002, budget_usd: 1.5, remaining_usd: -0.5002, reserved_usd: 0, period: 'daily', period_start: '2026-05-14T00:00:00Z', resets_at: '2026-05-15T00:00:00Z' });
+  t.deepEqual(b, {
+    key: 'default',
+    spent_usd: 2.0002,
+    budget_usd: 1.5,
+    remaining_usd: -0.5002,
+    reserved_usd: 0,
+    period: 'daily',
+    period_start: '2026-05-14T00:00:00Z',
+    resets_at: '2026-05-15T00:00:00Z',
+  });
   // the other key: lifetime, the extension's default budget
-  t.like((await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'second'), { period: 'lifetime', budget_usd: 1000 });
+  t.like(
+    (await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'second'),
+    { period: 'lifetime', budget_usd: 1000 },
+  );
   t.false('resets_at' in (await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'second'));
 
   now = Date.parse('2026-05-15T00:00:00Z'); // midnight UTC: a new day, a new counter
@@ -197,13 +254,25 @@ test('a daily budget refuses, then admits again after the day boundary; a reques
   up.handle(async (req, res) => {
     await gate;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: req.json.max_tokens, total_tokens: 10 + req.json.max_tokens } }));
+    res.end(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 10, completion_tokens: req.json.max_tokens, total_tokens: 10 + req.json.max_tokens },
+      }),
+    );
   });
   const late = ask();
   while (chatCalls(up) < 4) await new Promise((r) => setTimeout(r, 5));
   now = Date.parse('2026-05-16T00:00:00Z');
   // the 16th starts clean: the hold of the request in flight belongs to the 15th
-  t.like((await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'default'), { spent_usd: 0, reserved_usd: 0, period_start: '2026-05-16T00:00:00Z' });
+  t.like(
+    (await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'default'),
+    { spent_usd: 0, reserved_usd: 0, period_start: '2026-05-16T00:00:00Z' },
+  );
   release();
   t.is((await late).choices[0]!.message.content, 'late');
   const history = (await admin(gw, 'GET', '/v1/budget?history=true')).body.filter((e: any) => e.key === 'default');
@@ -211,7 +280,10 @@ test('a daily budget refuses, then admits again after the day boundary; a reques
     { key: 'default', period: 'daily', period_start: '2026-05-14T00:00:00Z', resets_at: '2026-05-15T00:00:00Z', spent_usd: 2.0002 },
     { key: 'default', period: 'daily', period_start: '2026-05-15T00:00:00Z', resets_at: '2026-05-16T00:00:00Z', spent_usd: 2.0002 },
   ]);
-  t.like((await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'default'), { spent_usd: 0, reserved_usd: 0 });
+  t.like(
+    (await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'default'),
+    { spent_usd: 0, reserved_usd: 0 },
+  );
   t.is((await admin(gw, 'GET', '/v1/budget?history=maybe')).status, 400);
 });
 
@@ -219,7 +291,8 @@ test('per-key requests_per_minute beside the default: each key gets exactly its 
   const up = await openaiUpstream({ delayMs: 20 });
   const gw = await gatewayWith(t, up, 'requests_per_minute = 3', '[extensions.rate_limit]\nrequests_per_minute = 7\n');
   const created = await adminJson(gw, 'POST', '/v1/admin/keys', { name: 'fast', requests_per_minute: 12 });
-  const fire = (key: string, n: number) => Promise.all(Array.from({ length: n }, () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, key).then((r) => r.status)));
+  const fire = (key: string, n: number) =>
+    Promise.all(Array.from({ length: n }, () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, key).then((r) => r.status)));
   const [own, dflt, rt] = await Promise.all([fire(KEY, 15), fire(KEY2, 15), fire(created.body.key, 30)]);
   t.is(own.filter((s) => s === 200).length, 3);
   t.is(dflt.filter((s) => s === 200).length, 7);
@@ -249,7 +322,13 @@ test('per-key tokens_per_minute without a default: only the key that has one is 
 function gatedStreams(): { up: Promise<MockUpstream>; open(): void } {
   let open!: () => void;
   const gate = new Promise<void>((r) => (open = r));
-  const chunks = [0, 1, 2].map((i) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content: `w${i}` }, finish_reason: i === 2 ? 'stop' : null }] }));
+  const chunks = [0, 1, 2].map((i) => ({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, delta: { content: `w${i}` }, finish_reason: i === 2 ? 'stop' : null }],
+  }));
   const up = startUpstream(async (_req, res) => {
     await gate;
     await replySse(res, toSse(chunks));
@@ -263,11 +342,15 @@ test('max_parallel_requests: 20 parallel streams, exactly the cap admitted, the 
   const gw = await gatewayWith(t, up, 'max_parallel_requests = 3', '[extensions.usage]\n');
   const c = client(gw);
   const results = Array.from({ length: 20 }, () =>
-    c.chat.completions.create({ model: 'gpt-4o', messages: HI, stream: true }).then(async (s) => {
-      let text = '';
-      for await (const ch of s) text += ch.choices[0]?.delta?.content ?? '';
-      return { ok: true as const, text };
-    }, (err: InstanceType<typeof OpenAI.APIError>) => ({ ok: false as const, status: err.status, code: err.code, retry: err.headers?.get('retry-after') })));
+    c.chat.completions.create({ model: 'gpt-4o', messages: HI, stream: true }).then(
+      async (s) => {
+        let text = '';
+        for await (const ch of s) text += ch.choices[0]?.delta?.content ?? '';
+        return { ok: true as const, text };
+      },
+      (err: InstanceType<typeof OpenAI.APIError>) => ({ ok: false as const, status: err.status, code: err.code, retry: err.headers?.get('retry-after') }),
+    ),
+  );
   // 17 refusals come back while 3 streams wait for their upstream
   const settled: Array<Awaited<(typeof results)[number]>> = [];
   for (const r of results) void r.then((v) => settled.push(v));
@@ -280,7 +363,10 @@ test('max_parallel_requests: 20 parallel streams, exactly the cap admitted, the 
   g.open();
   t.is((await other).status, 200);
   const all = await Promise.all(results);
-  t.deepEqual(all.filter((r) => r.ok).map((r) => (r as { text: string }).text), ['w0w1w2', 'w0w1w2', 'w0w1w2']);
+  t.deepEqual(
+    all.filter((r) => r.ok).map((r) => (r as { text: string }).text),
+    ['w0w1w2', 'w0w1w2', 'w0w1w2'],
+  );
   // one at a time never waits: a slot is free before the client sees its stream end
   for (let i = 0; i < 10; i++) {
     const s = await c.chat.completions.create({ model: 'gpt-4o', messages: HI, stream: true });
@@ -292,16 +378,36 @@ test('max_parallel_requests: 20 parallel streams, exactly the cap admitted, the 
   const ac = new AbortController();
   up.handle(async (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] })}\n\n`,
+    );
   });
-  const held = await Promise.all([0, 1, 2].map(() => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: HI, stream: true }) })));
-  t.deepEqual(held.map((r) => r.status), [200, 200, 200]);
+  const held = await Promise.all(
+    [0, 1, 2].map(() =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        signal: ac.signal,
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: HI, stream: true }),
+      }),
+    ),
+  );
+  t.deepEqual(
+    held.map((r) => r.status),
+    [200, 200, 200],
+  );
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 429);
   ac.abort();
   let status = 429;
   for (let i = 0; i < 100 && status === 429; i++) {
     await new Promise((r) => setTimeout(r, 20));
-    up.handle((_req, res) => void replySse(res, toSse([{ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }])));
+    up.handle(
+      (_req, res) =>
+        void replySse(
+          res,
+          toSse([{ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }]),
+        ),
+    );
     status = (await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, stream: true })).status;
   }
   t.is(status, 200);
@@ -347,13 +453,19 @@ test('PATCH changes settings without rotating (the same secret, new limits at on
   t.like(r2.body, { previous_key_valid_until: '2026-05-14T10:05:00Z' });
   t.is((await client(gw, second).chat.completions.create({ model: 'gpt-4o', messages: HI })).object, 'chat.completion');
   t.is((await client(gw, r2.body.key).chat.completions.create({ model: 'gpt-4o', messages: HI })).object, 'chat.completion');
-  t.like((await admin(gw, 'GET', '/v1/admin/keys')).body.data.find((k: any) => k.name === 'app'), { previous_key_valid_until: '2026-05-14T10:05:00Z' });
+  t.like(
+    (await admin(gw, 'GET', '/v1/admin/keys')).body.data.find((k: any) => k.name === 'app'),
+    { previous_key_valid_until: '2026-05-14T10:05:00Z' },
+  );
   now += 300_000;
   await t.throwsAsync(client(gw, second).chat.completions.create({ model: 'gpt-4o', messages: HI }), { instanceOf: OpenAI.AuthenticationError });
   t.is((await client(gw, r2.body.key).chat.completions.create({ model: 'gpt-4o', messages: HI })).object, 'chat.completion');
   t.is((await adminJson(gw, 'POST', '/v1/admin/keys/app/rotate', { grace_seconds: -1 })).status, 400);
   // usage and limits stay with the name, whatever the secret
-  t.deepEqual((await admin(gw, 'GET', '/v1/admin/keys')).body.data.map((k: any) => k.name), ['default', 'second', 'app']);
+  t.deepEqual(
+    (await admin(gw, 'GET', '/v1/admin/keys')).body.data.map((k: any) => k.name),
+    ['default', 'second', 'app'],
+  );
 });
 
 test('settings no enabled extension enforces are accepted with a warning (startup and admin answers)', async (t) => {
@@ -363,14 +475,16 @@ test('settings no enabled extension enforces are accepted with a warning (startu
   t.regex(warn?.msg ?? '', /key 'default' sets budget, but no enabled extension enforces it: add \[extensions\.budget\]/);
   const created = await adminJson(gw, 'POST', '/v1/admin/keys', { name: 'x', requests_per_minute: 5, models: ['gpt-4o'] });
   t.is(created.status, 201);
-  t.deepEqual(created.body.warnings, ["key 'x' sets requests_per_minute, but no enabled extension enforces it: add [extensions.rate_limit] to the config (then restart)"]);
+  t.deepEqual(created.body.warnings, [
+    "key 'x' sets requests_per_minute, but no enabled extension enforces it: add [extensions.rate_limit] to the config (then restart)",
+  ]);
   const invalid = await adminJson(gw, 'POST', '/v1/admin/keys', { name: 'y', expires_at: 'soon' });
   t.is(invalid.status, 400);
   t.is(invalid.body.error.param, 'expires_at');
   t.is((await adminJson(gw, 'POST', '/v1/admin/keys', { name: 'z', models: [] })).status, 400);
 });
 
-test('extensions see a key\'s settings and tags through the gateway view and rc.key, never its secret', async (t) => {
+test("extensions see a key's settings and tags through the gateway view and rc.key, never its secret", async (t) => {
   const up = await openaiUpstream();
   const gw = await gatewayWith(t, up, 'tags = { team = "search", env = "prod" }\nrequests_per_minute = 9');
   const info = gw.running.gateway.info;
@@ -389,30 +503,42 @@ test('extensions see a key\'s settings and tags through the gateway view and rc.
   t.false(/[0-9a-f]{64}/.test(text));
 });
 
-test('a file key\'s settings change with the file: reload applies them to the next request', async (t) => {
+test("a file key's settings change with the file: reload applies them to the next request", async (t) => {
   const up = await openaiUpstream();
   const gw = await gatewayWith(t, up, 'models = ["gpt-4o"]');
   const { readFile, writeFile } = await import('node:fs/promises');
   await t.throwsAsync(client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI }), { instanceOf: OpenAI.PermissionDeniedError });
   await writeFile(gw.configPath, (await readFile(gw.configPath, 'utf8')).replace('models = ["gpt-4o"]', 'models = ["claude-*"]\nexpires_at = "2000-01-01"'));
   t.is((await adminJson(gw, 'POST', '/v1/admin/reload')).status, 200);
-  await t.throwsAsync(client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI }), { instanceOf: OpenAI.AuthenticationError, code: 'key_expired' });
+  await t.throwsAsync(client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI }), {
+    instanceOf: OpenAI.AuthenticationError,
+    code: 'key_expired',
+  });
   await writeFile(gw.configPath, (await readFile(gw.configPath, 'utf8')).replace('expires_at = "2000-01-01"', ''));
   t.is((await adminJson(gw, 'POST', '/v1/admin/reload')).status, 200);
   t.is((await client(gw).chat.completions.create({ model: 'claude-sonnet-4-5', messages: HI })).object, 'chat.completion');
   await t.throwsAsync(client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI }), { instanceOf: OpenAI.PermissionDeniedError });
 });
 
-test('a key\'s own weekly budget under 40 parallel requests: exactly what the in-flight rule allows, beside the default budget of the other key', async (t) => {
+test("a key's own weekly budget under 40 parallel requests: exactly what the in-flight rule allows, beside the default budget of the other key", async (t) => {
   const now = Date.parse('2026-05-13T09:00:00Z'); // a Wednesday
   const up = await openaiUpstream({ usageOf, delayMs: 100 });
   const gw = await gatewayWith(t, up, 'budget = 4\nbudget_period = "weekly"', `${PRICING}\n[extensions.budget]\ndefault_budget = 2\n`, { clock: () => now });
-  const fire = (key: string) => Promise.all(Array.from({ length: 20 }, () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 100 }, key).then((r) => r.status)));
+  const fire = (key: string) =>
+    Promise.all(
+      Array.from({ length: 20 }, () => post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 100 }, key).then((r) => r.status)),
+    );
   const [own, dflt] = await Promise.all([fire(KEY), fire(KEY2)]);
   t.is(own.filter((s) => s === 200).length, 4);
   t.is(dflt.filter((s) => s === 200).length, 2);
   t.is(up.received.length, 6);
   const b = (await admin(gw, 'GET', '/v1/budget')).body;
-  t.like(b.find((e: any) => e.key === 'default'), { spent_usd: 4 * PER_REQUEST, reserved_usd: 0, period: 'weekly', period_start: '2026-05-11T00:00:00Z', resets_at: '2026-05-18T00:00:00Z' });
-  t.like(b.find((e: any) => e.key === 'second'), { spent_usd: 2 * PER_REQUEST, budget_usd: 2, period: 'lifetime' });
+  t.like(
+    b.find((e: any) => e.key === 'default'),
+    { spent_usd: 4 * PER_REQUEST, reserved_usd: 0, period: 'weekly', period_start: '2026-05-11T00:00:00Z', resets_at: '2026-05-18T00:00:00Z' },
+  );
+  t.like(
+    b.find((e: any) => e.key === 'second'),
+    { spent_usd: 2 * PER_REQUEST, budget_usd: 2, period: 'lifetime' },
+  );
 });

@@ -23,7 +23,10 @@ async function tempConfig(t: { teardown(f: () => Promise<void>): void }, toml: s
 /** Child pids of `pid` (the workers of a primary). */
 function childrenOf(pid: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -89,7 +92,12 @@ test('--workers 2 on Redis: one startup line, connections spread over both worke
   const statuses = await Promise.all(
     Array.from({ length: N }, async () => {
       const dispatcher = new Agent({ pipelining: 0 });
-      const r = await undiciFetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: HI }), dispatcher });
+      const r = await undiciFetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: HI }),
+        dispatcher,
+      });
       await r.arrayBuffer();
       await dispatcher.close();
       return r.status;
@@ -113,7 +121,11 @@ test('--workers 2 on Redis: one startup line, connections spread over both worke
   }
   t.is(now.length, 2);
   t.false(now.includes(workers[0]!));
-  const again = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: HI }) });
+  const again = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: HI }),
+  });
   t.is(again.status, 200);
   await again.arrayBuffer();
   t.is(gw.stdout().match(/listening on/g)?.length, 1, 'a restarted worker prints no startup line');
@@ -133,7 +145,11 @@ test('--workers 2 on Redis: one startup line, connections spread over both worke
 
   // SIGTERM: a stream in flight finishes, then every process exits
   up.handle((_req, res) => replySse(res, fixture('openai/openai-node/chat.stream.include-usage.sse'), { delayMs: 100 }));
-  const streaming = fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: HI, stream: true }) });
+  const streaming = fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: HI, stream: true }),
+  });
   const res = await streaming;
   t.is(res.status, 200);
   gw.child.kill('SIGTERM');

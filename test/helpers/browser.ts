@@ -15,7 +15,16 @@ import { chromium, type BrowserContext } from 'playwright-core';
 export const CHROMIUM = process.env.GW_CHROMIUM || '/usr/bin/chromium';
 
 /** No sandbox (containers), no GPU, and nothing that talks to the network besides the page. */
-export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const MISSING = `chromium is not installed at ${CHROMIUM}: install it (Debian/Ubuntu: apt-get install -y --no-install-recommends chromium; .ci/run does this in CI) or set GW_CHROMIUM`;
 
@@ -34,7 +43,10 @@ export interface Browser {
  * A browser with a fresh profile, closed at the test's teardown; undefined when the test
  * should skip (no chromium outside CI: logged and passed). In CI a missing chromium throws.
  */
-export async function browserFor(t: ExecutionContext, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Browser | undefined> {
+export async function browserFor(
+  t: ExecutionContext,
+  opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+): Promise<Browser | undefined> {
   if (!haveChromium()) {
     if (process.env.CI) throw new Error(MISSING);
     t.log(`skipped: ${MISSING}`);

@@ -18,7 +18,11 @@ export interface CliResult {
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, opts: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [GW_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [GW_BIN, ...args], {
+      cwd: opts.cwd,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

@@ -96,8 +96,12 @@ export async function runCodex(opts: CodexOptions): Promise<CodexRun> {
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

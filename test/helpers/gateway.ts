@@ -48,12 +48,20 @@ export interface TestGateway {
  * Logs are captured at `level` (default warn) into `logs`. `clock` replaces the gateway's
  * clock (key expiry, budget periods).
  */
-export async function startGateway(toml: string, opts: { dir?: string; level?: 'warn' | 'info' | 'debug' | 'trace'; env?: NodeJS.ProcessEnv; clock?: () => number } = {}): Promise<TestGateway> {
+export async function startGateway(
+  toml: string,
+  opts: { dir?: string; level?: 'warn' | 'info' | 'debug' | 'trace'; env?: NodeJS.ProcessEnv; clock?: () => number } = {},
+): Promise<TestGateway> {
   const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
   const configPath = join(dir, 'gateway.toml');
   await writeFile(configPath, toml);
   const logs: string[] = [];
-  const sink = { write: (s: string) => { logs.push(s); return true; } } as unknown as NodeJS.WritableStream;
+  const sink = {
+    write: (s: string) => {
+      logs.push(s);
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream;
   const log = createLogger(opts.level ?? 'warn', sink);
   const running = await serve({ config: configPath, log, announce: () => undefined, clock: opts.clock });
   const url = `http://${running.address}`;
@@ -87,7 +95,11 @@ export interface GatewayProcess {
  * @throws when it exits or prints no startup line within `timeoutMs`.
  */
 export async function spawnGateway(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [GW_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, LOG_LEVEL: 'warn', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [GW_BIN, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));

@@ -11,7 +11,8 @@ type Schema = Record<string, unknown>;
 
 // shared/ sits beside the checkout (CI, /work/main), or beside the worktrees' folder (/work/wt/<name>)
 const specUrl = ['../../../shared/specs/openai.openapi.json', '../../../../shared/specs/openai.openapi.json']
-  .map((rel) => new URL(rel, import.meta.url)).find((u) => existsSync(u));
+  .map((rel) => new URL(rel, import.meta.url))
+  .find((u) => existsSync(u));
 export const available = specUrl !== undefined;
 const schemas: Record<string, Schema> = specUrl
   ? (JSON.parse(readFileSync(specUrl, 'utf8')) as { components: { schemas: Record<string, Schema> } }).components.schemas
@@ -35,19 +36,29 @@ function tagsOf(option: Schema, prop: string): unknown[] | undefined {
 }
 
 function check(value: unknown, schema: Schema, path: string, errors: string[]): void {
-  if (typeof schema.$ref === 'string') return check(value, resolve(schema.$ref), path, errors);
+  if (typeof schema.$ref === 'string') {
+    check(value, resolve(schema.$ref), path, errors);
+    return;
+  }
   for (const part of (schema.allOf as Schema[] | undefined) ?? []) check(value, part, path, errors);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key] as Schema[] | undefined;
     if (!options) continue;
-    const disc = (schema.discriminator as { propertyName: string } | undefined)?.propertyName
-      ?? (options.every((o) => tagsOf(o, 'type') !== undefined) ? 'type' : undefined);
+    const disc =
+      (schema.discriminator as { propertyName: string } | undefined)?.propertyName ??
+      (options.every((o) => tagsOf(o, 'type') !== undefined) ? 'type' : undefined);
     if (disc && value !== null && typeof value === 'object') {
       const tag = (value as Record<string, unknown>)[disc];
       const option = options.find((o) => tagsOf(o, disc)?.includes(tag));
       if (!option) return void errors.push(`${path}: no ${key} option for ${disc} ${String(tag)}`);
       check(value, option, path, errors);
-    } else if (!options.some((o) => { const e: string[] = []; check(value, o, path, e); return e.length === 0; })) {
+    } else if (
+      !options.some((o) => {
+        const e: string[] = [];
+        check(value, o, path, e);
+        return e.length === 0;
+      })
+    ) {
       return void errors.push(`${path}: matches no ${key} option (${JSON.stringify(value)?.slice(0, 80)})`);
     }
   }
@@ -58,7 +69,7 @@ function check(value: unknown, schema: Schema, path: string, errors: string[]): 
   if (typeof type === 'string' && type !== actual && !(type === 'number' && actual === 'integer')) {
     return void errors.push(`${path}: expected ${type}, got ${actual}`);
   }
-  if (actual === 'array' && schema.items) (value as unknown[]).forEach((v, i) => check(v, schema.items as Schema, `${path}[${i}]`, errors));
+  if (actual === 'array' && schema.items) for (const [i, v] of (value as unknown[]).entries()) check(v, schema.items as Schema, `${path}[${i}]`, errors);
   if (actual === 'object') {
     const obj = value as Record<string, unknown>;
     for (const req of (schema.required as string[] | undefined) ?? []) if (!(req in obj)) errors.push(`${path}.${req}: required`);

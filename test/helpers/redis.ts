@@ -107,13 +107,22 @@ export async function startRedis(): Promise<TestRedis> {
   let output = '';
 
   const launch = async () => {
-    const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     child = c;
     c.stdout!.on('data', (d) => (output += d));
     c.stderr!.on('data', (d) => (output += d));
     exited = new Promise<void>((r) => c.once('exit', () => r()));
     try {
-      await Promise.race([waitPing(port), exited.then(() => { throw new Error(`redis-server exited at start:\n${output}`); })]);
+      await Promise.race([
+        waitPing(port),
+        exited.then(() => {
+          throw new Error(`redis-server exited at start:\n${output}`);
+        }),
+      ]);
     } catch (err) {
       c.kill('SIGKILL');
       throw err;

@@ -74,8 +74,13 @@ function streamReply(res: ServerResponse, m: ChunksToResponsesEvents, reply: Moc
 
 /** The reply as an upstream would stream it: reasoning, text in two pieces, each call in two fragments, finish, usage. */
 function toChunks(r: MockReply): ChatCompletionChunk[] {
-  const c = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: string | null = null): ChatCompletionChunk =>
-    ({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 0, model: 'mock', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const c = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: string | null = null): ChatCompletionChunk => ({
+    id: 'chatcmpl-mock',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'mock',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   const out: ChatCompletionChunk[] = [c({ role: 'assistant' })];
   if (r.reasoning) out.push(c({ reasoning_content: r.reasoning }));
   if (r.text) {
@@ -84,7 +89,11 @@ function toChunks(r: MockReply): ChatCompletionChunk[] {
   }
   (r.calls ?? []).forEach((call, index) => {
     const half = Math.ceil(call.arguments.length / 2);
-    out.push(c({ tool_calls: [{ index, id: call.id ?? `call_mock_${index}`, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }] }));
+    out.push(
+      c({
+        tool_calls: [{ index, id: call.id ?? `call_mock_${index}`, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }],
+      }),
+    );
     out.push(c({ tool_calls: [{ index, function: { arguments: call.arguments.slice(half) } }] }));
   });
   if (r.failAfterStart !== undefined) return out;
@@ -94,10 +103,23 @@ function toChunks(r: MockReply): ChatCompletionChunk[] {
 }
 
 function toCompletion(r: MockReply): ChatCompletion {
-  const calls = (r.calls ?? []).map((call, i) => ({ id: call.id ?? `call_mock_${i}`, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
+  const calls = (r.calls ?? []).map((call, i) => ({
+    id: call.id ?? `call_mock_${i}`,
+    type: 'function' as const,
+    function: { name: call.name, arguments: call.arguments },
+  }));
   return {
-    id: 'chatcmpl-mock', object: 'chat.completion', created: 0, model: 'mock',
-    choices: [{ index: 0, message: { role: 'assistant', content: r.text ?? null, reasoning_content: r.reasoning, ...(calls.length ? { tool_calls: calls } : {}) }, finish_reason: finishOf(r) }],
+    id: 'chatcmpl-mock',
+    object: 'chat.completion',
+    created: 0,
+    model: 'mock',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: r.text ?? null, reasoning_content: r.reasoning, ...(calls.length ? { tool_calls: calls } : {}) },
+        finish_reason: finishOf(r),
+      },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   };
 }

@@ -98,7 +98,11 @@ export function replyJson(res: ServerResponse, status: number, body: unknown, he
  * Streams SSE text event by event (split on blank lines, LF or CRLF framing kept), with
  * `delayMs` between events; `cutAfter` ends the connection abruptly after that many events.
  */
-export async function replySse(res: ServerResponse, sse: string, opts: { delayMs?: number; cutAfter?: number; headers?: Record<string, string> } = {}): Promise<void> {
+export async function replySse(
+  res: ServerResponse,
+  sse: string,
+  opts: { delayMs?: number; cutAfter?: number; headers?: Record<string, string> } = {},
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...opts.headers });
   const sep = sse.includes('\r\n\r\n') ? '\r\n\r\n' : '\n\n';
   const events = sse.split(sep).filter((e) => e.trim() !== '');

@@ -15,12 +15,18 @@ test('anthropic-text.json → the whole chat completion', (t) => {
     object: 'chat.completion',
     created: CREATED,
     model: 'claude-sonnet-4-5-20250929',
-    choices: [{
-      index: 0,
-      message: { role: 'assistant', content: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?", refusal: null },
-      finish_reason: 'stop',
-      logprobs: null,
-    }],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?",
+          refusal: null,
+        },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: 12, completion_tokens: 29, total_tokens: 41, prompt_tokens_details: noCache },
   });
 });
@@ -49,7 +55,11 @@ test('anthropic-refusal.json: content_filter, empty content, the explanation as 
   const res = fixture('vercel-ai/anthropic-refusal.json');
   t.deepEqual(res.choices[0], {
     index: 0,
-    message: { role: 'assistant', content: '', refusal: "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy." },
+    message: {
+      role: 'assistant',
+      content: '',
+      refusal: "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy.",
+    },
     finish_reason: 'content_filter',
     logprobs: null,
   });
@@ -66,16 +76,24 @@ test('anthropic-clear-thinking.1.json: thinking → reasoning_content, signature
 });
 
 test('several text blocks concatenate; redacted_thinking and server tool blocks are left out', (t) => {
-  const res = fromMessagesResponse({
-    id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-opus-4-8', stop_reason: 'pause_turn', stop_sequence: null,
-    content: [
-      { type: 'redacted_thinking', data: 'xyz' },
-      { type: 'text', text: 'Searching. ' },
-      { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
-      { type: 'text', text: 'Done.' },
-    ],
-    usage: { input_tokens: 5, output_tokens: 7, cache_read_input_tokens: 20, cache_creation_input_tokens: 3 },
-  }, { created: CREATED });
+  const res = fromMessagesResponse(
+    {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-opus-4-8',
+      stop_reason: 'pause_turn',
+      stop_sequence: null,
+      content: [
+        { type: 'redacted_thinking', data: 'xyz' },
+        { type: 'text', text: 'Searching. ' },
+        { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
+        { type: 'text', text: 'Done.' },
+      ],
+      usage: { input_tokens: 5, output_tokens: 7, cache_read_input_tokens: 20, cache_creation_input_tokens: 3 },
+    },
+    { created: CREATED },
+  );
   t.deepEqual(res.choices[0].message, { role: 'assistant', content: 'Searching. Done.', refusal: null });
   t.is(res.choices[0].finish_reason, 'stop');
   t.deepEqual(res.usage, { prompt_tokens: 28, completion_tokens: 7, total_tokens: 35, prompt_tokens_details: { cached_tokens: 20, cache_write_tokens: 3 } });
@@ -89,15 +107,24 @@ test('created defaults to the current time in seconds', (t) => {
 
 test('mapStopReason follows the DESIGN table', (t) => {
   const table: Array<[string | null, string | null]> = [
-    ['end_turn', 'stop'], ['stop_sequence', 'stop'], ['pause_turn', 'stop'], ['max_tokens', 'length'],
-    ['model_context_window_exceeded', 'length'], ['tool_use', 'tool_calls'], ['refusal', 'content_filter'],
-    ['something_new', 'stop'], [null, null],
+    ['end_turn', 'stop'],
+    ['stop_sequence', 'stop'],
+    ['pause_turn', 'stop'],
+    ['max_tokens', 'length'],
+    ['model_context_window_exceeded', 'length'],
+    ['tool_use', 'tool_calls'],
+    ['refusal', 'content_filter'],
+    ['something_new', 'stop'],
+    [null, null],
   ];
   for (const [reason, expected] of table) t.is(mapStopReason(reason), expected, String(reason));
 });
 
 test('mapUsage: null cache counts read as 0', (t) => {
   t.deepEqual(mapUsage({ input_tokens: 3, output_tokens: 4, cache_read_input_tokens: null, cache_creation_input_tokens: null }), {
-    prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: noCache,
+    prompt_tokens: 3,
+    completion_tokens: 4,
+    total_tokens: 7,
+    prompt_tokens_details: noCache,
   });
 });

@@ -17,7 +17,10 @@ function ev(data: unknown, event?: string): SseEvent {
 }
 
 const start = (usage: Record<string, number> = { input_tokens: 10, output_tokens: 1 }) =>
-  ev({ type: 'message_start', message: { id: 'msg_x', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage } });
+  ev({
+    type: 'message_start',
+    message: { id: 'msg_x', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage },
+  });
 
 test('basic.sse: the exact chunk sequence (the usage reported so far after message_start and message_delta, the last one final)', (t) => {
   const chunks = mapFixture('anthropic-sdk-typescript/basic.sse');
@@ -25,30 +28,41 @@ test('basic.sse: the exact chunk sequence (the usage reported so far after messa
   const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
   t.deepEqual(chunks, [
     delta({ role: 'assistant', content: '' }),
-    { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 1, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } } },
+    {
+      ...base,
+      choices: [],
+      usage: { prompt_tokens: 11, completion_tokens: 1, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } },
+    },
     delta({ content: 'Hello' }),
     delta({ content: ' there' }),
     delta({ content: '!' }),
     delta({}, 'stop'),
-    { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 6, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } } },
+    {
+      ...base,
+      choices: [],
+      usage: { prompt_tokens: 11, completion_tokens: 6, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } },
+    },
   ]);
 });
 
 test('tool_use.sse: text then a tool call indexed 0 although it is anthropic block 1', (t) => {
   const chunks = mapFixture('anthropic-sdk-typescript/tool_use.sse');
-  t.deepEqual(chunks.map((c) => c.choices[0]?.delta), [
-    { role: 'assistant', content: '' },
-    undefined,
-    { content: 'I' },
-    { content: "'ll check the current weather in Paris for you." },
-    { tool_calls: [{ index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
-    { tool_calls: [{ index: 0, function: { arguments: '{"locati' } }] },
-    { tool_calls: [{ index: 0, function: { arguments: 'on": "P' } }] },
-    { tool_calls: [{ index: 0, function: { arguments: 'ar' } }] },
-    { tool_calls: [{ index: 0, function: { arguments: 'is"}' } }] },
-    {},
-    undefined,
-  ]);
+  t.deepEqual(
+    chunks.map((c) => c.choices[0]?.delta),
+    [
+      { role: 'assistant', content: '' },
+      undefined,
+      { content: 'I' },
+      { content: "'ll check the current weather in Paris for you." },
+      { tool_calls: [{ index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: '{"locati' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: 'on": "P' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: 'ar' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: 'is"}' } }] },
+      {},
+      undefined,
+    ],
+  );
   const r = reassemble(chunks);
   t.deepEqual(r.finishReasons, ['tool_calls']);
   t.is(r.toolCalls.length, 1);
@@ -57,7 +71,12 @@ test('tool_use.sse: text then a tool call indexed 0 although it is anthropic blo
 });
 
 test('every chunk carries the same id, object, created and model', (t) => {
-  for (const rel of ['anthropic-sdk-typescript/tool_use.sse', 'vercel-ai/anthropic-text.sse', 'vercel-ai/anthropic-clear-thinking.1.sse', 'vercel-ai/anthropic-refusal.sse']) {
+  for (const rel of [
+    'anthropic-sdk-typescript/tool_use.sse',
+    'vercel-ai/anthropic-text.sse',
+    'vercel-ai/anthropic-clear-thinking.1.sse',
+    'vercel-ai/anthropic-refusal.sse',
+  ]) {
     const chunks = mapFixture(rel);
     const first = chunks[0];
     t.true(first.id.startsWith('msg_'), rel);
@@ -78,7 +97,10 @@ test('anthropic-text.sse reassembles to the text, stop and usage', (t) => {
 test('anthropic-json-tool.1.sse: a tool call as the first block', (t) => {
   const r = reassemble(mapFixture('vercel-ai/anthropic-json-tool.1.sse'));
   t.is(r.content, '');
-  t.deepEqual(r.toolCalls.map((c) => [c.id, c.name]), [['toolu_01KFbKqPYSuAKujiL6mTfzYA', 'json']]);
+  t.deepEqual(
+    r.toolCalls.map((c) => [c.id, c.name]),
+    [['toolu_01KFbKqPYSuAKujiL6mTfzYA', 'json']],
+  );
   t.deepEqual(JSON.parse(r.toolCalls[0].arguments), { elements: [{ location: 'San Francisco', temperature: 58, condition: 'sunny' }] });
   t.deepEqual(r.finishReasons, ['tool_calls']);
   t.is(r.usage?.prompt_tokens, 849);
@@ -96,14 +118,22 @@ test('anthropic-tool-no-args.sse: a tool called without arguments ends with "{}"
 
 test('anthropic-refusal.sse: refusal text, then content_filter', (t) => {
   const chunks = mapFixture('vercel-ai/anthropic-refusal.sse');
-  t.deepEqual(chunks.map((c) => [c.choices[0]?.delta, c.choices[0]?.finish_reason]), [
-    [{ role: 'assistant', content: '' }, null],
-    [undefined, undefined],
-    [{ refusal: "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy." }, null],
-    [{}, 'content_filter'],
-    [undefined, undefined],
-  ]);
-  t.deepEqual(chunks[4].usage, { prompt_tokens: 18, completion_tokens: 5, total_tokens: 23, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } });
+  t.deepEqual(
+    chunks.map((c) => [c.choices[0]?.delta, c.choices[0]?.finish_reason]),
+    [
+      [{ role: 'assistant', content: '' }, null],
+      [undefined, undefined],
+      [{ refusal: "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy." }, null],
+      [{}, 'content_filter'],
+      [undefined, undefined],
+    ],
+  );
+  t.deepEqual(chunks[4].usage, {
+    prompt_tokens: 18,
+    completion_tokens: 5,
+    total_tokens: 23,
+    prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+  });
 });
 
 test('anthropic-clear-thinking.1.sse: thinking → reasoning_content, signature dropped', (t) => {
@@ -163,7 +193,7 @@ test('several tool_use blocks get ordinals 0, 1 by order, not block index', (t) 
 
 test('data lines right-padded with spaces (as real recordings are) map identically', (t) => {
   const events = parseSse(readFixture('anthropic-sdk-typescript/tool_use.sse'));
-  const padded = events.map((e) => ({ event: e.event, data: e.data.replace(/}$/, '   }') + '    ' }));
+  const padded = events.map((e) => ({ event: e.event, data: `${e.data.replace(/}$/, '   }')}    ` }));
   t.not(padded[0].data, events[0].data);
   t.deepEqual(runMapper(new AnthropicStreamMapper({ created: CREATED }), padded), runMapper(new AnthropicStreamMapper({ created: CREATED }), events));
 });
@@ -183,8 +213,13 @@ test('an error event mid-stream throws after the chunks already mapped', (t) => 
   t.is(m.push(start()).length, 2, 'the role chunk, then the usage reported so far');
   t.deepEqual(m.push(ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })), []);
   t.is(m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }))[0].choices[0].delta.content, 'Hi');
-  const err = t.throws(() => m.push({ event: 'error', data: '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}' }), { instanceOf: GatewayError });
-  t.deepEqual([err?.status, err?.message, err?.code, err?.upstreamStatus], [502, 'provider anthropic failed mid-stream: Internal server error', 'api_error', 500]);
+  const err = t.throws(() => m.push({ event: 'error', data: '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}' }), {
+    instanceOf: GatewayError,
+  });
+  t.deepEqual(
+    [err?.status, err?.message, err?.code, err?.upstreamStatus],
+    [502, 'provider anthropic failed mid-stream: Internal server error', 'api_error', 500],
+  );
 });
 
 test('malformed JSON data throws 502 malformed upstream event', (t) => {
@@ -220,17 +255,28 @@ test('end() before message_stop throws 502; after it, returns nothing', (t) => {
 
 test('message_stop without a stop_reason still finishes with stop before usage', (t) => {
   const chunks = runMapper(new AnthropicStreamMapper({ created: CREATED }), [start(), ev({ type: 'message_stop' })]);
-  t.deepEqual(chunks.map((c) => (c.choices.length > 0 ? c.choices[0].finish_reason : 'usage')), [null, 'usage', 'stop', 'usage']);
+  t.deepEqual(
+    chunks.map((c) => (c.choices.length > 0 ? c.choices[0].finish_reason : 'usage')),
+    [null, 'usage', 'stop', 'usage'],
+  );
 });
 
 test('usage reported so far: message_start input counts at once, message_delta the output; the stream ends with one usage chunk after the finish', (t) => {
   const m = new AnthropicStreamMapper({ created: CREATED });
   const first = m.push(start({ input_tokens: 40, output_tokens: 1 }));
-  t.deepEqual(first[1]!.usage, { prompt_tokens: 40, completion_tokens: 1, total_tokens: 41, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } });
+  t.deepEqual(first[1]!.usage, {
+    prompt_tokens: 40,
+    completion_tokens: 1,
+    total_tokens: 41,
+    prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+  });
   m.push(ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
   t.is(m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } })).length, 1, 'no usage chunk with content');
   const last = m.push(ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }));
-  t.deepEqual(last.map((c) => (c.choices.length > 0 ? c.choices[0]!.finish_reason : c.usage!.completion_tokens)), ['stop', 7]);
+  t.deepEqual(
+    last.map((c) => (c.choices.length > 0 ? c.choices[0]!.finish_reason : c.usage!.completion_tokens)),
+    ['stop', 7],
+  );
   t.deepEqual(m.push(ev({ type: 'message_stop' })), [], 'the final usage already went out');
 });
 

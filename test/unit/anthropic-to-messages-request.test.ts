@@ -21,47 +21,64 @@ test('a minimal request: model, default max_tokens, messages, nothing else', (t)
 });
 
 test('system and developer messages are hoisted in order; consecutive user turns merge', (t) => {
-  const { body } = toMessagesRequest(req({
-    messages: [
-      { role: 'system', content: 'You are terse.' },
-      { role: 'user', content: 'One' },
-      { role: 'developer', content: [{ type: 'text', text: 'Answer in French.' }] },
-      { role: 'user', content: [{ type: 'text', text: 'Two' }] },
-      { role: 'assistant', content: 'Un, deux.' },
-      { role: 'user', content: 'Three' },
-    ],
-  }));
+  const { body } = toMessagesRequest(
+    req({
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'One' },
+        { role: 'developer', content: [{ type: 'text', text: 'Answer in French.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Two' }] },
+        { role: 'assistant', content: 'Un, deux.' },
+        { role: 'user', content: 'Three' },
+      ],
+    }),
+  );
   t.is(body.system, 'You are terse.\n\nAnswer in French.');
   t.deepEqual(body.messages, [
-    { role: 'user', content: [{ type: 'text', text: 'One' }, { type: 'text', text: 'Two' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'One' },
+        { type: 'text', text: 'Two' },
+      ],
+    },
     { role: 'assistant', content: [{ type: 'text', text: 'Un, deux.' }] },
     { role: 'user', content: 'Three' },
   ]);
 });
 
 test('system parts with cache_control stay blocks and keep it', (t) => {
-  const { body } = toMessagesRequest(req({
-    messages: [
-      { role: 'system', content: [{ type: 'text', text: 'Long context', cache_control: { type: 'ephemeral' } }] },
-      { role: 'system', content: 'Rules' },
-      { role: 'user', content: 'Hi' },
-    ],
-  }));
-  t.deepEqual(body.system, [{ type: 'text', text: 'Long context', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Rules' }]);
+  const { body } = toMessagesRequest(
+    req({
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: 'Long context', cache_control: { type: 'ephemeral' } }] },
+        { role: 'system', content: 'Rules' },
+        { role: 'user', content: 'Hi' },
+      ],
+    }),
+  );
+  t.deepEqual(body.system, [
+    { type: 'text', text: 'Long context', cache_control: { type: 'ephemeral' } },
+    { type: 'text', text: 'Rules' },
+  ]);
 });
 
 test('images: data URI → base64 source, https → url source, jpg normalized; detail warned', (t) => {
-  const { body, warnings } = toMessagesRequest(req({
-    messages: [{
-      role: 'user',
-      content: [
-        { type: 'text', text: 'Compare' },
-        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-        { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'high' } },
-        { type: 'image_url', image_url: { url: 'data:image/jpg;base64,/9j/4AAQ' } },
+  const { body, warnings } = toMessagesRequest(
+    req({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Compare' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'high' } },
+            { type: 'image_url', image_url: { url: 'data:image/jpg;base64,/9j/4AAQ' } },
+          ],
+        },
       ],
-    }],
-  }));
+    }),
+  );
   t.deepEqual(body.messages[0].content, [
     { type: 'text', text: 'Compare' },
     { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
@@ -72,14 +89,32 @@ test('images: data URI → base64 source, https → url source, jpg normalized; 
 });
 
 test('an image of an unsupported type or form is a 400 naming the part', (t) => {
-  badRequest(t, req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,Qk0=' } }] }] }), 'messages[0].content[0].image_url.url');
-  badRequest(t, req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,rawbytes' } }] }] }), 'messages[0].content[0].image_url.url');
-  badRequest(t, req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://host/a.png' } }] }] }), 'messages[0].content[0].image_url.url');
-  badRequest(t, req({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] }] }), 'messages[0].content[0].type');
+  badRequest(
+    t,
+    req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,Qk0=' } }] }] }),
+    'messages[0].content[0].image_url.url',
+  );
+  badRequest(
+    t,
+    req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,rawbytes' } }] }] }),
+    'messages[0].content[0].image_url.url',
+  );
+  badRequest(
+    t,
+    req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://host/a.png' } }] }] }),
+    'messages[0].content[0].image_url.url',
+  );
+  badRequest(
+    t,
+    req({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] }] }),
+    'messages[0].content[0].type',
+  );
 });
 
 test('an inline PDF file part becomes a document block', (t) => {
-  const { body } = toMessagesRequest(req({ messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } }] }] }));
+  const { body } = toMessagesRequest(
+    req({ messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } }] }] }),
+  );
   t.deepEqual(body.messages[0].content, [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }]);
 });
 
@@ -92,14 +127,16 @@ test('tools: schema kept intact but $schema, tool_choice and parallel_tool_calls
     additionalProperties: false,
     $defs: { tag: { type: 'string', minLength: 1 } },
   };
-  const { body, warnings } = toMessagesRequest(req({
-    tools: [
-      { type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters, strict: true } },
-      { type: 'function', function: { name: 'now' } },
-    ],
-    tool_choice: { type: 'function', function: { name: 'get_weather' } },
-    parallel_tool_calls: false,
-  }));
+  const { body, warnings } = toMessagesRequest(
+    req({
+      tools: [
+        { type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters, strict: true } },
+        { type: 'function', function: { name: 'now' } },
+      ],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      parallel_tool_calls: false,
+    }),
+  );
   const { $schema: _dropped, ...intact } = parameters;
   t.deepEqual(body.tools, [
     { name: 'get_weather', description: 'Weather now', input_schema: intact },
@@ -112,7 +149,10 @@ test('tools: schema kept intact but $schema, tool_choice and parallel_tool_calls
 test('tool_choice strings map to auto/any/none', (t) => {
   const tools: ChatRequest['tools'] = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }];
   t.is(toMessagesRequest(req({ tools, tool_choice: 'auto' })).body.tool_choice, undefined);
-  t.deepEqual(toMessagesRequest(req({ tools, tool_choice: 'auto', parallel_tool_calls: false })).body.tool_choice, { type: 'auto', disable_parallel_tool_use: true });
+  t.deepEqual(toMessagesRequest(req({ tools, tool_choice: 'auto', parallel_tool_calls: false })).body.tool_choice, {
+    type: 'auto',
+    disable_parallel_tool_use: true,
+  });
   t.deepEqual(toMessagesRequest(req({ tools, parallel_tool_calls: false })).body.tool_choice, { type: 'auto', disable_parallel_tool_use: true });
   t.deepEqual(toMessagesRequest(req({ tools, tool_choice: 'required' })).body.tool_choice, { type: 'any' });
   t.deepEqual(toMessagesRequest(req({ tools, tool_choice: 'none', parallel_tool_calls: false })).body.tool_choice, { type: 'none' });
@@ -124,23 +164,25 @@ test('tool_choice strings map to auto/any/none', (t) => {
 });
 
 test('assistant tool_calls → tool_use; all tool results of the turn → ONE user message, results first', (t) => {
-  const { body, warnings } = toMessagesRequest(req({
-    messages: [
-      { role: 'user', content: 'Weather in Paris and Rome?' },
-      {
-        role: 'assistant',
-        content: null,
-        reasoning_content: 'two lookups',
-        tool_calls: [
-          { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
-          { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Rome"}' } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'toolu_1', content: '18 C' },
-      { role: 'tool', tool_call_id: 'toolu_2', content: [{ type: 'text', text: '24 C' }] },
-      { role: 'user', content: 'Which is warmer?' },
-    ],
-  }));
+  const { body, warnings } = toMessagesRequest(
+    req({
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Rome?' },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'two lookups',
+          tool_calls: [
+            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
+            { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Rome"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'toolu_1', content: '18 C' },
+        { role: 'tool', tool_call_id: 'toolu_2', content: [{ type: 'text', text: '24 C' }] },
+        { role: 'user', content: 'Which is warmer?' },
+      ],
+    }),
+  );
   t.deepEqual(body.messages, [
     { role: 'user', content: 'Weather in Paris and Rome?' },
     {
@@ -163,27 +205,40 @@ test('assistant tool_calls → tool_use; all tool results of the turn → ONE us
 });
 
 test('assistant text comes before its tool_use; empty arguments read as {}', (t) => {
-  const { body } = toMessagesRequest(req({
-    messages: [
-      { role: 'user', content: 'Refresh' },
-      { role: 'assistant', content: 'Refreshing.', tool_calls: [{ id: 'toolu_9', type: 'function', function: { name: 'refresh', arguments: '' } }] },
-      { role: 'tool', tool_call_id: 'toolu_9', content: 'ok' },
-    ],
-  }));
-  t.deepEqual(body.messages[1].content, [{ type: 'text', text: 'Refreshing.' }, { type: 'tool_use', id: 'toolu_9', name: 'refresh', input: {} }]);
+  const { body } = toMessagesRequest(
+    req({
+      messages: [
+        { role: 'user', content: 'Refresh' },
+        { role: 'assistant', content: 'Refreshing.', tool_calls: [{ id: 'toolu_9', type: 'function', function: { name: 'refresh', arguments: '' } }] },
+        { role: 'tool', tool_call_id: 'toolu_9', content: 'ok' },
+      ],
+    }),
+  );
+  t.deepEqual(body.messages[1].content, [
+    { type: 'text', text: 'Refreshing.' },
+    { type: 'tool_use', id: 'toolu_9', name: 'refresh', input: {} },
+  ]);
 });
 
 test('unparseable tool-call arguments → 400 naming the field path', (t) => {
-  const err = badRequest(t, req({
-    messages: [
-      { role: 'system', content: 'S' },
-      { role: 'user', content: 'A' },
-      { role: 'assistant', content: 'B' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] },
-    ],
-  }), 'messages[3].tool_calls[0].function.arguments');
+  const err = badRequest(
+    t,
+    req({
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'A' },
+        { role: 'assistant', content: 'B' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] },
+      ],
+    }),
+    'messages[3].tool_calls[0].function.arguments',
+  );
   t.is(err.message, 'messages[3].tool_calls[0].function.arguments is not valid JSON: "{\\"a\\":"');
-  badRequest(t, req({ messages: [{ role: 'assistant', tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '[1,2]' } }] }] }), 'messages[0].tool_calls[0].function.arguments');
+  badRequest(
+    t,
+    req({ messages: [{ role: 'assistant', tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '[1,2]' } }] }] }),
+    'messages[0].tool_calls[0].function.arguments',
+  );
 });
 
 test('other unrepresentable input is a 400 naming the field', (t) => {
@@ -210,10 +265,21 @@ test('max_completion_tokens wins over max_tokens; defaults per model family', (t
   t.is(toMessagesRequest(req({ max_tokens: 900 })).body.max_tokens, 900);
   t.is(toMessagesRequest(req({}), { defaultMaxTokens: 1000 }).body.max_tokens, 1000);
   const table: Array<[string, number]> = [
-    ['claude-3-haiku-20240307', 4096], ['claude-3-opus-latest', 4096], ['claude-3-5-haiku-20241022', 8192], ['claude-3-5-sonnet-20241022', 8192],
-    ['claude-3-7-sonnet-20250219', 64000], ['claude-opus-4-20250514', 32000], ['claude-opus-4-1-20250805', 32000], ['claude-sonnet-4-20250514', 64000],
-    ['claude-haiku-4-5', 64000], ['claude-opus-4-5-20251101', 64000], ['claude-opus-4-6', 128000], ['claude-opus-4-8', 128000],
-    ['claude-sonnet-4-6', 64000], ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 64000], ['qwen3-max', 4096],
+    ['claude-3-haiku-20240307', 4096],
+    ['claude-3-opus-latest', 4096],
+    ['claude-3-5-haiku-20241022', 8192],
+    ['claude-3-5-sonnet-20241022', 8192],
+    ['claude-3-7-sonnet-20250219', 64000],
+    ['claude-opus-4-20250514', 32000],
+    ['claude-opus-4-1-20250805', 32000],
+    ['claude-sonnet-4-20250514', 64000],
+    ['claude-haiku-4-5', 64000],
+    ['claude-opus-4-5-20251101', 64000],
+    ['claude-opus-4-6', 128000],
+    ['claude-opus-4-8', 128000],
+    ['claude-sonnet-4-6', 64000],
+    ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 64000],
+    ['qwen3-max', 4096],
   ];
   for (const [model, expected] of table) t.is(defaultMaxTokens(model), expected, model);
 });
@@ -226,7 +292,9 @@ test('temperature above 1 is clamped with a warning; top_p and top_k pass', (t) 
 });
 
 test('OpenAI-only and unknown fields are dropped with a warning each; defaults stay quiet', (t) => {
-  const { body, warnings } = toMessagesRequest(req({ seed: 7, presence_penalty: 0.5, frequency_penalty: 0.1, logprobs: false, top_logprobs: null, my_custom: 'x' }));
+  const { body, warnings } = toMessagesRequest(
+    req({ seed: 7, presence_penalty: 0.5, frequency_penalty: 0.1, logprobs: false, top_logprobs: null, my_custom: 'x' }),
+  );
   t.deepEqual(warnings, [
     'seed dropped: anthropic sampling cannot be seeded',
     'presence_penalty dropped: anthropic has no presence penalty',
@@ -237,17 +305,36 @@ test('OpenAI-only and unknown fields are dropped with a warning each; defaults s
 });
 
 test('response_format json_schema → output_config.format; json_object → system instruction', (t) => {
-  const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false };
+  const schema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { a: { type: 'integer' } },
+    required: ['a'],
+    additionalProperties: false,
+  };
   const structured = toMessagesRequest(req({ response_format: { type: 'json_schema', json_schema: { name: 'r', schema, strict: true } } }));
-  t.deepEqual(structured.body.output_config, { format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false } } });
+  t.deepEqual(structured.body.output_config, {
+    format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false } },
+  });
   t.deepEqual(structured.warnings, []);
 
   const old = toMessagesRequest(req({ model: 'claude-3-5-haiku-20241022', response_format: { type: 'json_schema', json_schema: { name: 'r', schema } } }));
   t.is(old.body.output_config, undefined);
-  t.is(old.body.system, `Respond with a single valid JSON object only, with no text before or after it. It must conform to this JSON Schema:\n${JSON.stringify(schema)}`);
+  t.is(
+    old.body.system,
+    `Respond with a single valid JSON object only, with no text before or after it. It must conform to this JSON Schema:\n${JSON.stringify(schema)}`,
+  );
   t.deepEqual(old.warnings, ['response_format json_schema: claude-3-5-haiku-20241022 has no structured outputs; asked for the schema in the system prompt']);
 
-  const json = toMessagesRequest(req({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'List' }], response_format: { type: 'json_object' } }));
+  const json = toMessagesRequest(
+    req({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'List' },
+      ],
+      response_format: { type: 'json_object' },
+    }),
+  );
   t.is(json.body.system, 'Be brief.\n\nRespond with a single valid JSON object only, with no text before or after it.');
   t.deepEqual(json.warnings, ['response_format json_object: anthropic has no JSON mode; asked for JSON in the system prompt']);
   t.deepEqual(toMessagesRequest(req({ response_format: { type: 'text' } })).body.system, undefined);
@@ -277,8 +364,13 @@ test('reasoning_effort on adaptive models → thinking adaptive + output_config.
   t.deepEqual(body.thinking, { type: 'adaptive' });
   t.deepEqual(body.output_config, { effort: 'high' });
   t.deepEqual([body.temperature, body.top_k], [undefined, undefined]);
-  t.deepEqual(warnings, ['temperature dropped: claude-opus-4-7 accepts no sampling parameters', 'top_k dropped: claude-opus-4-7 accepts no sampling parameters']);
-  const both = toMessagesRequest(req({ model: 'claude-sonnet-4-6', reasoning_effort: 'minimal', response_format: { type: 'json_schema', json_schema: { schema: { type: 'object' } } } }));
+  t.deepEqual(warnings, [
+    'temperature dropped: claude-opus-4-7 accepts no sampling parameters',
+    'top_k dropped: claude-opus-4-7 accepts no sampling parameters',
+  ]);
+  const both = toMessagesRequest(
+    req({ model: 'claude-sonnet-4-6', reasoning_effort: 'minimal', response_format: { type: 'json_schema', json_schema: { schema: { type: 'object' } } } }),
+  );
   t.deepEqual(both.body.output_config, { effort: 'low', format: { type: 'json_schema', schema: { type: 'object' } } });
 });
 

@@ -17,7 +17,9 @@ test('jsonFieldBytes: the UTF-8 bytes of a string value as the JSON text encodes
 });
 
 test('jsonFieldBytes: every occurrence, spaces after the colon, object values by their length, other values nothing', (t) => {
-  const gemini = JSON.stringify({ candidates: [{ content: { parts: [{ text: 'one' }, { text: 'two' }, { functionCall: { name: 'f', args: { q: 'x}"' } } }] } }] });
+  const gemini = JSON.stringify({
+    candidates: [{ content: { parts: [{ text: 'one' }, { text: 'two' }, { functionCall: { name: 'f', args: { q: 'x}"' } } }] } }],
+  });
   t.is(jsonFieldBytes(gemini, '"text":'), 6);
   t.is(jsonFieldBytes(gemini, '"args":'), JSON.stringify({ q: 'x}"' }).length);
   t.is(jsonFieldBytes('{"text" : "no"}', '"text":'), 0, 'a space before the colon is not what upstream encoders write');
@@ -27,9 +29,16 @@ test('jsonFieldBytes: every occurrence, spaces after the colon, object values by
   t.is(jsonFieldBytes('{"text":"cut short', '"text":'), 9, 'an unterminated value counts what is there');
 });
 
-test('StreamProgress: counts a chunk\'s content, reasoning, refusal and tool calls; a usage report covers what came before', (t) => {
+test("StreamProgress: counts a chunk's content, reasoning, refusal and tool calls; a usage report covers what came before", (t) => {
   const p = new StreamProgress();
-  const chunk = (delta: Record<string, unknown>, usage?: Record<string, number>) => ({ id: 'c', object: 'chat.completion.chunk' as const, created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }], ...(usage ? { usage: { ...usage, total_tokens: 0 } as never } : {}) });
+  const chunk = (delta: Record<string, unknown>, usage?: Record<string, number>) => ({
+    id: 'c',
+    object: 'chat.completion.chunk' as const,
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: null }],
+    ...(usage ? { usage: { ...usage, total_tokens: 0 } as never } : {}),
+  });
   p.chunk(chunk({ content: 'héllo' }));
   p.chunk(chunk({ reasoning_content: 'think', refusal: 'no' }));
   p.chunk(chunk({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"q":1}' } }] }));
@@ -51,16 +60,30 @@ test('StreamProgress: counts a chunk\'s content, reasoning, refusal and tool cal
 test('partialCharge: the reported usage completed by the output after it; estimated unless all of it was reported', (t) => {
   const prompt = () => 40;
   t.deepEqual(partialCharge(undefined, 10, prompt), { usage: { prompt_tokens: 40, completion_tokens: 3, total_tokens: 43 }, estimated: true });
-  t.deepEqual(partialCharge(undefined, 0, prompt), { usage: { prompt_tokens: 40, completion_tokens: 0, total_tokens: 40 }, estimated: true }, 'nothing streamed but the first byte: the prompt');
+  t.deepEqual(
+    partialCharge(undefined, 0, prompt),
+    { usage: { prompt_tokens: 40, completion_tokens: 0, total_tokens: 40 }, estimated: true },
+    'nothing streamed but the first byte: the prompt',
+  );
   const reported = { prompt_tokens: 11, completion_tokens: 1, total_tokens: 12, prompt_tokens_details: { cached_tokens: 5 } };
-  t.deepEqual(partialCharge(reported, 11, prompt), { usage: { ...reported, completion_tokens: 4, total_tokens: 15 }, estimated: true }, 'message_start, then "Hello there"');
-  t.deepEqual(partialCharge({ prompt_tokens: 9, completion_tokens: 208, total_tokens: 217 }, 0, prompt), { usage: { prompt_tokens: 9, completion_tokens: 208, total_tokens: 217 }, estimated: false }, 'a running count covering all: exact');
+  t.deepEqual(
+    partialCharge(reported, 11, prompt),
+    { usage: { ...reported, completion_tokens: 4, total_tokens: 15 }, estimated: true },
+    'message_start, then "Hello there"',
+  );
+  t.deepEqual(
+    partialCharge({ prompt_tokens: 9, completion_tokens: 208, total_tokens: 217 }, 0, prompt),
+    { usage: { prompt_tokens: 9, completion_tokens: 208, total_tokens: 217 }, estimated: false },
+    'a running count covering all: exact',
+  );
   t.deepEqual(partialCharge({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, 0, prompt).usage.prompt_tokens, 40, 'a prompt of 0 was not counted');
 });
 
 test('estimateTokens: text by bytes, inline attachments by a flat count, not by their base64 size', (t) => {
   const image = 'A'.repeat(400_000);
-  const withImage = estimateTokens({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }] }] });
+  const withImage = estimateTokens({
+    messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }] }],
+  });
   t.true(withImage >= ATTACHMENT_TOKENS && withImage < ATTACHMENT_TOKENS + 100);
   const dataUrl = estimateTokens({ input: [{ type: 'input_image', image_url: `data:image/png;base64,${image}` }] });
   t.true(dataUrl >= ATTACHMENT_TOKENS && dataUrl < ATTACHMENT_TOKENS + 100);

@@ -24,7 +24,12 @@ test('token-array and empty inputs are a 400 naming input', (t) => {
 });
 
 test('float embeddings in order; usage from Gemini when reported', (t) => {
-  const res = fromBatchEmbedResponse({ embeddings: [{ values: [0.5138951, 0.857853] }, { values: [-0.5045317, -0.8633931] }], usageMetadata: { promptTokenCount: 12 } }, 'gemini-embedding-2', 'float', ['aaaa', 'b']);
+  const res = fromBatchEmbedResponse(
+    { embeddings: [{ values: [0.5138951, 0.857853] }, { values: [-0.5045317, -0.8633931] }], usageMetadata: { promptTokenCount: 12 } },
+    'gemini-embedding-2',
+    'float',
+    ['aaaa', 'b'],
+  );
   t.deepEqual(res, {
     object: 'list',
     data: [

@@ -16,12 +16,14 @@ test('google-text.json → one stop choice with the text and OpenAI-semantics us
     object: 'chat.completion',
     created: 1_760_000_000,
     model: 'gemini-3-pro-preview',
-    choices: [{
-      index: 0,
-      message: { role: 'assistant', content: "There are **3** r's in strawberry.\n\nHere is the breakdown: st**r**awbe**rr**y.", refusal: null },
-      finish_reason: 'stop',
-      logprobs: null,
-    }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: "There are **3** r's in strawberry.\n\nHere is the breakdown: st**r**awbe**rr**y.", refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
     usage: {
       prompt_tokens: 9,
       completion_tokens: 28 + 244,
@@ -46,11 +48,13 @@ test('google-tool-call.json → tool_calls with the signature in the minted id, 
   const choice = res.choices[0]!;
   t.is(choice.finish_reason, 'tool_calls');
   t.is(choice.message.content, null);
-  t.deepEqual(choice.message.tool_calls, [{
-    id: `call_gw_r0_ts_${Buffer.from(signature, 'base64').toString('base64url')}`,
-    type: 'function',
-    function: { name: 'weather', arguments: '{"location":"San Francisco"}' },
-  }]);
+  t.deepEqual(choice.message.tool_calls, [
+    {
+      id: `call_gw_r0_ts_${Buffer.from(signature, 'base64').toString('base64url')}`,
+      type: 'function',
+      function: { name: 'weather', arguments: '{"location":"San Francisco"}' },
+    },
+  ]);
   t.deepEqual(parseToolCallId(choice.message.tool_calls![0]!.id), { minted: true, signature });
   t.deepEqual([res.usage?.prompt_tokens, res.usage?.completion_tokens, res.usage?.total_tokens], [29, 15 + 893, 937]);
 });
@@ -58,16 +62,34 @@ test('google-tool-call.json → tool_calls with the signature in the minted id, 
 // Literal responses for cases the recordings lack.
 
 test('thought parts → reasoning_content; text and calls keep their order per kind; candidates → choices', (t) => {
-  const res = fromGeminiResponse({
-    candidates: [
-      { index: 0, finishReason: 'STOP', content: { role: 'model', parts: [{ text: 'Let me think. ', thought: true }, { text: 'Done.', thought: true }, { text: 'Calling.' }, { functionCall: { name: 'f', args: { x: 1 } } }] } },
-      { index: 1, finishReason: 'MAX_TOKENS', content: { role: 'model', parts: [{ text: 'Cut' }] } },
+  const res = fromGeminiResponse(
+    {
+      candidates: [
+        {
+          index: 0,
+          finishReason: 'STOP',
+          content: {
+            role: 'model',
+            parts: [
+              { text: 'Let me think. ', thought: true },
+              { text: 'Done.', thought: true },
+              { text: 'Calling.' },
+              { functionCall: { name: 'f', args: { x: 1 } } },
+            ],
+          },
+        },
+        { index: 1, finishReason: 'MAX_TOKENS', content: { role: 'model', parts: [{ text: 'Cut' }] } },
+      ],
+    },
+    meta(),
+  );
+  t.deepEqual(
+    res.choices.map((c) => [c.index, c.finish_reason, c.message.content, c.message.reasoning_content]),
+    [
+      [0, 'tool_calls', 'Calling.', 'Let me think. Done.'],
+      [1, 'length', 'Cut', undefined],
     ],
-  }, meta());
-  t.deepEqual(res.choices.map((c) => [c.index, c.finish_reason, c.message.content, c.message.reasoning_content]), [
-    [0, 'tool_calls', 'Calling.', 'Let me think. Done.'],
-    [1, 'length', 'Cut', undefined],
-  ]);
+  );
   t.is(res.choices[0]!.message.tool_calls![0]!.id, 'call_gw_r0');
   t.is(res.usage, undefined);
 });
@@ -81,21 +103,42 @@ test('a blocked prompt → one empty content_filter choice', (t) => {
 
 test('mapFinishReason covers the table', (t) => {
   const cases: Array<[string | undefined, boolean, string]> = [
-    ['STOP', false, 'stop'], ['STOP', true, 'tool_calls'], ['MAX_TOKENS', false, 'length'], ['MAX_TOKENS', true, 'length'],
-    ['SAFETY', false, 'content_filter'], ['RECITATION', false, 'content_filter'], ['BLOCKLIST', false, 'content_filter'],
-    ['PROHIBITED_CONTENT', false, 'content_filter'], ['SPII', false, 'content_filter'], ['IMAGE_SAFETY', false, 'content_filter'],
-    ['SAFETY', true, 'content_filter'], ['OTHER', false, 'stop'], ['LANGUAGE', false, 'stop'],
-    ['MALFORMED_FUNCTION_CALL', false, 'stop'], ['FINISH_REASON_UNSPECIFIED', false, 'stop'], [undefined, false, 'stop'],
+    ['STOP', false, 'stop'],
+    ['STOP', true, 'tool_calls'],
+    ['MAX_TOKENS', false, 'length'],
+    ['MAX_TOKENS', true, 'length'],
+    ['SAFETY', false, 'content_filter'],
+    ['RECITATION', false, 'content_filter'],
+    ['BLOCKLIST', false, 'content_filter'],
+    ['PROHIBITED_CONTENT', false, 'content_filter'],
+    ['SPII', false, 'content_filter'],
+    ['IMAGE_SAFETY', false, 'content_filter'],
+    ['SAFETY', true, 'content_filter'],
+    ['OTHER', false, 'stop'],
+    ['LANGUAGE', false, 'stop'],
+    ['MALFORMED_FUNCTION_CALL', false, 'stop'],
+    ['FINISH_REASON_UNSPECIFIED', false, 'stop'],
+    [undefined, false, 'stop'],
   ];
   for (const [reason, calls, expected] of cases) t.is(mapFinishReason(reason, calls), expected, `${reason} ${calls}`);
 });
 
 test('mapUsage adds tool-use prompt tokens to the prompt and thoughts to the completion', (t) => {
-  t.deepEqual(mapUsage({ promptTokenCount: 100, cachedContentTokenCount: 60, toolUsePromptTokenCount: 7, candidatesTokenCount: 20, thoughtsTokenCount: 30, totalTokenCount: 157 }), {
-    prompt_tokens: 107,
-    completion_tokens: 50,
-    total_tokens: 157,
-    prompt_tokens_details: { cached_tokens: 60 },
-    completion_tokens_details: { reasoning_tokens: 30 },
-  });
+  t.deepEqual(
+    mapUsage({
+      promptTokenCount: 100,
+      cachedContentTokenCount: 60,
+      toolUsePromptTokenCount: 7,
+      candidatesTokenCount: 20,
+      thoughtsTokenCount: 30,
+      totalTokenCount: 157,
+    }),
+    {
+      prompt_tokens: 107,
+      completion_tokens: 50,
+      total_tokens: 157,
+      prompt_tokens_details: { cached_tokens: 60 },
+      completion_tokens_details: { reasoning_tokens: 30 },
+    },
+  );
 });

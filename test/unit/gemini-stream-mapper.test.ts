@@ -16,8 +16,14 @@ function sseEvents(name: string): SseEvent[] {
     .filter((block) => block.trim() !== '')
     .map((block) => {
       const lines = block.split(/\r\n|\n/);
-      const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
-      const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
+      const data = lines
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
+      const event = lines
+        .find((l) => l.startsWith('event:'))
+        ?.slice(6)
+        .trim();
       return { event, data };
     });
 }
@@ -71,7 +77,10 @@ test('google-text.sse: text, stop, the running usage when it changes and a trail
   // after each event whose counts changed (5, then 23 candidate tokens), the final usage
   t.is(r.chunks.length, 7);
   t.deepEqual(r.chunks.at(-1)!.choices, []);
-  t.deepEqual(r.chunks.filter((c) => c.usage !== undefined).map((c) => c.usage!.completion_tokens), [5 + 185, 23 + 185, 23 + 185]);
+  t.deepEqual(
+    r.chunks.filter((c) => c.usage !== undefined).map((c) => c.usage!.completion_tokens),
+    [5 + 185, 23 + 185, 23 + 185],
+  );
   t.deepEqual(r.usage, {
     prompt_tokens: 9,
     completion_tokens: 23 + 185,
@@ -96,7 +105,8 @@ test('google-tool-call.sse: one whole tool call, its signature in the id, finish
   const events = sseEvents('google-tool-call.sse');
   const r = run(events);
   assertEnvelope(t, r.chunks);
-  const signature = (JSON.parse(events[0]!.data) as { candidates: Array<{ content: { parts: Array<{ thoughtSignature: string }> } }> }).candidates[0]!.content.parts[0]!.thoughtSignature;
+  const signature = (JSON.parse(events[0]!.data) as { candidates: Array<{ content: { parts: Array<{ thoughtSignature: string }> } }> }).candidates[0]!.content
+    .parts[0]!.thoughtSignature;
   t.true(signature.startsWith('EqUCCqICAb4+9vsh8Pd5'));
   t.is(r.toolCalls.length, 1);
   t.is(r.toolCalls[0]!.index, 0);
@@ -115,10 +125,13 @@ test('google-tool-call.sse: one whole tool call, its signature in the id, finish
 test('google-stream-tool-call-arguments.sse: streamed partialArgs become two whole calls with running indexes', (t) => {
   const r = run(sseEvents('google-stream-tool-call-arguments.sse'));
   assertEnvelope(t, r.chunks);
-  t.deepEqual(r.toolCalls.map(({ index, name, arguments: a }) => ({ index, name, arguments: a })), [
-    { index: 0, name: 'getWeather', arguments: '{"location":"Boston"}' },
-    { index: 1, name: 'getWeather', arguments: '{"location":"San Francisco"}' },
-  ]);
+  t.deepEqual(
+    r.toolCalls.map(({ index, name, arguments: a }) => ({ index, name, arguments: a })),
+    [
+      { index: 0, name: 'getWeather', arguments: '{"location":"Boston"}' },
+      { index: 1, name: 'getWeather', arguments: '{"location":"San Francisco"}' },
+    ],
+  );
   // only the first parallel call carries a signature, as Gemini sends it
   t.true(parseToolCallId(r.toolCalls[0]!.id).signature?.startsWith('CiMBjz1rX25KieIB4d4AwFn8'));
   t.deepEqual(parseToolCallId(r.toolCalls[1]!.id), { minted: true, signature: undefined });
@@ -133,17 +146,37 @@ test('thought text becomes reasoning_content, kept apart from content', (t) => {
   const r = run([
     ev({ candidates: [{ content: { role: 'model', parts: [{ text: 'Counting letters', thought: true }] }, index: 0 }] }),
     ev({ candidates: [{ content: { role: 'model', parts: [{ text: '… r, r, r.', thought: true }, { text: 'Three.' }] }, index: 0 }] }),
-    ev({ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'MAX_TOKENS', index: 0 }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, thoughtsTokenCount: 10, cachedContentTokenCount: 3, totalTokenCount: 16 } }),
+    ev({
+      candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'MAX_TOKENS', index: 0 }],
+      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, thoughtsTokenCount: 10, cachedContentTokenCount: 3, totalTokenCount: 16 },
+    }),
   ]);
   t.is(r.reasoning, 'Counting letters… r, r, r.');
   t.is(r.content, 'Three.');
   t.deepEqual(r.finish, ['length']);
-  t.deepEqual(r.usage, { prompt_tokens: 4, completion_tokens: 12, total_tokens: 16, prompt_tokens_details: { cached_tokens: 3 }, completion_tokens_details: { reasoning_tokens: 10 } });
+  t.deepEqual(r.usage, {
+    prompt_tokens: 4,
+    completion_tokens: 12,
+    total_tokens: 16,
+    prompt_tokens_details: { cached_tokens: 3 },
+    completion_tokens_details: { reasoning_tokens: 10 },
+  });
 });
 
 test('a whole call without args gets "{}"; parallel whole calls in one event count up', (t) => {
   const r = run([
-    ev({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'now' }, thoughtSignature: 'QUJD' }, { functionCall: { name: 'add', args: { a: 1, b: [2, 3] } } }] }, finishReason: 'STOP', index: 0 }] }),
+    ev({
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [{ functionCall: { name: 'now' }, thoughtSignature: 'QUJD' }, { functionCall: { name: 'add', args: { a: 1, b: [2, 3] } } }],
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+    }),
   ]);
   t.deepEqual(r.toolCalls, [
     { index: 0, id: 'call_gw_t0_ts_QUJD', name: 'now', arguments: '{}' },
@@ -156,7 +189,10 @@ test('a whole call without args gets "{}"; parallel whole calls in one event cou
 
 test('a blocked prompt (no candidates, blockReason) finishes with content_filter', (t) => {
   const r = run([ev({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 } })]);
-  t.deepEqual(r.chunks.map((c) => c.choices[0]?.delta), [{ role: 'assistant', content: '' }, {}, undefined]);
+  t.deepEqual(
+    r.chunks.map((c) => c.choices[0]?.delta),
+    [{ role: 'assistant', content: '' }, {}, undefined],
+  );
   t.deepEqual(r.finish, ['content_filter']);
   t.is(r.content, '');
   t.deepEqual([r.usage?.prompt_tokens, r.usage?.completion_tokens], [7, 0]);
@@ -172,7 +208,10 @@ test('SAFETY mid-answer maps to content_filter; a repeated finishReason is not r
 
 test('a usageMetadata without counts does not replace the last counted one', (t) => {
   const r = run([
-    ev({ candidates: [{ content: { parts: [{ text: 'a' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 1, totalTokenCount: 3 } }),
+    ev({
+      candidates: [{ content: { parts: [{ text: 'a' }] }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 1, totalTokenCount: 3 },
+    }),
     ev({ usageMetadata: { trafficType: 'ON_DEMAND' } }),
   ]);
   t.is(r.usage?.total_tokens, 3);
@@ -201,7 +240,9 @@ test('malformed JSON throws 502 quoting the data', (t) => {
 test('an error payload mid-stream throws 502 with the upstream message and status', (t) => {
   const mapper = new GeminiStreamMapper(META);
   t.is(mapper.push(sseEvents('google-text.sse')[0]!).length, 3, 'role, text, the usage so far');
-  const err = t.throws(() => mapper.push(ev({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })), { instanceOf: GatewayError });
+  const err = t.throws(() => mapper.push(ev({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })), {
+    instanceOf: GatewayError,
+  });
   t.is(err.status, 502);
   t.is(err.message, 'provider gemini failed mid-stream: The model is overloaded. Please try again later.');
   t.is(err.upstreamStatus, 503);
@@ -211,15 +252,30 @@ test('an error payload mid-stream throws 502 with the upstream message and statu
 test('streamed partialArgs handle nested paths, arrays, non-string values and hostile keys', (t) => {
   const r = run([
     ev({ candidates: [{ content: { parts: [{ functionCall: { name: 'plan', willContinue: true } }] } }] }),
-    ev({ candidates: [{ content: { parts: [{ functionCall: { willContinue: true, partialArgs: [
-      { jsonPath: '$.recipe.name', stringValue: 'Lasa', willContinue: true },
-      { jsonPath: '$.recipe.name', stringValue: 'gna' },
-      { jsonPath: '$.recipe.items[0].qty', numberValue: 2 },
-      { jsonPath: '$.recipe.items[1].veg', boolValue: false },
-      { jsonPath: '$.note', nullValue: 'NULL_VALUE' },
-      { jsonPath: '$.__proto__.polluted', stringValue: 'no' },
-      { jsonPath: 'not-a-path', stringValue: 'skipped' },
-    ] } }] } }] }),
+    ev({
+      candidates: [
+        {
+          content: {
+            parts: [
+              {
+                functionCall: {
+                  willContinue: true,
+                  partialArgs: [
+                    { jsonPath: '$.recipe.name', stringValue: 'Lasa', willContinue: true },
+                    { jsonPath: '$.recipe.name', stringValue: 'gna' },
+                    { jsonPath: '$.recipe.items[0].qty', numberValue: 2 },
+                    { jsonPath: '$.recipe.items[1].veg', boolValue: false },
+                    { jsonPath: '$.note', nullValue: 'NULL_VALUE' },
+                    { jsonPath: '$.__proto__.polluted', stringValue: 'no' },
+                    { jsonPath: 'not-a-path', stringValue: 'skipped' },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+      ],
+    }),
     ev({ candidates: [{ content: { parts: [{ functionCall: {} }] }, finishReason: 'STOP' }] }),
   ]);
   t.is(r.toolCalls.length, 1);

@@ -19,16 +19,21 @@ function rejects(t: import('ava').ExecutionContext, r: ChatRequest, param: strin
 }
 
 test('system/developer → systemInstruction; consecutive same-role turns merge; model stays out of the body', (t) => {
-  const { body, warnings } = toGeminiRequest(req([
-    { role: 'system', content: 'Be brief.' },
-    { role: 'developer', content: [{ type: 'text', text: 'Answer in French.' }] },
-    user('Hi'),
-    user([{ type: 'text', text: 'there' }]),
-    { role: 'assistant', content: 'Bonjour' },
-    { role: 'assistant', content: [{ type: 'text', text: '!' }] },
-    user(''),
-    user('Merci'),
-  ], { stream: true, stream_options: { include_usage: true } }));
+  const { body, warnings } = toGeminiRequest(
+    req(
+      [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: [{ type: 'text', text: 'Answer in French.' }] },
+        user('Hi'),
+        user([{ type: 'text', text: 'there' }]),
+        { role: 'assistant', content: 'Bonjour' },
+        { role: 'assistant', content: [{ type: 'text', text: '!' }] },
+        user(''),
+        user('Merci'),
+      ],
+      { stream: true, stream_options: { include_usage: true } },
+    ),
+  );
   t.deepEqual(body, {
     systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Answer in French.' }] },
     contents: [
@@ -53,11 +58,9 @@ test('tool round trip: the thought signature returns via the id, the function na
   const signature = raw.candidates![0]!.content!.parts![0]!.thoughtSignature!;
   const answer = fromGeminiResponse(raw, { id: 'c1', model: 'gemini-3-pro-preview', created: 0, idSource: counterIdSource() }).choices[0]!.message;
   const callId = answer.tool_calls![0]!.id;
-  const { body, warnings } = toGeminiRequest(req([
-    user('Weather in SF?'),
-    { ...answer, reasoning_content: 'thinking…' },
-    { role: 'tool', tool_call_id: callId, content: '40 C' },
-  ]));
+  const { body, warnings } = toGeminiRequest(
+    req([user('Weather in SF?'), { ...answer, reasoning_content: 'thinking…' }, { role: 'tool', tool_call_id: callId, content: '40 C' }]),
+  );
   t.deepEqual(body.contents, [
     { role: 'user', parts: [{ text: 'Weather in SF?' }] },
     { role: 'model', parts: [{ functionCall: { name: 'weather', args: { location: 'San Francisco' } }, thoughtSignature: signature }] },
@@ -67,48 +70,72 @@ test('tool round trip: the thought signature returns via the id, the function na
 });
 
 test('parallel tool results go into one user turn; a JSON-object result is sent as the object', (t) => {
-  const { body } = toGeminiRequest(req([
-    user('Compare'),
-    { role: 'assistant', content: null, tool_calls: [
-      { id: 'call_gw_a_ts_QUJD', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
-      { id: 'call_gw_b', type: 'function', function: { name: 'time', arguments: '' } },
-    ] },
-    { role: 'tool', tool_call_id: 'call_gw_a_ts_QUJD', content: '{"temp":21,"unit":"C"}' },
-    { role: 'tool', tool_call_id: 'call_gw_b', content: [{ type: 'text', text: '[1,2]' }] },
-    user('and?'),
-  ]));
+  const { body } = toGeminiRequest(
+    req([
+      user('Compare'),
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_gw_a_ts_QUJD', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_gw_b', type: 'function', function: { name: 'time', arguments: '' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_gw_a_ts_QUJD', content: '{"temp":21,"unit":"C"}' },
+      { role: 'tool', tool_call_id: 'call_gw_b', content: [{ type: 'text', text: '[1,2]' }] },
+      user('and?'),
+    ]),
+  );
   t.deepEqual(body.contents, [
     { role: 'user', parts: [{ text: 'Compare' }] },
-    { role: 'model', parts: [
-      { functionCall: { name: 'weather', args: { city: 'Paris' } }, thoughtSignature: 'QUJD' },
-      { functionCall: { name: 'time', args: {} } },
-    ] },
-    { role: 'user', parts: [
-      { functionResponse: { name: 'weather', response: { temp: 21, unit: 'C' } } },
-      { functionResponse: { name: 'time', response: { result: '[1,2]' } } },
-      { text: 'and?' },
-    ] },
+    {
+      role: 'model',
+      parts: [{ functionCall: { name: 'weather', args: { city: 'Paris' } }, thoughtSignature: 'QUJD' }, { functionCall: { name: 'time', args: {} } }],
+    },
+    {
+      role: 'user',
+      parts: [
+        { functionResponse: { name: 'weather', response: { temp: 21, unit: 'C' } } },
+        { functionResponse: { name: 'time', response: { result: '[1,2]' } } },
+        { text: 'and?' },
+      ],
+    },
   ]);
 });
 
 test('tool calls not minted by gw get the documented validator-skip signature on the first call only', (t) => {
-  const { body, warnings } = toGeminiRequest(req([
-    user('q'),
-    { role: 'assistant', content: 'Let me check.', tool_calls: [
-      { id: 'call_abc123', type: 'function', function: { name: 'f', arguments: '{}' } },
-      { id: 'call_def456', type: 'function', function: { name: 'g', arguments: '{}' } },
-    ] },
-    { role: 'tool', tool_call_id: 'call_abc123', content: 'x' },
-    { role: 'tool', tool_call_id: 'call_def456', content: 'y' },
-  ]));
-  t.deepEqual(body.contents[1], { role: 'model', parts: [
-    { text: 'Let me check.' },
-    { functionCall: { name: 'f', args: {} }, thoughtSignature: FOREIGN_CALL_SIGNATURE },
-    { functionCall: { name: 'g', args: {} } },
-  ] });
+  const { body, warnings } = toGeminiRequest(
+    req([
+      user('q'),
+      {
+        role: 'assistant',
+        content: 'Let me check.',
+        tool_calls: [
+          { id: 'call_abc123', type: 'function', function: { name: 'f', arguments: '{}' } },
+          { id: 'call_def456', type: 'function', function: { name: 'g', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_abc123', content: 'x' },
+      { role: 'tool', tool_call_id: 'call_def456', content: 'y' },
+    ]),
+  );
+  t.deepEqual(body.contents[1], {
+    role: 'model',
+    parts: [
+      { text: 'Let me check.' },
+      { functionCall: { name: 'f', args: {} }, thoughtSignature: FOREIGN_CALL_SIGNATURE },
+      { functionCall: { name: 'g', args: {} } },
+    ],
+  });
   t.deepEqual(warnings, ["messages[1].tool_calls[0]: id not minted by gw, no thought signature; sent Gemini's validator-skip signature"]);
   // a gw id without a signature means Gemini sent none: nothing is added
-  const own = toGeminiRequest(req([user('q'), { role: 'assistant', tool_calls: [{ id: 'call_gw_z', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_gw_z', content: 'x' }]));
+  const own = toGeminiRequest(
+    req([
+      user('q'),
+      { role: 'assistant', tool_calls: [{ id: 'call_gw_z', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call_gw_z', content: 'x' },
+    ]),
+  );
   t.deepEqual(own.body.contents[1], { role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }] });
   t.deepEqual(own.warnings, []);
 });
@@ -119,19 +146,31 @@ test('an unknown tool_call_id is a 400 naming messages[i].tool_call_id', (t) => 
 });
 
 test('tool-call arguments that are not a JSON object are a 400 naming the field', (t) => {
-  rejects(t, req([user('q'), { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{bad' } }] }]), 'messages[1].tool_calls[0].function.arguments');
-  rejects(t, req([user('q'), { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }]), 'messages[1].tool_calls[0].function.arguments');
+  rejects(
+    t,
+    req([user('q'), { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{bad' } }] }]),
+    'messages[1].tool_calls[0].function.arguments',
+  );
+  rejects(
+    t,
+    req([user('q'), { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }]),
+    'messages[1].tool_calls[0].function.arguments',
+  );
 });
 
 test('images: data URIs inline, https URLs as fileData with a guessed type and a warning', (t) => {
-  const { body, warnings } = toGeminiRequest(req([user([
-    { type: 'text', text: 'Compare these' },
-    { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-    { type: 'image_url', image_url: { url: 'https://example.com/cat.WEBP?size=large', detail: 'high' } },
-    { type: 'image_url', image_url: { url: 'https://example.com/render' } },
-    { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
-    { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
-  ])]));
+  const { body, warnings } = toGeminiRequest(
+    req([
+      user([
+        { type: 'text', text: 'Compare these' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        { type: 'image_url', image_url: { url: 'https://example.com/cat.WEBP?size=large', detail: 'high' } },
+        { type: 'image_url', image_url: { url: 'https://example.com/render' } },
+        { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+        { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
+      ]),
+    ]),
+  );
   t.deepEqual(body.contents[0]!.parts, [
     { text: 'Compare these' },
     { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
@@ -150,7 +189,11 @@ test('unsupported content is a 400 naming the part', (t) => {
   rejects(t, req([user([{ type: 'image_url', image_url: { url: 'data:;base64,AAAA' } }])]), 'messages[0].content[0].image_url.url');
   rejects(t, req([user([{ type: 'video', video: {} }])]), 'messages[0].content[0].type');
   rejects(t, req([user([{ type: 'file', file: { file_id: 'file-abc' } }])]), 'messages[0].content[0].file.file_id');
-  rejects(t, req([{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } }] }, user('x')]), 'messages[0].content[0].type');
+  rejects(
+    t,
+    req([{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } }] }, user('x')]),
+    'messages[0].content[0].type',
+  );
   rejects(t, req([{ role: 'critic', content: 'x' }]), 'messages[0].role');
   rejects(t, req([{ role: 'system', content: 'only me' }]), 'messages');
 });
@@ -164,18 +207,17 @@ test('tools → one functionDeclarations list with parametersJsonSchema intact, 
     additionalProperties: false,
     $defs: { unused: { $schema: 'kept: not top-level' } },
   };
-  const { body, warnings } = toGeminiRequest(req([user('q')], {
-    tools: [
-      { type: 'function', function: { name: 'weather', description: 'Weather by city', parameters, strict: true } },
-      { type: 'function', function: { name: 'ping' } },
-    ],
-    tool_choice: 'required',
-  }));
+  const { body, warnings } = toGeminiRequest(
+    req([user('q')], {
+      tools: [
+        { type: 'function', function: { name: 'weather', description: 'Weather by city', parameters, strict: true } },
+        { type: 'function', function: { name: 'ping' } },
+      ],
+      tool_choice: 'required',
+    }),
+  );
   const { $schema: _, ...rest } = parameters;
-  t.deepEqual(body.tools, [{ functionDeclarations: [
-    { name: 'weather', description: 'Weather by city', parametersJsonSchema: rest },
-    { name: 'ping' },
-  ] }]);
+  t.deepEqual(body.tools, [{ functionDeclarations: [{ name: 'weather', description: 'Weather by city', parametersJsonSchema: rest }, { name: 'ping' }] }]);
   t.deepEqual(body.toolConfig, { functionCallingConfig: { mode: 'ANY' } });
   t.deepEqual(warnings, ['tools[0].function.strict dropped: Gemini has no strict mode for function calls']);
   rejects(t, req([user('q')], { tools: [{ type: 'web_search' } as never] }), 'tools[0].type');
@@ -196,16 +238,35 @@ test('tool_choice maps to functionCallingConfig', (t) => {
 });
 
 test('sampling parameters → generationConfig; max_completion_tokens wins over max_tokens', (t) => {
-  const { body, warnings } = toGeminiRequest(req([user('q')], {
-    temperature: 0.2, top_p: 0.9, max_tokens: 50, max_completion_tokens: 100, stop: 'END', n: 2, seed: 7,
-    presence_penalty: 0.5, frequency_penalty: -0.5, logit_bias: null,
-  }));
+  const { body, warnings } = toGeminiRequest(
+    req([user('q')], {
+      temperature: 0.2,
+      top_p: 0.9,
+      max_tokens: 50,
+      max_completion_tokens: 100,
+      stop: 'END',
+      n: 2,
+      seed: 7,
+      presence_penalty: 0.5,
+      frequency_penalty: -0.5,
+      logit_bias: null,
+    }),
+  );
   t.deepEqual(body.generationConfig, {
-    temperature: 0.2, topP: 0.9, maxOutputTokens: 100, candidateCount: 2, seed: 7,
-    presencePenalty: 0.5, frequencyPenalty: -0.5, stopSequences: ['END'],
+    temperature: 0.2,
+    topP: 0.9,
+    maxOutputTokens: 100,
+    candidateCount: 2,
+    seed: 7,
+    presencePenalty: 0.5,
+    frequencyPenalty: -0.5,
+    stopSequences: ['END'],
   });
   t.deepEqual(warnings, []);
-  t.deepEqual(toGeminiRequest(req([user('q')], { max_tokens: 50, stop: ['a', 'b'] })).body.generationConfig, { maxOutputTokens: 50, stopSequences: ['a', 'b'] });
+  t.deepEqual(toGeminiRequest(req([user('q')], { max_tokens: 50, stop: ['a', 'b'] })).body.generationConfig, {
+    maxOutputTokens: 50,
+    stopSequences: ['a', 'b'],
+  });
   t.is(toGeminiRequest(req([user('q')], { temperature: null })).body.generationConfig, undefined);
   rejects(t, req([user('q')], { temperature: 'hot' as never }), 'temperature');
 });
@@ -214,7 +275,14 @@ test('response_format: json_object → JSON mime type; json_schema → responseJ
   t.deepEqual(toGeminiRequest(req([user('q')], { response_format: { type: 'json_object' } })).body.generationConfig, { responseMimeType: 'application/json' });
   const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'], additionalProperties: false };
   t.deepEqual(
-    toGeminiRequest(req([user('q')], { response_format: { type: 'json_schema', json_schema: { name: 'a', strict: true, schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...schema } } } })).body.generationConfig,
+    toGeminiRequest(
+      req([user('q')], {
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'a', strict: true, schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...schema } },
+        },
+      }),
+    ).body.generationConfig,
     { responseMimeType: 'application/json', responseJsonSchema: schema },
   );
   t.is(toGeminiRequest(req([user('q')], { response_format: { type: 'text' } })).body.generationConfig, undefined);
@@ -233,7 +301,9 @@ test('reasoning_effort → thinkingConfig budgets; none turns thinking off', (t)
 });
 
 test('OpenAI-only fields are dropped with one warning each', (t) => {
-  const { body, warnings } = toGeminiRequest(req([user('q')], { logprobs: true, top_logprobs: 3, user: 'u1', parallel_tool_calls: false, modalities: ['text'], metadata: null }));
+  const { body, warnings } = toGeminiRequest(
+    req([user('q')], { logprobs: true, top_logprobs: 3, user: 'u1', parallel_tool_calls: false, modalities: ['text'], metadata: null }),
+  );
   t.deepEqual(Object.keys(body), ['contents']);
   t.deepEqual(warnings, [
     'parallel_tool_calls=false dropped: Gemini has no switch for parallel calls',

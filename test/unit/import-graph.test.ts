@@ -42,7 +42,13 @@ function cycles(g: Map<string, Array<{ to: string }>>): string[][] {
     state.set(n, 'visiting');
     stack.push(n);
     for (const { to } of g.get(n) ?? []) {
-      if (state.get(to) === 'visiting') found.push(stack.slice(stack.indexOf(to)).concat(to).map((p) => relative(ROOT, p)));
+      if (state.get(to) === 'visiting')
+        found.push(
+          stack
+            .slice(stack.indexOf(to))
+            .concat(to)
+            .map((p) => relative(ROOT, p)),
+        );
       else if (!state.has(to)) visit(to);
     }
     stack.pop();

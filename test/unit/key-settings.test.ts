@@ -27,8 +27,15 @@ tags = { team = "search", env = "prod" }
 max_parallel_requests = 4
 `);
   t.deepEqual(cfg.keys.a, {
-    key: SECRET, models: ['gpt-4o*', 'claude-*'], requests_per_minute: 60, tokens_per_minute: 100000, budget: 20, budget_period: 'monthly',
-    expires_at: '2027-01-01T00:00:00Z', tags: { team: 'search', env: 'prod' }, max_parallel_requests: 4,
+    key: SECRET,
+    models: ['gpt-4o*', 'claude-*'],
+    requests_per_minute: 60,
+    tokens_per_minute: 100000,
+    budget: 20,
+    budget_period: 'monthly',
+    expires_at: '2027-01-01T00:00:00Z',
+    tags: { team: 'search', env: 'prod' },
+    max_parallel_requests: 4,
   });
   t.is(config('expires_at = 2027-01-01T10:30:00+02:00').keys.a!.expires_at, '2027-01-01T08:30:00Z');
   t.is(config('expires_at = "2027-01-01T10:30:00.250Z"').keys.a!.expires_at, '2027-01-01T10:30:00.250Z');
@@ -65,7 +72,13 @@ test('parseExpiry: offsets, leap days, date-only = 00:00 UTC', (t) => {
 test('PATCH is a JSON merge patch: replace, null unsets, tags merge tag by tag', (t) => {
   const before = { models: ['a*'], budget: 5, budget_period: 'daily' as const, tags: { team: 'x', env: 'dev' } };
   const patch = keyPatchSchema.parse({ budget: 10, budget_period: null, tags: { env: null, owner: 'ann' }, requests_per_minute: 30, expires_at: '2027-01-01' });
-  t.deepEqual(applyPatch(before, patch), { models: ['a*'], requests_per_minute: 30, budget: 10, expires_at: '2027-01-01T00:00:00Z', tags: { team: 'x', owner: 'ann' } });
+  t.deepEqual(applyPatch(before, patch), {
+    models: ['a*'],
+    requests_per_minute: 30,
+    budget: 10,
+    expires_at: '2027-01-01T00:00:00Z',
+    tags: { team: 'x', owner: 'ann' },
+  });
   t.deepEqual(applyPatch(before, keyPatchSchema.parse({ tags: null, models: null })), { budget: 5, budget_period: 'daily' });
   t.deepEqual(applyPatch({ tags: { a: '1' } }, keyPatchSchema.parse({ tags: { a: null } })), {});
   t.deepEqual(before.tags, { team: 'x', env: 'dev' }); // not changed in place
@@ -78,7 +91,15 @@ test('KeyInfo: the hot path reads compiled settings; unset means no limit and ev
   t.true(plain.allows('anything'));
   t.is(plain.models, undefined);
   t.is(plain.expiresAt, undefined);
-  const full = keyInfo('f', { models: ['gpt-4o*'], requests_per_minute: 5, budget: 1, budget_period: 'weekly', expires_at: '2027-01-01T00:00:00Z', tags: { team: 't' }, max_parallel_requests: 2 });
+  const full = keyInfo('f', {
+    models: ['gpt-4o*'],
+    requests_per_minute: 5,
+    budget: 1,
+    budget_period: 'weekly',
+    expires_at: '2027-01-01T00:00:00Z',
+    tags: { team: 't' },
+    max_parallel_requests: 2,
+  });
   t.true(full.allows('gpt-4o-mini'));
   t.false(full.allows('claude-x'));
   t.like(full, { requestsPerMinute: 5, budget: 1, budgetPeriod: 'weekly', expiresAt: Date.UTC(2027, 0, 1), maxParallelRequests: 2, tags: { team: 't' } });
@@ -87,20 +108,44 @@ test('KeyInfo: the hot path reads compiled settings; unset means no limit and ev
   t.deepEqual(Object.keys(plain), Object.keys(full));
 });
 
-test('KeyTable: a rotated key\'s earlier secret works until its grace period ends, then never; listings never show secrets', (t) => {
+test("KeyTable: a rotated key's earlier secret works until its grace period ends, then never; listings never show secrets", (t) => {
   const now = Date.UTC(2026, 4, 14, 12);
   const oldSecret = 'sk-old-secret-0123456789abcdefgh';
   const newSecret = 'sk-new-secret-0123456789abcdefgh';
-  const table = new KeyTable({ f: { key: SECRET, expires_at: '2026-05-14T11:00:00Z' } }, new Map([
-    ['r', { hash: hashSecret(newSecret), created_at: '2026-05-01T00:00:00.000Z', settings: { budget: 3 }, grace: [{ hash: hashSecret(oldSecret), until: '2026-05-14T12:05:00Z' }] }],
-  ]));
+  const table = new KeyTable(
+    { f: { key: SECRET, expires_at: '2026-05-14T11:00:00Z' } },
+    new Map([
+      [
+        'r',
+        {
+          hash: hashSecret(newSecret),
+          created_at: '2026-05-01T00:00:00.000Z',
+          settings: { budget: 3 },
+          grace: [{ hash: hashSecret(oldSecret), until: '2026-05-14T12:05:00Z' }],
+        },
+      ],
+    ]),
+  );
   t.is(table.lookup(newSecret)?.name, 'r');
   t.is(table.lookup(oldSecret, () => now)?.name, 'r');
-  t.is(table.lookup(oldSecret, () => now + 5 * 60_000), undefined);
-  t.is(table.lookup('sk-unknown-0123456789abcdefghij', () => now), undefined);
+  t.is(
+    table.lookup(oldSecret, () => now + 5 * 60_000),
+    undefined,
+  );
+  t.is(
+    table.lookup('sk-unknown-0123456789abcdefghij', () => now),
+    undefined,
+  );
   const list = table.list(now);
   t.like(list[0], { name: 'f', source: 'file', expires_at: '2026-05-14T11:00:00Z', expired: true, models: null, budget: null });
-  t.like(list[1], { name: 'r', source: 'runtime', budget: 3, expired: false, previous_key_valid_until: '2026-05-14T12:05:00Z', created_at: '2026-05-01T00:00:00.000Z' });
+  t.like(list[1], {
+    name: 'r',
+    source: 'runtime',
+    budget: 3,
+    expired: false,
+    previous_key_valid_until: '2026-05-14T12:05:00Z',
+    created_at: '2026-05-01T00:00:00.000Z',
+  });
   t.false('previous_key_valid_until' in table.list(now + 10 * 60_000)[1]!);
   const text = JSON.stringify(list);
   for (const s of [SECRET, oldSecret, newSecret, hashSecret(oldSecret)]) t.false(text.includes(s));
@@ -111,7 +156,11 @@ test('KeyTable: a rotated key\'s earlier secret works until its grace period end
 test('stored key records: the bare hash of older versions still reads; bad records are refused', (t) => {
   const h = hashSecret(SECRET);
   t.deepEqual(parseKeyRecord(h), { hash: h, settings: {} });
-  t.deepEqual(parseKeyRecord(JSON.stringify({ hash: h, created_at: 'x', settings: { budget: 2, future_setting: 1 } })), { hash: h, created_at: 'x', settings: { budget: 2 } });
+  t.deepEqual(parseKeyRecord(JSON.stringify({ hash: h, created_at: 'x', settings: { budget: 2, future_setting: 1 } })), {
+    hash: h,
+    created_at: 'x',
+    settings: { budget: 2 },
+  });
   t.throws(() => parseKeyRecord('{"settings":{}}'), { message: /no key hash/ });
   t.throws(() => parseKeyRecord(JSON.stringify({ hash: h, settings: { models: 'gpt-4o' } })), { message: /invalid settings/ });
 });

@@ -18,16 +18,27 @@ test('system string becomes a leading system message; max_tokens, temperature, t
   const { req: out, warnings } = messagesToChatRequest(req({ system: 'be brief', temperature: 0.2, top_p: 0.9, stop_sequences: ['END'] }));
   t.deepEqual(out, {
     model: 'm',
-    messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }],
-    max_tokens: 100, temperature: 0.2, top_p: 0.9, stop: ['END'],
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+    ],
+    max_tokens: 100,
+    temperature: 0.2,
+    top_p: 0.9,
+    stop: ['END'],
   });
   t.deepEqual(warnings, []);
 });
 
 test('system text blocks are joined by a blank line; their cache_control is dropped with a warning', (t) => {
-  const { req: out, warnings } = messagesToChatRequest(req({
-    system: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } }],
-  }));
+  const { req: out, warnings } = messagesToChatRequest(
+    req({
+      system: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } },
+      ],
+    }),
+  );
   t.deepEqual(out.messages[0], { role: 'system', content: 'a\n\nb' });
   t.deepEqual(warnings, ['cache_control dropped: no common-format equivalent (at system[1].cache_control)']);
 });
@@ -81,13 +92,15 @@ test('one text block → string content; several blocks → parts, images as ima
 test('documents: text source → text part, base64 → file part', (t) => {
   const { req: out } = messagesToChatRequest({
     ...base,
-    messages: [{
-      role: 'user',
-      content: [
-        { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain doc' } },
-        { type: 'document', title: 'spec.pdf', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
-      ],
-    }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain doc' } },
+          { type: 'document', title: 'spec.pdf', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
+        ],
+      },
+    ],
   });
   t.deepEqual(out.messages[0]!.content, [
     { type: 'text', text: 'plain doc' },
@@ -115,8 +128,13 @@ test('tool_use → tool_calls; tool_result → tool messages placed before the r
           { type: 'text', text: 'also, thanks' },
           { type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' },
           {
-            type: 'tool_result', tool_use_id: 'toolu_2', is_error: true,
-            content: [{ type: 'text', text: 'service down' }, { type: 'text', text: 'retry later' }],
+            type: 'tool_result',
+            tool_use_id: 'toolu_2',
+            is_error: true,
+            content: [
+              { type: 'text', text: 'service down' },
+              { type: 'text', text: 'retry later' },
+            ],
           },
         ],
       },
@@ -157,13 +175,21 @@ test('assistant with only tool_use → content null; user turn of only tool resu
 test('images inside a tool_result move to the following user message', (t) => {
   const { req: out, warnings } = messagesToChatRequest({
     ...base,
-    messages: [{
-      role: 'user',
-      content: [{
-        type: 'tool_result', tool_use_id: 't1',
-        content: [{ type: 'text', text: 'screenshot:' }, { type: 'image', source: { type: 'url', url: 'https://x/s.png' } }],
-      }],
-    }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            content: [
+              { type: 'text', text: 'screenshot:' },
+              { type: 'image', source: { type: 'url', url: 'https://x/s.png' } },
+            ],
+          },
+        ],
+      },
+    ],
   });
   t.deepEqual(out.messages, [
     { role: 'tool', tool_call_id: 't1', content: 'screenshot:' },
@@ -173,13 +199,26 @@ test('images inside a tool_result move to the following user message', (t) => {
 });
 
 test('round trip: a translated tool_use answer, sent back with its tool_result, reaches the upstream with the same id and arguments', (t) => {
-  const answer = chatCompletionToMessages({
-    id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: 'up',
-    choices: [{
-      index: 0, finish_reason: 'tool_calls',
-      message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'f', arguments: '{"a":[1,2],"b":"x"}' } }] },
-    }],
-  }, { requestModel: 'm' });
+  const answer = chatCompletionToMessages(
+    {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 0,
+      model: 'up',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'f', arguments: '{"a":[1,2],"b":"x"}' } }],
+          },
+        },
+      ],
+    },
+    { requestModel: 'm' },
+  );
   const { req: out } = messagesToChatRequest({
     ...base,
     messages: [
@@ -196,13 +235,15 @@ test('round trip: a translated tool_use answer, sent back with its tool_result, 
 
 test('tools map to function tools with input_schema intact; server tools are dropped with a warning', (t) => {
   const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-  const { req: out, warnings } = messagesToChatRequest(req({
-    tools: [
-      { name: 'weather', description: 'Get weather', input_schema: schema },
-      { type: 'custom', name: 'noargs' },
-      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
-    ],
-  }));
+  const { req: out, warnings } = messagesToChatRequest(
+    req({
+      tools: [
+        { name: 'weather', description: 'Get weather', input_schema: schema },
+        { type: 'custom', name: 'noargs' },
+        { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+      ],
+    }),
+  );
   t.deepEqual(out.tools, [
     { type: 'function', function: { name: 'weather', description: 'Get weather', parameters: schema } },
     { type: 'function', function: { name: 'noargs', parameters: { type: 'object', properties: {} } } },
@@ -247,9 +288,22 @@ test('fields without a common-format meaning are dropped with one warning per ki
     output_config: { effort: 'high', format: { type: 'json_schema', schema: { type: 'object' } } },
     messages: [
       { role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }] },
-      { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xx' }, { type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'b' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'redacted_thinking', data: 'xx' },
+          { type: 'thinking', thinking: 't', signature: 's' },
+          { type: 'text', text: 'b' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'c', cache_control: { type: 'ephemeral' } }] },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 't2', signature: 's2' }, { type: 'text', text: 'd' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 't2', signature: 's2' },
+          { type: 'text', text: 'd' },
+        ],
+      },
     ],
   } as MessagesRequest);
   t.is(out.user, 'u-42');
@@ -275,7 +329,11 @@ test('invalid bodies → 400 naming the field', (t) => {
   badParam(t, { ...req({}), temperature: '1' }, 'temperature');
   badParam(t, { ...req({}), stop_sequences: 'END' }, 'stop_sequences');
   badParam(t, { ...req({}), system: [{ type: 'image', source: {} }] }, 'system[0].type');
-  badParam(t, msgs({ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: [{ type: 'video', url: 'x' }] }), 'messages[2].content[0].type');
+  badParam(
+    t,
+    msgs({ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: [{ type: 'video', url: 'x' }] }),
+    'messages[2].content[0].type',
+  );
   badParam(t, msgs({ role: 'tool', content: 'x' }), 'messages[0].role');
   badParam(t, msgs({ role: 'user', content: 42 }), 'messages[0].content');
   badParam(t, msgs({ role: 'user', content: ['text'] }), 'messages[0].content[0]');

@@ -5,9 +5,17 @@ import { chatCompletionToMessages, toToolInput } from '../../plugins/formats/ant
 import { findStopSequence, mapStopReason } from '../../plugins/formats/anthropic-messages/map-stop-reason.ts';
 import { toMessageId, toMessagesUsage } from '../../plugins/formats/anthropic-messages/map-usage.ts';
 
-function completion(message: Partial<ChatMessage>, finish: string | null = 'stop', usage: Usage | null = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, extra: Record<string, unknown> = {}): ChatCompletion {
+function completion(
+  message: Partial<ChatMessage>,
+  finish: string | null = 'stop',
+  usage: Usage | null = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  extra: Record<string, unknown> = {},
+): ChatCompletion {
   return {
-    id: 'chatcmpl-abc-123', object: 'chat.completion', created: 1, model: 'upstream-model',
+    id: 'chatcmpl-abc-123',
+    object: 'chat.completion',
+    created: 1,
+    model: 'upstream-model',
     choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish, ...extra }],
     usage,
   };
@@ -28,11 +36,16 @@ test('text answer', (t) => {
 });
 
 test('reasoning_content becomes a thinking block before the text (recorded qwen3-max shape)', (t) => {
-  const res = chatCompletionToMessages(completion(
-    { content: '**Answer: 3**', reasoning_content: 'count the r letters' },
-    'stop',
-    { prompt_tokens: 24, completion_tokens: 1668, total_tokens: 1692, completion_tokens_details: { reasoning_tokens: 1353 }, prompt_tokens_details: { cached_tokens: 0 } },
-  ), opts);
+  const res = chatCompletionToMessages(
+    completion({ content: '**Answer: 3**', reasoning_content: 'count the r letters' }, 'stop', {
+      prompt_tokens: 24,
+      completion_tokens: 1668,
+      total_tokens: 1692,
+      completion_tokens_details: { reasoning_tokens: 1353 },
+      prompt_tokens_details: { cached_tokens: 0 },
+    }),
+    opts,
+  );
   t.deepEqual(res.content, [
     { type: 'thinking', thinking: 'count the r letters', signature: '' },
     { type: 'text', text: '**Answer: 3**' },
@@ -41,15 +54,21 @@ test('reasoning_content becomes a thinking block before the text (recorded qwen3
 });
 
 test('tool calls become tool_use blocks after the text; unusable arguments survive', (t) => {
-  const res = chatCompletionToMessages(completion({
-    content: 'Let me check.',
-    tool_calls: [
-      { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
-      { id: 'call_2', type: 'function', function: { name: 'now', arguments: '' } },
-      { id: 'call_3', type: 'function', function: { name: 'weather', arguments: '{"city":"Ro' } },
-      { id: '', type: 'function', function: { name: 'list', arguments: '[1]' } },
-    ],
-  }, 'tool_calls'), opts);
+  const res = chatCompletionToMessages(
+    completion(
+      {
+        content: 'Let me check.',
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'now', arguments: '' } },
+          { id: 'call_3', type: 'function', function: { name: 'weather', arguments: '{"city":"Ro' } },
+          { id: '', type: 'function', function: { name: 'list', arguments: '[1]' } },
+        ],
+      },
+      'tool_calls',
+    ),
+    opts,
+  );
   t.deepEqual(res.content, [
     { type: 'text', text: 'Let me check.' },
     { type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Paris' } },
@@ -70,8 +89,14 @@ test('toToolInput', (t) => {
 
 test('each finish_reason maps to its stop_reason', (t) => {
   const cases: Array<[string | null, string]> = [
-    ['stop', 'end_turn'], ['length', 'max_tokens'], ['tool_calls', 'tool_use'], ['function_call', 'tool_use'],
-    ['content_filter', 'refusal'], ['sensitive', 'refusal'], ['network_error', 'end_turn'], [null, 'end_turn'],
+    ['stop', 'end_turn'],
+    ['length', 'max_tokens'],
+    ['tool_calls', 'tool_use'],
+    ['function_call', 'tool_use'],
+    ['content_filter', 'refusal'],
+    ['sensitive', 'refusal'],
+    ['network_error', 'end_turn'],
+    [null, 'end_turn'],
   ];
   for (const [finish, stop] of cases) {
     t.is(chatCompletionToMessages(completion({ content: 'x' }, finish), opts).stop_reason, stop, String(finish));
@@ -79,7 +104,10 @@ test('each finish_reason maps to its stop_reason', (t) => {
 });
 
 test('tool calls under finish_reason "stop" still report tool_use', (t) => {
-  const res = chatCompletionToMessages(completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'stop'), opts);
+  const res = chatCompletionToMessages(
+    completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'stop'),
+    opts,
+  );
   t.is(res.stop_reason, 'tool_use');
   t.deepEqual(mapStopReason('length', { hasToolUse: true }), { stop_reason: 'max_tokens', stop_sequence: null });
 });
@@ -107,13 +135,21 @@ test('refusal field → text block and stop_reason refusal', (t) => {
 });
 
 test('usage: cached tokens move out of input_tokens', (t) => {
-  const res = chatCompletionToMessages(completion({ content: 'x' }, 'stop', {
-    prompt_tokens: 173, completion_tokens: 93, total_tokens: 266,
-    prompt_tokens_details: { cached_tokens: 172 }, completion_tokens_details: { reasoning_tokens: 65 },
-  }), opts);
+  const res = chatCompletionToMessages(
+    completion({ content: 'x' }, 'stop', {
+      prompt_tokens: 173,
+      completion_tokens: 93,
+      total_tokens: 266,
+      prompt_tokens_details: { cached_tokens: 172 },
+      completion_tokens_details: { reasoning_tokens: 65 },
+    }),
+    opts,
+  );
   t.deepEqual(res.usage, { input_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 172, output_tokens: 93 });
-  t.deepEqual(toMessagesUsage({ prompt_tokens: 100, completion_tokens: 7, total_tokens: 107, prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 50 } }),
-    { input_tokens: 20, cache_creation_input_tokens: 50, cache_read_input_tokens: 30, output_tokens: 7 });
+  t.deepEqual(
+    toMessagesUsage({ prompt_tokens: 100, completion_tokens: 7, total_tokens: 107, prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 50 } }),
+    { input_tokens: 20, cache_creation_input_tokens: 50, cache_read_input_tokens: 30, output_tokens: 7 },
+  );
   t.deepEqual(toMessagesUsage(null), { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
   // Usage semantics round-trip: prompt_tokens = input + cache read + cache write.
   const u = toMessagesUsage({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6, prompt_tokens_details: { cached_tokens: 9 } });

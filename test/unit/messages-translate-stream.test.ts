@@ -8,8 +8,15 @@ import { ChunksToMessagesEvents, encodeMessagesEvent } from '../../plugins/forma
 /** The `data:` payloads of a recorded common-format stream, `[DONE]` left out. */
 function readChunks(rel: string): ChatCompletionChunk[] {
   const text = readFileSync(new URL(`../fixtures/${rel}`, import.meta.url), 'utf8');
-  return text.split(/\r?\n\r?\n/)
-    .map((ev) => ev.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((ev) =>
+      ev
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    )
     .filter((d) => d !== '' && d !== '[DONE]')
     .map((d) => JSON.parse(d) as ChatCompletionChunk);
 }
@@ -31,11 +38,13 @@ function shape(events: MessagesStreamEvent[]): string[] {
 
 /** Concatenated delta payloads of block `index`. */
 function reassemble(events: MessagesStreamEvent[], index: number): string {
-  return events.map((e) => {
-    if (e.type !== 'content_block_delta' || e.index !== index) return '';
-    const d = e.delta as Record<string, unknown>;
-    return String(d.text ?? d.thinking ?? d.partial_json ?? '');
-  }).join('');
+  return events
+    .map((e) => {
+      if (e.type !== 'content_block_delta' || e.index !== index) return '';
+      const d = e.delta as Record<string, unknown>;
+      return String(d.text ?? d.thinking ?? d.partial_json ?? '');
+    })
+    .join('');
 }
 
 function finalDelta(events: MessagesStreamEvent[]) {
@@ -48,7 +57,9 @@ function finalDelta(events: MessagesStreamEvent[]) {
 async function viaSdk(events: MessagesStreamEvent[]): Promise<Anthropic.Message> {
   const body = events.map(encodeMessagesEvent).join('');
   const client = new Anthropic({
-    apiKey: 'test', baseURL: 'http://gw.invalid', maxRetries: 0,
+    apiKey: 'test',
+    baseURL: 'http://gw.invalid',
+    maxRetries: 0,
     fetch: async () => new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }),
   });
   return client.messages.stream({ model: 'my-alias', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage();
@@ -63,12 +74,24 @@ test('recorded tool-call deltas → one tool_use block, exact events', (t) => {
     {
       type: 'message_start',
       message: {
-        id: 'msg_chatcmpl96aZqmeDpA9IPD6tACY8djkMsJCMP', type: 'message', role: 'assistant', model: 'my-alias',
-        content: [], stop_reason: null, stop_sequence: null, usage: zeroUsage,
+        id: 'msg_chatcmpl96aZqmeDpA9IPD6tACY8djkMsJCMP',
+        type: 'message',
+        role: 'assistant',
+        model: 'my-alias',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: zeroUsage,
       },
     },
     { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'call_O17Uplv4lJvD6DVdIvFFeRMw', name: 'test-tool', input: {} } },
-    json('{"'), json('value'), json('":"'), json('Spark'), json('le'), json(' Day'), json('"}'),
+    json('{"'),
+    json('value'),
+    json('":"'),
+    json('Spark'),
+    json('le'),
+    json(' Day'),
+    json('"}'),
     { type: 'content_block_stop', index: 0 },
     {
       type: 'message_delta',
@@ -83,9 +106,12 @@ test('recorded tool-call deltas → one tool_use block, exact events', (t) => {
 test('recorded text stream with include_usage → one text block, usage from the trailing chunk', (t) => {
   const events = run(readChunks('openai/openai-node/chat.stream.include-usage.sse'));
   t.deepEqual(shape(events), [
-    'message_start', 'content_block_start:0:text',
+    'message_start',
+    'content_block_start:0:text',
     ...Array<string>(10).fill('content_block_delta:0:text_delta'),
-    'content_block_stop:0', 'message_delta', 'message_stop',
+    'content_block_stop:0',
+    'message_delta',
+    'message_stop',
   ]);
   t.is(reassemble(events, 0), '{"city":"San Francisco","units":"c"}');
   t.deepEqual(finalDelta(events), {
@@ -105,11 +131,15 @@ test('recorded reasoning stream → thinking block 0, text block 1', (t) => {
   const thinkingDeltas = deltas.filter((d) => d.reasoning_content).length;
   const textDeltas = deltas.filter((d) => d.content).length;
   t.deepEqual(s, [
-    'message_start', 'content_block_start:0:thinking',
+    'message_start',
+    'content_block_start:0:thinking',
     ...Array<string>(thinkingDeltas).fill('content_block_delta:0:thinking_delta'),
-    'content_block_stop:0', 'content_block_start:1:text',
+    'content_block_stop:0',
+    'content_block_start:1:text',
     ...Array<string>(textDeltas).fill('content_block_delta:1:text_delta'),
-    'content_block_stop:1', 'message_delta', 'message_stop',
+    'content_block_stop:1',
+    'message_delta',
+    'message_stop',
   ]);
   t.true(thinking.startsWith('We are asked:'));
   t.is(reassemble(events, 0), thinking);
@@ -122,11 +152,20 @@ test('recorded reasoning stream → thinking block 0, text block 1', (t) => {
 });
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}): ChatCompletionChunk => ({
-  id: '20260313050307df155ecf3e9f4961', object: 'chat.completion.chunk', created: 1, model: 'up',
-  choices: [{ index: 0, delta, finish_reason: finish }], ...extra,
+  id: '20260313050307df155ecf3e9f4961',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'up',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+  ...extra,
 });
 const usageChunk = (usage: Record<string, unknown>): ChatCompletionChunk => ({
-  id: 'x', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [], usage: usage as never,
+  id: 'x',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'up',
+  choices: [],
+  usage: usage as never,
 });
 
 test('whole tool call in one delta and usage on the finish chunk (no separate usage chunk)', (t) => {
@@ -139,9 +178,16 @@ test('whole tool call in one delta and usage on the finish chunk (no separate us
     }),
   ]);
   t.deepEqual(shape(events), [
-    'message_start', 'content_block_start:0:text', 'content_block_delta:0:text_delta', 'content_block_delta:0:text_delta',
-    'content_block_stop:0', 'content_block_start:1:tool_use', 'content_block_delta:1:input_json_delta', 'content_block_stop:1',
-    'message_delta', 'message_stop',
+    'message_start',
+    'content_block_start:0:text',
+    'content_block_delta:0:text_delta',
+    'content_block_delta:0:text_delta',
+    'content_block_stop:0',
+    'content_block_start:1:tool_use',
+    'content_block_delta:1:input_json_delta',
+    'content_block_stop:1',
+    'message_delta',
+    'message_stop',
   ]);
   t.is(reassemble(events, 0), 'Checking now.');
   t.deepEqual(JSON.parse(reassemble(events, 1)), { location: 'Florence,Italy' });
@@ -178,20 +224,36 @@ test('parallel tool calls get their own blocks; a late fragment keeps its block 
     chunk({}, 'tool_calls'),
   ]);
   t.deepEqual(shape(events), [
-    'message_start', 'content_block_start:0:thinking', 'content_block_delta:0:thinking_delta', 'content_block_stop:0',
-    'content_block_start:1:tool_use', 'content_block_delta:1:input_json_delta', 'content_block_stop:1',
-    'content_block_start:2:tool_use', 'content_block_delta:2:input_json_delta', 'content_block_delta:1:input_json_delta',
-    'content_block_stop:2', 'message_delta', 'message_stop',
+    'message_start',
+    'content_block_start:0:thinking',
+    'content_block_delta:0:thinking_delta',
+    'content_block_stop:0',
+    'content_block_start:1:tool_use',
+    'content_block_delta:1:input_json_delta',
+    'content_block_stop:1',
+    'content_block_start:2:tool_use',
+    'content_block_delta:2:input_json_delta',
+    'content_block_delta:1:input_json_delta',
+    'content_block_stop:2',
+    'message_delta',
+    'message_stop',
   ]);
   t.deepEqual(JSON.parse(reassemble(events, 1)), { x: 1 });
   t.deepEqual(JSON.parse(reassemble(events, 2)), {});
 });
 
 test('kind changes open new blocks with increasing indexes', (t) => {
-  const events = run([chunk({ reasoning_content: 'a' }), chunk({ content: 'b' }), chunk({ reasoning_content: 'c' }), chunk({ content: 'd' }), chunk({}, 'stop')]);
-  t.deepEqual(shape(events).filter((s) => s.startsWith('content_block_start')), [
-    'content_block_start:0:thinking', 'content_block_start:1:text', 'content_block_start:2:thinking', 'content_block_start:3:text',
+  const events = run([
+    chunk({ reasoning_content: 'a' }),
+    chunk({ content: 'b' }),
+    chunk({ reasoning_content: 'c' }),
+    chunk({ content: 'd' }),
+    chunk({}, 'stop'),
   ]);
+  t.deepEqual(
+    shape(events).filter((s) => s.startsWith('content_block_start')),
+    ['content_block_start:0:thinking', 'content_block_start:1:text', 'content_block_start:2:thinking', 'content_block_start:3:text'],
+  );
 });
 
 test('stop sequence detected across chunk boundaries; refusal deltas end with refusal', (t) => {

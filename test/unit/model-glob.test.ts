@@ -9,8 +9,21 @@ import { ALLOW_ALL, compileModelPatterns, globMatch } from '../../core/model-glo
 
 test('prefix, suffix, infix and exact patterns', (t) => {
   const allows = compileModelPatterns(['gpt-4o*', 'claude-*', '*:free', 'gemini-*-flash', 'o3']);
-  for (const m of ['gpt-4o', 'gpt-4o-mini', 'gpt-4o-2024-08-06', 'claude-sonnet-4-5', 'claude-', 'llama:free', ':free', 'gemini-2.5-flash', 'gemini--flash', 'o3']) t.true(allows(m), m);
-  for (const m of ['gpt-4', 'GPT-4o', 'xgpt-4o', 'claude', 'anthropic/claude-3', 'llama:freex', 'gemini-2.5-flash-lite', 'gemini-flash', 'o3-mini', 'o', '']) t.false(allows(m), m);
+  for (const m of [
+    'gpt-4o',
+    'gpt-4o-mini',
+    'gpt-4o-2024-08-06',
+    'claude-sonnet-4-5',
+    'claude-',
+    'llama:free',
+    ':free',
+    'gemini-2.5-flash',
+    'gemini--flash',
+    'o3',
+  ])
+    t.true(allows(m), m);
+  for (const m of ['gpt-4', 'GPT-4o', 'xgpt-4o', 'claude', 'anthropic/claude-3', 'llama:freex', 'gemini-2.5-flash-lite', 'gemini-flash', 'o3-mini', 'o', ''])
+    t.false(allows(m), m);
 });
 
 test('`*` alone allows every model (the same matcher as no patterns); patterns are literal except for `*`', (t) => {
@@ -42,17 +55,28 @@ test('several stars, adjacent stars and backtracking cases', (t) => {
 
 /** A reference implementation: the pattern as an anchored regular expression. */
 function reference(pattern: string, text: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[\\s\\S]*')}$`,
+  );
   return re.test(text);
 }
 
 test('property: the compiled matcher and the wildcard walk agree with the reference on random patterns and ids', (t) => {
   const alphabet = fc.constantFrom('a', 'b', '-', '*', '/');
-  const pattern = fc.array(alphabet, { maxLength: 8 }).map((cs) => cs.join('')).filter((p) => p.length > 0);
+  const pattern = fc
+    .array(alphabet, { maxLength: 8 })
+    .map((cs) => cs.join(''))
+    .filter((p) => p.length > 0);
   const id = fc.array(fc.constantFrom('a', 'b', '-', '/'), { maxLength: 10 }).map((cs) => cs.join(''));
-  fc.assert(fc.property(fc.array(pattern, { minLength: 1, maxLength: 4 }), id, (patterns, m) => {
-    const want = patterns.some((p) => reference(p, m));
-    return compileModelPatterns(patterns)(m) === want && patterns.every((p) => globMatch(p, m) === reference(p, m));
-  }), { numRuns: 3000 });
+  fc.assert(
+    fc.property(fc.array(pattern, { minLength: 1, maxLength: 4 }), id, (patterns, m) => {
+      const want = patterns.some((p) => reference(p, m));
+      return compileModelPatterns(patterns)(m) === want && patterns.every((p) => globMatch(p, m) === reference(p, m));
+    }),
+    { numRuns: 3000 },
+  );
   t.pass();
 });

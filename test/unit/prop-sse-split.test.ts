@@ -34,7 +34,10 @@ const UNICODE = 'héllo 世界 🎉 ½';
 /** Events of a recorded stream, framing kept. */
 function frames(sse: string): string[] {
   const sep = sse.includes('\r\n\r\n') ? '\r\n\r\n' : '\n\n';
-  return sse.split(sep).filter((e) => e.trim() !== '').map((e) => e + sep);
+  return sse
+    .split(sep)
+    .filter((e) => e.trim() !== '')
+    .map((e) => e + sep);
 }
 
 const OPENAI = frames(fixture('openai/vercel-ai/openai-text.sse'));
@@ -48,13 +51,36 @@ const RESPONSES_DONE = RESPONSES_ALL.find((f) => f.startsWith('event: response.c
 
 /** The streams, each small enough to be split at every byte boundary, with a UTF-8 event added. */
 const STREAMS = {
-  openai: [...OPENAI.slice(0, 4), openaiChunk({ content: UNICODE }), openaiChunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{"q":"世界"}' } }] }), ...OPENAI.slice(-3)].join(''),
-  zhipu: [...ZHIPU.slice(0, 3), openaiChunk({ content: UNICODE }), openaiChunk({ content: '' }, { choices: [{ index: 0, delta: {}, finish_reason: 'sensitive' }] }), ...ZHIPU.slice(-2)].join(''),
-  anthropic: [...ANTHROPIC.slice(0, 4), `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: UNICODE } })}\n\n`, ...ANTHROPIC.slice(4)].join(''),
-  gemini: [GEMINI[0]!, `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: UNICODE }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 12, totalTokenCount: 21 } })}\r\n\r\n`, ...GEMINI.slice(1)].join(''),
-  responses: [...RESPONSES_ALL.slice(0, 5), `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', sequence_number: 5, item_id: 'msg_u', output_index: 1, content_index: 0, delta: UNICODE })}\n\n`, RESPONSES_DONE].join(''),
+  openai: [
+    ...OPENAI.slice(0, 4),
+    openaiChunk({ content: UNICODE }),
+    openaiChunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{"q":"世界"}' } }] }),
+    ...OPENAI.slice(-3),
+  ].join(''),
+  zhipu: [
+    ...ZHIPU.slice(0, 3),
+    openaiChunk({ content: UNICODE }),
+    openaiChunk({ content: '' }, { choices: [{ index: 0, delta: {}, finish_reason: 'sensitive' }] }),
+    ...ZHIPU.slice(-2),
+  ].join(''),
+  anthropic: [
+    ...ANTHROPIC.slice(0, 4),
+    `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: UNICODE } })}\n\n`,
+    ...ANTHROPIC.slice(4),
+  ].join(''),
+  gemini: [
+    GEMINI[0]!,
+    `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: UNICODE }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 12, totalTokenCount: 21 } })}\r\n\r\n`,
+    ...GEMINI.slice(1),
+  ].join(''),
+  responses: [
+    ...RESPONSES_ALL.slice(0, 5),
+    `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', sequence_number: 5, item_id: 'msg_u', output_index: 1, content_index: 0, delta: UNICODE })}\n\n`,
+    RESPONSES_DONE,
+  ].join(''),
   /** The SSE grammar's corners: comments, event names, `data:` without a space, multi-line data, id/retry, CR-only and CRLF line ends, an unknown field, a last event without its blank line. */
-  grammar: ': comment\n\nevent: a\ndata: {"x":1}\n\ndata:{"y":"no space"}\n\ndata: {"m":\ndata: "multi"}\n\nid: 7\nretry: 100\ndata: {"z":"🎉"}\r\rdata: {"crlf":"世界"}\r\n\r\nunknown field\ndata: {"last":true}',
+  grammar:
+    ': comment\n\nevent: a\ndata: {"x":1}\n\ndata:{"y":"no space"}\n\ndata: {"m":\ndata: "multi"}\n\nid: 7\nretry: 100\ndata: {"z":"🎉"}\r\rdata: {"crlf":"世界"}\r\n\r\nunknown field\ndata: {"last":true}',
 };
 
 /** `bytes` as a socket might deliver them: cut at `cuts` (sorted offsets). */
@@ -101,8 +127,19 @@ function mapperReader(make: () => StreamMapper): Reader {
 function compatibleReader(zhipu: boolean): Reader {
   return async (events) => {
     const http = { send: async () => ({ statusCode: 200, headers: {}, body: undefined }), events: async () => events } as unknown as UpstreamClient;
-    const p = createCompatibleProvider({ name: 'up', kind: zhipu ? 'zhipu' : 'vllm', baseUrl: 'http://up/v1', models: ['m'], http, headers: {}, ...(zhipu ? { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap } : {}) });
-    const r = await p.chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }, { signal: new AbortController().signal, log: LOG, headers: {}, rawBody: undefined, query: '' });
+    const p = createCompatibleProvider({
+      name: 'up',
+      kind: zhipu ? 'zhipu' : 'vllm',
+      baseUrl: 'http://up/v1',
+      models: ['m'],
+      http,
+      headers: {},
+      ...(zhipu ? { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap } : {}),
+    });
+    const r = await p.chat(
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
+      { signal: new AbortController().signal, log: LOG, headers: {}, rawBody: undefined, query: '' },
+    );
     if (r.type !== 'stream') throw new Error('not a stream');
     return drain(r.chunks);
   };
@@ -136,7 +173,11 @@ function passthroughReaders(tapped: boolean): Record<string, Reader> {
     gemini: async (events) => {
       const rc = context('gemini');
       const progress = new StreamProgress();
-      return drain(withReturn(geminiPassthrough(hooks(tapped), rc, events, sseFraming(), progress)), () => [rc.usage, progress.bytes, progress.deferredUsage()]);
+      return drain(withReturn(geminiPassthrough(hooks(tapped), rc, events, sseFraming(), progress)), () => [
+        rc.usage,
+        progress.bytes,
+        progress.deferredUsage(),
+      ]);
     },
   };
 }
@@ -163,7 +204,11 @@ const READERS: Array<[string, keyof typeof STREAMS, Reader]> = [
   ...([false, true] as const).flatMap((tapped): Array<[string, keyof typeof STREAMS, Reader]> => {
     const r = passthroughReaders(tapped);
     const how = tapped ? 'tapped' : 'untapped';
-    return [[`Messages passthrough (${how})`, 'anthropic', r.messages!], [`Responses passthrough (${how})`, 'responses', r.responses!], [`Gemini passthrough (${how})`, 'gemini', r.gemini!]];
+    return [
+      [`Messages passthrough (${how})`, 'anthropic', r.messages!],
+      [`Responses passthrough (${how})`, 'responses', r.responses!],
+      [`Gemini passthrough (${how})`, 'gemini', r.gemini!],
+    ];
   }),
 ];
 
@@ -188,19 +233,29 @@ for (const [name, stream, read] of READERS) {
       { seed: SEED, numRuns: RANDOM_RUNS },
     );
     // one byte at a time
-    t.is(await transcript(bytes, Array.from({ length: bytes.length }, (_, i) => i), read), whole);
+    t.is(
+      await transcript(
+        bytes,
+        Array.from({ length: bytes.length }, (_, i) => i),
+        read,
+      ),
+      whole,
+    );
   });
 }
 
 test('core SSE reader: the grammar corners give exactly these events, the last one without its blank line included', async (t) => {
   const events: SseEvent[] = [];
   for await (const ev of sseEvents(chunked(Buffer.from(STREAMS.grammar), []), 'up', 'http://up', 60_000)) events.push(ev);
-  t.deepEqual(events.map((e) => [e.event, e.data]), [
-    ['a', '{"x":1}'],
-    [undefined, '{"y":"no space"}'],
-    [undefined, '{"m":\n"multi"}'],
-    [undefined, '{"z":"🎉"}'],
-    [undefined, '{"crlf":"世界"}'],
-    [undefined, '{"last":true}'],
-  ]);
+  t.deepEqual(
+    events.map((e) => [e.event, e.data]),
+    [
+      ['a', '{"x":1}'],
+      [undefined, '{"y":"no space"}'],
+      [undefined, '{"m":\n"multi"}'],
+      [undefined, '{"z":"🎉"}'],
+      [undefined, '{"crlf":"世界"}'],
+      [undefined, '{"last":true}'],
+    ],
+  );
 });

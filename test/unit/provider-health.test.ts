@@ -39,12 +39,22 @@ test('windows: the last 5 minutes and the last 60, error rate without rejected, 
   t.like(r.last_5m, { requests: 4, errors: { timeout: 1, rate_limited: 1, server_error: 0, connect: 1, other: 0, rejected: 1 }, error_rate: 0.75 });
   t.like(r.last_60m, { requests: 6, errors: { server_error: 1, rejected: 1 } });
   t.is(r.last_60m.error_rate, Math.round((4 / 6) * 10_000) / 10_000);
-  t.deepEqual(r.minutes.map((m) => [m.start, m.requests, m.errors]), [
-    [new Date(T0 - 30 * MIN).toISOString(), 2, 1],
-    [new Date(T0 - 2 * MIN).toISOString(), 2, 1],
-    [new Date(T0).toISOString(), 2, 2],
-  ]);
-  t.deepEqual(new ProviderHealth().report(T0).last_5m, { requests: 0, errors: { timeout: 0, rate_limited: 0, server_error: 0, connect: 0, other: 0, rejected: 0 }, error_rate: 0, served: 0, latency_ms: null, ttfb_ms: null });
+  t.deepEqual(
+    r.minutes.map((m) => [m.start, m.requests, m.errors]),
+    [
+      [new Date(T0 - 30 * MIN).toISOString(), 2, 1],
+      [new Date(T0 - 2 * MIN).toISOString(), 2, 1],
+      [new Date(T0).toISOString(), 2, 2],
+    ],
+  );
+  t.deepEqual(new ProviderHealth().report(T0).last_5m, {
+    requests: 0,
+    errors: { timeout: 0, rate_limited: 0, server_error: 0, connect: 0, other: 0, rejected: 0 },
+    error_rate: 0,
+    served: 0,
+    latency_ms: null,
+    ttfb_ms: null,
+  });
 });
 
 test('percentiles: p50 and p95 within ±5% of the exact sample values; per minute too', (t) => {

@@ -16,7 +16,7 @@ import { createLogger } from '../../core/log.ts';
 import { openLevelStore } from '../../core/store/level.ts';
 import rateLimit from '../../plugins/extensions/rate_limit/index.ts';
 
-test('onError after a settled onResponse does not drop other streams\' pending tokens', async (t) => {
+test("onError after a settled onResponse does not drop other streams' pending tokens", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'gw-rl-'));
   const root = await openLevelStore(join(dir, 'data'));
   t.teardown(async () => {
@@ -27,8 +27,26 @@ test('onError after a settled onResponse does not drop other streams\' pending t
   const hooks = createHooks();
   const config = rateLimit.configSchema.parse({ requests_per_minute: 1000, tokens_per_minute: 20 });
   const noRoute = () => undefined;
-  await rateLimit.setup({ name: 'rate_limit', config, store: root.namespace('ext').namespace('rate_limit'), hooks, log, routes: { get: noRoute, post: noRoute, delete: noRoute } as never, gateway: {} as never });
-  const rc = () => new RequestContext('r', { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: true }, keyInfo('default'), { model: 'm', stream: true }, '{}', 'm', performance.now(), log);
+  await rateLimit.setup({
+    name: 'rate_limit',
+    config,
+    store: root.namespace('ext').namespace('rate_limit'),
+    hooks,
+    log,
+    routes: { get: noRoute, post: noRoute, delete: noRoute } as never,
+    gateway: {} as never,
+  });
+  const rc = () =>
+    new RequestContext(
+      'r',
+      { route: 'chat', format: 'openai-chat', operation: 'generate', model: 'm', stream: true },
+      keyInfo('default'),
+      { model: 'm', stream: true },
+      '{}',
+      'm',
+      performance.now(),
+      log,
+    );
 
   const a = rc();
   const b = rc();

@@ -7,7 +7,14 @@ import { classify } from '../../core/resilience/retry.ts';
 import { Group } from '../../core/resilience/strategy.ts';
 import type { RoutingTable } from '../../core/routing.ts';
 
-const provider = { name: 'p', kind: 'openai', models: ['m'], chat: async () => { throw new Error('unused'); } } as unknown as Provider;
+const provider = {
+  name: 'p',
+  kind: 'openai',
+  models: ['m'],
+  chat: async () => {
+    throw new Error('unused');
+  },
+} as unknown as Provider;
 const table = {} as RoutingTable;
 
 /** A one-provider group whose circuit opens after one failure and half-opens after 20 ms. */
@@ -28,10 +35,12 @@ async function t0Fail(group: Group): Promise<void> {
 test('a half-open probe whose client went away gives the probe back', async (t) => {
   const { group, member } = await halfOpen();
   const ac = new AbortController();
-  await t.throwsAsync(dispatch(table, { model: 'm', group, fallbacks: [] }, ac.signal, async () => {
-    ac.abort(new GatewayError(499, 'client closed the connection'));
-    throw ac.signal.reason;
-  }));
+  await t.throwsAsync(
+    dispatch(table, { model: 'm', group, fallbacks: [] }, ac.signal, async () => {
+      ac.abort(new GatewayError(499, 'client closed the connection'));
+      throw ac.signal.reason;
+    }),
+  );
   const ok = await dispatch(table, { model: 'm', group, fallbacks: [] }, new AbortController().signal, async () => 'ok');
   t.is(ok.value, 'ok', 'the next request may probe the provider');
   t.is(member.breaker.state, 'closed');
@@ -39,9 +48,12 @@ test('a half-open probe whose client went away gives the probe back', async (t) 
 
 test('a half-open probe refused before any upstream call (a gw-side 400) gives the probe back', async (t) => {
   const { group } = await halfOpen();
-  await t.throwsAsync(dispatch(table, { model: 'm', group, fallbacks: [] }, new AbortController().signal, async () => {
-    throw new GatewayError(400, 'no embeddings endpoint', { code: 'embeddings_unsupported' });
-  }), { message: /no embeddings/ });
+  await t.throwsAsync(
+    dispatch(table, { model: 'm', group, fallbacks: [] }, new AbortController().signal, async () => {
+      throw new GatewayError(400, 'no embeddings endpoint', { code: 'embeddings_unsupported' });
+    }),
+    { message: /no embeddings/ },
+  );
   const ok = await dispatch(table, { model: 'm', group, fallbacks: [] }, new AbortController().signal, async () => 'ok');
   t.is(ok.value, 'ok');
 });

@@ -9,16 +9,34 @@ import { available as haveSpec, violations } from '../helpers/openapi-check.ts';
 import { fixtureJson } from '../helpers/upstream.ts';
 
 function completion(message: Record<string, unknown>, finish: string, usage?: ChatCompletion['usage']): ChatCompletion {
-  return { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'upstream-model', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }], usage };
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'upstream-model',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage,
+  };
 }
 
-const usage = { prompt_tokens: 36, completion_tokens: 87, total_tokens: 123, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+const usage = {
+  prompt_tokens: 36,
+  completion_tokens: 87,
+  total_tokens: 123,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+};
 
 test('spec example "Text input": same shape and values as OpenAI\'s answer, ids minted by gw', (t) => {
   const body = fixtureJson<ResponsesRequest>('responses/spec-examples/text-input.request.json');
   const expected = fixtureJson('responses/spec-examples/text-input.response.json');
   const text = expected.output[0].content[0].text;
-  const res = chatCompletionToResponse(completion({ content: text }, 'stop', usage), { body, requestModel: 'gpt-5.4', toolNames: new ToolNames(), createdAt: expected.created_at });
+  const res = chatCompletionToResponse(completion({ content: text }, 'stop', usage), {
+    body,
+    requestModel: 'gpt-5.4',
+    toolNames: new ToolNames(),
+    createdAt: expected.created_at,
+  });
   t.regex(res.id, /^resp_[0-9a-f]{48}$/);
   t.regex(res.output[0].id, /^msg_[0-9a-f]{50}$/);
   t.not(res.output[0].id.slice(4), res.id.slice(5), 'item id distinct from the response id');
@@ -41,7 +59,11 @@ test('spec example "Functions": a tool call becomes a function_call item with ca
   const call = expected.output[0];
   const { toolNames } = responsesToChatRequest(body);
   const res = chatCompletionToResponse(
-    completion({ content: null, tool_calls: [{ id: call.call_id, type: 'function', function: { name: call.name, arguments: call.arguments } }] }, 'tool_calls', { prompt_tokens: 291, completion_tokens: 23, total_tokens: 314 }),
+    completion(
+      { content: null, tool_calls: [{ id: call.call_id, type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+      'tool_calls',
+      { prompt_tokens: 291, completion_tokens: 23, total_tokens: 314 },
+    ),
     { body, requestModel: 'gpt-5.4', toolNames },
   );
   t.deepEqual(res.output, [{ ...call, id: res.output[0].id }]);
@@ -49,19 +71,54 @@ test('spec example "Functions": a tool call becomes a function_call item with ca
   t.is(res.status, 'completed');
   t.deepEqual(res.tools, body.tools, 'tools echoed as sent');
   t.is(res.tool_choice, 'auto');
-  t.deepEqual(res.usage, { input_tokens: 291, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 23, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 314 });
+  t.deepEqual(res.usage, {
+    input_tokens: 291,
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    output_tokens: 23,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 314,
+  });
 });
 
 test('reasoning_content → a reasoning item first; usage details carried over', (t) => {
-  const body: ResponsesRequest = { model: 'my-alias', input: 'q', reasoning: { effort: 'high', summary: 'auto' }, instructions: 'be exact', max_output_tokens: 500, metadata: { k: 'v' }, user: 'u' };
+  const body: ResponsesRequest = {
+    model: 'my-alias',
+    input: 'q',
+    reasoning: { effort: 'high', summary: 'auto' },
+    instructions: 'be exact',
+    max_output_tokens: 500,
+    metadata: { k: 'v' },
+    user: 'u',
+  };
   const res = chatCompletionToResponse(
-    completion({ content: 'The answer is 42', reasoning_content: 'Step 1. Step 2.' }, 'stop', { prompt_tokens: 81, completion_tokens: 1035, total_tokens: 1116, prompt_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 }, completion_tokens_details: { reasoning_tokens: 832 } }),
+    completion({ content: 'The answer is 42', reasoning_content: 'Step 1. Step 2.' }, 'stop', {
+      prompt_tokens: 81,
+      completion_tokens: 1035,
+      total_tokens: 1116,
+      prompt_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 },
+      completion_tokens_details: { reasoning_tokens: 832 },
+    }),
     { body, requestModel: 'my-alias', toolNames: new ToolNames(), store: false },
   );
-  t.deepEqual(res.output.map((o) => o.type), ['reasoning', 'message']);
-  t.deepEqual(res.output[0], { type: 'reasoning', id: res.output[0].id, summary: [], content: [{ type: 'reasoning_text', text: 'Step 1. Step 2.' }], status: 'completed' });
+  t.deepEqual(
+    res.output.map((o) => o.type),
+    ['reasoning', 'message'],
+  );
+  t.deepEqual(res.output[0], {
+    type: 'reasoning',
+    id: res.output[0].id,
+    summary: [],
+    content: [{ type: 'reasoning_text', text: 'Step 1. Step 2.' }],
+    status: 'completed',
+  });
   t.regex(res.output[0].id, /^rs_/);
-  t.deepEqual(res.usage, { input_tokens: 81, input_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 }, output_tokens: 1035, output_tokens_details: { reasoning_tokens: 832 }, total_tokens: 1116 });
+  t.deepEqual(res.usage, {
+    input_tokens: 81,
+    input_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 },
+    output_tokens: 1035,
+    output_tokens_details: { reasoning_tokens: 832 },
+    total_tokens: 1116,
+  });
   t.is(res.model, 'my-alias');
   t.deepEqual(res.reasoning, { effort: 'high', summary: 'auto' });
   t.is(res.instructions, 'be exact');
@@ -89,25 +146,41 @@ test('finish length → incomplete (max_output_tokens), last item incomplete; co
 test('namespaced function calls get their namespace and name back; a refusal is a refusal part', (t) => {
   const codex = fixtureJson<{ body: ResponsesRequest }>('responses/codex-0.169-request.json').body;
   const { toolNames } = responsesToChatRequest(codex);
-  const res = chatCompletionToResponse(completion({
-    content: null,
-    tool_calls: [
-      { id: 'toolu_01', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"task":"x"}' } },
-      { id: 'toolu_02', type: 'function', function: { name: 'exec_command', arguments: '{"cmd":"ls"}' } },
+  const res = chatCompletionToResponse(
+    completion(
+      {
+        content: null,
+        tool_calls: [
+          { id: 'toolu_01', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"task":"x"}' } },
+          { id: 'toolu_02', type: 'function', function: { name: 'exec_command', arguments: '{"cmd":"ls"}' } },
+        ],
+      },
+      'tool_calls',
+    ),
+    { body: codex, requestModel: 'claude-sonnet-4-6', toolNames },
+  );
+  t.deepEqual(
+    res.output.map((o) => [o.type, (o as { namespace?: string }).namespace, (o as { name?: string }).name, (o as { call_id?: string }).call_id]),
+    [
+      ['function_call', 'multi_agent_v1', 'spawn_agent', 'toolu_01'],
+      ['function_call', undefined, 'exec_command', 'toolu_02'],
     ],
-  }, 'tool_calls'), { body: codex, requestModel: 'claude-sonnet-4-6', toolNames });
-  t.deepEqual(res.output.map((o) => [o.type, (o as { namespace?: string }).namespace, (o as { name?: string }).name, (o as { call_id?: string }).call_id]), [
-    ['function_call', 'multi_agent_v1', 'spawn_agent', 'toolu_01'],
-    ['function_call', undefined, 'exec_command', 'toolu_02'],
-  ]);
+  );
   t.not(res.output[0].id, res.output[1].id);
 
-  const refused = chatCompletionToResponse(completion({ content: null, refusal: 'I cannot help with that.' }, 'stop'), { body: { model: 'm' }, requestModel: 'm', toolNames });
+  const refused = chatCompletionToResponse(completion({ content: null, refusal: 'I cannot help with that.' }, 'stop'), {
+    body: { model: 'm' },
+    requestModel: 'm',
+    toolNames,
+  });
   t.deepEqual((refused.output[0] as { content: unknown }).content, [{ type: 'refusal', refusal: 'I cannot help with that.' }]);
 });
 
 test('a completion without choices is a 502', (t) => {
-  const err = t.throws(() => chatCompletionToResponse({ ...completion({}, 'stop'), choices: [] }, { body: { model: 'm' }, requestModel: 'm', toolNames: new ToolNames() }), { instanceOf: GatewayError });
+  const err = t.throws(
+    () => chatCompletionToResponse({ ...completion({}, 'stop'), choices: [] }, { body: { model: 'm' }, requestModel: 'm', toolNames: new ToolNames() }),
+    { instanceOf: GatewayError },
+  );
   t.is(err?.status, 502);
 });
 
@@ -125,11 +198,22 @@ test('the Response objects conform to the OpenAPI Response schema', (t) => {
   const opts = { body: codex, requestModel: 'm', toolNames };
   const cases = [
     chatCompletionToResponse(completion({ content: 'hi', reasoning_content: 'think' }, 'stop', usage), opts),
-    chatCompletionToResponse(completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'multi_agent_v1__wait_agent', arguments: '{}' } }] }, 'tool_calls', usage), opts),
+    chatCompletionToResponse(
+      completion(
+        { content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'multi_agent_v1__wait_agent', arguments: '{}' } }] },
+        'tool_calls',
+        usage,
+      ),
+      opts,
+    ),
     chatCompletionToResponse(completion({ content: 'cut' }, 'length'), opts),
     chatCompletionToResponse(completion({ content: null, refusal: 'no' }, 'stop'), opts),
   ];
-  for (const res of cases) t.deepEqual(violations(res, 'Response').filter((v) => !LIVE_DEVIATIONS.has(v)), []);
+  for (const res of cases)
+    t.deepEqual(
+      violations(res, 'Response').filter((v) => !LIVE_DEVIATIONS.has(v)),
+      [],
+    );
   // the checker itself catches a broken object
   t.true(violations({ ...cases[0], status: 'done', output: [{ type: 'message' }] }, 'Response').length >= 2);
 });

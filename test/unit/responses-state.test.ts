@@ -29,7 +29,13 @@ async function store(t: import('ava').ExecutionContext, ttlDays = 30): Promise<R
 
 function record(id: string, chain: string[], text: string): StoredResponse {
   return {
-    response: { id, object: 'response', output: [{ type: 'message', id: itemId('msg', id, 0), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }] },
+    response: {
+      id,
+      object: 'response',
+      output: [
+        { type: 'message', id: itemId('msg', id, 0), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] },
+      ],
+    },
     input: inputItems(`q ${text}`),
     chain,
     provider: 'p',
@@ -49,7 +55,10 @@ test('records belong to their owner; history reads a chain in order; a gap or an
 
   const h = await rs.history('alice', c, 'previous_response_id');
   t.deepEqual(h.chain, [a, b, c]);
-  t.deepEqual(h.items.map((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content[0] as { text: string }).text : '')), ['q one', 'one', 'q two', 'two', 'q three', 'three']);
+  t.deepEqual(
+    h.items.map((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content[0] as { text: string }).text : '')),
+    ['q one', 'one', 'q two', 'two', 'q three', 'three'],
+  );
 
   const other = await t.throwsAsync(rs.history('bob', c, 'previous_response_id'));
   t.like(other, { status: 404, code: 'response_not_found', param: 'previous_response_id' });
@@ -63,7 +72,14 @@ test('records belong to their owner; history reads a chain in order; a gap or an
 test('a chain longer than MAX_CHAIN is refused with 400', async (t) => {
   const rs = await store(t);
   const id = newResponseId();
-  await rs.put('k', record(id, Array.from({ length: MAX_CHAIN }, () => newResponseId()), 'x'));
+  await rs.put(
+    'k',
+    record(
+      id,
+      Array.from({ length: MAX_CHAIN }, () => newResponseId()),
+      'x',
+    ),
+  );
   t.like(await t.throwsAsync(rs.history('k', id, 'previous_response_id')), { status: 400, code: 'conversation_too_long' });
 });
 
@@ -92,16 +108,19 @@ test('item references to stored gw outputs are resolved for their owner only; ot
 });
 
 test('portable history: item ids dropped, reasoning kept only with encrypted_content', (t) => {
-  t.deepEqual(portable([
-    { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'x' }] },
-    { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'think' }] },
-    { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'gAAA' },
-    { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{}' },
-  ]), [
-    { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'x' }] },
-    { type: 'reasoning', summary: [], encrypted_content: 'gAAA' },
-    { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
-  ]);
+  t.deepEqual(
+    portable([
+      { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'x' }] },
+      { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'think' }] },
+      { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'gAAA' },
+      { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{}' },
+    ]),
+    [
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'x' }] },
+      { type: 'reasoning', summary: [], encrypted_content: 'gAAA' },
+      { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
+    ],
+  );
 });
 
 test('native stream events read without parsing: type and sequence_number, on every recorded event', (t) => {
@@ -118,16 +137,37 @@ test('native stream events read without parsing: type and sequence_number, on ev
 });
 
 test('native usage → common usage and back', (t) => {
-  const u = { input_tokens: 134, input_tokens_details: { cached_tokens: 100 }, output_tokens: 28, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 162 };
+  const u = {
+    input_tokens: 134,
+    input_tokens_details: { cached_tokens: 100 },
+    output_tokens: 28,
+    output_tokens_details: { reasoning_tokens: 20 },
+    total_tokens: 162,
+  };
   const c = fromResponsesUsage(u)!;
-  t.deepEqual(c, { prompt_tokens: 134, completion_tokens: 28, total_tokens: 162, prompt_tokens_details: { cached_tokens: 100 }, completion_tokens_details: { reasoning_tokens: 20 } });
-  t.like(toResponsesUsage(c), { input_tokens: 134, output_tokens: 28, total_tokens: 162, input_tokens_details: { cached_tokens: 100 }, output_tokens_details: { reasoning_tokens: 20 } });
+  t.deepEqual(c, {
+    prompt_tokens: 134,
+    completion_tokens: 28,
+    total_tokens: 162,
+    prompt_tokens_details: { cached_tokens: 100 },
+    completion_tokens_details: { reasoning_tokens: 20 },
+  });
+  t.like(toResponsesUsage(c), {
+    input_tokens: 134,
+    output_tokens: 28,
+    total_tokens: 162,
+    input_tokens_details: { cached_tokens: 100 },
+    output_tokens_details: { reasoning_tokens: 20 },
+  });
   t.is(fromResponsesUsage(null), undefined);
   t.deepEqual(fromResponsesUsage({ input_tokens: 3, output_tokens: 4 }), { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
 });
 
 test('in-band failures of a native stream: the recorded quota error; a first rate limit keeps 429', (t) => {
-  const [, , error, failed] = fixture('responses/vercel-ai/openai-error.1.chunks.txt').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const [, , error, failed] = fixture('responses/vercel-ai/openai-error.1.chunks.txt')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const e = responsesStreamError(error, 'openai');
   t.like(e, { status: 502, code: 'insufficient_quota', provider: 'openai' });
   t.regex(e.message, /provider openai failed mid-stream: You exceeded your current quota/);

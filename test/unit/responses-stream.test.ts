@@ -11,22 +11,36 @@ import { fixture, fixtureJson } from '../helpers/upstream.ts';
 
 /** The `data:` payloads of a recorded common-format stream, `[DONE]` left out. */
 function chatChunks(rel: string): ChatCompletionChunk[] {
-  return fixture(rel).split(/\r?\n\r?\n/)
-    .map((ev) => ev.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+  return fixture(rel)
+    .split(/\r?\n\r?\n/)
+    .map((ev) =>
+      ev
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    )
     .filter((d) => d !== '' && d !== '[DONE]')
     .map((d) => JSON.parse(d) as ChatCompletionChunk);
 }
 
 /** A recorded Responses stream, one event payload per line (vercel/ai `.chunks.txt`). */
 function recordedEvents(rel: string): Array<{ type: string; [k: string]: any }> {
-  return fixture(rel).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  return fixture(rel)
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
 }
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null, extra: Partial<ChatCompletionChunk> = {}): ChatCompletionChunk {
   return { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
 }
 
-function run(chunks: ChatCompletionChunk[], body: ResponsesRequest = { model: 'my-alias', input: 'x', stream: true }, toolNames = new ToolNames()): ResponsesStreamEvent[] {
+function run(
+  chunks: ChatCompletionChunk[],
+  body: ResponsesRequest = { model: 'my-alias', input: 'x', stream: true },
+  toolNames = new ToolNames(),
+): ResponsesStreamEvent[] {
   const m = new ChunksToResponsesEvents({ body, requestModel: 'my-alias', toolNames });
   return [...chunks.flatMap((c) => m.push(c)), ...m.end()];
 }
@@ -43,7 +57,10 @@ function final(events: ResponsesStreamEvent[]) {
 
 test('sequence numbers count from 0 by one; the SSE frame names the event', (t) => {
   const events = run(chatChunks('openai/vercel-ai/openai-text.sse'));
-  t.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+  t.deepEqual(
+    events.map((e) => e.sequence_number),
+    events.map((_, i) => i),
+  );
   t.is(encodeResponsesEvent(events[0]), `event: response.created\ndata: ${JSON.stringify(events[0])}\n\n`);
 });
 
@@ -53,9 +70,15 @@ test('recorded chat text stream → the text event grammar, full text in every d
   const events = run(chunks);
   const deltas = events.filter((e) => e.type === 'response.output_text.delta');
   t.deepEqual(types(events), [
-    'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
+    'response.created',
+    'response.in_progress',
+    'response.output_item.added',
+    'response.content_part.added',
     ...deltas.map(() => 'response.output_text.delta'),
-    'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+    'response.output_text.done',
+    'response.content_part.done',
+    'response.output_item.done',
+    'response.completed',
   ]);
   t.is(deltas.map((e) => (e as { delta: string }).delta).join(''), text);
   const done = events.find((e) => e.type === 'response.output_text.done') as { text: string; item_id: string };
@@ -63,13 +86,15 @@ test('recorded chat text stream → the text event grammar, full text in every d
   const res = final(events);
   t.is(res.status, 'completed');
   t.is(res.model, 'my-alias');
-  t.deepEqual(res.output, [{ type: 'message', id: done.item_id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }]);
+  t.deepEqual(res.output, [
+    { type: 'message', id: done.item_id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] },
+  ]);
   const created = events[0] as { response: { id: string; status: string; output: unknown[] } };
   t.is(created.response.id, res.id);
   t.deepEqual([created.response.status, created.response.output], ['in_progress', []]);
 });
 
-test('same events as OpenAI\'s recorded gpt-5.1 function-call stream (vercel/ai issue-19493)', (t) => {
+test("same events as OpenAI's recorded gpt-5.1 function-call stream (vercel/ai issue-19493)", (t) => {
   const recorded = recordedEvents('responses/vercel-ai/issue-19493-gpt-5.1-tool-call.chunks.txt');
   const added = recorded.find((e) => e.type === 'response.output_item.added')!.item;
   const fragments = recorded.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.delta as string);
@@ -86,7 +111,10 @@ test('same events as OpenAI\'s recorded gpt-5.1 function-call stream (vercel/ai 
   const events = run(chunks, body, toolNames);
 
   t.deepEqual(types(events), types(recorded));
-  t.deepEqual(events.map((e) => e.sequence_number), recorded.map((e) => e.sequence_number));
+  t.deepEqual(
+    events.map((e) => e.sequence_number),
+    recorded.map((e) => e.sequence_number),
+  );
   events.forEach((e, i) => {
     const want = recorded[i];
     for (const key of Object.keys(want)) if (key !== 'obfuscation') t.true(key in e, `${e.type} has ${key}`);
@@ -100,8 +128,11 @@ test('same events as OpenAI\'s recorded gpt-5.1 function-call stream (vercel/ai 
   t.is(final(events).tool_choice, 'required');
 });
 
-test('reasoning_content → a reasoning item with a reasoning_text part, as openai-node\'s own stream test feeds it', (t) => {
-  const sdk = fixture('responses/openai-node/stream.reasoning.sse').split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)));
+test("reasoning_content → a reasoning item with a reasoning_text part, as openai-node's own stream test feeds it", (t) => {
+  const sdk = fixture('responses/openai-node/stream.reasoning.sse')
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice(6)));
   const events = run([
     chunk({ role: 'assistant', reasoning_content: 'Chain: Step 1. ' }),
     chunk({ reasoning_content: 'Step 2.' }),
@@ -117,15 +148,34 @@ test('reasoning_content → a reasoning item with a reasoning_text part, as open
     t.not(at, -1, type);
   }
   t.deepEqual(ours, [
-    'response.created', 'response.in_progress',
-    'response.output_item.added', 'response.content_part.added', 'response.reasoning_text.delta', 'response.reasoning_text.delta',
-    'response.reasoning_text.done', 'response.content_part.done', 'response.output_item.done',
-    'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.delta',
-    'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+    'response.created',
+    'response.in_progress',
+    'response.output_item.added',
+    'response.content_part.added',
+    'response.reasoning_text.delta',
+    'response.reasoning_text.delta',
+    'response.reasoning_text.done',
+    'response.content_part.done',
+    'response.output_item.done',
+    'response.output_item.added',
+    'response.content_part.added',
+    'response.output_text.delta',
+    'response.output_text.delta',
+    'response.output_text.done',
+    'response.content_part.done',
+    'response.output_item.done',
+    'response.completed',
   ]);
   const res = final(events);
   const want = sdk.at(-1).response;
-  t.deepEqual(res.output.map((o) => ({ ...o, id: undefined })), want.output.map((o: object) => ({ ...o, id: undefined, ...('role' in o ? { content: [{ type: 'output_text', text: 'The answer is 42', annotations: [], logprobs: [] }] } : {}) })));
+  t.deepEqual(
+    res.output.map((o) => ({ ...o, id: undefined })),
+    want.output.map((o: object) => ({
+      ...o,
+      id: undefined,
+      ...('role' in o ? { content: [{ type: 'output_text', text: 'The answer is 42', annotations: [], logprobs: [] }] } : {}),
+    })),
+  );
   t.is(res.usage!.output_tokens_details.reasoning_tokens, 2);
 });
 
@@ -141,24 +191,37 @@ test('finish length → response.incomplete with max_output_tokens, the last ite
 test('text then two parallel calls (one a namespaced function): items in order, namespace restored, interleaved fragments kept apart', (t) => {
   const codex = fixtureJson<{ body: ResponsesRequest }>('responses/codex-0.169-request.json').body;
   const { toolNames } = responsesToChatRequest(codex);
-  const events = run([
-    chunk({ role: 'assistant', content: 'Working.' }),
-    chunk({ tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'exec_command', arguments: '{"cmd":' } }] }),
-    chunk({ tool_calls: [{ index: 1, id: 'toolu_b', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"message":' } }] }),
-    chunk({ tool_calls: [{ index: 0, function: { arguments: '"ls"}' } }] }),
-    chunk({ tool_calls: [{ index: 1, function: { arguments: '"go"}' } }] }),
-    chunk({}, 'tool_calls'),
-  ], codex, toolNames);
+  const events = run(
+    [
+      chunk({ role: 'assistant', content: 'Working.' }),
+      chunk({ tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'exec_command', arguments: '{"cmd":' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'toolu_b', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"message":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"ls"}' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: '"go"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ],
+    codex,
+    toolNames,
+  );
   const res = final(events);
-  t.deepEqual(res.output.map((o) => [o.type, (o as { name?: string }).name, (o as { namespace?: string }).namespace, (o as { arguments?: string }).arguments]), [
-    ['message', undefined, undefined, undefined],
-    ['function_call', 'exec_command', undefined, '{"cmd":"ls"}'],
-    ['function_call', 'spawn_agent', 'multi_agent_v1', '{"message":"go"}'],
-  ]);
+  t.deepEqual(
+    res.output.map((o) => [o.type, (o as { name?: string }).name, (o as { namespace?: string }).namespace, (o as { arguments?: string }).arguments]),
+    [
+      ['message', undefined, undefined, undefined],
+      ['function_call', 'exec_command', undefined, '{"cmd":"ls"}'],
+      ['function_call', 'spawn_agent', 'multi_agent_v1', '{"message":"go"}'],
+    ],
+  );
   const added = events.filter((e) => e.type === 'response.output_item.added') as Array<{ item: { namespace?: string; name: string } }>;
   t.deepEqual([added[2].item.name, added[2].item.namespace], ['spawn_agent', 'multi_agent_v1']);
   const argDone = events.filter((e) => e.type === 'response.function_call_arguments.done') as Array<{ name: string; output_index: number }>;
-  t.deepEqual(argDone.map((e) => [e.output_index, e.name]), [[1, 'exec_command'], [2, 'spawn_agent']]);
+  t.deepEqual(
+    argDone.map((e) => [e.output_index, e.name]),
+    [
+      [1, 'exec_command'],
+      [2, 'spawn_agent'],
+    ],
+  );
   // the message item closed before the first call opened
   t.true(types(events).indexOf('response.output_item.done') < types(events).indexOf('response.function_call_arguments.delta'));
 });
@@ -182,7 +245,10 @@ test('a failure after the first byte: error then response.failed, numbered on, s
   const before = [...m.push(chunk({ content: 'Hel' })), ...m.push(chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{' } }] }))];
   const failed = m.fail({ message: 'upstream stream ended early', status: 502, code: 'upstream_error', type: 'upstream_error' });
   t.deepEqual(types(failed), ['error', 'response.failed']);
-  t.deepEqual(failed.map((e) => e.sequence_number), [before.length, before.length + 1]);
+  t.deepEqual(
+    failed.map((e) => e.sequence_number),
+    [before.length, before.length + 1],
+  );
   t.is(m.nextSequenceNumber, before.length + 2);
   for (const [i, e] of failed.entries()) {
     const want = recorded[i + 2];
@@ -192,7 +258,11 @@ test('a failure after the first byte: error then response.failed, numbered on, s
   t.deepEqual([err.code, err.message, err.error.message], ['upstream_error', 'upstream stream ended early', 'upstream stream ended early']);
   const res = (failed[1] as { response: { status: string; error: unknown; output: Array<{ type: string }> } }).response;
   t.deepEqual([res.status, res.error], ['failed', { code: 'server_error', message: 'upstream stream ended early' }]);
-  t.deepEqual(res.output.map((o) => o.type), ['message'], 'the finished message is kept, the unfinished call is not');
+  t.deepEqual(
+    res.output.map((o) => o.type),
+    ['message'],
+    'the finished message is kept, the unfinished call is not',
+  );
   t.deepEqual(m.end(), [], 'nothing after a failure');
   // without a response (a native stream) only the error event
   t.deepEqual(types(streamFailureEvents({ message: 'x', status: 429 }, 7)), ['error']);
@@ -214,5 +284,10 @@ test('every event conforms to its OpenAPI schema', (t) => {
   const failing = new ChunksToResponsesEvents({ body: codex, requestModel: 'm', toolNames });
   events.push(...failing.push(chunk({ content: 'x' })), ...failing.fail({ message: 'boom' }));
   const deviations = new Set(['ResponseStreamEvent.response.user: expected string, got null', 'ResponseStreamEvent.response.usage: expected object, got null']);
-  for (const e of events) t.deepEqual(violations(e, 'ResponseStreamEvent').filter((v) => !deviations.has(v)), [], e.type);
+  for (const e of events)
+    t.deepEqual(
+      violations(e, 'ResponseStreamEvent').filter((v) => !deviations.has(v)),
+      [],
+      e.type,
+    );
 });

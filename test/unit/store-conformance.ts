@@ -67,16 +67,34 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     for (const k of ['p:b', 'p:a', 'p:c', 'q:a', 'p*', 'p?', 'p[1]', 'p\\z']) await ns.set(k, `v${k}`);
     await ns.incr('p:n', { a: 1, b: 2.5 });
     const all = await collect(ns.entries());
-    t.deepEqual(all.map(([k]) => k), ['p*', 'p:a', 'p:b', 'p:c', 'p:n', 'p?', 'p[1]', 'p\\z', 'q:a']);
+    t.deepEqual(
+      all.map(([k]) => k),
+      ['p*', 'p:a', 'p:b', 'p:c', 'p:n', 'p?', 'p[1]', 'p\\z', 'q:a'],
+    );
     const p = await collect(ns.entries('p:'));
-    t.deepEqual(p.map(([k]) => k), ['p:a', 'p:b', 'p:c', 'p:n']);
+    t.deepEqual(
+      p.map(([k]) => k),
+      ['p:a', 'p:b', 'p:c', 'p:n'],
+    );
     t.is(p[0]![1], 'vp:a');
     t.deepEqual(JSON.parse(p[3]![1]), { a: 1, b: 2.5 });
-    t.deepEqual((await collect(ns.entries('p*'))).map(([k]) => k), ['p*']);
-    t.deepEqual((await collect(ns.entries('p['))).map(([k]) => k), ['p[1]']);
-    t.deepEqual((await collect(ns.entries('p\\'))).map(([k]) => k), ['p\\z']);
+    t.deepEqual(
+      (await collect(ns.entries('p*'))).map(([k]) => k),
+      ['p*'],
+    );
+    t.deepEqual(
+      (await collect(ns.entries('p['))).map(([k]) => k),
+      ['p[1]'],
+    );
+    t.deepEqual(
+      (await collect(ns.entries('p\\'))).map(([k]) => k),
+      ['p\\z'],
+    );
     t.deepEqual(await collect(ns.entries('zzz')), []);
-    t.deepEqual((await collect(store.entries('ext:'))).map(([k]) => k).filter((k) => k.startsWith('ext:other')), ['ext:other:p:1']);
+    t.deepEqual(
+      (await collect(store.entries('ext:'))).map(([k]) => k).filter((k) => k.startsWith('ext:other')),
+      ['ext:other:p:1'],
+    );
   });
 
   it('clear: only under the prefix, values and counters, other namespaces untouched', async (t, { store }) => {
@@ -87,7 +105,10 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     await ns.set('b:1', 'z');
     await store.namespace('d').set('a:1', 'other');
     await ns.clear('a:');
-    t.deepEqual((await collect(ns.entries())).map(([k]) => k), ['b:1']);
+    t.deepEqual(
+      (await collect(ns.entries())).map(([k]) => k),
+      ['b:1'],
+    );
     t.deepEqual(await ns.counters('a:n'), {});
     await ns.clear();
     t.deepEqual(await collect(ns.entries()), []);
@@ -183,10 +204,16 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     await s.incr('spent', { usd: 3 });
     t.deepEqual(await s.hold('spent', 'z', 0.1, opts), { admitted: false, value: 3, held: 0 });
     // holds are not values: entries list only the counters
-    t.deepEqual((await collect(s.entries())).map(([k]) => k), ['k', 'spent']);
+    t.deepEqual(
+      (await collect(s.entries())).map(([k]) => k),
+      ['k', 'spent'],
+    );
   });
 
-  it('holds as an in-flight cap (max_parallel_requests): against a field never incremented, exactly `limit` live at once, over every client', async (t, { store, another }) => {
+  it('holds as an in-flight cap (max_parallel_requests): against a field never incremented, exactly `limit` live at once, over every client', async (t, {
+    store,
+    another,
+  }) => {
     const clients = [store, another ? await another() : store].map((s) => s.namespace('keys'));
     const opts = { field: 'n', limit: 4, ttlMs: 60_000 };
     const vs = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 2]!.hold('inflight:k', `h${i}`, 1, opts)));
@@ -206,17 +233,30 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
   it('withLock: read-check-write sequences are exclusive; the lock is released on throw', async (t, { store, another }) => {
     const clients = [store, another ? await another() : store].map((s) => s.namespace('lk'));
     await clients[0]!.set('n', '0');
-    await Promise.all(Array.from({ length: 20 }, (_, i) => clients[i % 2]!.withLock('counter', async () => {
-      const n = Number(await clients[i % 2]!.get('n'));
-      await sleep(2);
-      await clients[i % 2]!.set('n', String(n + 1));
-    })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        clients[i % 2]!.withLock('counter', async () => {
+          const n = Number(await clients[i % 2]!.get('n'));
+          await sleep(2);
+          await clients[i % 2]!.set('n', String(n + 1));
+        }),
+      ),
+    );
     t.is(await clients[0]!.get('n'), '20');
-    await t.throwsAsync(clients[1]!.withLock('counter', async () => { throw new Error('boom'); }), { message: 'boom' });
+    await t.throwsAsync(
+      clients[1]!.withLock('counter', async () => {
+        throw new Error('boom');
+      }),
+      { message: 'boom' },
+    );
     t.is(await clients[0]!.withLock('counter', async () => 'free again'), 'free again');
     // different keys do not wait for each other
     let inner = '';
-    await clients[0]!.withLock('a', () => clients[0]!.withLock('b', async () => { inner = 'nested'; }));
+    await clients[0]!.withLock('a', () =>
+      clients[0]!.withLock('b', async () => {
+        inner = 'nested';
+      }),
+    );
     t.is(inner, 'nested');
   });
 
@@ -238,7 +278,10 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
       { start: h0 + 2 * HOUR, series: a, counters: { requests: 2 } },
       { start: h0 + 3 * HOUR, series: '', counters: { n: 1 } },
     ]);
-    t.deepEqual((await collect(clients[0]!.buckets('h', h0 + 1, h0 + 3 * HOUR, HOUR))).map((r) => r.start), [h0 + 2 * HOUR]); // starts in [from, to)
+    t.deepEqual(
+      (await collect(clients[0]!.buckets('h', h0 + 1, h0 + 3 * HOUR, HOUR))).map((r) => r.start),
+      [h0 + 2 * HOUR],
+    ); // starts in [from, to)
     t.deepEqual(await collect(clients[0]!.buckets('h', h0 + 2 * HOUR, h0 + 2 * HOUR, HOUR)), []);
     t.deepEqual(await collect(clients[0]!.buckets('other', h0, h0 + 4 * HOUR, HOUR)), []);
     t.deepEqual(await collect(store.namespace('ext:budget').buckets('h', h0, h0 + 4 * HOUR, HOUR)), []);
@@ -258,29 +301,53 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     const again = (await o.reopen()).namespace('u');
     await again.bucketIncr('h', now, 's', { n: 4 }, opts); // a process prunes a key when it first writes it
     const rows = await collect(again.buckets('h', current - 10 * HOUR, current + HOUR, HOUR));
-    t.deepEqual(rows.map((r) => [r.start, r.counters.n]), [[current - HOUR, 2], [current, 7]]);
+    t.deepEqual(
+      rows.map((r) => [r.start, r.counters.n]),
+      [
+        [current - HOUR, 2],
+        [current, 7],
+      ],
+    );
   });
 
   it('rings: newest maxLen kept, read newest first with limit and a stable cursor, sequence survives a restart', async (t, o) => {
     const clients = [o.store, o.another ? await o.another() : o.store].map((s) => s.namespace('ext:request_log'));
     const seqs = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 2]!.ringPush('log', `v${i}`, 20)));
     t.is(new Set(seqs).size, 30);
-    t.deepEqual([...seqs].sort((x, y) => x - y), Array.from({ length: 30 }, (_, i) => i + 1));
+    t.deepEqual(
+      [...seqs].sort((x, y) => x - y),
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
     const all = await collect(clients[1]!.ringRead('log'));
     t.is(all.length, 20);
-    t.deepEqual(all.map(([s]) => s), Array.from({ length: 20 }, (_, i) => 30 - i)); // newest first
+    t.deepEqual(
+      all.map(([s]) => s),
+      Array.from({ length: 20 }, (_, i) => 30 - i),
+    ); // newest first
     const bySeq = new Map(seqs.map((s, i) => [s, `v${i}`]));
     t.true(all.every(([s, v]) => bySeq.get(s) === v));
-    t.deepEqual((await collect(clients[0]!.ringRead('log', { limit: 3 }))).map(([s]) => s), [30, 29, 28]);
+    t.deepEqual(
+      (await collect(clients[0]!.ringRead('log', { limit: 3 }))).map(([s]) => s),
+      [30, 29, 28],
+    );
     const page2 = await collect(clients[0]!.ringRead('log', { limit: 3, before: 28 }));
     await clients[0]!.ringPush('log', 'meanwhile', 20); // a push between pages does not shift them
-    t.deepEqual(page2.map(([s]) => s), [27, 26, 25]);
-    t.deepEqual((await collect(clients[0]!.ringRead('log', { limit: 3, before: 25 }))).map(([s]) => s), [24, 23, 22]);
+    t.deepEqual(
+      page2.map(([s]) => s),
+      [27, 26, 25],
+    );
+    t.deepEqual(
+      (await collect(clients[0]!.ringRead('log', { limit: 3, before: 25 }))).map(([s]) => s),
+      [24, 23, 22],
+    );
     t.deepEqual(await collect(clients[0]!.ringRead('log', { limit: 0 })), []);
     t.deepEqual(await collect(clients[0]!.ringRead('empty')), []);
     await clients[0]!.ringPush('dup', 'same', 5);
     await clients[0]!.ringPush('dup', 'same', 5); // equal values are two entries
-    t.deepEqual(await collect(clients[0]!.ringRead('dup')), [[2, 'same'], [1, 'same']]);
+    t.deepEqual(await collect(clients[0]!.ringRead('dup')), [
+      [2, 'same'],
+      [1, 'same'],
+    ]);
     t.deepEqual(await collect(o.store.entries()), []); // rings are not values
     // stop iterating early: fine
     for await (const [s] of clients[0]!.ringRead('log')) if (s) break;
@@ -300,7 +367,10 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     await ns.set('v', 'x');
     await ns.incr('c', { n: 2 });
     t.true((await ns.hold('h', '1', 5, { field: 'usd', limit: 6, ttlMs: 60_000 })).admitted);
-    t.deepEqual((await collect(o.store.entries())).map(([k]) => k), ['a:c', 'a:v']);
+    t.deepEqual(
+      (await collect(o.store.entries())).map(([k]) => k),
+      ['a:c', 'a:v'],
+    );
     const store = await o.reopen();
     const again = store.namespace('a');
     t.false((await again.windowAdmit('k', 2, 60_000, { now: now + 1 })).admitted);

@@ -75,7 +75,9 @@ test('rings trim in range deletes now and then: never more than maxLen values re
   const store = await openLevelStore(dir);
   for (let i = 0; i < 700; i++) await store.namespace('r').ringPush('log', `v${i}`, 50);
   t.is(await count(store), 50);
-  const first = (await (async () => { for await (const e of store.namespace('r').ringRead('log')) return e; })())!;
+  const first = (await (async () => {
+    for await (const e of store.namespace('r').ringRead('log')) return e;
+  })())!;
   t.deepEqual(first, [700, 'v699']);
   await store.close();
   // a new process reads before it pushes: what the old one left (not yet trimmed) is trimmed on its first push

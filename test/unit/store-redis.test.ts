@@ -145,7 +145,12 @@ test('redis: lost while serving → 503 store_unavailable fast (stopped) or with
 
   await r.kill(); // gone: refused at once
   t0 = Date.now();
-  for (const op of [() => s.get('k'), () => s.incr('c', { n: 1 }), () => s.hold('b', '1', 1, { field: 'usd', limit: 5, ttlMs: 1000 }), () => s.withLock('l', async () => 1)]) {
+  for (const op of [
+    () => s.get('k'),
+    () => s.incr('c', { n: 1 }),
+    () => s.hold('b', '1', 1, { field: 'usd', limit: 5, ttlMs: 1000 }),
+    () => s.withLock('l', async () => 1),
+  ]) {
     const e = await t.throwsAsync(op());
     t.is((e as GatewayError).code, 'store_unavailable');
   }
@@ -193,10 +198,11 @@ async function proxyTo(port: number) {
     heal() {
       up = true;
     },
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 

@@ -17,7 +17,11 @@ import type { Store } from '../../../core/store/types.ts';
 /** A series query parameter gw cannot read (the parameter named in `param`). */
 export const INVALID_QUERY = defineError<string>('invalid_query', 400, (m) => m);
 /** A series asked of an extension whose `retention_days` is 0. */
-export const SERIES_DISABLED = defineError<{ what: string; extension: string }>('series_disabled', 400, (p) => `${p.what} over time is off: [extensions.${p.extension}] retention_days = 0`);
+export const SERIES_DISABLED = defineError<{ what: string; extension: string }>(
+  'series_disabled',
+  400,
+  (p) => `${p.what} over time is off: [extensions.${p.extension}] retention_days = 0`,
+);
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -57,7 +61,10 @@ function one(ctx: Context, name: string): string | undefined {
  */
 export function parseTime(name: string, v: string): number {
   const t = /^\d{1,15}$/.test(v) ? Number(v) : /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2}))?$/.test(v) ? Date.parse(v) : NaN;
-  if (!Number.isFinite(t)) throw INVALID_QUERY(`query parameter '${name}' must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds; got '${v}'`, { param: name });
+  if (!Number.isFinite(t))
+    throw INVALID_QUERY(`query parameter '${name}' must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds; got '${v}'`, {
+      param: name,
+    });
   return t;
 }
 
@@ -133,7 +140,7 @@ export async function readSeries(store: Store, q: SeriesQuery, shape: SeriesShap
     .sort((a, b) => a.start - b.start || a.group.reduce((c, v, i) => c || cmp(v, b.group[i]!), 0))
     .map((g) => {
       const out: Record<string, unknown> = { bucket_start: new Date(g.start).toISOString() };
-      q.groupBy.forEach((f, i) => (out[f] = g.group[i]));
+      for (let i = 0; i < q.groupBy.length; i++) out[q.groupBy[i]!] = g.group[i];
       return Object.assign(out, shape.fields(g.sum));
     });
 }

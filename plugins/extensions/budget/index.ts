@@ -76,11 +76,20 @@ const SHAPE: SeriesShape = {
 };
 
 /** A model without `[pricing]`: the budget cannot price it, so it is refused (fail closed). */
-export const MODEL_NOT_PRICED = defineError<string>('model_not_priced', 403, (model) =>
-  `model '${model}' has no [pricing."${model}"] in the config, and the budget extension refuses unpriced models`, { param: 'model', refusal: 'model_not_priced' });
+export const MODEL_NOT_PRICED = defineError<string>(
+  'model_not_priced',
+  403,
+  (model) => `model '${model}' has no [pricing."${model}"] in the config, and the budget extension refuses unpriced models`,
+  { param: 'model', refusal: 'model_not_priced' },
+);
 /** Spent plus what requests in flight hold reaches the key's budget (for the current period when it has one). */
-export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number; period?: string; resets?: number }>('budget_exceeded', 429, (p) =>
-  `budget exhausted for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.period ? ` this ${PERIOD_NOUN[p.period]}` : ''}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}${p.resets === undefined ? '' : `; resets at ${rfc3339(p.resets)}`}`, { refusal: 'budget' });
+export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number; period?: string; resets?: number }>(
+  'budget_exceeded',
+  429,
+  (p) =>
+    `budget exhausted for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.period ? ` this ${PERIOD_NOUN[p.period]}` : ''}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}${p.resets === undefined ? '' : `; resets at ${rfc3339(p.resets)}`}`,
+  { refusal: 'budget' },
+);
 
 const PERIOD_NOUN: Record<string, string> = { daily: 'day', weekly: 'week', monthly: 'month' };
 
@@ -136,7 +145,10 @@ export default defineExtension({
       const spent = rc.usage ? usageUsd(price, rc.usage) : h.estimate;
       const settled = store.settle(h.counter, h.id, { usd: spent });
       if (!buckets) return void (await settled);
-      await Promise.all([settled, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets)]);
+      await Promise.all([
+        settled,
+        store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
+      ]);
     }
     hooks.onResponse.tapPromise(PLUGIN_NAME, settle);
     // a stream charged for what it streamed settles; every other failure releases its hold
@@ -144,7 +156,8 @@ export default defineExtension({
 
     routes.get('/v1/budget', async (ctx) => {
       const history = ctx.query.history;
-      if (history !== undefined && history !== 'true' && history !== 'false') throw badRequest(`query parameter 'history' must be true or false; got '${String(history)}'`, 'history');
+      if (history !== undefined && history !== 'true' && history !== 'false')
+        throw badRequest(`query parameter 'history' must be true or false; got '${String(history)}'`, 'history');
       let body: unknown;
       if (history === 'true') body = await budgetHistory(store);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);

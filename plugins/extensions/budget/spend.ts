@@ -91,7 +91,12 @@ async function recorded(store: Store): Promise<Map<string, Array<Counter & { spe
  * key's current period under its settings now. A name that is no key any more shows its
  * lifetime spend, else its latest recorded period.
  */
-export async function listBudgets(store: Store, gateway: GatewayInfo, periods: PeriodClock, limitOf: (name: string, key: KeyInfo | undefined) => number): Promise<BudgetEntry[]> {
+export async function listBudgets(
+  store: Store,
+  gateway: GatewayInfo,
+  periods: PeriodClock,
+  limitOf: (name: string, key: KeyInfo | undefined) => number,
+): Promise<BudgetEntry[]> {
   const now = gateway.now();
   const seen = await recorded(store);
   const names = new Set([...gateway.keyNames(), ...seen.keys()]);
@@ -102,7 +107,8 @@ export async function listBudgets(store: Store, gateway: GatewayInfo, periods: P
     if (key) w = periods.at(key.budgetPeriod ?? 'lifetime', now);
     else {
       const list = seen.get(name) ?? [];
-      if (!list.some((c) => c.window === undefined)) w = list.reduce<PeriodWindow | undefined>((a, c) => (c.window && (!a || c.window.start > a.start) ? c.window : a), undefined);
+      if (!list.some((c) => c.window === undefined))
+        w = list.reduce<PeriodWindow | undefined>((a, c) => (c.window && (!a || c.window.start > a.start) ? c.window : a), undefined);
     }
     const counter = counterKey(name, w);
     const spent = (await store.counters(counter)).usd ?? 0;

@@ -33,21 +33,45 @@ function completed(out: Logger) {
   return async function logCompleted(rc: RequestContext, info: ResponseInfo): Promise<void> {
     if (out.isLevelEnabled('info')) {
       const u = rc.usage;
-      out.info({
-        req: rc.id, route: rc.route, model: rc.model, canonical_model: rc.servedModel, provider: rc.provider, attempts: rc.attempts, key_name: accountOf(rc),
-        status: rc.status, latency_ms: ms(rc), upstream_ms: Math.round(rc.upstreamMs * 100) / 100,
-        prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, cache_hit: rc.cacheHit, stream: rc.stream,
-      }, 'request completed');
+      out.info(
+        {
+          req: rc.id,
+          route: rc.route,
+          model: rc.model,
+          canonical_model: rc.servedModel,
+          provider: rc.provider,
+          attempts: rc.attempts,
+          key_name: accountOf(rc),
+          status: rc.status,
+          latency_ms: ms(rc),
+          upstream_ms: Math.round(rc.upstreamMs * 100) / 100,
+          prompt_tokens: u?.prompt_tokens ?? 0,
+          completion_tokens: u?.completion_tokens ?? 0,
+          cache_hit: rc.cacheHit,
+          stream: rc.stream,
+        },
+        'request completed',
+      );
     }
-    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents, response: info.body }, 'request content');
+    if (out.isLevelEnabled('trace'))
+      out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents, response: info.body }, 'request content');
   };
 }
 
 function failed(out: Logger) {
   return async function logFailed(rc: RequestContext, err: GatewayError): Promise<void> {
     const fields: Record<string, unknown> = {
-      req: rc.id, route: rc.route, model: rc.model, canonical_model: rc.canonicalModel, provider: rc.provider ?? err.provider, key_name: accountOf(rc),
-      status: err.status, latency_ms: ms(rc), code: err.code, error: err.message, upstream_status: err.upstreamStatus,
+      req: rc.id,
+      route: rc.route,
+      model: rc.model,
+      canonical_model: rc.canonicalModel,
+      provider: rc.provider ?? err.provider,
+      key_name: accountOf(rc),
+      status: err.status,
+      latency_ms: ms(rc),
+      code: err.code,
+      error: err.message,
+      upstream_status: err.upstreamStatus,
     };
     // a stream that ended early is charged for what it streamed: say how much
     if (rc.partial) {

@@ -55,12 +55,19 @@ interface Tally {
 }
 
 /** A key's window is full: 429 with `retry-after` in whole seconds (1..60). */
-export const RATE_LIMIT_EXCEEDED = defineError<{ key: string; limit: number; what: 'requests' | 'tokens'; per: string; seconds: number }>('rate_limit_exceeded', 429, (p) =>
-  `rate limit reached for key '${p.key}': ${p.limit} ${p.what} ${p.per}; retry in ${p.seconds} s`, { refusal: 'rate_limit' });
+export const RATE_LIMIT_EXCEEDED = defineError<{ key: string; limit: number; what: 'requests' | 'tokens'; per: string; seconds: number }>(
+  'rate_limit_exceeded',
+  429,
+  (p) => `rate limit reached for key '${p.key}': ${p.limit} ${p.what} ${p.per}; retry in ${p.seconds} s`,
+  { refusal: 'rate_limit' },
+);
 
 function refuse(what: 'requests' | 'tokens', key: string, limit: number, windowS: number, retryAfterMs: number): GatewayError {
   const seconds = Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)));
-  return RATE_LIMIT_EXCEEDED({ key, limit, what, per: windowS === 60 ? 'per minute' : `per ${windowS} s`, seconds }, { headers: { 'retry-after': String(seconds) } });
+  return RATE_LIMIT_EXCEEDED(
+    { key, limit, what, per: windowS === 60 ? 'per minute' : `per ${windowS} s`, seconds },
+    { headers: { 'retry-after': String(seconds) } },
+  );
 }
 
 export default defineExtension({
@@ -74,7 +81,9 @@ export default defineExtension({
     routes.get('/v1/rate_limit', async (ctx) => {
       const names = gateway.keyNames();
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify(await Promise.all((names.length ? names : [OPEN_ACCOUNT]).map((name) => windowOf(config, store, windowMs, pending, name, gateway.key(name)))));
+      ctx.body = JSON.stringify(
+        await Promise.all((names.length ? names : [OPEN_ACCOUNT]).map((name) => windowOf(config, store, windowMs, pending, name, gateway.key(name)))),
+      );
     });
     const tpmOf = (rc: RequestContext) => rc.key?.tokensPerMinute ?? config.tokens_per_minute;
 
@@ -82,7 +91,7 @@ export default defineExtension({
       const t = rc.state.get(TALLY) as Tally | undefined;
       // once only: onError also runs when a later onResponse tap threw after this one settled
       rc.state.delete(TALLY);
-      if (t && t.tokens) {
+      if (t?.tokens) {
         const name = accountOf(rc);
         const left = (pending.get(name) ?? 0) - t.tokens;
         if (left > 0) pending.set(name, left);
@@ -135,7 +144,14 @@ export interface WindowEntry {
 }
 
 /** A key's current window, read without recording anything (`cost: 0`). */
-async function windowOf(config: Config, store: Store, windowMs: number, pending: Map<string, number>, name: string, key: KeyInfo | undefined): Promise<WindowEntry> {
+async function windowOf(
+  config: Config,
+  store: Store,
+  windowMs: number,
+  pending: Map<string, number>,
+  name: string,
+  key: KeyInfo | undefined,
+): Promise<WindowEntry> {
   const rpm = key?.requestsPerMinute ?? config.requests_per_minute;
   const tpm = key?.tokensPerMinute ?? config.tokens_per_minute;
   const peek = (k: string) => store.windowAdmit(k, Number.MAX_SAFE_INTEGER, windowMs, { cost: 0 });

@@ -66,7 +66,10 @@ const ms = (v: number): number => Math.round(v * 100) / 100;
 /** `s` cut to at most `max` UTF-8 bytes, marked when cut. */
 export function truncate(s: string, max: number): string {
   if (s.length <= max / 3 || Buffer.byteLength(s) <= max) return s;
-  const cut = Buffer.from(s).subarray(0, max).toString('utf8').replace(/\uFFFD$/, '');
+  const cut = Buffer.from(s)
+    .subarray(0, max)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return `${cut}…[truncated]`;
 }
 
@@ -79,7 +82,31 @@ function tokens(v: unknown): number | null {
  * bytes of an object), `time` as epoch ms. Fields added later go after the bodies, so rows
  * written before stay readable; a row that has them but no bodies holds `0` in the body slots.
  */
-const FIELDS = ['time', 'request_id', 'key', 'route', 'model', 'served_model', 'provider', 'status', 'attempts', 'stream', 'latency_ms', 'ttfb_ms', 'overhead_ms', 'upstream_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'cache_hit', 'error_code', 'error_message', 'request_body', 'response_body', 'usage_estimated'] as const;
+const FIELDS = [
+  'time',
+  'request_id',
+  'key',
+  'route',
+  'model',
+  'served_model',
+  'provider',
+  'status',
+  'attempts',
+  'stream',
+  'latency_ms',
+  'ttfb_ms',
+  'overhead_ms',
+  'upstream_ms',
+  'prompt_tokens',
+  'completion_tokens',
+  'cost_usd',
+  'cache_hit',
+  'error_code',
+  'error_message',
+  'request_body',
+  'response_body',
+  'usage_estimated',
+] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
 
@@ -99,9 +126,10 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
   const upstream = rc?.provider !== undefined ? rc.upstreamMs : undefined;
   let overhead: number | null = null;
   if (upstream !== undefined) overhead = ms(Math.max(0, (rc!.stream && rc!.firstByteMs ? rc!.firstByteMs : f.totalMs) - upstream));
-  const cost = price && (prompt !== null || completion !== null) && !rc?.cacheHit
-    ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
-    : null;
+  const cost =
+    price && (prompt !== null || completion !== null) && !rc?.cacheHit
+      ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
+      : null;
   const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
   const row: unknown[] = [
     Math.round(f.time),

@@ -50,7 +50,8 @@ export function parseLogQuery(ctx: Context): LogQuery {
   const q: LogQuery = { limit: DEFAULT_LIMIT };
   const limit = one(ctx, 'limit');
   if (limit !== undefined) {
-    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw INVALID_QUERY(`query parameter 'limit' must be a whole number from 1 to ${MAX_LIMIT}; got '${limit}'`, { param: 'limit' });
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT)
+      throw INVALID_QUERY(`query parameter 'limit' must be a whole number from 1 to ${MAX_LIMIT}; got '${limit}'`, { param: 'limit' });
     q.limit = Number(limit);
   }
   for (const f of ['key', 'model', 'provider', 'route'] as const) {

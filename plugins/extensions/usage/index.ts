@@ -63,7 +63,14 @@ const SHAPE: SeriesShape = {
   fields: (s) => {
     const prompt = s.prompt_tokens ?? 0;
     const completion = s.completion_tokens ?? 0;
-    return { requests: s.requests ?? 0, errors: s.errors ?? 0, estimated_requests: s.estimated ?? 0, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    return {
+      requests: s.requests ?? 0,
+      errors: s.errors ?? 0,
+      estimated_requests: s.estimated ?? 0,
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+    };
   },
 };
 
@@ -78,7 +85,10 @@ function recorder(store: Store, retentionMs: number) {
     rc.state.set(RECORDED, true);
     const lifetime = store.incr(counterKey(account, rc.servedModel), deltas);
     if (!buckets) return void (await lifetime);
-    await Promise.all([lifetime, store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([account, rc.servedModel, rc.provider]), failed ? { ...deltas, errors: 1 } : deltas, buckets)]);
+    await Promise.all([
+      lifetime,
+      store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([account, rc.servedModel, rc.provider]), failed ? { ...deltas, errors: 1 } : deltas, buckets),
+    ]);
   }
   return {
     async answered(rc: RequestContext): Promise<void> {
@@ -106,7 +116,15 @@ export async function listUsage(store: Store): Promise<UsageEntry[]> {
     const c = JSON.parse(v) as Record<string, number>;
     const prompt = c.prompt_tokens ?? 0;
     const completion = c.completion_tokens ?? 0;
-    out.push({ key, model, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, requests: c.requests ?? 0, estimated_requests: c.estimated ?? 0 });
+    out.push({
+      key,
+      model,
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      requests: c.requests ?? 0,
+      estimated_requests: c.estimated ?? 0,
+    });
   }
   return out;
 }

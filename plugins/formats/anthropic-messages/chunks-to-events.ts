@@ -101,9 +101,9 @@ export class ChunksToMessagesEvents {
     const stop = this.#refusal
       ? { stop_reason: 'refusal', stop_sequence: null }
       : mapStopReason(this.#finish, {
-        hasToolUse: this.#toolBlocks.size > 0,
-        matchedStop: findStopSequence(this.#textTail, this.#opts.stopSequences, this.#reportedStop),
-      });
+          hasToolUse: this.#toolBlocks.size > 0,
+          matchedStop: findStopSequence(this.#textTail, this.#opts.stopSequences, this.#reportedStop),
+        });
     out.push({ type: 'message_delta', delta: { ...stop }, usage: toMessagesUsage(this.#usage) });
     out.push({ type: 'message_stop' });
     this.#phase = 'ended';

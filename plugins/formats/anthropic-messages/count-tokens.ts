@@ -16,7 +16,10 @@ const FORMAT = 'anthropic-messages';
 export function countTokensRoute(pipeline: Pipeline) {
   return async function countTokens(ctx: Context): Promise<void> {
     const body = (ctx.state as { body: { body: Record<string, unknown> } }).body.body;
-    const a = await pipeline.admit(ctx, { schema: countTokensRequestSchema, facts: { route: 'count_tokens', operation: 'count', model: body.model as string, stream: false } });
+    const a = await pipeline.admit(ctx, {
+      schema: countTokensRequestSchema,
+      facts: { route: 'count_tokens', operation: 'count', model: body.model as string, stream: false },
+    });
     if (!a) return;
     const served = await pipeline.dispatch(a, async (p, _model, b, call) => {
       const native = p.native?.[FORMAT];

@@ -12,8 +12,16 @@ import type { UpstreamErrorInfo } from '../../../core/http/client.ts';
 
 /** Anthropic's error types and the HTTP status each stands for. */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
-  invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
-  request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
 };
 
 /** HTTP status a Messages error `type` stands for; 500 when unknown. */
@@ -24,15 +32,25 @@ export function messagesErrorStatus(type: string | undefined): number {
 /** Messages error `type` for an HTTP status (Anthropic's vocabulary). */
 export function messagesErrorType(status: number): string {
   switch (status) {
-    case 400: case 415: return 'invalid_request_error';
-    case 413: return 'request_too_large';
-    case 401: return 'authentication_error';
-    case 403: return 'permission_error';
-    case 404: return 'not_found_error';
-    case 429: return 'rate_limit_error';
-    case 504: return 'timeout_error';
-    case 529: return 'overloaded_error';
-    default: return 'api_error';
+    case 400:
+    case 415:
+      return 'invalid_request_error';
+    case 413:
+      return 'request_too_large';
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 429:
+      return 'rate_limit_error';
+    case 504:
+      return 'timeout_error';
+    case 529:
+      return 'overloaded_error';
+    default:
+      return 'api_error';
   }
 }
 

@@ -56,12 +56,13 @@ export function chatCompletionToMessages(res: ChatCompletion, opts: FromChatOpti
     });
   });
 
-  const stop = refusal !== null
-    ? { stop_reason: 'refusal', stop_sequence: null }
-    : mapStopReason(choice.finish_reason, {
-      hasToolUse: calls.length > 0,
-      matchedStop: findStopSequence(text, opts.stopSequences, choice.stop_reason ?? choice.matched_stop),
-    });
+  const stop =
+    refusal !== null
+      ? { stop_reason: 'refusal', stop_sequence: null }
+      : mapStopReason(choice.finish_reason, {
+          hasToolUse: calls.length > 0,
+          matchedStop: findStopSequence(text, opts.stopSequences, choice.stop_reason ?? choice.matched_stop),
+        });
 
   return {
     id,

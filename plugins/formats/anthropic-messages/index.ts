@@ -28,12 +28,28 @@ export default defineFormat({
   setup({ route, pipeline, hooks }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
     route({
-      method: 'POST', path: '/v1/messages', body: true, metered: 'messages', handler: messagesRoute(pipeline, hooks),
-      openapi: { summary: 'Anthropic Messages: native passthrough, or translated for other kinds (stream: true → SSE)', requestBody: jsonRequestBody(messagesRequestSchema), responses: { 200: { description: 'message, or SSE Messages events' }, ...errors } },
+      method: 'POST',
+      path: '/v1/messages',
+      body: true,
+      metered: 'messages',
+      handler: messagesRoute(pipeline, hooks),
+      openapi: {
+        summary: 'Anthropic Messages: native passthrough, or translated for other kinds (stream: true → SSE)',
+        requestBody: jsonRequestBody(messagesRequestSchema),
+        responses: { 200: { description: 'message, or SSE Messages events' }, ...errors },
+      },
     });
     route({
-      method: 'POST', path: '/v1/messages/count_tokens', body: true, metered: 'count_tokens', handler: countTokensRoute(pipeline),
-      openapi: { summary: 'Count input tokens: native for Messages-origin kinds, estimated elsewhere (x-gw-estimated)', requestBody: jsonRequestBody(countTokensRequestSchema), responses: { 200: { description: '{input_tokens}' }, ...errors } },
+      method: 'POST',
+      path: '/v1/messages/count_tokens',
+      body: true,
+      metered: 'count_tokens',
+      handler: countTokensRoute(pipeline),
+      openapi: {
+        summary: 'Count input tokens: native for Messages-origin kinds, estimated elsewhere (x-gw-estimated)',
+        requestBody: jsonRequestBody(countTokensRequestSchema),
+        responses: { 200: { description: '{input_tokens}' }, ...errors },
+      },
     });
     route({ method: 'GET', path: '/v1/models', when: fromAnthropicClient, handler: listModels });
     route({ method: 'GET', path: '/v1/models/:id', when: fromAnthropicClient, handler: getModel });

@@ -24,10 +24,7 @@ export interface StopInfo {
  * `end_turn`: clients treat `stop_reason` as a closed set, and `end_turn` is the one that
  * makes them hand the turn back to the user instead of looping.
  */
-export function mapStopReason(
-  finish: FinishReason | null | undefined,
-  opts: { hasToolUse?: boolean; matchedStop?: string | null } = {},
-): StopInfo {
+export function mapStopReason(finish: FinishReason | null | undefined, opts: { hasToolUse?: boolean; matchedStop?: string | null } = {}): StopInfo {
   switch (finish) {
     case 'length':
       return { stop_reason: 'max_tokens', stop_sequence: null };

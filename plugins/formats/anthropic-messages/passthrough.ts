@@ -29,7 +29,11 @@ function header(headers: CallContext['headers'], name: string): string | undefin
  * (else {@link DEFAULT_ANTHROPIC_VERSION}) and `anthropic-beta` when given.
  */
 export function messagesHeaders(auth: Record<string, string>, client: CallContext['headers'], stream: boolean, forwardBeta: boolean): Record<string, string> {
-  const h: Record<string, string> = { ...auth, 'content-type': 'application/json', 'anthropic-version': header(client, 'anthropic-version') ?? DEFAULT_ANTHROPIC_VERSION };
+  const h: Record<string, string> = {
+    ...auth,
+    'content-type': 'application/json',
+    'anthropic-version': header(client, 'anthropic-version') ?? DEFAULT_ANTHROPIC_VERSION,
+  };
   if (forwardBeta) {
     const beta = header(client, 'anthropic-beta');
     if (beta) h['anthropic-beta'] = beta;
@@ -49,7 +53,12 @@ export function messagesPassthrough(http: UpstreamClient, origin: string, auth: 
     const stream = op === 'messages' && body.stream === true;
     const endpoint = op === 'count_tokens' ? `${base}/v1/messages/count_tokens` : `${base}/v1/messages`;
     const url = call.query ? `${endpoint}?${call.query}` : endpoint;
-    const res = await http.send(url, { headers: messagesHeaders(auth, call.headers, stream, true), body: call.rawBody ?? body, signal: call.signal, log: call.log });
+    const res = await http.send(url, {
+      headers: messagesHeaders(auth, call.headers, stream, true),
+      body: call.rawBody ?? body,
+      signal: call.signal,
+      log: call.log,
+    });
     if (stream) return { type: 'stream', events: await http.events(res, url, call.signal, (ev) => ev.event === 'message_stop') };
     const raw = await http.text(res, url, call.signal);
     return { type: 'json', status: res.statusCode, raw, contentType: String(res.headers['content-type'] ?? 'application/json') };

@@ -47,7 +47,13 @@ export function messagesRoute(pipeline: Pipeline, hooks: Hooks) {
     const body = (ctx.state as { body: { body: Record<string, unknown> } }).body.body;
     const a = await pipeline.admit(ctx, {
       schema: messagesRequestSchema,
-      facts: { route: 'messages', operation: 'generate', model: body.model as string, stream: body.stream === true, maxOutputTokens: body.max_tokens as number },
+      facts: {
+        route: 'messages',
+        operation: 'generate',
+        model: body.model as string,
+        stream: body.stream === true,
+        maxOutputTokens: body.max_tokens as number,
+      },
     });
     if (!a) return;
     if (await pipeline.fromCache(ctx, a)) return;
@@ -84,7 +90,18 @@ export function messagesRoute(pipeline: Pipeline, hooks: Hooks) {
       return pipeline.finish(ctx, a, { body: JSON.stringify(out), headers });
     }
     const progress = new StreamProgress();
-    return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, progress, { format: FORMAT, translator: new ChunksToMessagesEvents({ requestModel: rc.model, stopSequences: stops }), encode: encodeMessagesEvent, isTerminator: (ev) => ev.type === 'message_stop' }), errorFrame, progress });
+    return pipeline.stream(ctx, a, {
+      headers,
+      ready: r.ready,
+      frames: translatedFrames(hooks, rc, r.chunks, progress, {
+        format: FORMAT,
+        translator: new ChunksToMessagesEvents({ requestModel: rc.model, stopSequences: stops }),
+        encode: encodeMessagesEvent,
+        isTerminator: (ev) => ev.type === 'message_stop',
+      }),
+      errorFrame,
+      progress,
+    });
   };
 }
 
@@ -104,7 +121,12 @@ const PARTIAL_JSON = '"partial_json":';
  * checked for their framing (core/format/sse-data.ts) and counted for the early-end estimate
  * from their delta's one text field.
  */
-export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
+export async function* passthroughFrames(
+  hooks: Hooks,
+  rc: RequestContext,
+  events: AsyncIterable<SseEvent>,
+  progress: StreamProgress,
+): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   const usage: Partial<MessagesUsage> = {};
@@ -149,4 +171,3 @@ export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, event
   }
   throw UPSTREAM_TRUNCATED({ provider, expected: 'message_stop' }, { provider });
 }
-

@@ -20,8 +20,19 @@ type Obj = Record<string, unknown>;
 
 /** Top-level fields mapped below; any other field is dropped with a warning. */
 const MAPPED = new Set([
-  'model', 'messages', 'max_tokens', 'system', 'stream', 'stop_sequences', 'temperature', 'top_p',
-  'tools', 'tool_choice', 'metadata', 'output_config', 'output_format',
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'stream',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'tools',
+  'tool_choice',
+  'metadata',
+  'output_config',
+  'output_format',
 ]);
 
 /**
@@ -65,7 +76,7 @@ export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
     const text = systemText(body.system, 'system', w);
     if (text !== '') messages.push({ role: 'system', content: text });
   }
-  body.messages.forEach((m, i) => messages.push(...convertMessage(m, `messages[${i}]`, w)));
+  for (let i = 0; i < body.messages.length; i++) messages.push(...convertMessage(body.messages[i]!, `messages[${i}]`, w));
 
   const req: ChatRequest = { model: body.model, messages };
   if (body.max_tokens !== undefined) {
@@ -119,12 +130,14 @@ function convertMessage(m: unknown, path: string, w: Warnings): ChatMessage[] {
 
 function systemText(content: unknown, path: string, w: Warnings): string {
   if (typeof content === 'string') return content;
-  return blocksOf(content, path).map((b, j) => {
-    const bp = `${path}[${j}]`;
-    if (b.type !== 'text') fail('system content blocks must be text blocks', `${bp}.type`);
-    noteBlockExtras(b, bp, w);
-    return stringField(b, 'text', bp);
-  }).join('\n\n');
+  return blocksOf(content, path)
+    .map((b, j) => {
+      const bp = `${path}[${j}]`;
+      if (b.type !== 'text') fail('system content blocks must be text blocks', `${bp}.type`);
+      noteBlockExtras(b, bp, w);
+      return stringField(b, 'text', bp);
+    })
+    .join('\n\n');
 }
 
 function userMessages(content: unknown, path: string, w: Warnings): ChatMessage[] {
@@ -135,10 +148,18 @@ function userMessages(content: unknown, path: string, w: Warnings): ChatMessage[
     const bp = `${path}.content[${j}]`;
     noteBlockExtras(b, bp, w);
     switch (b.type) {
-      case 'text': parts.push({ type: 'text', text: stringField(b, 'text', bp) }); break;
-      case 'image': parts.push(imagePart(b, bp)); break;
-      case 'document': parts.push(documentPart(b, bp)); break;
-      case 'tool_result': toolMessages.push(toolMessage(b, bp, parts, w)); break;
+      case 'text':
+        parts.push({ type: 'text', text: stringField(b, 'text', bp) });
+        break;
+      case 'image':
+        parts.push(imagePart(b, bp));
+        break;
+      case 'document':
+        parts.push(documentPart(b, bp));
+        break;
+      case 'tool_result':
+        toolMessages.push(toolMessage(b, bp, parts, w));
+        break;
       default:
         if (!droppable(b.type)) fail(`content block type "${b.type}" is not supported in a user message`, `${bp}.type`);
         w.add(`${b.type} blocks dropped: no common-format equivalent`, bp);
@@ -156,7 +177,9 @@ function assistantMessage(content: unknown, path: string, w: Warnings): ChatMess
     const bp = `${path}.content[${j}]`;
     noteBlockExtras(b, bp, w);
     switch (b.type) {
-      case 'text': parts.push({ type: 'text', text: stringField(b, 'text', bp) }); break;
+      case 'text':
+        parts.push({ type: 'text', text: stringField(b, 'text', bp) });
+        break;
       case 'tool_use': {
         const input = b.input === undefined ? {} : b.input;
         if (!isObj(input)) fail('tool_use input must be an object', `${bp}.input`);
@@ -257,11 +280,20 @@ function convertToolChoice(tc: unknown, haveTools: boolean, req: ChatRequest, w:
   if (!isObj(tc)) fail('tool_choice must be an object', 'tool_choice');
   let choice: ToolChoice;
   switch (tc.type) {
-    case 'auto': choice = 'auto'; break;
-    case 'any': choice = 'required'; break;
-    case 'none': choice = 'none'; break;
-    case 'tool': choice = { type: 'function', function: { name: stringField(tc, 'name', 'tool_choice') } }; break;
-    default: fail('tool_choice.type must be "auto", "any", "none" or "tool"', 'tool_choice.type');
+    case 'auto':
+      choice = 'auto';
+      break;
+    case 'any':
+      choice = 'required';
+      break;
+    case 'none':
+      choice = 'none';
+      break;
+    case 'tool':
+      choice = { type: 'function', function: { name: stringField(tc, 'name', 'tool_choice') } };
+      break;
+    default:
+      fail('tool_choice.type must be "auto", "any", "none" or "tool"', 'tool_choice.type');
   }
   // Common-format upstreams reject tool_choice without tools (all of them may have been dropped above).
   if (!haveTools) {
@@ -297,8 +329,14 @@ function convertOutputFormat(body: MessagesRequest, req: ChatRequest, w: Warning
 
 /** Block types a Messages history may hold that have no common-format form and carry nothing the model needs. */
 function droppable(type: string): boolean {
-  return type === 'thinking' || type === 'redacted_thinking' || type === 'server_tool_use' || type === 'mcp_tool_use'
-    || type === 'container_upload' || (type.endsWith('_tool_result') && type !== 'tool_result');
+  return (
+    type === 'thinking' ||
+    type === 'redacted_thinking' ||
+    type === 'server_tool_use' ||
+    type === 'mcp_tool_use' ||
+    type === 'container_upload' ||
+    (type.endsWith('_tool_result') && type !== 'tool_result')
+  );
 }
 
 function noteBlockExtras(b: Obj, bp: string, w: Warnings): void {

@@ -76,7 +76,16 @@ export interface MessagesResponse {
 export type MessagesStreamEvent =
   | { type: 'message_start'; message: MessagesResponse }
   | { type: 'content_block_start'; index: number; content_block: MessagesContentBlock }
-  | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string } | { type: 'thinking_delta'; thinking: string } | { type: 'signature_delta'; signature: string } | { type: string; [k: string]: unknown } }
+  | {
+      type: 'content_block_delta';
+      index: number;
+      delta:
+        | { type: 'text_delta'; text: string }
+        | { type: 'input_json_delta'; partial_json: string }
+        | { type: 'thinking_delta'; thinking: string }
+        | { type: 'signature_delta'; signature: string }
+        | { type: string; [k: string]: unknown };
+    }
   | { type: 'content_block_stop'; index: number }
   | { type: 'message_delta'; delta: { stop_reason: StopReason | null; stop_sequence?: string | null; [k: string]: unknown }; usage: Partial<MessagesUsage> }
   | { type: 'message_stop' }

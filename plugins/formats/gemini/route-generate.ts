@@ -148,7 +148,12 @@ export function generateRoute(pipeline: Pipeline, hooks: Hooks, stream: boolean)
     return pipeline.stream(ctx, a, {
       headers,
       ready: r.ready,
-      frames: translatedFrames(hooks, rc, r.chunks, progress, { format: FORMAT, translator: mapper, encode: (res) => f.frame(JSON.stringify(res)), terminator: () => f.end() }),
+      frames: translatedFrames(hooks, rc, r.chunks, progress, {
+        format: FORMAT,
+        translator: mapper,
+        encode: (res) => f.frame(JSON.stringify(res)),
+        terminator: () => f.end(),
+      }),
       errorFrame: f.error,
       contentType: f.contentType,
       keepAlive: f.keepAlive,
@@ -181,7 +186,13 @@ function readUsage(raw: string): Usage | undefined {
  * finishReason by the end → truncated. An error payload is forwarded as is, then the stream
  * ends as a failure. Data that is not an object is malformed (core/format/sse-data.ts).
  */
-export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, events: AsyncIterable<SseEvent>, f: Framing, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
+export async function* passthroughFrames(
+  hooks: Hooks,
+  rc: RequestContext,
+  events: AsyncIterable<SseEvent>,
+  f: Framing,
+  progress: StreamProgress,
+): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
   const provider = rc.provider!;
@@ -226,4 +237,3 @@ export async function* passthroughFrames(hooks: Hooks, rc: RequestContext, event
   }
   return f.end();
 }
-

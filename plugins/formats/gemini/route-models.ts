@@ -36,7 +36,8 @@ export function listModels(ctx: Context): void {
 export function getModel(ctx: Context): void {
   const id = (ctx.params.model ?? ctx.params.id ?? '').replace(/^models\//, '');
   const { snap, key } = ctx.state as GwState;
-  if (!modelListing(snap.table, key).some((m) => m.id === id)) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows) });
+  if (!modelListing(snap.table, key).some((m) => m.id === id))
+    throw MODEL_NOT_FOUND({ what: `'${id}'`, near: snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows) });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(toGeminiModel(id));
 }

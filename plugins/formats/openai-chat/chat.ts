@@ -24,8 +24,12 @@ export function chatRoute(pipeline: Pipeline, hooks: Hooks) {
     const a = await pipeline.admit(ctx, {
       schema: chatRequestSchema,
       facts: {
-        route: 'chat', operation: 'generate', model: body.model as string, stream: body.stream === true,
-        maxOutputTokens: positive(body.max_completion_tokens) ?? positive(body.max_tokens), choices: positive(body.n),
+        route: 'chat',
+        operation: 'generate',
+        model: body.model as string,
+        stream: body.stream === true,
+        maxOutputTokens: positive(body.max_completion_tokens) ?? positive(body.max_tokens),
+        choices: positive(body.n),
       },
     });
     if (!a) return;
@@ -39,7 +43,13 @@ export function chatRoute(pipeline: Pipeline, hooks: Hooks) {
     }
     const includeUsage = (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
     const progress = new StreamProgress();
-    return pipeline.stream(ctx, a, { headers: served.headers, ready: r.ready, frames: chatFrames(hooks, rc, r.chunks, includeUsage, progress), errorFrame, progress });
+    return pipeline.stream(ctx, a, {
+      headers: served.headers,
+      ready: r.ready,
+      frames: chatFrames(hooks, rc, r.chunks, includeUsage, progress),
+      errorFrame,
+      progress,
+    });
   };
 }
 
@@ -63,7 +73,13 @@ const ARGUMENTS = '"arguments":';
  * and only when it asked; no other chunk carries usage. Raw items are parsed only when a
  * hook needs the chunk or the text may carry usage.
  */
-async function* chatFrames(hooks: Hooks, rc: RequestContext, items: AsyncIterable<StreamItem>, includeUsage: boolean, progress: StreamProgress): AsyncGenerator<string, string | undefined> {
+async function* chatFrames(
+  hooks: Hooks,
+  rc: RequestContext,
+  items: AsyncIterable<StreamItem>,
+  includeUsage: boolean,
+  progress: StreamProgress,
+): AsyncGenerator<string, string | undefined> {
   const onChunk = hooks.onChunk;
   const tapped = onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };

@@ -12,7 +12,10 @@ import { embeddingsRequestSchema } from './schema.ts';
 export function embeddingsRoute(pipeline: Pipeline) {
   return async function embeddings(ctx: Context): Promise<void> {
     const body = (ctx.state as { body: { body: Record<string, unknown> } }).body.body;
-    const a = await pipeline.admit(ctx, { schema: embeddingsRequestSchema, facts: { route: 'embeddings', operation: 'embed', model: body.model as string, stream: false } });
+    const a = await pipeline.admit(ctx, {
+      schema: embeddingsRequestSchema,
+      facts: { route: 'embeddings', operation: 'embed', model: body.model as string, stream: false },
+    });
     if (!a) return;
     const rc = a.rc;
     const served = await pipeline.dispatch(a, (p, _model, b, call) => {

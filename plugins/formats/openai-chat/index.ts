@@ -29,15 +29,43 @@ export default defineFormat({
   setup({ route, pipeline, hooks }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
     route({
-      method: 'POST', path: '/v1/chat/completions', body: true, metered: 'chat', handler: chatRoute(pipeline, hooks),
-      openapi: { summary: 'Create a chat completion (stream: true → text/event-stream)', requestBody: jsonRequestBody(chatRequestSchema), responses: { 200: { description: 'chat.completion, or SSE chat.completion.chunk events ending with data: [DONE]' }, ...errors } },
+      method: 'POST',
+      path: '/v1/chat/completions',
+      body: true,
+      metered: 'chat',
+      handler: chatRoute(pipeline, hooks),
+      openapi: {
+        summary: 'Create a chat completion (stream: true → text/event-stream)',
+        requestBody: jsonRequestBody(chatRequestSchema),
+        responses: { 200: { description: 'chat.completion, or SSE chat.completion.chunk events ending with data: [DONE]' }, ...errors },
+      },
     });
     route({
-      method: 'POST', path: '/v1/embeddings', body: true, metered: 'embeddings', handler: embeddingsRoute(pipeline),
-      openapi: { summary: 'Create embeddings', requestBody: jsonRequestBody(embeddingsRequestSchema), responses: { 200: { description: 'list of embeddings' }, ...errors } },
+      method: 'POST',
+      path: '/v1/embeddings',
+      body: true,
+      metered: 'embeddings',
+      handler: embeddingsRoute(pipeline),
+      openapi: {
+        summary: 'Create embeddings',
+        requestBody: jsonRequestBody(embeddingsRequestSchema),
+        responses: { 200: { description: 'list of embeddings' }, ...errors },
+      },
     });
     const keyFrom = ['bearer', 'x-api-key'] as const;
-    route({ method: 'GET', path: '/v1/models', keyFrom, handler: listModels, openapi: { summary: 'List models and aliases', responses: { 200: { description: 'OpenAI list of models' }, ...errorResponses([401]) } } });
-    route({ method: 'GET', path: '/v1/models/:id', keyFrom, handler: getModel, openapi: { summary: 'Retrieve a model', responses: { 200: { description: 'model' }, ...errorResponses([401, 404]) } } });
+    route({
+      method: 'GET',
+      path: '/v1/models',
+      keyFrom,
+      handler: listModels,
+      openapi: { summary: 'List models and aliases', responses: { 200: { description: 'OpenAI list of models' }, ...errorResponses([401]) } },
+    });
+    route({
+      method: 'GET',
+      path: '/v1/models/:id',
+      keyFrom,
+      handler: getModel,
+      openapi: { summary: 'Retrieve a model', responses: { 200: { description: 'model' }, ...errorResponses([401, 404]) } },
+    });
   },
 });

@@ -17,24 +17,35 @@ export const chatMessageSchema = z.looseObject({
   tool_call_id: z.string().optional(),
 });
 
-export const chatRequestSchema = z.looseObject({
-  model: z.string().min(1).meta({ description: 'Model id or alias' }),
-  messages: z.array(chatMessageSchema).min(1),
-  stream: z.boolean().nullish(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
-  max_tokens: z.number().int().positive().nullish(),
-  max_completion_tokens: z.number().int().positive().nullish(),
-  temperature: z.number().nullish(),
-  top_p: z.number().nullish(),
-  n: z.number().int().positive().nullish(),
-  stop: z.union([z.string(), z.array(z.string())]).nullish(),
-  tools: z.array(z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).optional() }).optional() })).optional(),
-  tool_choice: z.union([z.string(), z.looseObject({ type: z.string() })]).optional(),
-}).meta({ id: 'ChatCompletionRequest', description: 'OpenAI chat completions request; other fields pass through' });
+export const chatRequestSchema = z
+  .looseObject({
+    model: z.string().min(1).meta({ description: 'Model id or alias' }),
+    messages: z.array(chatMessageSchema).min(1),
+    stream: z.boolean().nullish(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+    max_tokens: z.number().int().positive().nullish(),
+    max_completion_tokens: z.number().int().positive().nullish(),
+    temperature: z.number().nullish(),
+    top_p: z.number().nullish(),
+    n: z.number().int().positive().nullish(),
+    stop: z.union([z.string(), z.array(z.string())]).nullish(),
+    tools: z
+      .array(
+        z.looseObject({
+          type: z.string(),
+          function: z.looseObject({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).optional() }).optional(),
+        }),
+      )
+      .optional(),
+    tool_choice: z.union([z.string(), z.looseObject({ type: z.string() })]).optional(),
+  })
+  .meta({ id: 'ChatCompletionRequest', description: 'OpenAI chat completions request; other fields pass through' });
 
-export const embeddingsRequestSchema = z.looseObject({
-  model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.string()).min(1), z.array(z.number()).min(1), z.array(z.array(z.number())).min(1)]),
-  encoding_format: z.enum(['float', 'base64']).optional(),
-  dimensions: z.number().int().positive().optional(),
-}).meta({ id: 'EmbeddingsRequest', description: 'OpenAI embeddings request' });
+export const embeddingsRequestSchema = z
+  .looseObject({
+    model: z.string().min(1),
+    input: z.union([z.string(), z.array(z.string()).min(1), z.array(z.number()).min(1), z.array(z.array(z.number())).min(1)]),
+    encoding_format: z.enum(['float', 'base64']).optional(),
+    dimensions: z.number().int().positive().optional(),
+  })
+  .meta({ id: 'EmbeddingsRequest', description: 'OpenAI embeddings request' });

@@ -197,7 +197,8 @@ export class ChunksToResponsesEvents {
     p.text += text;
     const at = { item_id: open.id, output_index: open.index };
     const contentIndex = kind === 'message' ? open.parts.length : 0;
-    if (part === 'text') out.push({ type: 'response.output_text.delta', ...at, content_index: contentIndex, delta: text, logprobs: NO_LOGPROBS, sequence_number: this.#seq++ });
+    if (part === 'text')
+      out.push({ type: 'response.output_text.delta', ...at, content_index: contentIndex, delta: text, logprobs: NO_LOGPROBS, sequence_number: this.#seq++ });
     else if (part === 'refusal') out.push({ type: 'response.refusal.delta', ...at, content_index: contentIndex, delta: text, sequence_number: this.#seq++ });
     else out.push({ type: 'response.reasoning_text.delta', ...at, content_index: 0, delta: text, sequence_number: this.#seq++ });
   }
@@ -205,9 +206,10 @@ export class ChunksToResponsesEvents {
   #openItem(out: ResponsesStreamEvent[], kind: 'message' | 'reasoning'): OpenItem {
     const index = this.#output.length;
     const id = itemId(kind === 'message' ? 'msg' : 'rs', this.#base.id, index);
-    const item: ResponsesOutputItem = kind === 'message'
-      ? { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] }
-      : { type: 'reasoning', id, summary: [], content: [], status: 'in_progress' };
+    const item: ResponsesOutputItem =
+      kind === 'message'
+        ? { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] }
+        : { type: 'reasoning', id, summary: [], content: [], status: 'in_progress' };
     this.#output.push(item);
     out.push({ type: 'response.output_item.added', output_index: index, item: { ...item }, sequence_number: this.#seq++ } as ResponsesStreamEvent);
     this.#open = { kind, index, id, parts: [], part: null };
@@ -217,10 +219,20 @@ export class ChunksToResponsesEvents {
   #openPart(out: ResponsesStreamEvent[], open: OpenItem, kind: 'text' | 'refusal' | 'reasoning'): OpenItem {
     this.#closePart(out, open);
     open.part = { kind, text: '' };
-    const part = kind === 'text'
-      ? { type: 'output_text' as const, text: '', annotations: [], logprobs: [] }
-      : kind === 'refusal' ? { type: 'refusal' as const, refusal: '' } : { type: 'reasoning_text' as const, text: '' };
-    out.push({ type: 'response.content_part.added', item_id: open.id, output_index: open.index, content_index: open.parts.length, part, sequence_number: this.#seq++ });
+    const part =
+      kind === 'text'
+        ? { type: 'output_text' as const, text: '', annotations: [], logprobs: [] }
+        : kind === 'refusal'
+          ? { type: 'refusal' as const, refusal: '' }
+          : { type: 'reasoning_text' as const, text: '' };
+    out.push({
+      type: 'response.content_part.added',
+      item_id: open.id,
+      output_index: open.index,
+      content_index: open.parts.length,
+      part,
+      sequence_number: this.#seq++,
+    });
     return open;
   }
 
@@ -251,9 +263,10 @@ export class ChunksToResponsesEvents {
     const reasoning = open.part?.kind === 'reasoning' ? open.part.text : '';
     this.#closePart(out, open);
     const status = this.#statusOf(open.index, lastStatus);
-    const item: ResponsesOutputItem = open.kind === 'message'
-      ? { type: 'message', id: open.id, status, role: 'assistant', content: open.parts }
-      : { type: 'reasoning', id: open.id, summary: [], content: [{ type: 'reasoning_text', text: reasoning }], status } satisfies ResponsesReasoningItem;
+    const item: ResponsesOutputItem =
+      open.kind === 'message'
+        ? { type: 'message', id: open.id, status, role: 'assistant', content: open.parts }
+        : ({ type: 'reasoning', id: open.id, summary: [], content: [{ type: 'reasoning_text', text: reasoning }], status } satisfies ResponsesReasoningItem);
     this.#output[open.index] = item;
     out.push({ type: 'response.output_item.done', output_index: open.index, item, sequence_number: this.#seq++ });
     this.#open = null;
@@ -270,7 +283,15 @@ export class ChunksToResponsesEvents {
       this.#calls.set(key, call);
       this.#openCalls.push(call);
       const { name, namespace } = this.#opts.toolNames.restore(call.name);
-      const item = { type: 'function_call' as const, id, status: 'in_progress' as const, call_id: call.callId, name, arguments: '', ...(namespace === undefined ? {} : { namespace }) };
+      const item = {
+        type: 'function_call' as const,
+        id,
+        status: 'in_progress' as const,
+        call_id: call.callId,
+        name,
+        arguments: '',
+        ...(namespace === undefined ? {} : { namespace }),
+      };
       this.#output.push(item);
       out.push({ type: 'response.output_item.added', output_index: index, item: { ...item }, sequence_number: this.#seq++ });
     } else if (call.name === '' && nonEmpty(delta.function?.name)) {
@@ -280,7 +301,8 @@ export class ChunksToResponsesEvents {
     // Empty fragments carry nothing; upstreams send them to open and to close a call.
     if (!nonEmpty(fragment)) return;
     call.args += fragment;
-    if (call.open) out.push({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: call.index, delta: fragment, sequence_number: this.#seq++ });
+    if (call.open)
+      out.push({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: call.index, delta: fragment, sequence_number: this.#seq++ });
   }
 
   #closeCalls(out: ResponsesStreamEvent[], lastStatus: ItemStatus): void {
@@ -288,7 +310,14 @@ export class ChunksToResponsesEvents {
       const item = functionCallItem(this.#base.id, call.index, call.callId, call.name, call.args, this.#opts.toolNames);
       const status = this.#statusOf(call.index, lastStatus);
       const final = status === 'completed' ? item : { ...item, status };
-      out.push({ type: 'response.function_call_arguments.done', item_id: call.id, output_index: call.index, name: final.name, arguments: call.args, sequence_number: this.#seq++ });
+      out.push({
+        type: 'response.function_call_arguments.done',
+        item_id: call.id,
+        output_index: call.index,
+        name: final.name,
+        arguments: call.args,
+        sequence_number: this.#seq++,
+      });
       out.push({ type: 'response.output_item.done', output_index: call.index, item: final, sequence_number: this.#seq++ });
       this.#output[call.index] = final;
       call.open = false;

@@ -14,12 +14,19 @@ import { defineError, type GatewayError, upstreamError } from '../../../core/err
  * (`[responses] ttl_days`), deleted, or created with another gateway key. `param` names
  * where the id came from (`previous_response_id`, `response_id`).
  */
-export const RESPONSE_NOT_FOUND = defineError<{ id: string; what?: string }>('response_not_found', 404, (p) =>
-  `${p.what ?? 'response'} with id '${p.id}' not found (responses are kept for [responses] ttl_days and only for the gateway key that created them)`);
+export const RESPONSE_NOT_FOUND = defineError<{ id: string; what?: string }>(
+  'response_not_found',
+  404,
+  (p) => `${p.what ?? 'response'} with id '${p.id}' not found (responses are kept for [responses] ttl_days and only for the gateway key that created them)`,
+);
 
 /** A conversation longer than gw follows through previous_response_id. */
-export const CONVERSATION_TOO_LONG = defineError<number>('conversation_too_long', 400, (n) =>
-  `previous_response_id: the conversation holds more than ${n} responses; start a new one with the history in input`, { param: 'previous_response_id' });
+export const CONVERSATION_TOO_LONG = defineError<number>(
+  'conversation_too_long',
+  400,
+  (n) => `previous_response_id: the conversation holds more than ${n} responses; start a new one with the history in input`,
+  { param: 'previous_response_id' },
+);
 
 /** One of OpenAI's in-band failure payloads, read loosely. */
 interface FailurePayload {

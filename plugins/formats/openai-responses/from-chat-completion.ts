@@ -32,7 +32,13 @@ export function chatCompletionToResponse(res: ChatCompletion, opts: FromChatOpti
   const output: ResponsesOutputItem[] = out.output;
 
   if (typeof msg.reasoning_content === 'string' && msg.reasoning_content !== '') {
-    output.push({ type: 'reasoning', id: itemId('rs', out.id, output.length), summary: [], content: [{ type: 'reasoning_text', text: msg.reasoning_content }], status: 'completed' });
+    output.push({
+      type: 'reasoning',
+      id: itemId('rs', out.id, output.length),
+      summary: [],
+      content: [{ type: 'reasoning_text', text: msg.reasoning_content }],
+      status: 'completed',
+    });
   }
   const text = textOf(msg.content);
   const refusal = typeof msg.refusal === 'string' && msg.refusal !== '' ? msg.refusal : '';
@@ -43,7 +49,16 @@ export function chatCompletionToResponse(res: ChatCompletion, opts: FromChatOpti
     output.push(message);
   }
   for (const [i, call] of (Array.isArray(msg.tool_calls) ? msg.tool_calls : []).entries()) {
-    output.push(functionCallItem(out.id, output.length, call.id || `call_${out.id.slice(5, 29)}_${i}`, call.function?.name ?? '', call.function?.arguments ?? '', opts.toolNames));
+    output.push(
+      functionCallItem(
+        out.id,
+        output.length,
+        call.id || `call_${out.id.slice(5, 29)}_${i}`,
+        call.function?.name ?? '',
+        call.function?.arguments ?? '',
+        opts.toolNames,
+      ),
+    );
   }
 
   const status = mapStatus(choice.finish_reason);
@@ -56,9 +71,23 @@ export function chatCompletionToResponse(res: ChatCompletion, opts: FromChatOpti
 }
 
 /** A completed `function_call` output item; `namespace` is set only for a restored namespaced function. */
-export function functionCallItem(responseId: string, index: number, callId: string, upstreamName: string, args: string, names: ToolNames): ResponsesFunctionCall & { id: string; status: 'completed' } {
+export function functionCallItem(
+  responseId: string,
+  index: number,
+  callId: string,
+  upstreamName: string,
+  args: string,
+  names: ToolNames,
+): ResponsesFunctionCall & { id: string; status: 'completed' } {
   const { name, namespace } = names.restore(upstreamName);
-  const item: ResponsesFunctionCall & { id: string; status: 'completed' } = { type: 'function_call', id: itemId('fc', responseId, index), status: 'completed', call_id: callId, name, arguments: args };
+  const item: ResponsesFunctionCall & { id: string; status: 'completed' } = {
+    type: 'function_call',
+    id: itemId('fc', responseId, index),
+    status: 'completed',
+    call_id: callId,
+    name,
+    arguments: args,
+  };
   if (namespace !== undefined) item.namespace = namespace;
   return item;
 }

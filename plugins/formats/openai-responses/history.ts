@@ -15,7 +15,9 @@ import type { ResponsesInputItem } from './types.ts';
 const GW_ITEM = /^(?:msg|fc|rs)_([0-9a-f]{48})[0-9a-f]{2,}$/;
 
 function isReference(item: unknown): item is { type: 'item_reference'; id: string } {
-  return typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'item_reference' && typeof (item as { id?: unknown }).id === 'string';
+  return (
+    typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'item_reference' && typeof (item as { id?: unknown }).id === 'string'
+  );
 }
 
 /**
@@ -35,13 +37,15 @@ export async function resolveReferences(items: ResponsesInputItem[], owner: stri
     }
     return p;
   };
-  return Promise.all(items.map(async (item) => {
-    if (!isReference(item)) return item;
-    const m = GW_ITEM.exec(item.id);
-    if (!m) return item;
-    const found = (await outputOf(`resp_${m[1]}`)).get(item.id);
-    return (found as ResponsesInputItem | undefined) ?? item;
-  }));
+  return Promise.all(
+    items.map(async (item) => {
+      if (!isReference(item)) return item;
+      const m = GW_ITEM.exec(item.id);
+      if (!m) return item;
+      const found = (await outputOf(`resp_${m[1]}`)).get(item.id);
+      return (found as ResponsesInputItem | undefined) ?? item;
+    }),
+  );
 }
 
 /**

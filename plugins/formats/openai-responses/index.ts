@@ -40,19 +40,45 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
     const responses = new ResponseStore(store, config.ttl_days);
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
     route({
-      method: 'POST', path: '/v1/responses', body: true, metered: 'responses', handler: createResponseRoute({ pipeline, hooks, store: responses }),
+      method: 'POST',
+      path: '/v1/responses',
+      body: true,
+      metered: 'responses',
+      handler: createResponseRoute({ pipeline, hooks, store: responses }),
       openapi: {
-        summary: 'OpenAI Responses: native passthrough for openai/azure, translated for other kinds (stream: true → SSE Responses events); x-gw-dropped-tools names built-in tools a translated kind could not run',
-        requestBody: jsonRequestBody(responsesRequestSchema), responses: { 200: { description: 'response, or SSE Responses events' }, ...errors },
+        summary:
+          'OpenAI Responses: native passthrough for openai/azure, translated for other kinds (stream: true → SSE Responses events); x-gw-dropped-tools names built-in tools a translated kind could not run',
+        requestBody: jsonRequestBody(responsesRequestSchema),
+        responses: { 200: { description: 'response, or SSE Responses events' }, ...errors },
       },
     });
     const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'A response id (resp_…) created with the same gateway key' };
     const read = errorResponses([400, 401, 404]);
-    route({ method: 'GET', path: '/v1/responses/:id', handler: getResponse(responses), openapi: { summary: 'A stored response (same key only)', parameters: [id], responses: { 200: { description: 'response' }, ...read } } });
-    route({ method: 'DELETE', path: '/v1/responses/:id', handler: deleteResponse(responses), openapi: { summary: "Delete a stored response (gw's copy)", parameters: [id], responses: { 200: { description: '{id, object: "response", deleted: true}' }, ...read } } });
     route({
-      method: 'GET', path: '/v1/responses/:id/input_items', handler: listInputItems(responses),
-      openapi: { summary: "A stored response's input items, the conversation it continued included", parameters: [id], responses: { 200: { description: 'list of items' }, ...read } },
+      method: 'GET',
+      path: '/v1/responses/:id',
+      handler: getResponse(responses),
+      openapi: { summary: 'A stored response (same key only)', parameters: [id], responses: { 200: { description: 'response' }, ...read } },
+    });
+    route({
+      method: 'DELETE',
+      path: '/v1/responses/:id',
+      handler: deleteResponse(responses),
+      openapi: {
+        summary: "Delete a stored response (gw's copy)",
+        parameters: [id],
+        responses: { 200: { description: '{id, object: "response", deleted: true}' }, ...read },
+      },
+    });
+    route({
+      method: 'GET',
+      path: '/v1/responses/:id/input_items',
+      handler: listInputItems(responses),
+      openapi: {
+        summary: "A stored response's input items, the conversation it continued included",
+        parameters: [id],
+        responses: { 200: { description: 'list of items' }, ...read },
+      },
     });
   },
 });

@@ -158,7 +158,10 @@ export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest
   if (typeof tc === 'string') {
     if (tc !== 'none' && tc !== 'auto' && tc !== 'required') fail('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
     if (tc === 'required' && !haveTools && mapped.dropped.length > 0) {
-      fail(`"required" forces a call, but every tool was dropped (${mapped.dropped.join(', ')}): built-in tools cannot run on this model's provider`, 'tool_choice');
+      fail(
+        `"required" forces a call, but every tool was dropped (${mapped.dropped.join(', ')}): built-in tools cannot run on this model's provider`,
+        'tool_choice',
+      );
     }
     choice = tc;
   } else {
@@ -200,7 +203,8 @@ function allowedTools(tc: Obj, mapped: MappedTools, req: ChatRequest): ToolChoic
   const forcedDropped: string[] = [];
   tc.tools.forEach((t, i) => {
     if (!isObj(t)) fail('tool must be an object', `tool_choice.tools[${i}]`);
-    if (t.type === 'function' && typeof t.name === 'string') allowed.add(mapped.names.flatten(typeof t.namespace === 'string' ? t.namespace : undefined, t.name));
+    if (t.type === 'function' && typeof t.name === 'string')
+      allowed.add(mapped.names.flatten(typeof t.namespace === 'string' ? t.namespace : undefined, t.name));
     else if (t.type === 'namespace' && typeof t.name === 'string') {
       for (const tool of mapped.tools) if (mapped.names.restore(tool.function.name).namespace === t.name) allowed.add(tool.function.name);
     } else forcedDropped.push(label(t));

@@ -33,7 +33,8 @@ function query(ctx: Context, name: string): string | undefined {
 export function getResponse(store: ResponseStore) {
   return async function retrieveResponse(ctx: Context): Promise<void> {
     const id = ctx.params.id!;
-    if (query(ctx, 'stream') === 'true') throw badRequest('stream: replaying a stored response as a stream is not supported (gw has no background responses)', 'stream');
+    if (query(ctx, 'stream') === 'true')
+      throw badRequest('stream: replaying a stored response as a stream is not supported (gw has no background responses)', 'stream');
     const rec = await store.get(owner(ctx), id);
     if (!rec) throw RESPONSE_NOT_FOUND({ id }, { param: 'response_id' });
     send(ctx, rec.response);
@@ -61,7 +62,11 @@ function withIds(input: ResponsesInputItem[], responseId: string): Array<Respons
     const given = (item as { id?: unknown }).id;
     if (typeof given === 'string' && given !== '') return item as ResponsesInputItem & { id: string };
     const type = typeof item.type === 'string' ? item.type : 'message';
-    return { ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}), ...item, id: `${PREFIX[type] ?? 'item'}_${hex}_in${i}` } as ResponsesInputItem & { id: string };
+    return {
+      ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}),
+      ...item,
+      id: `${PREFIX[type] ?? 'item'}_${hex}_in${i}`,
+    } as ResponsesInputItem & { id: string };
   });
 }
 

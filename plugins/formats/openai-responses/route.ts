@@ -73,8 +73,12 @@ export function createResponseRoute(d: RouteDeps) {
     const a = await pipeline.admit(ctx, {
       schema: responsesRequestSchema,
       facts: {
-        route: 'responses', operation: 'generate', model: body.model as string, stream: body.stream === true,
-        maxOutputTokens: positive(body.max_output_tokens), cacheable: prevId === undefined,
+        route: 'responses',
+        operation: 'generate',
+        model: body.model as string,
+        stream: body.stream === true,
+        maxOutputTokens: positive(body.max_output_tokens),
+        cacheable: prevId === undefined,
       },
     });
     if (!a) return;
@@ -98,8 +102,10 @@ export function createResponseRoute(d: RouteDeps) {
       }
       const tb = history === undefined && own === sent ? b : { ...b, input: history === undefined ? own : [...history.items, ...own] };
       const tr = responsesToChatRequest(tb as ResponsesRequest);
-      if (tr.droppedTools.length > 0) rc.log.info({ req: rc.id, provider: p.name, dropped: tr.droppedTools }, 'Responses built-in tools dropped: the provider cannot run them');
-      if (tr.warnings.length > 0 && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings: tr.warnings }, 'Responses fields dropped in translation');
+      if (tr.droppedTools.length > 0)
+        rc.log.info({ req: rc.id, provider: p.name, dropped: tr.droppedTools }, 'Responses built-in tools dropped: the provider cannot run them');
+      if (tr.warnings.length > 0 && rc.log.isLevelEnabled('debug'))
+        rc.log.debug({ req: rc.id, provider: p.name, warnings: tr.warnings }, 'Responses fields dropped in translation');
       return { translated: await callChat(p, tr.req, { ...call, rawBody: undefined }), tr };
     });
 
@@ -131,7 +137,13 @@ export function createResponseRoute(d: RouteDeps) {
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers, contentType: r.contentType });
       }
       const s = new NativeStream(hooks, rc, save);
-      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: s.frames(r.events), errorFrame: (err: GatewayError) => s.errorFrame(err), progress: s.progress });
+      return pipeline.stream(ctx, a, {
+        headers,
+        ready: r.ready,
+        frames: s.frames(r.events),
+        errorFrame: (err: GatewayError) => s.errorFrame(err),
+        progress: s.progress,
+      });
     }
 
     const { translated: r, tr } = v;
@@ -146,7 +158,9 @@ export function createResponseRoute(d: RouteDeps) {
     const mapper = new ChunksToResponsesEvents(opts);
     const progress = new StreamProgress();
     return pipeline.stream(ctx, a, {
-      headers, ready: r.ready, frames: translatedFrames(hooks, rc, r.chunks, progress, {
+      headers,
+      ready: r.ready,
+      frames: translatedFrames(hooks, rc, r.chunks, progress, {
         format: FORMAT,
         translator: mapper,
         encode: encodeResponsesEvent,
@@ -156,7 +170,8 @@ export function createResponseRoute(d: RouteDeps) {
           if ('response' in ev) await save(ev.response);
         },
       }),
-      errorFrame: (err: GatewayError) => encodeAll(mapper.fail(err)), progress,
+      errorFrame: (err: GatewayError) => encodeAll(mapper.fail(err)),
+      progress,
     });
   };
 }

@@ -11,22 +11,24 @@ import { z } from 'zod';
 const item = z.looseObject({ type: z.string().optional() }).meta({ description: 'An input item: message, function_call, function_call_output, reasoning, …' });
 const tool = z.looseObject({ type: z.string() }).meta({ description: 'function, namespace, or a built-in tool (web_search, file_search, mcp, …)' });
 
-export const responsesRequestSchema = z.looseObject({
-  model: z.string().min(1).meta({ description: 'Model id or alias' }),
-  input: z.union([z.string(), z.array(item)]).optional(),
-  instructions: z.string().nullish(),
-  tools: z.array(tool).optional(),
-  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })]).optional(),
-  parallel_tool_calls: z.boolean().nullish(),
-  max_output_tokens: z.number().int().positive().nullish(),
-  temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().min(0).max(1).nullish(),
-  text: z.looseObject({ format: z.looseObject({ type: z.string() }).optional() }).nullish(),
-  reasoning: z.looseObject({ effort: z.string().nullish(), summary: z.string().nullish() }).nullish(),
-  stream: z.boolean().nullish(),
-  store: z.boolean().nullish(),
-  previous_response_id: z.string().min(1).nullish(),
-  metadata: z.record(z.string(), z.string()).nullish(),
-  user: z.string().optional(),
-  include: z.array(z.string()).nullish(),
-}).meta({ id: 'ResponsesRequest', description: 'OpenAI Responses request; forwarded unchanged to Responses-format upstreams, translated for the others' });
+export const responsesRequestSchema = z
+  .looseObject({
+    model: z.string().min(1).meta({ description: 'Model id or alias' }),
+    input: z.union([z.string(), z.array(item)]).optional(),
+    instructions: z.string().nullish(),
+    tools: z.array(tool).optional(),
+    tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })]).optional(),
+    parallel_tool_calls: z.boolean().nullish(),
+    max_output_tokens: z.number().int().positive().nullish(),
+    temperature: z.number().min(0).max(2).nullish(),
+    top_p: z.number().min(0).max(1).nullish(),
+    text: z.looseObject({ format: z.looseObject({ type: z.string() }).optional() }).nullish(),
+    reasoning: z.looseObject({ effort: z.string().nullish(), summary: z.string().nullish() }).nullish(),
+    stream: z.boolean().nullish(),
+    store: z.boolean().nullish(),
+    previous_response_id: z.string().min(1).nullish(),
+    metadata: z.record(z.string(), z.string()).nullish(),
+    user: z.string().optional(),
+    include: z.array(z.string()).nullish(),
+  })
+  .meta({ id: 'ResponsesRequest', description: 'OpenAI Responses request; forwarded unchanged to Responses-format upstreams, translated for the others' });

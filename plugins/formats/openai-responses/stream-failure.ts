@@ -30,18 +30,25 @@ export interface StreamFailure {
 export function streamFailureEvents(err: StreamFailure, seq: number, response?: ResponsesResponse): ResponsesStreamEvent[] {
   const code = err.code ?? err.type ?? 'server_error';
   const param = err.param ?? null;
-  const out: ResponsesStreamEvent[] = [{
-    type: 'error',
-    code,
-    message: err.message,
-    param,
-    error: { type: err.type ?? 'server_error', code, message: err.message, param },
-    sequence_number: seq,
-  }];
+  const out: ResponsesStreamEvent[] = [
+    {
+      type: 'error',
+      code,
+      message: err.message,
+      param,
+      error: { type: err.type ?? 'server_error', code, message: err.message, param },
+      sequence_number: seq,
+    },
+  ];
   if (response) {
     out.push({
       type: 'response.failed',
-      response: { ...response, status: 'failed', completed_at: null, error: { code: err.status === 429 ? 'rate_limit_exceeded' : 'server_error', message: err.message } },
+      response: {
+        ...response,
+        status: 'failed',
+        completed_at: null,
+        error: { code: err.status === 429 ? 'rate_limit_exceeded' : 'server_error', message: err.message },
+      },
       sequence_number: seq + 1,
     });
   }

@@ -148,4 +148,3 @@ export class NativeStream {
     return encodeAll(streamFailureEvents(err, this.#seq + 1, response));
   }
 }
-

@@ -26,10 +26,24 @@ export interface ToChatResult {
 
 /** Top-level fields that are mapped, or consumed by the route; any other field is dropped with a warning. */
 const HANDLED = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens',
-  'temperature', 'top_p', 'text', 'reasoning', 'user', 'safety_identifier', 'metadata', 'stream',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'text',
+  'reasoning',
+  'user',
+  'safety_identifier',
+  'metadata',
+  'stream',
   // state: the route stores responses and resolves previous_response_id before translating
-  'store', 'previous_response_id',
+  'store',
+  'previous_response_id',
 ]);
 
 /** Fields whose meaning cannot be kept by dropping them: the client would get a different kind of answer. */
@@ -165,7 +179,8 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
         const name = stringField(item, 'name', ip);
         const args = item.arguments === undefined || item.arguments === null ? '' : item.arguments;
         if (typeof args !== 'string') fail('arguments must be a JSON string', `${ip}.arguments`);
-        if (item.namespace !== undefined && item.namespace !== null && typeof item.namespace !== 'string') fail('namespace must be a string', `${ip}.namespace`);
+        if (item.namespace !== undefined && item.namespace !== null && typeof item.namespace !== 'string')
+          fail('namespace must be a string', `${ip}.namespace`);
         turn ??= { role: 'assistant', content: null };
         const call: ToolCall = { id: callId, type: 'function', function: { name: names.flatten(item.namespace as string | undefined, name), arguments: args } };
         (turn.tool_calls ??= []).push(call);
@@ -221,20 +236,24 @@ function inputMessage(item: Obj, ip: string): ChatMessage {
 
 function instructionText(content: unknown, ip: string): string {
   if (typeof content === 'string') return content;
-  return partsOf(content, `${ip}.content`).map((p, j) => {
-    if (p.type !== 'input_text' && p.type !== 'output_text') fail('system and developer messages hold text parts only', `${ip}.content[${j}].type`);
-    return stringField(p, 'text', `${ip}.content[${j}]`);
-  }).join('\n\n');
+  return partsOf(content, `${ip}.content`)
+    .map((p, j) => {
+      if (p.type !== 'input_text' && p.type !== 'output_text') fail('system and developer messages hold text parts only', `${ip}.content[${j}].type`);
+      return stringField(p, 'text', `${ip}.content[${j}]`);
+    })
+    .join('\n\n');
 }
 
 function assistantText(content: unknown, ip: string): string {
   if (typeof content === 'string') return content;
-  return partsOf(content, `${ip}.content`).map((p, j) => {
-    const pp = `${ip}.content[${j}]`;
-    if (p.type === 'output_text' || p.type === 'input_text') return stringField(p, 'text', pp);
-    if (p.type === 'refusal') return stringField(p, 'refusal', pp);
-    return fail('assistant messages hold output_text and refusal parts only', `${pp}.type`);
-  }).join('');
+  return partsOf(content, `${ip}.content`)
+    .map((p, j) => {
+      const pp = `${ip}.content[${j}]`;
+      if (p.type === 'output_text' || p.type === 'input_text') return stringField(p, 'text', pp);
+      if (p.type === 'refusal') return stringField(p, 'refusal', pp);
+      return fail('assistant messages hold output_text and refusal parts only', `${pp}.type`);
+    })
+    .join('');
 }
 
 function userPart(p: Obj & { type: string }, pp: string): ContentPart {
@@ -297,7 +316,8 @@ function reasoningText(item: Obj, ip: string, w: Warnings): string {
       if (p.type === 'reasoning_text' || p.type === 'text') texts.push(stringField(p, 'text', `${ip}.content[${j}]`));
     });
   }
-  if (texts.length === 0 && Array.isArray(item.summary) && item.summary.length > 0) w.add('reasoning summaries dropped: only reasoning_text content is passed on', ip);
+  if (texts.length === 0 && Array.isArray(item.summary) && item.summary.length > 0)
+    w.add('reasoning summaries dropped: only reasoning_text content is passed on', ip);
   if (typeof item.encrypted_content === 'string' && item.encrypted_content !== '') w.add('reasoning encrypted_content dropped: only OpenAI can read it', ip);
   return texts.join('\n');
 }
@@ -319,7 +339,10 @@ function convertText(text: unknown, req: ChatRequest, w: Warnings): void {
       return;
     case 'json_schema': {
       if (!isObj(f.schema)) fail('schema must be an object', 'text.format.schema');
-      const js: NonNullable<ChatRequest['response_format']>['json_schema'] & object = { name: typeof f.name === 'string' && f.name !== '' ? f.name : 'output', schema: f.schema };
+      const js: NonNullable<ChatRequest['response_format']>['json_schema'] & object = {
+        name: typeof f.name === 'string' && f.name !== '' ? f.name : 'output',
+        schema: f.schema,
+      };
       if (typeof f.strict === 'boolean') js.strict = f.strict;
       if (typeof f.description === 'string') js.description = f.description;
       req.response_format = { type: 'json_schema', json_schema: js };

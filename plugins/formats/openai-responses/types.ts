@@ -167,7 +167,10 @@ export interface ResponsesOutputMessage {
 }
 
 /** Output items gw produces when translating; native responses may hold any other type. */
-export type ResponsesOutputItem = ResponsesOutputMessage | (ResponsesFunctionCall & { id: string; status: 'in_progress' | 'completed' | 'incomplete' }) | ResponsesReasoningItem;
+export type ResponsesOutputItem =
+  | ResponsesOutputMessage
+  | (ResponsesFunctionCall & { id: string; status: 'in_progress' | 'completed' | 'incomplete' })
+  | ResponsesReasoningItem;
 
 /**
  * Token usage. `input_tokens` includes cached tokens and `output_tokens` includes reasoning
@@ -220,9 +223,17 @@ type Seq = { sequence_number: number };
 type At = { item_id: string; output_index: number };
 
 export type ResponsesStreamEvent =
-  | ({ type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed'; response: ResponsesResponse } & Seq)
+  | ({
+      type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed';
+      response: ResponsesResponse;
+    } & Seq)
   | ({ type: 'response.output_item.added' | 'response.output_item.done'; output_index: number; item: ResponsesOutputItem } & Seq)
-  | ({ type: 'response.content_part.added' | 'response.content_part.done'; content_index: number; part: ResponsesOutputText | ResponsesRefusal | ResponsesReasoningText } & At & Seq)
+  | ({
+      type: 'response.content_part.added' | 'response.content_part.done';
+      content_index: number;
+      part: ResponsesOutputText | ResponsesRefusal | ResponsesReasoningText;
+    } & At &
+      Seq)
   | ({ type: 'response.output_text.delta'; content_index: number; delta: string; logprobs: unknown[] } & At & Seq)
   | ({ type: 'response.output_text.done'; content_index: number; text: string; logprobs: unknown[] } & At & Seq)
   | ({ type: 'response.refusal.delta'; content_index: number; delta: string } & At & Seq)
@@ -231,7 +242,13 @@ export type ResponsesStreamEvent =
   | ({ type: 'response.reasoning_text.done'; content_index: number; text: string } & At & Seq)
   | ({ type: 'response.function_call_arguments.delta'; delta: string } & At & Seq)
   | ({ type: 'response.function_call_arguments.done'; name: string; arguments: string } & At & Seq)
-  | ({ type: 'error'; code: string | null; message: string; param: string | null; error?: { type: string; code: string | null; message: string; param: string | null } } & Seq);
+  | ({
+      type: 'error';
+      code: string | null;
+      message: string;
+      param: string | null;
+      error?: { type: string; code: string | null; message: string; param: string | null };
+    } & Seq);
 
 /** The `type` values of {@link ResponsesStreamEvent}. */
 export type ResponsesStreamEventType = ResponsesStreamEvent['type'];

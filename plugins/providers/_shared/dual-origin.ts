@@ -39,6 +39,8 @@ export function createDualOriginProvider(
     http: http({ timeoutMs }),
     headers: auth,
     ...quirks,
-    native: { 'anthropic-messages': messagesPassthrough(http({ timeoutMs, readError: readMessagesError }), config.messages_base_url ?? origins.messages, auth) },
+    native: {
+      'anthropic-messages': messagesPassthrough(http({ timeoutMs, readError: readMessagesError }), config.messages_base_url ?? origins.messages, auth),
+    },
   });
 }

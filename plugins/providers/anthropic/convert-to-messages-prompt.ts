@@ -31,7 +31,10 @@ export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]
   const turns: Array<{ role: 'user' | 'assistant'; content: string | MessagesContentBlock[] }> = [];
   const warned = new Set<string>();
   const warnOnce = (w: string) => {
-    if (!warned.has(w)) { warned.add(w); warnings.push(w); }
+    if (!warned.has(w)) {
+      warned.add(w);
+      warnings.push(w);
+    }
   };
 
   input.forEach((msg, i) => {
@@ -46,9 +49,13 @@ export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]
         turns.push({ role: 'user', content: userContent(msg.content, path, warnOnce) });
         return;
       case 'assistant': {
-        if (msg.reasoning_content) warnOnce('messages[].reasoning_content dropped: Anthropic needs the thinking signature to replay reasoning, and the chat format has none');
+        if (msg.reasoning_content)
+          warnOnce('messages[].reasoning_content dropped: Anthropic needs the thinking signature to replay reasoning, and the chat format has none');
         const blocks = assistantBlocks(msg, path);
-        if (blocks.length === 0) { warnings.push(`${path} dropped: an assistant message with no content and no tool_calls`); return; }
+        if (blocks.length === 0) {
+          warnings.push(`${path} dropped: an assistant message with no content and no tool_calls`);
+          return;
+        }
         turns.push({ role: 'assistant', content: blocks });
         return;
       }
@@ -56,7 +63,10 @@ export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]
         turns.push({ role: 'user', content: [toolResult(msg, path)] });
         return;
       default:
-        throw badRequest(`${path}.role: '${String(msg.role)}' is not supported by anthropic models (use system, developer, user, assistant or tool)`, `${path}.role`);
+        throw badRequest(
+          `${path}.role: '${String(msg.role)}' is not supported by anthropic models (use system, developer, user, assistant or tool)`,
+          `${path}.role`,
+        );
     }
   });
 
@@ -81,12 +91,14 @@ function systemBlocks(msg: ChatMessage, path: string): SystemBlock[] {
   const content = msg.content;
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   if (content === null || content === undefined) return [];
-  return content.map((part, j): SystemBlock => {
-    if (part.type !== 'text' || typeof part.text !== 'string') {
-      throw badRequest(`${path}.content[${j}]: a ${msg.role} message may only hold text parts`, `${path}.content[${j}].type`);
-    }
-    return withCacheControl<SystemBlock>({ type: 'text', text: part.text }, part);
-  }).filter((b) => b.text !== '');
+  return content
+    .map((part, j): SystemBlock => {
+      if (part.type !== 'text' || typeof part.text !== 'string') {
+        throw badRequest(`${path}.content[${j}]: a ${msg.role} message may only hold text parts`, `${path}.content[${j}].type`);
+      }
+      return withCacheControl<SystemBlock>({ type: 'text', text: part.text }, part);
+    })
+    .filter((b) => b.text !== '');
 }
 
 function userContent(content: ChatMessage['content'], path: string, warnOnce: (w: string) => void): string | MessagesContentBlock[] {
@@ -116,13 +128,19 @@ function userPart(part: ContentPart, path: string, warnOnce: (w: string) => void
     case 'file': {
       const file = part.file as { file_data?: unknown; file_id?: unknown } | undefined;
       const data = typeof file?.file_data === 'string' ? parseDataUri(file.file_data) : undefined;
-      if (!data || data.mediaType !== 'application/pdf') {
-        throw badRequest(`${path}.file: only inline PDF files (file_data as a data:application/pdf;base64 URI) are supported by anthropic models`, `${path}.file`);
+      if (data?.mediaType !== 'application/pdf') {
+        throw badRequest(
+          `${path}.file: only inline PDF files (file_data as a data:application/pdf;base64 URI) are supported by anthropic models`,
+          `${path}.file`,
+        );
       }
       return withCacheControl({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: data.data } }, part);
     }
     default:
-      throw badRequest(`${path}.type: content part '${part.type}' is not supported by anthropic models (text, image_url and PDF file parts are)`, `${path}.type`);
+      throw badRequest(
+        `${path}.type: content part '${part.type}' is not supported by anthropic models (text, image_url and PDF file parts are)`,
+        `${path}.type`,
+      );
   }
 }
 
@@ -131,7 +149,8 @@ function imageSource(url: string, path: string): { type: 'base64'; media_type: s
     const parsed = parseDataUri(url);
     if (!parsed) throw badRequest(`${path}: a data URI image must be base64-encoded (data:<type>;base64,<data>)`, path);
     const mediaType = parsed.mediaType === 'image/jpg' ? 'image/jpeg' : parsed.mediaType;
-    if (!IMAGE_MEDIA_TYPES.has(mediaType)) throw badRequest(`${path}: image type '${parsed.mediaType}' is not supported by anthropic models (jpeg, png, gif, webp are)`, path);
+    if (!IMAGE_MEDIA_TYPES.has(mediaType))
+      throw badRequest(`${path}: image type '${parsed.mediaType}' is not supported by anthropic models (jpeg, png, gif, webp are)`, path);
     return { type: 'base64', media_type: mediaType, data: parsed.data };
   }
   if (/^https?:\/\//i.test(url)) return { type: 'url', url };
@@ -158,7 +177,8 @@ function assistantBlocks(msg: ChatMessage, path: string): MessagesContentBlock[]
   }
   msg.tool_calls?.forEach((call, k) => {
     const callPath = `${path}.tool_calls[${k}]`;
-    if (call.type !== undefined && call.type !== 'function') throw badRequest(`${callPath}.type: only function tool calls are supported by anthropic models`, `${callPath}.type`);
+    if (call.type !== undefined && call.type !== 'function')
+      throw badRequest(`${callPath}.type: only function tool calls are supported by anthropic models`, `${callPath}.type`);
     if (typeof call.id !== 'string' || call.id === '') throw badRequest(`${callPath}.id is required`, `${callPath}.id`);
     if (typeof call.function?.name !== 'string') throw badRequest(`${callPath}.function.name is required`, `${callPath}.function.name`);
     blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments, `${callPath}.function.arguments`) });
@@ -182,15 +202,19 @@ function parseArguments(args: unknown, path: string): Record<string, unknown> {
 }
 
 function toolResult(msg: ChatMessage, path: string): MessagesContentBlock {
-  if (typeof msg.tool_call_id !== 'string' || msg.tool_call_id === '') throw badRequest(`${path}.tool_call_id is required for a tool message`, `${path}.tool_call_id`);
+  if (typeof msg.tool_call_id !== 'string' || msg.tool_call_id === '')
+    throw badRequest(`${path}.tool_call_id is required for a tool message`, `${path}.tool_call_id`);
   const content = msg.content;
   if (typeof content === 'string' || content === null || content === undefined) {
     return { type: 'tool_result', tool_use_id: msg.tool_call_id, content: content ?? '' };
   }
-  const blocks = content.map((part, j): MessagesContentBlock => {
-    if (part.type !== 'text' || typeof part.text !== 'string') throw badRequest(`${path}.content[${j}]: a tool message may only hold text parts`, `${path}.content[${j}].type`);
-    return withCacheControl({ type: 'text', text: part.text }, part);
-  }).filter((b) => b.text !== '');
+  const blocks = content
+    .map((part, j): MessagesContentBlock => {
+      if (part.type !== 'text' || typeof part.text !== 'string')
+        throw badRequest(`${path}.content[${j}]: a tool message may only hold text parts`, `${path}.content[${j}].type`);
+      return withCacheControl({ type: 'text', text: part.text }, part);
+    })
+    .filter((b) => b.text !== '');
   return { type: 'tool_result', tool_use_id: msg.tool_call_id, content: blocks };
 }
 

@@ -64,12 +64,18 @@ export default defineProvider({
       models: config.models ?? [],
       chat,
       native: { 'anthropic-messages': messagesPassthrough(http, origin, auth) },
-      listModels: (signal) => http.pages(`${origin}/v1/models?limit=${MODELS_PAGE}`, messagesHeaders(auth, {}, false, false), (body) => {
-        const b = body as { data?: Array<{ id?: unknown }>; has_more?: boolean; last_id?: string | null };
-        if (!Array.isArray(b?.data)) return undefined;
-        const items = b.data.map((m) => m.id).filter((id): id is string => typeof id === 'string');
-        return { items, next: b.has_more && b.last_id ? `${origin}/v1/models?limit=${MODELS_PAGE}&after_id=${encodeURIComponent(b.last_id)}` : undefined };
-      }, { signal }),
+      listModels: (signal) =>
+        http.pages(
+          `${origin}/v1/models?limit=${MODELS_PAGE}`,
+          messagesHeaders(auth, {}, false, false),
+          (body) => {
+            const b = body as { data?: Array<{ id?: unknown }>; has_more?: boolean; last_id?: string | null };
+            if (!Array.isArray(b?.data)) return undefined;
+            const items = b.data.map((m) => m.id).filter((id): id is string => typeof id === 'string');
+            return { items, next: b.has_more && b.last_id ? `${origin}/v1/models?limit=${MODELS_PAGE}&after_id=${encodeURIComponent(b.last_id)}` : undefined };
+          },
+          { signal },
+        ),
     };
   },
 });

@@ -31,7 +31,10 @@ export function mapTools(
     if (tool.type !== 'function') throw badRequest(`tools[${i}].type: only function tools are supported by anthropic models`, `tools[${i}].type`);
     if (typeof tool.function?.name !== 'string') throw badRequest(`tools[${i}].function.name is required`, `tools[${i}].function.name`);
     const fn = tool.function;
-    if (fn.strict === true && !strictWarned) { strictWarned = true; warnings.push('tools[].function.strict dropped: not every anthropic model accepts strict tools'); }
+    if (fn.strict === true && !strictWarned) {
+      strictWarned = true;
+      warnings.push('tools[].function.strict dropped: not every anthropic model accepts strict tools');
+    }
     const out: MessagesTool = { name: fn.name, input_schema: inputSchema(fn.parameters) };
     if (fn.description !== undefined && fn.description !== null) out.description = fn.description;
     if (tool.cache_control !== undefined) out.cache_control = tool.cache_control;
@@ -44,7 +47,8 @@ export function mapTools(
   if (choice === undefined || choice === null || choice === 'auto') tool_choice = disableParallel ? { type: 'auto' } : undefined;
   else if (choice === 'required') tool_choice = { type: 'any' };
   else if (choice === 'none') tool_choice = { type: 'none' };
-  else if (typeof choice === 'object' && choice.type === 'function' && typeof choice.function?.name === 'string') tool_choice = { type: 'tool', name: choice.function.name };
+  else if (typeof choice === 'object' && choice.type === 'function' && typeof choice.function?.name === 'string')
+    tool_choice = { type: 'tool', name: choice.function.name };
   else throw badRequest("tool_choice must be 'auto', 'required', 'none' or {type:'function', function:{name}}", 'tool_choice');
 
   // ToolChoiceNone has no disable_parallel_tool_use: with no tool use there is nothing to serialize.

@@ -107,7 +107,9 @@ export class AnthropicStreamMapper implements StreamMapper {
         const ordinal = this.#toolIndex.size;
         this.#toolIndex.set(index, ordinal);
         this.#toolWithoutArgs.add(index);
-        return [this.#chunk({ tool_calls: [{ index: ordinal, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] })];
+        return [
+          this.#chunk({ tool_calls: [{ index: ordinal, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] }),
+        ];
       }
       // Blocks normally start empty; a non-empty start is still content.
       case 'text':

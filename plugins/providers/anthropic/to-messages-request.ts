@@ -21,8 +21,24 @@ export interface ToMessagesRequestOptions {
 
 /** Fields this translator reads; anything else is unknown and dropped with a warning. */
 const HANDLED = new Set([
-  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'top_k',
-  'n', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort', 'user', 'safety_identifier',
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'n',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'reasoning_effort',
+  'user',
+  'safety_identifier',
 ]);
 
 /** OpenAI-only fields with no Messages equivalent: dropped, with the reason in the warning. */
@@ -62,7 +78,10 @@ export function toMessagesRequest(req: ChatRequest, opts: ToMessagesRequestOptio
   const warnings: string[] = [];
   if (!Array.isArray(req.messages)) throw badRequest('messages must be an array', 'messages');
   if (req.functions !== undefined || req.function_call !== undefined) {
-    throw badRequest('functions and function_call are not supported for anthropic models: use tools and tool_choice', req.functions !== undefined ? 'functions' : 'function_call');
+    throw badRequest(
+      'functions and function_call are not supported for anthropic models: use tools and tool_choice',
+      req.functions !== undefined ? 'functions' : 'function_call',
+    );
   }
   if (typeof req.n === 'number' && req.n > 1) throw badRequest('n > 1 is not supported by anthropic models (one choice per request)', 'n');
 
@@ -100,7 +119,8 @@ export function toMessagesRequest(req: ChatRequest, opts: ToMessagesRequestOptio
       system = appendSystem(system, JSON_OBJECT_INSTRUCTION);
     } else if (format.type === 'json_schema') {
       const schema = format.json_schema?.schema;
-      if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw badRequest('response_format.json_schema.schema must be a JSON Schema object', 'response_format.json_schema.schema');
+      if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
+        throw badRequest('response_format.json_schema.schema must be a JSON Schema object', 'response_format.json_schema.schema');
       if (supportsStructuredOutputs(model)) {
         outputConfig.format = { type: 'json_schema', schema: stripSchemaDialect(schema) };
       } else {
@@ -115,7 +135,12 @@ export function toMessagesRequest(req: ChatRequest, opts: ToMessagesRequestOptio
 
   mapSampling(req, body, model, thinking !== undefined, warnings);
 
-  const userId = typeof req.user === 'string' && req.user !== '' ? req.user : typeof req.safety_identifier === 'string' && req.safety_identifier !== '' ? req.safety_identifier : undefined;
+  const userId =
+    typeof req.user === 'string' && req.user !== ''
+      ? req.user
+      : typeof req.safety_identifier === 'string' && req.safety_identifier !== ''
+        ? req.safety_identifier
+        : undefined;
   if (userId !== undefined) body.metadata = { user_id: userId };
 
   if (system !== undefined) body.system = system;
@@ -151,9 +176,13 @@ function mapReasoningEffort(
   warnings: string[],
 ): { thinking: NonNullable<MessagesRequest['thinking']>; effort?: string } | undefined {
   if (effort === undefined || effort === null || effort === 'none') return undefined;
-  if (typeof effort !== 'string' || !(effort in THINKING_BUDGET)) throw badRequest(`reasoning_effort '${String(effort)}' is not supported (none, minimal, low, medium, high, xhigh are)`, 'reasoning_effort');
+  if (typeof effort !== 'string' || !(effort in THINKING_BUDGET))
+    throw badRequest(`reasoning_effort '${String(effort)}' is not supported (none, minimal, low, medium, high, xhigh are)`, 'reasoning_effort');
   const style = thinkingStyle(model);
-  if (style === 'none') { warnings.push(`reasoning_effort dropped: ${model} has no extended thinking`); return undefined; }
+  if (style === 'none') {
+    warnings.push(`reasoning_effort dropped: ${model} has no extended thinking`);
+    return undefined;
+  }
   if (toolChoice?.type === 'any' || toolChoice?.type === 'tool') {
     warnings.push('reasoning_effort dropped: anthropic models cannot think while tool_choice forces a tool call');
     return undefined;
@@ -186,7 +215,10 @@ function mapSampling(req: ChatRequest, body: MessagesRequest, model: string, thi
   let temperature = req.temperature;
   if (temperature !== undefined && temperature !== null) {
     if (typeof temperature !== 'number' || temperature < 0) throw badRequest('temperature must be a number from 0 to 2', 'temperature');
-    if (temperature > 1) { warnings.push(`temperature ${temperature} clamped to 1 (anthropic range is 0..1)`); temperature = 1; }
+    if (temperature > 1) {
+      warnings.push(`temperature ${temperature} clamped to 1 (anthropic range is 0..1)`);
+      temperature = 1;
+    }
     if (fixed || thinking) {
       if (temperature !== 1) warnings.push(`temperature dropped: ${limit}`);
     } else body.temperature = temperature;

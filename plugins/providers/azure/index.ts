@@ -30,7 +30,8 @@ export function azureUrls(baseUrl: string, apiVersion: string | undefined): (op:
   const base = baseUrl.replace(/\/+$/, '');
   if (apiVersion === undefined) return (op) => `${base}/openai/v1/${op === 'chat' ? 'chat/completions' : op}`;
   const q = `?api-version=${encodeURIComponent(apiVersion)}`;
-  return (op, model) => (op === 'models' ? `${base}/openai/models${q}` : `${base}/openai/deployments/${segment(model)}/${op === 'chat' ? 'chat/completions' : op}${q}`);
+  return (op, model) =>
+    op === 'models' ? `${base}/openai/models${q}` : `${base}/openai/deployments/${segment(model)}/${op === 'chat' ? 'chat/completions' : op}${q}`;
 }
 
 /** A deployment name as one URL path segment: `.` and `..` are escaped too, or they would walk up the path. */

@@ -80,6 +80,7 @@ export function fileToPart(file: unknown, param: string): Part {
     if (part !== undefined) return part;
     throw badRequest(`${param}.file_data must be a data: URI`, `${param}.file_data`);
   }
-  if (f?.file_id !== undefined) throw badRequest(`${param}.file_id: OpenAI file ids cannot be sent to Gemini; inline the file as file_data`, `${param}.file_id`);
+  if (f?.file_id !== undefined)
+    throw badRequest(`${param}.file_id: OpenAI file ids cannot be sent to Gemini; inline the file as file_data`, `${param}.file_id`);
   throw badRequest(`${param} must carry file_data`, param);
 }

@@ -174,7 +174,7 @@ function assistantParts(msg: ChatMessage, at: string, warnings: string[]): Part[
     warnings.push(`${at}.reasoning_content dropped: Gemini accepts thoughts back only with their signature`);
   }
   if (Array.isArray(msg.tool_calls)) {
-    msg.tool_calls.forEach((tc, j) => parts.push(functionCallPart(tc, `${at}.tool_calls[${j}]`)));
+    for (let j = 0; j < msg.tool_calls.length; j++) parts.push(functionCallPart(msg.tool_calls[j]!, `${at}.tool_calls[${j}]`));
   }
   const legacy = msg.function_call as { name?: unknown; arguments?: unknown } | undefined | null;
   if (legacy != null) {

@@ -35,7 +35,8 @@ export function convertTools(tools: ChatRequest['tools'], warnings: string[]): T
     const decl: FunctionDeclaration = { name: fn.name };
     if (typeof fn.description === 'string') decl.description = fn.description;
     if (fn.parameters !== undefined && fn.parameters !== null) {
-      if (typeof fn.parameters !== 'object' || Array.isArray(fn.parameters)) throw badRequest(`${at}.function.parameters must be a JSON Schema object`, `${at}.function.parameters`);
+      if (typeof fn.parameters !== 'object' || Array.isArray(fn.parameters))
+        throw badRequest(`${at}.function.parameters must be a JSON Schema object`, `${at}.function.parameters`);
       decl.parametersJsonSchema = withoutSchemaKeyword(fn.parameters);
     }
     if (fn.strict === true) warnings.push(`${at}.function.strict dropped: Gemini has no strict mode for function calls`);

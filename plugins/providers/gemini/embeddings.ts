@@ -65,6 +65,6 @@ export function estimateTokens(inputs: readonly string[]): number {
 
 function float32Base64(values: number[]): string {
   const buf = Buffer.alloc(values.length * 4);
-  values.forEach((v, i) => buf.writeFloatLE(v, i * 4));
+  for (let i = 0; i < values.length; i++) buf.writeFloatLE(values[i]!, i * 4);
   return buf.toString('base64');
 }

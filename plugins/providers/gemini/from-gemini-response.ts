@@ -27,9 +27,17 @@ export interface ResponseMeta {
  */
 export function fromGeminiResponse(res: GenerateContentResponse, meta: ResponseMeta): ChatCompletion {
   const candidates = res.candidates ?? [];
-  const choices: ChatCompletion['choices'] = candidates.length > 0
-    ? candidates.map((c, i) => toChoice(c, i, meta.idSource))
-    : [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, finish_reason: res.promptFeedback?.blockReason !== undefined ? 'content_filter' : 'stop', logprobs: null }];
+  const choices: ChatCompletion['choices'] =
+    candidates.length > 0
+      ? candidates.map((c, i) => toChoice(c, i, meta.idSource))
+      : [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '', refusal: null },
+            finish_reason: res.promptFeedback?.blockReason !== undefined ? 'content_filter' : 'stop',
+            logprobs: null,
+          },
+        ];
   const completion: ChatCompletion = { id: meta.id, object: 'chat.completion', created: meta.created, model: meta.model, choices };
   if (hasTokenCounts(res.usageMetadata)) completion.usage = mapUsage(res.usageMetadata);
   return completion;

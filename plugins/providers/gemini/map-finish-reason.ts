@@ -6,10 +6,7 @@
 import type { FinishReason } from '../../../core/format/chat.ts';
 
 /** Output withheld or cut by a filter (safety, blocklists, PII, copyright recitation). */
-const FILTERED = new Set([
-  'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII',
-  'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION',
-]);
+const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
 
 /**
  * STOP → `stop`, or `tool_calls` when the candidate produced functionCall parts (Gemini

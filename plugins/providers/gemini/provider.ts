@@ -47,7 +47,8 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
   const sseHeaders = { ...jsonHeaders, accept: 'text/event-stream' };
 
   const http = s.http;
-  const malformed = (what: string, text?: string) => UPSTREAM_MALFORMED({ provider: s.name, what: `${what}${text === undefined ? '' : `: ${snippet(text)}`}` }, { provider: s.name });
+  const malformed = (what: string, text?: string) =>
+    UPSTREAM_MALFORMED({ provider: s.name, what: `${what}${text === undefined ? '' : `: ${snippet(text)}`}` }, { provider: s.name });
 
   /** POSTs a JSON body; an error status becomes the mapped GatewayError. */
   function post(url: string, body: unknown, call: CallContext, stream: boolean): Promise<UpstreamResponse> {
@@ -109,10 +110,17 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
   }
 
   function listModels(signal?: AbortSignal): Promise<string[]> {
-    return http.pages(ep.models(undefined), authHeaders, (body) => {
-      const read = readModelsPage((body as ListModelsPage | null) ?? {});
-      return read && { items: read.ids, next: read.next === undefined ? undefined : ep.models(read.next) };
-    }, { signal, maxPages: MAX_MODEL_PAGES }).then((ids) => [...new Set(ids)]);
+    return http
+      .pages(
+        ep.models(undefined),
+        authHeaders,
+        (body) => {
+          const read = readModelsPage((body as ListModelsPage | null) ?? {});
+          return read && { items: read.ids, next: read.next === undefined ? undefined : ep.models(read.next) };
+        },
+        { signal, maxPages: MAX_MODEL_PAGES },
+      )
+      .then((ids) => [...new Set(ids)]);
   }
 
   return { name: s.name, kind: s.kind, models: s.models, chat, embeddings, listModels, native: { gemini: geminiPassthrough(http, s.origin, s.apiKey) } };

@@ -79,9 +79,16 @@ export class GeminiStreamMapper implements StreamMapper {
       }
       return out;
     }
-    candidates.forEach((candidate, position) => this.#candidate(candidate, candidate.index ?? position, out));
+    for (let position = 0; position < candidates.length; position++) {
+      const candidate = candidates[position]!;
+      this.#candidate(candidate, candidate.index ?? position, out);
+    }
     const u = this.#usage;
-    if (u !== undefined && u !== this.#sent && (this.#sent === undefined || u.prompt_tokens !== this.#sent.prompt_tokens || u.completion_tokens !== this.#sent.completion_tokens)) {
+    if (
+      u !== undefined &&
+      u !== this.#sent &&
+      (this.#sent === undefined || u.prompt_tokens !== this.#sent.prompt_tokens || u.completion_tokens !== this.#sent.completion_tokens)
+    ) {
       this.#sent = u;
       out.push(this.#usageChunk(u));
     }
@@ -150,14 +157,18 @@ export class GeminiStreamMapper implements StreamMapper {
   }
 
   #emitCall(name: string, args: Record<string, unknown>, signature: string | undefined, state: ChoiceState, index: number, out: ChatCompletionChunk[]): void {
-    out.push(this.#chunk(index, {
-      tool_calls: [{
-        index: state.toolCalls++,
-        id: mintToolCallId(signature, this.#meta.idSource),
-        type: 'function',
-        function: { name, arguments: JSON.stringify(args) },
-      }],
-    }));
+    out.push(
+      this.#chunk(index, {
+        tool_calls: [
+          {
+            index: state.toolCalls++,
+            id: mintToolCallId(signature, this.#meta.idSource),
+            type: 'function',
+            function: { name, arguments: JSON.stringify(args) },
+          },
+        ],
+      }),
+    );
   }
 
   #choice(index: number, out: ChatCompletionChunk[]): ChoiceState {

@@ -32,9 +32,21 @@ const TRANSPORT_FIELDS = new Set(['model', 'messages', 'stream', 'stream_options
 
 /** Fields this translation maps; everything else is dropped with a warning. */
 const MAPPED_FIELDS = new Set([
-  'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'top_k', 'n', 'stop', 'seed',
-  'presence_penalty', 'frequency_penalty', 'tools', 'tool_choice', 'parallel_tool_calls',
-  'response_format', 'reasoning_effort',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'n',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'reasoning_effort',
 ]);
 
 /**
@@ -115,7 +127,8 @@ function responseFormat(format: ChatRequest['response_format'] | null): Generati
     case 'json_schema': {
       const schema = format.json_schema?.schema;
       if (schema === undefined || schema === null) return { responseMimeType: 'application/json' };
-      if (typeof schema !== 'object' || Array.isArray(schema)) throw badRequest('response_format.json_schema.schema must be a JSON Schema object', 'response_format.json_schema.schema');
+      if (typeof schema !== 'object' || Array.isArray(schema))
+        throw badRequest('response_format.json_schema.schema must be a JSON Schema object', 'response_format.json_schema.schema');
       return { responseMimeType: 'application/json', responseJsonSchema: withoutSchemaKeyword(schema) };
     }
     default:

@@ -60,9 +60,25 @@ export default defineProvider({
       const id = `chatcmpl-mock-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
       if (req.stream !== true) {
-        return { type: 'json', body: { id, object: 'chat.completion', created, model: req.model, choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }], usage } };
+        return {
+          type: 'json',
+          body: {
+            id,
+            object: 'chat.completion',
+            created,
+            model: req.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+            usage,
+          },
+        };
       }
-      const chunk = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: string | null): ChatCompletionChunk => ({ id, object: 'chat.completion.chunk', created, model: req.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      const chunk = (delta: ChatCompletionChunk['choices'][0]['delta'], finish: string | null): ChatCompletionChunk => ({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: req.model,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
       async function* words(): AsyncGenerator<ChatCompletionChunk> {
         yield chunk({ role: 'assistant', content: '' }, null);
         const parts = answer.split(/(?<=\s)/);
@@ -79,7 +95,8 @@ export default defineProvider({
       const inputs = typeof req.input === 'string' ? [req.input] : (req.input as unknown[]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
       // bounded like a real vendor's: the work is on the event loop, and `npm start` serves this kind
       if (inputs.length > MAX_INPUTS) throw badRequest(`input: at most ${MAX_INPUTS} inputs per request for the mock kind (got ${inputs.length})`, 'input');
-      if (req.dimensions !== undefined && req.dimensions > MAX_DIMENSIONS) throw badRequest(`dimensions: at most ${MAX_DIMENSIONS} for the mock kind (got ${req.dimensions})`, 'dimensions');
+      if (req.dimensions !== undefined && req.dimensions > MAX_DIMENSIONS)
+        throw badRequest(`dimensions: at most ${MAX_DIMENSIONS} for the mock kind (got ${req.dimensions})`, 'dimensions');
       const dims = req.dimensions ?? config.dimensions;
       const data = inputs.map((text, index) => {
         const v = vectorOf(text, dims);

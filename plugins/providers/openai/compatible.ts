@@ -57,12 +57,18 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
     }
     const u = url('chat', req.model);
     const http = s.http;
-    const res = await http.send(u, { headers: stream ? { ...jsonHeaders, accept: 'text/event-stream' } : jsonHeaders, body, signal: call.signal, log: call.log });
+    const res = await http.send(u, {
+      headers: stream ? { ...jsonHeaders, accept: 'text/event-stream' } : jsonHeaders,
+      body,
+      signal: call.signal,
+      log: call.log,
+    });
     if (!stream) {
       const text = await http.text(res, u, call.signal);
       const parsed = parseJson(text) as ChatCompletion | undefined;
       if (parsed && typeof parsed === 'object' && 'error' in parsed && !('choices' in parsed)) throw http.errorFor(500, text);
-      if (!parsed || !Array.isArray(parsed.choices)) throw UPSTREAM_MALFORMED({ provider: s.name, what: `a completion without choices: ${text.slice(0, 200)}` }, { provider: s.name });
+      if (!parsed || !Array.isArray(parsed.choices))
+        throw UPSTREAM_MALFORMED({ provider: s.name, what: `a completion without choices: ${text.slice(0, 200)}` }, { provider: s.name });
       if (s.mapCompletion) {
         const mapped = s.mapCompletion(parsed);
         if (mapped !== parsed) return { type: 'json', body: mapped };
@@ -111,15 +117,21 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
     const res = await s.http.send(u, { headers: jsonHeaders, body: call.rawBody ?? req, signal: call.signal, log: call.log });
     const text = await s.http.text(res, u, call.signal);
     const body = parseJson(text) as EmbeddingsResponse | undefined;
-    if (!body || !Array.isArray(body.data)) throw UPSTREAM_MALFORMED({ provider: s.name, what: `an embeddings response without data: ${text.slice(0, 200)}` }, { provider: s.name });
+    if (!body || !Array.isArray(body.data))
+      throw UPSTREAM_MALFORMED({ provider: s.name, what: `an embeddings response without data: ${text.slice(0, 200)}` }, { provider: s.name });
     return { body, raw: text };
   }
 
   function listModels(signal?: AbortSignal): Promise<string[]> {
-    return s.http.pages(url('models', ''), s.headers, (body) => {
-      const data = (body as { data?: Array<{ id?: unknown }> } | null)?.data;
-      return Array.isArray(data) ? { items: data.map((m) => m.id).filter((id): id is string => typeof id === 'string') } : undefined;
-    }, { signal, maxPages: 1 });
+    return s.http.pages(
+      url('models', ''),
+      s.headers,
+      (body) => {
+        const data = (body as { data?: Array<{ id?: unknown }> } | null)?.data;
+        return Array.isArray(data) ? { items: data.map((m) => m.id).filter((id): id is string => typeof id === 'string') } : undefined;
+      },
+      { signal, maxPages: 1 },
+    );
   }
 
   const provider: Provider = { name: s.name, kind: s.kind, models: s.models, chat, embeddings, listModels };

@@ -24,6 +24,10 @@ export default defineProvider({
   configSchema: dualOriginSchema,
   routing: ['max_retries', 'weight'],
   setup(ctx) {
-    return createDualOriginProvider(ctx, { common: ZHIPU_BASE_URL, messages: ZHIPU_MESSAGES_ORIGIN }, { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap, mapCompletion: mapZhipuCompletion });
+    return createDualOriginProvider(
+      ctx,
+      { common: ZHIPU_BASE_URL, messages: ZHIPU_MESSAGES_ORIGIN },
+      { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap, mapCompletion: mapZhipuCompletion },
+    );
   },
 });
