@@ -51,6 +51,17 @@ export interface Payloads {
   responsesJson: string;
 }
 
+/**
+ * An OpenAI chat stream of `buildPayloads` cut to `writes` writes: the role chunk, the first
+ * `writes - 2` text chunks, then the finish chunk, the usage chunk (if any) and `[DONE]` as
+ * one last write. A client sees `writes + 1` `data:` frames (one more with the usage chunk).
+ * @throws when `writes` is below 2 or above the stream's length.
+ */
+export function shortenOpenaiStream(events: string[], writes: number): string[] {
+  if (!Number.isInteger(writes) || writes < 2 || writes > TEXT_PIECES + 2) throw new Error(`stream writes must be 2..${TEXT_PIECES + 2}, got ${writes}`);
+  return [...events.slice(0, writes - 1), events.slice(1 + TEXT_PIECES).join('')];
+}
+
 /** Builds every payload from the fixtures. */
 export function buildPayloads(): Payloads {
   const oa = sseData(fixture('openai/openai-node/chat.stream.include-usage.sse')).map(

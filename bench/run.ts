@@ -10,12 +10,14 @@
  * BENCH_CHUNK_GAP_MS (upstream pause between stream events; default 0 = next loop turn),
  * BENCH_OUT (results file, default bench/results.json).
  * Flags: --only a,b (scenario names; `responses-translate` for the in-process Responses
- * translation micro-benchmark, which runs after the scenarios), --list.
+ * translation micro-benchmark, which runs after the scenarios; `headline` for issue 14's
+ * headline figures, bench/headline.ts, with its own processes and knobs), --list.
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { formatHeadline, HEADLINE, headlineFigures, headlineOptions, measureHeadline, type HeadlineFigure, type HeadlineMeasurements } from './headline.ts';
 import { formatGeminiTranslate, GEMINI_TRANSLATE, measureGeminiTranslate, type TranslateRow } from './gemini-translate.ts';
 import { measurePhase, type PhaseResult } from './measure.ts';
 import { stopAll } from './procs.ts';
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
     process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
     process.stdout.write(`${TRANSLATE.padEnd(22)} in-process: chat chunks → Responses events → SSE text, µs per event\n`);
+    process.stdout.write(`${HEADLINE.padEnd(22)} issue 14's figures vs their targets: floor proxy, five extensions, added p50, RSS, 5,000 open streams\n`);
     return;
   }
   if (values.profile) {
@@ -51,7 +54,7 @@ async function main(): Promise<void> {
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && !scenarios.some((s) => s.name === n));
+  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && !scenarios.some((s) => s.name === n));
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
   const seconds = envNumber('BENCH_SECONDS', 4);
@@ -77,26 +80,24 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
     process.stdout.write(
       `WARNING: load average ${meta.loadAverage.toFixed(1)} on ${meta.cpus} CPUs: other processes are busy, the numbers below will be noisy and low\n\n`,
     );
-  const up = await startUpstream();
+  const results: ScenarioResult[] = [];
   const gws = new Map<string, Gw | Error>();
   const directRuns = new Map<string, PhaseResult>();
-  const results: ScenarioResult[] = [];
-  const st: RunState = { up, gws, directRuns, seconds, warmupSeconds, streams, results };
   try {
-    for (const [i, s] of selected.entries()) {
-      const r = await runScenario(s, st);
-      results.push(r);
-      process.stdout.write(`${formatScenario(r)}\n`);
-      // free a gw no later scenario needs, so the next one's RSS and CPU stand alone
-      if (!selected.slice(i + 1).some((n) => n.gw.id === s.gw.id)) {
-        const g = gws.get(s.gw.id);
-        if (g && !(g instanceof Error)) await g.stop();
-      }
-      // and the redis-server once no later scenario uses it
-      if (st.redis && !(st.redis instanceof Error) && !selected.slice(i + 1).some((n) => n.gw.store === 'redis')) await st.redis.child.stop();
-    }
+    if (selected.length) await runScenarios(selected, { up: await startUpstream(), gws, directRuns, seconds, warmupSeconds, streams, results });
   } finally {
     await stopAll();
+  }
+  // its own processes, once the scenarios' are gone
+  let headline: (HeadlineMeasurements & { figures: HeadlineFigure[] }) | undefined;
+  if (!only || only.includes(HEADLINE)) {
+    process.stderr.write('running headline…\n');
+    try {
+      const m = await measureHeadline(headlineOptions());
+      headline = { ...m, figures: headlineFigures(m) };
+    } finally {
+      await stopAll();
+    }
   }
   // in process, once the children are gone: nothing else competes for the CPU
   let translate: TranslateRow[] | undefined;
@@ -128,13 +129,30 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       limit: 10,
       met: r.usPerEvent <= 10,
     });
-  process.stdout.write(formatAims(aims));
+  if (aims.length || !headline) process.stdout.write(formatAims(aims));
+  if (headline) process.stdout.write(`\n${formatHeadline(headline.figures)}`);
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
   await writeFile(
     file,
-    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims }, null, 2)}\n`,
+    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims, headline }, null, 2)}\n`,
   );
   process.stdout.write(`\nwritten: ${file}\n`);
+}
+
+/** Runs `selected` in order against the state's upstream, freeing each gw (and redis-server) after its last scenario. */
+async function runScenarios(selected: Scenario[], st: RunState): Promise<void> {
+  for (const [i, s] of selected.entries()) {
+    const r = await runScenario(s, st);
+    st.results.push(r);
+    process.stdout.write(`${formatScenario(r)}\n`);
+    // free a gw no later scenario needs, so the next one's RSS and CPU stand alone
+    if (!selected.slice(i + 1).some((n) => n.gw.id === s.gw.id)) {
+      const g = st.gws.get(s.gw.id);
+      if (g && !(g instanceof Error)) await g.stop();
+    }
+    // and the redis-server once no later scenario uses it
+    if (st.redis && !(st.redis instanceof Error) && !selected.slice(i + 1).some((n) => n.gw.store === 'redis')) await st.redis.child.stop();
+  }
 }
 
 interface RunState {

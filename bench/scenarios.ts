@@ -46,9 +46,10 @@ export interface Scenario {
 
 const MODEL = 'bench-model';
 const messages = [{ role: 'user', content: 'Say hello in twenty words.' }];
-const chat = { model: MODEL, messages, max_tokens: 64 };
-const chatStream = { ...chat, stream: true };
-const chatPath = '/v1/chat/completions';
+/** The bench's non-streaming chat body, and the same streamed. */
+export const chat = { model: MODEL, messages, max_tokens: 64 };
+export const chatStream = { ...chat, stream: true };
+export const chatPath = '/v1/chat/completions';
 /** The same prompt as a Gemini request (the model is in the URL). */
 const geminiBody = { contents: [{ role: 'user', parts: [{ text: messages[0]!.content }] }], generationConfig: { maxOutputTokens: 64 } };
 const upstreamProvider = (name: string, up: string) => `[providers.${name}]
@@ -57,7 +58,8 @@ base_url = "${up}/v1"
 models = ["${MODEL}"]
 `;
 
-const plain: GwSetup = { id: 'plain', toml: (up) => upstreamProvider('upstream', up) };
+/** One provider, no extensions. */
+export const plain: GwSetup = { id: 'plain', toml: (up) => upstreamProvider('upstream', up) };
 
 const group3: GwSetup = {
   id: 'group3',
@@ -66,7 +68,7 @@ const group3: GwSetup = {
 
 const EXTENSIONS = ['cache', 'rate_limit', 'usage', 'budget', 'logging'];
 /** All five extensions with limits no bench run reaches. */
-const ext5: GwSetup = {
+export const ext5: GwSetup = {
   id: 'ext5',
   needs: EXTENSIONS.map((e) => `plugins/extensions/${e}`),
   toml: (up) => `${upstreamProvider('upstream', up)}

@@ -15,7 +15,8 @@ import type { GwSetup } from './scenarios.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BENCH_KEY = 'sk-bench-key-0123456789abcdefghijklmnopq';
-const ADMIN = 'sk-bench-admin-0123456789abcdefghijklmnop';
+/** The admin token of every bench gw (GET /metrics needs it). */
+export const ADMIN = 'sk-bench-admin-0123456789abcdefghijklmnop';
 /** gw's log filter during the bench (request logging would measure pino, not gw). */
 export const GW_LOG_LEVEL = 'warn';
 
@@ -28,9 +29,9 @@ export interface Upstream {
   calls(): Promise<number>;
 }
 
-/** Starts bench/upstream-server.ts. */
-export async function startUpstream(): Promise<Upstream> {
-  const child = await startChild('upstream', [join(ROOT, 'bench/upstream-server.ts')], /upstream listening on (\d+)/);
+/** Starts bench/upstream-server.ts; `env` e.g. `BENCH_CHUNK_GAP_MS` and `BENCH_STREAM_CHUNKS` for a slow upstream. */
+export async function startUpstream(env: NodeJS.ProcessEnv = {}, name = 'upstream'): Promise<Upstream> {
+  const child = await startChild(name, [join(ROOT, 'bench/upstream-server.ts')], /upstream listening on (\d+)/, { env });
   const url = `http://127.0.0.1:${child.ready[1]}`;
   return {
     child,
@@ -41,6 +42,12 @@ export async function startUpstream(): Promise<Upstream> {
       return Object.values(counts).reduce((a, b) => a + b, 0);
     },
   };
+}
+
+/** Starts the bare-proxy floor (bench/floor-proxy.ts) in front of `upstreamUrl`; resolves to it and its URL. */
+export async function startFloor(upstreamUrl: string): Promise<{ child: Child; url: string }> {
+  const child = await startChild('floor proxy', [join(ROOT, 'bench/floor-proxy.ts'), upstreamUrl], /floor listening on (\d+)/);
+  return { child, url: `http://127.0.0.1:${child.ready[1]}` };
 }
 
 /** The running redis-server. */

@@ -5,13 +5,20 @@
  *
  * Streams write one event per event-loop turn (`BENCH_CHUNK_GAP_MS` > 0: per timer tick) so
  * gw sees them as separate reads, as it would from a model producing tokens.
+ * `BENCH_STREAM_CHUNKS=N` shortens the OpenAI chat streams to N writes (the headline's slow
+ * upstream: 8 chunks 1000 ms apart).
  * GET /__stats answers the requests counted per route (a sanity check for the runner).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { buildPayloads } from './payloads.ts';
+import { buildPayloads, shortenOpenaiStream } from './payloads.ts';
 
 const p = buildPayloads();
 const gapMs = Number(process.env.BENCH_CHUNK_GAP_MS ?? 0);
+const streamChunks = Number(process.env.BENCH_STREAM_CHUNKS ?? 0);
+if (streamChunks > 0) {
+  p.openaiSse = shortenOpenaiStream(p.openaiSse, streamChunks);
+  p.openaiSseWithUsage = shortenOpenaiStream(p.openaiSseWithUsage, streamChunks);
+}
 const counts: Record<string, number> = {
   openai_json: 0,
   openai_sse: 0,
