@@ -1,0 +1,138 @@
+/**
+ * `npm run soak`: gw with all five extensions (cache, rate_limit, usage, budget, logging — the
+ * bench's ext5 setup) on LevelDB under a steady closed-loop load of unique prompts (every one a
+ * cache miss, every one stored), for a bounded time, watching its memory. Prints RSS (and V8
+ * heap used, from gw's /metrics) every sample; fails (exit 1) when RSS grew more than 10 % from
+ * the end of the warm-up to the last sample, or when any request failed.
+ *
+ * Knobs: `--minutes` / SOAK_MINUTES (10), SOAK_CONNECTIONS (20), SOAK_SAMPLE_SECONDS (30),
+ * SOAK_MAX_GROWTH (0.10). Warm-up: the first 2 minutes, a fifth of shorter runs.
+ */
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { rssGrowth, warmupSeconds, promValue, type MemorySample } from './memory.ts';
+import { envNumber, toTarget } from './options.ts';
+import { stopAll, treeRssMiB } from './procs.ts';
+import { chat, chatPath, ext5 } from './scenarios.ts';
+import { ADMIN, startGw, startUpstream } from './setup.ts';
+
+const MiB = 1024 * 1024;
+
+/** V8 heap used by gw, MiB, from its /metrics (prom-client's default gauges); undefined when it does not answer in 2 s. */
+async function heapMiB(gwUrl: string): Promise<number | undefined> {
+  try {
+    const r = await fetch(`${gwUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` }, signal: AbortSignal.timeout(2000) });
+    const v = promValue(await r.text(), 'gw_nodejs_heap_size_used_bytes');
+    return v === undefined ? undefined : v / MiB;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { minutes: { type: 'string' } } });
+  const minutes = values.minutes !== undefined ? Number(values.minutes) : envNumber('SOAK_MINUTES', 10);
+  if (!Number.isFinite(minutes) || minutes <= 0) throw new Error(`--minutes must be a positive number, got '${values.minutes}'`);
+  const connections = Math.round(envNumber('SOAK_CONNECTIONS', 20));
+  const every = envNumber('SOAK_SAMPLE_SECONDS', 30);
+  const maxGrowth = envNumber('SOAK_MAX_GROWTH', 0.1);
+  const total = minutes * 60;
+  const warmup = warmupSeconds(total);
+
+  const up = await startUpstream();
+  const gw = await startGw(ext5, up.url);
+  stopGw = () => gw.stop();
+  const pid = gw.child.proc.pid!;
+  process.stdout.write(
+    `gw soak — ${minutes} min at c=${connections}, all five extensions on LevelDB, unique prompts (cache misses); warm-up ${warmup} s; sample every ${every} s\n` +
+      `     t s   requests   req/s  errors   RSS MiB  heap MiB\n`,
+  );
+  const samples: MemorySample[] = [];
+  let ok = 0;
+  let failed = 0;
+  let lastOk = 0;
+  let lastT = 0;
+  const t0 = performance.now();
+  const sample = async () => {
+    const t = (performance.now() - t0) / 1000;
+    const s: MemorySample = { t, rssMiB: treeRssMiB(pid), heapMiB: await heapMiB(gw.url) };
+    samples.push(s);
+    const rate = t > lastT ? (ok - lastOk) / (t - lastT) : 0;
+    lastOk = ok;
+    lastT = t;
+    const fmt = (v: number | undefined, d: number) => (v === undefined ? '-' : v.toFixed(d));
+    process.stdout.write(
+      `  ${fmt(t, 0).padStart(6)} ${String(ok).padStart(10)} ${fmt(rate, 0).padStart(7)} ${String(failed).padStart(7)} ${fmt(s.rssMiB, 1).padStart(9)} ${fmt(s.heapMiB, 1).padStart(9)}\n`,
+    );
+  };
+  await sample();
+  const target = toTarget(gw.url, { path: chatPath, body: chat, unique: true }, true);
+  const inst = autocannon({
+    url: target.url,
+    method: 'POST',
+    headers: target.headers,
+    body: target.body,
+    idReplacement: true,
+    connections,
+    duration: total,
+    sampleInt: 200,
+    timeout: 30,
+  });
+  stopLoad = () => inst.stop();
+  inst.on('response', (_c: unknown, status: number) => {
+    if (status >= 200 && status < 300) ok++;
+    else failed++;
+  });
+  inst.on('reqError', () => {
+    failed++;
+  });
+  const timer = setInterval(() => void sample(), every * 1000);
+  let result: Awaited<typeof inst>;
+  try {
+    result = await inst;
+  } finally {
+    clearInterval(timer);
+  }
+  // the last sample at the end of the load, unless a tick just took it
+  if (total - samples[samples.length - 1]!.t > 1) await sample();
+  await gw.stop();
+  await stopAll();
+
+  const errors = Math.max(failed, result.errors + result.timeouts + result.non2xx);
+  const g = rssGrowth(samples, warmup);
+  const lines = [
+    `requests: ${ok} (${(ok / total).toFixed(0)} req/s), errors: ${errors}`,
+    `RSS: max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(1)} MiB` +
+      (g
+        ? `; end of warm-up (t=${g.ref.t.toFixed(0)} s) ${g.ref.rssMiB.toFixed(1)} MiB, last (t=${g.last.t.toFixed(0)} s) ${g.last.rssMiB.toFixed(1)} MiB: ${g.growth >= 0 ? '+' : ''}${(g.growth * 100).toFixed(1)} % (limit +${(maxGrowth * 100).toFixed(0)} %)`
+        : '; too short to compare after the warm-up'),
+  ];
+  const grew = g !== undefined && g.growth > maxGrowth;
+  const pass = !grew && errors === 0 && g !== undefined;
+  lines.push(pass ? 'soak: PASS' : `soak: FAIL (${[grew && 'RSS grew', errors && 'errors', !g && 'no sample after the warm-up'].filter(Boolean).join(', ')})`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return pass ? 0 : 1;
+}
+
+let stopLoad: (() => void) | undefined;
+/** Stops gw and removes its temp dir (config, LevelDB). */
+let stopGw: (() => Promise<void>) | undefined;
+
+process.once('SIGINT', () => {
+  process.stderr.write('\ninterrupted: stopping children\n');
+  stopLoad?.();
+  void Promise.resolve(stopGw?.())
+    .then(stopAll)
+    .finally(() => process.exit(130));
+});
+
+main().then(
+  (code) => process.exit(code),
+  async (err: Error) => {
+    stopLoad?.();
+    await stopGw?.();
+    await stopAll();
+    process.stderr.write(`soak: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);
