@@ -2,7 +2,7 @@
  * `npm run soak`: gw with all five extensions (cache, rate_limit, usage, budget, logging — the
  * bench's ext5 setup) on LevelDB under a steady closed-loop load of unique prompts (every one a
  * cache miss, every one stored), for a bounded time, watching its memory. Prints RSS (and V8
- * heap used, from gw's /metrics) every sample; fails (exit 1) when RSS grew more than 10 % from
+ * heap used and total, from gw's /metrics) every sample; fails (exit 1) when RSS grew more than 10 % from
  * the end of the warm-up to the last sample, or when any request failed.
  *
  * Knobs: `--minutes` / SOAK_MINUTES (10), SOAK_CONNECTIONS (20), SOAK_SAMPLE_SECONDS (30),
@@ -18,14 +18,21 @@ import { ADMIN, startGw, startUpstream } from './setup.ts';
 
 const MiB = 1024 * 1024;
 
-/** V8 heap used by gw, MiB, from its /metrics (prom-client's default gauges); undefined when it does not answer in 2 s. */
-async function heapMiB(gwUrl: string): Promise<number | undefined> {
+/**
+ * gw's V8 heap, used and total (what V8 holds, garbage included), MiB, from its /metrics
+ * (prom-client's default gauges); empty when it does not answer in 2 s.
+ */
+async function heapMiB(gwUrl: string): Promise<{ used?: number; total?: number }> {
   try {
     const r = await fetch(`${gwUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` }, signal: AbortSignal.timeout(2000) });
-    const v = promValue(await r.text(), 'gw_nodejs_heap_size_used_bytes');
-    return v === undefined ? undefined : v / MiB;
+    const text = await r.text();
+    const mib = (name: string) => {
+      const v = promValue(text, name);
+      return v === undefined ? undefined : v / MiB;
+    };
+    return { used: mib('gw_nodejs_heap_size_used_bytes'), total: mib('gw_nodejs_heap_size_total_bytes') };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -45,7 +52,7 @@ async function main(): Promise<number> {
   const pid = gw.child.proc.pid!;
   process.stdout.write(
     `gw soak — ${minutes} min at c=${connections}, all five extensions on LevelDB, unique prompts (cache misses); warm-up ${warmup} s; sample every ${every} s\n` +
-      `     t s   requests   req/s  errors   RSS MiB  heap MiB\n`,
+      `     t s   requests   req/s  errors   RSS MiB  heap used  heap total (MiB)\n`,
   );
   const samples: MemorySample[] = [];
   let ok = 0;
@@ -55,14 +62,16 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   const sample = async () => {
     const t = (performance.now() - t0) / 1000;
-    const s: MemorySample = { t, rssMiB: treeRssMiB(pid), heapMiB: await heapMiB(gw.url) };
+    const rssMiB = treeRssMiB(pid);
+    const heap = await heapMiB(gw.url);
+    const s: MemorySample = { t, rssMiB, heapMiB: heap.used };
     samples.push(s);
     const rate = t > lastT ? (ok - lastOk) / (t - lastT) : 0;
     lastOk = ok;
     lastT = t;
     const fmt = (v: number | undefined, d: number) => (v === undefined ? '-' : v.toFixed(d));
     process.stdout.write(
-      `  ${fmt(t, 0).padStart(6)} ${String(ok).padStart(10)} ${fmt(rate, 0).padStart(7)} ${String(failed).padStart(7)} ${fmt(s.rssMiB, 1).padStart(9)} ${fmt(s.heapMiB, 1).padStart(9)}\n`,
+      `  ${fmt(t, 0).padStart(6)} ${String(ok).padStart(10)} ${fmt(rate, 0).padStart(7)} ${String(failed).padStart(7)} ${fmt(s.rssMiB, 1).padStart(9)} ${fmt(heap.used, 1).padStart(10)} ${fmt(heap.total, 1).padStart(11)}\n`,
     );
   };
   await sample();
