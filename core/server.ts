@@ -13,6 +13,14 @@ import { loadConfig } from './config/load.ts';
 import { UserError } from './errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 
+/**
+ * Pending-connection queue asked of the kernel (it caps the value at net.core.somaxconn).
+ * Node's default of 511 overflows when agents open thousands of streams at once: the
+ * kernel then drops or resets the excess connections, which clients see as ECONNRESET or
+ * a 1 s SYN retry before their first byte.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 export interface ServeOptions {
   /** Config file path; created on first run when missing. */
   config: string;
@@ -73,7 +81,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => {
+      server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
         server.off('error', reject);
         resolve();
       });
