@@ -17,16 +17,19 @@ const SEMI_SPACE_MB = 8;
 const MALLOC_ARENAS = '2';
 /** Set in the replaced process's environment: never re-exec twice. */
 const MARK = 'GW_HEAP_TUNED';
+/** A profiler or debugger on this process would split its output or lose its session across a re-exec. */
+const DIAGNOSTIC = /--(cpu-prof|heap-prof|prof\b|inspect)/;
 
 /**
  * Re-executes this process with gw's V8 flags when they are missing; returns only when no
- * re-exec is needed or possible (`process.execve` is POSIX-only).
+ * re-exec is needed or possible (`process.execve` is POSIX-only) or wanted (profiling,
+ * debugging).
  */
 export function tuneHeap(): void {
   const env = process.env;
   const given = `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
-  if (env[MARK] !== '1' && typeof execve === 'function' && !/--max-semi-space-size/.test(given)) {
+  if (env[MARK] !== '1' && typeof execve === 'function' && !/--max-semi-space-size/.test(given) && !DIAGNOSTIC.test(given)) {
     const flags = [`--max-semi-space-size=${SEMI_SPACE_MB}`];
     execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)], {
       ...env,

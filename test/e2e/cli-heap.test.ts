@@ -43,3 +43,14 @@ async function serveAndRead(t: import('ava').ExecutionContext, env: NodeJS.Proce
   t.true(environ.includes('MALLOC_ARENA_MAX=4'));
   t.is(health, 200);
 });
+
+(linux ? test : test.skip)('a profiled gw is not re-executed: its one profile covers the whole run', async (t) => {
+  const profDir = await mkdtemp(join(tmpdir(), 'gw-heap-prof-'));
+  t.teardown(() => rm(profDir, { recursive: true, force: true }));
+  const { cmdline, health } = await serveAndRead(t, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` });
+  t.false(
+    cmdline.some((a) => a.startsWith('--max-semi-space-size')),
+    cmdline.join(' '),
+  );
+  t.is(health, 200);
+});
