@@ -16,6 +16,7 @@ import { Level } from 'level';
 import { UserError } from '../errors.ts';
 import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { IdleMap } from './idle-map.ts';
+import { KeyFilter } from './key-filter.ts';
 import { KeyLocks } from './key-locks.ts';
 import { WindowLog } from './window-log.ts';
 
@@ -43,6 +44,11 @@ type Db = Level<string, string>;
 /** A queued write; a put's value may be computed when its batch goes out (counter records: serialized once per batch). */
 type Op = { type: 'put'; key: string; value: string | (() => string) } | { type: 'del'; key: string };
 type DbOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+/**
+ * The key ranges of values and counters: everything but the `\u0001` spaces (windows,
+ * buckets, rings), which sort before every printable key.
+ */
+const VALUE_SPACE = [{ lt: '\u0001' }, { gte: '\u0002' }];
 /** A ring's trimming runs once this many values are past its length (one range delete instead of one per push). */
 const RING_TRIM_EVERY = 256;
 
@@ -103,6 +109,14 @@ class Shared {
   idler: NodeJS.Timeout | undefined;
   /** TTL'd keys the sweeper is checking; a `set` takes its key out so the sweeper leaves it alone. */
   readonly sweeping = new Set<string>();
+  /**
+   * Every key of the value space (values, counters, TTL values) on disk or queued: a read of
+   * a key it has never seen (a cache miss: a new body's hash) answers without a LevelDB
+   * lookup. Rebuilt by each sweep, so deleted and expired keys are forgotten.
+   */
+  private present: KeyFilter | undefined;
+  /** The filter a sweep is building: puts go into both until it replaces `present`. */
+  private building: KeyFilter | undefined;
   seq = Math.floor(Math.random() * 2 ** 32);
   sweeper: NodeJS.Timeout | undefined;
   /**
@@ -150,6 +164,10 @@ class Shared {
   }
 
   private queueOp(op: Op): void {
+    if (op.type === 'put' && op.key.charCodeAt(0) !== 1) {
+      this.present?.add(op.key);
+      this.building?.add(op.key);
+    }
     this.queue.push(op);
     this.unwritten.set(op.key, { value: op.type === 'put' ? op.value : null, n: ++this.writes });
   }
@@ -202,6 +220,7 @@ class Shared {
   async read(key: string): Promise<string | undefined> {
     const u = this.unwritten.get(key);
     if (u) return typeof u.value === 'function' ? u.value() : (u.value ?? undefined);
+    if (this.present && key.charCodeAt(0) !== 1 && !this.present.mightHave(key)) return undefined;
     return this.db.get(key);
   }
 
@@ -328,11 +347,25 @@ class Shared {
    * in between takes it out of `sweeping`: a fresh value is never deleted (no lock on `set`).
    */
   async sweep(): Promise<void> {
+    if (this.building) return; // the last sweep is still running
     for (const [prefix, keepMs] of this.bucketKeys) await this.pruneBuckets(prefix, keepMs);
     const now = Date.now();
     const expired: string[] = [];
-    for await (const [k, raw] of this.db.iterator({ lt: '\u0001' })) {
-      if (raw.charCodeAt(0) === 0 && decode(raw, now) === undefined) expired.push(k);
+    // the new filter gets every key on disk (the scan), queued or in flight (unwritten, whose
+    // batch may land after the scan's snapshot) and put from now on (queueOp)
+    const filter = new KeyFilter();
+    this.building = filter;
+    try {
+      for (const k of this.unwritten.keys()) if (k.charCodeAt(0) !== 1) filter.add(k);
+      for (const range of VALUE_SPACE) {
+        for await (const [k, raw] of this.db.iterator(range)) {
+          filter.add(k);
+          if (raw.charCodeAt(0) === 0 && decode(raw, now) === undefined) expired.push(k);
+        }
+      }
+      this.present = filter;
+    } finally {
+      this.building = undefined;
     }
     for (const k of expired) {
       this.sweeping.add(k);
@@ -398,7 +431,8 @@ class LevelView implements Store {
     const start = this.prefix + prefix;
     for (const k of this.s.counters.keys()) if (k.startsWith(start)) this.s.counters.delete(k);
     await this.s.drain();
-    await this.s.db.clear({ gte: start, lt: start === '' ? '\u0001' : `${start}\uffff` });
+    if (start !== '') await this.s.db.clear({ gte: start, lt: `${start}\uffff` });
+    else for (const range of VALUE_SPACE) await this.s.db.clear(range);
   }
 
   async incr(key: string, deltas: Record<string, number>): Promise<Record<string, number>> {

@@ -148,3 +148,54 @@ test('a window kept in memory across many minutes of traffic stays small; entrie
   t.true(onDisk <= 600 + 10 * 2, `${onDisk} window entries on disk`); // the window plus at most a trim interval
   t.is((await store.namespace('rl').windowAdmit('r', 1e9, 60_000, { cost: 0, now: t0 + 10 * 60_000 - 1 })).total, 600);
 });
+
+/** The number of keys on disk in the value space (not windows, buckets or rings). */
+async function valuesOnDisk(store: Store): Promise<number> {
+  const db = (store as unknown as { s: { db: { keys(o: object): AsyncIterable<string> } } }).s.db;
+  let n = 0;
+  for (const range of [{ lt: '\u0001' }, { gte: '\u0002' }]) for await (const _ of db.keys(range)) n++;
+  return n;
+}
+
+test('the sweep deletes expired TTL values of every namespace from disk; a root clear empties every namespace', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  {
+    const store = await openLevelStore(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.namespace('cache').set(`k${i}`, 'v', { ttlMs: 1 })));
+    await store.namespace('cache').set('kept', 'v', { ttlMs: 60_000 });
+    await store.namespace('other').set('plain', 'v');
+    await store.close();
+  }
+  await new Promise((r) => setTimeout(r, 5));
+  const store = await openLevelStore(dir); // opening sweeps
+  t.teardown(() => store.close());
+  t.is(await valuesOnDisk(store), 2);
+  t.is(await store.namespace('cache').get('kept'), 'v');
+  await store.clear();
+  t.is(await valuesOnDisk(store), 0);
+  t.is(await store.namespace('other').get('plain'), undefined);
+});
+
+test('reads skip LevelDB for keys never written, and never miss one: written before a reopen, or while a sweep rebuilds the filter', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  {
+    const store = await openLevelStore(dir);
+    await Promise.all(Array.from({ length: 300 }, (_, i) => store.namespace('a').set(`old${i}`, String(i))));
+    await store.namespace('a').incr('c', { n: 3 });
+    await store.close();
+  }
+  const store = await openLevelStore(dir);
+  t.teardown(() => store.close());
+  const a = store.namespace('a');
+  const sweep = (store as unknown as { s: { sweep(): Promise<void> } }).s.sweep();
+  const during = Array.from({ length: 300 }, (_, i) => a.set(`new${i}`, String(i)));
+  await Promise.all([sweep, ...during]);
+  for (let i = 0; i < 300; i++) {
+    t.is(await a.get(`old${i}`), String(i));
+    t.is(await a.get(`new${i}`), String(i));
+  }
+  t.deepEqual(await a.counters('c'), { n: 3 });
+  t.is(await a.get('never'), undefined);
+});
