@@ -3,6 +3,12 @@
 // `npm run build`, which `npm ci` and `npm start` run) or, with GW_FROM_SOURCE=1 or no
 // build, the TypeScript sources (Node 24 strips types; the tests run that way).
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+
+// the young generation stays at its initial size while gw loads: otherwise loading grows it
+// to its cap and a gateway at rest keeps that memory; `gw serve` lets it grow again once
+// listening (cli/heap.ts)
+setFlagsFromString('--semi-space-growth-factor=1');
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {

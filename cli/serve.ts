@@ -10,6 +10,7 @@ import { writeFirstRunConfig } from '../core/config/first-run.ts';
 import { loadConfig } from '../core/config/load.ts';
 import { createLogger, levelFrom } from '../core/log.ts';
 import type { Running } from '../core/server.ts';
+import { servingHeap, tuneHeap } from './heap.ts';
 
 export interface ServeCliOptions {
   config: string;
@@ -20,6 +21,7 @@ export interface ServeCliOptions {
 }
 
 export async function runServe(o: ServeCliOptions): Promise<void> {
+  tuneHeap();
   const log = createLogger(levelFrom(o.verbosity));
   if (isGwWorker()) return serveProcess(o, log, workerLink());
   const workers = o.workers ?? 1;
@@ -69,6 +71,7 @@ async function serveProcess(o: ServeCliOptions, log: ReturnType<typeof createLog
   process.on('SIGHUP', reload);
   if (!link) {
     running = await serve({ config: o.config, bind: o.bind, log });
+    servingHeap();
     if (signals > 0) shutdown();
     return;
   }
@@ -80,6 +83,7 @@ async function serveProcess(o: ServeCliOptions, log: ReturnType<typeof createLog
     await link.failed(err as Error);
     process.exit(1);
   }
+  servingHeap();
   link.shareMetrics(running.gateway.metrics);
   link.onControl(shutdown, reload);
   link.announce(line);

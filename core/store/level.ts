@@ -1,7 +1,11 @@
 /**
  * The embedded store: LevelDB (`level`) under `data_dir`. One process owns the database
- * (LevelDB takes a file lock), so atomicity is in-process: a per-key lock for
- * read-check-write sequences, and plain single-threaded JS for the in-memory window logs.
+ * (LevelDB takes a file lock), so the in-memory copies of counters, windows and holds are
+ * authoritative once loaded, and atomicity is plain single-threaded JS: a read-check-write
+ * on a loaded record runs without an await (no lock, no disk read), and a per-key lock
+ * only guards the first load of a record. Those copies are kept while in use: a counter,
+ * window or hold nobody touched for IDLE_MS to 2 x IDLE_MS is dropped from memory (the
+ * disk has it), so memory follows the live keys, not every key ever seen.
  * Every write is in LevelDB's write-ahead log, in the operating system's hands, when its
  * promise resolves: it survives a process crash (kill -9) and a restart. Writes are not
  * fsynced one by one (`sync: false`): an fsync per request cost more than everything
@@ -11,8 +15,10 @@
 import { Level } from 'level';
 import { UserError } from '../errors.ts';
 import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
-import { WindowLog } from './window-log.ts';
+import { IdleMap } from './idle-map.ts';
+import { KeyFilter } from './key-filter.ts';
 import { KeyLocks } from './key-locks.ts';
+import { WindowLog } from './window-log.ts';
 
 /** TTL entries are stored as `\u0000<expiresAtMs>\u0000<value>` so plain values need no envelope. */
 const TTL_MARK = '\u0000';
@@ -24,14 +30,25 @@ const BUCKET_SPACE = '\u0001b\u0000';
 const RING_SPACE = '\u0001r\u0000';
 /** How often expired TTL values and buckets past their retention are deleted from disk (they are invisible as soon as they expire). */
 const SWEEP_MS = 10 * 60_000;
+/** Counters and windows untouched this long (to twice as long) leave memory; above the longest window (60 s). */
+const IDLE_MS = 2 * 60_000;
+/** Expired window entries go in one range delete per window at most this often. */
+const WINDOW_TRIM_MS = 1_000;
 
 /** A number as a fixed-width decimal, so key order is numeric order (epoch ms and sequence numbers). */
 const pad = (n: number): string => String(n).padStart(16, '0');
+/** Epoch ms in a window entry's key: fixed-width base 36, so key order is time order. */
+const windowTime = (ms: number): string => ms.toString(36).padStart(9, '0');
 
 type Db = Level<string, string>;
 /** A queued write; a put's value may be computed when its batch goes out (counter records: serialized once per batch). */
 type Op = { type: 'put'; key: string; value: string | (() => string) } | { type: 'del'; key: string };
 type DbOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+/**
+ * The key ranges of values and counters: everything but the `\u0001` spaces (windows,
+ * buckets, rings), which sort before every printable key.
+ */
+const VALUE_SPACE = [{ lt: '\u0001' }, { gte: '\u0002' }];
 /** A ring's trimming runs once this many values are past its length (one range delete instead of one per push). */
 const RING_TRIM_EVERY = 256;
 
@@ -59,6 +76,17 @@ function coalesce(ops: Op[]): DbOp[] {
   return out;
 }
 
+/** A window log in memory and what its on-disk entries need. */
+interface Window {
+  log: WindowLog;
+  /** The longest `windowMs` it was used with (eviction: empty after that long). */
+  windowMs: number;
+  /** Entries at or before this time (epoch ms) may still be on disk: the next range delete goes up to it. */
+  expiredTo: number;
+  /** When the last range delete of expired entries was issued (epoch ms). */
+  trimmedAt: number;
+}
+
 /** A bucket record kept in memory while its bucket is recent (the one being written, and the one before). */
 interface CachedBucket {
   start: number;
@@ -70,14 +98,25 @@ interface CachedBucket {
 class Shared {
   readonly db: Db;
   readonly locks = new KeyLocks();
-  readonly windows = new Map<string, WindowLog>();
-  readonly loading = new Map<string, Promise<WindowLog>>();
+  readonly windows = new IdleMap<string, Window>();
+  readonly loading = new Map<string, Promise<Window>>();
   readonly holds = new Map<string, Map<string, Hold>>();
   /**
-   * Counter records read or written so far. LevelDB admits one process, so this copy is
-   * authoritative once loaded: counter reads (budget admission, listings) never touch disk.
+   * Counter records in use. LevelDB admits one process, so this copy is authoritative once
+   * loaded: counter reads (budget admission, listings) and updates never read the disk.
    */
-  readonly counters = new Map<string, Record<string, number>>();
+  readonly counters = new IdleMap<string, Record<string, number>>();
+  idler: NodeJS.Timeout | undefined;
+  /** TTL'd keys the sweeper is checking; a `set` takes its key out so the sweeper leaves it alone. */
+  readonly sweeping = new Set<string>();
+  /**
+   * Every key of the value space (values, counters, TTL values) on disk or queued: a read of
+   * a key it has never seen (a cache miss: a new body's hash) answers without a LevelDB
+   * lookup. Rebuilt by each sweep, so deleted and expired keys are forgotten.
+   */
+  private present: KeyFilter | undefined;
+  /** The filter a sweep is building: puts go into both until it replaces `present`. */
+  private building: KeyFilter | undefined;
   seq = Math.floor(Math.random() * 2 ** 32);
   sweeper: NodeJS.Timeout | undefined;
   /**
@@ -93,9 +132,10 @@ class Shared {
   /** Rings: the last sequence number used (loaded from disk on first use). */
   readonly rings = new Map<string, RingState>();
   readonly ringLoading = new Map<string, Promise<RingState>>();
-  /** Writes waiting for the next batch, in issue order, and their waiters. */
+  /** Writes waiting for the next batch, in issue order. */
   private queue: Op[] = [];
-  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  /** The next batch's outcome, shared by every write in it (one promise per batch, not per write). */
+  private next: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   /** Values written but not yet in LevelDB (null = deleted), so reads see their own writes; `n` = the write's number. */
   private readonly unwritten = new Map<string, { value: string | (() => string) | null; n: number }>();
   private writes = 0;
@@ -113,11 +153,36 @@ class Shared {
    * once). One batch at a time keeps the order in which writes were issued.
    */
   write(ops: Op[]): Promise<void> {
-    for (const op of ops) {
-      this.queue.push(op);
-      this.unwritten.set(op.key, { value: op.type === 'put' ? op.value : null, n: ++this.writes });
+    for (const op of ops) this.queueOp(op);
+    return this.batchDone();
+  }
+
+  /** `write` of one op (no array on the hot paths). */
+  write1(op: Op): Promise<void> {
+    this.queueOp(op);
+    return this.batchDone();
+  }
+
+  private queueOp(op: Op): void {
+    if (op.type === 'put' && op.key.charCodeAt(0) !== 1) {
+      this.present?.add(op.key);
+      this.building?.add(op.key);
     }
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    this.queue.push(op);
+    this.unwritten.set(op.key, { value: op.type === 'put' ? op.value : null, n: ++this.writes });
+  }
+
+  private batchDone(): Promise<void> {
+    if (!this.next) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const done = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.next = { done, resolve, reject };
+    }
+    const done = this.next.done;
     // at the end of this event-loop turn, not the next microtask: a request's writes that
     // trail by a few awaits (a counter behind its lock) and other sockets' writes of the same
     // turn share the batch. One batch call costs ~40 µs of CPU whatever it carries.
@@ -131,17 +196,17 @@ class Shared {
   }
 
   private async flush(): Promise<void> {
-    while (this.waiters.length) {
+    while (this.next) {
       const ops = this.queue;
-      const waiters = this.waiters;
+      const batch = this.next;
       const upTo = this.writes;
       this.queue = [];
-      this.waiters = [];
+      this.next = undefined;
       try {
         if (ops.length) await this.db.batch(coalesce(ops), WRITE);
-        for (const w of waiters) w.resolve();
+        batch.resolve();
       } catch (err) {
-        for (const w of waiters) w.reject(err);
+        batch.reject(err);
       }
       for (const op of ops) {
         const u = this.unwritten.get(op.key);
@@ -155,44 +220,82 @@ class Shared {
   async read(key: string): Promise<string | undefined> {
     const u = this.unwritten.get(key);
     if (u) return typeof u.value === 'function' ? u.value() : (u.value ?? undefined);
+    if (this.present && key.charCodeAt(0) !== 1 && !this.present.mightHave(key)) return undefined;
     return this.db.get(key);
   }
 
-  /** The window log at `full`, loaded from disk on first use (once, even under concurrent calls). */
-  window(full: string): WindowLog | Promise<WindowLog> {
+  /** The window at `full`, loaded from disk on first use (once, even under concurrent calls). */
+  window(full: string, windowMs: number): Window | Promise<Window> {
     const w = this.windows.get(full);
-    if (w) return w;
+    if (w) {
+      if (windowMs > w.windowMs) w.windowMs = windowMs;
+      return w;
+    }
     let p = this.loading.get(full);
     if (!p) {
       p = (async () => {
         const log = new WindowLog();
         const start = `${WINDOW_SPACE}${full}\u0000`;
-        const rows: Array<[number, number, string]> = [];
-        for await (const [k, v] of this.db.iterator({ gte: start, lt: `${start}\uffff` })) {
+        const rows: Array<[number, number]> = [];
+        for await (const v of this.db.values({ gte: start, lt: `${start}\uffff` })) {
           const i = v.indexOf(':');
-          rows.push([Number(v.slice(0, i)), Number(v.slice(i + 1)), k]);
+          rows.push([Number(v.slice(0, i)), Number(v.slice(i + 1))]);
         }
         rows.sort((a, b) => a[0] - b[0]);
-        for (const [ts, amount, id] of rows) log.push(ts, amount, id);
-        this.windows.set(full, log);
+        for (const [ts, amount] of rows) log.push(ts, amount);
+        const w: Window = { log, windowMs, expiredTo: Number.NEGATIVE_INFINITY, trimmedAt: 0 };
+        this.windows.set(full, w);
         this.loading.delete(full);
-        return log;
+        return w;
       })();
       this.loading.set(full, p);
     }
     return p;
   }
 
-  /** Persists a new window entry and deletes the ones that left the window, in one batch. */
-  persist(full: string, log: WindowLog, dropped: string[], now: number, amount: number): Promise<void> {
-    const ops: Op[] = [];
-    for (const key of dropped) ops.push({ type: 'del', key });
-    if (amount !== 0) {
-      const key = `${WINDOW_SPACE}${full}\u0000${now.toString(36).padStart(9, '0')}.${(this.seq++ >>> 0).toString(36)}`;
-      log.push(now, amount, key);
-      ops.push({ type: 'put', key, value: `${now}:${amount}` });
+  /**
+   * Expires a window's entries at or before `cutoff`; their disk entries go in one range
+   * delete now and then (WINDOW_TRIM_MS), not one delete each. A restart before that reads
+   * them back and expires them again.
+   */
+  expire(full: string, w: Window, cutoff: number, now: number): void {
+    if (w.log.expire(cutoff) > 0 && cutoff > w.expiredTo) w.expiredTo = cutoff;
+    if (w.expiredTo > Number.NEGATIVE_INFINITY && now - w.trimmedAt >= WINDOW_TRIM_MS) this.trimWindow(full, w, now);
+  }
+
+  private trimWindow(full: string, w: Window, now: number): void {
+    const start = `${WINDOW_SPACE}${full}\u0000`;
+    const lt = start + windowTime(Math.max(0, w.expiredTo + 1));
+    w.trimmedAt = now;
+    w.expiredTo = Number.NEGATIVE_INFINITY;
+    // a put still queued for an entry this old lands after the delete: it is expired anyway
+    this.db.clear({ gte: start, lt }).catch(() => undefined);
+  }
+
+  /** Records a window entry: in memory now, on disk when the promise resolves. */
+  addEntry(full: string, w: Window, now: number, amount: number): Promise<void> {
+    w.log.push(now, amount);
+    const key = `${WINDOW_SPACE}${full}\u0000${windowTime(now)}.${(this.seq++ >>> 0).toString(36)}`;
+    return this.write1({ type: 'put', key, value: `${now}:${amount}` });
+  }
+
+  /**
+   * Drops from memory the counters and windows nobody used for IDLE_MS (a window only once
+   * empty; its expired entries then leave the disk too) and the holds that lapsed.
+   */
+  evictIdle(now = Date.now()): void {
+    this.counters.sweep();
+    this.windows.sweep((full, w) => {
+      w.log.expire(now - w.windowMs);
+      if (w.log.size > 0) return true;
+      w.expiredTo = now - w.windowMs;
+      this.trimWindow(full, w, now);
+      return false;
+    });
+    for (const [key, m] of this.holds) {
+      for (const [id, h] of m) if (h.expiresAt <= now) m.delete(id);
+      if (m.size === 0) this.holds.delete(key);
     }
-    return ops.length ? this.write(ops) : Promise.resolve();
   }
 
   /** Adds deltas to a loaded bucket record and queues its put (no await in between: atomic in this process). */
@@ -239,19 +342,41 @@ class Shared {
     return p;
   }
 
-  /** Deletes expired TTL values; under each key's lock so a fresh `set` is never deleted. */
+  /**
+   * Deletes expired TTL values. A key is re-read before its delete is queued, and a `set`
+   * in between takes it out of `sweeping`: a fresh value is never deleted (no lock on `set`).
+   */
   async sweep(): Promise<void> {
+    if (this.building) return; // the last sweep is still running
     for (const [prefix, keepMs] of this.bucketKeys) await this.pruneBuckets(prefix, keepMs);
     const now = Date.now();
     const expired: string[] = [];
-    for await (const [k, raw] of this.db.iterator({ lt: '\u0001' })) {
-      if (raw.charCodeAt(0) === 0 && decode(raw, now) === undefined) expired.push(k);
+    // the new filter gets every key on disk (the scan), queued or in flight (unwritten, whose
+    // batch may land after the scan's snapshot) and put from now on (queueOp)
+    const filter = new KeyFilter();
+    this.building = filter;
+    try {
+      for (const k of this.unwritten.keys()) if (k.charCodeAt(0) !== 1) filter.add(k);
+      for (const range of VALUE_SPACE) {
+        for await (const [k, raw] of this.db.iterator(range)) {
+          filter.add(k);
+          if (raw.charCodeAt(0) === 0 && decode(raw, now) === undefined) expired.push(k);
+        }
+      }
+      this.present = filter;
+    } finally {
+      this.building = undefined;
     }
     for (const k of expired) {
-      await this.locks.run(k, async () => {
+      this.sweeping.add(k);
+      try {
         const raw = await this.read(k);
-        if (raw !== undefined && raw.charCodeAt(0) === 0 && decode(raw, Date.now()) === undefined) await this.write([{ type: 'del', key: k }]);
-      });
+        // no await from this check to the queued delete
+        if (this.sweeping.has(k) && raw !== undefined && raw.charCodeAt(0) === 0 && decode(raw, Date.now()) === undefined)
+          await this.write1({ type: 'del', key: k });
+      } finally {
+        this.sweeping.delete(k);
+      }
     }
   }
 }
@@ -277,19 +402,18 @@ class LevelView implements Store {
     return decode(raw, Date.now());
   }
 
-  async set(key: string, value: string, opts?: { ttlMs?: number }): Promise<void> {
+  set(key: string, value: string, opts?: { ttlMs?: number }): Promise<void> {
     const full = this.prefix + key;
-    this.s.counters.delete(full);
-    if (!opts?.ttlMs) return this.s.write([{ type: 'put', key: full, value }]);
-    // TTL'd writes take the key's lock so the sweeper never deletes one it just read as expired.
-    // Not fsynced: TTL entries are caches; LevelDB's log still keeps them across a process crash.
-    const raw = `${TTL_MARK}${Date.now() + opts.ttlMs}${TTL_MARK}${value}`;
-    return this.s.locks.run(full, () => this.s.write([{ type: 'put', key: full, value: raw }]));
+    const s = this.s;
+    s.counters.delete(full);
+    if (s.sweeping.size > 0) s.sweeping.delete(full);
+    if (!opts?.ttlMs) return s.write1({ type: 'put', key: full, value });
+    return s.write1({ type: 'put', key: full, value: `${TTL_MARK}${Date.now() + opts.ttlMs}${TTL_MARK}${value}` });
   }
 
   async delete(key: string): Promise<void> {
     this.s.counters.delete(this.prefix + key);
-    await this.s.write([{ type: 'del', key: this.prefix + key }]);
+    await this.s.write1({ type: 'del', key: this.prefix + key });
   }
 
   async *entries(prefix = ''): AsyncIterable<[string, string]> {
@@ -307,64 +431,69 @@ class LevelView implements Store {
     const start = this.prefix + prefix;
     for (const k of this.s.counters.keys()) if (k.startsWith(start)) this.s.counters.delete(k);
     await this.s.drain();
-    await this.s.db.clear({ gte: start, lt: start === '' ? '\u0001' : `${start}\uffff` });
+    if (start !== '') await this.s.db.clear({ gte: start, lt: `${start}\uffff` });
+    else for (const range of VALUE_SPACE) await this.s.db.clear(range);
   }
 
-  incr(key: string, deltas: Record<string, number>): Promise<Record<string, number>> {
+  async incr(key: string, deltas: Record<string, number>): Promise<Record<string, number>> {
     const full = this.prefix + key;
-    return this.s.locks.run(full, () => this.add(full, deltas));
+    const r = this.record(full);
+    return this.add(full, r instanceof Promise ? await r : r, deltas);
   }
 
   async counters(key: string): Promise<Record<string, number>> {
-    return { ...(await this.record(this.prefix + key)) };
+    const r = this.record(this.prefix + key);
+    return { ...(r instanceof Promise ? await r : r) };
   }
 
   async windowAdmit(key: string, limit: number, windowMs: number, opts: { cost?: number; pending?: number; now?: number } = {}): Promise<WindowVerdict> {
     const full = this.prefix + key;
     const now = opts.now ?? Date.now();
     const pending = opts.pending ?? 0;
-    const w = this.s.window(full);
-    const log = w instanceof WindowLog ? w : await w;
-    // from here to the push in persist() nothing awaits: check-and-record is atomic in this process
-    const dropped = log.expire(now - windowMs);
-    const total = log.total;
-    if (total + pending >= limit) {
-      if (dropped.length) await this.s.persist(full, log, dropped, now, 0);
-      return { admitted: false, total, retryAfterMs: log.retryAfter(limit, pending, now, windowMs) };
-    }
-    await this.s.persist(full, log, dropped, now, opts.cost ?? 1);
+    const s = this.s;
+    const l = s.window(full, windowMs);
+    const w = l instanceof Promise ? await l : l;
+    // from here to the push in addEntry() nothing awaits: check-and-record is atomic in this process
+    s.expire(full, w, now - windowMs, now);
+    const total = w.log.total;
+    if (total + pending >= limit) return { admitted: false, total, retryAfterMs: w.log.retryAfter(limit, pending, now, windowMs) };
+    const cost = opts.cost ?? 1;
+    if (cost !== 0) await s.addEntry(full, w, now, cost);
     return { admitted: true, total, retryAfterMs: 0 };
   }
 
   async windowAdd(key: string, amount: number, windowMs: number, now = Date.now()): Promise<void> {
     const full = this.prefix + key;
-    const w = this.s.window(full);
-    const log = w instanceof WindowLog ? w : await w;
-    await this.s.persist(full, log, log.expire(now - windowMs), now, amount);
+    const s = this.s;
+    const l = s.window(full, windowMs);
+    const w = l instanceof Promise ? await l : l;
+    s.expire(full, w, now - windowMs, now);
+    if (amount !== 0) await s.addEntry(full, w, now, amount);
   }
 
-  hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict> {
+  async hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict> {
     const full = this.prefix + key;
-    return this.s.locks.run(full, async () => {
-      const value = (await this.record(full))[opts.field] ?? 0;
-      const held = this.liveHolds(full, id);
-      const admitted = value + held < opts.limit;
-      if (admitted) {
-        let m = this.s.holds.get(full);
-        if (!m) this.s.holds.set(full, (m = new Map()));
-        m.set(id, { amount, expiresAt: Date.now() + opts.ttlMs });
-      }
-      return { admitted, value, held };
-    });
+    const r = this.record(full);
+    // from the loaded record to the hold nothing awaits: check-and-hold is atomic in this process
+    const value = (r instanceof Promise ? await r : r)[opts.field] ?? 0;
+    const held = this.liveHolds(full, id);
+    const admitted = value + held < opts.limit;
+    if (admitted) {
+      let m = this.s.holds.get(full);
+      if (!m) this.s.holds.set(full, (m = new Map()));
+      m.set(id, { amount, expiresAt: Date.now() + opts.ttlMs });
+    }
+    return { admitted, value, held };
   }
 
-  settle(key: string, id: string, deltas: Record<string, number>): Promise<Record<string, number>> {
+  async settle(key: string, id: string, deltas: Record<string, number>): Promise<Record<string, number>> {
     const full = this.prefix + key;
-    return this.s.locks.run(full, async () => {
-      const rec = await this.add(full, deltas);
-      this.drop(full, id);
-      return rec;
-    });
+    const r = this.record(full);
+    const rec = r instanceof Promise ? await r : r;
+    // the spend is in the record before the hold goes: never counted zero times
+    const out = this.add(full, rec, deltas);
+    this.drop(full, id);
+    return out;
   }
 
   async release(key: string, id: string): Promise<void> {
@@ -451,30 +580,56 @@ class LevelView implements Store {
     if (!this.root) return;
     await this.s.drain();
     if (this.s.sweeper) clearInterval(this.s.sweeper);
+    if (this.s.idler) clearInterval(this.s.idler);
     await this.s.db.close();
   }
 
-  /** Read-add-write of a counter record; the caller holds the key's lock. */
-  private async add(full: string, deltas: Record<string, number>): Promise<Record<string, number>> {
-    const rec = { ...(await this.record(full)) };
-    for (const f in deltas) rec[f] = (rec[f] ?? 0) + deltas[f]!;
-    await this.s.write([{ type: 'put', key: full, value: () => JSON.stringify(rec) }]);
-    // only once durable: a failed write leaves the old record in force
-    this.s.counters.set(full, rec);
-    return { ...rec };
+  /** Sizes of the in-memory state (tests: memory stays bounded). */
+  memory(): { counters: number; windows: number; holds: number } {
+    return { counters: this.s.counters.size, windows: this.s.windows.size, holds: this.s.holds.size };
   }
 
-  /** The counter record at `full` (shared: callers copy before changing or returning it). */
-  private async record(full: string): Promise<Record<string, number>> {
+  /** Runs the idle eviction now (tests; it runs every IDLE_MS by itself). */
+  evictIdle(now?: number): void {
+    this.s.evictIdle(now);
+  }
+
+  /**
+   * Adds `deltas` to the loaded record `rec` of `full` (synchronously: atomic in this
+   * process) and resolves with a copy once the record is on disk. A failed write drops the
+   * copy in memory, so the next use reads the disk's record: the update is as if never made.
+   */
+  private add(full: string, rec: Record<string, number>, deltas: Record<string, number>): Promise<Record<string, number>> {
+    for (const f in deltas) rec[f] = (rec[f] ?? 0) + deltas[f]!;
+    const out = { ...rec };
+    const s = this.s;
+    return s.write1({ type: 'put', key: full, value: () => JSON.stringify(rec) }).then(
+      () => out,
+      (err) => {
+        if (s.counters.get(full) === rec) s.counters.delete(full);
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * The counter record at `full` (shared and mutable: callers copy before returning it),
+   * synchronously when in memory; else loaded once, even under concurrent calls.
+   */
+  private record(full: string): Record<string, number> | Promise<Record<string, number>> {
     const cached = this.s.counters.get(full);
     if (cached) return cached;
-    const raw = await this.s.read(full);
-    const rec: Record<string, number> = raw === undefined ? {} : JSON.parse(raw);
-    // a write may have landed while we read: it wins
-    const now = this.s.counters.get(full);
-    if (now) return now;
-    this.s.counters.set(full, rec);
-    return rec;
+    return this.s.locks.run(full, async () => {
+      const again = this.s.counters.get(full);
+      if (again) return again;
+      const raw = await this.s.read(full);
+      // another path may have loaded it while we read: that copy is the live one
+      const now = this.s.counters.get(full);
+      if (now) return now;
+      const rec: Record<string, number> = raw === undefined ? {} : JSON.parse(raw);
+      this.s.counters.set(full, rec);
+      return rec;
+    });
   }
 
   /** Sum of the unexpired holds on `full` other than `except`; expired ones are dropped. */
@@ -525,5 +680,7 @@ export async function openLevelStore(dir: string): Promise<Store> {
     shared.sweep().catch(() => undefined);
   }, SWEEP_MS);
   shared.sweeper.unref();
+  shared.idler = setInterval(() => shared.evictIdle(), IDLE_MS);
+  shared.idler.unref();
   return new LevelView(shared, '', true);
 }

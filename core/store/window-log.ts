@@ -1,44 +1,45 @@
 /**
- * A sliding-window log in memory: (time, amount, id) entries in time order with a running
- * total. Expiring is amortised O(1) per entry (a moving head, compacted now and then), so
- * admission costs no allocation beyond the entry itself.
+ * A sliding-window log in memory: (time, amount) entries in time order with a running
+ * total, in a ring of two Float64Arrays. Admission appends without allocating (the ring
+ * doubles when full), expiring moves the head, and the ring halves once it is mostly
+ * empty: a window's memory follows its traffic, never its history.
  */
+const MIN_CAPACITY = 16;
+
 export class WindowLog {
-  private ts: number[] = [];
-  private amt: number[] = [];
-  private ids: string[] = [];
+  private ts = new Float64Array(MIN_CAPACITY);
+  private amt = new Float64Array(MIN_CAPACITY);
+  /** Index of the oldest entry. */
   private head = 0;
+  /** Live entries. */
+  size = 0;
   /** Sum of the live amounts. */
   total = 0;
 
-  /** Appends an entry; callers append in time order. */
-  push(ts: number, amount: number, id: string): void {
-    this.ts.push(ts);
-    this.amt.push(amount);
-    this.ids.push(id);
+  /** Appends an entry; callers append in time order (`ts` epoch ms). */
+  push(ts: number, amount: number): void {
+    if (this.size === this.ts.length) this.resize(this.ts.length * 2);
+    const i = (this.head + this.size) & (this.ts.length - 1);
+    this.ts[i] = ts;
+    this.amt[i] = amount;
+    this.size++;
     this.total += amount;
   }
 
-  /** Drops entries at or before `cutoff` (epoch ms); returns their ids (for deletion on disk). */
-  expire(cutoff: number): string[] {
-    const { ts } = this;
-    if (this.head >= ts.length || ts[this.head]! > cutoff) return NONE;
-    const start = this.head;
-    while (this.head < ts.length && ts[this.head]! <= cutoff) this.total -= this.amt[this.head++]!;
-    const dropped = this.ids.slice(start, this.head);
-    if (this.head === ts.length) {
-      this.ts = [];
-      this.amt = [];
-      this.ids = [];
+  /** Drops entries at or before `cutoff` (epoch ms); returns how many left. */
+  expire(cutoff: number): number {
+    const mask = this.ts.length - 1;
+    let n = 0;
+    while (n < this.size && this.ts[(this.head + n) & mask]! <= cutoff) this.total -= this.amt[(this.head + n++) & mask]!;
+    if (n === 0) return 0;
+    this.head = (this.head + n) & mask;
+    this.size -= n;
+    if (this.size === 0) {
       this.head = 0;
       this.total = 0; // no float residue once empty
-    } else if (this.head > 1024 && this.head * 2 > ts.length) {
-      this.ts = ts.slice(this.head);
-      this.amt = this.amt.slice(this.head);
-      this.ids = this.ids.slice(this.head);
-      this.head = 0;
     }
-    return dropped;
+    if (this.ts.length > MIN_CAPACITY && this.size * 4 < this.ts.length) this.resize(this.ts.length / 2);
+    return n;
   }
 
   /**
@@ -46,13 +47,27 @@ export class WindowLog {
    * `windowMs`; `windowMs` when even an empty window would not do (pending alone too large).
    */
   retryAfter(limit: number, pending: number, now: number, windowMs: number): number {
+    const mask = this.ts.length - 1;
     let rest = this.total;
-    for (let i = this.head; i < this.ts.length; i++) {
+    for (let k = 0; k < this.size; k++) {
+      const i = (this.head + k) & mask;
       rest -= this.amt[i]!;
       if (rest + pending < limit) return Math.max(1, this.ts[i]! + windowMs - now);
     }
     return windowMs;
   }
-}
 
-const NONE: string[] = [];
+  /** Copies the live entries, oldest first, into rings of `capacity` (a power of two ≥ size). */
+  private resize(capacity: number): void {
+    const mask = this.ts.length - 1;
+    const ts = new Float64Array(capacity);
+    const amt = new Float64Array(capacity);
+    for (let k = 0; k < this.size; k++) {
+      ts[k] = this.ts[(this.head + k) & mask]!;
+      amt[k] = this.amt[(this.head + k) & mask]!;
+    }
+    this.ts = ts;
+    this.amt = amt;
+    this.head = 0;
+  }
+}

@@ -99,3 +99,103 @@ test('writes to one key coalesced in a group commit keep the last value (counter
   for await (const r of ns.buckets('b', 0, 60_000, 60_000)) t.deepEqual(r.counters, { a: 4950 });
   t.is(await ns.get('v'), '3');
 });
+
+/** The LevelDB view's memory hooks (not part of the Store interface). */
+type Evicting = Store & { memory(): { counters: number; windows: number; holds: number }; evictIdle(now?: number): void };
+
+test('idle counters, windows and lapsed holds leave memory; what comes back from disk is exact', async (t) => {
+  const { store } = await open(t);
+  const root = store as Evicting;
+  const s = store.namespace('idle');
+  const now = Date.now();
+  await Promise.all(Array.from({ length: 500 }, (_, i) => s.incr(`c${i}`, { n: i })));
+  await Promise.all(Array.from({ length: 50 }, (_, i) => s.windowAdd(`w${i}`, 3, 60_000, now - 30_000)));
+  t.true((await s.hold('h', '1', 1, { field: 'usd', limit: 10, ttlMs: 1 })).admitted);
+  t.deepEqual(root.memory(), { counters: 501, windows: 50, holds: 1 }); // the hold read its counter too
+  // one key stays in use: it must survive every sweep
+  await s.incr('hot', { n: 1 });
+  await s.windowAdmit('live', 10, 60_000, { now });
+  await new Promise((r) => setTimeout(r, 5));
+  root.evictIdle(now);
+  await s.incr('hot', { n: 1 });
+  await s.windowAdmit('live', 10, 60_000, { now: now + 1 });
+  root.evictIdle(now + 31_000); // the w* windows are empty by then, 'live' is not
+  t.deepEqual(root.memory(), { counters: 1, windows: 1, holds: 0 });
+  // read back from disk: nothing lost, and updates go on from the disk's record
+  t.deepEqual(await s.counters('c499'), { n: 499 });
+  t.deepEqual(await s.incr('c7', { n: 1 }), { n: 8 });
+  t.deepEqual(await s.counters('hot'), { n: 2 });
+  t.is((await s.windowAdmit('live', 10, 60_000, { cost: 0, now: now + 2 })).total, 2);
+  t.is((await s.windowAdmit('w3', 10, 60_000, { cost: 0, now: now + 31_000 })).total, 0);
+});
+
+test('a window kept in memory across many minutes of traffic stays small; entries that left it are gone from disk after a reopen', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const t0 = Date.now() - 10 * 60_000;
+  {
+    const store = await openLevelStore(dir);
+    const s = store.namespace('rl');
+    // ten minutes of 10 requests a second, limit never reached
+    for (let ms = 0; ms < 10 * 60_000; ms += 100) await s.windowAdmit('r', 1e9, 60_000, { now: t0 + ms });
+    t.is((await s.windowAdmit('r', 1e9, 60_000, { cost: 0, now: t0 + 10 * 60_000 - 1 })).total, 600);
+    await store.close();
+  }
+  const store = await openLevelStore(dir);
+  t.teardown(() => store.close());
+  let onDisk = 0;
+  for await (const _ of (store as unknown as { s: { db: { keys(o: object): AsyncIterable<string> } } }).s.db.keys({ gte: '\u0001w\u0000' })) onDisk++;
+  t.true(onDisk <= 600 + 10 * 2, `${onDisk} window entries on disk`); // the window plus at most a trim interval
+  t.is((await store.namespace('rl').windowAdmit('r', 1e9, 60_000, { cost: 0, now: t0 + 10 * 60_000 - 1 })).total, 600);
+});
+
+/** The number of keys on disk in the value space (not windows, buckets or rings). */
+async function valuesOnDisk(store: Store): Promise<number> {
+  const db = (store as unknown as { s: { db: { keys(o: object): AsyncIterable<string> } } }).s.db;
+  let n = 0;
+  for (const range of [{ lt: '\u0001' }, { gte: '\u0002' }]) for await (const _ of db.keys(range)) n++;
+  return n;
+}
+
+test('the sweep deletes expired TTL values of every namespace from disk; a root clear empties every namespace', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  {
+    const store = await openLevelStore(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.namespace('cache').set(`k${i}`, 'v', { ttlMs: 1 })));
+    await store.namespace('cache').set('kept', 'v', { ttlMs: 60_000 });
+    await store.namespace('other').set('plain', 'v');
+    await store.close();
+  }
+  await new Promise((r) => setTimeout(r, 5));
+  const store = await openLevelStore(dir); // opening sweeps
+  t.teardown(() => store.close());
+  t.is(await valuesOnDisk(store), 2);
+  t.is(await store.namespace('cache').get('kept'), 'v');
+  await store.clear();
+  t.is(await valuesOnDisk(store), 0);
+  t.is(await store.namespace('other').get('plain'), undefined);
+});
+
+test('reads skip LevelDB for keys never written, and never miss one: written before a reopen, or while a sweep rebuilds the filter', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  {
+    const store = await openLevelStore(dir);
+    await Promise.all(Array.from({ length: 300 }, (_, i) => store.namespace('a').set(`old${i}`, String(i))));
+    await store.namespace('a').incr('c', { n: 3 });
+    await store.close();
+  }
+  const store = await openLevelStore(dir);
+  t.teardown(() => store.close());
+  const a = store.namespace('a');
+  const sweep = (store as unknown as { s: { sweep(): Promise<void> } }).s.sweep();
+  const during = Array.from({ length: 300 }, (_, i) => a.set(`new${i}`, String(i)));
+  await Promise.all([sweep, ...during]);
+  for (let i = 0; i < 300; i++) {
+    t.is(await a.get(`old${i}`), String(i));
+    t.is(await a.get(`new${i}`), String(i));
+  }
+  t.deepEqual(await a.counters('c'), { n: 3 });
+  t.is(await a.get('never'), undefined);
+});

@@ -1,0 +1,77 @@
+/**
+ * A scalable Bloom filter of strings: `mightHave` is false only for a key never added (no
+ * false negatives), true for about 1% of the others. It grows by adding a filter twice the
+ * size of the last when that one is full, so it needs no capacity up front. ~10 bits a key.
+ */
+const BITS_PER_KEY = 10;
+const PROBES = 7;
+const FIRST_CAPACITY = 16_384;
+
+interface Part {
+  bits: Uint32Array;
+  /** Bits in `bits` (a power of two). */
+  size: number;
+  capacity: number;
+  count: number;
+}
+
+export class KeyFilter {
+  private parts: Part[] = [];
+
+  /** Adds `key`. */
+  add(key: string): void {
+    let p = this.parts[this.parts.length - 1];
+    if (!p || p.count >= p.capacity) this.parts.push((p = part(p ? p.capacity * 2 : FIRST_CAPACITY)));
+    p.count++;
+    let h1 = hash(key, 0x811c9dc5);
+    const h2 = hash(key, 0x9747b28c) | 1;
+    const mask = p.size - 1;
+    for (let i = 0; i < PROBES; i++) {
+      const b = h1 & mask;
+      p.bits[b >>> 5] = p.bits[b >>> 5]! | (1 << (b & 31));
+      h1 = (h1 + h2) | 0;
+    }
+  }
+
+  /** False when `key` was certainly never added. */
+  mightHave(key: string): boolean {
+    if (this.parts.length === 0) return false;
+    const first = hash(key, 0x811c9dc5);
+    const h2 = hash(key, 0x9747b28c) | 1;
+    outer: for (const p of this.parts) {
+      let h1 = first;
+      const mask = p.size - 1;
+      for (let i = 0; i < PROBES; i++) {
+        const b = h1 & mask;
+        if ((p.bits[b >>> 5]! & (1 << (b & 31))) === 0) continue outer;
+        h1 = (h1 + h2) | 0;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** Keys added (for tests and sizing). */
+  get count(): number {
+    let n = 0;
+    for (const p of this.parts) n += p.count;
+    return n;
+  }
+}
+
+function part(capacity: number): Part {
+  let size = 32;
+  while (size < capacity * BITS_PER_KEY) size *= 2;
+  return { bits: new Uint32Array(size / 32), size, capacity, count: 0 };
+}
+
+/** FNV-1a over UTF-16 code units with a seed, then a final avalanche (murmur3's fmix32). */
+function hash(s: string, seed: number): number {
+  let h = seed;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}

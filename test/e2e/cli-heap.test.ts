@@ -1,0 +1,56 @@
+/**
+ * `gw serve` replaces itself once with its V8 and malloc settings (cli/heap.ts): same pid,
+ * still serving; an operator's own semi-space setting is kept and nothing is re-executed.
+ */
+import test from 'ava';
+import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnGateway } from '../helpers/gateway.ts';
+
+const linux = process.platform === 'linux';
+
+async function serveAndRead(t: import('ava').ExecutionContext, env: NodeJS.ProcessEnv): Promise<{ cmdline: string[]; environ: string[]; health: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-heap-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'gateway.toml');
+  await writeFile(file, 'listen = "127.0.0.1:0"\nadmin_token = "sk-heap-admin-0123456789abcdef"\n\n[providers.mock]\nmodels = ["mock-a"]\n');
+  const gw = await spawnGateway(['serve', '--config', file], { env });
+  t.teardown(async () => {
+    gw.child.kill('SIGTERM');
+    await gw.exited;
+  });
+  const pid = gw.child.pid!;
+  const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+  const environ = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0');
+  const health = (await fetch(`${gw.url}/health`)).status;
+  return { cmdline, environ, health };
+}
+
+(linux ? test : test.skip)('gw serve runs with an 8 MB semi-space and two malloc arenas, in the same process', async (t) => {
+  const { cmdline, environ, health } = await serveAndRead(t, { MALLOC_ARENA_MAX: undefined, NODE_OPTIONS: undefined });
+  t.true(cmdline.includes('--max-semi-space-size=8'), cmdline.join(' '));
+  t.true(environ.includes('MALLOC_ARENA_MAX=2'));
+  t.is(health, 200);
+});
+
+(linux ? test : test.skip)("an operator's --max-semi-space-size and MALLOC_ARENA_MAX are kept", async (t) => {
+  const { cmdline, environ, health } = await serveAndRead(t, { MALLOC_ARENA_MAX: '4', NODE_OPTIONS: '--max-semi-space-size=32' });
+  t.false(
+    cmdline.some((a) => a.startsWith('--max-semi-space-size')),
+    cmdline.join(' '),
+  );
+  t.true(environ.includes('MALLOC_ARENA_MAX=4'));
+  t.is(health, 200);
+});
+
+(linux ? test : test.skip)('a profiled gw is not re-executed: its one profile covers the whole run', async (t) => {
+  const profDir = await mkdtemp(join(tmpdir(), 'gw-heap-prof-'));
+  t.teardown(() => rm(profDir, { recursive: true, force: true }));
+  const { cmdline, health } = await serveAndRead(t, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` });
+  t.false(
+    cmdline.some((a) => a.startsWith('--max-semi-space-size')),
+    cmdline.join(' '),
+  );
+  t.is(health, 200);
+});
