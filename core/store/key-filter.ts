@@ -2,6 +2,10 @@
  * A scalable Bloom filter of strings: `mightHave` is false only for a key never added (no
  * false negatives), true for about 1% of the others. It grows by adding a filter twice the
  * size of the last when that one is full, so it needs no capacity up front. ~10 bits a key.
+ *
+ * Own code rather than the npm `bloom-filters` package: measured on Node 24, importing it
+ * adds 37 MB of RSS (lodash, reflect-metadata…; gw's whole budget at rest is 100 MB) and its
+ * ScalableBloomFilter.has takes 10.7 µs, against a sub-µs lookup here on the cache's hot path.
  */
 const BITS_PER_KEY = 10;
 const PROBES = 7;
