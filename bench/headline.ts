@@ -18,6 +18,7 @@ import { treeRssMiB } from './procs.ts';
 import { chat, chatPath, chatStream, ext5, plain } from './scenarios.ts';
 import { startFloor, startGw, startUpstream, type Upstream } from './setup.ts';
 import { Samples, summarize } from './stats.ts';
+import { countFrames } from './streams.ts';
 
 /** The name `--only` knows the headline by. */
 export const HEADLINE = 'headline';
@@ -206,16 +207,16 @@ export function formatHeadline(figures: HeadlineFigure[]): string {
   return `headline (issue 14)\n  ${''.padEnd(4)}  ${'figure'.padEnd(44)} ${'value'.padStart(11)}  ${'target'.padEnd(10)}  detail\n${lines.join('\n')}\n`;
 }
 
-/** Connections opened per batch before the streams: well under a Node listener's accept backlog (511). */
+/** Connections opened per batch before the streams: well under the bench upstream's accept backlog (Node's default, 511; gw asks for 4096). */
 const CONNECT_BATCH = 250;
 
 /**
  * Opens `n` connections to `target`'s origin (one undici Client each, `CONNECT_BATCH` at a
  * time, each checked with `GET warmPath`), then sends the `n` stream requests at once, one per
  * connection, and reads every one to its end; each is bounded by `timeoutMs`. Wall time counts
- * from the requests, not the connects: `n` connects within a millisecond overflow a Node
- * listener's backlog (511) and the kernel then resets some of them, which measures the
- * accept queue, not stream handling. `rssPid`: a process whose RSS peak to sample meanwhile.
+ * from the requests, not the connects: `n` connects within a millisecond overflow the direct
+ * upstream's backlog (Node's default, 511) and the kernel then resets some of them, which
+ * measures the accept queue, not stream handling. `rssPid`: a process whose RSS peak to sample meanwhile.
  */
 export async function openStreams(target: Target, warmPath: string, n: number, timeoutMs: number, rssPid?: number): Promise<OpenStreams> {
   const url = new URL(target.url);
@@ -256,7 +257,7 @@ export async function openStreams(target: Target, warmPath: string, n: number, t
       if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
       if (!text.includes('data: [DONE]')) throw new Error('stream ended without [DONE]');
       ends.push(performance.now() - t0);
-      frames += text.split('data: ').length - 1;
+      frames += countFrames(text);
     } catch (err) {
       fail(err);
     }

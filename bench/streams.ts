@@ -22,7 +22,8 @@ export interface StreamTiming {
 
 const DATA = 'data: ';
 
-function countFrames(s: string): number {
+/** SSE `data:` frames in a stream's text. */
+export function countFrames(s: string): number {
   let n = 0;
   for (let i = s.indexOf(DATA); i !== -1; i = s.indexOf(DATA, i + DATA.length)) n++;
   return n;
