@@ -199,3 +199,17 @@ test('reads skip LevelDB for keys never written, and never miss one: written bef
   t.deepEqual(await a.counters('c'), { n: 3 });
   t.is(await a.get('never'), undefined);
 });
+
+test('a counter update whose write fails is as if never made: the memory copy is dropped and the disk record is read again', async (t) => {
+  const { store } = await open(t);
+  const s = store.namespace('fail');
+  t.deepEqual(await s.incr('spend', { usd: 1 }), { usd: 1 });
+  // the one process-wide LevelDB handle behind every view
+  const db = (store as unknown as { s: { db: { batch: (...a: unknown[]) => Promise<void> } } }).s.db;
+  const batch = db.batch;
+  db.batch = () => Promise.reject(new Error('disk full'));
+  await t.throwsAsync(s.incr('spend', { usd: 5 }), { message: 'disk full' });
+  db.batch = batch;
+  t.deepEqual(await s.counters('spend'), { usd: 1 }, 'the failed +5 is not in force');
+  t.deepEqual(await s.incr('spend', { usd: 2 }), { usd: 3 });
+});
