@@ -120,8 +120,13 @@ export interface HeadlineMeasurements {
   floor: Pooled;
   gw: Pooled;
   ext5: Pooled;
-  /** c=1 non-streaming chat, straight to the upstream and through gw without extensions. */
+  /**
+   * c=1 non-streaming chat: straight to the upstream, through the bare-proxy floor, and
+   * through gw without extensions. The floor's own added latency is the reference for gw's:
+   * whatever a node:http + undici hop costs on this machine, gw cannot undercut.
+   */
   direct1: Pooled;
+  floor1: Pooled;
   gw1: Pooled;
   /** gw RSS, MiB: at rest, then at the end of `rssSeconds` at c=50 (peak during it too). */
   rss: {
@@ -168,7 +173,8 @@ export function headlineFigures(m: HeadlineMeasurements): HeadlineFigure[] {
     'ms',
     0.2,
     true,
-    `p50 ${f(m.gw1.p50, 3)} vs ${f(m.direct1.p50, 3)} ms; p99 ${f(m.gw1.p99, 3)} vs ${f(m.direct1.p99, 3)} ms (+${f(m.gw1.p99 - m.direct1.p99, 3)})`,
+    `p50 ${f(m.gw1.p50, 3)} vs ${f(m.direct1.p50, 3)} ms; p99 ${f(m.gw1.p99, 3)} vs ${f(m.direct1.p99, 3)} ms (+${f(m.gw1.p99 - m.direct1.p99, 3)}); ` +
+      `the floor adds ${f(m.floor1.p50 - m.direct1.p50, 3)} ms (p50 ${f(m.floor1.p50, 3)}): gw - floor ${f(m.gw1.p50 - m.floor1.p50, 3)} ms`,
   );
   const s = m.options.rssSeconds;
   add('RSS at rest, no extensions', m.rss.restGw, 'MiB', 100, true, `after ${m.options.restSeconds} s idle`);
@@ -186,7 +192,16 @@ export function headlineFigures(m: HeadlineMeasurements): HeadlineFigure[] {
     true,
     `gw ${st(m.streamsGw)}; direct ${st(m.streamsDirect)}; ${m.options.slowChunks} writes ${m.options.slowGapMs} ms apart`,
   );
-  const errors = m.streamsGw.errors + m.streamsDirect.errors + m.gw.errors + m.floor.errors + m.ext5.errors + m.gw1.errors + m.direct1.errors + m.rss.errors;
+  const errors =
+    m.streamsGw.errors +
+    m.streamsDirect.errors +
+    m.gw.errors +
+    m.floor.errors +
+    m.ext5.errors +
+    m.gw1.errors +
+    m.floor1.errors +
+    m.direct1.errors +
+    m.rss.errors;
   add(
     'errors, every run above',
     errors,
@@ -364,13 +379,15 @@ export async function measureHeadline(o: HeadlineOptions): Promise<HeadlineMeasu
       ['ext5', tExt5, gw5.child.proc.pid!],
     ];
     for (const [k, t, pid] of [...order, ...order.toReversed()]) runs[k].push(await measurePhase(t, { ...c50, gwPid: pid }));
-    note('c=1: direct, gw (ABBA)…');
-    const lat = { direct: [] as PhaseResult[], gw: [] as PhaseResult[] };
+    note('c=1: direct, floor, gw (ABCCBA)…');
+    const lat = { direct: [] as PhaseResult[], floor: [] as PhaseResult[], gw: [] as PhaseResult[] };
     const c1 = base(up, 1);
-    lat.direct.push(await measurePhase(tDirect, c1));
-    lat.gw.push(await measurePhase(tGw, { ...c1, gwPid: gw.child.proc.pid! }));
-    lat.gw.push(await measurePhase(tGw, { ...c1, gwPid: gw.child.proc.pid! }));
-    lat.direct.push(await measurePhase(tDirect, c1));
+    const order1: Array<[keyof typeof lat, Target, number | undefined]> = [
+      ['direct', tDirect, undefined],
+      ['floor', tFloor, floor.child.proc.pid!],
+      ['gw', tGw, gw.child.proc.pid!],
+    ];
+    for (const [k, t, pid] of [...order1, ...order1.toReversed()]) lat[k].push(await measurePhase(t, { ...c1, gwPid: pid }));
     await floor.child.stop();
 
     note(`RSS: ${o.rssSeconds} s at c=50, no extensions…`);
@@ -399,6 +416,7 @@ export async function measureHeadline(o: HeadlineOptions): Promise<HeadlineMeasu
       gw: pool(runs.gw),
       ext5: pool(runs.ext5),
       direct1: pool(lat.direct),
+      floor1: pool(lat.floor),
       gw1: pool(lat.gw),
       rss: { restGw, restExt5, loadGw: lg.end, loadGwPeak: lg.peak, loadExt5: l5.end, loadExt5Peak: l5.peak, errors: lg.errors + l5.errors },
       streamsDirect,

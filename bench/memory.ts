@@ -10,6 +10,11 @@ export interface MemorySample {
   rssMiB: number;
   /** V8 heap used, MiB, when /metrics answered. */
   heapMiB?: number;
+  /** gw's anonymous and file-backed resident memory, MiB (/proc/<pid>/status). */
+  anonMiB?: number;
+  fileMiB?: number;
+  /** The LevelDB store's files, MiB. */
+  storeMiB?: number;
 }
 
 /** Warm-up of a soak of `totalSeconds`: the first 2 minutes of 10, scaled down for shorter runs (a fifth), s. */

@@ -3,7 +3,8 @@
  * CPU time from /proc/<pid>/stat, resident memory from /proc/<pid>/status.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** A started child and the first match of its readiness pattern on stdout. */
 export interface Child {
@@ -172,6 +173,44 @@ export function treeRssMiB(pid: number): number {
 /** Resident set size of a process in MiB (VmRSS of /proc/<pid>/status). */
 export function rssMiB(pid: number): number {
   return parseVmRssMiB(readFileSync(`/proc/${pid}/status`, 'utf8'));
+}
+
+/**
+ * A process's resident memory split as /proc/<pid>/status has it, MiB: anonymous (heaps,
+ * stacks: what the process allocated) and file-backed (the node binary, libraries and
+ * mmapped files such as LevelDB's tables: clean pages the kernel may drop under pressure).
+ * NaN fields when the process is gone.
+ */
+export function rssSplitMiB(pid: number): { anon: number; file: number } {
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    // exited
+  }
+  const kb = (name: string) => {
+    const m = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    return m ? Number(m[1]) / 1024 : NaN;
+  };
+  return { anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
+/** Bytes of the files under `dir` (recursively), MiB; 0 when it does not exist. */
+export function dirMiB(dir: string): number {
+  let bytes = 0;
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (!e.isFile()) continue;
+      try {
+        bytes += statSync(join(e.parentPath, e.name)).size;
+      } catch {
+        // compacted away between listing and stat
+      }
+    }
+  } catch {
+    // no dir yet
+  }
+  return bytes / 1048576;
 }
 
 /** Parses the VmRSS line (kB) of /proc/<pid>/status, in MiB. */

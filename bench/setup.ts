@@ -87,6 +87,8 @@ export interface Gw {
   setup: GwSetup;
   child: Child;
   url: string;
+  /** Its temp dir: gateway.toml, and the LevelDB store in `data/`. */
+  dir: string;
   /** RSS right after startup, before any request, MiB. */
   idleRssMiB: number;
   stop(): Promise<void>;
@@ -140,6 +142,7 @@ export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: st
     setup,
     child,
     url: `http://${child.ready[1]}`,
+    dir,
     idleRssMiB: treeRssMiB(child.proc.pid!),
     async stop() {
       await child.stop();

@@ -11,8 +11,9 @@
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { rssGrowth, warmupSeconds, promValue, type MemorySample } from './memory.ts';
+import { join } from 'node:path';
 import { envNumber, toTarget } from './options.ts';
-import { stopAll, treeRssMiB } from './procs.ts';
+import { dirMiB, rssSplitMiB, stopAll, treeRssMiB } from './procs.ts';
 import { chat, chatPath, ext5 } from './scenarios.ts';
 import { ADMIN, startGw, startUpstream } from './setup.ts';
 
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
   const pid = gw.child.proc.pid!;
   process.stdout.write(
     `gw soak — ${minutes} min at c=${connections}, all five extensions on LevelDB, unique prompts (cache misses); warm-up ${warmup} s; sample every ${every} s\n` +
-      `     t s   requests   req/s  errors   RSS MiB  heap used  heap total (MiB)\n`,
+      `     t s   requests   req/s  errors   RSS MiB     anon     file  heap used  heap total   store on disk (MiB)\n`,
   );
   const samples: MemorySample[] = [];
   let ok = 0;
@@ -64,14 +65,15 @@ async function main(): Promise<number> {
     const t = (performance.now() - t0) / 1000;
     const rssMiB = treeRssMiB(pid);
     const heap = await heapMiB(gw.url);
-    const s: MemorySample = { t, rssMiB, heapMiB: heap.used };
+    const split = rssSplitMiB(pid);
+    const s: MemorySample = { t, rssMiB, heapMiB: heap.used, anonMiB: split.anon, fileMiB: split.file, storeMiB: dirMiB(join(gw.dir, 'data')) };
     samples.push(s);
     const rate = t > lastT ? (ok - lastOk) / (t - lastT) : 0;
     lastOk = ok;
     lastT = t;
     const fmt = (v: number | undefined, d: number) => (v === undefined ? '-' : v.toFixed(d));
     process.stdout.write(
-      `  ${fmt(t, 0).padStart(6)} ${String(ok).padStart(10)} ${fmt(rate, 0).padStart(7)} ${String(failed).padStart(7)} ${fmt(s.rssMiB, 1).padStart(9)} ${fmt(heap.used, 1).padStart(10)} ${fmt(heap.total, 1).padStart(11)}\n`,
+      `  ${fmt(t, 0).padStart(6)} ${String(ok).padStart(10)} ${fmt(rate, 0).padStart(7)} ${String(failed).padStart(7)} ${fmt(s.rssMiB, 1).padStart(9)} ${fmt(split.anon, 1).padStart(8)} ${fmt(split.file, 1).padStart(8)} ${fmt(heap.used, 1).padStart(10)} ${fmt(heap.total, 1).padStart(11)} ${fmt(s.storeMiB, 0).padStart(15)}\n`,
     );
   };
   await sample();

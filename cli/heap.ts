@@ -5,38 +5,63 @@
  * with the flags below, once, before the gateway is loaded. A setting the operator gave
  * (in the command line, NODE_OPTIONS or the environment) is kept as given.
  *
- * Why these (measured at c=50 with all five extensions, 45 s; gw CPU per request equal
- * within noise): V8's default semi-space grows to 64 MB (128 MB of young generation) and
- * gw then sat at 330-350 MB; 8 MB semi-spaces hold it near 220-245 MB. glibc gives each
- * libuv thread (LevelDB's work) its own malloc arena: two arenas save another ~20 MB.
+ * Why these (measured at c=50, gw CPU per request equal within noise):
+ * - V8's default semi-space grows to 64 MB (128 MB of young generation) and gw then sat at
+ *   330-350 MB; 8 MB semi-spaces hold it near 220-245 MB.
+ * - V8 13 (Node 24) keeps the pages a mark-compact frees in a pool, committed, and releases
+ *   them only in a memory-reducing GC, which a busy server never gets (and which an idle
+ *   Node 24 often does not schedule either: nodejs/node#66564). So RSS stays at the old
+ *   generation's peak, and with a heap limit of 2 GB or more V8 lets the old generation grow
+ *   to 4x its live size between two mark-compacts. gw lives at 10-30 MB, sat at ~225 MB
+ *   after 40 s at c=50 with 466 such pages resident (116 MB, while V8 reported a 58 MB heap),
+ *   and at ~160 MB with a growing factor of 1.5, which keeps the cap (no heap limit is set).
+ * - glibc gives each libuv thread (LevelDB's work) its own malloc arena: two arenas save
+ *   another ~20 MB.
  */
 import { setFlagsFromString } from 'node:v8';
 
 /** Young generation cap per semi-space, MB. */
 const SEMI_SPACE_MB = 8;
+/** The old generation's growing factor between two mark-compacts, as V8's percent (1.5x). */
+const HEAP_GROWING_PERCENT = 50;
 const MALLOC_ARENAS = '2';
 /** Set in the replaced process's environment: never re-exec twice. */
 const MARK = 'GW_HEAP_TUNED';
 /** A profiler or debugger on this process would split its output or lose its session across a re-exec. */
 const DIAGNOSTIC = /--(cpu-prof|heap-prof|prof\b|inspect)/;
 
+/** What the serving process is re-executed with: extra node flags and environment. */
+export interface HeapPlan {
+  flags: string[];
+  env: Record<string, string>;
+}
+
 /**
- * Re-executes this process with gw's V8 flags when they are missing; returns only when no
- * re-exec is needed or possible (`process.execve` is POSIX-only) or wanted (profiling,
- * debugging).
+ * The re-exec `gw serve` needs, or undefined for none: the V8 flags the operator did not
+ * give (command line or NODE_OPTIONS), with `MALLOC_ARENA_MAX` unless set. Pure.
+ */
+export function heapPlan(execArgv: string[], env: NodeJS.ProcessEnv): HeapPlan | undefined {
+  const given = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
+  if (env[MARK] === '1' || DIAGNOSTIC.test(given)) return undefined;
+  const flags: string[] = [];
+  if (!/--max-semi-space-size/.test(given)) flags.push(`--max-semi-space-size=${SEMI_SPACE_MB}`);
+  if (!/--heap-growing-percent/.test(given)) flags.push(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (flags.length === 0) return undefined;
+  const out: Record<string, string> = { [MARK]: '1' };
+  if (!env.MALLOC_ARENA_MAX) out.MALLOC_ARENA_MAX = MALLOC_ARENAS;
+  return { flags, env: out };
+}
+
+/**
+ * Re-executes this process as `heapPlan` says; returns only when no re-exec is needed or
+ * possible (`process.execve` is POSIX-only) or wanted (profiling, debugging).
  */
 export function tuneHeap(): void {
-  const env = process.env;
-  const given = `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
-  if (env[MARK] !== '1' && typeof execve === 'function' && !/--max-semi-space-size/.test(given) && !DIAGNOSTIC.test(given)) {
-    const flags = [`--max-semi-space-size=${SEMI_SPACE_MB}`];
-    execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)], {
-      ...env,
-      [MARK]: '1',
-      MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? MALLOC_ARENAS,
-    });
-  }
+  if (typeof execve !== 'function') return;
+  const plan = heapPlan(process.execArgv, process.env);
+  if (!plan) return;
+  execve(process.execPath, [process.execPath, ...process.execArgv, ...plan.flags, ...process.argv.slice(1)], { ...process.env, ...plan.env });
 }
 
 /**

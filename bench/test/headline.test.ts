@@ -58,6 +58,7 @@ const measurements = (): HeadlineMeasurements => ({
   gw: pooled(850, 0.3),
   ext5: pooled(500),
   direct1: pooled(5000, 0.15),
+  floor1: pooled(4000, 0.2),
   gw1: pooled(3000, 0.3),
   rss: { restGw: 90, restExt5: 101, loadGw: 150, loadGwPeak: 160, loadExt5: 190, loadExt5Peak: 210, errors: 0 },
   streamsDirect: streams(7100),
@@ -73,6 +74,8 @@ test('headline figures: each value against its target, met or missed', (t) => {
   t.false(by('five extensions').met);
   t.is(Math.round(by('added p50').value * 1000), 150);
   t.true(by('added p50').met);
+  // the floor's own added latency is shown beside gw's: 0.2 - 0.15 ms, and gw 0.1 ms over it
+  t.regex(by('added p50').detail, /the floor adds 0\.050 ms .*gw - floor 0\.100 ms/);
   t.true(by('RSS at rest, no').met);
   t.false(by('RSS at rest, five').met);
   t.true(by('RSS after 60 s at c=50, five').met);

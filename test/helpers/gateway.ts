@@ -91,11 +91,15 @@ export interface GatewayProcess {
 }
 
 /**
- * Runs `gw <args>` as a subprocess and waits for its startup line.
+ * Runs `gw <args>` as a subprocess (`node [nodeArgs] cli/gw.js <args>`) and waits for its
+ * startup line.
  * @throws when it exits or prints no startup line within `timeoutMs`.
  */
-export async function spawnGateway(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [GW_BIN, ...args], {
+export async function spawnGateway(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), GW_BIN, ...args], {
     cwd: opts.cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
