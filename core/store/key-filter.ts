@@ -22,26 +22,41 @@ interface Part {
 export class KeyFilter {
   private parts: Part[] = [];
 
-  /** Adds `key`. */
+  /**
+   * Adds `key`; a key the filter already (probably) has is not added again. The store puts
+   * the same few counter keys on every request: counted each time, they made the filter
+   * think itself full and grow a new, twice larger part again and again (memory rising with
+   * requests served, not with keys held).
+   */
   add(key: string): void {
+    const h1 = hash(key, 0x811c9dc5);
+    const h2 = hash(key, 0x9747b28c) | 1;
+    if (this.has(h1, h2)) return;
     let p = this.parts[this.parts.length - 1];
     if (!p || p.count >= p.capacity) this.parts.push((p = part(p ? p.capacity * 2 : FIRST_CAPACITY)));
     p.count++;
-    let h1 = hash(key, 0x811c9dc5);
-    const h2 = hash(key, 0x9747b28c) | 1;
+    let h = h1;
     const mask = p.size - 1;
     for (let i = 0; i < PROBES; i++) {
-      const b = h1 & mask;
+      const b = h & mask;
       p.bits[b >>> 5] = p.bits[b >>> 5]! | (1 << (b & 31));
-      h1 = (h1 + h2) | 0;
+      h = (h + h2) | 0;
     }
   }
 
   /** False when `key` was certainly never added. */
   mightHave(key: string): boolean {
-    if (this.parts.length === 0) return false;
-    const first = hash(key, 0x811c9dc5);
-    const h2 = hash(key, 0x9747b28c) | 1;
+    return this.has(hash(key, 0x811c9dc5), hash(key, 0x9747b28c) | 1);
+  }
+
+  /** Bytes of the bit arrays (for tests and sizing). */
+  get bytes(): number {
+    let n = 0;
+    for (const p of this.parts) n += p.bits.byteLength;
+    return n;
+  }
+
+  private has(first: number, h2: number): boolean {
     outer: for (const p of this.parts) {
       let h1 = first;
       const mask = p.size - 1;
@@ -55,7 +70,7 @@ export class KeyFilter {
     return false;
   }
 
-  /** Keys added (for tests and sizing). */
+  /** Keys added, each once (about 1% of new keys count as already there), for tests and sizing. */
   get count(): number {
     let n = 0;
     for (const p of this.parts) n += p.count;
