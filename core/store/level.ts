@@ -164,12 +164,18 @@ class Shared {
   }
 
   private queueOp(op: Op): void {
-    if (op.type === 'put' && op.key.charCodeAt(0) !== 1) {
-      this.present?.add(op.key);
-      this.building?.add(op.key);
+    const put = op.type === 'put';
+    if (put && op.key.charCodeAt(0) !== 1) {
+      // a key whose put is still queued went into the filters with that put (a sweep's new
+      // filter takes every queued key): the counters written on every request skip the hashing
+      const queued = this.unwritten.get(op.key);
+      if (queued === undefined || queued.value === null) {
+        this.present?.add(op.key);
+        this.building?.add(op.key);
+      }
     }
     this.queue.push(op);
-    this.unwritten.set(op.key, { value: op.type === 'put' ? op.value : null, n: ++this.writes });
+    this.unwritten.set(op.key, { value: put ? op.value : null, n: ++this.writes });
   }
 
   private batchDone(): Promise<void> {

@@ -200,6 +200,19 @@ test('reads skip LevelDB for keys never written, and never miss one: written bef
   t.is(await a.get('never'), undefined);
 });
 
+test('a key deleted and then written in the same batch is found after the batch lands (the filter learns it from the put)', async (t) => {
+  const { store } = await open(t);
+  const s = store.namespace('f');
+  const del = s.delete('fresh'); // never written: its queued delete must not stand in for the put
+  const set = s.set('fresh', 'v');
+  const put2 = s.set('fresh', 'w'); // already queued as a put: no second filter add
+  await Promise.all([del, set, put2]);
+  t.is(await s.get('fresh'), 'w');
+  await s.incr('c', { n: 1 });
+  await Promise.all([s.incr('c', { n: 1 }), s.incr('c', { n: 1 })]);
+  t.deepEqual(await s.counters('c'), { n: 3 });
+});
+
 test('a counter update whose write fails is as if never made: the memory copy is dropped and the disk record is read again', async (t) => {
   const { store } = await open(t);
   const s = store.namespace('fail');
