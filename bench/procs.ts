@@ -188,11 +188,7 @@ export function rssSplitMiB(pid: number): { anon: number; file: number } {
   } catch {
     // exited
   }
-  const kb = (name: string) => {
-    const m = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
-    return m ? Number(m[1]) / 1024 : NaN;
-  };
-  return { anon: kb('RssAnon'), file: kb('RssFile') };
+  return { anon: statusMiB(status, 'RssAnon'), file: statusMiB(status, 'RssFile') };
 }
 
 /** Bytes of the files under `dir` (recursively), MiB; 0 when it does not exist. */
@@ -215,6 +211,17 @@ export function dirMiB(dir: string): number {
 
 /** Parses the VmRSS line (kB) of /proc/<pid>/status, in MiB. */
 export function parseVmRssMiB(status: string): number {
-  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return statusMiB(status, 'VmRSS');
+}
+
+const STATUS_FIELDS = {
+  VmRSS: /^VmRSS:\s+(\d+)\s+kB/m,
+  RssAnon: /^RssAnon:\s+(\d+)\s+kB/m,
+  RssFile: /^RssFile:\s+(\d+)\s+kB/m,
+};
+
+/** A `<field>: <n> kB` line of /proc/<pid>/status, in MiB; NaN when absent. */
+export function statusMiB(status: string, field: keyof typeof STATUS_FIELDS): number {
+  const m = STATUS_FIELDS[field].exec(status);
   return m ? Number(m[1]) / 1024 : NaN;
 }

@@ -8,10 +8,10 @@
  * Knobs: `--minutes` / SOAK_MINUTES (10), SOAK_CONNECTIONS (20), SOAK_SAMPLE_SECONDS (30),
  * SOAK_MAX_GROWTH (0.10). Warm-up: the first 2 minutes, a fifth of shorter runs.
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { rssGrowth, warmupSeconds, promValue, type MemorySample } from './memory.ts';
-import { join } from 'node:path';
 import { envNumber, toTarget } from './options.ts';
 import { dirMiB, rssSplitMiB, stopAll, treeRssMiB } from './procs.ts';
 import { chat, chatPath, ext5 } from './scenarios.ts';
@@ -118,6 +118,11 @@ async function main(): Promise<number> {
         ? `; end of warm-up (t=${g.ref.t.toFixed(0)} s) ${g.ref.rssMiB.toFixed(1)} MiB, last (t=${g.last.t.toFixed(0)} s) ${g.last.rssMiB.toFixed(1)} MiB: ${g.growth >= 0 ? '+' : ''}${(g.growth * 100).toFixed(1)} % (limit +${(maxGrowth * 100).toFixed(0)} %)`
         : '; too short to compare after the warm-up'),
   ];
+  // where the growth is: what gw allocated, or mapped files (LevelDB's tables) following the store
+  if (g) {
+    const d = (f: (x: MemorySample) => number | undefined) => ((f(g.last) ?? NaN) - (f(g.ref) ?? NaN)).toFixed(1);
+    lines.push(`of which anonymous ${d((x) => x.anonMiB)} MiB, file-backed ${d((x) => x.fileMiB)} MiB; store on disk ${d((x) => x.storeMiB)} MiB`);
+  }
   const grew = g !== undefined && g.growth > maxGrowth;
   const pass = !grew && errors === 0 && g !== undefined;
   lines.push(pass ? 'soak: PASS' : `soak: FAIL (${[grew && 'RSS grew', errors && 'errors', !g && 'no sample after the warm-up'].filter(Boolean).join(', ')})`);

@@ -6,7 +6,7 @@ import test from 'ava';
 import { areaOf, summarizeProfile, type CpuProfile } from '../cpuprofile-top.ts';
 import { toTarget } from '../options.ts';
 import { buildPayloads, CLIENT_CHUNKS, TEXT_PIECES } from '../payloads.ts';
-import { CLK_TCK, parseStatCpu, parseVmRssMiB } from '../procs.ts';
+import { CLK_TCK, parseStatCpu, parseVmRssMiB, statusMiB } from '../procs.ts';
 import { checkAims, compareDirect, type ScenarioResult } from '../report.ts';
 import { scenarios } from '../scenarios.ts';
 import { gwConfig } from '../setup.ts';
@@ -24,6 +24,10 @@ test('parseStatCpu reads utime and stime after a command name holding spaces and
 test('parseVmRssMiB reads VmRSS in kB as MiB', (t) => {
   t.is(parseVmRssMiB('Name:\tnode\nVmPeak:\t  999 kB\nVmRSS:\t   51200 kB\n'), 50);
   t.true(Number.isNaN(parseVmRssMiB('Name:\tnode\n')));
+  // the soak's split of RSS, from the same file
+  const status = 'Name:\tnode\nVmRSS:\t  3072 kB\nRssAnon:\t  2048 kB\nRssFile:\t  1024 kB\n';
+  t.is(statusMiB(status, 'RssAnon'), 2);
+  t.is(statusMiB(status, 'RssFile'), 1);
 });
 
 test('percentile is nearest-rank; summarize gives p50, p99 and mean', (t) => {

@@ -56,7 +56,7 @@ async function serveAndRead(
 });
 
 (linux ? test : test.skip)("an operator's --heap-growing-percent (node's command line: NODE_OPTIONS refuses it) is kept", async (t) => {
-  const { cmdline, environ, health } = await serveAndRead(t, { NODE_OPTIONS: '--max-semi-space-size=16', GW_MALLOC: 'system' }, ['--heap-growing-percent=30']);
+  const { cmdline, environ, health } = await serveAndRead(t, { NODE_OPTIONS: '--max-semi-space-size=16' }, ['--heap-growing-percent=30']);
   t.deepEqual(
     cmdline.filter((a) => a.startsWith('--heap-growing-percent')),
     ['--heap-growing-percent=30'],
