@@ -19,8 +19,19 @@ interface Part {
   count: number;
 }
 
+/** A key's first hash (the probe start), for the `…Hashed` methods: one hashing for several filters. */
+export const hash1 = (key: string): number => hash(key, 0x811c9dc5);
+/** A key's second hash (the probe step, odd). */
+export const hash2 = (key: string): number => hash(key, 0x9747b28c) | 1;
+
 export class KeyFilter {
   private parts: Part[] = [];
+  private readonly firstCapacity: number;
+
+  /** @param firstCapacity keys the first part holds before a second, twice larger, is added */
+  constructor(firstCapacity = FIRST_CAPACITY) {
+    this.firstCapacity = firstCapacity;
+  }
 
   /**
    * Adds `key`; a key the filter already (probably) has is not added again. The store puts
@@ -29,11 +40,14 @@ export class KeyFilter {
    * requests served, not with keys held).
    */
   add(key: string): void {
-    const h1 = hash(key, 0x811c9dc5);
-    const h2 = hash(key, 0x9747b28c) | 1;
-    if (this.has(h1, h2)) return;
+    this.addHashed(hash1(key), hash2(key));
+  }
+
+  /** `add` of a key by its `hash1` and `hash2`. */
+  addHashed(h1: number, h2: number): void {
+    if (this.hasHashed(h1, h2)) return;
     let p = this.parts[this.parts.length - 1];
-    if (!p || p.count >= p.capacity) this.parts.push((p = part(p ? p.capacity * 2 : FIRST_CAPACITY)));
+    if (!p || p.count >= p.capacity) this.parts.push((p = part(p ? p.capacity * 2 : this.firstCapacity)));
     p.count++;
     let h = h1;
     const mask = p.size - 1;
@@ -46,7 +60,7 @@ export class KeyFilter {
 
   /** False when `key` was certainly never added. */
   mightHave(key: string): boolean {
-    return this.has(hash(key, 0x811c9dc5), hash(key, 0x9747b28c) | 1);
+    return this.hasHashed(hash1(key), hash2(key));
   }
 
   /** Bytes of the bit arrays (for tests and sizing). */
@@ -56,7 +70,8 @@ export class KeyFilter {
     return n;
   }
 
-  private has(first: number, h2: number): boolean {
+  /** `mightHave` of a key by its `hash1` and `hash2`. */
+  hasHashed(first: number, h2: number): boolean {
     outer: for (const p of this.parts) {
       let h1 = first;
       const mask = p.size - 1;

@@ -16,7 +16,7 @@ import { Level } from 'level';
 import { UserError } from '../errors.ts';
 import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
 import { IdleMap } from './idle-map.ts';
-import { KeyFilter } from './key-filter.ts';
+import { hash1, hash2, KeyFilter } from './key-filter.ts';
 import { KeyLocks } from './key-locks.ts';
 import { WindowLog } from './window-log.ts';
 
@@ -28,8 +28,27 @@ const WINDOW_SPACE = '\u0001w\u0000';
 const BUCKET_SPACE = '\u0001b\u0000';
 /** Ring values: `\u0001r\u0000<ns key>\u0000<seq>`. */
 const RING_SPACE = '\u0001r\u0000';
-/** How often expired TTL values and buckets past their retention are deleted from disk (they are invisible as soon as they expire). */
-const SWEEP_MS = 10 * 60_000;
+/**
+ * Expiry index: `\u0001e\u0000<expiresAt, windowTime>\u0000<key>` → '' beside every TTL value, so
+ * the sweep reads only the entries that expired, not the whole store.
+ */
+const EXPIRY_SPACE = '\u0001e\u0000';
+/** Present once every TTL value on disk has its expiry index entry (stores from before the index are indexed once, at open). */
+const EXPIRY_INDEXED = '\u0001m\u0000expiry-index';
+/**
+ * How often expired TTL values and buckets past their retention are deleted from disk (they
+ * are invisible as soon as they expire). Each sweep reads only what expired since the last, so
+ * it runs often: the store on disk, and LevelDB's mapped tables in RSS, follow the live keys.
+ */
+const SWEEP_MS = 60_000;
+/** Index entries read, checked and deleted per batch by a sweep. */
+const SWEEP_CHUNK = 1_000;
+/**
+ * Deleted TTL values below which no compaction is asked for. Above it, a sweep compacts the
+ * store once as many values were deleted since the last compaction as TTL values live (see
+ * `sweep`).
+ */
+const COMPACT_MIN_DELETES = 10_000;
 /** Counters and windows untouched this long (to twice as long) leave memory; above the longest window (60 s). */
 const IDLE_MS = 2 * 60_000;
 /** Expired window entries go in one range delete per window at most this often. */
@@ -40,7 +59,31 @@ const pad = (n: number): string => String(n).padStart(16, '0');
 /** Epoch ms in a window entry's key: fixed-width base 36, so key order is time order. */
 const windowTime = (ms: number): string => ms.toString(36).padStart(9, '0');
 
-type Db = Level<string, string>;
+/** The expiry index entry of `key` (a TTL value) expiring at `expiresAt` (epoch ms). */
+const expiryKey = (expiresAt: number, key: string): string => `${EXPIRY_SPACE}${windowTime(expiresAt)}\u0000${key}`;
+/** Where the key starts in an expiry index entry: the space, 9 characters of time, a separator. */
+const EXPIRY_KEY_AT = EXPIRY_SPACE.length + 10;
+
+/**
+ * The length (ms) of the expiry generations of values kept `ttlMs`: SWEEP_MS, doubled while 16
+ * of them fit in the TTL, so a TTL spans at most 16 filters whatever its length, and a key
+ * stays in its filter at most max(SWEEP_MS, TTL / 8) past its expiry.
+ */
+function generationWidth(ttlMs: number): number {
+  let width = SWEEP_MS;
+  while (width * 16 <= ttlMs) width *= 2;
+  return width;
+}
+
+/** TTL'd keys whose expiry falls in [end - width, end) (epoch ms). */
+interface Generation {
+  filter: KeyFilter;
+  end: number;
+  width: number;
+}
+
+/** `level` is classic-level on Node, whose compactRange its types leave out. */
+type Db = Level<string, string> & { compactRange(start: string, end: string): Promise<void> };
 /** A queued write; a put's value may be computed when its batch goes out (counter records: serialized once per batch). */
 type Op = { type: 'put'; key: string; value: string | (() => string) } | { type: 'del'; key: string };
 type DbOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
@@ -110,13 +153,21 @@ class Shared {
   /** TTL'd keys the sweeper is checking; a `set` takes its key out so the sweeper leaves it alone. */
   readonly sweeping = new Set<string>();
   /**
-   * Every key of the value space (values, counters, TTL values) on disk or queued: a read of
-   * a key it has never seen (a cache miss: a new body's hash) answers without a LevelDB
-   * lookup. Rebuilt by each sweep, so deleted and expired keys are forgotten.
+   * Key filters of the value space: a read of a key none of them has (a cache miss: a new
+   * body's hash) answers without a LevelDB lookup. Keys of plain values and counters go in
+   * `present`; TTL'd keys in the filter of their expiry generation (`generationEnd`), dropped
+   * once that generation has ended, so expired keys are forgotten without a rescan. Filled
+   * by `load` and by every put; consulted once `ready`.
    */
-  private present: KeyFilter | undefined;
-  /** The filter a sweep is building: puts go into both until it replaces `present`. */
-  private building: KeyFilter | undefined;
+  private readonly present = new KeyFilter();
+  /** Expiry generations by end and width (`${end}/${width}`). */
+  private readonly generations = new Map<string, Generation>();
+  /** The same filters as an array: the read path iterates it without an iterator object. */
+  private generationList: KeyFilter[] = [];
+  private ready = false;
+  private sweepRunning = false;
+  /** TTL values deleted since the store was last compacted. */
+  private deletedSinceCompaction = 0;
   seq = Math.floor(Math.random() * 2 ** 32);
   sweeper: NodeJS.Timeout | undefined;
   /**
@@ -136,6 +187,8 @@ class Shared {
   private queue: Op[] = [];
   /** The next batch's outcome, shared by every write in it (one promise per batch, not per write). */
   private next: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  /** The batch being written, if any (its outcome; `drain` waits for the last batch, not for an idle queue). */
+  private inflight: Promise<void> | undefined;
   /** Values written but not yet in LevelDB (null = deleted), so reads see their own writes; `n` = the write's number. */
   private readonly unwritten = new Map<string, { value: string | (() => string) | null; n: number }>();
   private writes = 0;
@@ -164,18 +217,71 @@ class Shared {
   }
 
   private queueOp(op: Op): void {
-    const put = op.type === 'put';
-    if (put && op.key.charCodeAt(0) !== 1) {
-      // a key whose put is still queued went into the filters with that put (a sweep's new
-      // filter takes every queued key): the counters written on every request skip the hashing
-      const queued = this.unwritten.get(op.key);
-      if (queued === undefined || queued.value === null) {
-        this.present?.add(op.key);
-        this.building?.add(op.key);
-      }
+    if (op.type === 'put' && op.key.charCodeAt(0) !== 1) {
+      // a key whose plain put is still queued went into `present` with that put: the counters
+      // written on every request skip the hashing (a queued TTL put is in a generation only)
+      const queued = this.unwritten.get(op.key)?.value;
+      if (queued == null || (typeof queued === 'string' && queued.charCodeAt(0) === 0)) this.present.add(op.key);
     }
+    this.enqueue(op);
+  }
+
+  /** Queues a write with no filter bookkeeping. */
+  private enqueue(op: Op): void {
     this.queue.push(op);
-    this.unwritten.set(op.key, { value: put ? op.value : null, n: ++this.writes });
+    this.unwritten.set(op.key, { value: op.type === 'put' ? op.value : null, n: ++this.writes });
+  }
+
+  /**
+   * Puts a TTL value (`raw`: TTL_MARK envelope) and its expiry index entry; the key goes in
+   * its expiry generation's filter, not in `present`.
+   */
+  putExpiring(key: string, raw: string, expiresAt: number, ttlMs: number): Promise<void> {
+    this.generation(expiresAt, ttlMs).add(key);
+    this.enqueue({ type: 'put', key, value: raw });
+    this.enqueue({ type: 'put', key: expiryKey(expiresAt, key), value: '' });
+    return this.batchDone();
+  }
+
+  /** The filter of the expiry generation of a value expiring at `expiresAt` after `ttlMs`. */
+  private generation(expiresAt: number, ttlMs: number): KeyFilter {
+    const width = generationWidth(ttlMs);
+    const end = (Math.floor(expiresAt / width) + 1) * width;
+    const id = `${end}/${width}`;
+    let g = this.generations.get(id);
+    if (!g) {
+      // small first part: a generation of a lightly used TTL costs ~1 KB, a busy one grows
+      g = { filter: new KeyFilter(1024), end, width };
+      this.generations.set(id, g);
+      this.generationList = [...this.generations.values()].map((x) => x.filter);
+    }
+    return g.filter;
+  }
+
+  /** Expiry generation filters held (tests: expired keys are forgotten). */
+  get generationCount(): number {
+    return this.generations.size;
+  }
+
+  /** Drops the filters of generations that ended by `now`: every key in them has expired. */
+  private forgetGenerations(now: number): void {
+    let dropped = false;
+    for (const [id, g] of this.generations)
+      if (g.end <= now) {
+        this.generations.delete(id);
+        dropped = true;
+      }
+    if (dropped) this.generationList = [...this.generations.values()].map((x) => x.filter);
+  }
+
+  /** False when `key` (of the value space) is certainly neither on disk nor queued. */
+  private mightHave(key: string): boolean {
+    const h1 = hash1(key);
+    const h2 = hash2(key);
+    if (this.present.hasHashed(h1, h2)) return true;
+    const list = this.generationList;
+    for (let i = 0; i < list.length; i++) if (list[i]!.hasHashed(h1, h2)) return true;
+    return false;
   }
 
   private batchDone(): Promise<void> {
@@ -196,9 +302,15 @@ class Shared {
     return done;
   }
 
-  /** Resolves when every queued write is in LevelDB (before iterating or clearing). */
+  /**
+   * Resolves when every write queued so far is in LevelDB (or failed: its writer hears of it),
+   * before iterating or clearing. It waits for the batch carrying the last of them, not for
+   * the queue to go idle: under steady load it never does, and a listing would wait for the
+   * load to stop.
+   */
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    const last = this.next?.done ?? this.inflight;
+    if (last) await last.catch(() => undefined);
   }
 
   private async flush(): Promise<void> {
@@ -209,7 +321,10 @@ class Shared {
       this.queue = [];
       this.next = undefined;
       try {
-        if (ops.length) await this.db.batch(coalesce(ops), WRITE);
+        if (ops.length) {
+          this.inflight = batch.done;
+          await this.db.batch(coalesce(ops), WRITE);
+        }
         batch.resolve();
       } catch (err) {
         batch.reject(err);
@@ -220,13 +335,14 @@ class Shared {
       }
     }
     this.flushing = undefined;
+    this.inflight = undefined;
   }
 
   /** Reads a key, seeing queued writes first. */
   async read(key: string): Promise<string | undefined> {
     const u = this.unwritten.get(key);
     if (u) return typeof u.value === 'function' ? u.value() : (u.value ?? undefined);
-    if (this.present && key.charCodeAt(0) !== 1 && !this.present.mightHave(key)) return undefined;
+    if (this.ready && key.charCodeAt(0) !== 1 && !this.mightHave(key)) return undefined;
     return this.db.get(key);
   }
 
@@ -349,41 +465,113 @@ class Shared {
   }
 
   /**
-   * Deletes expired TTL values. A key is re-read before its delete is queued, and a `set`
-   * in between takes it out of `sweeping`: a fresh value is never deleted (no lock on `set`).
+   * Reads every value on disk once, at open: fills the key filters, deletes the TTL values
+   * that expired while gw was down, and indexes the expiry of the others when the store
+   * predates the expiry index. Reads go to LevelDB until it is done.
    */
-  async sweep(): Promise<void> {
-    if (this.building) return; // the last sweep is still running
-    for (const [prefix, keepMs] of this.bucketKeys) await this.pruneBuckets(prefix, keepMs);
+  async load(): Promise<void> {
     const now = Date.now();
-    const expired: string[] = [];
-    // the new filter gets every key on disk (the scan), queued or in flight (unwritten, whose
-    // batch may land after the scan's snapshot) and put from now on (queueOp)
-    const filter = new KeyFilter();
-    this.building = filter;
-    try {
-      for (const k of this.unwritten.keys()) if (k.charCodeAt(0) !== 1) filter.add(k);
-      for (const range of VALUE_SPACE) {
-        for await (const [k, raw] of this.db.iterator(range)) {
-          filter.add(k);
-          if (raw.charCodeAt(0) === 0 && decode(raw, now) === undefined) expired.push(k);
+    const indexed = (await this.db.get(EXPIRY_INDEXED)) !== undefined;
+    let ops: DbOp[] = [];
+    for (const range of VALUE_SPACE) {
+      for await (const [k, raw] of this.db.iterator(range)) {
+        if (raw.charCodeAt(0) !== 0) {
+          this.present.add(k);
+          continue;
+        }
+        const expiresAt = Number(raw.slice(1, raw.indexOf(TTL_MARK, 1)));
+        if (expiresAt <= now) {
+          ops.push({ type: 'del', key: k });
+          this.deletedSinceCompaction++;
+        } else {
+          this.generation(expiresAt, expiresAt - now).add(k);
+          if (!indexed) ops.push({ type: 'put', key: expiryKey(expiresAt, k), value: '' });
+        }
+        // the iterator reads a snapshot: writing while it runs changes nothing it yields
+        if (ops.length >= SWEEP_CHUNK) {
+          await this.db.batch(ops, WRITE);
+          ops = [];
         }
       }
-      this.present = filter;
-    } finally {
-      this.building = undefined;
     }
-    for (const k of expired) {
-      this.sweeping.add(k);
-      try {
-        const raw = await this.read(k);
-        // no await from this check to the queued delete
-        if (this.sweeping.has(k) && raw !== undefined && raw.charCodeAt(0) === 0 && decode(raw, Date.now()) === undefined)
-          await this.write1({ type: 'del', key: k });
-      } finally {
-        this.sweeping.delete(k);
+    if (!indexed) ops.push({ type: 'put', key: EXPIRY_INDEXED, value: '1' });
+    if (ops.length) await this.db.batch(ops, WRITE);
+    this.ready = true;
+  }
+
+  /**
+   * Deletes buckets past their retention and the TTL values that expired, found through the
+   * expiry index (only what expired is read), and forgets the ended expiry generations. A
+   * value is re-read before its delete is queued, and a `set` in between takes it out of
+   * `sweeping`: a fresh value is never deleted (no lock on `set`). `now` (epoch ms) is for tests.
+   */
+  async sweep(now = Date.now()): Promise<void> {
+    if (this.sweepRunning) return; // the last sweep is still running
+    this.sweepRunning = true;
+    try {
+      for (const [prefix, keepMs] of this.bucketKeys) await this.pruneBuckets(prefix, keepMs);
+      const lt = EXPIRY_SPACE + windowTime(now + 1);
+      let gt = EXPIRY_SPACE;
+      for (;;) {
+        const entries = await this.db.keys({ gt, lt, limit: SWEEP_CHUNK }).all();
+        if (entries.length === 0) break;
+        gt = entries[entries.length - 1]!;
+        await this.deleteExpired(entries, now);
       }
+      this.forgetGenerations(now);
+      // LevelDB frees a deleted value's space only when a compaction merges its tombstone with
+      // it, and cache keys are hashes spread over the whole key space: under steady churn the
+      // store on disk (and its tables mapped in RSS) kept growing at the write rate. Compacting
+      // once the garbage matches the live data keeps it near twice the live size; the cost,
+      // rewriting the store, is spread over as many writes as it holds.
+      if (this.deletedSinceCompaction >= Math.max(COMPACT_MIN_DELETES, this.liveExpiring(now))) {
+        this.deletedSinceCompaction = 0;
+        await this.db.compactRange('\u0000', '\uffff');
+      }
+    } finally {
+      this.sweepRunning = false;
     }
+  }
+
+  /** Deletes the expiry index `entries` (all expired) and the values they name that are still expired TTL values. */
+  private async deleteExpired(entries: string[], now: number): Promise<void> {
+    const keys = entries.map((e) => e.slice(EXPIRY_KEY_AT));
+    for (const k of keys) this.sweeping.add(k);
+    let raws: Array<string | undefined>;
+    try {
+      raws = await this.db.getMany(keys);
+    } catch (err) {
+      for (const k of keys) this.sweeping.delete(k);
+      throw err;
+    }
+    // no await from these checks to the queued deletes
+    const ops: Op[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      // false: set since the read, or a second index entry of the same key in this chunk
+      if (this.sweeping.delete(k)) {
+        const u = this.unwritten.get(k);
+        const raw = u ? (typeof u.value === 'function' ? u.value() : u.value) : raws[i];
+        if (raw != null && raw.charCodeAt(0) === 0 && decode(raw, now) === undefined) ops.push({ type: 'del', key: k });
+      }
+      ops.push({ type: 'del', key: entries[i]! });
+    }
+    this.deletedSinceCompaction += ops.length - entries.length;
+    for (const op of ops) this.enqueue(op);
+    await this.batchDone();
+  }
+
+  /**
+   * About how many TTL values are live at `now`: the keys of the generations still ahead, and
+   * of the one under way the share not yet expired (its expiries taken as evenly spread).
+   */
+  private liveExpiring(now: number): number {
+    let n = 0;
+    for (const g of this.generations.values()) {
+      const start = g.end - g.width;
+      n += start >= now ? g.filter.count : g.end > now ? (g.filter.count * (g.end - now)) / g.width : 0;
+    }
+    return n;
   }
 }
 
@@ -414,7 +602,8 @@ class LevelView implements Store {
     s.counters.delete(full);
     if (s.sweeping.size > 0) s.sweeping.delete(full);
     if (!opts?.ttlMs) return s.write1({ type: 'put', key: full, value });
-    return s.write1({ type: 'put', key: full, value: `${TTL_MARK}${Date.now() + opts.ttlMs}${TTL_MARK}${value}` });
+    const expiresAt = Date.now() + opts.ttlMs;
+    return s.putExpiring(full, `${TTL_MARK}${expiresAt}${TTL_MARK}${value}`, expiresAt, opts.ttlMs);
   }
 
   async delete(key: string): Promise<void> {
@@ -438,7 +627,7 @@ class LevelView implements Store {
     for (const k of this.s.counters.keys()) if (k.startsWith(start)) this.s.counters.delete(k);
     await this.s.drain();
     if (start !== '') await this.s.db.clear({ gte: start, lt: `${start}\uffff` });
-    else for (const range of VALUE_SPACE) await this.s.db.clear(range);
+    else for (const range of [...VALUE_SPACE, { gte: EXPIRY_SPACE, lt: `${EXPIRY_SPACE}\uffff` }]) await this.s.db.clear(range);
   }
 
   async incr(key: string, deltas: Record<string, number>): Promise<Record<string, number>> {
@@ -591,8 +780,8 @@ class LevelView implements Store {
   }
 
   /** Sizes of the in-memory state (tests: memory stays bounded). */
-  memory(): { counters: number; windows: number; holds: number } {
-    return { counters: this.s.counters.size, windows: this.s.windows.size, holds: this.s.holds.size };
+  memory(): { counters: number; windows: number; holds: number; generations: number } {
+    return { counters: this.s.counters.size, windows: this.s.windows.size, holds: this.s.holds.size, generations: this.s.generationCount };
   }
 
   /** Runs the idle eviction now (tests; it runs every IDLE_MS by itself). */
@@ -669,11 +858,11 @@ function decode(raw: string, now: number): string | undefined {
 
 /**
  * Opens (creating if needed) the LevelDB store at `dir`, deletes expired TTL values, and
- * keeps deleting them every 10 minutes.
+ * keeps deleting them every minute (SWEEP_MS).
  * @throws when another process holds the database (LevelDB's LOCK file).
  */
 export async function openLevelStore(dir: string): Promise<Store> {
-  const db: Db = new Level<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  const db = new Level<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as Db;
   try {
     await db.open();
   } catch (err) {
@@ -681,7 +870,7 @@ export async function openLevelStore(dir: string): Promise<Store> {
     throw new UserError(`cannot open the store at ${dir}: ${cause?.message ?? (err as Error).message}`, { cause: err });
   }
   const shared = new Shared(db);
-  await shared.sweep();
+  await shared.load();
   shared.sweeper = setInterval(() => {
     shared.sweep().catch(() => undefined);
   }, SWEEP_MS);
