@@ -29,6 +29,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild classic-level && npm cache clean --force
 
+# jemalloc: gw serve preloads it when present (cli/heap.ts); glibc's malloc let LevelDB's
+# threads fragment the heap under a steady cache churn
+RUN apt-get update && apt-get install -y --no-install-recommends libjemalloc2 && rm -rf /var/lib/apt/lists/*
+
 # root-owned, read-only for the user
 COPY --from=build /app/dist ./dist
 COPY cli/gw.js ./cli/gw.js

@@ -17,7 +17,13 @@
  *   and at ~160 MB with a growing factor of 1.5, which keeps the cap (no heap limit is set).
  * - glibc gives each libuv thread (LevelDB's work) its own malloc arena: two arenas save
  *   another ~20 MB.
+ * - Where the system has jemalloc (Debian/Ubuntu `libjemalloc2`, as in gw's image), it is
+ *   preloaded: with LevelDB's writes, reads and compactions on libuv's threads, glibc held
+ *   ever more freed memory under a steady cache churn (the 10-minute soak, anonymous memory
+ *   from 150 to 600 s: glibc 119.6 → 141.7 MB, jemalloc 103.6 → 117.4 MB; 4 MB more at
+ *   rest). Redis ships with jemalloc for the same reason. `GW_MALLOC=system` keeps glibc.
  */
+import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
 /** Young generation cap per semi-space, MB. */
@@ -25,6 +31,18 @@ const SEMI_SPACE_MB = 8;
 /** The old generation's growing factor between two mark-compacts, as V8's percent (1.5x). */
 const HEAP_GROWING_PERCENT = 50;
 const MALLOC_ARENAS = '2';
+/** Where distributions install jemalloc 5's shared library (Debian/Ubuntu multiarch, Fedora/RHEL, Alpine/Arch). */
+export const JEMALLOC_PATHS = [
+  '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
+  '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2',
+  '/usr/lib64/libjemalloc.so.2',
+  '/usr/lib/libjemalloc.so.2',
+];
+/**
+ * jemalloc's settings: two arenas (gw's JS runs on one thread; LevelDB's work on a few), and
+ * freed pages returned to the system after 1 s instead of 10 (RSS follows use, not its peak).
+ */
+const JEMALLOC_CONF = 'narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0';
 /** Set in the replaced process's environment: never re-exec twice. */
 const MARK = 'GW_HEAP_TUNED';
 /** A profiler or debugger on this process would split its output or lose its session across a re-exec. */
@@ -38,18 +56,31 @@ export interface HeapPlan {
 
 /**
  * The re-exec `gw serve` needs, or undefined for none: the V8 flags the operator did not
- * give (command line or NODE_OPTIONS), with `MALLOC_ARENA_MAX` unless set. Pure.
+ * give (command line or NODE_OPTIONS), `MALLOC_ARENA_MAX` unless set, and jemalloc
+ * (`LD_PRELOAD`, `MALLOC_CONF` unless set) when `jemalloc` names its library, nothing is
+ * preloaded yet and `GW_MALLOC` is not `system`. Pure: `jemalloc` is `findJemalloc()`'s answer.
  */
-export function heapPlan(execArgv: string[], env: NodeJS.ProcessEnv): HeapPlan | undefined {
+export function heapPlan(execArgv: string[], env: NodeJS.ProcessEnv, jemalloc?: string): HeapPlan | undefined {
   const given = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
   if (env[MARK] === '1' || DIAGNOSTIC.test(given)) return undefined;
   const flags: string[] = [];
   if (!/--max-semi-space-size/.test(given)) flags.push(`--max-semi-space-size=${SEMI_SPACE_MB}`);
   if (!/--heap-growing-percent/.test(given)) flags.push(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  if (flags.length === 0) return undefined;
+  const preload = jemalloc !== undefined && env.GW_MALLOC !== 'system' && !env.LD_PRELOAD;
+  if (flags.length === 0 && !preload) return undefined;
   const out: Record<string, string> = { [MARK]: '1' };
   if (!env.MALLOC_ARENA_MAX) out.MALLOC_ARENA_MAX = MALLOC_ARENAS;
+  if (preload) {
+    out.LD_PRELOAD = jemalloc;
+    if (!env.MALLOC_CONF) out.MALLOC_CONF = JEMALLOC_CONF;
+  }
   return { flags, env: out };
+}
+
+/** The first of JEMALLOC_PATHS present on this system (Linux only), or undefined. */
+export function findJemalloc(exists: (path: string) => boolean = existsSync): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  return JEMALLOC_PATHS.find((p) => exists(p));
 }
 
 /**
@@ -59,7 +90,7 @@ export function heapPlan(execArgv: string[], env: NodeJS.ProcessEnv): HeapPlan |
 export function tuneHeap(): void {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
   if (typeof execve !== 'function') return;
-  const plan = heapPlan(process.execArgv, process.env);
+  const plan = heapPlan(process.execArgv, process.env, findJemalloc());
   if (!plan) return;
   execve(process.execPath, [process.execPath, ...process.execArgv, ...plan.flags, ...process.argv.slice(1)], { ...process.env, ...plan.env });
 }

@@ -7,6 +7,7 @@ import test from 'ava';
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findJemalloc } from '../../cli/heap.ts';
 import { spawnGateway } from '../helpers/gateway.ts';
 
 const linux = process.platform === 'linux';
@@ -15,7 +16,7 @@ async function serveAndRead(
   t: import('ava').ExecutionContext,
   env: NodeJS.ProcessEnv,
   nodeArgs: string[] = [],
-): Promise<{ cmdline: string[]; environ: string[]; health: number }> {
+): Promise<{ cmdline: string[]; environ: string[]; maps: string; health: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-heap-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'gateway.toml');
@@ -28,8 +29,9 @@ async function serveAndRead(
   const pid = gw.child.pid!;
   const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
   const environ = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0');
+  const maps = await readFile(`/proc/${pid}/maps`, 'utf8');
   const health = (await fetch(`${gw.url}/health`)).status;
-  return { cmdline, environ, health };
+  return { cmdline, environ, maps, health };
 }
 
 (linux ? test : test.skip)(
@@ -56,7 +58,7 @@ async function serveAndRead(
 });
 
 (linux ? test : test.skip)("an operator's --heap-growing-percent (node's command line: NODE_OPTIONS refuses it) is kept", async (t) => {
-  const { cmdline, environ, health } = await serveAndRead(t, { NODE_OPTIONS: '--max-semi-space-size=16' }, ['--heap-growing-percent=30']);
+  const { cmdline, environ, health } = await serveAndRead(t, { NODE_OPTIONS: '--max-semi-space-size=16', GW_MALLOC: 'system' }, ['--heap-growing-percent=30']);
   t.deepEqual(
     cmdline.filter((a) => a.startsWith('--heap-growing-percent')),
     ['--heap-growing-percent=30'],
@@ -75,4 +77,16 @@ async function serveAndRead(
     cmdline.join(' '),
   );
   t.is(health, 200);
+});
+
+const jemalloc = linux ? findJemalloc() : undefined;
+
+(jemalloc ? test : test.skip)('with jemalloc on the system, gw serve runs on it; GW_MALLOC=system keeps glibc', async (t) => {
+  const on = await serveAndRead(t, { LD_PRELOAD: undefined, MALLOC_CONF: undefined, GW_MALLOC: undefined });
+  t.true(on.environ.includes(`LD_PRELOAD=${jemalloc}`));
+  t.true(on.maps.includes('libjemalloc'), 'the library is mapped into the serving process');
+  t.is(on.health, 200);
+  const off = await serveAndRead(t, { LD_PRELOAD: undefined, GW_MALLOC: 'system' });
+  t.false(off.maps.includes('libjemalloc'));
+  t.is(off.health, 200);
 });
