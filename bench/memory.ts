@@ -17,30 +17,62 @@ export interface MemorySample {
   storeMiB?: number;
 }
 
-/** Warm-up of a soak of `totalSeconds`: the first 2 minutes of 10, scaled down for shorter runs (a fifth), s. */
-export function warmupSeconds(totalSeconds: number): number {
-  return Math.min(120, totalSeconds / 5);
-}
-
-/** RSS after the warm-up: the reference sample, the last, the largest, and last / reference - 1. */
-export interface Growth {
-  /** The first sample at or after the warm-up. */
-  ref: MemorySample;
-  last: MemorySample;
-  maxRssMiB: number;
-  /** Relative growth, 0.1 = 10 %. */
-  growth: number;
+/**
+ * Warm-up of a soak of `totalSeconds` whose cache keeps entries `cacheTtlSeconds`, s: the
+ * first 2 minutes of 10 (a fifth of shorter runs), and at least two cache TTLs, so the cache
+ * is as full as it gets (entries expire as fast as new ones come) before growth is measured;
+ * at most half the run.
+ */
+export function warmupSeconds(totalSeconds: number, cacheTtlSeconds = 0): number {
+  return Math.min(Math.max(Math.min(120, totalSeconds / 5), 2 * cacheTtlSeconds), totalSeconds / 2);
 }
 
 /**
- * Growth of RSS from the end of the warm-up (`warmupS`, s) to the last sample; undefined when
- * no sample falls after the warm-up (the run was too short to tell).
+ * RSS after the warm-up, each end taken as the mean over a window (MiB): the first window
+ * after the warm-up, and the last window of the run.
  */
-export function rssGrowth(samples: MemorySample[], warmupS: number): Growth | undefined {
-  const i = samples.findIndex((s) => s.t >= warmupS);
-  if (i === -1 || i === samples.length - 1) return undefined;
-  const ref = samples[i]!;
-  const last = samples[samples.length - 1]!;
+export interface Growth {
+  /** The reference window, s since the load started: [from, to). */
+  ref: { from: number; to: number; rssMiB: number; anonMiB?: number; fileMiB?: number; storeMiB?: number };
+  /** The last window: (from, to]. */
+  last: { from: number; to: number; rssMiB: number; anonMiB?: number; fileMiB?: number; storeMiB?: number };
+  maxRssMiB: number;
+  /** Relative growth of the means, 0.1 = 10 %. */
+  growth: number;
+}
+
+/** The mean of `pick` over the samples with `from` <= t < `to` (`inclusiveEnd`: t <= `to`), or undefined for none. */
+function mean(samples: MemorySample[], from: number, to: number, pick: (s: MemorySample) => number | undefined, inclusiveEnd = false): number | undefined {
+  let sum = 0;
+  let n = 0;
+  for (const s of samples) {
+    if (s.t < from || (inclusiveEnd ? s.t > to : s.t >= to)) continue;
+    const v = pick(s);
+    if (v === undefined) continue;
+    sum += v;
+    n++;
+  }
+  return n ? sum / n : undefined;
+}
+
+/**
+ * Growth of RSS after the warm-up (`warmupS`, s): the mean over the `windowS` seconds after
+ * it against the mean over the last `windowS` seconds of the samples. Means over a window as
+ * long as the store's periodic work (the sweep and compaction, every 60 s) weigh a sample
+ * taken in the middle of a compaction with the rest of its minute, so the verdict does not
+ * depend on where the samples fall. Undefined when the run has no whole window after the
+ * warm-up (too short to tell).
+ */
+export function rssGrowth(samples: MemorySample[], warmupS: number, windowS = 60): Growth | undefined {
+  const end = samples.length ? samples[samples.length - 1]!.t : 0;
+  if (end < warmupS + windowS) return undefined;
+  const at = (from: number, to: number, inclusiveEnd: boolean) => {
+    const m = (pick: (s: MemorySample) => number | undefined) => mean(samples, from, to, pick, inclusiveEnd);
+    return { from, to, rssMiB: m((s) => s.rssMiB)!, anonMiB: m((s) => s.anonMiB), fileMiB: m((s) => s.fileMiB), storeMiB: m((s) => s.storeMiB) };
+  };
+  const ref = at(warmupS, warmupS + windowS, false);
+  const last = at(end - windowS, end, true);
+  if (ref.rssMiB === undefined || last.rssMiB === undefined) return undefined;
   const maxRssMiB = Math.max(...samples.map((s) => s.rssMiB));
   return { ref, last, maxRssMiB, growth: last.rssMiB / ref.rssMiB - 1 };
 }

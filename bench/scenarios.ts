@@ -67,9 +67,12 @@ const group3: GwSetup = {
 };
 
 const EXTENSIONS = ['cache', 'rate_limit', 'usage', 'budget', 'logging'];
-/** All five extensions with limits no bench run reaches. */
-export const ext5: GwSetup = {
-  id: 'ext5',
+/**
+ * All five extensions with limits no bench run reaches; the cache keeps entries
+ * `cacheTtlSeconds` (its default, 300, unless given).
+ */
+export const ext5With = (id: string, cacheTtlSeconds = 300): GwSetup => ({
+  id,
   needs: EXTENSIONS.map((e) => `plugins/extensions/${e}`),
   toml: (up) => `${upstreamProvider('upstream', up)}
 [pricing."${MODEL}"]
@@ -77,7 +80,7 @@ input_per_mtok = 2.5
 output_per_mtok = 10.0
 
 [extensions.cache]
-ttl_seconds = 300
+ttl_seconds = ${cacheTtlSeconds}
 [extensions.rate_limit]
 requests_per_minute = 1000000000
 tokens_per_minute = 1000000000000
@@ -87,7 +90,9 @@ default_budget = 1000000000.0
 [extensions.logging]
 level = "info"
 `,
-};
+});
+/** All five extensions, the cache at its default TTL (300 s). */
+export const ext5 = ext5With('ext5');
 
 /** The extensions that read key settings, with limits no run reaches; the bench key plain. */
 const limits: GwSetup = {

@@ -5,21 +5,31 @@
 import test from 'ava';
 import { promValue, rssGrowth, warmupSeconds } from '../memory.ts';
 
-test('warmupSeconds: 2 minutes of 10, a fifth of shorter runs', (t) => {
+test('warmupSeconds: 2 minutes of 10, a fifth of shorter runs, at least two cache TTLs, at most half the run', (t) => {
   t.is(warmupSeconds(600), 120);
   t.is(warmupSeconds(3600), 120);
   t.is(warmupSeconds(180), 36);
+  t.is(warmupSeconds(600, 60), 120);
+  t.is(warmupSeconds(600, 100), 200);
+  t.is(warmupSeconds(600, 300), 300);
+  t.is(warmupSeconds(180, 60), 90);
 });
 
-test('rssGrowth compares the last sample with the first one after the warm-up', (t) => {
-  const s = [0, 30, 60, 90, 120].map((time, i) => ({ t: time, rssMiB: [100, 200, 210, 250, 220][i]! }));
-  const g = rssGrowth(s, 36)!;
-  t.is(g.ref.t, 60);
-  t.is(g.last.t, 120);
-  t.is(g.maxRssMiB, 250);
-  t.is(Math.round(g.growth * 1000), 48);
-  t.is(rssGrowth(s, 120), undefined);
-  t.is(rssGrowth(s, 500), undefined);
+test('rssGrowth compares the mean of the minute after the warm-up with the mean of the last minute', (t) => {
+  // every 10 s for 5 minutes; a spike every minute (a compaction) must not decide the verdict
+  const s = Array.from({ length: 31 }, (_, i) => ({ t: i * 10, rssMiB: 100 + (i % 6 === 0 ? 40 : 0) + (i >= 24 ? 10 : 0), anonMiB: 50 }));
+  const g = rssGrowth(s, 60)!;
+  t.deepEqual([g.ref.from, g.ref.to, g.last.from, g.last.to], [60, 120, 240, 300]);
+  // [60, 120): 140, 100 x 5 → 106.67; [240, 300]: 150, 110 x 5, 150 → 121.43
+  t.is(Math.round(g.ref.rssMiB * 100), 10667);
+  t.is(Math.round(g.last.rssMiB * 100), 12143);
+  t.is(g.last.anonMiB, 50);
+  t.is(g.last.fileMiB, undefined);
+  t.is(g.maxRssMiB, 150);
+  t.is(Math.round(g.growth * 1000), 138);
+  // no whole minute after the warm-up: too short to tell
+  t.is(rssGrowth(s, 250), undefined);
+  t.is(rssGrowth([], 0), undefined);
 });
 
 test('promValue reads an unlabelled sample, skips labelled series and look-alike names', (t) => {
