@@ -33,7 +33,11 @@ const RING_SPACE = '\u0001r\u0000';
  * the sweep reads only the entries that expired, not the whole store.
  */
 const EXPIRY_SPACE = '\u0001e\u0000';
-/** Present once every TTL value on disk has its expiry index entry (stores from before the index are indexed once, at open). */
+/**
+ * Present once every TTL value on disk has its expiry index entry: stores from before the
+ * index are indexed once, at open. (A value written meanwhile by an older gw has no entry:
+ * the scan at the next open deletes it once expired.)
+ */
 const EXPIRY_INDEXED = '\u0001m\u0000expiry-index';
 /**
  * How often expired TTL values and buckets past their retention are deleted from disk (they

@@ -29,7 +29,8 @@ const schema = z.strictObject({
 
 const ms = (rc: RequestContext): number => Math.round((performance.now() - rc.startedAt) * 100) / 100;
 
-function completed(out: Logger) {
+/** `out`: the request line's logger (no redaction); `content`: the trace line's. */
+function completed(out: Logger, content: Logger) {
   return async function logCompleted(rc: RequestContext, info: ResponseInfo): Promise<void> {
     if (out.isLevelEnabled('info')) {
       const u = rc.usage;
@@ -53,12 +54,12 @@ function completed(out: Logger) {
         'request completed',
       );
     }
-    if (out.isLevelEnabled('trace'))
-      out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents, response: info.body }, 'request content');
+    if (content.isLevelEnabled('trace'))
+      content.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents, response: info.body }, 'request content');
   };
 }
 
-function failed(out: Logger) {
+function failed(out: Logger, content: Logger) {
   return async function logFailed(rc: RequestContext, err: GatewayError): Promise<void> {
     const fields: Record<string, unknown> = {
       req: rc.id,
@@ -81,7 +82,7 @@ function failed(out: Logger) {
     }
     if (err.status >= 500) out.error(fields, 'request failed');
     else out.warn(fields, 'request failed');
-    if (out.isLevelEnabled('trace')) out.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents }, 'request content');
+    if (content.isLevelEnabled('trace')) content.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents }, 'request content');
   };
 }
 
@@ -90,7 +91,12 @@ export default defineExtension({
   configSchema: schema,
   setup({ config, log, hooks }) {
     const out = log.child({}, { level: config.level });
-    hooks.onResponse.tapPromise(PLUGIN_NAME, completed(out));
-    hooks.onError.tapPromise(PLUGIN_NAME, failed(out));
+    // the completed and failed lines are fixed sets of scalar fields, none named like a
+    // secret (REDACT_PATHS): pino's redaction could never change them, and it cost ~10 µs a
+    // line, three quarters of the line, on every request. Their trace lines carry request
+    // bodies and keep it.
+    const lines = out.child({}, { redact: [] });
+    hooks.onResponse.tapPromise(PLUGIN_NAME, completed(lines, out));
+    hooks.onError.tapPromise(PLUGIN_NAME, failed(lines, out));
   },
 });
