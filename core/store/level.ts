@@ -159,15 +159,13 @@ class Shared {
   /**
    * Key filters of the value space: a read of a key none of them has (a cache miss: a new
    * body's hash) answers without a LevelDB lookup. Keys of plain values and counters go in
-   * `present`; TTL'd keys in the filter of their expiry generation (`generationEnd`), dropped
-   * once that generation has ended, so expired keys are forgotten without a rescan. Filled
-   * by `load` and by every put; consulted once `ready`.
+   * `present`; TTL'd keys in the filter of their expiry generation (`generationWidth`),
+   * dropped once that generation has ended, so expired keys are forgotten without a rescan.
+   * Filled by `load` and by every put; consulted once `ready`.
    */
   private readonly present = new KeyFilter();
-  /** Expiry generations by end and width (`${end}/${width}`). */
-  private readonly generations = new Map<string, Generation>();
-  /** The same filters as an array: the read path iterates it without an iterator object. */
-  private generationList: KeyFilter[] = [];
+  /** Expiry generations held: a few per TTL in use (at most 16 each), so found by a scan. */
+  private generations: Generation[] = [];
   private ready = false;
   private sweepRunning = false;
   /** TTL values deleted since the store was last compacted. */
@@ -251,31 +249,21 @@ class Shared {
   private generation(expiresAt: number, ttlMs: number): KeyFilter {
     const width = generationWidth(ttlMs);
     const end = (Math.floor(expiresAt / width) + 1) * width;
-    const id = `${end}/${width}`;
-    let g = this.generations.get(id);
-    if (!g) {
-      // small first part: a generation of a lightly used TTL costs ~1 KB, a busy one grows
-      g = { filter: new KeyFilter(1024), end, width };
-      this.generations.set(id, g);
-      this.generationList = [...this.generations.values()].map((x) => x.filter);
-    }
+    for (const g of this.generations) if (g.end === end && g.width === width) return g.filter;
+    // small first part: a generation of a lightly used TTL costs ~1 KB, a busy one grows
+    const g = { filter: new KeyFilter(1024), end, width };
+    this.generations.push(g);
     return g.filter;
   }
 
   /** Expiry generation filters held (tests: expired keys are forgotten). */
   get generationCount(): number {
-    return this.generations.size;
+    return this.generations.length;
   }
 
   /** Drops the filters of generations that ended by `now`: every key in them has expired. */
   private forgetGenerations(now: number): void {
-    let dropped = false;
-    for (const [id, g] of this.generations)
-      if (g.end <= now) {
-        this.generations.delete(id);
-        dropped = true;
-      }
-    if (dropped) this.generationList = [...this.generations.values()].map((x) => x.filter);
+    this.generations = this.generations.filter((g) => g.end > now);
   }
 
   /** False when `key` (of the value space) is certainly neither on disk nor queued. */
@@ -283,8 +271,7 @@ class Shared {
     const h1 = hash1(key);
     const h2 = hash2(key);
     if (this.present.hasHashed(h1, h2)) return true;
-    const list = this.generationList;
-    for (let i = 0; i < list.length; i++) if (list[i]!.hasHashed(h1, h2)) return true;
+    for (const g of this.generations) if (g.filter.hasHashed(h1, h2)) return true;
     return false;
   }
 
@@ -345,7 +332,7 @@ class Shared {
   /** Reads a key, seeing queued writes first. */
   async read(key: string): Promise<string | undefined> {
     const u = this.unwritten.get(key);
-    if (u) return typeof u.value === 'function' ? u.value() : (u.value ?? undefined);
+    if (u) return queuedValue(u.value);
     if (this.ready && key.charCodeAt(0) !== 1 && !this.mightHave(key)) return undefined;
     return this.db.get(key);
   }
@@ -555,8 +542,9 @@ class Shared {
       // false: set since the read, or a second index entry of the same key in this chunk
       if (this.sweeping.delete(k)) {
         const u = this.unwritten.get(k);
-        const raw = u ? (typeof u.value === 'function' ? u.value() : u.value) : raws[i];
-        if (raw != null && raw.charCodeAt(0) === 0 && decode(raw, now) === undefined) ops.push({ type: 'del', key: k });
+        const raw = u ? queuedValue(u.value) : raws[i];
+        // undefined from decode: an expired TTL value (a plain value comes back as is)
+        if (raw !== undefined && decode(raw, now) === undefined) ops.push({ type: 'del', key: k });
       }
       ops.push({ type: 'del', key: entries[i]! });
     }
@@ -566,15 +554,13 @@ class Shared {
   }
 
   /**
-   * About how many TTL values are live at `now`: the keys of the generations still ahead, and
-   * of the one under way the share not yet expired (its expiries taken as evenly spread).
+   * About how many TTL values are live at `now` (after `forgetGenerations`): the keys of the
+   * generations still ahead, and of the one under way the share not yet expired (its expiries
+   * taken as evenly spread).
    */
   private liveExpiring(now: number): number {
     let n = 0;
-    for (const g of this.generations.values()) {
-      const start = g.end - g.width;
-      n += start >= now ? g.filter.count : g.end > now ? (g.filter.count * (g.end - now)) / g.width : 0;
-    }
+    for (const g of this.generations) n += g.filter.count * Math.min(1, (g.end - now) / g.width);
     return n;
   }
 }
@@ -851,6 +837,11 @@ class LevelView implements Store {
     m.delete(id);
     if (m.size === 0) this.s.holds.delete(full);
   }
+}
+
+/** A queued write's value as a read sees it: a counter record serialized, a delete as undefined. */
+function queuedValue(value: string | (() => string) | null): string | undefined {
+  return typeof value === 'function' ? value() : (value ?? undefined);
 }
 
 function decode(raw: string, now: number): string | undefined {

@@ -285,6 +285,24 @@ test('a value set again while the sweep reads it is kept, and so is one set agai
   t.is(await valuesOnDisk(store), 2);
 });
 
+test('a sweep whose read fails deletes nothing and leaves no key marked; the next sweep deletes what expired', async (t) => {
+  const { store } = await open(t);
+  const cache = store.namespace('cache');
+  await Promise.all(Array.from({ length: 20 }, (_, i) => cache.set(`k${i}`, 'v', { ttlMs: 1 })));
+  const s = internals(store) as ReturnType<typeof internals> & { sweeping: Set<string> };
+  const getMany = s.db.getMany;
+  s.db.getMany = () => Promise.reject(new Error('read failed'));
+  await new Promise((r) => setTimeout(r, 5));
+  await t.throwsAsync(s.sweep(), { message: 'read failed' });
+  t.is(s.sweeping.size, 0);
+  t.is(await valuesOnDisk(store), 20);
+  t.is(await indexOnDisk(store), 20);
+  s.db.getMany = getMany;
+  await s.sweep();
+  t.is(await valuesOnDisk(store), 0);
+  t.is(await indexOnDisk(store), 0);
+});
+
 test('a store written before the expiry index is indexed once at open; its TTL values are then swept', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
