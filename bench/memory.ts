@@ -27,22 +27,38 @@ export function warmupSeconds(totalSeconds: number, cacheTtlSeconds = 0): number
   return Math.min(Math.max(Math.min(120, totalSeconds / 5), 2 * cacheTtlSeconds), totalSeconds / 2);
 }
 
+/** Means over a window of samples, MiB; `from`, `to`: s since the load started. */
+export interface WindowMeans {
+  from: number;
+  to: number;
+  rssMiB: number;
+  anonMiB?: number;
+  fileMiB?: number;
+  storeMiB?: number;
+}
+
 /**
  * RSS after the warm-up, each end taken as the mean over a window (MiB): the first window
  * after the warm-up, and the last window of the run.
  */
 export interface Growth {
-  /** The reference window, s since the load started: [from, to). */
-  ref: { from: number; to: number; rssMiB: number; anonMiB?: number; fileMiB?: number; storeMiB?: number };
-  /** The last window: (from, to]. */
-  last: { from: number; to: number; rssMiB: number; anonMiB?: number; fileMiB?: number; storeMiB?: number };
+  /** The reference window: [from, to). */
+  ref: WindowMeans;
+  /** The last window: [from, to]. */
+  last: WindowMeans;
   maxRssMiB: number;
   /** Relative growth of the means, 0.1 = 10 %. */
   growth: number;
 }
 
 /** The mean of `pick` over the samples with `from` <= t < `to` (`inclusiveEnd`: t <= `to`), or undefined for none. */
-function mean(samples: MemorySample[], from: number, to: number, pick: (s: MemorySample) => number | undefined, inclusiveEnd = false): number | undefined {
+export function mean(
+  samples: MemorySample[],
+  from: number,
+  to: number,
+  pick: (s: MemorySample) => number | undefined,
+  inclusiveEnd = false,
+): number | undefined {
   let sum = 0;
   let n = 0;
   for (const s of samples) {
@@ -66,7 +82,7 @@ function mean(samples: MemorySample[], from: number, to: number, pick: (s: Memor
 export function rssGrowth(samples: MemorySample[], warmupS: number, windowS = 60): Growth | undefined {
   const end = samples.length ? samples[samples.length - 1]!.t : 0;
   if (end < warmupS + windowS) return undefined;
-  const at = (from: number, to: number, inclusiveEnd: boolean) => {
+  const at = (from: number, to: number, inclusiveEnd: boolean): WindowMeans => {
     const m = (pick: (s: MemorySample) => number | undefined) => mean(samples, from, to, pick, inclusiveEnd);
     return { from, to, rssMiB: m((s) => s.rssMiB)!, anonMiB: m((s) => s.anonMiB), fileMiB: m((s) => s.fileMiB), storeMiB: m((s) => s.storeMiB) };
   };

@@ -19,7 +19,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { rssGrowth, warmupSeconds, promValue, type MemorySample } from './memory.ts';
+import { mean, rssGrowth, warmupSeconds, promValue, type MemorySample } from './memory.ts';
 import { envNumber, toTarget } from './options.ts';
 import { dirMiB, rssSplitMiB, stopAll, treeRssMiB } from './procs.ts';
 import { chat, chatPath, ext5With } from './scenarios.ts';
@@ -93,19 +93,13 @@ async function main(): Promise<number> {
     const heap = await heapMiB(gw.url);
     s.heapMiB = heap.used;
     samples.push(s);
-    let sum = 0;
-    let n = 0;
-    for (const x of trace)
-      if (x.t > t - 60) {
-        sum += x.rssMiB;
-        n++;
-      }
+    const mean60 = mean(trace, t - 60, t, (x) => x.rssMiB, true);
     const rate = t > lastT ? (ok - lastOk) / (t - lastT) : 0;
     lastOk = ok;
     lastT = t;
     const fmt = (v: number | undefined, d: number) => (v === undefined ? '-' : v.toFixed(d));
     process.stdout.write(
-      `  ${fmt(t, 0).padStart(6)} ${String(ok).padStart(10)} ${fmt(rate, 0).padStart(7)} ${String(failed).padStart(7)} ${fmt(s.rssMiB, 1).padStart(9)} ${fmt(sum / n, 1).padStart(10)} ${fmt(s.anonMiB, 1).padStart(8)} ${fmt(s.fileMiB, 1).padStart(8)} ${fmt(heap.used, 1).padStart(10)} ${fmt(heap.total, 1).padStart(11)} ${fmt(s.storeMiB, 0).padStart(15)}\n`,
+      `  ${fmt(t, 0).padStart(6)} ${String(ok).padStart(10)} ${fmt(rate, 0).padStart(7)} ${String(failed).padStart(7)} ${fmt(s.rssMiB, 1).padStart(9)} ${fmt(mean60, 1).padStart(10)} ${fmt(s.anonMiB, 1).padStart(8)} ${fmt(s.fileMiB, 1).padStart(8)} ${fmt(heap.used, 1).padStart(10)} ${fmt(heap.total, 1).padStart(11)} ${fmt(s.storeMiB, 0).padStart(15)}\n`,
     );
   };
   await sample();
