@@ -12,6 +12,7 @@ import { writeFirstRunConfig } from './config/first-run.ts';
 import { loadConfig } from './config/load.ts';
 import { UserError } from './errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
+import { PendingRequests } from './http/pending.ts';
 
 /**
  * Pending-connection queue asked of the kernel (it caps the value at net.core.somaxconn).
@@ -20,6 +21,9 @@ import { createGateway, type Gateway } from './gateway.ts';
  * a 1 s SYN retry before their first byte.
  */
 export const LISTEN_BACKLOG = 4096;
+
+/** How long handlers get to unwind after shutdown closed their connections, ms. */
+const UNWIND_MS = 5_000;
 
 export interface ServeOptions {
   /** Config file path; created on first run when missing. */
@@ -60,6 +64,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   // requestTimeout bounds receiving a request (not answering it: streams may run for
   // minutes); Node checks it every connectionsCheckingInterval
   const requestMs = config.request_timeout_seconds * 1000;
+  const handle = app.callback();
+  const pending = new PendingRequests();
   const server = createServer(
     {
       keepAliveTimeout: 65_000,
@@ -67,16 +73,9 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       headersTimeout: Math.min(60_000, requestMs),
       connectionsCheckingInterval: Math.min(5_000, Math.max(250, requestMs / 4)),
     },
-    app.callback(),
+    // Koa's callback answers with the promise of its handling: hooks, charges and all
+    (req, res) => pending.track(res, handle(req, res)),
   );
-  let inflight = 0;
-  let idle: (() => void) | undefined;
-  server.on('request', (_req, res) => {
-    inflight++;
-    res.once('close', () => {
-      if (--inflight === 0 && idle) idle();
-    });
-  });
   const [host, port] = splitHostPort(opts.bind ?? config.listen);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -102,19 +101,15 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     stopping ??= (async () => {
       server.close();
       server.closeIdleConnections();
-      if (inflight > 0) {
-        log.info({ inflight }, 'waiting for in-flight requests');
-        const bound = config.shutdown_timeout_seconds * 1000;
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, bound);
-          idle = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        if (inflight > 0) log.warn({ inflight }, 'shutdown bound reached: closing remaining connections');
+      if (pending.size > 0) {
+        log.info({ inflight: pending.size }, 'waiting for in-flight requests');
+        if (!(await pending.idle(config.shutdown_timeout_seconds * 1000)))
+          log.warn({ inflight: pending.size }, 'shutdown bound reached: closing remaining connections');
       }
       server.closeAllConnections();
+      // handlers whose connections were just closed unwind (their clients are gone) and
+      // charge what they streamed: the store stays open for that, within a bound
+      if (pending.size > 0 && !(await pending.idle(UNWIND_MS))) log.warn({ inflight: pending.size }, 'closing the store with requests still unwinding');
       await gateway.close();
     })();
     return stopping;
