@@ -15,6 +15,7 @@
 import { Level } from 'level';
 import { UserError } from '../errors.ts';
 import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
+import { HoldSet } from './hold-set.ts';
 import { IdleMap } from './idle-map.ts';
 import { hash1, hash2, KeyFilter } from './key-filter.ts';
 import { KeyLocks } from './key-locks.ts';
@@ -101,11 +102,6 @@ const RING_TRIM_EVERY = 256;
 
 const WRITE = { sync: false };
 
-interface Hold {
-  amount: number;
-  expiresAt: number;
-}
-
 /** A ring in this process: last sequence number, length, and every seq up to `trimmed` deleted. */
 interface RingState {
   seq: number;
@@ -147,7 +143,7 @@ class Shared {
   readonly locks = new KeyLocks();
   readonly windows = new IdleMap<string, Window>();
   readonly loading = new Map<string, Promise<Window>>();
-  readonly holds = new Map<string, Map<string, Hold>>();
+  readonly holds = new Map<string, HoldSet>();
   /**
    * Counter records in use. LevelDB admits one process, so this copy is authoritative once
    * loaded: counter reads (budget admission, listings) and updates never read the disk.
@@ -406,7 +402,7 @@ class Shared {
       return false;
     });
     for (const [key, m] of this.holds) {
-      for (const [id, h] of m) if (h.expiresAt <= now) m.delete(id);
+      m.expire(now);
       if (m.size === 0) this.holds.delete(key);
     }
   }
@@ -665,8 +661,8 @@ class LevelView implements Store {
     const admitted = value + held < opts.limit;
     if (admitted) {
       let m = this.s.holds.get(full);
-      if (!m) this.s.holds.set(full, (m = new Map()));
-      m.set(id, { amount, expiresAt: Date.now() + opts.ttlMs });
+      if (!m) this.s.holds.set(full, (m = new HoldSet()));
+      m.add(id, amount, Date.now() + opts.ttlMs);
     }
     return { admitted, value, held };
   }
@@ -821,12 +817,7 @@ class LevelView implements Store {
   private liveHolds(full: string, except: string | undefined): number {
     const m = this.s.holds.get(full);
     if (!m) return 0;
-    const now = Date.now();
-    let sum = 0;
-    for (const [id, h] of m) {
-      if (h.expiresAt <= now) m.delete(id);
-      else if (id !== except) sum += h.amount;
-    }
+    const sum = m.live(Date.now(), except);
     if (m.size === 0) this.s.holds.delete(full);
     return sum;
   }

@@ -102,53 +102,106 @@ return 1
 `;
 
 /**
- * Hold helpers. Holds on a key: a ZSET id → expiry (server ms) and a HASH id →
- * '<amount>|<owner>'. A hold is live while unexpired and while its owner (a gw instance) is
- * alive: each instance keeps a liveness key '<livePrefix><owner>' (PX, refreshed by a
- * heartbeat and by its own hold calls) and deletes it on close, so the holds of a crashed or
- * stopped instance are dropped within the liveness TTL instead of lasting until their own TTL.
+ * Hold helpers. Holds on a key: a ZSET id → expiry (server ms), a HASH id →
+ * '<amount>|<owner>', and a HASH of running sums per owner: 's:<owner>' (its holds' amounts)
+ * and 'n:<owner>' (how many), kept in step by every script that adds or drops a hold, so
+ * admission reads a few owners' sums instead of every hold in flight (thousands with as many
+ * open streams). A hold is live while unexpired and while its owner (a gw instance) is alive:
+ * each instance keeps a liveness key '<livePrefix><owner>' (PX, refreshed by a heartbeat and
+ * by its own hold calls) and deletes it on close, so the holds of a crashed or stopped
+ * instance are dropped within the liveness TTL instead of lasting until their own TTL. When
+ * the counts disagree with the holds (holds written by an earlier gw, without sums) the sums
+ * are rebuilt from the holds.
  */
 const HOLDS = `
-local function live(hx, ha, now, except, livePrefix)
-  local expired = redis.call('ZRANGEBYSCORE', hx, '-inf', fmt(now))
-  for _, id in ipairs(expired) do redis.call('HDEL', ha, id) end
-  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', hx, '-inf', fmt(now)) end
-  local all = redis.call('HGETALL', ha)
-  local alive = {}
-  local sum = 0
-  for i = 1, #all, 2 do
-    local id, v = all[i], all[i + 1]
-    local sep = string.find(v, '|', 1, true)
-    local owner = string.sub(v, sep + 1)
-    local ok = alive[owner]
-    if ok == nil then
-      ok = owner == '' or redis.call('EXISTS', livePrefix .. owner) == 1
-      alive[owner] = ok
+local function split(v)
+  local sep = string.find(v, '|', 1, true)
+  return tonumber(string.sub(v, 1, sep - 1)), string.sub(v, sep + 1)
+end
+-- takes hold id (hash value v) out of the hash and its owner's sums (the caller drops it from the zset)
+local function unhold(ha, hs, id, v)
+  redis.call('HDEL', ha, id)
+  local amt, owner = split(v)
+  if redis.call('HEXISTS', hs, 'n:' .. owner) == 1 then
+    if redis.call('HINCRBY', hs, 'n:' .. owner, -1) <= 0 then
+      redis.call('HDEL', hs, 'n:' .. owner, 's:' .. owner)
+    else
+      redis.call('HINCRBYFLOAT', hs, 's:' .. owner, fmt(-amt))
     end
-    if not ok then
-      redis.call('HDEL', ha, id)
-      redis.call('ZREM', hx, id)
-    elseif id ~= except then
-      sum = sum + tonumber(string.sub(v, 1, sep - 1))
+  end
+end
+local function rebuild(ha, hs)
+  redis.call('DEL', hs)
+  local all = redis.call('HGETALL', ha)
+  for i = 1, #all, 2 do
+    local amt, owner = split(all[i + 1])
+    redis.call('HINCRBYFLOAT', hs, 's:' .. owner, fmt(amt))
+    redis.call('HINCRBY', hs, 'n:' .. owner, 1)
+  end
+end
+-- the holds of an owner that is gone leave (one scan, once per owner that died)
+local function bury(hx, ha, hs, owner)
+  local all = redis.call('HGETALL', ha)
+  for i = 1, #all, 2 do
+    local _, o = split(all[i + 1])
+    if o == owner then
+      redis.call('HDEL', ha, all[i])
+      redis.call('ZREM', hx, all[i])
+    end
+  end
+  redis.call('HDEL', hs, 'n:' .. owner, 's:' .. owner)
+end
+local function alive(livePrefix, owner)
+  return owner == '' or redis.call('EXISTS', livePrefix .. owner) == 1
+end
+local function live(hx, ha, hs, now, except, livePrefix)
+  local expired = redis.call('ZRANGEBYSCORE', hx, '-inf', fmt(now))
+  for _, id in ipairs(expired) do
+    local v = redis.call('HGET', ha, id)
+    if v then unhold(ha, hs, id, v) end
+  end
+  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', hx, '-inf', fmt(now)) end
+  local sums = redis.call('HGETALL', hs)
+  local count = 0
+  for i = 1, #sums, 2 do
+    if string.sub(sums[i], 1, 2) == 'n:' then count = count + tonumber(sums[i + 1]) end
+  end
+  if count ~= redis.call('HLEN', ha) then
+    rebuild(ha, hs)
+    sums = redis.call('HGETALL', hs)
+  end
+  local sum = 0
+  for i = 1, #sums, 2 do
+    if string.sub(sums[i], 1, 2) == 's:' then
+      local owner = string.sub(sums[i], 3)
+      if alive(livePrefix, owner) then sum = sum + tonumber(sums[i + 1]) else bury(hx, ha, hs, owner) end
+    end
+  end
+  if except then
+    local v = redis.call('HGET', ha, except)
+    if v then
+      local amt, owner = split(v)
+      if alive(livePrefix, owner) then sum = sum - amt end
     end
   end
   return sum
 end
--- both keys expire with their last hold
-local function keepAlive(hx, ha)
+-- the three keys expire with their last hold
+local function keepAlive(hx, ha, hs)
   local last = redis.call('ZRANGE', hx, -1, -1, 'WITHSCORES')
   if #last == 0 then
-    redis.call('DEL', hx, ha)
+    redis.call('DEL', hx, ha, hs)
   else
     local at = fmt(math.ceil(tonumber(last[2])))
     redis.call('PEXPIREAT', hx, at)
     redis.call('PEXPIREAT', ha, at)
+    redis.call('PEXPIREAT', hs, at)
   end
 end
 `;
 
 /**
- * hold. KEYS: counter hash, holds zset, holds hash.
+ * hold. KEYS: counter hash, holds zset, holds hash, holds sums.
  * ARGV: id, amount, field, limit, ttlMs, owner, livePrefix, livenessTtlMs.
  * Returns {admitted 0|1, value, held}.
  */
@@ -157,29 +210,34 @@ local id, amt, field, limit, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber
 local owner, livePrefix = ARGV[6], ARGV[7]
 if owner ~= '' then redis.call('SET', livePrefix .. owner, '1', 'PX', ARGV[8]) end
 local now = clock('')
-local held = live(KEYS[2], KEYS[3], now, id, livePrefix)
+local held = live(KEYS[2], KEYS[3], KEYS[4], now, id, livePrefix)
 local value = tonumber(redis.call('HGET', KEYS[1], field) or '0')
 if value + held < limit then
+  local old = redis.call('HGET', KEYS[3], id)
+  if old then unhold(KEYS[3], KEYS[4], id, old) end
   redis.call('ZADD', KEYS[2], fmt(now + ttl), id)
   redis.call('HSET', KEYS[3], id, ARGV[2] .. '|' .. owner)
-  keepAlive(KEYS[2], KEYS[3])
+  redis.call('HINCRBYFLOAT', KEYS[4], 's:' .. owner, ARGV[2])
+  redis.call('HINCRBY', KEYS[4], 'n:' .. owner, 1)
+  keepAlive(KEYS[2], KEYS[3], KEYS[4])
   return {1, fmt(value), fmt(held)}
 end
-keepAlive(KEYS[2], KEYS[3])
+keepAlive(KEYS[2], KEYS[3], KEYS[4])
 return {0, fmt(value), fmt(held)}
 `;
 
-/** held. KEYS: holds zset, holds hash. ARGV: livePrefix. Returns the live sum (string). */
+/** held. KEYS: holds zset, holds hash, holds sums. ARGV: livePrefix. Returns the live sum (string). */
 export const HELD = `${LIB}${HOLDS}
-local sum = live(KEYS[1], KEYS[2], clock(''), nil, ARGV[1])
-keepAlive(KEYS[1], KEYS[2])
+local sum = live(KEYS[1], KEYS[2], KEYS[3], clock(''), nil, ARGV[1])
+keepAlive(KEYS[1], KEYS[2], KEYS[3])
 return fmt(sum)
 `;
 
-/** release. KEYS: holds zset, holds hash. ARGV: id. */
-export const RELEASE = `
+/** release. KEYS: holds zset, holds hash, holds sums. ARGV: id. */
+export const RELEASE = `${LIB}${HOLDS}
 redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
+local v = redis.call('HGET', KEYS[2], ARGV[1])
+if v then unhold(KEYS[2], KEYS[3], ARGV[1], v) end
 return 1
 `;
 
@@ -190,13 +248,14 @@ return redis.call('HGETALL', KEYS[1])
 `;
 
 /**
- * settle. KEYS: counter hash, holds zset, holds hash. ARGV: id, field, delta, field, delta…
+ * settle. KEYS: counter hash, holds zset, holds hash, holds sums. ARGV: id, field, delta, field, delta…
  * Adds the deltas and drops the hold in one step. Returns HGETALL after.
  */
-export const SETTLE = `
+export const SETTLE = `${LIB}${HOLDS}
 for i = 2, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
+local v = redis.call('HGET', KEYS[3], ARGV[1])
+if v then unhold(KEYS[3], KEYS[4], ARGV[1], v) end
 return redis.call('HGETALL', KEYS[1])
 `;
 
@@ -255,11 +314,11 @@ return 0
 export const SCRIPTS = {
   gwWindowAdmit: { numberOfKeys: 2, lua: WINDOW_ADMIT },
   gwWindowAdd: { numberOfKeys: 2, lua: WINDOW_ADD },
-  gwHold: { numberOfKeys: 3, lua: HOLD },
-  gwHeld: { numberOfKeys: 2, lua: HELD },
-  gwRelease: { numberOfKeys: 2, lua: RELEASE },
+  gwHold: { numberOfKeys: 4, lua: HOLD },
+  gwHeld: { numberOfKeys: 3, lua: HELD },
+  gwRelease: { numberOfKeys: 3, lua: RELEASE },
   gwIncr: { numberOfKeys: 1, lua: INCR },
-  gwSettle: { numberOfKeys: 3, lua: SETTLE },
+  gwSettle: { numberOfKeys: 4, lua: SETTLE },
   gwBucketIncr: { numberOfKeys: 1, lua: BUCKET_INCR },
   gwRingPush: { numberOfKeys: 2, lua: RING_PUSH },
   gwUnlock: { numberOfKeys: 1, lua: UNLOCK },

@@ -10,7 +10,8 @@
  *   gw:w:<full>    window entries (ZSET scored by time) and gw:wt:<full> their running sum
  *   gw:hx:<full>   holds: '<owner>/<id>' → expiry (ZSET) and gw:ha:<full> '<owner>/<id>' →
  *                  '<amount>|<owner>' (HASH); ids are per store instance, as callers choose
- *                  them unique per process
+ *                  them unique per process; gw:hs:<full> their running sum and count per
+ *                  owner (HASH 's:<owner>', 'n:<owner>')
  *   gw:b:<full>@<start>  one time bucket (HASH '<field>\0<series>' → HINCRBYFLOAT), PEXPIREAT
  *                  its end + retention
  *   gw:r:<full>    ring values (ZSET '<seq>:<value>' scored by seq) and gw:rs:<full> its sequence
@@ -38,6 +39,9 @@ import { KeyLocks } from './key-locks.ts';
 
 /** Root of every key gw writes. */
 const ROOT = 'gw:';
+
+/** The keys of the holds on `full`: expiries (ZSET), amounts (HASH), sums per owner (HASH). */
+const holdKeys = (full: string) => [`${ROOT}hx:${full}`, `${ROOT}ha:${full}`, `${ROOT}hs:${full}`] as const;
 /** A store operation unanswered this long counts as Redis unavailable (docs/design.md "Store and processes"). */
 export const OP_TIMEOUT_MS = 2000;
 /** How long startup keeps trying to reach Redis before giving up (docs/design.md: exit within 15 s). */
@@ -81,7 +85,7 @@ class Shared {
   private seq = 0;
   heartbeat: NodeJS.Timeout | undefined;
   /** Holds to release once Redis answers again (see beat). */
-  readonly orphans: Array<readonly [string, string, string]> = [];
+  readonly orphans: Array<readonly [string, string, string, string]> = [];
   /** Set by close(): the connection's end is not an outage. */
   closing = false;
 
@@ -135,7 +139,7 @@ class Shared {
   }
 
   /** Remembers a hold whose settle/release failed for want of Redis, to release it once back. */
-  orphan(hold: readonly [string, string, string], err: unknown): void {
+  orphan(hold: readonly [string, string, string, string], err: unknown): void {
     if (STORE_UNAVAILABLE.is(err) && this.orphans.length < MAX_ORPHANS) this.orphans.push(hold);
   }
 }
@@ -291,8 +295,7 @@ class RedisView implements Store {
     const r = (await this.s.op(
       this.s.redis.gwHold(
         this.v(key),
-        `${ROOT}hx:${full}`,
-        `${ROOT}ha:${full}`,
+        ...holdKeys(full),
         this.s.holdId(id),
         String(amount),
         opts.field,
@@ -308,7 +311,7 @@ class RedisView implements Store {
 
   async settle(key: string, id: string, deltas: Record<string, number>): Promise<Record<string, number>> {
     const full = this.prefix + key;
-    const hold = [`${ROOT}hx:${full}`, `${ROOT}ha:${full}`, this.s.holdId(id)] as const;
+    const hold = [...holdKeys(full), this.s.holdId(id)] as const;
     try {
       return record(await this.s.op(this.s.redis.gwSettle(this.v(key), ...hold, ...deltaArgs(deltas))));
     } catch (err) {
@@ -319,7 +322,7 @@ class RedisView implements Store {
 
   async release(key: string, id: string): Promise<void> {
     const full = this.prefix + key;
-    const hold = [`${ROOT}hx:${full}`, `${ROOT}ha:${full}`, this.s.holdId(id)] as const;
+    const hold = [...holdKeys(full), this.s.holdId(id)] as const;
     try {
       await this.s.op(this.s.redis.gwRelease(...hold));
     } catch (err) {
@@ -330,7 +333,7 @@ class RedisView implements Store {
 
   async held(key: string): Promise<number> {
     const full = this.prefix + key;
-    return Number(await this.s.op(this.s.redis.gwHeld(`${ROOT}hx:${full}`, `${ROOT}ha:${full}`, `${ROOT}i:`)));
+    return Number(await this.s.op(this.s.redis.gwHeld(...holdKeys(full), `${ROOT}i:`)));
   }
 
   async bucketIncr(key: string, at: number, series: string, deltas: Record<string, number>, opts: { bucketMs: number; retentionMs: number }): Promise<void> {

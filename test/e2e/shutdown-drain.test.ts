@@ -4,6 +4,7 @@
  * charged when gw stops right after. The store closes only once every handler is done
  * (within shutdown_timeout_seconds). An extension from npm whose taps take 300 ms runs before
  * the usage extension, so the charge lands well after the client's socket has closed.
+ * Serial: the two share the tap-entry signal and the plugin package.
  */
 import test, { type ExecutionContext } from 'ava';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +16,15 @@ import { fixture, fixtureJson, replyJson, startUpstream, type MockUpstream } fro
 
 const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
 const DELAY_MS = 300;
+/** The slow taps call globalThis[Symbol.for(ENTERED)] on entry (gw runs in this process). */
+const ENTERED = 'gw.test.slow-tap-entered';
+
+/** Resolves when a slow tap is next entered. */
+function tapEntered(): Promise<void> {
+  return new Promise((resolve) => {
+    (globalThis as Record<symbol, unknown>)[Symbol.for(ENTERED)] = resolve;
+  });
+}
 
 /** `gw-plugin-<name>`: an extension whose onResponse and onError taps each wait DELAY_MS. */
 async function slowExtension(t: ExecutionContext): Promise<string> {
@@ -25,7 +35,10 @@ async function slowExtension(t: ExecutionContext): Promise<string> {
   await writeFile(
     join(dir, 'index.js'),
     `import { z } from 'zod';
-const wait = () => new Promise((r) => setTimeout(r, ${DELAY_MS}));
+const wait = () => {
+  globalThis[Symbol.for('${ENTERED}')]?.();
+  return new Promise((r) => setTimeout(r, ${DELAY_MS}));
+};
 export default {
   type: 'extension', name: 'slow', configSchema: z.object({}),
   setup({ hooks }) {
@@ -52,9 +65,10 @@ async function upstream(): Promise<MockUpstream> {
   });
 }
 
-/** Sends a chat request and leaves (aborts) once `leave` says so; resolves when it has left. */
+/** Sends a chat request and leaves (aborts): after a stream's first chunk, or once gw is in onResponse; resolves when it has left. */
 async function clientLeaves(url: string, stream: boolean): Promise<void> {
   const ac = new AbortController();
+  const entered = tapEntered();
   const res = fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
@@ -67,8 +81,8 @@ async function clientLeaves(url: string, stream: boolean): Promise<void> {
     const reader = r.body!.getReader();
     await reader.read();
   } else {
-    // the upstream answers at once; gw is then in the slow onResponse tap
-    await new Promise((r) => setTimeout(r, DELAY_MS / 3));
+    // the upstream has answered; gw is in the slow onResponse tap
+    await entered;
   }
   ac.abort();
   await res.then(
@@ -100,12 +114,12 @@ async function usageAfterRestart(t: ExecutionContext, stream: boolean): Promise<
   return (await r.json()) as Array<Record<string, unknown>>;
 }
 
-test('shutdown: a request whose client left during onResponse is still charged before the store closes', async (t) => {
+test.serial('shutdown: a request whose client left during onResponse is still charged before the store closes', async (t) => {
   const usage = await usageAfterRestart(t, false);
   t.like(usage, [{ key: 'default', model: 'gpt-4o', prompt_tokens: 11, completion_tokens: 7, requests: 1, estimated_requests: 0 }]);
 });
 
-test('shutdown: a stream the client left is charged for what it streamed before the store closes', async (t) => {
+test.serial('shutdown: a stream the client left is charged for what it streamed before the store closes', async (t) => {
   const usage = await usageAfterRestart(t, true);
   t.is(usage.length, 1);
   t.like(usage[0], { key: 'default', model: 'gpt-4o', requests: 1, estimated_requests: 1 });

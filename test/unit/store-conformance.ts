@@ -50,10 +50,11 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     await a.delete('x');
     t.is(await a.get('x'), undefined);
     await a.delete('never-there');
-    await a.set('ttl', 'soon gone', { ttlMs: 60 });
+    // TTLs and windows here are well above a busy machine's gap between two calls (60 ms was seen to lapse in between)
+    await a.set('ttl', 'soon gone', { ttlMs: 300 });
     await a.set('keep', 'v', { ttlMs: 60_000 });
     t.is(await a.get('ttl'), 'soon gone');
-    await sleep(120);
+    await sleep(400);
     t.is(await a.get('ttl'), undefined);
     t.is(await a.get('keep'), 'v');
     await a.set('keep', 'plain'); // set without TTL: no longer expires
@@ -171,10 +172,10 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     await Promise.all(Array.from({ length: 10 }, () => s.windowAdd('tok', 3, 60_000)));
     t.is((await s.windowAdmit('tok', 1000, 60_000, { cost: 0 })).total, 30);
     // a short window slides on its own
-    t.true((await s.windowAdmit('short', 1, 100)).admitted);
-    t.false((await s.windowAdmit('short', 1, 100)).admitted);
-    await sleep(150);
-    t.true((await s.windowAdmit('short', 1, 100)).admitted);
+    t.true((await s.windowAdmit('short', 1, 300)).admitted);
+    t.false((await s.windowAdmit('short', 1, 300)).admitted);
+    await sleep(400);
+    t.true((await s.windowAdmit('short', 1, 300)).admitted);
   });
 
   it('holds: refused when value + other holds >= limit; settle commits and drops atomically; release idempotent; holds lapse', async (t, { store }) => {
@@ -195,12 +196,12 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     // re-holding an id replaces it and is not counted against itself
     t.deepEqual(await s.hold('k', ids[2]!, 2, opts), { admitted: true, value: 0.75, held: 0 });
     t.is(await s.held('k'), 2);
-    const short = await s.hold('lapse', 'x', 1, { field: 'usd', limit: 1, ttlMs: 40 });
+    const short = await s.hold('lapse', 'x', 1, { field: 'usd', limit: 1, ttlMs: 300 });
     t.true(short.admitted);
-    t.false((await s.hold('lapse', 'y', 1, { field: 'usd', limit: 1, ttlMs: 40 })).admitted);
-    await sleep(80);
+    t.false((await s.hold('lapse', 'y', 1, { field: 'usd', limit: 1, ttlMs: 300 })).admitted);
+    await sleep(400);
     t.is(await s.held('lapse'), 0);
-    t.true((await s.hold('lapse', 'y', 1, { field: 'usd', limit: 1, ttlMs: 40 })).admitted);
+    t.true((await s.hold('lapse', 'y', 1, { field: 'usd', limit: 1, ttlMs: 300 })).admitted);
     await s.incr('spent', { usd: 3 });
     t.deepEqual(await s.hold('spent', 'z', 0.1, opts), { admitted: false, value: 3, held: 0 });
     // holds are not values: entries list only the counters

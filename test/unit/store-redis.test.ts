@@ -78,6 +78,51 @@ test('redis: holds of a client that closed (or died) are dropped; its live holds
   t.true((await b.hold('k', 'b2', 0.5, opts)).admitted);
 });
 
+test('redis: holds keep running sums per owner: exact over thousands in flight and any release order; holds an earlier gw wrote without sums still count', async (t) => {
+  const r = await redisFor(t);
+  if (!r) return;
+  const clients = await Promise.all([1, 2, 3].map(() => openRedisStore(r.url)));
+  t.teardown(() => Promise.all(clients.map((c) => c.close())));
+  const raw = new Redis(r.url);
+  t.teardown(() => raw.quit());
+  const opts = { field: 'usd', limit: 1e9, ttlMs: 3_600_000 };
+  const amount = (i: number) => (i % 7) * 0.001 + 0.0005;
+  await Promise.all(Array.from({ length: 3000 }, (_, i) => clients[i % 3]!.hold('many', `h${i}`, amount(i), opts)));
+  let expected = 0;
+  for (let i = 0; i < 3000; i++) expected += amount(i);
+  t.true(Math.abs((await clients[0]!.held('many')) - expected) < 1e-9);
+  // every other hold goes, settled or released, from whichever client
+  await Promise.all(
+    Array.from({ length: 1500 }, (_, j) => {
+      const i = 2 * j;
+      expected -= amount(i);
+      return j % 2 ? clients[i % 3]!.release('many', `h${i}`) : clients[i % 3]!.settle('many', `h${i}`, { usd: 0 });
+    }),
+  );
+  t.true(Math.abs((await clients[1]!.held('many')) - expected) < 1e-9);
+  const sums = await raw.hgetall('gw:hs:many');
+  t.is(
+    Object.keys(sums)
+      .filter((f) => f.startsWith('n:'))
+      .reduce((n, f) => n + Number(sums[f]), 0),
+    1500,
+  );
+  t.is(await raw.hlen('gw:ha:many'), 1500);
+  await Promise.all(Array.from({ length: 1500 }, (_, j) => clients[(2 * j + 1) % 3]!.release('many', `h${2 * j + 1}`)));
+  t.is(await clients[2]!.held('many'), 0);
+  t.is(await raw.exists('gw:hx:many', 'gw:ha:many', 'gw:hs:many'), 0, 'the keys go with the last hold');
+
+  // an earlier gw's holds: zset and hash, no sums; owner '' never expires by liveness
+  const far = Date.now() + 3_600_000;
+  await raw.zadd('gw:hx:old', far, '/o1', far, '/o2');
+  await raw.hset('gw:ha:old', '/o1', '0.25|', '/o2', '0.5|');
+  t.is(await clients[0]!.held('old'), 0.75);
+  t.deepEqual(await clients[1]!.hold('old', 'new', 0.125, { field: 'usd', limit: 1, ttlMs: 60_000 }), { admitted: true, value: 0, held: 0.75 });
+  await raw.zrem('gw:hx:old', '/o1');
+  await raw.hdel('gw:ha:old', '/o1'); // the earlier gw released its hold: the counts disagree, the sums are rebuilt
+  t.is(await clients[2]!.held('old'), 0.625);
+});
+
 test('redis: window time is the server clock, whatever the client clock says', async (t) => {
   const r = await redisFor(t);
   if (!r) return;
