@@ -53,7 +53,7 @@ const streams = (wallMs: number, errors = 0, peakRssMiB?: number): OpenStreams =
   peakRssMiB,
 });
 const measurements = (): HeadlineMeasurements => ({
-  options: { seconds: 4, warmupSeconds: 1, restSeconds: 5, rssSeconds: 60, openStreams: 5000, slowChunks: 8, slowGapMs: 1000 },
+  options: { seconds: 4, warmupSeconds: 1, processWarmupSeconds: 15, restSeconds: 5, rssSeconds: 60, openStreams: 5000, slowChunks: 8, slowGapMs: 1000 },
   floor: pooled(1000),
   gw: pooled(850, 0.3),
   ext5: pooled(500),
