@@ -24,6 +24,7 @@ import { ConfigError } from './config/error.ts';
 import type { GatewayConfig } from './config/schema.ts';
 import { METRICS_UNAVAILABLE } from './error-codes.ts';
 import { UserError } from './errors.ts';
+import { UNWIND_MS } from './http/pending.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
 /** Marks a process forked by gw's primary (cluster.isWorker alone is also true under pm2 and the like). */
@@ -148,7 +149,8 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     log.info({ reason, workers: live.size }, 'stopping workers');
     each((w) => send(w, { gw: 'stop' }));
     // a worker that does not drain within its bound (plus slack) is killed
-    setTimeout(() => each((w) => w.process.kill('SIGKILL')), o.drainMs + 5_000).unref();
+    // a worker's own bound, the unwind after it (core/http/pending.ts), then closing its store
+    setTimeout(() => each((w) => w.process.kill('SIGKILL')), o.drainMs + UNWIND_MS + 5_000).unref();
   };
   const onSignal = (sig: NodeJS.Signals) => {
     if (++signals > 1) {

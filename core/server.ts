@@ -12,7 +12,7 @@ import { writeFirstRunConfig } from './config/first-run.ts';
 import { loadConfig } from './config/load.ts';
 import { UserError } from './errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
-import { PendingRequests } from './http/pending.ts';
+import { PendingRequests, UNWIND_MS } from './http/pending.ts';
 
 /**
  * Pending-connection queue asked of the kernel (it caps the value at net.core.somaxconn).
@@ -21,9 +21,6 @@ import { PendingRequests } from './http/pending.ts';
  * a 1 s SYN retry before their first byte.
  */
 export const LISTEN_BACKLOG = 4096;
-
-/** How long handlers get to unwind after shutdown closed their connections, ms. */
-const UNWIND_MS = 5_000;
 
 export interface ServeOptions {
   /** Config file path; created on first run when missing. */

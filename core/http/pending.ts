@@ -5,6 +5,12 @@
  * written). A client that leaves early closes the first long before the second: shutdown
  * must not close the store under a handler still charging for it.
  */
+/**
+ * How long handlers get to unwind after shutdown closed their connections (ms): they write
+ * the charges of clients that left before the store closes.
+ */
+export const UNWIND_MS = 5_000;
+
 export class PendingRequests {
   private n = 0;
   private waiters: Array<() => void> = [];
