@@ -4,14 +4,14 @@
  * into its KeyInfo once, when the table is built: a lookup is one Map.get on the hot path
  * and hands back everything admission needs.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { KeyInfo } from './context.ts';
 import { type KeySettings, rfc3339 } from './key-settings.ts';
 import { ALLOW_ALL, compileModelPatterns } from './model-glob.ts';
 
 /** SHA-256 hex of a secret. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** `[keys.<name>]`: the secret and its settings. */

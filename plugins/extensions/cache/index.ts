@@ -9,7 +9,7 @@
  * docs/design.md "Accounting and limits": hits still pass onRequest (they count as a request for
  * rate limits) and add nothing to usage, spend or tokens (those taps skip `rc.cacheHit`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
 import type { CachedResponse, ResponseInfo } from '../../../core/hooks.ts';
@@ -28,9 +28,8 @@ const schema = z.strictObject({
 
 /** The cache key of a request: SHA-256 hex of its body bytes (chat), with its route and model elsewhere. */
 export function cacheKey(rc: Pick<RequestContext, 'route' | 'model' | 'rawBody'>): string {
-  const h = createHash('sha256');
-  if (rc.route !== 'chat') h.update(`${rc.route}\n${rc.model}\n`, 'utf8');
-  return h.update(rc.rawBody, 'utf8').digest('hex');
+  // one-shot crypto.hash: no Hash object per request; the same digest as hashing the parts in turn
+  return hash('sha256', rc.route === 'chat' ? rc.rawBody : `${rc.route}\n${rc.model}\n${rc.rawBody}`, 'hex');
 }
 
 function lookup(store: Store) {
