@@ -148,8 +148,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     phase = 'stopping';
     log.info({ reason, workers: live.size }, 'stopping workers');
     each((w) => send(w, { gw: 'stop' }));
-    // a worker that does not drain within its bound (plus slack) is killed
-    // a worker's own bound, the unwind after it (core/http/pending.ts), then closing its store
+    // a worker that does not stop within its bound, the unwind after it (core/http/pending.ts) and slack is killed
     setTimeout(() => each((w) => w.process.kill('SIGKILL')), o.drainMs + UNWIND_MS + 5_000).unref();
   };
   const onSignal = (sig: NodeJS.Signals) => {

@@ -11,6 +11,7 @@
  */
 export const UNWIND_MS = 5_000;
 
+/** The count of requests in progress, and a bounded wait for none. */
 export class PendingRequests {
   private n = 0;
   private waiters: Array<() => void> = [];
