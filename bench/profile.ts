@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- --profile`: gw under the non-streaming 50-connection load with
- * `node --cpu-prof`, then the profile summarised (bench/cpuprofile-top.ts). The profile
+ * `node --cpu-prof`, after BENCH_PROFILE_WARMUP_SECONDS (15) of the same load, then the
+ * profile of the measured window summarised (bench/cpuprofile-top.ts). The profile
  * is written when gw exits after SIGTERM; its path is printed. BENCH_PROFILE_SCENARIO
  * picks another scenario (default json-c50).
  */
@@ -20,12 +21,14 @@ export async function runProfile(): Promise<void> {
   const s = scenarios.find((x) => x.name === name);
   if (!s) throw new Error(`no scenario '${name}'`);
   const seconds = envNumber('BENCH_SECONDS', 5);
+  const warmup = envNumber('BENCH_PROFILE_WARMUP_SECONDS', 15);
   const dir = await mkdtemp(join(tmpdir(), 'gw-prof-'));
   try {
     const up = await startUpstream();
     const gw = await startGw(s.gw, up.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     const target = toTarget(gw.url, s.request, true);
-    await runLoad(target, s.connections, envNumber('BENCH_WARMUP_SECONDS', 1));
+    // a fresh process is profiled warm: V8 tiers gw's hot path up over its first ~10 s of load
+    await runLoad(target, s.connections, warmup);
     const t0 = process.hrtime.bigint();
     const load = await runLoad(target, s.connections, seconds);
     const t1 = process.hrtime.bigint();
@@ -38,7 +41,7 @@ export async function runProfile(): Promise<void> {
     // profile in µs of the same monotonic clock as process.hrtime (CLOCK_MONOTONIC on Linux).
     const us = (t: bigint) => Number(t / 1000n);
     const window = { fromMs: (us(t0) - profile.startTime) / 1000, toMs: (us(t1) - profile.startTime) / 1000 };
-    const text = `profile of gw under ${s.name} (${s.what}), ${seconds} s after ${envNumber('BENCH_WARMUP_SECONDS', 1)} s warm-up: ${load.requests} requests, ${load.rps.toFixed(0)} req/s under the profiler
+    const text = `profile of gw under ${s.name} (${s.what}), ${seconds} s after ${warmup} s warm-up: ${load.requests} requests, ${load.rps.toFixed(0)} req/s under the profiler
 file: ${file} (samples ${window.fromMs.toFixed(0)}–${window.toMs.toFixed(0)} ms after the profile start summarised)
 
 ${formatSummary(summarizeProfile(profile, window), 15, load.requests)}`;
