@@ -6,7 +6,8 @@
  *
  * Knobs (env): BENCH_SECONDS / BENCH_WARMUP_SECONDS (each throughput and latency run),
  * BENCH_PROCESS_WARMUP_SECONDS (c=50 load on each of the floor, gw and gw with five
- * extensions once, before the first measured run, default 15),
+ * extensions once, before the first measured run, default 15), BENCH_HEADLINE_CYCLES (ABCCBA
+ * cycles of the c=50 runs, default 3),
  * BENCH_REST_SECONDS (idle before the at-rest RSS, default 5), BENCH_RSS_SECONDS (load
  * before the after-load RSS, default 60), BENCH_OPEN_STREAMS (default 5000),
  * BENCH_SLOW_CHUNKS (writes per slow stream, default 8), BENCH_SLOW_GAP_MS (default 1000).
@@ -37,6 +38,12 @@ export interface HeadlineOptions {
    * code to tier up than the floor. Throughput is compared in the steady state.
    */
   processWarmupSeconds: number;
+  /**
+   * ABCCBA cycles of the c=50 runs (floor, gw, five extensions). This machine's speed swings
+   * between runs by a third (other tenants): more cycles, pooled, average it out, and the
+   * ratio of each cycle shows the spread.
+   */
+  cycles: number;
   /** Idle seconds after startup before the at-rest RSS. */
   restSeconds: number;
   /** Seconds of c=50 load before the after-load RSS. */
@@ -54,6 +61,7 @@ export function headlineOptions(): HeadlineOptions {
     seconds: envNumber('BENCH_SECONDS', 4),
     warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1),
     processWarmupSeconds: envNumber('BENCH_PROCESS_WARMUP_SECONDS', 15),
+    cycles: Math.max(1, Math.round(envNumber('BENCH_HEADLINE_CYCLES', 3))),
     restSeconds: envNumber('BENCH_REST_SECONDS', 5),
     rssSeconds: envNumber('BENCH_RSS_SECONDS', 60),
     openStreams: Math.round(envNumber('BENCH_OPEN_STREAMS', 5000)),
@@ -130,6 +138,8 @@ export interface HeadlineMeasurements {
   floor: Pooled;
   gw: Pooled;
   ext5: Pooled;
+  /** Each cycle's own ratios (its two runs of each target pooled): gw / floor and five extensions / none, req/s. */
+  cycleRatios?: { floor: number[]; ext5: number[] };
   /**
    * c=1 non-streaming chat: straight to the upstream, through the bare-proxy floor, and
    * through gw without extensions. The floor's own added latency is the reference for gw's:
@@ -175,8 +185,23 @@ export function headlineFigures(m: HeadlineMeasurements): HeadlineFigure[] {
   const add = (figure: string, value: number, unit: HeadlineFigure['unit'], limit: number, atMost: boolean, detail: string) =>
     out.push({ figure, value, unit, limit, atMost, met: Number.isFinite(value) && (atMost ? value <= limit : value >= limit), detail });
   const cpu = (p: Pooled) => `${f(p.rps, 0)} req/s, ${f(p.cpuMsPerReq, 3)} ms CPU/req`;
-  add('gw / bare-proxy floor, req/s at c=50', m.gw.rps / m.floor.rps, 'x', 0.8, false, `gw ${cpu(m.gw)}; floor ${cpu(m.floor)}`);
-  add('five extensions / none, req/s at c=50', m.ext5.rps / m.gw.rps, 'x', 0.7, false, `five ${cpu(m.ext5)}; none ${cpu(m.gw)}`);
+  const perCycle = (r: number[] | undefined) => (r && r.length > 1 ? `; per cycle ${r.map((x) => f(x)).join(' ')}` : '');
+  add(
+    'gw / bare-proxy floor, req/s at c=50',
+    m.gw.rps / m.floor.rps,
+    'x',
+    0.8,
+    false,
+    `gw ${cpu(m.gw)}; floor ${cpu(m.floor)}${perCycle(m.cycleRatios?.floor)}`,
+  );
+  add(
+    'five extensions / none, req/s at c=50',
+    m.ext5.rps / m.gw.rps,
+    'x',
+    0.7,
+    false,
+    `five ${cpu(m.ext5)}; none ${cpu(m.gw)}${perCycle(m.cycleRatios?.ext5)}`,
+  );
   add(
     'added p50 at c=1 (gw - direct)',
     m.gw1.p50 - m.direct1.p50,
@@ -382,7 +407,7 @@ export async function measureHeadline(o: HeadlineOptions): Promise<HeadlineMeasu
     note(`warming each process: ${o.processWarmupSeconds} s at c=50…`);
     for (const t of [tFloor, tGw, tExt5]) await runLoad(t, 50, o.processWarmupSeconds);
     // ABBA order, pooled: a drift of the machine's other load hits every target alike
-    note('c=50: floor, gw, five extensions (ABBA)…');
+    note(`c=50: floor, gw, five extensions (ABCCBA × ${o.cycles})…`);
     const runs = { floor: [] as PhaseResult[], gw: [] as PhaseResult[], ext5: [] as PhaseResult[] };
     const c50 = base(up, 50);
     const order: Array<[keyof typeof runs, Target, number]> = [
@@ -390,7 +415,18 @@ export async function measureHeadline(o: HeadlineOptions): Promise<HeadlineMeasu
       ['gw', tGw, gw.child.proc.pid!],
       ['ext5', tExt5, gw5.child.proc.pid!],
     ];
-    for (const [k, t, pid] of [...order, ...order.toReversed()]) runs[k].push(await measurePhase(t, { ...c50, gwPid: pid }));
+    const cycleRatios = { floor: [] as number[], ext5: [] as number[] };
+    for (let c = 0; c < o.cycles; c++) {
+      const cycle = { floor: [] as PhaseResult[], gw: [] as PhaseResult[], ext5: [] as PhaseResult[] };
+      for (const [k, t, pid] of [...order, ...order.toReversed()]) {
+        const r = await measurePhase(t, { ...c50, gwPid: pid });
+        runs[k].push(r);
+        cycle[k].push(r);
+      }
+      const rps = (k: keyof typeof cycle) => pool(cycle[k]).rps;
+      cycleRatios.floor.push(rps('gw') / rps('floor'));
+      cycleRatios.ext5.push(rps('ext5') / rps('gw'));
+    }
     note('c=1: direct, floor, gw (ABCCBA)…');
     const lat = { direct: [] as PhaseResult[], floor: [] as PhaseResult[], gw: [] as PhaseResult[] };
     const c1 = base(up, 1);
@@ -427,6 +463,7 @@ export async function measureHeadline(o: HeadlineOptions): Promise<HeadlineMeasu
       floor: pool(runs.floor),
       gw: pool(runs.gw),
       ext5: pool(runs.ext5),
+      cycleRatios,
       direct1: pool(lat.direct),
       floor1: pool(lat.floor),
       gw1: pool(lat.gw),

@@ -53,7 +53,17 @@ const streams = (wallMs: number, errors = 0, peakRssMiB?: number): OpenStreams =
   peakRssMiB,
 });
 const measurements = (): HeadlineMeasurements => ({
-  options: { seconds: 4, warmupSeconds: 1, processWarmupSeconds: 15, restSeconds: 5, rssSeconds: 60, openStreams: 5000, slowChunks: 8, slowGapMs: 1000 },
+  options: {
+    seconds: 4,
+    warmupSeconds: 1,
+    processWarmupSeconds: 15,
+    cycles: 3,
+    restSeconds: 5,
+    rssSeconds: 60,
+    openStreams: 5000,
+    slowChunks: 8,
+    slowGapMs: 1000,
+  },
   floor: pooled(1000),
   gw: pooled(850, 0.3),
   ext5: pooled(500),
@@ -129,4 +139,11 @@ test('the floor proxy streams a slow upstream through; openStreams reads every s
   t.true(r.wallMs >= 40);
   t.true(r.peakRssMiB! > 10);
   t.is(await up.calls(), 50);
+});
+
+test('headline figures: the ratio of each cycle is shown beside the pooled ratio', (t) => {
+  const figs = headlineFigures({ ...measurements(), cycleRatios: { floor: [0.8, 0.91, 0.85], ext5: [0.6, 0.55, 0.62] } });
+  t.regex(figs.find((x) => x.figure.startsWith('gw / bare-proxy floor'))!.detail, /; per cycle 0\.80 0\.91 0\.85$/);
+  t.regex(figs.find((x) => x.figure.startsWith('five extensions / none'))!.detail, /; per cycle 0\.60 0\.55 0\.62$/);
+  t.notRegex(headlineFigures(measurements()).find((x) => x.figure.startsWith('gw / bare-proxy floor'))!.detail, /per cycle/);
 });
