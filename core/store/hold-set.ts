@@ -66,6 +66,6 @@ export class HoldSet {
       this.sum = 0;
       this.nextExpiry = Number.POSITIVE_INFINITY;
       this.changes = 0;
-    } else if (++this.changes >= 4096) this.expire(Number.NEGATIVE_INFINITY);
+    } else if (++this.changes >= 4096) this.expire(Number.NEGATIVE_INFINITY); // nothing lapses at -∞: a plain recount
   }
 }

@@ -466,7 +466,7 @@ class Shared {
           this.present.add(k);
           continue;
         }
-        const expiresAt = Number(raw.slice(1, raw.indexOf(TTL_MARK, 1)));
+        const expiresAt = expiryOf(raw);
         if (expiresAt <= now) {
           ops.push({ type: 'del', key: k });
           this.deletedSinceCompaction++;
@@ -835,11 +835,14 @@ function queuedValue(value: string | (() => string) | null): string | undefined 
   return typeof value === 'function' ? value() : (value ?? undefined);
 }
 
+/** The expiry (epoch ms) of a TTL value's envelope, `\0<expiresAt>\0<value>` (the caller checked the leading mark). */
+function expiryOf(raw: string): number {
+  return Number(raw.slice(1, raw.indexOf(TTL_MARK, 1)));
+}
+
 function decode(raw: string, now: number): string | undefined {
   if (raw.charCodeAt(0) !== 0) return raw;
-  const end = raw.indexOf(TTL_MARK, 1);
-  const expires = Number(raw.slice(1, end));
-  return expires > now ? raw.slice(end + 1) : undefined;
+  return expiryOf(raw) > now ? raw.slice(raw.indexOf(TTL_MARK, 1) + 1) : undefined;
 }
 
 /**

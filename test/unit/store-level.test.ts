@@ -306,20 +306,29 @@ test('a sweep whose read fails deletes nothing and leaves no key marked; the nex
 test('a store written before the expiry index is indexed once at open; its TTL values are then swept', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
+  // more than one of the open's write batches (1,000 ops) of each kind
+  const n = 1_500;
   {
-    // the old layout: a TTL value with no index entry, and no mark that the store is indexed
+    // the old layout: TTL values with no index entry, and no mark that the store is indexed
     const store = await openLevelStore(dir);
-    const db = internals(store).db as unknown as { put(k: string, v: string): Promise<void>; del(k: string): Promise<void> };
-    await db.del('\u0001m\u0000expiry-index');
-    await db.put('cache:old', `\u0000${Date.now() + 60_000}\u0000v`);
-    await db.put('cache:older', `\u0000${Date.now() - 1}\u0000v`);
+    const db = internals(store).db as unknown as {
+      batch(ops: Array<{ type: 'put' | 'del'; key: string; value?: string }>): Promise<void>;
+    };
+    const ops: Array<{ type: 'put' | 'del'; key: string; value?: string }> = [{ type: 'del', key: '\u0001m\u0000expiry-index' }];
+    for (let i = 0; i < n; i++) {
+      ops.push({ type: 'put', key: `cache:old${i}`, value: `\u0000${Date.now() + 60_000}\u0000v` });
+      ops.push({ type: 'put', key: `cache:older${i}`, value: `\u0000${Date.now() - 1}\u0000v` });
+    }
+    await db.batch(ops);
     await store.close();
   }
   const store = await openLevelStore(dir);
   t.teardown(() => store.close());
-  t.is(await valuesOnDisk(store), 1, 'the value that expired while gw was down is deleted at open');
-  t.is(await indexOnDisk(store), 1);
-  t.is(await store.namespace('cache').get('old'), 'v');
+  t.is(await valuesOnDisk(store), n, 'the values that expired while gw was down are deleted at open');
+  t.is(await indexOnDisk(store), n);
+  t.is(await store.namespace('cache').get('old0'), 'v');
+  t.is(await store.namespace('cache').get(`old${n - 1}`), 'v');
+  t.is(await store.namespace('cache').get('older0'), undefined);
   await internals(store).sweep(Date.now() + 61_000);
   t.is(await valuesOnDisk(store), 0);
   t.is(await indexOnDisk(store), 0);
