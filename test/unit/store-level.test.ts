@@ -411,3 +411,52 @@ test('a sweep compacts the store once as many TTL values were deleted since the 
   t.is(await valuesOnDisk(store), 12_000);
   t.is(await cache.get('k100000'), 'v'.repeat(100));
 });
+
+test('LevelDB is never handed an empty value (classic-level leaks native memory for each); empty values read back as empty, after a reopen too', async (t) => {
+  const { store, dir } = await open(t);
+  const db = (store as unknown as { s: { db: { batch(ops: Array<{ type: string; value?: string }>, o?: object): Promise<void> } } }).s.db;
+  const batch = db.batch.bind(db);
+  const written: Array<{ type: string; value?: string }> = [];
+  db.batch = (ops, o) => {
+    written.push(...ops);
+    return batch(ops, o);
+  };
+  const ns = store.namespace('e');
+  // a TTL value (its expiry index entry), an empty TTL value, an empty plain value, an empty ring value
+  await ns.set('ttl', 'v', { ttlMs: 60_000 });
+  await ns.set('emptyTtl', '', { ttlMs: 60_000 });
+  await ns.set('empty', '');
+  await ns.ringPush('ring', '', 10);
+  t.true(written.length >= 4);
+  t.deepEqual(
+    written.filter((op) => op.type === 'put' && op.value === ''),
+    [],
+  );
+  t.is(await ns.get('empty'), '');
+  t.is(await ns.get('emptyTtl'), '');
+  t.deepEqual(await collect(ns.ringRead('ring')), [[1, '']]);
+  const listed = new Map(await collect(ns.entries()));
+  t.is(listed.get('empty'), '');
+  t.is(listed.get('emptyTtl'), '');
+  await store.close();
+
+  const reopened = await openLevelStore(dir);
+  t.teardown(() => reopened.close());
+  const again = reopened.namespace('e');
+  t.is(await again.get('empty'), '', 'an empty plain value is not taken for an expired TTL value at open');
+  t.is(await again.get('emptyTtl'), '');
+  t.is(await again.get('ttl'), 'v');
+  t.deepEqual(await collect(again.ringRead('ring')), [[1, '']]);
+  // the sweep still finds the TTL values through their index entries
+  await (reopened as unknown as Internals).s.sweep(Date.now() + 61_000);
+  t.is(await again.get('ttl'), undefined);
+  t.is(await again.get('emptyTtl'), undefined);
+  t.is(await again.get('empty'), '');
+  t.is(await indexOnDisk(reopened), 0);
+});
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
