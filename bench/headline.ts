@@ -185,23 +185,18 @@ export function headlineFigures(m: HeadlineMeasurements): HeadlineFigure[] {
   const add = (figure: string, value: number, unit: HeadlineFigure['unit'], limit: number, atMost: boolean, detail: string) =>
     out.push({ figure, value, unit, limit, atMost, met: Number.isFinite(value) && (atMost ? value <= limit : value >= limit), detail });
   const cpu = (p: Pooled) => `${f(p.rps, 0)} req/s, ${f(p.cpuMsPerReq, 3)} ms CPU/req`;
-  const perCycle = (r: number[] | undefined) => (r && r.length > 1 ? `; per cycle ${r.map((x) => f(x)).join(' ')}` : '');
-  add(
-    'gw / bare-proxy floor, req/s at c=50',
-    m.gw.rps / m.floor.rps,
-    'x',
-    0.8,
-    false,
-    `gw ${cpu(m.gw)}; floor ${cpu(m.floor)}${perCycle(m.cycleRatios?.floor)}`,
-  );
-  add(
-    'five extensions / none, req/s at c=50',
-    m.ext5.rps / m.gw.rps,
-    'x',
-    0.7,
-    false,
-    `five ${cpu(m.ext5)}; none ${cpu(m.gw)}${perCycle(m.cycleRatios?.ext5)}`,
-  );
+  /** A req/s ratio at c=50 (at least `limit`), both sides' CPU and each cycle's ratio in the detail. */
+  const ratio = (figure: string, a: [string, Pooled], b: [string, Pooled], limit: number, cycles: number[] | undefined) =>
+    add(
+      figure,
+      a[1].rps / b[1].rps,
+      'x',
+      limit,
+      false,
+      `${a[0]} ${cpu(a[1])}; ${b[0]} ${cpu(b[1])}${cycles && cycles.length > 1 ? `; per cycle ${cycles.map((x) => f(x)).join(' ')}` : ''}`,
+    );
+  ratio('gw / bare-proxy floor, req/s at c=50', ['gw', m.gw], ['floor', m.floor], 0.8, m.cycleRatios?.floor);
+  ratio('five extensions / none, req/s at c=50', ['five', m.ext5], ['none', m.gw], 0.7, m.cycleRatios?.ext5);
   add(
     'added p50 at c=1 (gw - direct)',
     m.gw1.p50 - m.direct1.p50,

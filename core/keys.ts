@@ -4,7 +4,7 @@
  * into its KeyInfo once, when the table is built: a lookup is one Map.get on the hot path
  * and hands back everything admission needs.
  */
-import { createHash, hash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { KeyInfo } from './context.ts';
 import { type KeySettings, rfc3339 } from './key-settings.ts';
 import { ALLOW_ALL, compileModelPatterns } from './model-glob.ts';
@@ -180,9 +180,7 @@ export class KeyTable {
 
 /** Constant-time comparison of a presented token with the expected one (hashes first so lengths match). */
 export function tokenEquals(presented: string, expected: string): boolean {
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(hash('sha256', presented, 'buffer'), hash('sha256', expected, 'buffer'));
 }
 
 /** `sk-abcd…wxyz` for secrets long enough to keep 8 characters hidden, else `***`. */

@@ -850,16 +850,20 @@ function queuedValue(value: string | (() => string) | null): string | undefined 
   return typeof value === 'function' ? value() : (value ?? undefined);
 }
 
-/** The expiry (epoch ms) of a TTL value's envelope, `\0<expiresAt>\0<value>` (the caller checked the leading mark). */
-function expiryOf(raw: string): number {
-  return Number(raw.slice(1, raw.indexOf(TTL_MARK, 1)));
+/**
+ * The expiry (epoch ms) of a TTL value's envelope, `\0<expiresAt>\0<value>` (the caller checked
+ * the leading mark); `end` is where the second mark is.
+ */
+function expiryOf(raw: string, end = raw.indexOf(TTL_MARK, 1)): number {
+  return Number(raw.slice(1, end));
 }
 
 /** A value as read from disk: EMPTY as '', a TTL value's own value or undefined once expired. */
 function decode(raw: string, now: number): string | undefined {
   if (raw.charCodeAt(0) !== 0) return raw;
   if (raw.length === 1) return '';
-  return expiryOf(raw) > now ? raw.slice(raw.indexOf(TTL_MARK, 1) + 1) : undefined;
+  const end = raw.indexOf(TTL_MARK, 1);
+  return expiryOf(raw, end) > now ? raw.slice(end + 1) : undefined;
 }
 
 /**
