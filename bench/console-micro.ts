@@ -31,6 +31,7 @@ const info: GatewayInfo = {
   keyTags: () => undefined,
   now: () => Date.now(),
   version: '0',
+  maxBodyBytes: 33_554_432,
 };
 
 async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<string, unknown>]>): Promise<number> {

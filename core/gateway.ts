@@ -94,6 +94,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     keyTags: (name) => snapshot.keys.info(name)?.tags,
     now: clock,
     version: GW_VERSION,
+    maxBodyBytes: config.max_body_bytes,
   };
   const gw: Gateway = {
     get snapshot() {

@@ -47,6 +47,11 @@ export interface GatewayInfo {
   now(): number;
   /** The gw version (package.json), e.g. "0.2.0". */
   readonly version: string;
+  /**
+   * `max_body_bytes`: the largest request body gw accepts, bytes (restart-only). A plugin that
+   * expands a request from its own state (stored history) keeps the expanded body within it.
+   */
+  readonly maxBodyBytes: number;
 }
 
 /** Admin-only routes an extension mounts (admin token checked by the core; errors in OpenAI shape). */
