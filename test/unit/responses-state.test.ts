@@ -1,7 +1,8 @@
 /**
  * The pieces of the /v1/responses route that are not translation: the response store
  * (ownership, chains, TTL), item references, portable history, reading native stream
- * events without parsing them, native usage and in-band failures.
+ * events without parsing them, native usage and in-band failures. The bounds of an expanded
+ * history (size, depth, damaged records) are in responses-history-bounds.test.ts.
  */
 import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLevelStore } from '../../core/store/level.ts';
 import { responsesStreamError } from '../../plugins/formats/openai-responses/errors.ts';
-import { portable, resolveReferences } from '../../plugins/formats/openai-responses/history.ts';
+import { ExpansionBudget, expandConversation, openConversation, portable, resolveReferences } from '../../plugins/formats/openai-responses/history.ts';
 import { fromResponsesUsage, toResponsesUsage } from '../../plugins/formats/openai-responses/map-usage.ts';
 import { isTerminal, typeOf } from '../../plugins/formats/openai-responses/passthrough.ts';
 import { newResponseId, itemId } from '../../plugins/formats/openai-responses/response-base.ts';
-import { inputItems, MAX_CHAIN, ResponseStore, type StoredResponse } from '../../plugins/formats/openai-responses/response-store.ts';
+import { inputItems, ResponseStore, type StoredResponse } from '../../plugins/formats/openai-responses/response-store.ts';
 import { sequenceOf } from '../../plugins/formats/openai-responses/streams.ts';
 import { fixture } from '../helpers/upstream.ts';
 
@@ -46,47 +47,37 @@ function record(id: string, chain: string[], text: string): StoredResponse {
 test('records belong to their owner; history reads a chain in order; a gap or an unknown id is a 404 naming the param', async (t) => {
   const rs = await store(t);
   const [a, b, c] = [newResponseId(), newResponseId(), newResponseId()];
-  await rs.put('alice', record(a, [], 'one'));
-  await rs.put('alice', record(b, [a], 'two'));
-  await rs.put('alice', record(c, [a, b], 'three'));
+  await rs.put('alice', record(a, [], 'one'), 0);
+  await rs.put('alice', record(b, [a], 'two'), undefined);
+  await rs.put('alice', record(c, [a, b], 'three'), undefined);
   t.is((await rs.get('alice', a))?.response.id, a);
   t.is(await rs.get('bob', a), undefined);
   t.is(await rs.get('', a), undefined);
 
-  const h = await rs.history('alice', c, 'previous_response_id');
-  t.deepEqual(h.chain, [a, b, c]);
+  const conv = await openConversation(rs, 'alice', c, 1000);
+  t.deepEqual(conv.chain, [a, b, c]);
+  t.is(conv.bytes, undefined, 'not known before the history is read: an earlier total was not given');
+  const items = await expandConversation(rs, 'alice', conv, new ExpansionBudget(1 << 20, ''));
   t.deepEqual(
-    h.items.map((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content[0] as { text: string }).text : '')),
+    items.map((i) => (i.type === 'message' && Array.isArray(i.content) ? (i.content[0] as { text: string }).text : '')),
     ['q one', 'one', 'q two', 'two', 'q three', 'three'],
   );
+  t.is(conv.bytes, Buffer.byteLength(JSON.stringify(items)) - 1, 'the sizes kept add up to the history as JSON: a comma after each item, no brackets');
 
-  const other = await t.throwsAsync(rs.history('bob', c, 'previous_response_id'));
+  const other = await t.throwsAsync(openConversation(rs, 'bob', c, 1000));
   t.like(other, { status: 404, code: 'response_not_found', param: 'previous_response_id' });
   t.true(await rs.delete('alice', b));
   t.false(await rs.delete('alice', b));
-  const gap = await t.throwsAsync(rs.history('alice', c, 'previous_response_id'));
+  const reopened = await openConversation(rs, 'alice', c, 1000);
+  const gap = await t.throwsAsync(expandConversation(rs, 'alice', reopened, new ExpansionBudget(1 << 20, '')));
   t.like(gap, { status: 404, param: 'previous_response_id' });
   t.regex(gap!.message, new RegExp(b));
-});
-
-test('a chain longer than MAX_CHAIN is refused with 400', async (t) => {
-  const rs = await store(t);
-  const id = newResponseId();
-  await rs.put(
-    'k',
-    record(
-      id,
-      Array.from({ length: MAX_CHAIN }, () => newResponseId()),
-      'x',
-    ),
-  );
-  t.like(await t.throwsAsync(rs.history('k', id, 'previous_response_id')), { status: 400, code: 'conversation_too_long' });
 });
 
 test('records expire after ttl_days', async (t) => {
   const rs = await store(t, 1 / 86_400_000); // 1 ms
   const id = newResponseId();
-  await rs.put('k', record(id, [], 'x'));
+  await rs.put('k', record(id, [], 'x'), 0);
   await new Promise((r) => setTimeout(r, 20));
   t.is(await rs.get('k', id), undefined);
 });
@@ -94,17 +85,18 @@ test('records expire after ttl_days', async (t) => {
 test('item references to stored gw outputs are resolved for their owner only; others are kept', async (t) => {
   const rs = await store(t);
   const id = newResponseId();
-  await rs.put('k', record(id, [], 'hello'));
+  await rs.put('k', record(id, [], 'hello'), 0);
   const ref = { type: 'item_reference', id: itemId('msg', id, 0) };
   const foreign = { type: 'item_reference', id: 'msg_0123openai' };
   const user = { role: 'user', content: 'next' };
-  const out = await resolveReferences([ref, foreign, user], 'k', rs);
+  const budget = () => new ExpansionBudget(1 << 20, '');
+  const out = await resolveReferences([ref, foreign, user], 'k', rs, budget());
   t.like(out[0], { type: 'message', role: 'assistant', id: ref.id });
   t.is(out[1], foreign);
   t.is(out[2], user);
-  t.deepEqual(await resolveReferences([ref], 'other', rs), [ref]);
+  t.deepEqual(await resolveReferences([ref], 'other', rs, budget()), [ref]);
   const plain = [user];
-  t.is(await resolveReferences(plain, 'k', rs), plain, 'nothing to resolve: the same array');
+  t.is(await resolveReferences(plain, 'k', rs, budget()), plain, 'nothing to resolve: the same array');
 });
 
 test('portable history: item ids dropped, reasoning kept only with encrypted_content', (t) => {

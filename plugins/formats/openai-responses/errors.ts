@@ -20,12 +20,34 @@ export const RESPONSE_NOT_FOUND = defineError<{ id: string; what?: string }>(
   (p) => `${p.what ?? 'response'} with id '${p.id}' not found (responses are kept for [responses] ttl_days and only for the gateway key that created them)`,
 );
 
-/** A conversation longer than gw follows through previous_response_id. */
+/**
+ * A stored response whose record gw cannot read (damaged in the store, or not written by gw):
+ * it cannot be retrieved or continued; deleting it still works. `what` as for RESPONSE_NOT_FOUND.
+ */
+export const RESPONSE_UNREADABLE = defineError<{ id: string; what?: string }>(
+  'response_unreadable',
+  409,
+  (p) => `${p.what ?? 'response'} with id '${p.id}' is stored but its record cannot be read; delete it and start a new conversation`,
+);
+
+/** A conversation longer than `[responses] max_chain_length`, continued through previous_response_id. */
 export const CONVERSATION_TOO_LONG = defineError<number>(
   'conversation_too_long',
   400,
-  (n) => `previous_response_id: the conversation holds more than ${n} responses; start a new one with the history in input`,
+  (n) =>
+    `previous_response_id: the conversation already holds more than ${n} responses ([responses] max_chain_length); start a new one with what matters of it in input`,
   { param: 'previous_response_id' },
+);
+
+/**
+ * A request that stored items would make larger than `max_body_bytes` once gw expands them
+ * into it: the conversation `previous_response_id` continues, or the items its
+ * `item_reference`s name (`param` = `input`).
+ */
+export const CONVERSATION_TOO_LARGE = defineError<{ limit: number; param: string }>('conversation_too_large', 400, (p) =>
+  p.param === 'previous_response_id'
+    ? `previous_response_id: the conversation it continues, with this request, is larger than max_body_bytes (${p.limit} bytes); start a new one with what matters of it in input`
+    : `${p.param}: the stored items its item_reference items name make the request larger than max_body_bytes (${p.limit} bytes)`,
 );
 
 /** One of OpenAI's in-band failure payloads, read loosely. */

@@ -3,7 +3,7 @@
  * kinds whose upstream speaks Responses, translated through the common format for every
  * other kind), and the stored responses: GET/DELETE /v1/responses/{id},
  * GET /v1/responses/{id}/input_items. Errors in OpenAI's shape; gateway keys as
- * `Authorization: Bearer`. Settings: `[responses]` (`ttl_days`). README.md in this folder has
+ * `Authorization: Bearer`. Settings: `[responses]` (`ttl_days`, `max_chain_length`). README.md in this folder has
  * the translation table.
  * @see https://platform.openai.com/docs/api-reference/responses
  */
@@ -28,7 +28,19 @@ declare module '../../../core/hooks.ts' {
 export const responsesConfigSchema = z.strictObject({
   /** Days a stored response (`store: true`) is kept, from when it was answered. */
   ttl_days: z.number().positive().default(30),
+  /**
+   * Responses a new one may continue through previous_response_id (a conversation holds one
+   * more). At most 10,000: each stored response keeps the ids of the ones it continued, so a
+   * conversation's store use grows with the square of its length.
+   */
+  max_chain_length: z.number().int().min(1).max(10_000).default(1000),
 });
+
+/** `responses` with its 409 described as these routes use it. */
+function unreadable(responses: Record<string, unknown>): Record<string, unknown> {
+  const conflict = responses[409] as Record<string, unknown>;
+  return { ...responses, 409: { ...conflict, description: 'A stored response (or one it continues) whose record cannot be read: response_unreadable' } };
+}
 
 export default defineFormat<z.output<typeof responsesConfigSchema>>({
   id: FORMAT,
@@ -36,15 +48,15 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
   errorBody: OPENAI_ERRORS.errorBody,
   section: 'responses',
   configSchema: responsesConfigSchema,
-  setup({ route, pipeline, hooks, store, config }) {
+  setup({ route, pipeline, hooks, store, config, gateway }) {
     const responses = new ResponseStore(store, config.ttl_days);
-    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
+    const errors = unreadable(errorResponses([400, 401, 404, 409, 413, 415, 429, 502, 504]));
     route({
       method: 'POST',
       path: '/v1/responses',
       body: true,
       metered: 'responses',
-      handler: createResponseRoute({ pipeline, hooks, store: responses }),
+      handler: createResponseRoute({ pipeline, hooks, store: responses, maxBodyBytes: gateway.maxBodyBytes, maxChain: config.max_chain_length }),
       openapi: {
         summary:
           'OpenAI Responses: native passthrough for openai/azure, translated for other kinds (stream: true → SSE Responses events); x-gw-dropped-tools names built-in tools a translated kind could not run',
@@ -53,7 +65,7 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
       },
     });
     const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'A response id (resp_…) created with the same gateway key' };
-    const read = errorResponses([400, 401, 404]);
+    const read = unreadable(errorResponses([400, 401, 404, 409]));
     route({
       method: 'GET',
       path: '/v1/responses/:id',

@@ -11,7 +11,8 @@ import type { Context } from 'koa';
 import { badRequest } from '../../../core/error-codes.ts';
 import type { GwState } from '../../../core/pipeline/state.ts';
 import { RESPONSE_NOT_FOUND } from './errors.ts';
-import type { ResponseStore } from './response-store.ts';
+import { outputItems } from './record.ts';
+import type { ResponseStore, StoredResponse } from './response-store.ts';
 import type { ResponsesInputItem } from './types.ts';
 
 function owner(ctx: Context): string {
@@ -52,29 +53,50 @@ export function deleteResponse(store: ResponseStore) {
 
 const PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' };
 
+type Listed = ResponsesInputItem & { id: string };
+
 /**
- * The items of a record's own input, each with an id: the client's when it sent one, else
- * one derived from the response id and the position (stable, so `after` pages work).
+ * Item `i` of a record's own input, with an id: the client's when it sent one, else one
+ * derived from the response id and the position (stable, so `after` pages work).
  */
-function withIds(input: ResponsesInputItem[], responseId: string): Array<ResponsesInputItem & { id: string }> {
+function withId(item: ResponsesInputItem, i: number, responseId: string): Listed {
+  const given = (item as { id?: unknown }).id;
+  if (typeof given === 'string' && given !== '') return item as Listed;
   const hex = responseId.startsWith('resp_') ? responseId.slice(5) : responseId;
-  return input.map((item, i) => {
-    const given = (item as { id?: unknown }).id;
-    if (typeof given === 'string' && given !== '') return item as ResponsesInputItem & { id: string };
-    const type = typeof item.type === 'string' ? item.type : 'message';
-    return {
-      ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}),
-      ...item,
-      id: `${PREFIX[type] ?? 'item'}_${hex}_in${i}`,
-    } as ResponsesInputItem & { id: string };
-  });
+  const type = typeof item.type === 'string' ? item.type : 'message';
+  return { ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}), ...item, id: `${PREFIX[type] ?? 'item'}_${hex}_in${i}` } as Listed;
+}
+
+/** The items of response `id` in list order: its input, then `output` (`asc`), or the reverse. */
+function* turnItems(input: ResponsesInputItem[], output: unknown[], id: string, asc: boolean): Generator<Listed> {
+  if (asc) {
+    for (let i = 0; i < input.length; i++) yield withId(input[i]!, i, id);
+    for (const o of output) yield o as Listed;
+  } else {
+    for (let i = output.length - 1; i >= 0; i--) yield output[i] as Listed;
+    for (let i = input.length - 1; i >= 0; i--) yield withId(input[i]!, i, id);
+  }
+}
+
+/**
+ * Every item the model was given for `rec`, in list order: the conversation it continued,
+ * earlier responses read a window at a time (an expired, deleted or damaged one is left
+ * out: the list shows what is left), and its own input. Stops reading when the caller stops.
+ */
+async function* conversationItems(store: ResponseStore, owner: string, rec: StoredResponse, id: string, asc: boolean): AsyncGenerator<Listed> {
+  if (!asc) yield* turnItems(rec.input, [], id, false);
+  for await (const [cid, e] of store.records(owner, asc ? rec.chain : rec.chain.toReversed())) {
+    if (typeof e !== 'string') yield* turnItems(e.input, outputItems(e), cid, asc);
+  }
+  if (asc) yield* turnItems(rec.input, [], id, true);
 }
 
 /**
  * GET /v1/responses/{id}/input_items: the items the model was given for this response — the
  * conversation it continued (earlier inputs and outputs) and its own input — as OpenAI's
  * list (`data`, `first_id`, `last_id`, `has_more`). Query: `limit` 1–100 (default 20),
- * `order` `asc`|`desc` (default `desc`: newest first), `after` (an item id).
+ * `order` `asc`|`desc` (default `desc`: newest first), `after` (an item id). Reads the
+ * conversation only as far as the page needs, holding one window of records at a time.
  */
 export function listInputItems(store: ResponseStore) {
   return async function inputItemsRoute(ctx: Context): Promise<void> {
@@ -88,24 +110,20 @@ export function listInputItems(store: ResponseStore) {
 
     const rec = await store.get(owner(ctx), id);
     if (!rec) throw RESPONSE_NOT_FOUND({ id }, { param: 'response_id' });
-    const items: Array<ResponsesInputItem & { id: string }> = [];
-    if (rec.chain.length > 0) {
-      const earlier = await Promise.all(rec.chain.map((c) => store.get(owner(ctx), c)));
-      earlier.forEach((e, i) => {
-        if (!e) return; // an expired or deleted ancestor: list what is left
-        items.push(...withIds(e.input, rec.chain[i]!));
-        for (const o of e.response.output ?? []) items.push(o as ResponsesInputItem & { id: string });
-      });
+    const page: Listed[] = [];
+    let found = after === undefined;
+    let hasMore = false;
+    for await (const item of conversationItems(store, owner(ctx), rec, id, order === 'asc')) {
+      if (!found) {
+        found = item.id === after;
+      } else if (page.length < limit) {
+        page.push(item);
+      } else {
+        hasMore = true;
+        break;
+      }
     }
-    items.push(...withIds(rec.input, id));
-    if (order === 'desc') items.reverse();
-    let start = 0;
-    if (after !== undefined) {
-      const at = items.findIndex((i) => i.id === after);
-      if (at < 0) throw badRequest(`after: no item '${after}' in this response's input`, 'after');
-      start = at + 1;
-    }
-    const page = items.slice(start, start + limit);
-    send(ctx, { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + limit < items.length });
+    if (!found) throw badRequest(`after: no item '${after}' in this response's input`, 'after');
+    send(ctx, { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: hasMore });
   };
 }

@@ -7,7 +7,9 @@
  * State: with `store` (default true) each answer is kept (response-store.ts) before its last
  * byte goes out; `previous_response_id` is expanded from the store into `input` before
  * translating, and before forwarding to a native upstream other than the one that stored it
- * (the same native provider gets the id unchanged: its own store holds the conversation).
+ * (the same native provider gets the id unchanged: its own store holds the conversation, and
+ * gw reads no more than the last record). What is expanded keeps the request within
+ * `max_body_bytes` (history.ts).
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../../../core/context.ts';
@@ -22,7 +24,7 @@ import type { SseEvent } from '../../../core/provider.ts';
 import { ChunksToResponsesEvents } from './chunks-to-events.ts';
 import { responsesStreamError } from './errors.ts';
 import { chatCompletionToResponse } from './from-chat-completion.ts';
-import { portable, resolveReferences } from './history.ts';
+import { type Conversation, ExpansionBudget, expandConversation, openConversation, portable, resolveReferences } from './history.ts';
 import { fromResponsesUsage } from './map-usage.ts';
 import { typeOf } from './passthrough.ts';
 import { inputItems, type ResponseStore, type StoredResponse } from './response-store.ts';
@@ -32,7 +34,7 @@ import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
 import { encodeResponsesEvent } from './encode-event.ts';
 import { encodeAll, NativeStream } from './streams.ts';
 import { responsesToChatRequest, type ToChatResult } from './to-chat-request.ts';
-import type { ResponsesRequest } from './types.ts';
+import type { ResponsesInputItem, ResponsesRequest } from './types.ts';
 
 export const FORMAT = 'openai-responses';
 
@@ -43,6 +45,10 @@ export interface RouteDeps {
   pipeline: Pipeline;
   hooks: Hooks;
   store: ResponseStore;
+  /** `max_body_bytes`: what a request may grow to with stored items expanded into it. */
+  maxBodyBytes: number;
+  /** `[responses] max_chain_length`. */
+  maxChain: number;
 }
 
 /** An `error` or `response.failed` event, or malformed data, as a native stream's first event: a failure before the stream (retried, or a status). */
@@ -68,7 +74,7 @@ function positive(v: unknown): number | undefined {
 export function createResponseRoute(d: RouteDeps) {
   const { pipeline, hooks } = d;
   return async function createResponse(ctx: Context): Promise<void> {
-    const body = (ctx.state as { body: { body: Record<string, unknown> } }).body.body;
+    const { body, raw } = (ctx.state as { body: { body: Record<string, unknown>; raw: string } }).body;
     const prevId = typeof body.previous_response_id === 'string' && body.previous_response_id !== '' ? body.previous_response_id : undefined;
     const a = await pipeline.admit(ctx, {
       schema: responsesRequestSchema,
@@ -85,22 +91,27 @@ export function createResponseRoute(d: RouteDeps) {
     const rc = a.rc;
     const owner = ownerOf(rc);
     if (await pipeline.fromCache(ctx, a)) return storeCacheHit(d.store, ctx, rc, owner);
-    const history = prevId === undefined ? undefined : await d.store.history(owner, prevId, 'previous_response_id');
+    const conv: Conversation | undefined = prevId === undefined ? undefined : await openConversation(d.store, owner, prevId, d.maxChain);
+    const budget = new ExpansionBudget(d.maxBodyBytes, raw);
     // the request's own input, item references to gw's stored items resolved (for translation and storage)
     const sent = inputItems(body.input);
-    const own = await resolveReferences(sent, owner, d.store);
+    const own = await resolveReferences(sent, owner, d.store, budget);
+    // the history is read only when a provider needs it sent (not the native one that stored it), once
+    let history: Promise<ResponsesInputItem[]> | undefined;
 
     const served = await pipeline.dispatch<Outcome>(a, async (p, _model, b, call) => {
       const native = p.native?.[FORMAT];
       if (native) {
-        if (history === undefined || (history.last.native && history.last.provider === p.name)) {
+        if (conv === undefined || (conv.last.native && conv.last.provider === p.name)) {
           return { native: await primeNative(await native(b, call), failedFirst(p.name)) };
         }
         const { previous_response_id: _prev, ...rest } = b;
-        const expanded = { ...rest, input: [...portable(history.items), ...inputItems(b.input)] };
-        return { native: await primeNative(await native(expanded, { ...call, rawBody: undefined }), failedFirst(p.name)) };
+        history ??= expandConversation(d.store, owner, conv, budget);
+        const full = { ...rest, input: [...portable(await history), ...inputItems(b.input)] };
+        return { native: await primeNative(await native(full, { ...call, rawBody: undefined }), failedFirst(p.name)) };
       }
-      const tb = history === undefined && own === sent ? b : { ...b, input: history === undefined ? own : [...history.items, ...own] };
+      if (conv !== undefined) history ??= expandConversation(d.store, owner, conv, budget);
+      const tb = history === undefined && own === sent ? b : { ...b, input: history === undefined ? own : [...(await history), ...own] };
       const tr = responsesToChatRequest(tb as ResponsesRequest);
       if (tr.droppedTools.length > 0)
         rc.log.info({ req: rc.id, provider: p.name, dropped: tr.droppedTools }, 'Responses built-in tools dropped: the provider cannot run them');
@@ -114,9 +125,9 @@ export function createResponseRoute(d: RouteDeps) {
     const store = body.store !== false;
     const save = async (response: StoredResponse['response']): Promise<void> => {
       if (!store || typeof response?.id !== 'string') return;
-      const rec: StoredResponse = { response, input: own, chain: history?.chain ?? [], provider: rc.provider!, native: 'native' in v };
+      const rec: StoredResponse = { response, input: own, chain: conv?.chain ?? [], provider: rc.provider!, native: 'native' in v };
       try {
-        await d.store.put(owner, rec);
+        await d.store.put(owner, rec, conv ? conv.bytes : 0);
       } catch (err) {
         // the answer itself is good: the client gets it, a later previous_response_id gets 404
         rc.log.error({ err, req: rc.id, response: response.id }, 'storing the response failed');
@@ -215,7 +226,7 @@ async function storeCacheHit(store: ResponseStore, ctx: Context, rc: RequestCont
   }
   if (typeof response?.id !== 'string') return;
   try {
-    await store.put(owner, { response: response as StoredResponse['response'], input: inputItems(rc.body.input), chain: [], provider: '', native: false });
+    await store.put(owner, { response: response as StoredResponse['response'], input: inputItems(rc.body.input), chain: [], provider: '', native: false }, 0);
   } catch (err) {
     rc.log.error({ err, req: rc.id, response: response.id }, 'storing the cached response failed');
   }
