@@ -31,6 +31,7 @@ import { responsesRequestSchema } from './schema.ts';
 import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
 import { encodeResponsesEvent } from './encode-event.ts';
 import { encodeAll, NativeStream } from './streams.ts';
+import { ResponsesRouteMissing } from './route-missing.ts';
 import { responsesToChatRequest, type ToChatResult } from './to-chat-request.ts';
 import type { ResponsesRequest } from './types.ts';
 
@@ -93,12 +94,17 @@ export function createResponseRoute(d: RouteDeps) {
     const served = await pipeline.dispatch<Outcome>(a, async (p, _model, b, call) => {
       const native = p.native?.[FORMAT];
       if (native) {
-        if (history === undefined || (history.last.native && history.last.provider === p.name)) {
-          return { native: await primeNative(await native(b, call), failedFirst(p.name)) };
+        try {
+          if (history === undefined || (history.last.native && history.last.provider === p.name)) {
+            return { native: await primeNative(await native(b, call), failedFirst(p.name)) };
+          }
+          const { previous_response_id: _prev, ...rest } = b;
+          const expanded = { ...rest, input: [...portable(history.items), ...inputItems(b.input)] };
+          return { native: await primeNative(await native(expanded, { ...call, rawBody: undefined }), failedFirst(p.name)) };
+        } catch (err) {
+          // the upstream has no Responses API after all (route-missing.ts): this request too is translated
+          if (!(err instanceof ResponsesRouteMissing)) throw err;
         }
-        const { previous_response_id: _prev, ...rest } = b;
-        const expanded = { ...rest, input: [...portable(history.items), ...inputItems(b.input)] };
-        return { native: await primeNative(await native(expanded, { ...call, rawBody: undefined }), failedFirst(p.name)) };
       }
       const tb = history === undefined && own === sent ? b : { ...b, input: history === undefined ? own : [...history.items, ...own] };
       const tr = responsesToChatRequest(tb as ResponsesRequest);
