@@ -11,10 +11,9 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { parse } from 'smol-toml';
 import { spawnGateway } from '../helpers/gateway.ts';
-import { readmeBlock, readmeSection } from '../helpers/readme.ts';
+import { README_ORIGIN, readmeBlock, readmeSection } from '../helpers/readme.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../gateway.toml', import.meta.url));
-const README_ORIGIN = 'http://127.0.0.1:8080';
 
 /** The README's curl command as a fetch: its URL, headers and body. */
 function readmeCurl(): { url: string; headers: Record<string, string>; body: string } {

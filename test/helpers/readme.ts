@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 
 const README = new URL('../../README.md', import.meta.url);
 
+/** The gateway address the README's recipes use; tests put their own in its place. */
+export const README_ORIGIN = 'http://127.0.0.1:8080';
+
 /** A fenced code block: its language tag (```toml → `toml`) and its lines, without the fences. */
 export interface ReadmeBlock {
   lang: string;
