@@ -2,18 +2,20 @@
 // Thin launcher: checks the runtime, then runs the compiled CLI (dist/, built by
 // `npm run build`, which `npm ci` and `npm start` run) or, with GW_FROM_SOURCE=1 or no
 // build, the TypeScript sources (Node 24 strips types; the tests run that way).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import satisfies from 'semver/functions/satisfies.js';
 
 // the young generation stays at its initial size while gw loads: otherwise loading grows it
 // to its cap and a gateway at rest keeps that memory; `gw serve` lets it grow again once
 // listening (cli/heap.ts)
 setFlagsFromString('--semi-space-growth-factor=1');
 
-const [major] = process.versions.node.split('.').map(Number);
-if (major < 24) {
+// package.json's engines is the one statement of what gw runs on (the floor is undici's)
+const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+if (!satisfies(process.version, engines.node)) {
   process.stderr.write(
-    `gw needs Node.js 24 or newer (this is ${process.version}); run it through npm (npm start, npx gw), which puts the project's Node 24 first on PATH\n`,
+    `gw needs Node.js ${engines.node}, 24 recommended (this is ${process.version}); run it through npm (npm start, npx gw), which puts the project's Node 24 first on PATH\n`,
   );
   process.exit(1);
 }

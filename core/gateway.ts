@@ -15,7 +15,7 @@ import { createAgent } from './http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
 import { createPipeline } from './pipeline/pipeline.ts';
 import type { ExtensionHandle, GatewayInfo } from './plugins/contract.ts';
-import { findPlugin, GW_VERSION, loadFormats } from './plugins/loader.ts';
+import { findPlugin, GW_VERSION, loadFormats, runSetup } from './plugins/loader.ts';
 import { tapHealth } from './resilience/health.ts';
 import { MemberPool } from './resilience/member.ts';
 import { mountUi } from './ui.ts';
@@ -178,15 +178,17 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
           handler: (ctx) => handler(ctx, noop),
           owner: `extension ${name}`,
         });
-      const handle = await found.plugin.setup({
-        name,
-        config: parsed.data,
-        store: store.namespace(`ext:${name}`),
-        hooks,
-        log: log.child({ extension: name }),
-        routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') },
-        gateway: info,
-      });
+      const handle = await runSetup(found, name, () =>
+        found.plugin.setup({
+          name,
+          config: parsed.data,
+          store: store.namespace(`ext:${name}`),
+          hooks,
+          log: log.child({ extension: name }),
+          routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') },
+          gateway: info,
+        }),
+      );
       extensions.push({ name, handle: handle ?? undefined });
       for (const k of found.plugin.keySettings ?? []) (honored ??= new Set()).add(k);
     }

@@ -3,6 +3,7 @@
  * the model. A table is immutable; runtime changes build a new one and swap it, so a
  * request in flight keeps the providers it started with.
  */
+import { AliasPatterns, isAliasPattern } from './alias-patterns.ts';
 import type { RoutingConfig } from './config/schema.ts';
 import { MODEL_NOT_FOUND } from './error-codes.ts';
 import type { Provider } from './provider.ts';
@@ -13,7 +14,10 @@ export { Group };
 
 export class RoutingTable {
   private readonly groups = new Map<string, Group>();
-  private readonly aliases: Map<string, string>;
+  /** Exact aliases. */
+  private readonly aliases = new Map<string, string>();
+  /** Alias patterns (`"claude-*"`), or undefined when there are none: exact names never pay for them. */
+  private readonly patterns: AliasPatterns | undefined;
   readonly providers: ReadonlyMap<string, Provider>;
 
   readonly fallbacks: ReadonlyMap<string, readonly string[]>;
@@ -47,7 +51,12 @@ export class RoutingTable {
     for (const [m, list] of lists) this.groups.set(m, new Group(list, routing.models[m]?.strategy ?? routing.strategy));
     this.providers = byName;
     this.members = byProvider;
-    this.aliases = new Map(Object.entries(aliases));
+    const patterns: Array<[string, string]> = [];
+    for (const [name, target] of Object.entries(aliases)) {
+      if (isAliasPattern(name)) patterns.push([name, target]);
+      else this.aliases.set(name, target);
+    }
+    this.patterns = patterns.length ? new AliasPatterns(patterns) : undefined;
     this.fallbacks = new Map(Object.entries(fallbacks));
   }
 
@@ -62,9 +71,22 @@ export class RoutingTable {
     return list ? list.map((m) => this.resolve(m)).filter((m) => m !== canonical) : [];
   }
 
-  /** Canonical model id for a requested name (alias targets are not chained). */
+  /**
+   * Canonical model id for a requested name: an exact alias's target, the name itself when
+   * it is a model id, else the target of the alias pattern that wins for it, else the name
+   * (alias targets are not chained).
+   */
   resolve(model: string): string {
-    return this.aliases.get(model) ?? model;
+    const exact = this.aliases.get(model);
+    if (exact !== undefined) return exact;
+    if (this.patterns === undefined || this.groups.has(model)) return model;
+    return this.patterns.match(model)?.target ?? model;
+  }
+
+  /** The alias pattern a requested name resolves through, or undefined (an exact name, or no pattern matched). */
+  patternFor(model: string): string | undefined {
+    if (this.patterns === undefined || this.aliases.has(model) || this.groups.has(model)) return undefined;
+    return this.patterns.match(model)?.pattern;
   }
 
   /**
@@ -75,7 +97,9 @@ export class RoutingTable {
     const g = this.groups.get(canonical);
     if (g) return g;
     const near = this.closeMatches(requested, allows);
-    throw MODEL_NOT_FOUND({ what: requested === canonical ? `'${requested}'` : `'${requested}' (alias of '${canonical}')`, near });
+    const pattern = requested === canonical ? undefined : this.patternFor(requested);
+    const via = pattern === undefined ? '' : `, by the alias pattern '${pattern}'`;
+    throw MODEL_NOT_FOUND({ what: requested === canonical ? `'${requested}'` : `'${requested}' (alias of '${canonical}'${via})`, near });
   }
 
   /** Distinct model ids served (aliases excluded). */
@@ -83,12 +107,13 @@ export class RoutingTable {
     return [...this.groups.keys()];
   }
 
+  /** Exact aliases and their targets (patterns are not names a client can list). */
   aliasEntries(): Array<[alias: string, target: string]> {
     return [...this.aliases];
   }
 
   /**
-   * Up to 3 known model ids or aliases close to `name` (edit distance or substring); with
+   * Up to 3 known model ids or exact aliases close to `name` (edit distance or substring); with
    * `allows`, only those whose canonical model it lets through (a key's model patterns).
    * Bounded work, whatever it is given: names over 256 characters get none, at most 5000
    * candidates are looked at, and the distance is computed only for candidates whose

@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
+import { isAliasPattern } from '../alias-patterns.ts';
 import { ConfigError } from './error.ts';
 import { expandEnv } from './expand.ts';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.ts';
@@ -38,6 +39,7 @@ export function parseConfig(text: string, file: string, path: string, env: NodeJ
   const cfg = parsed.data;
   for (const [alias, target] of Object.entries(cfg.aliases)) {
     if (alias === target) throw new ConfigError(file, ['aliases', alias], 'an alias cannot point to itself');
+    if (isAliasPattern(target)) throw new ConfigError(file, ['aliases', alias], `expected a model id as the target, not the pattern '${target}'`);
   }
   return { ...cfg, file: path, dir: dirname(path) };
 }

@@ -13,7 +13,7 @@ import { ConnectionLimit, type QueueObserver } from '../http/limit.ts';
 import type { BuiltProvider } from '../runtime/snapshot.ts';
 import type { Store } from '../store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from './contract.ts';
-import { findPlugin } from './loader.ts';
+import { findPlugin, runSetup } from './loader.ts';
 import { routingSettingsSchema } from './provider-schema.ts';
 
 /** What building providers needs from the gateway. */
@@ -48,9 +48,10 @@ export async function buildProvider(
   opts: { discovery?: 'warn' | 'throw' } = {},
 ): Promise<BuiltProvider> {
   const kind = (section.kind as string | undefined) ?? name;
-  let plugin: ProviderPlugin<unknown> | undefined = (await findPlugin('provider', kind))?.plugin;
-  if (!plugin && typeof section.base_url === 'string') plugin = (await findPlugin('provider', 'openai'))?.plugin;
-  if (!plugin) {
+  let found = await findPlugin('provider', kind);
+  if (!found && typeof section.base_url === 'string') found = await findPlugin('provider', 'openai');
+  const plugin: ProviderPlugin<unknown> | undefined = found?.plugin;
+  if (!found || !plugin) {
     throw new ConfigError(
       file,
       ['providers', name],
@@ -77,22 +78,24 @@ export async function buildProvider(
   // one limit per built provider, shared by every client it makes
   const limit = client.data.max_connections === undefined ? undefined : new ConnectionLimit(name, client.data.max_connections);
   if (limit) deps.queues?.register(limit);
-  const provider = await plugin.setup({
-    name,
-    config: parsed.data,
-    store: deps.store.namespace(`provider:${name}`),
-    log,
-    http: (o) =>
-      createUpstreamClient({
-        provider: name,
-        dispatcher: deps.dispatcher,
-        log,
-        maxEventBytes: client.data.max_event_bytes,
-        limit,
-        observer: deps.queues,
-        ...o,
-      }),
-  });
+  const provider = await runSetup(found, name, () =>
+    plugin.setup({
+      name,
+      config: parsed.data,
+      store: deps.store.namespace(`provider:${name}`),
+      log,
+      http: (o) =>
+        createUpstreamClient({
+          provider: name,
+          dispatcher: deps.dispatcher,
+          log,
+          maxEventBytes: client.data.max_event_bytes,
+          limit,
+          observer: deps.queues,
+          ...o,
+        }),
+    }),
+  );
   if (provider.models.length === 0 && provider.listModels) {
     try {
       provider.models = await provider.listModels(AbortSignal.timeout(15_000));

@@ -36,6 +36,26 @@ export class PluginError extends UserError {
 }
 
 /**
+ * Runs an npm plugin's `setup`: what it throws (a database it cannot reach, a bug of its
+ * own) is the plugin's failure, not gw's, so it becomes one PluginError line naming the
+ * plugin, its package and the error's first line (the CLI prints it and exits 1; the
+ * original is its `cause`). A UserError (a ConfigError naming the key at fault) is already
+ * such a line and passes unchanged, and so does anything a built-in plugin throws: there it
+ * is gw's own bug, whose stack the CLI prints.
+ * @throws PluginError, or what `setup` threw.
+ */
+export async function runSetup<T>(found: LoadedPlugin, name: string, setup: () => T | Promise<T>): Promise<T> {
+  try {
+    return await setup();
+  } catch (err) {
+    if (found.source !== 'npm' || err instanceof UserError) throw err;
+    const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    const line = reason.split('\n', 1)[0]!.trim();
+    throw new PluginError(`${found.plugin.type} '${name}' from the npm package ${found.module} failed in setup: ${line}`, { cause: err });
+  }
+}
+
+/**
  * Loads the plugin `name` of `type`; undefined when neither a built-in folder nor
  * `gw-plugin-<name>` exists.
  * @throws PluginError when the module exists but fails to import, breaks the contract, or

@@ -41,3 +41,17 @@ export function modelListing(table: RoutingTable, key: KeyInfo | undefined): Mod
   }
   return data;
 }
+
+/**
+ * The entry for one id, as `GET /v1/models/{id}` answers it: a listed model or alias, or a
+ * name an alias pattern routes (`claude-opus-4-1` through `"claude-*"`), shown as an alias
+ * of its target. Undefined when the id routes nowhere the key may call.
+ */
+export function findModel(table: RoutingTable, key: KeyInfo | undefined, id: string): ModelEntry | undefined {
+  const listing = modelListing(table, key);
+  const listed = listing.find((m) => m.id === id);
+  if (listed !== undefined || table.patternFor(id) === undefined) return listed;
+  const target = table.resolve(id);
+  const served = listing.find((m) => m.id === target && m.alias_for === undefined);
+  return served && { id, object: 'model', created: 0, owned_by: served.owned_by, alias_for: target };
+}

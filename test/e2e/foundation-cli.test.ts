@@ -3,15 +3,12 @@
  * in one line, `-v` flags and LOG_LEVEL, and SIGTERM letting a stream finish.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
-import { spawnGateway, type GatewayProcess } from '../helpers/gateway.ts';
+import { runToExit, spawnGateway, type GatewayProcess } from '../helpers/gateway.ts';
 
-const GW_BIN = fileURLToPath(new URL('../../cli/gw.js', import.meta.url));
 const KEY = 'sk-cli-test-key-0123456789abcdef';
 const SECRET = /^sk-[A-Za-z0-9_-]{32,}$/;
 
@@ -42,22 +39,6 @@ async function started(t: import('ava').ExecutionContext, args: string[], env?: 
     clearTimeout(t2);
   });
   return gw;
-}
-
-/** Runs gw to its exit; resolves with code and output. */
-function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GW_BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', (code) => {
-      clearTimeout(kill);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 function chat(url: string, body: Record<string, unknown>, key = KEY): Promise<Response> {

@@ -2,9 +2,9 @@
  * Running the real Codex CLI (`@openai/codex`, its native binary ships in the npm package)
  * offline against a local Responses server: `codex exec` with a throw-away `CODEX_HOME`.
  *
- * What keeps it offline and unattended (found by tracing its connections):
- * - a custom model provider (`wire_api = "responses"`, `base_url` = the local server,
- *   `env_key` naming the variable that holds the key) so nothing goes to OpenAI;
+ * Its `config.toml` is the README's recipe (README.md "Coding agents through gw", read from
+ * the file: a recipe that stops working fails the tests) with the model and address of the
+ * run, plus what keeps the run offline and unattended (found by tracing its connections):
  * - `check_for_update_on_startup = false`, `[analytics] enabled = false`, and the features
  *   `plugins`, `remote_plugin`, `apps`, `api_key_model_discovery` off: with them on, Codex
  *   clones a plugin marketplace from GitHub and resolves chatgpt.com at start;
@@ -15,18 +15,21 @@
  *   model's shell command runs without an approval prompt and without the seccomp/landlock
  *   sandbox, which containers often lack; the command is the test's own), stdin closed
  *   (else `exec` waits for more prompt on stdin);
- * - a minimal environment (PATH, HOME and CODEX_HOME in the temp dir, the key variable):
- *   no OPENAI_API_KEY or proxy settings leak in.
+ * - a minimal environment (PATH, HOME and CODEX_HOME in the temp dir, the recipe's key
+ *   variable): no OPENAI_API_KEY or proxy settings leak in.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { README_ORIGIN, readmeBlock } from './readme.ts';
 
 /** The npm package's launcher; it execs the platform's native binary. */
 const CODEX_JS = createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
-const KEY_VAR = 'GW_TEST_API_KEY';
+/** How the README's Codex block begins. */
+const RECIPE = '# ~/.codex/config.toml';
 
 export interface CodexRun {
   stdout: string;
@@ -50,29 +53,32 @@ export interface CodexOptions {
   extraConfig?: string;
 }
 
-/** `config.toml` for a run against `baseURL`. */
-export function codexConfig(baseURL: string, model: string, extra = ''): string {
-  return `model = "${model}"
-model_provider = "gw"
-check_for_update_on_startup = false
+/** The parts of the README's Codex config a run reads. */
+interface Recipe {
+  model: string;
+  model_provider: string;
+  model_providers: Record<string, { base_url: string; env_key: string; [k: string]: unknown }>;
+  [k: string]: unknown;
+}
 
-[model_providers.gw]
-name = "gw"
-base_url = "${baseURL}"
-wire_api = "responses"
-env_key = "${KEY_VAR}"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-remote_plugin = false
-apps = false
-api_key_model_discovery = false
-${extra}`;
+/**
+ * `config.toml` for a run against `baseURL` (the README's recipe, its model and address
+ * replaced, plus the offline settings), and the variable that must hold the key.
+ * @throws when the README's recipe no longer has the shape this reads.
+ */
+export function codexConfig(baseURL: string, model: string, extra = ''): { toml: string; keyVar: string } {
+  const cfg = parse(readmeBlock(RECIPE)) as unknown as Recipe;
+  const provider = cfg.model_providers?.[cfg.model_provider];
+  if (provider?.base_url !== `${README_ORIGIN}/v1` || typeof provider.env_key !== 'string')
+    throw new Error(`README.md's Codex recipe: expected [model_providers.${cfg.model_provider}] with base_url = "${README_ORIGIN}/v1" and env_key`);
+  cfg.model = model;
+  provider.base_url = baseURL;
+  provider.request_max_retries = 0;
+  provider.stream_max_retries = 0;
+  cfg.check_for_update_on_startup = false;
+  cfg.analytics = { enabled: false };
+  cfg.features = { plugins: false, remote_plugin: false, apps: false, api_key_model_discovery: false };
+  return { toml: `${stringify(cfg)}\n${extra}`, keyVar: provider.env_key };
 }
 
 /**
@@ -85,11 +91,12 @@ export async function runCodex(opts: CodexOptions): Promise<CodexRun> {
   const work = join(dir, 'work');
   await mkdir(home);
   await mkdir(work);
-  await writeFile(join(home, 'config.toml'), codexConfig(opts.baseURL, opts.model ?? 'test-model', opts.extraConfig));
+  const config = codexConfig(opts.baseURL, opts.model ?? 'test-model', opts.extraConfig);
+  await writeFile(join(home, 'config.toml'), config.toml);
   const args = [CODEX_JS, 'exec', '--skip-git-repo-check', '--ephemeral', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', opts.prompt];
   const child = spawn(process.execPath, args, {
     cwd: work,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CODEX_HOME: home, [KEY_VAR]: opts.apiKey },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CODEX_HOME: home, [config.keyVar]: opts.apiKey },
     stdio: ['ignore', 'pipe', 'pipe'],
     // its own process group, so a timeout also stops the shell commands it started
     detached: true,

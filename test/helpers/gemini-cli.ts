@@ -3,10 +3,16 @@
  * local Gemini-API server (gw, or a mock): `gemini -p "<prompt>"` in a throwaway HOME and
  * workspace, bounded in time.
  *
+ * The set-up is the README's recipe (README.md "Coding agents through gw", read from the
+ * file: a recipe that stops working fails the tests): its `settings.json` and its exported
+ * variables with the run's address and key, plus settings that keep the run offline.
+ *
  * What the CLI (0.61) does with this set-up, as observed with strace and a recording mock:
  * - it speaks only to `GOOGLE_GEMINI_BASE_URL`: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`
  *   per turn, the key in `x-goog-api-key`, `user-agent: GeminiCLI-tui/0.61.0/<model> …`,
  *   `x-goog-api-client: google-genai-sdk/1.30.0 gl-node/v24.…`; no countTokens, no models list;
+ * - without `GEMINI_CLI_TRUST_WORKSPACE=true` a headless run exits 55 at once ("not running
+ *   in a trusted directory"); without `security.auth.selectedType` it exits 41;
  * - `-m <model>` pins the model: without it the "auto" router first calls
  *   `:generateContent` on a flash-lite model and expects a JSON verdict
  *   (`complexity_reasoning`, `complexity_score`);
@@ -26,6 +32,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { README_ORIGIN, readmeBlock } from './readme.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GEMINI_BIN = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js');
@@ -61,10 +68,15 @@ export interface GeminiCliResult {
   timedOut: boolean;
 }
 
-/** The settings every run gets: API-key auth, nothing phoning home, no retries. */
+/** How the README's two Gemini CLI blocks begin. */
+const SETTINGS_RECIPE = '{\n  "security"';
+const SHELL_RECIPE = 'export GOOGLE_GEMINI_BASE_URL=';
+const KEY_PLACEHOLDER = '<gateway key>';
+
+/** The settings every run gets: the README's (API-key auth), then nothing phoning home and no retries. */
 export function defaultGeminiSettings(): Record<string, unknown> {
   return {
-    security: { auth: { selectedType: 'gemini-api-key' } },
+    ...(JSON.parse(readmeBlock(SETTINGS_RECIPE)) as Record<string, unknown>),
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     general: { maxAttempts: 1, enableAutoUpdate: false, enableAutoUpdateNotification: false },
@@ -73,11 +85,26 @@ export function defaultGeminiSettings(): Record<string, unknown> {
 }
 
 /**
+ * The variables the README exports, its address and key placeholder replaced by `baseUrl`
+ * and `apiKey`.
+ * @throws when the README's block no longer runs `gemini -m <model> -p` as the runs here do.
+ */
+export function readmeGeminiEnv(baseUrl: string, apiKey: string): Record<string, string> {
+  const block = readmeBlock(SHELL_RECIPE);
+  if (!/^gemini -m <model> -p /m.test(block)) throw new Error("README.md's Gemini CLI recipe: expected a `gemini -m <model> -p …` line");
+  const env: Record<string, string> = {};
+  for (const [, name, value] of block.matchAll(/^export (\w+)=(.*?)\s*(?:#.*)?$/gm))
+    env[name!] = value!.replace(README_ORIGIN, baseUrl).replace(KEY_PLACEHOLDER, apiKey);
+  return env;
+}
+
+/**
  * Runs `gemini -m <model> -p <prompt>` with a temporary HOME (holding `.gemini/settings.json`)
  * and a temporary workspace, both removed afterwards. The environment is built from scratch
  * (no inherited GEMINI_*, GOOGLE_*, proxy or CI variables): PATH with Node 24 first, HOME,
- * `GEMINI_API_KEY`, `GOOGLE_GEMINI_BASE_URL`, `GEMINI_CLI_TRUST_WORKSPACE=true`, `NO_COLOR=1`,
- * `TERM=dumb`, and `TMPDIR` inside the throwaway directory (the CLI writes error reports there).
+ * the README's variables (`GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY`,
+ * `GEMINI_CLI_TRUST_WORKSPACE`), `NO_COLOR=1`, `TERM=dumb`, and `TMPDIR` inside the throwaway
+ * directory (the CLI writes error reports there).
  * Never rejects for the CLI's own failures: they are in `code` and `stderr`.
  */
 export async function runGeminiCli(opts: GeminiCliOptions): Promise<GeminiCliResult> {
@@ -96,9 +123,7 @@ export async function runGeminiCli(opts: GeminiCliOptions): Promise<GeminiCliRes
     const env: Record<string, string> = {
       PATH: `${dirname(node)}:/usr/local/bin:/usr/bin:/bin`,
       HOME: home,
-      GEMINI_API_KEY: opts.apiKey,
-      GOOGLE_GEMINI_BASE_URL: opts.baseUrl,
-      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      ...readmeGeminiEnv(opts.baseUrl, opts.apiKey),
       NO_COLOR: '1',
       TERM: 'dumb',
       // the CLI writes error reports to os.tmpdir(); keep them in the throwaway directory

@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
 import type { GwState } from '../../../core/pipeline/state.ts';
-import { modelListing, type ModelEntry } from '../../../core/routes/model-listing.ts';
+import { findModel, modelListing, type ModelEntry } from '../../../core/routes/model-listing.ts';
 
 const EPOCH = '1970-01-01T00:00:00Z';
 
@@ -31,7 +31,7 @@ export function listModels(ctx: Context): void {
 export function getModel(ctx: Context): void {
   const id = ctx.params.id!;
   const st = ctx.state as GwState;
-  const m = modelListing(st.snap.table, st.key).find((x) => x.id === id);
+  const m = findModel(st.snap.table, st.key, id);
   if (!m) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: [] });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(entry(m));

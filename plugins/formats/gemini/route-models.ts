@@ -7,7 +7,7 @@
 import type { Context } from 'koa';
 import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
 import type { GwState } from '../../../core/pipeline/state.ts';
-import { modelListing } from '../../../core/routes/model-listing.ts';
+import { findModel, modelListing } from '../../../core/routes/model-listing.ts';
 import { listGeminiModels, toGeminiModel } from './models.ts';
 
 /** `key=` as a query parameter (whatever its position). */
@@ -36,7 +36,7 @@ export function listModels(ctx: Context): void {
 export function getModel(ctx: Context): void {
   const id = (ctx.params.model ?? ctx.params.id ?? '').replace(/^models\//, '');
   const { snap, key } = ctx.state as GwState;
-  if (!modelListing(snap.table, key).some((m) => m.id === id))
+  if (findModel(snap.table, key, id) === undefined)
     throw MODEL_NOT_FOUND({ what: `'${id}'`, near: snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows) });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(toGeminiModel(id));

@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
 import type { GwState } from '../../../core/pipeline/state.ts';
-import { modelListing } from '../../../core/routes/model-listing.ts';
+import { findModel, modelListing } from '../../../core/routes/model-listing.ts';
 
 export function listModels(ctx: Context): void {
   ctx.type = 'application/json';
@@ -21,7 +21,7 @@ export function listModels(ctx: Context): void {
 export function getModel(ctx: Context): void {
   const id = ctx.params.id!;
   const { snap, key } = ctx.state as GwState;
-  const m = modelListing(snap.table, key).find((x) => x.id === id);
+  const m = findModel(snap.table, key, id);
   if (!m) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows) });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(m);

@@ -33,6 +33,7 @@ import { responsesRequestSchema } from './schema.ts';
 import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
 import { encodeResponsesEvent } from './encode-event.ts';
 import { encodeAll, NativeStream } from './streams.ts';
+import { ResponsesRouteMissing } from './route-missing.ts';
 import { responsesToChatRequest, type ToChatResult } from './to-chat-request.ts';
 import type { ResponsesInputItem, ResponsesRequest } from './types.ts';
 
@@ -102,13 +103,18 @@ export function createResponseRoute(d: RouteDeps) {
     const served = await pipeline.dispatch<Outcome>(a, async (p, _model, b, call) => {
       const native = p.native?.[FORMAT];
       if (native) {
-        if (conv === undefined || (conv.last.native && conv.last.provider === p.name)) {
-          return { native: await primeNative(await native(b, call), failedFirst(p.name)) };
+        try {
+          if (conv === undefined || (conv.last.native && conv.last.provider === p.name)) {
+            return { native: await primeNative(await native(b, call), failedFirst(p.name)) };
+          }
+          const { previous_response_id: _prev, ...rest } = b;
+          history ??= expandConversation(d.store, owner, conv, budget);
+          const full = { ...rest, input: [...portable(await history), ...inputItems(b.input)] };
+          return { native: await primeNative(await native(full, { ...call, rawBody: undefined }), failedFirst(p.name)) };
+        } catch (err) {
+          // the upstream has no Responses API after all (route-missing.ts): this request too is translated
+          if (!(err instanceof ResponsesRouteMissing)) throw err;
         }
-        const { previous_response_id: _prev, ...rest } = b;
-        history ??= expandConversation(d.store, owner, conv, budget);
-        const full = { ...rest, input: [...portable(await history), ...inputItems(b.input)] };
-        return { native: await primeNative(await native(full, { ...call, rawBody: undefined }), failedFirst(p.name)) };
       }
       if (conv !== undefined) history ??= expandConversation(d.store, owner, conv, budget);
       const tb = history === undefined && own === sent ? b : { ...b, input: history === undefined ? own : [...(await history), ...own] };

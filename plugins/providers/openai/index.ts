@@ -6,12 +6,17 @@
  * POST /v1/responses: native (`{base_url}/responses`, body and events unchanged) for the
  * `openai` kind; a self-defined section opts in with `responses = "native"` when its
  * upstream serves the Responses API too (`"translated"` turns it off for an `openai`
- * section pointing at a server that has only chat completions).
+ * section pointing at a server that has only chat completions). Left to its default, an
+ * `openai` section whose upstream answers POST /responses with a 404 for the route (not for
+ * the model) switches itself to translated, once, with a warning (route-missing.ts).
  */
 import { z } from 'zod';
 import { defineProvider } from '../../../core/plugins/contract.ts';
 import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
+import type { NativeCall } from '../../../core/provider.ts';
+import { redactUrl } from '../../../core/redact.ts';
 import { responsesPassthrough } from '../../formats/openai-responses/passthrough.ts';
+import { switchOnRouteMissing } from '../../formats/openai-responses/route-missing.ts';
 import { createCompatibleProvider } from './compatible.ts';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -25,20 +30,30 @@ export default defineProvider({
   name: 'openai',
   configSchema: schema,
   routing: ['max_retries', 'weight'],
-  setup({ name, config, http }) {
+  setup({ name, config, http, log }) {
     const kind = config.kind ?? name;
     const baseUrl = config.base_url ?? OPENAI_BASE_URL;
     const client = http({ timeoutMs: config.timeout_seconds * 1000 });
     const headers = { authorization: `Bearer ${config.api_key}` };
-    const native = (config.responses ?? (kind === 'openai' ? 'native' : 'translated')) === 'native';
-    return createCompatibleProvider({
-      name,
-      kind,
-      baseUrl,
-      models: config.models ?? [],
-      http: client,
-      headers,
-      native: native ? { 'openai-responses': responsesPassthrough(client, `${baseUrl.replace(/\/+$/, '')}/responses`, headers) } : undefined,
-    });
+    const mode = config.responses ?? (kind === 'openai' ? 'native' : 'translated');
+    let native: Record<string, NativeCall> | undefined;
+    if (mode === 'native') {
+      const url = `${baseUrl.replace(/\/+$/, '')}/responses`;
+      const passthrough = responsesPassthrough(client, url, headers);
+      native = {
+        'openai-responses':
+          config.responses === undefined
+            ? switchOnRouteMissing(passthrough, name, (err) => {
+                // later requests find no native entry and are translated from the start
+                delete native!['openai-responses'];
+                log.warn(
+                  { provider: name, upstream: err.message },
+                  `provider ${name}: POST ${redactUrl(url)} answered 404 for the route, so its upstream has no Responses API: /v1/responses is translated to chat completions from now on (set responses = "translated" or "native" on [providers.${name}] to decide)`,
+                );
+              })
+            : passthrough,
+      };
+    }
+    return createCompatibleProvider({ name, kind, baseUrl, models: config.models ?? [], http: client, headers, native });
   },
 });
