@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/api/caching#FileData
  * @see https://platform.openai.com/docs/api-reference/chat/create (content parts)
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ContentPart } from '../../../core/format/chat.ts';
 
 /** `input_audio.format` for the audio types OpenAI accepts inline. */
@@ -61,7 +61,6 @@ export function fileDataToPart(file: unknown, param: string): ContentPart {
   if (!/^https?:\/\//i.test(uri)) throw badRequest(`${param}.fileUri must be an http(s) URL for this model`, `${param}.fileUri`);
   const mime = typeof f.mimeType === 'string' ? f.mimeType.toLowerCase() : '';
   const looksLikeImage = mime.startsWith('image/') || (mime === '' && /\.(png|jpe?g|gif|webp)(\?|#|$)/i.test(uri));
-  if (!looksLikeImage)
-    throw badRequest(`${param}.mimeType: only image URLs can be sent to this model, got ${JSON.stringify(f.mimeType ?? null)}`, `${param}.mimeType`);
+  if (!looksLikeImage) throw badRequest(`${param}.mimeType: only image URLs can be sent to this model`, `${param}.mimeType`, quoted(f.mimeType ?? null));
   return { type: 'image_url', image_url: { url: uri } };
 }

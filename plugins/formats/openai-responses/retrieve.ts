@@ -8,7 +8,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/input-items
  */
 import type { Context } from 'koa';
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { GwState } from '../../../core/pipeline/state.ts';
 import { RESPONSE_NOT_FOUND } from './errors.ts';
 import type { ResponseStore } from './response-store.ts';
@@ -102,7 +102,7 @@ export function listInputItems(store: ResponseStore) {
     let start = 0;
     if (after !== undefined) {
       const at = items.findIndex((i) => i.id === after);
-      if (at < 0) throw badRequest(`after: no item '${after}' in this response's input`, 'after');
+      if (at < 0) throw badRequest("after: no item with this id in this response's input", 'after', quoted(after));
       start = at + 1;
     }
     const page = items.slice(start, start + limit);
