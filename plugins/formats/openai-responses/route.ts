@@ -137,7 +137,7 @@ export function createResponseRoute(d: RouteDeps) {
         await save(parsed);
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers, contentType: r.contentType });
       }
-      const s = new NativeStream(hooks, rc, save);
+      const s = new NativeStream(hooks, rc, save, a.snap.secrets);
       return pipeline.stream(ctx, a, {
         headers,
         ready: r.ready,
