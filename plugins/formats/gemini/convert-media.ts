@@ -6,6 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create (content parts)
  */
 import { badRequest, quoted } from '../../../core/error-codes.ts';
+import { own } from '../../../core/own.ts';
 import type { ContentPart } from '../../../core/format/chat.ts';
 
 /** `input_audio.format` for the audio types OpenAI accepts inline. */
@@ -39,9 +40,9 @@ export function inlineDataToPart(blob: unknown, param: string): ContentPart {
   if (typeof b.data !== 'string' || b.data === '') throw badRequest(`${param}.data must be base64 data`, `${param}.data`);
   const mime = b.mimeType.toLowerCase();
   if (mime.startsWith('image/')) return { type: 'image_url', image_url: { url: `data:${mime};base64,${b.data}` } };
-  const audio = AUDIO_FORMATS[mime];
+  const audio = own(AUDIO_FORMATS, mime);
   if (audio !== undefined) return { type: 'input_audio', input_audio: { data: b.data, format: audio } };
-  return { type: 'file', file: { filename: `file.${EXTENSIONS[mime] ?? 'bin'}`, file_data: `data:${mime};base64,${b.data}` } };
+  return { type: 'file', file: { filename: `file.${own(EXTENSIONS, mime) ?? 'bin'}`, file_data: `data:${mime};base64,${b.data}` } };
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import type { Context } from 'koa';
 import { badRequest, quoted } from '../../../core/error-codes.ts';
+import { own } from '../../../core/own.ts';
 import type { GwState } from '../../../core/pipeline/state.ts';
 import { RESPONSE_NOT_FOUND } from './errors.ts';
 import type { ResponseStore } from './response-store.ts';
@@ -65,7 +66,7 @@ function withIds(input: ResponsesInputItem[], responseId: string): Array<Respons
     return {
       ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}),
       ...item,
-      id: `${PREFIX[type] ?? 'item'}_${hex}_in${i}`,
+      id: `${own(PREFIX, type) ?? 'item'}_${hex}_in${i}`,
     } as ResponsesInputItem & { id: string };
   });
 }

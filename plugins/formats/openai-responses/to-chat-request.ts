@@ -138,7 +138,7 @@ export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
   }
 
   for (const key of Object.keys(body)) {
-    if (!HANDLED.has(key) && !(key in REFUSED) && body[key] !== null) w.add(`${key} dropped: no common-format equivalent`, key);
+    if (!HANDLED.has(key) && !Object.hasOwn(REFUSED, key) && body[key] !== null) w.add(`${key} dropped: no common-format equivalent`, key);
   }
   for (const tool of mapped.dropped) w.add(`tool ${tool} dropped: built-in tools cannot run on this model's provider`, 'tools');
   return { req, warnings: w.list(), droppedTools: mapped.dropped, toolNames: mapped.names };

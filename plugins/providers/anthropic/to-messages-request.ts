@@ -6,6 +6,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { badRequest, quoted } from '../../../core/error-codes.ts';
+import { own } from '../../../core/own.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import type { MessagesRequest } from '../../formats/anthropic-messages/types.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
@@ -87,7 +88,8 @@ export function toMessagesRequest(req: ChatRequest, opts: ToMessagesRequestOptio
 
   for (const [key, value] of Object.entries(req)) {
     if (HANDLED.has(key) || value === undefined || value === null || value === false) continue;
-    warnings.push(key in DROPPED ? `${key} dropped: ${DROPPED[key]}` : `${key} dropped: not a field anthropic models understand`);
+    const why = own(DROPPED, key);
+    warnings.push(why !== undefined ? `${key} dropped: ${why}` : `${key} dropped: not a field anthropic models understand`);
   }
 
   const model = req.model;
@@ -176,7 +178,7 @@ function mapReasoningEffort(
   warnings: string[],
 ): { thinking: NonNullable<MessagesRequest['thinking']>; effort?: string } | undefined {
   if (effort === undefined || effort === null || effort === 'none') return undefined;
-  if (typeof effort !== 'string' || !(effort in THINKING_BUDGET))
+  if (typeof effort !== 'string' || !Object.hasOwn(THINKING_BUDGET, effort))
     throw badRequest('reasoning_effort is not supported (none, minimal, low, medium, high, xhigh are)', 'reasoning_effort', quoted(effort));
   const style = thinkingStyle(model);
   if (style === 'none') {
