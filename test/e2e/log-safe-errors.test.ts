@@ -101,6 +101,12 @@ const BAD: Bad[] = [
     quotes: true,
   },
   {
+    name: 'responses: "required" with only tools that cannot run',
+    path: '/v1/responses',
+    body: { model: 'gpt-x', input: 'hi', tools: [{ type: 'mcp', server_label: M, server_url: 'https://example.invalid/mcp' }], tool_choice: 'required' },
+    quotes: true,
+  },
+  {
     name: 'responses: unknown previous_response_id',
     path: '/v1/responses',
     body: { model: 'gpt-x', input: 'hi', previous_response_id: M },

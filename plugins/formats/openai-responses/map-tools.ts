@@ -160,8 +160,9 @@ export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest
     if (tc !== 'none' && tc !== 'auto' && tc !== 'required') fail('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
     if (tc === 'required' && !haveTools && mapped.dropped.length > 0) {
       fail(
-        `"required" forces a call, but every tool was dropped (${mapped.dropped.join(', ')}): built-in tools cannot run on this model's provider`,
+        `"required" forces a call, but every tool was dropped (${mapped.dropped.length}): built-in tools cannot run on this model's provider`,
         'tool_choice',
+        mapped.dropped.join(', '),
       );
     }
     choice = tc;
