@@ -5,7 +5,8 @@
  *
  *   request ─▶ boundary: id, snapshot captured once ─▶ router ─▶ route: auth ─▶ body ─▶ handler
  *                 ▲                                                                     │
- *                 └──── error in the matched route's format shape; metrics; log ◀───────┘
+ *                 └── provider keys redacted; error in the matched route's format ◀─────┘
+ *                     shape; metrics; log
  */
 import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
@@ -17,6 +18,7 @@ import { authenticate, requireAdmin } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
 import { notifyFinish } from './pipeline/notify-finish.ts';
 import { asGatewayError } from './pipeline/respond.ts';
+import { redactError } from './redact.ts';
 import type { GwState } from './pipeline/state.ts';
 import { notifyError } from './pipeline/stream.ts';
 import { OPENAI_ERRORS } from './routes/core-routes.ts';
@@ -79,6 +81,8 @@ export function createApp(gw: Gateway): Koa {
       if (ctx.status === 501 && !st.route) throw METHOD_NOT_IMPLEMENTED(ctx.method.slice(0, 20), { headers: allowHeader(ctx) });
     } catch (err) {
       const ge = asGatewayError(err);
+      // an upstream's text quoting a provider key is redacted before any hook, log or answer sees it
+      redactError(ge, st.snap.secrets);
       failure = ge;
       if (ge.status === 500) gw.log.error({ err, req: st.id }, 'internal error');
       if (st.rc) {

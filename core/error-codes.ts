@@ -10,9 +10,15 @@
 import { defineError } from './errors.ts';
 
 // ── the request itself ──────────────────────────────────────────────────────────────
-/** A request field gw (or a translation) cannot accept; `param` names it. */
+// An entry whose message quotes the request (a header value, an id, a parser's excerpt of
+// the body) gives a `logMessage` without it: logs and the request log keep that one.
+
+/** A request field gw (or a translation) cannot accept; `param` names it. Made by {@link badRequest}. */
 export const INVALID_REQUEST = defineError<string>('invalid_request_body', 400, (m) => m);
-export const INVALID_JSON = defineError<string>('invalid_json', 400, (detail) => `request body is not valid JSON: ${detail}`);
+export const INVALID_JSON = defineError<string>('invalid_json', 400, (detail) => `request body is not valid JSON: ${detail}`, {
+  // V8's parse errors quote the text around the fault; where it is, is enough
+  logMessage: (detail) => `request body is not valid JSON${/ at position \d+/.exec(detail)?.[0] ?? ''}`,
+});
 export const NOT_AN_OBJECT = defineError('invalid_request_body', 400, 'request body must be a JSON object');
 /** A body nested deeper than gw walks and serializes safely (core/http/body.ts `MAX_JSON_DEPTH`); `param` names where. */
 export const BODY_TOO_DEEP = defineError<{ max: number; at: string }>(
@@ -24,19 +30,20 @@ export const UNSUPPORTED_MEDIA_TYPE = defineError<string>(
   'unsupported_media_type',
   415,
   (got) => `expected Content-Type: application/json, got ${got || 'none'}`,
+  { logMessage: 'expected Content-Type: application/json' },
 );
 export const BODY_TOO_LARGE = defineError('body_too_large', 413, 'request body is larger than max_body_bytes');
 export const UNSUPPORTED_CONTENT_ENCODING = defineError<string>(
   'unsupported_content_encoding',
   415,
   (got) => `unsupported Content-Encoding '${got}': send the body as is (identity), gzip, deflate or br`,
-  { param: 'content-encoding' },
+  { param: 'content-encoding', logMessage: 'unsupported Content-Encoding: send the body as is (identity), gzip, deflate or br' },
 );
 export const INVALID_BODY_ENCODING = defineError<string>(
   'invalid_body_encoding',
   400,
   (enc) => `the request body is not valid ${enc} data (Content-Encoding: ${enc})`,
-  { param: 'content-encoding' },
+  { param: 'content-encoding', logMessage: 'the request body is not valid data of its Content-Encoding' },
 );
 export const ROUTE_NOT_FOUND = defineError<{ method: string; path: string }>('route_not_found', 404, (p) => `no route ${p.method} ${p.path}`);
 export const METHOD_NOT_ALLOWED = defineError<{ method: string; path: string }>(
@@ -49,7 +56,7 @@ export const MODEL_NOT_FOUND = defineError<{ what: string; near: string[] }>(
   'model_not_found',
   404,
   (p) => `model ${p.what} is not served by any provider${p.near.length ? `; did you mean ${p.near.map((m) => `'${m}'`).join(', ')}?` : ''}`,
-  { param: 'model' },
+  { param: 'model', logMessage: 'model: the requested model is not served by any provider' },
 );
 export const EMBEDDINGS_UNSUPPORTED = defineError<{ model: string; provider: string; kind: string }>(
   'embeddings_unsupported',
@@ -74,7 +81,7 @@ export const MODEL_NOT_ALLOWED = defineError<{ key: string; model: string; canon
   403,
   (p) =>
     `key '${p.key}' may not call model '${p.model}'${p.canonical === p.model ? '' : ` (alias of '${p.canonical}')`}; it may call: ${p.patterns.join(', ')}`,
-  { param: 'model', refusal: 'model_not_allowed' },
+  { param: 'model', refusal: 'model_not_allowed', logMessage: (p) => `key '${p.key}' may not call the requested model; it may call: ${p.patterns.join(', ')}` },
 );
 /** The key already has `max_parallel_requests` requests in flight (over every instance on a shared store). */
 export const PARALLEL_LIMIT = defineError<{ key: string; limit: number }>(
@@ -174,7 +181,24 @@ export const MODELS_REQUIRED = defineError<{ name: string; why: string }>(
 );
 export const CONFIG_INVALID = defineError<string>('config_invalid', 400, (m) => `reload refused, the running config is kept: ${m}`);
 
-/** 400 naming the offending field: `message` should start with the field's path. */
-export function badRequest(message: string, param: string | null = null) {
-  return INVALID_REQUEST(message, { param });
+/** Longest quote of the request a 400 carries (a value at fault may be megabytes). */
+const QUOTE_MAX = 200;
+
+/**
+ * 400 naming the offending field. `message` starts with the field's path and states the
+ * rule; it must not quote the request. `got`, when given, is the value at fault, for the
+ * client only: its answer reads `<message> (got <got>)`, cut to 200 characters, while logs and
+ * the request log keep `message` alone (see GatewayError.logMessage).
+ */
+export function badRequest(message: string, param: string | null = null, got?: string) {
+  if (got === undefined) return INVALID_REQUEST(message, { param });
+  const quote = got.length > QUOTE_MAX ? `${got.slice(0, QUOTE_MAX)}…` : got;
+  return INVALID_REQUEST(`${message} (got ${quote})`, { param, logMessage: message });
+}
+
+/** `v` as a 400 quotes it (the `got` of {@link badRequest}): a string in JSON quotes, cut first; a scalar as is; an object or array by its kind. */
+export function quoted(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > QUOTE_MAX ? v.slice(0, QUOTE_MAX) : v);
+  if (v === null || typeof v !== 'object') return String(v);
+  return Array.isArray(v) ? 'an array' : 'an object';
 }

@@ -8,6 +8,11 @@
  * Two errors are not from the catalog on purpose: an upstream's own 4xx, passed on with
  * its status, message and code (`upstreamError`), and the 500 for a bug.
  *
+ * Two messages: `message` is the client's answer and may quote the client's own request (the
+ * value at fault); `logMessage`, when set, is what the operator's stores keep instead (the
+ * request log's `error_message`, the logging extension's lines): the field and the rule,
+ * never the value (`messageForStores`). A message quoting nothing of the request needs none.
+ *
  * Expected failures outside a request (a bad config file, a missing plugin, an address in
  * use) are UserErrors: the CLI prints their message on one line, without a stack.
  */
@@ -34,6 +39,8 @@ export interface ErrorExtra {
   upstreamStatus?: number;
   /** Provider the failure came from. */
   provider?: string;
+  /** The message for logs and the request log when `message` quotes the request (see the file comment). */
+  logMessage?: string;
   cause?: unknown;
 }
 
@@ -60,6 +67,11 @@ export class GatewayError extends Error {
   headers: Record<string, string> | undefined;
   upstreamStatus: number | undefined;
   provider: string | undefined;
+  /**
+   * What logs and the request log keep when `message` quotes the client's request: the field
+   * and the rule without the value. undefined: `message` quotes nothing of it.
+   */
+  logMessage: string | undefined;
   /** The catalog entry it was made from; undefined for an upstream's own 4xx and for bugs. */
   readonly def: ErrorDef | undefined;
   /** Already sent to the client as a stream event (a passthrough forwarded it): not repeated. */
@@ -75,6 +87,7 @@ export class GatewayError extends Error {
     this.headers = opts.headers;
     this.upstreamStatus = opts.upstreamStatus;
     this.provider = opts.provider;
+    this.logMessage = opts.logMessage;
     this.def = opts.def;
   }
 
@@ -101,27 +114,50 @@ export interface ErrorFactory<P> extends ErrorDef {
 /**
  * Defines a catalog entry.
  * @param message the message template: a string, or a function of the parameters
- * @param opts `type` (default from the status), `upstream`, `refusal` (see ErrorDef), and a
- *   default `param`
+ * @param opts `type` (default from the status), `upstream`, `refusal` (see ErrorDef), a
+ *   default `param`, and `logMessage`: the template of the log-safe message for an entry
+ *   whose message quotes the client's request (a header value, an id, a parser's excerpt)
  */
 export function defineError<P = void>(
   code: string,
   status: number,
   message: string | ((params: P) => string),
-  opts: { type?: ErrorType; upstream?: boolean; refusal?: string; param?: string } = {},
+  opts: { type?: ErrorType; upstream?: boolean; refusal?: string; param?: string; logMessage?: string | ((params: P) => string) } = {},
 ): ErrorFactory<P> {
   const def: ErrorDef = { code, status, type: opts.type ?? typeForStatus(status), upstream: opts.upstream ?? false, refusal: opts.refusal };
   const render = typeof message === 'string' ? () => message : message;
-  const make = (params: P, extra: ErrorExtra = {}) => new GatewayError(status, render(params), { ...extra, param: extra.param ?? opts.param, def });
+  const safe = opts.logMessage;
+  const renderSafe = safe === undefined ? undefined : typeof safe === 'string' ? () => safe : safe;
+  const make = (params: P, extra: ErrorExtra = {}) =>
+    new GatewayError(status, render(params), { ...extra, param: extra.param ?? opts.param, logMessage: extra.logMessage ?? renderSafe?.(params), def });
   return Object.assign(make, def, { is: (err: unknown) => err instanceof GatewayError && err.def === def });
 }
 
 /**
+ * The message the operator's stores keep for `err`: the log-safe one unless `withBodies`
+ * (the operator keeps request bodies anyway, e.g. `[extensions.request_log] log_bodies`).
+ */
+export function messageForStores(err: GatewayError, withBodies = false): string {
+  return withBodies ? err.message : (err.logMessage ?? err.message);
+}
+
+/**
  * An upstream's own error answer passed on (docs/design.md "Errors"): a 4xx keeps its status,
- * message and code; a 5xx is made by the catalog's `upstream_error` instead.
+ * message and code; a 5xx is made by the catalog's `upstream_error` instead. A 400 or 422
+ * (the upstream refusing the request's content) quotes the request as often as not
+ * (`Unknown name "…"`, `Invalid value: '…'`): its log-safe message keeps the status, code
+ * and field only.
  */
 export function upstreamError(status: number, message: string, extra: ErrorExtra & { code?: string | null } = {}): GatewayError {
-  return new GatewayError(status, message, { ...extra, upstreamStatus: extra.upstreamStatus ?? status });
+  const logMessage = extra.logMessage ?? (status === 400 || status === 422 ? refusalSummary(status, extra) : undefined);
+  return new GatewayError(status, message, { ...extra, logMessage, upstreamStatus: extra.upstreamStatus ?? status });
+}
+
+/** `provider openai refused the request (HTTP 400, invalid_value, param messages[0].role); its message is kept with bodies only`. */
+function refusalSummary(status: number, extra: ErrorExtra & { code?: string | null }): string {
+  const code = extra.code ? `, ${extra.code}` : '';
+  const param = extra.param ? `, param ${extra.param}` : '';
+  return `provider ${extra.provider ?? '(unknown)'} refused the request (HTTP ${status}${code}${param}); its message may quote the request and is kept with bodies only`;
 }
 
 /** The error `type` a status stands for when the catalog gives none. */

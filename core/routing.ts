@@ -6,6 +6,7 @@
 import { AliasPatterns, isAliasPattern } from './alias-patterns.ts';
 import type { RoutingConfig } from './config/schema.ts';
 import { MODEL_NOT_FOUND } from './error-codes.ts';
+import { own } from './own.ts';
 import type { Provider } from './provider.ts';
 import type { Member } from './resilience/member.ts';
 import { Group } from './resilience/strategy.ts';
@@ -48,7 +49,7 @@ export class RoutingTable {
         else lists.set(m, [member]);
       }
     }
-    for (const [m, list] of lists) this.groups.set(m, new Group(list, routing.models[m]?.strategy ?? routing.strategy));
+    for (const [m, list] of lists) this.groups.set(m, new Group(list, own(routing.models, m)?.strategy ?? routing.strategy));
     this.providers = byName;
     this.members = byProvider;
     const patterns: Array<[string, string]> = [];

@@ -9,14 +9,19 @@ import type { GatewayError } from './errors.ts';
 
 /**
  * Validates `body`; returns the first problem as a 400 naming the field, or undefined.
- * The body is used as sent (zod's output copy is discarded).
+ * The body is used as sent (zod's output copy is discarded). zod's messages state the rule
+ * from the schema's side (expected type, bounds, options) and the received value's type,
+ * never the value, except for unrecognized keys, which they list: the log-safe message
+ * counts those instead (GatewayError.logMessage).
  */
 export function validate(schema: z.ZodType, body: unknown): GatewayError | undefined {
   const r = schema.safeParse(body);
   if (r.success) return undefined;
   const issue = r.error.issues[0]!;
   const param = formatPath(issue.path);
-  return INVALID_REQUEST(param ? `invalid request body: ${param}: ${issue.message}` : `invalid request body: ${issue.message}`, { param: param || null });
+  const at = param ? `invalid request body: ${param}: ` : 'invalid request body: ';
+  const logMessage = issue.code === 'unrecognized_keys' ? `${at}${issue.keys.length} unrecognized key${issue.keys.length === 1 ? '' : 's'}` : undefined;
+  return INVALID_REQUEST(at + issue.message, { param: param || null, logMessage });
 }
 
 /**

@@ -36,7 +36,7 @@ export { GW_VERSION } from '../core/plugins/loader.ts';
 export { providerBaseSchema, routingSettingsSchema } from '../core/plugins/provider-schema.ts';
 
 // errors
-export { defineError, GatewayError, upstreamError, UserError } from '../core/errors.ts';
+export { defineError, GatewayError, messageForStores, upstreamError, UserError } from '../core/errors.ts';
 export type { ErrorDef, ErrorExtra, ErrorFactory, ErrorType } from '../core/errors.ts';
 export * as errors from '../core/error-codes.ts';
 export { badRequest } from '../core/error-codes.ts';

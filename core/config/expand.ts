@@ -15,7 +15,8 @@ export function expandEnv(value: unknown, file: string, env: NodeJS.ProcessEnv =
   if (typeof value === 'string') {
     if (!value.includes('${')) return value;
     return value.replace(VAR, (_m, name: string, fallback: string | undefined) => {
-      const v = env[name];
+      // own variables only: `${constructor}` is unset, not Object's constructor
+      const v = Object.hasOwn(env, name) ? env[name] : undefined;
       if (v !== undefined && v !== '') return v;
       if (fallback !== undefined) return fallback;
       throw new ConfigError(file, path, `environment variable ${name} is not set (write \${${name}:-default} to give a default)`);

@@ -7,6 +7,7 @@ import { parse, TomlError } from 'smol-toml';
 import { isAliasPattern } from '../alias-patterns.ts';
 import { ConfigError } from './error.ts';
 import { expandEnv } from './expand.ts';
+import { PROTO_NAME, protoKeyPath } from '../own.ts';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.ts';
 
 /**
@@ -33,6 +34,9 @@ export function parseConfig(text: string, file: string, path: string, env: NodeJ
     if (err instanceof TomlError) throw new ConfigError(file, [], `TOML syntax error at line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`);
     throw err;
   }
+  // zod would drop a `[keys.__proto__]`, an alias or a tag named so without a word
+  const proto = protoKeyPath(raw);
+  if (proto) throw new ConfigError(file, proto, PROTO_NAME);
   expandEnv(raw, file, env);
   const parsed = gatewayConfigSchema.safeParse(raw);
   if (!parsed.success) throw ConfigError.fromZod(file, [], parsed.error);

@@ -1,13 +1,22 @@
 /**
  * The JSON body parser of routes that take a body (koa-body): 415 for another content type,
- * 413 past `max_body_bytes`, 400 for malformed JSON, a JSON value that is not an object, or
- * one nested deeper than {@link MAX_JSON_DEPTH}. The exact text is kept beside the parsed
+ * 413 past `max_body_bytes`, 400 for malformed JSON, a JSON value that is not an object, a
+ * key named `__proto__` (the parser refuses it), or one nested deeper than {@link MAX_JSON_DEPTH}. The exact text is kept beside the parsed
  * body: the cache hashes it, and a body forwarded unchanged is sent as these bytes.
  */
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { BODY_TOO_DEEP, INVALID_BODY_ENCODING, INVALID_JSON, NOT_AN_OBJECT, UNSUPPORTED_CONTENT_ENCODING, UNSUPPORTED_MEDIA_TYPE } from '../error-codes.ts';
+import {
+  BODY_TOO_DEEP,
+  INVALID_BODY_ENCODING,
+  INVALID_JSON,
+  INVALID_REQUEST,
+  NOT_AN_OBJECT,
+  UNSUPPORTED_CONTENT_ENCODING,
+  UNSUPPORTED_MEDIA_TYPE,
+} from '../error-codes.ts';
 import { GatewayError } from '../errors.ts';
+import { PROTO_NAME } from '../own.ts';
 import type { GwState } from '../pipeline/state.ts';
 
 const UNPARSED = Symbol.for('unparsedBody');
@@ -62,6 +71,8 @@ function bodyParseError(err: unknown, encoding: string): unknown {
     return INVALID_BODY_ENCODING(encoding.slice(0, 40));
   if (e?.status !== 400) return err;
   if (e.message?.startsWith('invalid JSON, only supports')) return NOT_AN_OBJECT();
+  // the parser (@hapi/bourne under co-body) refuses a `__proto__` key: valid JSON, not accepted
+  if (e.message === 'Object contains forbidden prototype property') return INVALID_REQUEST(`request body: ${PROTO_NAME}`);
   return INVALID_JSON(e.message ?? 'malformed');
 }
 

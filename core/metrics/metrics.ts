@@ -20,6 +20,7 @@ import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
 import type { ConnectionLimit } from '../http/limit.ts';
 import { accountOf } from '../plugins/helpers.ts';
+import { own } from '../own.ts';
 import type { Member } from '../resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
@@ -222,7 +223,7 @@ export class GatewayMetrics {
     const completion = count(u.completion_tokens);
     a.prompt += prompt;
     a.completion += completion;
-    const price = this.source.pricing()[model];
+    const price = own(this.source.pricing(), model);
     if (price) a.usd += (prompt * price.input_per_mtok + completion * price.output_per_mtok) / 1e6;
   }
 }

@@ -75,6 +75,6 @@ export function createPipeline(gw: PipelineHost, format: string): Pipeline {
       return { ...d, headers };
     },
     finish: (ctx, a, answer) => finish(gw, ctx, a.rc, answer),
-    stream: (ctx, a, s) => pumpStream(gw, ctx, a.rc, a.call.signal, s, (err) => a.snap.table.members.get(a.rc.provider!)?.failed(err)),
+    stream: (ctx, a, s) => pumpStream(gw, ctx, a.rc, a.call.signal, s, (err) => a.snap.table.members.get(a.rc.provider!)?.failed(err), a.snap.secrets),
   };
 }

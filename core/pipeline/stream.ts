@@ -15,6 +15,7 @@ import type { GatewayError } from '../errors.ts';
 import type { StreamProgress } from '../format/estimate.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../http/sse-write.ts';
+import { redactError, type SecretRedactor } from '../redact.ts';
 import { chargePartial } from './partial.ts';
 import { asGatewayError } from './respond.ts';
 
@@ -46,7 +47,8 @@ export interface StreamAnswer {
 /**
  * Streams `s.frames` to the client. `upstreamFailed` hears of a failure after the first
  * frame (the stream's upstream broke: cut, truncated, an error event), for the provider's
- * statistics; a failure before it was already counted by dispatch.
+ * statistics; a failure before it was already counted by dispatch. `secrets` (the request's
+ * snapshot's) are redacted out of such a failure before onError and the error frame see it.
  * @throws the failure before the first frame (nothing was sent yet).
  */
 export async function pumpStream(
@@ -55,7 +57,8 @@ export async function pumpStream(
   rc: RequestContext,
   signal: AbortSignal,
   s: StreamAnswer,
-  upstreamFailed?: (err: GatewayError) => void,
+  upstreamFailed: (err: GatewayError) => void,
+  secrets: SecretRedactor,
 ): Promise<void> {
   const frames = s.frames;
   const t0 = performance.now();
@@ -96,9 +99,10 @@ export async function pumpStream(
       await notifyError(gw, rc, asGatewayError(signal.reason));
     } else {
       const ge = asGatewayError(err);
+      redactError(ge, secrets);
       rc.status = ge.status;
       if (ge.status === 500) rc.log.error({ err, req: rc.id }, 'stream failed');
-      upstreamFailed?.(ge);
+      upstreamFailed(ge);
       await notifyError(gw, rc, ge);
       const freed = gw.inflight.release(rc);
       if (freed) await freed;

@@ -10,6 +10,7 @@ import { ConfigError } from '../config/error.ts';
 import { z } from 'zod';
 import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../http/client.ts';
 import { ConnectionLimit, type QueueObserver } from '../http/limit.ts';
+import { SecretRedactor } from '../redact.ts';
 import type { BuiltProvider } from '../runtime/snapshot.ts';
 import type { Store } from '../store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from './contract.ts';
@@ -37,7 +38,9 @@ const CLIENT_KEYS = ['max_event_bytes', 'max_connections'];
 
 /**
  * One provider from its section.
- * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning.
+ * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning; either
+ * way its message, which may quote the upstream's answer, has the section's api_key redacted
+ * (the provider is in no snapshot yet, so the gateway's redaction does not know its key).
  * @throws ConfigError naming `providers.<name>` (as `file`) and the field at fault.
  */
 export async function buildProvider(
@@ -101,6 +104,7 @@ export async function buildProvider(
       provider.models = await provider.listModels(AbortSignal.timeout(15_000));
       deps.log.info({ provider: name, models: provider.models.length }, 'models discovered');
     } catch (err) {
+      if (err instanceof Error) err.message = new SecretRedactor([section.api_key as string]).redact(err.message);
       if (opts.discovery === 'throw') {
         await provider.close?.().catch(() => undefined);
         throw err;

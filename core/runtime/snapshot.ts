@@ -9,6 +9,7 @@
 import type { GatewayConfig } from '../config/schema.ts';
 import { KeyTable, type RuntimeKeyRecord } from '../keys.ts';
 import type { Provider } from '../provider.ts';
+import { SecretRedactor } from '../redact.ts';
 import type { MemberPool, MemberSettings } from '../resilience/member.ts';
 import { RoutingTable } from '../routing.ts';
 
@@ -16,6 +17,12 @@ export interface Snapshot {
   readonly config: GatewayConfig;
   readonly table: RoutingTable;
   readonly keys: KeyTable;
+  /**
+   * Every routed provider's api_key, as one matcher: upstream-sourced error text is redacted
+   * with it before a log, a hook or the client sees it (core/redact.ts). Rebuilt with every
+   * snapshot, so a reload or an admin change of providers reaches it at once.
+   */
+  readonly secrets: SecretRedactor;
   /** Increases by one with every swap on this instance. */
   readonly version: number;
 }
@@ -54,12 +61,21 @@ export function reconcile(input: ReconcileInput): Snapshot {
   const { config, members } = input;
   const breaker = { failures: config.routing.breaker_failures, cooldownMs: config.routing.breaker_cooldown_seconds * 1000 };
   const routed = [];
-  for (const b of input.file.values()) routed.push(members.configure(b.provider, b.routing, breaker));
-  for (const [name, b] of input.runtime) if (!input.file.has(name)) routed.push(members.configure(b.provider, b.routing, breaker));
+  const apiKeys: unknown[] = [];
+  for (const b of input.file.values()) {
+    routed.push(members.configure(b.provider, b.routing, breaker));
+    apiKeys.push(b.section.api_key);
+  }
+  for (const [name, b] of input.runtime) {
+    if (input.file.has(name)) continue;
+    routed.push(members.configure(b.provider, b.routing, breaker));
+    apiKeys.push(b.section.api_key);
+  }
   return Object.freeze({
     config,
     table: new RoutingTable(routed, config.aliases, config.routing, config.fallbacks),
     keys: new KeyTable(config.keys, input.keyRecords),
+    secrets: new SecretRedactor(apiKeys.filter((k): k is string => typeof k === 'string')),
     version: input.version,
   });
 }

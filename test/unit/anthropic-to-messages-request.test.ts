@@ -233,7 +233,9 @@ test('unparseable tool-call arguments → 400 naming the field path', (t) => {
     }),
     'messages[3].tool_calls[0].function.arguments',
   );
-  t.is(err.message, 'messages[3].tool_calls[0].function.arguments is not valid JSON: "{\\"a\\":"');
+  t.is(err.message, 'messages[3].tool_calls[0].function.arguments is not valid JSON (got "{\\"a\\":")');
+  // the arguments are the client's: logs and the request log keep the field and the rule only
+  t.is(err.logMessage, 'messages[3].tool_calls[0].function.arguments is not valid JSON');
   badRequest(
     t,
     req({ messages: [{ role: 'assistant', tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '[1,2]' } }] }] }),

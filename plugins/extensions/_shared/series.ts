@@ -11,6 +11,7 @@
  */
 import type { Context } from 'koa';
 import { defineError } from '../../../core/errors.ts';
+import { own } from '../../../core/own.ts';
 import type { GatewayInfo } from '../../../core/plugins/contract.ts';
 import type { Store } from '../../../core/store/types.ts';
 
@@ -126,7 +127,7 @@ export async function readSeries(store: Store, q: SeriesQuery, shape: SeriesShap
     }
     const group = q.groupBy.map((g): string | null => {
       const tag = TAG.exec(g);
-      if (tag) return tagsOf(dims[keyAt] ?? '')?.[tag[1]!] ?? null;
+      if (tag) return own(tagsOf(dims[keyAt] ?? ''), tag[1]!) ?? null;
       return dims[shape.dims.indexOf(g as Dimension)] ?? '';
     });
     const start = row.start - (row.start % size);

@@ -31,6 +31,7 @@ import { z } from 'zod';
 import type { KeyInfo, RequestContext } from '../../../core/context.ts';
 import { badRequest } from '../../../core/error-codes.ts';
 import { defineError } from '../../../core/errors.ts';
+import { own } from '../../../core/own.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
 import { accountOf, chargeable } from '../../../core/plugins/helpers.ts';
 import { BUCKETS_KEY, SERIES_DISABLED, DAY_MS, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
@@ -99,10 +100,10 @@ export default defineExtension({
   keySettings: ['budget', 'budget_period'],
   setup({ config, store, hooks, routes, gateway, log }) {
     const pricing = () => gateway.pricing() as Record<string, Price>;
-    const unpriced = gateway.models().filter((m) => !pricing()[m]);
+    const unpriced = gateway.models().filter((m) => !own(pricing(), m));
     if (unpriced.length) log.warn({ models: unpriced }, `budget: these models have no [pricing."<model>"] and will be refused (403 model_not_priced)`);
     /** The key's own budget, else its [extensions.budget.keys.<name>] one, else the default. */
-    const limitOf = (name: string, key: KeyInfo | undefined) => key?.budget ?? config.keys[name]?.budget ?? config.default_budget;
+    const limitOf = (name: string, key: KeyInfo | undefined) => key?.budget ?? own(config.keys, name)?.budget ?? config.default_budget;
     const periods = new PeriodClock();
     const ttlMs = config.reservation_ttl_seconds * 1000;
     const retentionMs = config.retention_days * DAY_MS;
@@ -113,13 +114,13 @@ export default defineExtension({
       // counting tokens costs nothing upstream
       if (rc.operation === 'count') return undefined;
       const prices = pricing();
-      const price = prices[rc.canonicalModel] ?? prices[rc.model];
+      const price = own(prices, rc.canonicalModel) ?? own(prices, rc.model);
       if (!price) {
         throw MODEL_NOT_PRICED(rc.canonicalModel);
       }
       const account = accountOf(rc);
       const key = rc.key;
-      const reserve = config.models[rc.canonicalModel]?.output_reserve_tokens ?? config.output_reserve_tokens;
+      const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
       const estimate = costUsd(price, estimatePromptTokens(rc.rawBody), reserveOutputTokens(rc, reserve));
       // our own id, not rc.id: a client-chosen x-request-id may repeat
       const id = `${++seq}`;
@@ -141,7 +142,7 @@ export default defineExtension({
       rc.state.delete(HOLD);
       if (!chargeable(rc)) return store.release(h.counter, h.id);
       // a fallback model is priced at its own rate when it has one
-      const price = rc.servedModel === rc.canonicalModel ? h.price : (pricing()[rc.servedModel] ?? h.price);
+      const price = rc.servedModel === rc.canonicalModel ? h.price : (own(pricing(), rc.servedModel) ?? h.price);
       const spent = rc.usage ? usageUsd(price, rc.usage) : h.estimate;
       const settled = store.settle(h.counter, h.id, { usd: spent });
       if (!buckets) return void (await settled);

@@ -9,13 +9,15 @@
  *                              cache_hit, stream
  *   warn  "request failed"     same identity fields + status, code, error, upstream_status
  *         (error for 5xx)      (+ prompt_tokens, completion_tokens, usage_estimated for a
- *                              stream charged for what it streamed before it ended early)
+ *                              stream charged for what it streamed before it ended early);
+ *                              `error` is the log-safe message (the field and the rule, never
+ *                              the request's content), the client's own at `level = "trace"`
  *   trace "request content"    the request's messages/input/contents and the response body
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../../../core/context.ts';
-import type { GatewayError } from '../../../core/errors.ts';
+import { type GatewayError, messageForStores } from '../../../core/errors.ts';
 import type { ResponseInfo } from '../../../core/hooks.ts';
 import { LEVELS } from '../../../core/log.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
@@ -71,7 +73,7 @@ function failed(out: Logger, content: Logger) {
       status: err.status,
       latency_ms: ms(rc),
       code: err.code,
-      error: err.message,
+      error: messageForStores(err, out.isLevelEnabled('trace')),
       upstream_status: err.upstreamStatus,
     };
     // a stream that ended early is charged for what it streamed: say how much

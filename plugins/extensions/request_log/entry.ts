@@ -1,8 +1,11 @@
 /**
  * One request log entry from a finished request (the onFinish hook): who, what, how long,
- * how much, and how it failed. Pure; never a secret (the key's name, not the key; error
- * messages are gw's, which never carry secrets). Bodies only when the caller passes them.
+ * how much, and how it failed. Pure; never a secret (the key's name, not the key; an
+ * upstream's error text had the provider keys redacted before any hook saw it). Bodies only
+ * when the caller passes them, and only then the error message as the client got it:
+ * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
+import { messageForStores } from '../../../core/errors.ts';
 import type { FinishedRequest } from '../../../core/hooks.ts';
 
 /** `[pricing."<model>"]`: USD per million tokens. */
@@ -114,7 +117,8 @@ const ESTIMATED_AT = 22;
  * The stored row for a finished request (hot path: one array, no object).
  * @param open the gateway runs without keys (its requests are logged as `(open)`)
  * @param price the pricing of the served model, if any
- * @param bodies with log_bodies: the request and response bodies, already cut
+ * @param bodies with log_bodies: the request and response bodies, already cut (the error
+ *   message is then kept as the client got it)
  */
 export function toRow(f: FinishedRequest, open: boolean, price: Price | undefined, bodies?: [string | null, string | null]): unknown[] {
   const rc = f.rc;
@@ -131,6 +135,7 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
       ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
       : null;
   const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
+  const message = err ? messageForStores(err, bodies !== undefined) : null;
   const row: unknown[] = [
     Math.round(f.time),
     f.id,
@@ -151,7 +156,7 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     cost,
     rc?.cacheHit ?? false,
     err ? (err.code ?? `http_${err.status}`) : f.status >= 400 ? `http_${f.status}` : null,
-    err ? (err.message.length > MESSAGE_MAX ? `${err.message.slice(0, MESSAGE_MAX)}…` : err.message) : null,
+    message !== null && message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message,
   ];
   if (bodies) row.push(bodies[0], bodies[1]);
   if (rc?.usageEstimated) {

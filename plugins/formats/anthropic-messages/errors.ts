@@ -9,6 +9,7 @@
 import { UPSTREAM_ERROR } from '../../../core/error-codes.ts';
 import { type GatewayError, upstreamError } from '../../../core/errors.ts';
 import type { UpstreamErrorInfo } from '../../../core/http/client.ts';
+import { own } from '../../../core/own.ts';
 
 /** Anthropic's error types and the HTTP status each stands for. */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
@@ -26,7 +27,7 @@ const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
 
 /** HTTP status a Messages error `type` stands for; 500 when unknown. */
 export function messagesErrorStatus(type: string | undefined): number {
-  return STATUS_OF_TYPE[type ?? ''] ?? 500;
+  return (type === undefined ? undefined : own(STATUS_OF_TYPE, type)) ?? 500;
 }
 
 /** Messages error `type` for an HTTP status (Anthropic's vocabulary). */

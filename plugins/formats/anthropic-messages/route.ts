@@ -15,6 +15,7 @@ import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
 import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
 import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
 import type { SseEvent } from '../../../core/provider.ts';
+import { NO_SECRETS, type SecretRedactor } from '../../../core/redact.ts';
 import { ChunksToMessagesEvents, encodeMessagesEvent } from './chunks-to-events.ts';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { chatCompletionToMessages } from './from-chat-completion.ts';
@@ -81,7 +82,8 @@ export function messagesRoute(pipeline: Pipeline, hooks: Hooks) {
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers });
       }
       const progress = new StreamProgress();
-      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames: passthroughFrames(hooks, rc, r.events, progress), errorFrame, progress });
+      const frames = passthroughFrames(hooks, rc, r.events, progress, a.snap.secrets);
+      return pipeline.stream(ctx, a, { headers, ready: r.ready, frames, errorFrame, progress });
     }
     const r = v.translated;
     if (r.type === 'json') {
@@ -119,13 +121,15 @@ const PARTIAL_JSON = '"partial_json":';
  * Native Messages events, forwarded as they came; usage read from message_start/message_delta.
  * Events are parsed only where gw needs them (usage, errors, an onChunk tap); the others are
  * checked for their framing (core/format/sse-data.ts) and counted for the early-end estimate
- * from their delta's one text field.
+ * from their delta's one text field. An `error` event is forwarded with the provider keys
+ * (`secrets`) redacted out of it: an upstream may quote its credentials there.
  */
 export async function* passthroughFrames(
   hooks: Hooks,
   rc: RequestContext,
   events: AsyncIterable<SseEvent>,
   progress: StreamProgress,
+  secrets: SecretRedactor = NO_SECRETS,
 ): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
@@ -133,7 +137,7 @@ export async function* passthroughFrames(
   const provider = rc.provider!;
   for await (const ev of events) {
     const type = ev.event;
-    const data = ev.data;
+    const data = type === 'error' ? secrets.redact(ev.data) : ev.data;
     let obj: { message?: { usage?: unknown }; usage?: unknown; error?: unknown } | undefined;
     if (tapped || type === 'message_start' || type === 'message_delta' || type === 'error') {
       if (isBlank(data)) continue;

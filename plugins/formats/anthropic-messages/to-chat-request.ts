@@ -5,7 +5,7 @@
  * @see https://docs.anthropic.com/en/api/messages (request body)
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatMessage, ChatRequest, ChatTool, ContentPart, ToolCall, ToolChoice } from '../../../core/format/chat.ts';
 import { Warnings } from '../../../core/format/warnings.ts';
 import type { MessagesRequest } from './types.ts';
@@ -161,7 +161,7 @@ function userMessages(content: unknown, path: string, w: Warnings): ChatMessage[
         toolMessages.push(toolMessage(b, bp, parts, w));
         break;
       default:
-        if (!droppable(b.type)) fail(`content block type "${b.type}" is not supported in a user message`, `${bp}.type`);
+        if (!droppable(b.type)) fail('content block type is not supported in a user message', `${bp}.type`, quoted(b.type));
         w.add(`${b.type} blocks dropped: no common-format equivalent`, bp);
     }
   });
@@ -191,7 +191,7 @@ function assistantMessage(content: unknown, path: string, w: Warnings): ChatMess
         break;
       }
       default:
-        if (!droppable(b.type)) fail(`content block type "${b.type}" is not supported in an assistant message`, `${bp}.type`);
+        if (!droppable(b.type)) fail('content block type is not supported in an assistant message', `${bp}.type`, quoted(b.type));
         w.add(`${b.type} blocks dropped: no common-format equivalent`, bp);
     }
   });
@@ -367,6 +367,7 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function fail(message: string, param: string): never {
-  throw badRequest(`${param}: ${message}`, param);
+/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
+function fail(message: string, param: string, got?: string): never {
+  throw badRequest(`${param}: ${message}`, param, got);
 }

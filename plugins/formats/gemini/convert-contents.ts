@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/api/caching#Part
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
 import type { Warnings } from '../../../core/format/warnings.ts';
@@ -70,7 +70,7 @@ export function convertContents(contents: unknown, w: Warnings): ChatMessage[] {
     if (role === 'model') out.push(...modelTurn(c, i, open, usedIds, w));
     // `function` is the role of functionResponse turns in older Gemini SDKs
     else if (role === 'user' || role === '' || role === 'function') out.push(...userTurn(c, at, open, w));
-    else fail(`role ${JSON.stringify(role)} is not supported (use "user" or "model")`, `${at}.role`);
+    else fail('role is not supported (use "user" or "model")', `${at}.role`, quoted(role));
   });
   return out;
 }
@@ -174,7 +174,7 @@ function toolMessage(fr: unknown, at: string, open: OpenCall[], userParts: Conte
   const name = fr.name;
   let k = typeof fr.id === 'string' ? open.findIndex((c) => c.clientId === fr.id) : -1;
   if (k < 0) k = open.findIndex((c) => c.name === name);
-  if (k < 0) fail(`answers no earlier functionCall named ${JSON.stringify(name)}`, at);
+  if (k < 0) fail('answers no earlier functionCall of its name', at, quoted(name));
   const call = open.splice(k, 1)[0]!;
   if (Array.isArray(fr.parts)) {
     fr.parts.forEach((p, j) => {
@@ -219,6 +219,7 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function fail(message: string, param: string): never {
-  throw badRequest(`${param}: ${message}`, param);
+/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
+function fail(message: string, param: string, got?: string): never {
+  throw badRequest(`${param}: ${message}`, param, got);
 }

@@ -5,7 +5,8 @@
  * @see https://ai.google.dev/api/caching#FileData
  * @see https://platform.openai.com/docs/api-reference/chat/create (content parts)
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
+import { own } from '../../../core/own.ts';
 import type { ContentPart } from '../../../core/format/chat.ts';
 
 /** `input_audio.format` for the audio types OpenAI accepts inline. */
@@ -39,9 +40,9 @@ export function inlineDataToPart(blob: unknown, param: string): ContentPart {
   if (typeof b.data !== 'string' || b.data === '') throw badRequest(`${param}.data must be base64 data`, `${param}.data`);
   const mime = b.mimeType.toLowerCase();
   if (mime.startsWith('image/')) return { type: 'image_url', image_url: { url: `data:${mime};base64,${b.data}` } };
-  const audio = AUDIO_FORMATS[mime];
+  const audio = own(AUDIO_FORMATS, mime);
   if (audio !== undefined) return { type: 'input_audio', input_audio: { data: b.data, format: audio } };
-  return { type: 'file', file: { filename: `file.${EXTENSIONS[mime] ?? 'bin'}`, file_data: `data:${mime};base64,${b.data}` } };
+  return { type: 'file', file: { filename: `file.${own(EXTENSIONS, mime) ?? 'bin'}`, file_data: `data:${mime};base64,${b.data}` } };
 }
 
 /**
@@ -61,7 +62,6 @@ export function fileDataToPart(file: unknown, param: string): ContentPart {
   if (!/^https?:\/\//i.test(uri)) throw badRequest(`${param}.fileUri must be an http(s) URL for this model`, `${param}.fileUri`);
   const mime = typeof f.mimeType === 'string' ? f.mimeType.toLowerCase() : '';
   const looksLikeImage = mime.startsWith('image/') || (mime === '' && /\.(png|jpe?g|gif|webp)(\?|#|$)/i.test(uri));
-  if (!looksLikeImage)
-    throw badRequest(`${param}.mimeType: only image URLs can be sent to this model, got ${JSON.stringify(f.mimeType ?? null)}`, `${param}.mimeType`);
+  if (!looksLikeImage) throw badRequest(`${param}.mimeType: only image URLs can be sent to this model`, `${param}.mimeType`, quoted(f.mimeType ?? null));
   return { type: 'image_url', image_url: { url: uri } };
 }

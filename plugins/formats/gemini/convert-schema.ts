@@ -7,6 +7,7 @@
  * @see https://ai.google.dev/api/caching#Type
  */
 import { badRequest } from '../../../core/error-codes.ts';
+import { setOwn } from '../../../core/own.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -56,7 +57,8 @@ export function googleSchemaToJsonSchema(schema: unknown, param: string): Obj {
       case 'properties': {
         if (!isObj(value)) throw badRequest(`${param}.properties must be an object`, `${param}.properties`);
         const props: Obj = {};
-        for (const [name, sub] of Object.entries(value)) props[name] = googleSchemaToJsonSchema(sub, `${param}.properties.${name}`);
+        // a property may be named `__proto__`: stored as data, not as the object's prototype
+        for (const [name, sub] of Object.entries(value)) setOwn(props, name, googleSchemaToJsonSchema(sub, `${param}.properties.${name}`));
         out.properties = props;
         break;
       }
@@ -68,7 +70,7 @@ export function googleSchemaToJsonSchema(schema: unknown, param: string): Obj {
         out.anyOf = value.map((s, i) => googleSchemaToJsonSchema(s, `${param}.anyOf[${i}]`));
         break;
       default:
-        out[key] = INT64_FIELDS.has(key) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+        setOwn(out, key, INT64_FIELDS.has(key) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
     }
   }
   if ((out.type === 'integer' || out.type === 'number') && Array.isArray(out.enum)) {

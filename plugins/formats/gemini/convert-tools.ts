@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/api/caching#FunctionDeclaration
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatTool, ToolChoice } from '../../../core/format/chat.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 import type { Warnings } from '../../../core/format/warnings.ts';
@@ -104,7 +104,7 @@ export function convertToolConfig(toolConfig: unknown, tools: ChatTool[], w: War
       return { toolChoice: 'required', tools: narrowed };
     }
     default:
-      fail(`mode ${JSON.stringify(mode)} is not one of AUTO, ANY, NONE, VALIDATED`, 'toolConfig.functionCallingConfig.mode');
+      fail('mode is not one of AUTO, ANY, NONE, VALIDATED', 'toolConfig.functionCallingConfig.mode', quoted(mode));
   }
 }
 
@@ -112,7 +112,7 @@ function narrow(tools: ChatTool[], allowed: string[] | undefined): ChatTool[] {
   if (allowed === undefined || allowed.length === 0) return tools;
   const names = new Set(tools.map((t) => t.function.name));
   allowed.forEach((n, k) => {
-    if (!names.has(n)) fail(`${JSON.stringify(n)} names no function declaration`, `toolConfig.functionCallingConfig.allowedFunctionNames[${k}]`);
+    if (!names.has(n)) fail('names no function declaration', `toolConfig.functionCallingConfig.allowedFunctionNames[${k}]`, quoted(n));
   });
   const keep = new Set(allowed);
   return tools.filter((t) => keep.has(t.function.name));
@@ -122,6 +122,7 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function fail(message: string, param: string): never {
-  throw badRequest(`${param}: ${message}`, param);
+/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
+function fail(message: string, param: string, got?: string): never {
+  throw badRequest(`${param}: ${message}`, param, got);
 }

@@ -10,7 +10,7 @@
  * @see https://ai.google.dev/api/tokens
  * @see https://ai.google.dev/api/embeddings
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { UpstreamClient } from '../../../core/http/client.ts';
 import type { NativeCall } from '../../../core/provider.ts';
 
@@ -34,7 +34,7 @@ export function geminiPassthrough(http: UpstreamClient, origin: string, apiKey: 
   const jsonHeaders = { 'x-goog-api-key': apiKey, 'content-type': 'application/json' };
   const sseHeaders = { ...jsonHeaders, accept: 'text/event-stream' };
   return async function gemini(body, call, op = 'generateContent') {
-    if (!OPS.has(op)) throw badRequest(`${op} is not a Gemini API method gw serves`);
+    if (!OPS.has(op)) throw badRequest('not a Gemini API method gw serves', null, quoted(op));
     const model = body.model;
     if (typeof model !== 'string' || model === '') throw badRequest('the URL names no model', 'model');
     const stream = op === 'streamGenerateContent';

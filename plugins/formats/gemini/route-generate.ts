@@ -22,6 +22,7 @@ import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
 import { translatedFrames } from '../../../core/pipeline/translated-frames.ts';
 import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from '../../../core/pipeline/upstream-calls.ts';
 import type { SseEvent } from '../../../core/provider.ts';
+import { NO_SECRETS, type SecretRedactor } from '../../../core/redact.ts';
 import { ChunksToGeminiStream } from './chunks-to-stream.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { encodeSseError, JsonArrayFraming } from './stream-framing.ts';
@@ -130,7 +131,7 @@ export function generateRoute(pipeline: Pipeline, hooks: Hooks, stream: boolean)
       return pipeline.stream(ctx, a, {
         headers,
         ready: r.ready,
-        frames: passthroughFrames(hooks, rc, r.events, f, progress),
+        frames: passthroughFrames(hooks, rc, r.events, f, progress, a.snap.secrets),
         errorFrame: f.error,
         contentType: f.contentType,
         keepAlive: f.keepAlive,
@@ -183,7 +184,8 @@ function readUsage(raw: string): Usage | undefined {
  * Native events, each one's data forwarded unchanged. Usage: Gemini's usageMetadata is
  * cumulative, so only the last event carrying counts is parsed, at the end or when the
  * stream ends early (every event when an onChunk tap needs the responses anyway). No
- * finishReason by the end → truncated. An error payload is forwarded as is, then the stream
+ * finishReason by the end → truncated. An error payload is forwarded with the provider keys
+ * (`secrets`) redacted out of it (Google quotes `Consumer 'api_key:…'` whole), then the stream
  * ends as a failure. Data that is not an object is malformed (core/format/sse-data.ts).
  */
 export async function* passthroughFrames(
@@ -192,6 +194,7 @@ export async function* passthroughFrames(
   events: AsyncIterable<SseEvent>,
   f: Framing,
   progress: StreamProgress,
+  secrets: SecretRedactor = NO_SECRETS,
 ): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
   const holder = { format: FORMAT, value: undefined as unknown } as Chunk & { value: unknown };
@@ -205,9 +208,10 @@ export async function* passthroughFrames(
       throw malformedEvent(provider, data);
     }
     if (ERROR_PAYLOAD.test(data)) {
-      const err = geminiStreamError(parseEventObject<{ error?: unknown }>(data, provider).error, provider);
+      const redacted = secrets.redact(data);
+      const err = geminiStreamError(parseEventObject<{ error?: unknown }>(redacted, provider).error, provider);
       // the error ends the body: for the array, the element and the closing bracket together
-      const framed = f.frame(data);
+      const framed = f.frame(redacted);
       const end = f.end();
       yield end === undefined ? framed : framed + end;
       err.forwarded = true;

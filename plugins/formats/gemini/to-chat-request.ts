@@ -169,6 +169,7 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function fail(message: string, param: string): never {
-  throw badRequest(`${param}: ${message}`, param);
+/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
+function fail(message: string, param: string, got?: string): never {
+  throw badRequest(`${param}: ${message}`, param, got);
 }

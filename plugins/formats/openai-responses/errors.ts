@@ -18,6 +18,11 @@ export const RESPONSE_NOT_FOUND = defineError<{ id: string; what?: string }>(
   'response_not_found',
   404,
   (p) => `${p.what ?? 'response'} with id '${p.id}' not found (responses are kept for [responses] ttl_days and only for the gateway key that created them)`,
+  // the id is the client's: logs and the request log keep what kind of id was not found
+  {
+    logMessage: (p) =>
+      `${p.what === undefined || p.what === 'response' || p.what === 'previous response' ? (p.what ?? 'response') : 'a response the conversation continues'} not found`,
+  },
 );
 
 /**

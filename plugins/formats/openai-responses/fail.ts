@@ -10,9 +10,9 @@ export function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Throws a 400 naming `param`. */
-export function fail(message: string, param: string): never {
-  throw badRequest(`${param}: ${message}`, param);
+/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only (core/error-codes.ts `badRequest`). */
+export function fail(message: string, param: string, got?: string): never {
+  throw badRequest(`${param}: ${message}`, param, got);
 }
 
 /** `o[key]` as a string, else a 400 naming `path.key`. */

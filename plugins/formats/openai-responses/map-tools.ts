@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChatRequest, ChatTool, ToolChoice } from '../../../core/format/chat.ts';
+import { quoted } from '../../../core/error-codes.ts';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
 import type { Warnings } from '../../../core/format/warnings.ts';
 
@@ -82,7 +83,7 @@ export function mapTools(tools: unknown, w: Warnings): MappedTools {
   const seen = new Map<string, string>();
   const claim = (name: string, at: string): void => {
     const other = seen.get(name);
-    if (other !== undefined) fail(`tool name "${name}" is used twice (also at ${other})`, at);
+    if (other !== undefined) fail(`tool name is used twice (also at ${other})`, at, quoted(name));
     seen.set(name, at);
   };
   tools.forEach((t, i) => {
@@ -159,8 +160,9 @@ export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest
     if (tc !== 'none' && tc !== 'auto' && tc !== 'required') fail('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
     if (tc === 'required' && !haveTools && mapped.dropped.length > 0) {
       fail(
-        `"required" forces a call, but every tool was dropped (${mapped.dropped.join(', ')}): built-in tools cannot run on this model's provider`,
+        `"required" forces a call, but every tool was dropped (${mapped.dropped.length}): built-in tools cannot run on this model's provider`,
         'tool_choice',
+        mapped.dropped.join(', '),
       );
     }
     choice = tc;
@@ -177,7 +179,7 @@ export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest
         break;
       default: {
         const forced = label(tc);
-        fail(`forces the tool "${forced}", a built-in tool that this model's provider cannot run (it was dropped)`, 'tool_choice');
+        fail("forces a built-in tool that this model's provider cannot run (it was dropped)", 'tool_choice', quoted(forced));
       }
     }
   }
@@ -192,8 +194,8 @@ function forcedFunction(name: string, namespace: unknown, mapped: MappedTools): 
   const flat = mapped.names.flatten(typeof namespace === 'string' ? namespace : undefined, name);
   if (mapped.tools.some((t) => t.function.name === flat)) return flat;
   const dropped = mapped.dropped.find((d) => d.endsWith(`:${name}`) || d.endsWith(`.${name}`));
-  if (dropped !== undefined) fail(`forces the tool "${dropped}", which this model's provider cannot run (it was dropped)`, 'tool_choice');
-  fail(`no function tool named "${name}"`, 'tool_choice.name');
+  if (dropped !== undefined) fail("forces a tool that this model's provider cannot run (it was dropped)", 'tool_choice', quoted(dropped));
+  fail('names no function tool', 'tool_choice.name', quoted(name));
 }
 
 function allowedTools(tc: Obj, mapped: MappedTools, req: ChatRequest): ToolChoice {
@@ -211,7 +213,7 @@ function allowedTools(tc: Obj, mapped: MappedTools, req: ChatRequest): ToolChoic
   });
   req.tools = (req.tools ?? []).filter((t) => allowed.has(t.function.name));
   if (req.tools.length === 0 && tc.mode === 'required' && forcedDropped.length > 0) {
-    fail(`"required" allows only tools this model's provider cannot run (${forcedDropped.join(', ')}; they were dropped)`, 'tool_choice');
+    fail(`"required" allows only tools this model's provider cannot run (${forcedDropped.length}, dropped)`, 'tool_choice', forcedDropped.join(', '));
   }
   if (req.tools.length === 0) delete req.tools;
   return tc.mode;

@@ -8,7 +8,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses/input-items
  */
 import type { Context } from 'koa';
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
+import { own } from '../../../core/own.ts';
 import type { GwState } from '../../../core/pipeline/state.ts';
 import { RESPONSE_NOT_FOUND } from './errors.ts';
 import { outputItems } from './record.ts';
@@ -64,7 +65,7 @@ function withId(item: ResponsesInputItem, i: number, responseId: string): Listed
   if (typeof given === 'string' && given !== '') return item as Listed;
   const hex = responseId.startsWith('resp_') ? responseId.slice(5) : responseId;
   const type = typeof item.type === 'string' ? item.type : 'message';
-  return { ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}), ...item, id: `${PREFIX[type] ?? 'item'}_${hex}_in${i}` } as Listed;
+  return { ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}), ...item, id: `${own(PREFIX, type) ?? 'item'}_${hex}_in${i}` } as Listed;
 }
 
 /** The items of response `id` in list order: its input, then `output` (`asc`), or the reverse. */
@@ -123,7 +124,7 @@ export function listInputItems(store: ResponseStore) {
         break;
       }
     }
-    if (!found) throw badRequest(`after: no item '${after}' in this response's input`, 'after');
+    if (!found) throw badRequest("after: no item with this id in this response's input", 'after', quoted(after));
     send(ctx, { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: hasMore });
   };
 }

@@ -120,7 +120,8 @@ export function createResponseRoute(d: RouteDeps) {
       const tb = history === undefined && own === sent ? b : { ...b, input: history === undefined ? own : [...(await history), ...own] };
       const tr = responsesToChatRequest(tb as ResponsesRequest);
       if (tr.droppedTools.length > 0)
-        rc.log.info({ req: rc.id, provider: p.name, dropped: tr.droppedTools }, 'Responses built-in tools dropped: the provider cannot run them');
+        // how many, not which: their types and names are the client's (the debug warnings name them)
+        rc.log.info({ req: rc.id, provider: p.name, dropped: tr.droppedTools.length }, 'Responses built-in tools dropped: the provider cannot run them');
       if (tr.warnings.length > 0 && rc.log.isLevelEnabled('debug'))
         rc.log.debug({ req: rc.id, provider: p.name, warnings: tr.warnings }, 'Responses fields dropped in translation');
       return { translated: await callChat(p, tr.req, { ...call, rawBody: undefined }), tr };
@@ -153,7 +154,7 @@ export function createResponseRoute(d: RouteDeps) {
         await save(parsed);
         return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers, contentType: r.contentType });
       }
-      const s = new NativeStream(hooks, rc, save);
+      const s = new NativeStream(hooks, rc, save, a.snap.secrets);
       return pipeline.stream(ctx, a, {
         headers,
         ready: r.ready,

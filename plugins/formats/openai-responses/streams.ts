@@ -17,6 +17,7 @@ import type { GatewayError } from '../../../core/errors.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
 import type { SseEvent } from '../../../core/provider.ts';
+import { NO_SECRETS, type SecretRedactor } from '../../../core/redact.ts';
 import { encodeResponsesEvent } from './encode-event.ts';
 import { responsesStreamError } from './errors.ts';
 import { fromResponsesUsage } from './map-usage.ts';
@@ -59,12 +60,14 @@ export function sequenceOf(data: string): number | undefined {
  * A native upstream's Responses stream, forwarded event by event. Only the events gw needs
  * are parsed: the terminal ones (usage, the Response to store) and failures, every event
  * when an onChunk tap listens. `response.created` is kept as text, parsed only if the
- * stream fails later (the `response.failed` gw then sends needs the Response).
+ * stream fails later (the `response.failed` gw then sends needs the Response). Failures
+ * (`error`, `response.failed`) are forwarded with the provider keys (`secrets`) redacted.
  */
 export class NativeStream {
   readonly #hooks: Hooks;
   readonly #rc: RequestContext;
   readonly #save: SaveResponse;
+  readonly #secrets: SecretRedactor;
   /** The last sequence_number forwarded (-1: none). */
   #seq = -1;
   #created: string | undefined;
@@ -72,10 +75,11 @@ export class NativeStream {
   /** What was forwarded, for the charge of a stream that ends early. */
   readonly progress = new StreamProgress();
 
-  constructor(hooks: Hooks, rc: RequestContext, save: SaveResponse) {
+  constructor(hooks: Hooks, rc: RequestContext, save: SaveResponse, secrets: SecretRedactor = NO_SECRETS) {
     this.#hooks = hooks;
     this.#rc = rc;
     this.#save = save;
+    this.#secrets = secrets;
   }
 
   async *frames(events: AsyncIterable<SseEvent>): AsyncGenerator<string, string | undefined> {
@@ -87,12 +91,13 @@ export class NativeStream {
     let failure: GatewayError | undefined;
     const progress = this.progress;
     for await (const ev of events) {
-      const data = ev.data;
-      const type = ev.event ?? typeOf(data);
+      const type = ev.event ?? typeOf(ev.data);
+      const failed = type === 'error' || type === 'response.failed';
+      const data = failed ? this.#secrets.redact(ev.data) : ev.data;
       const terminal = type === 'response.completed' || type === 'response.incomplete';
       let obj: { response?: ResponsesResponse } | undefined;
       // core/format/sse-data.ts: blank data is skipped, data that is not an object is malformed
-      if (tapped || terminal || type === 'error' || type === 'response.failed') {
+      if (tapped || terminal || failed) {
         if (isBlank(data)) continue;
         obj = parseEventObject(data, provider);
       } else if (!objectFramed(data)) {
@@ -107,7 +112,7 @@ export class NativeStream {
         holder.value = obj as ResponsesStreamEvent;
         this.#hooks.onChunk.call(rc, holder);
       }
-      const frame = `${ev.event === undefined ? '' : `event: ${ev.event}\n`}${dataField(ev.data)}\n\n`;
+      const frame = `${ev.event === undefined ? '' : `event: ${ev.event}\n`}${dataField(data)}\n\n`;
       if (terminal) {
         rc.usage = fromResponsesUsage(obj?.response?.usage);
         if (obj?.response) await this.#save(obj.response);

@@ -6,7 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
@@ -138,7 +138,7 @@ export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
   }
 
   for (const key of Object.keys(body)) {
-    if (!HANDLED.has(key) && !(key in REFUSED) && body[key] !== null) w.add(`${key} dropped: no common-format equivalent`, key);
+    if (!HANDLED.has(key) && !Object.hasOwn(REFUSED, key) && body[key] !== null) w.add(`${key} dropped: no common-format equivalent`, key);
   }
   for (const tool of mapped.dropped) w.add(`tool ${tool} dropped: built-in tools cannot run on this model's provider`, 'tools');
   return { req, warnings: w.list(), droppedTools: mapped.dropped, toolNames: mapped.names };
@@ -195,7 +195,7 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
             w.add('outputs of dropped built-in tool calls dropped', ip);
             return;
           }
-          fail(`no function_call with call_id "${callId}" precedes this output`, `${ip}.call_id`);
+          fail('no function_call with this call_id precedes this output', `${ip}.call_id`, quoted(callId));
         }
         const extra: ContentPart[] = [];
         messages.push({ role: 'tool', tool_call_id: callId, content: toolOutput(item.output, `${ip}.output`, extra, w) });
@@ -281,7 +281,7 @@ function userPart(p: Obj & { type: string }, pp: string): ContentPart {
       return fail('input_file needs file_data', pp);
     }
     default:
-      fail(`content part type "${p.type}" is not supported in a user message`, `${pp}.type`);
+      fail('content part type is not supported in a user message', `${pp}.type`, quoted(p.type));
   }
 }
 

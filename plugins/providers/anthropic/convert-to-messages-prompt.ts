@@ -4,7 +4,7 @@
  * @see https://docs.anthropic.com/en/api/messages (system, messages, content blocks)
  * @see https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use (tool_result placement)
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart } from '../../../core/format/chat.ts';
 import type { MessagesContentBlock, MessagesMessage } from '../../formats/anthropic-messages/types.ts';
 
@@ -63,10 +63,7 @@ export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]
         turns.push({ role: 'user', content: [toolResult(msg, path)] });
         return;
       default:
-        throw badRequest(
-          `${path}.role: '${String(msg.role)}' is not supported by anthropic models (use system, developer, user, assistant or tool)`,
-          `${path}.role`,
-        );
+        throw badRequest(`${path}.role: not supported by anthropic models (use system, developer, user, assistant or tool)`, `${path}.role`, quoted(msg.role));
     }
   });
 
@@ -138,8 +135,9 @@ function userPart(part: ContentPart, path: string, warnOnce: (w: string) => void
     }
     default:
       throw badRequest(
-        `${path}.type: content part '${part.type}' is not supported by anthropic models (text, image_url and PDF file parts are)`,
+        `${path}.type: content part type not supported by anthropic models (text, image_url and PDF file parts are)`,
         `${path}.type`,
+        quoted(part.type),
       );
   }
 }
@@ -150,7 +148,7 @@ function imageSource(url: string, path: string): { type: 'base64'; media_type: s
     if (!parsed) throw badRequest(`${path}: a data URI image must be base64-encoded (data:<type>;base64,<data>)`, path);
     const mediaType = parsed.mediaType === 'image/jpg' ? 'image/jpeg' : parsed.mediaType;
     if (!IMAGE_MEDIA_TYPES.has(mediaType))
-      throw badRequest(`${path}: image type '${parsed.mediaType}' is not supported by anthropic models (jpeg, png, gif, webp are)`, path);
+      throw badRequest(`${path}: image type not supported by anthropic models (jpeg, png, gif, webp are)`, path, quoted(parsed.mediaType));
     return { type: 'base64', media_type: mediaType, data: parsed.data };
   }
   if (/^https?:\/\//i.test(url)) return { type: 'url', url };
@@ -195,7 +193,7 @@ function parseArguments(args: unknown, path: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(args);
   } catch {
-    throw badRequest(`${path} is not valid JSON: ${snippet(args)}`, path);
+    throw badRequest(`${path} is not valid JSON`, path, quoted(args));
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(`${path} must encode a JSON object`, path);
   return parsed as Record<string, unknown>;
@@ -226,8 +224,4 @@ function asBlocks(content: string | MessagesContentBlock[]): MessagesContentBloc
 /** Clients that know Anthropic put `cache_control` on chat content parts (LiteLLM, OpenRouter convention): keep it. */
 function withCacheControl<T extends { [k: string]: unknown }>(block: T, part: { [k: string]: unknown }): T {
   return part.cache_control === undefined ? block : { ...block, cache_control: part.cache_control };
-}
-
-function snippet(s: string): string {
-  return JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s);
 }

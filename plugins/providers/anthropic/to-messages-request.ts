@@ -5,7 +5,8 @@
  *
  * @see https://docs.anthropic.com/en/api/messages
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
+import { own } from '../../../core/own.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import type { MessagesRequest } from '../../formats/anthropic-messages/types.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
@@ -87,7 +88,8 @@ export function toMessagesRequest(req: ChatRequest, opts: ToMessagesRequestOptio
 
   for (const [key, value] of Object.entries(req)) {
     if (HANDLED.has(key) || value === undefined || value === null || value === false) continue;
-    warnings.push(key in DROPPED ? `${key} dropped: ${DROPPED[key]}` : `${key} dropped: not a field anthropic models understand`);
+    const why = own(DROPPED, key);
+    warnings.push(why !== undefined ? `${key} dropped: ${why}` : `${key} dropped: not a field anthropic models understand`);
   }
 
   const model = req.model;
@@ -128,7 +130,7 @@ export function toMessagesRequest(req: ChatRequest, opts: ToMessagesRequestOptio
         system = appendSystem(system, `${JSON_OBJECT_INSTRUCTION} It must conform to this JSON Schema:\n${JSON.stringify(schema)}`);
       }
     } else {
-      throw badRequest(`response_format.type '${String(format.type)}' is not supported (text, json_object, json_schema are)`, 'response_format.type');
+      throw badRequest('response_format.type is not supported (text, json_object, json_schema are)', 'response_format.type', quoted(format.type));
     }
   }
   if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;
@@ -176,8 +178,8 @@ function mapReasoningEffort(
   warnings: string[],
 ): { thinking: NonNullable<MessagesRequest['thinking']>; effort?: string } | undefined {
   if (effort === undefined || effort === null || effort === 'none') return undefined;
-  if (typeof effort !== 'string' || !(effort in THINKING_BUDGET))
-    throw badRequest(`reasoning_effort '${String(effort)}' is not supported (none, minimal, low, medium, high, xhigh are)`, 'reasoning_effort');
+  if (typeof effort !== 'string' || !Object.hasOwn(THINKING_BUDGET, effort))
+    throw badRequest('reasoning_effort is not supported (none, minimal, low, medium, high, xhigh are)', 'reasoning_effort', quoted(effort));
   const style = thinkingStyle(model);
   if (style === 'none') {
     warnings.push(`reasoning_effort dropped: ${model} has no extended thinking`);

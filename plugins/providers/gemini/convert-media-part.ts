@@ -5,6 +5,7 @@
  * @see https://ai.google.dev/api/caching#Part
  */
 import { badRequest } from '../../../core/error-codes.ts';
+import { own } from '../../../core/own.ts';
 import type { Part } from '../../formats/gemini/types.ts';
 
 const MIME_BY_EXTENSION: Record<string, string> = {
@@ -43,7 +44,7 @@ export function guessImageMimeType(url: string): string {
     // not absolute: use the string as given
   }
   const ext = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase();
-  return (ext !== undefined ? MIME_BY_EXTENSION[ext] : undefined) ?? 'image/jpeg';
+  return (ext !== undefined ? own(MIME_BY_EXTENSION, ext) : undefined) ?? 'image/jpeg';
 }
 
 /**

@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fileToPart, imageUrlToPart, inputAudioToPart } from './convert-media-part.ts';
 import { parseToolCallId } from './tool-call-ids.ts';
@@ -78,7 +78,7 @@ export function convertMessages(messages: ChatMessage[], warnings: string[]): Co
         const id = msg.tool_call_id;
         const name = typeof id === 'string' ? callNames.get(id) : undefined;
         if (name === undefined) {
-          throw badRequest(`${at}.tool_call_id ${JSON.stringify(id)} matches no earlier assistant tool_calls[].id`, `${at}.tool_call_id`);
+          throw badRequest(`${at}.tool_call_id matches no earlier assistant tool_calls[].id`, `${at}.tool_call_id`, quoted(id));
         }
         push('user', [{ functionResponse: { name, response: toolResponse(joinText(msg.content, at)) } }], i);
         return;
@@ -91,7 +91,7 @@ export function convertMessages(messages: ChatMessage[], warnings: string[]): Co
         return;
       }
       default:
-        throw badRequest(`${at}.role ${JSON.stringify(msg.role)} is not supported`, `${at}.role`);
+        throw badRequest(`${at}.role is not supported`, `${at}.role`, quoted(msg.role));
     }
   });
 
@@ -125,7 +125,7 @@ function textParts(content: ChatMessage['content'], at: string): Part[] {
   const parts: Part[] = [];
   content.forEach((p, j) => {
     if (p.type !== 'text' || typeof p.text !== 'string') {
-      throw badRequest(`${at}.content[${j}]: only text parts are allowed here, got ${JSON.stringify(p.type)}`, `${at}.content[${j}].type`);
+      throw badRequest(`${at}.content[${j}]: only text parts are allowed here`, `${at}.content[${j}].type`, quoted(p.type));
     }
     if (p.text !== '') parts.push({ text: p.text });
   });
@@ -152,7 +152,7 @@ function userParts(content: ChatMessage['content'], at: string, warnings: string
         parts.push(fileToPart(p.file, `${param}.file`));
         return;
       default:
-        throw badRequest(`${param}.type ${JSON.stringify(p.type)} is not supported for Gemini`, `${param}.type`);
+        throw badRequest(`${param}.type is not supported for Gemini`, `${param}.type`, quoted(p.type));
     }
   });
   return parts;
@@ -186,7 +186,7 @@ function assistantParts(msg: ChatMessage, at: string, warnings: string[]): Part[
 
 function functionCallPart(tc: ToolCall, param: string): Part {
   if (typeof tc?.id !== 'string') throw badRequest(`${param}.id must be a string`, `${param}.id`);
-  if (tc.type !== undefined && tc.type !== 'function') throw badRequest(`${param}.type ${JSON.stringify(tc.type)} is not supported`, `${param}.type`);
+  if (tc.type !== undefined && tc.type !== 'function') throw badRequest(`${param}.type is not supported`, `${param}.type`, quoted(tc.type));
   if (typeof tc.function?.name !== 'string') throw badRequest(`${param}.function.name must be a string`, `${param}.function.name`);
   const part: Part = { functionCall: { name: tc.function.name, args: parseArguments(tc.function.arguments, `${param}.function.arguments`) } };
   const { signature } = parseToolCallId(tc.id);

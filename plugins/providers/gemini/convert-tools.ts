@@ -4,7 +4,7 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import type { FunctionDeclaration, Tool, ToolConfig } from '../../formats/gemini/types.ts';
 
@@ -29,7 +29,7 @@ export function convertTools(tools: ChatRequest['tools'], warnings: string[]): T
   if (tools.length === 0) return undefined;
   const declarations = tools.map((tool, i): FunctionDeclaration => {
     const at = `tools[${i}]`;
-    if (tool?.type !== 'function') throw badRequest(`${at}.type ${JSON.stringify(tool?.type)} is not supported for Gemini (only "function")`, `${at}.type`);
+    if (tool?.type !== 'function') throw badRequest(`${at}.type is not supported for Gemini (only "function")`, `${at}.type`, quoted(tool?.type));
     const fn = tool.function;
     if (typeof fn?.name !== 'string' || fn.name === '') throw badRequest(`${at}.function.name must be a non-empty string`, `${at}.function.name`);
     const decl: FunctionDeclaration = { name: fn.name };

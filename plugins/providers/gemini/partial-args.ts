@@ -4,6 +4,7 @@
  *
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/function-calling#streaming-function-call-arguments
  */
+import { setOwn } from '../../../core/own.ts';
 import type { PartialArg } from '../../formats/gemini/types.ts';
 
 type Segment = string | number;
@@ -59,14 +60,10 @@ function setAt(root: Record<string, unknown>, path: Segment[], value: unknown): 
       cur = next as Record<Segment, unknown>;
     } else {
       const created = typeof path[i + 1] === 'number' ? [] : {};
-      define(cur, seg, created);
+      setOwn(cur, seg, created);
       cur = created as Record<Segment, unknown>;
     }
   }
-  define(cur, path[path.length - 1]!, value);
-}
-
-/** defineProperty, not assignment: a key like `__proto__` must become data, not a prototype. */
-function define(obj: Record<Segment, unknown>, key: Segment, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+  // not assignment: a key like `__proto__` must become data, not a prototype
+  setOwn(cur, path[path.length - 1]!, value);
 }

@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/gemini-api/docs/structured-output
  * @see https://ai.google.dev/gemini-api/docs/thinking
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatRequest } from '../../../core/format/chat.ts';
 import { convertMessages } from './convert-messages.ts';
 import { convertToolChoice, convertTools, withoutSchemaKeyword } from './convert-tools.ts';
@@ -132,7 +132,7 @@ function responseFormat(format: ChatRequest['response_format'] | null): Generati
       return { responseMimeType: 'application/json', responseJsonSchema: withoutSchemaKeyword(schema) };
     }
     default:
-      throw badRequest(`response_format.type ${JSON.stringify(format.type)} is not supported`, 'response_format.type');
+      throw badRequest('response_format.type is not supported', 'response_format.type', quoted(format.type));
   }
 }
 
