@@ -19,7 +19,7 @@ import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../error-codes.ts';
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
 import type { ConnectionLimit } from '../http/limit.ts';
-import { accountOf } from '../plugins/helpers.ts';
+import { accountOf, chargedUsage, priceOf } from '../plugins/helpers.ts';
 import type { Member } from '../resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
@@ -211,9 +211,9 @@ export class GatewayMetrics {
     if (rc.provider === undefined) return;
     this.upstream.observe(rc.provider, rc.upstreamMs / 1000);
     if (!rc.stream) this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
-    const u = rc.usage;
-    // as the usage extension: a failed call counts nothing, unless it was a stream charged for what it streamed
-    if (!u || (status >= 400 && !rc.partial)) return;
+    // as every accounting view: a failed call counts nothing, unless it was a stream charged for what it streamed
+    const u = chargedUsage(rc);
+    if (!u) return;
     const account = accountOf(rc);
     const ukey = `${account}\u0000${model}`;
     let a = this.usage.get(ukey);
@@ -222,7 +222,7 @@ export class GatewayMetrics {
     const completion = count(u.completion_tokens);
     a.prompt += prompt;
     a.completion += completion;
-    const price = this.source.pricing()[model];
+    const price = priceOf(rc, this.source.pricing());
     if (price) a.usd += (prompt * price.input_per_mtok + completion * price.output_per_mtok) / 1e6;
   }
 }

@@ -15,7 +15,7 @@ import type { GatewayError } from '../errors.ts';
 import type { StreamProgress } from '../format/estimate.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../http/sse-write.ts';
-import { chargePartial } from './partial.ts';
+import { chargePartial, estimateUnreported } from './partial.ts';
 import { asGatewayError } from './respond.ts';
 
 /** A streamed answer, as a format hands it to the pipeline. */
@@ -82,6 +82,8 @@ export async function pumpStream(
       step = await frames.next();
     }
     ended = true;
+    // a whole stream without usage is charged gw's estimate of it, as one that ended early would be
+    estimateUnreported(rc, s.progress?.bytes ?? 0);
     if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: undefined });
     // the key's in-flight slot is free before the client can see the end
     const freed = gw.inflight.release(rc);

@@ -15,9 +15,10 @@
  *               never by N x cost; strict ones not at all, as long as each request costs no
  *               more than it reserved (its output cap bounds the output; the prompt
  *               estimate is ~1.3x English).
- *   onResponse  settle: adds the actual cost (from the reported usage; the estimate when an
- *               upstream reported none) and drops the hold, atomically, before the last
- *               byte. Cache hits and early responses drop the hold and cost nothing.
+ *   onResponse  settle: adds the actual cost (`chargedUsage` at `priceOf`, as the request
+ *               log and metrics count it: the reported usage, else gw's estimate of it) and
+ *               drops the hold, atomically, before the last byte. Cache hits and early
+ *               responses drop the hold and cost nothing.
  *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
  *               an answer, from what it streamed (core/pipeline/partial.ts); any other
  *               failure drops the hold: a call that failed before its first byte costs nothing.
@@ -36,7 +37,7 @@ import type { KeyInfo, RequestContext } from '../../../core/context.ts';
 import { badRequest } from '../../../core/error-codes.ts';
 import { defineError } from '../../../core/errors.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
-import { accountOf, chargeable } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargeable, chargedUsage, priceOf } from '../../../core/plugins/helpers.ts';
 import { BUCKETS_KEY, SERIES_DISABLED, DAY_MS, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
 import { PeriodClock, rfc3339 } from './period.ts';
@@ -124,8 +125,7 @@ export default defineExtension({
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
       // counting tokens costs nothing upstream
       if (rc.operation === 'count') return undefined;
-      const prices = pricing();
-      const price = prices[rc.canonicalModel] ?? prices[rc.model];
+      const price = priceOf(rc, pricing());
       if (!price) {
         throw MODEL_NOT_PRICED(rc.canonicalModel);
       }
@@ -154,9 +154,12 @@ export default defineExtension({
       if (!h) return;
       rc.state.delete(HOLD);
       if (!chargeable(rc)) return store.release(h.counter, h.id);
-      // a fallback model is priced at its own rate when it has one
-      const price = rc.servedModel === rc.canonicalModel ? h.price : (pricing()[rc.servedModel] ?? h.price);
-      const spent = rc.usage ? usageUsd(price, rc.usage) : h.estimate;
+      // priced as the request log and metrics price it (a fallback at its own rate when it has one);
+      // the admission's price when a reload took it away meanwhile
+      const price = priceOf(rc, pricing()) ?? h.price;
+      // every charged generation has usage (the upstream's, else gw's estimate): the hold is a last resort
+      const u = chargedUsage(rc);
+      const spent = u ? usageUsd(price, u) : h.estimate;
       const settled = store.settle(h.counter, h.id, { usd: spent });
       if (!buckets) return void (await settled);
       await Promise.all([

@@ -4,6 +4,7 @@
  * messages are gw's, which never carry secrets). Bodies only when the caller passes them.
  */
 import type { FinishedRequest } from '../../../core/hooks.ts';
+import { chargedUsage } from '../../../core/plugins/helpers.ts';
 
 /** `[pricing."<model>"]`: USD per million tokens. */
 export interface Price {
@@ -39,12 +40,14 @@ export interface LogEntry {
   /** Upstream time to its answer (JSON) or first event (streams), retries included; null when none answered. */
   upstream_ms: number | null;
   /**
-   * Usage the upstream reported; null when it reported none (failures before the first byte,
-   * cache hits). A stream that ended early shows what it was charged (`usage_estimated`).
+   * The usage the request was charged, as /v1/usage and /v1/budget count it; null when it
+   * was charged none (refusals, cache hits, failures before the first byte, even when the
+   * upstream had reported some usage by then). A stream that ended early after its first
+   * byte shows what it was charged (`usage_estimated`).
    */
   prompt_tokens: number | null;
   completion_tokens: number | null;
-  /** That usage priced from `[pricing]`; null when unpriced or without usage. */
+  /** That usage priced from `[pricing]`, as the budget charges it; null when unpriced or without usage. */
   cost_usd: number | null;
   /** True when the usage is gw's estimate: a stream that ended early before the upstream counted its output. */
   usage_estimated: boolean;
@@ -113,21 +116,22 @@ const ESTIMATED_AT = 22;
 /**
  * The stored row for a finished request (hot path: one array, no object).
  * @param open the gateway runs without keys (its requests are logged as `(open)`)
- * @param price the pricing of the served model, if any
+ * @param price the price the request's usage is charged at (`priceOf`), if any
  * @param bodies with log_bodies: the request and response bodies, already cut
  */
 export function toRow(f: FinishedRequest, open: boolean, price: Price | undefined, bodies?: [string | null, string | null]): unknown[] {
   const rc = f.rc;
   const err = f.error;
   const answered = rc !== undefined && (rc.provider !== undefined || rc.cacheHit);
-  const u = rc?.usage;
+  // what every accounting view charged: a usage report from a request that failed before its first byte is not it
+  const u = rc === undefined ? undefined : chargedUsage(rc);
   const prompt = tokens(u?.prompt_tokens);
   const completion = tokens(u?.completion_tokens);
   const upstream = rc?.provider !== undefined ? rc.upstreamMs : undefined;
   let overhead: number | null = null;
   if (upstream !== undefined) overhead = ms(Math.max(0, (rc!.stream && rc!.firstByteMs ? rc!.firstByteMs : f.totalMs) - upstream));
   const cost =
-    price && (prompt !== null || completion !== null) && !rc?.cacheHit
+    price && (prompt !== null || completion !== null)
       ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
       : null;
   const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
