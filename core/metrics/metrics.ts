@@ -91,9 +91,9 @@ export class GatewayMetrics {
     this.upstream.expose(
       reg,
       'gw_upstream_duration_seconds',
-      'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included',
+      'Time spent waiting for upstreams: every attempt, retry backoff and fallback until the answer, for streams until the last event',
     );
-    this.overhead.expose(reg, 'gw_overhead_seconds', "gw's own time: total minus upstream (non-streaming), time to first byte minus upstream (streams)");
+    this.overhead.expose(reg, 'gw_overhead_seconds', "gw's own time: total minus upstream time");
     this.ttfb.expose(reg, 'gw_stream_ttfb_seconds', 'Streams: time from arrival to the first byte sent to the client');
     family(
       reg,
@@ -171,12 +171,10 @@ export class GatewayMetrics {
     this.queueWait.observe(provider, ms / 1000);
   }
 
-  /** A stream's first byte goes to the client now (`rc.upstreamMs` was just measured). */
+  /** A stream's first byte goes to the client now. */
   streamOpened(rc: RequestContext): void {
     this.streams++;
-    const ms = performance.now() - rc.startedAt;
-    this.ttfb.observe(rc.route, ms / 1000);
-    if (rc.provider !== undefined) this.overhead.observe(rc.route, Math.max(0, ms - rc.upstreamMs) / 1000);
+    this.ttfb.observe(rc.route, (performance.now() - rc.startedAt) / 1000);
   }
 
   /** The stream ended (completed, failed or the client left). */
@@ -210,7 +208,8 @@ export class GatewayMetrics {
     }
     if (rc.provider === undefined) return;
     this.upstream.observe(rc.provider, rc.upstreamMs / 1000);
-    if (!rc.stream) this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
+    // a stream's upstream time runs to its last event: what is left is gw's, as in the request log
+    this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
     // as every accounting view: a failed call counts nothing, unless it was a stream charged for what it streamed
     const u = chargedUsage(rc);
     if (!u) return;

@@ -35,9 +35,13 @@ export interface LogEntry {
   latency_ms: number;
   /** Arrival to first byte, ms (= latency for a JSON answer). */
   ttfb_ms: number;
-  /** gw's own time: latency (JSON) or TTFB (streams) minus the upstream's; null when no upstream answered. */
-  overhead_ms: number | null;
-  /** Upstream time to its answer (JSON) or first event (streams), retries included; null when none answered. */
+  /** gw's own time: latency_ms minus upstream_ms (all of latency_ms when no upstream was called). */
+  overhead_ms: number;
+  /**
+   * Time spent waiting for upstreams, ms: every attempt (retries, their backoff and
+   * fallbacks included) until the answer, or for a stream until its last event, failures
+   * and timeouts included; null when no upstream was called (refusals, cache hits, early answers).
+   */
   upstream_ms: number | null;
   /**
    * The usage the request was charged, as /v1/usage and /v1/budget count it; null when it
@@ -127,9 +131,7 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
   const u = rc === undefined ? undefined : chargedUsage(rc);
   const prompt = tokens(u?.prompt_tokens);
   const completion = tokens(u?.completion_tokens);
-  const upstream = rc?.provider !== undefined ? rc.upstreamMs : undefined;
-  let overhead: number | null = null;
-  if (upstream !== undefined) overhead = ms(Math.max(0, (rc!.stream && rc!.firstByteMs ? rc!.firstByteMs : f.totalMs) - upstream));
+  const upstream = rc !== undefined && rc.attempts > 0 ? rc.upstreamMs : undefined;
   const cost =
     price && (prompt !== null || completion !== null)
       ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
@@ -148,7 +150,7 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     rc?.stream ?? false,
     ms(f.totalMs),
     ms(f.ttfbMs),
-    overhead,
+    ms(Math.max(0, f.totalMs - (upstream ?? 0))),
     upstream === undefined ? null : ms(upstream),
     prompt,
     completion,
@@ -171,6 +173,8 @@ export function fromRow(row: unknown[]): LogEntry {
   const n = Math.min(row.length, BODIES_AT);
   for (let i = 0; i < n; i++) e[FIELDS[i]!] = row[i];
   e.time = new Date(row[0] as number).toISOString();
+  // rows written before every request had an overhead: it was all gw's time when no upstream answered
+  if (e.overhead_ms === null) e.overhead_ms = e.latency_ms;
   e.usage_estimated = row[ESTIMATED_AT] === true;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
