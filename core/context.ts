@@ -114,7 +114,11 @@ export class RequestContext {
   cacheHit = false;
   /** HTTP status sent to the client (0 until decided). */
   status = 0;
-  /** Time from the first upstream call to its answer (the first stream item for streams), ms. */
+  /**
+   * Time spent waiting for upstreams, ms: dispatch (every attempt, retry backoff and
+   * fallback, failures included), then for a stream every wait for its next event until the
+   * last (or the failure). What is left of the request's time is gw's own (its overhead).
+   */
   upstreamMs = 0;
   /** Arrival to the first byte sent to the client, ms (streams; 0 until then). */
   firstByteMs = 0;

@@ -11,7 +11,7 @@
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
- *   chargeable                         is rc.usage to be charged (answers, streams that ended early)
+ *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
@@ -49,10 +49,10 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 // virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';
 export { keyInfo } from '../core/keys.ts';
-export { accountOf, answeredUpstream, chargeable, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
+export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT, priceOf } from '../core/plugins/helpers.ts';
 
 // the store
-export type { HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
+export type { HoldOptions, HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
 
 // providers
 export type { CallContext, ChatResult, NativeCall, NativeResult, Provider, SseEvent, StreamItem, StreamMapper } from '../core/provider.ts';

@@ -19,8 +19,7 @@ import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../error-codes.ts';
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
 import type { ConnectionLimit } from '../http/limit.ts';
-import { accountOf } from '../plugins/helpers.ts';
-import { own } from '../own.ts';
+import { accountOf, chargedUsage, priceOf } from '../plugins/helpers.ts';
 import type { Member } from '../resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
@@ -92,9 +91,9 @@ export class GatewayMetrics {
     this.upstream.expose(
       reg,
       'gw_upstream_duration_seconds',
-      'Time from the first upstream call to its answer (first stream item for streams), retries and fallbacks included',
+      'Time spent waiting for upstreams: every attempt, retry backoff and fallback until the answer, for streams until the last event',
     );
-    this.overhead.expose(reg, 'gw_overhead_seconds', "gw's own time: total minus upstream (non-streaming), time to first byte minus upstream (streams)");
+    this.overhead.expose(reg, 'gw_overhead_seconds', "gw's own time: total minus upstream time");
     this.ttfb.expose(reg, 'gw_stream_ttfb_seconds', 'Streams: time from arrival to the first byte sent to the client');
     family(
       reg,
@@ -172,12 +171,10 @@ export class GatewayMetrics {
     this.queueWait.observe(provider, ms / 1000);
   }
 
-  /** A stream's first byte goes to the client now (`rc.upstreamMs` was just measured). */
+  /** A stream's first byte goes to the client now. */
   streamOpened(rc: RequestContext): void {
     this.streams++;
-    const ms = performance.now() - rc.startedAt;
-    this.ttfb.observe(rc.route, ms / 1000);
-    if (rc.provider !== undefined) this.overhead.observe(rc.route, Math.max(0, ms - rc.upstreamMs) / 1000);
+    this.ttfb.observe(rc.route, (performance.now() - rc.startedAt) / 1000);
   }
 
   /** The stream ended (completed, failed or the client left). */
@@ -211,10 +208,11 @@ export class GatewayMetrics {
     }
     if (rc.provider === undefined) return;
     this.upstream.observe(rc.provider, rc.upstreamMs / 1000);
-    if (!rc.stream) this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
-    const u = rc.usage;
-    // as the usage extension: a failed call counts nothing, unless it was a stream charged for what it streamed
-    if (!u || (status >= 400 && !rc.partial)) return;
+    // a stream's upstream time runs to its last event: what is left is gw's, as in the request log
+    this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
+    // as every accounting view: a failed call counts nothing, unless it was a stream charged for what it streamed
+    const u = chargedUsage(rc);
+    if (!u) return;
     const account = accountOf(rc);
     const ukey = `${account}\u0000${model}`;
     let a = this.usage.get(ukey);
@@ -223,7 +221,7 @@ export class GatewayMetrics {
     const completion = count(u.completion_tokens);
     a.prompt += prompt;
     a.completion += completion;
-    const price = own(this.source.pricing(), model);
+    const price = priceOf(rc, this.source.pricing());
     if (price) a.usd += (prompt * price.input_per_mtok + completion * price.output_per_mtok) / 1e6;
   }
 }

@@ -1,10 +1,12 @@
 /**
- * The end of every non-streaming answer: record the status, run onResponse (awaited, so
- * usage, spend and the cache entry are committed before the last byte), then send.
+ * The end of every non-streaming answer: record the status (and gw's usage estimate when
+ * the upstream reported none), run onResponse (awaited, so usage, spend and the cache entry
+ * are committed before the last byte), then send.
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { PipelineHost } from './host.ts';
+import { estimateUnreported } from './partial.ts';
 import { sendText } from './respond.ts';
 
 /** A whole answer, already serialized. */
@@ -21,6 +23,8 @@ export interface Answer {
 export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext, answer: Answer): Promise<void> {
   const status = answer.status ?? 200;
   rc.status = status;
+  // an upstream answer without usage is charged gw's estimate of it (its body is the output, framing and all)
+  if (status < 400) estimateUnreported(rc, answer.body);
   if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: answer.body });
   sendText(ctx, status, answer.body, answer.headers, answer.contentType);
 }

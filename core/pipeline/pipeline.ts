@@ -5,7 +5,8 @@
  *   admit     validate → RequestContext → plan (404) → onRequest (bail: refuse or answer)
  *   fromCache onCacheLookup for a cacheable request; a hit is answered here
  *   dispatch  providers in the group's order, retries, fallbacks (core/dispatch.ts); records
- *             who answered and returns the `x-gw-*` headers
+ *             who answered and the time spent on upstreams (`rc.upstreamMs`, failures
+ *             included), and returns the `x-gw-*` headers
  *   finish    onResponse, then the whole answer          stream   onResponse before the
  *                                                                  terminator; one error
  *                                                                  frame after the first byte
@@ -60,14 +61,19 @@ export function createPipeline(gw: PipelineHost, format: string): Pipeline {
     async dispatch<T>(a: Admission, attempt: Attempt<T>): Promise<Served<T>> {
       const rc = a.rc;
       const t0 = performance.now();
-      const d = await dispatch(a.snap.table, a.plan, a.call.signal, (p, model) => {
-        // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
-        rc.attempts++;
-        return model === rc.canonicalModel
-          ? attempt(p, model, a.body, a.call)
-          : attempt(p, model, 'model' in a.body ? { ...a.body, model } : a.body, { ...a.call, rawBody: undefined });
-      });
-      rc.upstreamMs = performance.now() - t0;
+      let d: Dispatched<T>;
+      try {
+        d = await dispatch(a.snap.table, a.plan, a.call.signal, (p, model) => {
+          // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
+          rc.attempts++;
+          return model === rc.canonicalModel
+            ? attempt(p, model, a.body, a.call)
+            : attempt(p, model, 'model' in a.body ? { ...a.body, model } : a.body, { ...a.call, rawBody: undefined });
+        });
+      } finally {
+        // failures too (every attempt failed, a timeout): their wait is the upstream's, not gw's
+        rc.upstreamMs += performance.now() - t0;
+      }
       rc.provider = d.provider.name;
       rc.servedModel = d.model;
       if (rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: rc.provider, model: rc.servedModel, attempts: rc.attempts }, 'dispatched');

@@ -4,6 +4,9 @@
  * first chunk still answers with a real HTTP status. After that, a failure is the format's
  * error frame and the end; a client disconnect aborts the upstream via the signal.
  *
+ * `rc.upstreamMs` gains the time spent awaiting frames (the upstream's events), so a
+ * stream's upstream time runs to its last event and gw's overhead is what is left.
+ *
  * A stream that ends early after its first frame (client gone, upstream cut, timeout, a
  * mid-stream error) is charged for what it streamed: before onError runs, `rc.partial` is
  * set and `rc.usage` holds the charge (partial.ts). A failure before the first frame, or
@@ -16,7 +19,7 @@ import type { StreamProgress } from '../format/estimate.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../http/sse-write.ts';
 import { redactError, type SecretRedactor } from '../redact.ts';
-import { chargePartial } from './partial.ts';
+import { chargePartial, estimateUnreported } from './partial.ts';
 import { asGatewayError } from './respond.ts';
 
 /** A streamed answer, as a format hands it to the pipeline. */
@@ -61,11 +64,18 @@ export async function pumpStream(
   secrets: SecretRedactor,
 ): Promise<void> {
   const frames = s.frames;
-  const t0 = performance.now();
+  // time awaiting a frame is the upstream's (making a frame of its event is microseconds);
+  // when a wait ends in a failure it counts too: 0 while not waiting
+  let waitFrom = performance.now();
   // first item already at hand: a failure turning it into a frame is still pre-stream and
   // becomes a normal HTTP error; otherwise headers go out now and keep-alives cover the wait
-  let step = s.ready ? await frames.next() : undefined;
-  rc.upstreamMs += performance.now() - t0;
+  let step: IteratorResult<string, string | undefined> | undefined;
+  try {
+    step = s.ready ? await frames.next() : undefined;
+  } finally {
+    rc.upstreamMs += performance.now() - waitFrom;
+    waitFrom = 0;
+  }
   const sse = new SseWriter(ctx.res, s.keepAlive);
   ctx.respond = false;
   rc.status = 200;
@@ -77,20 +87,31 @@ export async function pumpStream(
   /** The frames are all out: a failure from here on (onResponse) is not an early end. */
   let ended = false;
   try {
-    step ??= await frames.next();
+    if (step === undefined) {
+      waitFrom = performance.now();
+      step = await frames.next();
+      rc.upstreamMs += performance.now() - waitFrom;
+      waitFrom = 0;
+    }
     while (!step.done) {
       const p = sse.write(step.value);
       sent = true;
       if (p) await p;
+      waitFrom = performance.now();
       step = await frames.next();
+      rc.upstreamMs += performance.now() - waitFrom;
+      waitFrom = 0;
     }
     ended = true;
+    // a whole stream without usage is charged gw's estimate of it, as one that ended early would be
+    estimateUnreported(rc, s.progress?.bytes ?? 0);
     if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: undefined });
     // the key's in-flight slot is free before the client can see the end
     const freed = gw.inflight.release(rc);
     if (freed) await freed;
     if (step.value) sse.write(step.value);
   } catch (err) {
+    if (waitFrom !== 0) rc.upstreamMs += performance.now() - waitFrom;
     if (sent && !ended) chargePartial(rc, s.progress);
     if (signal.aborted) {
       rc.status = 499;

@@ -14,7 +14,8 @@
  */
 import { Level } from 'level';
 import { UserError } from '../errors.ts';
-import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
+import type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from './types.ts';
+import { holdAdmits } from './hold-rule.ts';
 import { HoldSet } from './hold-set.ts';
 import { IdleMap } from './idle-map.ts';
 import { hash1, hash2, KeyFilter } from './key-filter.ts';
@@ -667,13 +668,13 @@ class LevelView implements Store {
     if (amount !== 0) await s.addEntry(full, w, now, amount);
   }
 
-  async hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict> {
+  async hold(key: string, id: string, amount: number, opts: HoldOptions): Promise<HoldVerdict> {
     const full = this.prefix + key;
     const r = this.record(full);
     // from the loaded record to the hold nothing awaits: check-and-hold is atomic in this process
     const value = (r instanceof Promise ? await r : r)[opts.field] ?? 0;
     const held = this.liveHolds(full, id);
-    const admitted = value + held < opts.limit;
+    const admitted = holdAdmits(value, held, amount, opts);
     if (admitted) {
       let m = this.s.holds.get(full);
       if (!m) this.s.holds.set(full, (m = new HoldSet()));

@@ -202,7 +202,8 @@ end
 
 /**
  * hold. KEYS: counter hash, holds zset, holds hash, holds sums.
- * ARGV: id, amount, field, limit, ttlMs, owner, livePrefix, livenessTtlMs.
+ * ARGV: id, amount, field, limit, ttlMs, owner, livePrefix, livenessTtlMs, fitBound ('' =
+ * no fit test; else value + held + amount must not exceed it: hold-rule.ts).
  * Returns {admitted 0|1, value, held}.
  */
 export const HOLD = `${LIB}${HOLDS}
@@ -212,7 +213,7 @@ if owner ~= '' then redis.call('SET', livePrefix .. owner, '1', 'PX', ARGV[8]) e
 local now = clock('')
 local held = live(KEYS[2], KEYS[3], KEYS[4], now, id, livePrefix)
 local value = tonumber(redis.call('HGET', KEYS[1], field) or '0')
-if value + held < limit then
+if value + held < limit and (ARGV[9] == '' or value + held + amt <= tonumber(ARGV[9])) then
   local old = redis.call('HGET', KEYS[3], id)
   if old then unhold(KEYS[3], KEYS[4], id, old) end
   redis.call('ZADD', KEYS[2], fmt(now + ttl), id)

@@ -34,7 +34,8 @@ import { STORE_UNAVAILABLE } from '../error-codes.ts';
 import { redactUrl } from '../redact.ts';
 import { GatewayError, UserError } from '../errors.ts';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
-import type { BucketRow, HoldVerdict, Store, WindowVerdict } from './types.ts';
+import type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from './types.ts';
+import { fitBound } from './hold-rule.ts';
 import { KeyLocks } from './key-locks.ts';
 
 /** Root of every key gw writes. */
@@ -290,7 +291,7 @@ class RedisView implements Store {
     );
   }
 
-  async hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict> {
+  async hold(key: string, id: string, amount: number, opts: HoldOptions): Promise<HoldVerdict> {
     const full = this.prefix + key;
     const r = (await this.s.op(
       this.s.redis.gwHold(
@@ -304,6 +305,7 @@ class RedisView implements Store {
         this.s.owner,
         `${ROOT}i:`,
         String(LIVENESS_TTL_MS),
+        opts.fit === true ? String(fitBound(opts.limit)) : '',
       ),
     )) as [number, string, string];
     return { admitted: r[0] === 1, value: Number(r[1]), held: Number(r[2]) };

@@ -58,11 +58,12 @@ export interface Store {
   windowAdd(key: string, amount: number, windowMs: number, now?: number): Promise<void>;
   /**
    * Places a hold, atomic per `key` together with `incr`/`settle` on the same key: refused
-   * when `counters(key)[field] + (live holds on key except id) >= limit`, else records the
-   * hold `id` = `amount` for `ttlMs` (then it lapses by itself). Holds are not durable: a
+   * when `counters(key)[field] + (live holds on key except id) >= limit`, and with `fit`
+   * also when that sum + `amount` is over `limit` (hold-rule.ts); else records the hold
+   * `id` = `amount` for `ttlMs` (then it lapses by itself). Holds are not durable: a
    * restart or crash drops them, so a dead request never keeps a reservation.
    */
-  hold(key: string, id: string, amount: number, opts: { field: string; limit: number; ttlMs: number }): Promise<HoldVerdict>;
+  hold(key: string, id: string, amount: number, opts: HoldOptions): Promise<HoldVerdict>;
   /** Atomically `incr(key, deltas)` and drops hold `id` (absent hold: just the incr). Durable on resolve. */
   settle(key: string, id: string, deltas: Record<string, number>): Promise<Record<string, number>>;
   /** Drops hold `id` on `key` (idempotent). */
@@ -113,6 +114,19 @@ export interface WindowVerdict {
   total: number;
   /** When refused: ms until the call could be admitted (1..windowMs); 0 when admitted. */
   retryAfterMs: number;
+}
+
+/** How `hold` admits. */
+export interface HoldOptions {
+  /** The counter field the holds are against (e.g. `usd`). */
+  field: string;
+  limit: number;
+  ttlMs: number;
+  /**
+   * The hold must fit in what is left: refused when value + other holds + `amount` is over
+   * `limit` (beyond a relative 1e-9, for float sums), not only when the limit is reached.
+   */
+  fit?: boolean;
 }
 
 /** Outcome of `hold`. */

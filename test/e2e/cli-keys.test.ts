@@ -21,7 +21,7 @@ async function pairs<T>(jobs: Array<() => Promise<T>>): Promise<T[]> {
 test('keys create with every setting → list (table and --json) → update → rotate; file keys are refused', async (t) => {
   const up = await openaiUpstream();
   const toml = baseConfig(
-    `${providerSection(up, ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5'])}\n[extensions.rate_limit]\n[extensions.budget]\ndefault_budget = 100\n[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n[pricing."gpt-4o-mini"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n`,
+    `${providerSection(up, ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5'])}\n[extensions.rate_limit]\nrequests_per_minute = 1000\n[extensions.budget]\ndefault_budget = 100\n[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n[pricing."gpt-4o-mini"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n`,
   ).replace(`key = "${KEY}"\n`, `key = "${KEY}"\nbudget = 5\nbudget_period = "weekly"\n`);
   const gw = await startGateway(toml);
   t.teardown(async () => {

@@ -56,6 +56,17 @@ export async function gatewayWith(t: ExecutionContext, up: MockUpstream, extra: 
   return gw;
 }
 
+/** Starts `n` gateways with one config (instances sharing the `[store]` that `toml` names); stops them and `up` at teardown. */
+export async function gatewaysOf(t: ExecutionContext, up: MockUpstream, toml: string, n: number): Promise<TestGateway[]> {
+  const gws: TestGateway[] = [];
+  t.teardown(async () => {
+    for (const g of gws) await g.stop();
+    await up.close();
+  });
+  for (let i = 0; i < n; i++) gws.push(await startGateway(toml));
+  return gws;
+}
+
 /** An openai client for gw with `key`, no retries (a 429 must surface, not be retried). */
 export function client(gw: TestGateway, key = KEY): OpenAI {
   return new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 });

@@ -124,3 +124,16 @@ test('unknown extension: names extensions.<name> and the npm package looked for'
   t.true(err.message.includes('extensions.nonesuch'));
   t.true(err.message.includes('gw-plugin-nonesuch'));
 });
+
+test("[extensions.rate_limit] without requests_per_minute: the spec's required field, named with the file; a key's own limit does not stand in for it", async (t) => {
+  const keyed = '[keys.a]\nkey = "sk-test-key-a-0123456789abcdefghij"\nrequests_per_minute = 5\n\n';
+  for (const section of ['[extensions.rate_limit]\n', '[extensions.rate_limit]\ntokens_per_minute = 1000\n']) {
+    const { err, file } = await failure(t, keyed + section);
+    t.true(err instanceof ConfigError, section);
+    t.true(err.message.includes(file));
+    t.regex(err.message, /extensions\.rate_limit\.requests_per_minute: required/);
+    t.is((err as ConfigError).path, 'extensions.rate_limit.requests_per_minute');
+  }
+  const { err } = await failure(t, '[extensions.rate_limit]\nrequests_per_minute = "60"\n');
+  t.regex(err.message, /extensions\.rate_limit\.requests_per_minute: .*expected number, received string/);
+});

@@ -156,6 +156,39 @@ test('the mock kind bounds embedding dimensions and inputs (400), and /health an
   t.is(many.status, 400);
 });
 
+// serial (ava runs these first, alone): the answer at the limit costs ~0.3 s of CPU on this
+// thread, which the CPU measurements of the concurrent tests here would count as theirs
+test.serial(
+  'the mock kind bounds inputs × dimensions (1 M floats): 2048 × 4096 is a 400 naming both fields and the limit, at once; the limit itself is served',
+  async (t) => {
+    const gw = await startGateway(baseConfig(MOCK));
+    t.teardown(() => gw.stop());
+    const embed = (input: string[], dimensions: number) =>
+      fetch(`${gw.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-embed', input, dimensions }),
+      });
+    const texts = (n: number) => Array.from({ length: n }, (_, i) => `text ${i}`);
+    // each field is within its own bound (2048 inputs, 4096 dimensions): only the product is not
+    const m = await healthDuring(gw.url, () => embed(texts(2048), 4096));
+    t.is(m.res.status, 400);
+    const err = (await json(m.res)).error;
+    t.like(err, { type: 'invalid_request_error', param: 'input' });
+    t.regex(err.message, /^input, dimensions: 2048 inputs × 4096 dimensions is 8388608 floats; the mock kind answers at most 1048576 per request/);
+    t.is(m.health, 200);
+    t.true(m.cpuMs < CPU_MS, `the refusal took ${m.cpuMs} ms of CPU`);
+    t.is((await embed(texts(257), 4096)).status, 400, 'one input over');
+    const atLimit = await embed(texts(256), 4096);
+    t.is(atLimit.status, 200);
+    const body = await json(atLimit);
+    t.is(body.data.length, 256);
+    t.is(body.data[255].embedding.length, 4096);
+    const norm = Math.sqrt(body.data[0].embedding.reduce((s: number, x: number) => s + x * x, 0));
+    t.true(Math.abs(norm - 1) < 1e-3, `unit vectors (norm ${norm})`);
+  },
+);
+
 test('a request body that never completes is cut after request_timeout_seconds', async (t) => {
   const gw = await startGateway(baseConfig(MOCK).replace('data_dir = "data"', 'data_dir = "data"\nrequest_timeout_seconds = 1'));
   t.teardown(() => gw.stop());

@@ -7,10 +7,10 @@ import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { POLL_MS } from '../../core/runtime/runtime.ts';
-import { baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { baseConfig, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import type { MockUpstream } from '../helpers/upstream.ts';
-import { admin, ADMIN_TOKEN, HI, json, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, ADMIN_TOKEN, gatewaysOf, HI, json, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
 /** Admin POST with a JSON body; raw Response. */
 function adminPost(g: { url: string }, path: string, body: unknown): Promise<Response> {
@@ -31,14 +31,7 @@ async function instances(t: ExecutionContext, up: MockUpstream, extra: string, n
     await up.close();
     return undefined;
   }
-  const toml = baseConfig(`${providerSection(up)}\n[store]\nurl = "${r.url}"\n\n${extra}`);
-  const gws: TestGateway[] = [];
-  t.teardown(async () => {
-    for (const g of gws) await g.stop();
-    await up.close();
-  });
-  for (let i = 0; i < n; i++) gws.push(await startGateway(toml));
-  return gws;
+  return gatewaysOf(t, up, baseConfig(`${providerSection(up)}\n[store]\nurl = "${r.url}"\n\n${extra}`), n);
 }
 
 test('three instances hold requests_per_minute exactly under parallel load spread over all three', async (t) => {

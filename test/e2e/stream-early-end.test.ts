@@ -93,6 +93,7 @@ ${provider('gemini', 'gemini', up.origin)}
 ${provider('openai', 'openai', `${up.origin}/v1`)}
 ${pricing}
 [extensions.rate_limit]
+requests_per_minute = 1000
 tokens_per_minute = 10000000
 [extensions.budget]
 default_budget = 100

@@ -165,7 +165,7 @@ test('three instances: a monthly per-key budget is not overspent beyond the in-f
 
 test('PATCH and rotate on one instance take effect on the others within 2 s', async (t) => {
   const up = await openaiUpstream();
-  const gws = await instances(t, up, '', '[extensions.rate_limit]\n');
+  const gws = await instances(t, up, '', '[extensions.rate_limit]\nrequests_per_minute = 1000\n');
   if (!gws) return;
   const [a, b, c] = gws as [TestGateway, TestGateway, TestGateway];
   const chat = (g: TestGateway, key: string, model = 'gpt-4o') => post(g, '/v1/chat/completions', { model, messages: HI }, key).then((r) => r.status);

@@ -307,7 +307,7 @@ test('per-key requests_per_minute beside the default: each key gets exactly its 
 
 test('per-key tokens_per_minute without a default: only the key that has one is limited', async (t) => {
   const up = await openaiUpstream({ usageOf: () => ({ prompt_tokens: 30, completion_tokens: 20 }) });
-  const gw = await gatewayWith(t, up, 'tokens_per_minute = 100', '[extensions.rate_limit]\n');
+  const gw = await gatewayWith(t, up, 'tokens_per_minute = 100', '[extensions.rate_limit]\nrequests_per_minute = 1000\n');
   const c = client(gw);
   await c.chat.completions.create({ model: 'gpt-4o', messages: HI });
   const s = await c.chat.completions.create({ model: 'gpt-4o', messages: HI, stream: true });

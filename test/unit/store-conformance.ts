@@ -211,6 +211,36 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     );
   });
 
+  it('holds with fit (strict budgets): refused when the hold itself does not fit in what is left; exact under concurrency, over every client', async (t, {
+    store,
+    another,
+  }) => {
+    const clients = [store, another ? await another() : store].map((s) => s.namespace('ext:budget'));
+    const [a, b] = clients as [Store, Store];
+    const fit = { field: 'usd', limit: 1, ttlMs: 60_000, fit: true };
+    await a.incr('k', { usd: 0.25 });
+    // 0.25 spent: 0.75 is left, so a hold of 0.8 does not fit (without fit it would be held)
+    t.deepEqual(await a.hold('k', 'big', 0.8, fit), { admitted: false, value: 0.25, held: 0 });
+    t.true((await b.hold('k', 'big', 0.8, { ...fit, fit: false })).admitted, 'the default admits it: one request may overshoot');
+    await b.release('k', 'big');
+    // 0.1 + 0.2 + 0.45 = 0.7500000000000001 in floats: an exact fit still fits
+    t.true((await a.hold('k', 'h1', 0.1, fit)).admitted);
+    t.true((await b.hold('k', 'h2', 0.2, fit)).admitted);
+    t.true((await a.hold('k', 'h3', 0.45, fit)).admitted);
+    t.false((await b.hold('k', 'h4', 0.001, fit)).admitted, 'nothing is left');
+    t.is(await a.held('k'), 0.75);
+    for (const id of ['h1', 'h2', 'h3']) await clients[id === 'h2' ? 1 : 0]!.release('k', id);
+    // 40 holds of 0.1 at once against 0.75 left: exactly 7 fit (0.7), whichever client they come from
+    const vs = await Promise.all(Array.from({ length: 40 }, (_, i) => clients[i % 2]!.hold('k', `c${i}`, 0.1, fit)));
+    t.is(vs.filter((v) => v.admitted).length, 7);
+    t.true(Math.abs((await b.held('k')) - 0.7) < 1e-9);
+    // a settle frees what the hold had beyond the cost: 0.1 held, 0.05 spent → one more 0.1 fits
+    const first = vs.findIndex((v) => v.admitted);
+    t.deepEqual(await clients[first % 2]!.settle('k', `c${first}`, { usd: 0.05 }), { usd: 0.3 });
+    t.true((await b.hold('k', 'after', 0.1, fit)).admitted);
+    t.false((await a.hold('k', 'over', 0.1, fit)).admitted);
+  });
+
   it('holds as an in-flight cap (max_parallel_requests): against a field never incremented, exactly `limit` live at once, over every client', async (t, {
     store,
     another,

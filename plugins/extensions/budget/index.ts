@@ -8,12 +8,17 @@
  *   onRequest   403 `model_not_priced` for a model without pricing (fail closed); else a
  *               hold for the request's estimated cost (prompt estimate x input price +
  *               max_tokens or the model's output reserve x output price), refused with 429
- *               `budget_exceeded` when spent + the other in-flight holds >= budget. The
- *               check and the hold are one atomic store step, so N parallel requests can
- *               overspend by at most what was in flight, never by N x cost.
- *   onResponse  settle: adds the actual cost (from the reported usage; the estimate when an
- *               upstream reported none) and drops the hold, atomically, before the last
- *               byte. Cache hits and early responses drop the hold and cost nothing.
+ *               `budget_exceeded` when spent + the other in-flight holds >= budget, and with
+ *               `strict = true` also when the hold itself does not fit in what is left
+ *               (budget - spent - other holds). The check and the hold are one atomic store
+ *               step, so N parallel requests can overspend by at most what was in flight,
+ *               never by N x cost; strict ones not at all, as long as each request costs no
+ *               more than it reserved (its output cap bounds the output; the prompt
+ *               estimate is ~1.3x English).
+ *   onResponse  settle: adds the actual cost (`chargedUsage` at `priceOf`, as the request
+ *               log and metrics count it: the reported usage, else gw's estimate of it) and
+ *               drops the hold, atomically, before the last byte. Cache hits and early
+ *               responses drop the hold and cost nothing.
  *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
  *               an answer, from what it streamed (core/pipeline/partial.ts); any other
  *               failure drops the hold: a call that failed before its first byte costs nothing.
@@ -33,7 +38,7 @@ import { badRequest } from '../../../core/error-codes.ts';
 import { defineError } from '../../../core/errors.ts';
 import { own } from '../../../core/own.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
-import { accountOf, chargeable } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargeable, chargedUsage, priceOf } from '../../../core/plugins/helpers.ts';
 import { BUCKETS_KEY, SERIES_DISABLED, DAY_MS, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
 import { PeriodClock, rfc3339 } from './period.ts';
@@ -50,6 +55,11 @@ const schema = z.strictObject({
   default_budget: z.number().nonnegative(),
   /** Per-key overrides: `[extensions.budget.keys.<name>] budget = 25.0`. */
   keys: z.record(z.string(), z.strictObject({ budget: z.number().nonnegative() })).default({}),
+  /**
+   * Refuse a request whose own reservation does not fit in what is left, not only once the
+   * budget is reached (off: one request may overshoot, as the contract allows).
+   */
+  strict: z.boolean().default(false),
   /** Output tokens reserved for a request that gives no max_tokens. */
   output_reserve_tokens: z.number().int().nonnegative().default(4096),
   /** Per-model reserve: `[extensions.budget.models."<model>"] output_reserve_tokens = 16384`. */
@@ -83,12 +93,15 @@ export const MODEL_NOT_PRICED = defineError<string>(
   (model) => `model '${model}' has no [pricing."${model}"] in the config, and the budget extension refuses unpriced models`,
   { param: 'model', refusal: 'model_not_priced' },
 );
-/** Spent plus what requests in flight hold reaches the key's budget (for the current period when it has one). */
-export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number; period?: string; resets?: number }>(
+/**
+ * Spent plus what requests in flight hold reaches the key's budget (for the current period
+ * when it has one), or, strict, this request's reservation (`need`) does not fit in what is left.
+ */
+export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number; need?: number; period?: string; resets?: number }>(
   'budget_exceeded',
   429,
   (p) =>
-    `budget exhausted for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.period ? ` this ${PERIOD_NOUN[p.period]}` : ''}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}${p.resets === undefined ? '' : `; resets at ${rfc3339(p.resets)}`}`,
+    `${p.need === undefined ? 'budget exhausted' : `budget too small for this request (it reserves $${usd(p.need)}, $${usd(Math.max(0, p.limit - p.spent - p.held))} is left)`} for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.period ? ` this ${PERIOD_NOUN[p.period]}` : ''}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}${p.resets === undefined ? '' : `; resets at ${rfc3339(p.resets)}`}`,
   { refusal: 'budget' },
 );
 
@@ -113,8 +126,7 @@ export default defineExtension({
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
       // counting tokens costs nothing upstream
       if (rc.operation === 'count') return undefined;
-      const prices = pricing();
-      const price = own(prices, rc.canonicalModel) ?? own(prices, rc.model);
+      const price = priceOf(rc, pricing());
       if (!price) {
         throw MODEL_NOT_PRICED(rc.canonicalModel);
       }
@@ -127,9 +139,11 @@ export default defineExtension({
       const limit = limitOf(account, key);
       const w = key?.budgetPeriod === undefined ? undefined : periods.at(key.budgetPeriod, gateway.now());
       const counter = counterKey(account, w);
-      const v = await store.hold(counter, id, estimate, { field: 'usd', limit, ttlMs });
+      const v = await store.hold(counter, id, estimate, { field: 'usd', limit, ttlMs, fit: config.strict });
       if (!v.admitted) {
-        throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held, period: w?.period, resets: w?.end });
+        // refused with room left: strict, and the reservation is larger than that room
+        const need = v.value + v.held < limit ? estimate : undefined;
+        throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held, need, period: w?.period, resets: w?.end });
       }
       rc.state.set(HOLD, { id, account, counter, price, estimate } satisfies Hold);
       return undefined;
@@ -141,9 +155,12 @@ export default defineExtension({
       if (!h) return;
       rc.state.delete(HOLD);
       if (!chargeable(rc)) return store.release(h.counter, h.id);
-      // a fallback model is priced at its own rate when it has one
-      const price = rc.servedModel === rc.canonicalModel ? h.price : (own(pricing(), rc.servedModel) ?? h.price);
-      const spent = rc.usage ? usageUsd(price, rc.usage) : h.estimate;
+      // priced as the request log and metrics price it (a fallback at its own rate when it has one);
+      // the admission's price when a reload took it away meanwhile
+      const price = priceOf(rc, pricing()) ?? h.price;
+      // every charged generation has usage (the upstream's, else gw's estimate): the hold is a last resort
+      const u = chargedUsage(rc);
+      const spent = u ? usageUsd(price, u) : h.estimate;
       const settled = store.settle(h.counter, h.id, { usd: spent });
       if (!buckets) return void (await settled);
       await Promise.all([

@@ -5,8 +5,8 @@
  * content only when `level = "trace"`.
  *
  *   info  "request completed"  req, route, model, canonical_model, provider, key_name (never the key), status,
- *                              latency_ms, upstream_ms, prompt_tokens, completion_tokens,
- *                              cache_hit, stream
+ *                              latency_ms, upstream_ms, prompt_tokens, completion_tokens (the
+ *                              charge, as /v1/usage counts it), usage_estimated, cache_hit, stream
  *   warn  "request failed"     same identity fields + status, code, error, upstream_status
  *         (error for 5xx)      (+ prompt_tokens, completion_tokens, usage_estimated for a
  *                              stream charged for what it streamed before it ended early);
@@ -21,7 +21,7 @@ import { type GatewayError, messageForStores } from '../../../core/errors.ts';
 import type { ResponseInfo } from '../../../core/hooks.ts';
 import { LEVELS } from '../../../core/log.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
-import { accountOf } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargedUsage } from '../../../core/plugins/helpers.ts';
 
 const PLUGIN_NAME = 'logging';
 
@@ -35,7 +35,7 @@ const ms = (rc: RequestContext): number => Math.round((performance.now() - rc.st
 function completed(out: Logger, content: Logger) {
   return async function logCompleted(rc: RequestContext, info: ResponseInfo): Promise<void> {
     if (out.isLevelEnabled('info')) {
-      const u = rc.usage;
+      const u = chargedUsage(rc);
       out.info(
         {
           req: rc.id,
@@ -50,6 +50,7 @@ function completed(out: Logger, content: Logger) {
           upstream_ms: Math.round(rc.upstreamMs * 100) / 100,
           prompt_tokens: u?.prompt_tokens ?? 0,
           completion_tokens: u?.completion_tokens ?? 0,
+          usage_estimated: rc.usageEstimated,
           cache_hit: rc.cacheHit,
           stream: rc.stream,
         },

@@ -17,11 +17,12 @@
  *
  * Per key (virtual keys, docs/design.md): a key's own `requests_per_minute` and
  * `tokens_per_minute` replace this section's for that key, read from the
- * request's KeyInfo with no I/O. Either default may be left out: then only keys that give
- * their own limit are limited. A key's window is the same whichever limit applies, so a
- * limit changed at runtime counts what the window already holds. Tokens are recorded and
- * pre-counted only for requests a token limit applies to; the stream taps are in place
- * whatever the config says, since a key may be given a token limit at runtime.
+ * request's KeyInfo with no I/O. The section's `requests_per_minute` is required (the
+ * spec's field: every key is limited); `tokens_per_minute` may be left out, and then only
+ * keys that give their own are token-limited. A key's window is the same whichever limit
+ * applies, so a limit changed at runtime counts what the window already holds. Tokens are
+ * recorded and pre-counted only for requests a token limit applies to; the stream taps are
+ * in place whatever the config says, since a key may be given a token limit at runtime.
  * Admin: GET /v1/rate_limit → `[{key, window_seconds, requests, requests_per_minute, tokens,
  * tokens_per_minute}]`: each key's current window (tokens include this instance's streams in
  * flight) against the limits that apply to it (its own, else this section's).
@@ -40,8 +41,12 @@ const TALLY = Symbol('rate_limit.tally');
 const RECORDED = Symbol('rate_limit.recorded');
 
 const schema = z.strictObject({
-  /** Default for keys that give none; absent: only keys with their own limit are limited. */
-  requests_per_minute: z.number().int().positive().optional(),
+  /** Requests per window of every key that sets none of its own; required (the spec's field). */
+  requests_per_minute: z
+    .number({ error: (issue) => (issue.input === undefined ? 'required: the requests per minute of every key that sets none of its own' : undefined) })
+    .int()
+    .positive(),
+  /** Default for keys that give none; absent: only keys with their own limit are token-limited. */
   tokens_per_minute: z.number().int().positive().optional(),
   /** Length of the sliding window in seconds; 60 unless a test needs a shorter one. */
   window_seconds: z.number().positive().max(60).default(60),
@@ -136,8 +141,8 @@ export interface WindowEntry {
   window_seconds: number;
   /** Requests admitted in the current window. */
   requests: number;
-  /** The key's own limit, else this section's; null when neither sets one. */
-  requests_per_minute: number | null;
+  /** The key's own limit, else this section's. */
+  requests_per_minute: number;
   /** Tokens recorded in the window plus this instance's streams in flight; null without tokens_per_minute. */
   tokens: number | null;
   tokens_per_minute: number | null;
@@ -160,7 +165,7 @@ async function windowOf(
     key: name,
     window_seconds: config.window_seconds,
     requests: r.total,
-    requests_per_minute: rpm ?? null,
+    requests_per_minute: rpm,
     tokens: t ? t.total + (pending.get(name) ?? 0) : null,
     tokens_per_minute: tpm ?? null,
   };
@@ -177,10 +182,8 @@ function admission(config: Config, store: Store, windowMs: number, pending: Map<
       const v = await store.windowAdmit(`t:${name}`, tpm, windowMs, { cost: 0, pending: pending.get(name) ?? 0 });
       if (!v.admitted) throw refuse('tokens', name, tpm, config.window_seconds, v.retryAfterMs);
     }
-    if (rpm !== undefined) {
-      const v = await store.windowAdmit(`r:${name}`, rpm, windowMs);
-      if (!v.admitted) throw refuse('requests', name, rpm, config.window_seconds, v.retryAfterMs);
-    }
+    const v = await store.windowAdmit(`r:${name}`, rpm, windowMs);
+    if (!v.admitted) throw refuse('requests', name, rpm, config.window_seconds, v.retryAfterMs);
     return undefined;
   };
 }

@@ -7,6 +7,7 @@
  */
 import { messageForStores } from '../../../core/errors.ts';
 import type { FinishedRequest } from '../../../core/hooks.ts';
+import { chargedUsage } from '../../../core/plugins/helpers.ts';
 
 /** `[pricing."<model>"]`: USD per million tokens. */
 export interface Price {
@@ -37,17 +38,23 @@ export interface LogEntry {
   latency_ms: number;
   /** Arrival to first byte, ms (= latency for a JSON answer). */
   ttfb_ms: number;
-  /** gw's own time: latency (JSON) or TTFB (streams) minus the upstream's; null when no upstream answered. */
-  overhead_ms: number | null;
-  /** Upstream time to its answer (JSON) or first event (streams), retries included; null when none answered. */
+  /** gw's own time: latency_ms minus upstream_ms (all of latency_ms when no upstream was called). */
+  overhead_ms: number;
+  /**
+   * Time spent waiting for upstreams, ms: every attempt (retries, their backoff and
+   * fallbacks included) until the answer, or for a stream until its last event, failures
+   * and timeouts included; null when no upstream was called (refusals, cache hits, early answers).
+   */
   upstream_ms: number | null;
   /**
-   * Usage the upstream reported; null when it reported none (failures before the first byte,
-   * cache hits). A stream that ended early shows what it was charged (`usage_estimated`).
+   * The usage the request was charged, as /v1/usage and /v1/budget count it; null when it
+   * was charged none (refusals, cache hits, failures before the first byte, even when the
+   * upstream had reported some usage by then). A stream that ended early after its first
+   * byte shows what it was charged (`usage_estimated`).
    */
   prompt_tokens: number | null;
   completion_tokens: number | null;
-  /** That usage priced from `[pricing]`; null when unpriced or without usage. */
+  /** That usage priced from `[pricing]`, as the budget charges it; null when unpriced or without usage. */
   cost_usd: number | null;
   /** True when the usage is gw's estimate: a stream that ended early before the upstream counted its output. */
   usage_estimated: boolean;
@@ -124,14 +131,13 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
   const rc = f.rc;
   const err = f.error;
   const answered = rc !== undefined && (rc.provider !== undefined || rc.cacheHit);
-  const u = rc?.usage;
+  // what every accounting view charged: a usage report from a request that failed before its first byte is not it
+  const u = rc === undefined ? undefined : chargedUsage(rc);
   const prompt = tokens(u?.prompt_tokens);
   const completion = tokens(u?.completion_tokens);
-  const upstream = rc?.provider !== undefined ? rc.upstreamMs : undefined;
-  let overhead: number | null = null;
-  if (upstream !== undefined) overhead = ms(Math.max(0, (rc!.stream && rc!.firstByteMs ? rc!.firstByteMs : f.totalMs) - upstream));
+  const upstream = rc !== undefined && rc.attempts > 0 ? rc.upstreamMs : undefined;
   const cost =
-    price && (prompt !== null || completion !== null) && !rc?.cacheHit
+    price && (prompt !== null || completion !== null)
       ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
       : null;
   const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
@@ -149,7 +155,7 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     rc?.stream ?? false,
     ms(f.totalMs),
     ms(f.ttfbMs),
-    overhead,
+    ms(Math.max(0, f.totalMs - (upstream ?? 0))),
     upstream === undefined ? null : ms(upstream),
     prompt,
     completion,
@@ -172,6 +178,8 @@ export function fromRow(row: unknown[]): LogEntry {
   const n = Math.min(row.length, BODIES_AT);
   for (let i = 0; i < n; i++) e[FIELDS[i]!] = row[i];
   e.time = new Date(row[0] as number).toISOString();
+  // rows written before every request had an overhead: it was all gw's time when no upstream answered
+  if (e.overhead_ms === null) e.overhead_ms = e.latency_ms;
   e.usage_estimated = row[ESTIMATED_AT] === true;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];

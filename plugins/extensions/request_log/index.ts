@@ -22,7 +22,7 @@ import { z } from 'zod';
 import type { RequestContext } from '../../../core/context.ts';
 import type { Chunk, FinishedRequest, ResponseInfo } from '../../../core/hooks.ts';
 import { defineExtension } from '../../../core/plugins/contract.ts';
-import { own } from '../../../core/own.ts';
+import { priceOf } from '../../../core/plugins/helpers.ts';
 import type { Store } from '../../../core/store/types.ts';
 import { fromRow, type LogEntry, type Price, toRow, truncate } from './entry.ts';
 import { endOf, type LogQuery, matches, parseLogQuery, SKEW_MS } from './query.ts';
@@ -119,7 +119,7 @@ export default defineExtension({
         const b = rc?.state.get(BODY) as string | StreamBody | undefined;
         bodies = [f.rawBody === undefined ? null : truncate(f.rawBody, max), b === undefined ? null : typeof b === 'string' ? b : truncate(b.text, max)];
       }
-      const row = toRow(f, open, rc?.provider !== undefined ? own(pricing(), rc.servedModel) : undefined, bodies);
+      const row = toRow(f, open, rc?.provider !== undefined ? priceOf(rc, pricing()) : undefined, bodies);
       queue.push(JSON.stringify(row));
       if (queue.length >= FLUSH_AT) flush();
       else if (!timer) {

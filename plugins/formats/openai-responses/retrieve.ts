@@ -65,7 +65,11 @@ function withId(item: ResponsesInputItem, i: number, responseId: string): Listed
   if (typeof given === 'string' && given !== '') return item as Listed;
   const hex = responseId.startsWith('resp_') ? responseId.slice(5) : responseId;
   const type = typeof item.type === 'string' ? item.type : 'message';
-  return { ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}), ...item, id: `${own(PREFIX, type) ?? 'item'}_${hex}_in${i}` } as Listed;
+  return {
+    ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}),
+    ...item,
+    id: `${own(PREFIX, type) ?? 'item'}_${hex}_in${i}`,
+  } as Listed;
 }
 
 /** The items of response `id` in list order: its input, then `output` (`asc`), or the reverse. */

@@ -4,7 +4,7 @@
  * words), reports usage (tokens = whitespace-separated words) and returns deterministic
  * embeddings. Never used as a stand-in in the tests of other kinds.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { ChatCompletionChunk, ChatMessage, ChatRequest, EmbeddingsRequest, Usage } from '../../../core/format/chat.ts';
@@ -22,11 +22,16 @@ const schema = providerBaseSchema.extend({
   dimensions: z.number().int().min(1).max(4096).default(8),
 });
 
-/** Text of the last user message ('' when none). */
 /** Per-request bounds (OpenAI's own: 2048 inputs; the largest embedding models have 3072-4096 dimensions). */
 const MAX_INPUTS = 2048;
 const MAX_DIMENSIONS = 4096;
+/**
+ * Floats per embeddings answer (inputs × dimensions): each is built and serialized on the
+ * event loop, ~10 MB of JSON per million (about 0.3 s of CPU); 2048 × 4096 would be 79 MB.
+ */
+export const MAX_EMBEDDING_FLOATS = 1_048_576;
 
+/** Text of the last user message ('' when none). */
 function lastUserText(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
@@ -98,6 +103,11 @@ export default defineProvider({
       if (req.dimensions !== undefined && req.dimensions > MAX_DIMENSIONS)
         throw badRequest(`dimensions: at most ${MAX_DIMENSIONS} for the mock kind (got ${req.dimensions})`, 'dimensions');
       const dims = req.dimensions ?? config.dimensions;
+      if (inputs.length * dims > MAX_EMBEDDING_FLOATS)
+        throw badRequest(
+          `input, dimensions: ${inputs.length} inputs × ${dims} dimensions is ${inputs.length * dims} floats; the mock kind answers at most ${MAX_EMBEDDING_FLOATS} per request (send fewer inputs or ask for fewer dimensions)`,
+          'input',
+        );
       const data = inputs.map((text, index) => {
         const v = vectorOf(text, dims);
         const embedding = req.encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v;
@@ -110,14 +120,18 @@ export default defineProvider({
   },
 });
 
-/** A unit vector derived from the SHA-256 of the text. */
+/** A unit vector derived from the SHA-256 of the text (a chain of hashes, 32 dimensions each), rounded to 6 decimals. */
 function vectorOf(text: string, dims: number): number[] {
-  const out: number[] = [];
-  let block = createHash('sha256').update(text).digest();
+  const out = new Array<number>(dims);
+  let block = hash('sha256', text, 'buffer');
+  let squares = 0;
   for (let i = 0; i < dims; i++) {
-    if (i > 0 && i % 32 === 0) block = createHash('sha256').update(block).digest();
-    out.push(block[i % 32]! / 127.5 - 1);
+    if (i > 0 && i % 32 === 0) block = hash('sha256', block, 'buffer');
+    const x = block[i % 32]! / 127.5 - 1;
+    out[i] = x;
+    squares += x * x;
   }
-  const norm = Math.hypot(...out) || 1;
-  return out.map((x) => Math.round((x / norm) * 1e6) / 1e6);
+  const norm = Math.sqrt(squares) || 1;
+  for (let i = 0; i < dims; i++) out[i] = Math.round((out[i]! / norm) * 1e6) / 1e6;
+  return out;
 }
