@@ -1,5 +1,5 @@
 /**
- * /ui: the operator console, served by gw itself (DESIGN.md "Operator console"). Static
+ * /ui: the operator console, served by gw itself (docs/design.md "Operator console"). Static
  * sources from the repo's `ui/` folder (no build step) and three libraries straight from
  * node_modules (preact, htm, uPlot): no CDN, no other host. The page holds no secret; it
  * asks for the admin token and calls the admin API with it (sessionStorage, never a URL).

@@ -4,7 +4,7 @@
  * because unknown fields pass through to common-format upstreams unchanged.
  *
  * @see https://platform.openai.com/docs/api-reference/chat/create
- * @see ../../../shared/specs/openai.openapi.json (CreateChatCompletionRequest/Response/StreamResponse)
+ * @see https://github.com/openai/openai-openapi (openapi.json: CreateChatCompletionRequest/Response/StreamResponse)
  */
 
 /** A content part of a user/system/assistant message. */

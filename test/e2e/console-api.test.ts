@@ -1,5 +1,5 @@
 /**
- * The console's admin API (DESIGN.md "Operator console"): usage and spend over time
+ * The console's admin API (docs/design.md "Operator console"): usage and spend over time
  * (`/v1/usage`, `/v1/budget` with bucket/group_by/from/to), the request log
  * (`[extensions.request_log]`, `GET /v1/requests`), rate-limit windows (`GET /v1/rate_limit`)
  * and provider health in `GET /v1/admin/providers`; on LevelDB and across instances on Redis.

@@ -12,7 +12,7 @@ import { redisFor } from '../helpers/redis.ts';
 import { replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
 import { admin, HI, json, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
-/** DESIGN.md: runtime provider and key changes reach every instance within 2 s. */
+/** docs/design.md "Store and processes": runtime provider and key changes reach every instance within 2 s. */
 const PROPAGATION_MS = 2000;
 
 /** `n` gateways on a fresh redis-server, `[keys.default]` carrying `settings`; undefined when the test skipped. */

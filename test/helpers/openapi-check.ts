@@ -1,22 +1,19 @@
 /**
- * A by-hand check of values against the official OpenAI OpenAPI document
- * (`shared/specs/openai.openapi.json` beside the checkout): the subset of JSON Schema
- * the Responses shapes use ($ref, allOf, anyOf/oneOf with or without a discriminator,
- * required, const, enum, types, items, properties). Unknown properties are allowed (the
- * format is open). `available` is false when the spec is not beside the checkout.
+ * A by-hand check of values against the official OpenAI OpenAPI document, as far as the
+ * Responses shapes reach (`test/fixtures/specs/openai.responses.openapi.json`, cut from the
+ * whole document: see PROVENANCE.md there): the subset of JSON Schema those shapes use
+ * ($ref, allOf, anyOf/oneOf with or without a discriminator, required, const, enum, types,
+ * items, properties). Unknown properties are allowed (the format is open).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 type Schema = Record<string, unknown>;
 
-// shared/ sits beside the checkout (CI, /work/main), or beside the worktrees' folder (/work/wt/<name>)
-const specUrl = ['../../../shared/specs/openai.openapi.json', '../../../../shared/specs/openai.openapi.json']
-  .map((rel) => new URL(rel, import.meta.url))
-  .find((u) => existsSync(u));
-export const available = specUrl !== undefined;
-const schemas: Record<string, Schema> = specUrl
-  ? (JSON.parse(readFileSync(specUrl, 'utf8')) as { components: { schemas: Record<string, Schema> } }).components.schemas
-  : {};
+const schemas = (
+  JSON.parse(readFileSync(new URL('../fixtures/specs/openai.responses.openapi.json', import.meta.url), 'utf8')) as {
+    components: { schemas: Record<string, Schema> };
+  }
+).components.schemas;
 
 function resolve(ref: string): Schema {
   const s = schemas[ref.split('/').pop()!];

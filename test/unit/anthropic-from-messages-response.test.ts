@@ -105,7 +105,7 @@ test('created defaults to the current time in seconds', (t) => {
   t.true(res.created >= before && res.created <= before + 1);
 });
 
-test('mapStopReason follows the DESIGN table', (t) => {
+test('mapStopReason follows the finish_reason table of docs/design.md', (t) => {
   const table: Array<[string | null, string | null]> = [
     ['end_turn', 'stop'],
     ['stop_sequence', 'stop'],

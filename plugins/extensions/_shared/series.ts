@@ -1,7 +1,7 @@
 /**
  * Usage and spend over time, shared by the usage and budget extensions: hourly buckets in
  * the store (`store.bucketIncr`, one record per (hour, series)), read back as a series by
- * `GET /v1/usage|budget?bucket=hour|day&group_by=…&from=…&to=…` (DESIGN.md "Operator console").
+ * `GET /v1/usage|budget?bucket=hour|day&group_by=…&from=…&to=…` (docs/design.md "Operator console").
  *
  * A series is identified by a JSON array of its dimensions (`["<key>", "<model>",
  * "<provider>"]` for usage, `["<key>", "<model>"]` for budget). Day buckets are UTC days,

@@ -1,7 +1,7 @@
 /**
  * The `request_log` extension: the last `max_entries` gateway requests (default 10,000), in
  * a ring in the shared store, for "what did the request that got a 502 look like"
- * (DESIGN.md "Operator console"). Every request is logged, the failed ones included: 401,
+ * (docs/design.md "Operator console"). Every request is logged, the failed ones included: 401,
  * 400, 413, 415 and unknown models (404) never reach onRequest, so entries are written from
  * onFinish, which the core calls for every gateway request once it is over.
  *

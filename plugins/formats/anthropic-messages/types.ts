@@ -4,7 +4,7 @@
  * only the fields they map.
  *
  * @see https://docs.anthropic.com/en/api/messages
- * @see ../../../shared/specs/anthropic.openapi.json
+ * @see https://docs.anthropic.com/en/api/messages-streaming
  */
 
 export type MessagesContentBlock =

@@ -4,7 +4,7 @@
  * unchanged, so nothing here strips; the translator checks item and part shapes in detail.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create
- * @see ../../../../shared/specs/openai.openapi.json (CreateResponse)
+ * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse)
  */
 import { z } from 'zod';
 

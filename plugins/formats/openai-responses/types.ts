@@ -4,7 +4,7 @@
  * unchanged, and the translators read only the fields they map.
  *
  * @see https://platform.openai.com/docs/api-reference/responses
- * @see ../../../../shared/specs/openai.openapi.json (CreateResponse, Response, ResponseStreamEvent, InputItem, OutputItem, Tool)
+ * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse, Response, ResponseStreamEvent, InputItem, OutputItem, Tool)
  */
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,9 @@
  * @see https://docs.anthropic.com/en/docs/about-claude/models/overview ("Max output" row)
  * @see https://docs.anthropic.com/en/docs/about-claude/models/legacy-models
  * @see https://docs.anthropic.com/en/docs/build-with-claude/adaptive-thinking
- * @see ../../../../shared/specs/anthropic.openapi.json (`temperature` deprecation note)
+ * @see https://docs.anthropic.com/en/api/messages (`temperature`, `top_p`: "Deprecated. Models released after
+ *   Claude Opus 4.6 do not support setting temperature. A value of 1.0 … will be accepted", as
+ *   Anthropic's 2026 OpenAPI spec words it)
  */
 
 /** A Claude model id reduced to family and version (`claude-opus-4-1-20250805` → opus 4.1). */

@@ -11,7 +11,7 @@ import type { FunctionDeclaration, Tool, ToolConfig } from '../../formats/gemini
 /**
  * The schema without its top-level `$schema`: Gemini takes full JSON Schema in
  * `parametersJsonSchema`/`responseJsonSchema` but not every dialect URI. Everything
- * else is kept intact (DESIGN: tool schemas survive translation).
+ * else is kept intact (docs/design.md "Behaviour details": tool schemas survive translation).
  */
 export function withoutSchemaKeyword(schema: Record<string, unknown>): Record<string, unknown> {
   if (!Object.hasOwn(schema, '$schema')) return schema;
