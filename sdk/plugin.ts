@@ -16,7 +16,7 @@
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
  * anything else (null, false…) fails the request with 500 `plugin_contract_violation`.
- * See README.md "Writing a plugin".
+ * See docs/plugins.md.
  */
 
 // declaring plugins

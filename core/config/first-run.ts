@@ -29,14 +29,14 @@ export async function writeFirstRunConfig(file: string, listen: string): Promise
 
 /** The text of a first-run config. */
 export function firstRunConfigText(listen: string, adminToken: string, defaultKey: string): string {
-  return `# gw configuration, generated on first run. Reference: README.md ("Configuration").
+  return `# gw configuration, generated on first run. Reference: docs/configuration.md.
 listen = "${listen}"
 admin_token = "${adminToken}"   # for gw's admin routes and the gw management client (GW_ADMIN_TOKEN)
 data_dir = "data"               # relative to this file; holds the store
 
 [keys.default]                  # gateway API keys, by name: clients send "Authorization: Bearer <key>"
 key = "${defaultKey}"
-# Per-key settings (README.md "Virtual keys"); leave one out and the key is not limited by it:
+# Per-key settings (docs/configuration.md "Virtual keys"); leave one out and the key is not limited by it:
 # models = ["gpt-4o*", "claude-*"]     # what the key may call (* matches anything)
 # requests_per_minute = 60             # with [extensions.rate_limit]
 # budget = 20                          # USD, with [extensions.budget] and [pricing]

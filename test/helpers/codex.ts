@@ -2,7 +2,7 @@
  * Running the real Codex CLI (`@openai/codex`, its native binary ships in the npm package)
  * offline against a local Responses server: `codex exec` with a throw-away `CODEX_HOME`.
  *
- * Its `config.toml` is the README's recipe (README.md "Coding agents through gw", read from
+ * Its `config.toml` is the README's recipe (README.md "Point a coding agent at gw", read from
  * the file: a recipe that stops working fails the tests) with the model and address of the
  * run, plus what keeps the run offline and unattended (found by tracing its connections):
  * - `check_for_update_on_startup = false`, `[analytics] enabled = false`, and the features

@@ -3,7 +3,7 @@
  * local Gemini-API server (gw, or a mock): `gemini -p "<prompt>"` in a throwaway HOME and
  * workspace, bounded in time.
  *
- * The set-up is the README's recipe (README.md "Coding agents through gw", read from the
+ * The set-up is the README's recipe (README.md "Point a coding agent at gw", read from the
  * file: a recipe that stops working fails the tests): its `settings.json` and its exported
  * variables with the run's address and key, plus settings that keep the run offline.
  *
