@@ -9,17 +9,51 @@ const README = new URL('../../README.md', import.meta.url);
 /** The gateway address the README's recipes use; tests put their own in its place. */
 export const README_ORIGIN = 'http://127.0.0.1:8080';
 
-/** A fenced code block: its language tag (```toml → `toml`) and its lines, without the fences. */
-export interface ReadmeBlock {
+/**
+ * A fenced code block of a Markdown file: its language tag (```toml → `toml`), its lines
+ * without the fences (each ending in a newline), the 1-based line of its opening fence, and
+ * the last non-blank line before that fence (where a marker such as an HTML comment sits).
+ */
+export interface FencedBlock {
   lang: string;
   text: string;
+  line: number;
+  before: string;
+}
+
+const OPEN = /^```(\w*)$/;
+
+/** Every fenced code block (``` at the start of a line) of a Markdown text, in order; an unclosed one is left out. */
+export function fencedBlocks(markdown: string): FencedBlock[] {
+  const lines = markdown.split('\n');
+  const blocks: FencedBlock[] = [];
+  let before = '';
+  for (let i = 0; i < lines.length; i++) {
+    const open = OPEN.exec(lines[i]!);
+    if (!open) {
+      if (lines[i]!.trim() !== '') before = lines[i]!;
+      continue;
+    }
+    const end = lines.indexOf('```', i + 1);
+    if (end < 0) break;
+    blocks.push({
+      lang: open[1]!,
+      text: lines
+        .slice(i + 1, end)
+        .map((l) => `${l}\n`)
+        .join(''),
+      line: i + 1,
+      before,
+    });
+    before = '```';
+    i = end;
+  }
+  return blocks;
 }
 
 /** Every fenced code block of README.md, in order. */
-export function readmeBlocks(): ReadmeBlock[] {
-  const blocks: ReadmeBlock[] = [];
-  for (const m of readFileSync(README, 'utf8').matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)) blocks.push({ lang: m[1]!, text: m[2]! });
-  return blocks;
+export function readmeBlocks(): FencedBlock[] {
+  return fencedBlocks(readFileSync(README, 'utf8'));
 }
 
 /**
