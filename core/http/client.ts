@@ -234,7 +234,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
         }
         const r = read(body);
         if (!r) throw DISCOVERY_FAILED(`GET ${redactUrl(url)} returned no model list`, { provider: name });
-        out.push(...r.items);
+        for (const item of r.items) out.push(item);
         url = r.next;
       }
       return out;

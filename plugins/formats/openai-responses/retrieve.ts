@@ -50,24 +50,31 @@ export function deleteResponse(store: ResponseStore) {
   };
 }
 
+type ListedItem = ResponsesInputItem & { id: string };
+
 const PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' };
 
 /**
- * The items of a record's own input, each with an id: the client's when it sent one, else
- * one derived from the response id and the position (stable, so `after` pages work).
+ * Appends the items of a record's own input to `out`, each with an id: the client's when it
+ * sent one, else one derived from the response id and the position (stable, so `after`
+ * pages work).
  */
-function withIds(input: ResponsesInputItem[], responseId: string): Array<ResponsesInputItem & { id: string }> {
+function pushWithIds(out: ListedItem[], input: ResponsesInputItem[], responseId: string): void {
   const hex = responseId.startsWith('resp_') ? responseId.slice(5) : responseId;
-  return input.map((item, i) => {
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i]!;
     const given = (item as { id?: unknown }).id;
-    if (typeof given === 'string' && given !== '') return item as ResponsesInputItem & { id: string };
+    if (typeof given === 'string' && given !== '') {
+      out.push(item as ListedItem);
+      continue;
+    }
     const type = typeof item.type === 'string' ? item.type : 'message';
-    return {
+    out.push({
       ...(type === 'message' && item.type === undefined ? { type: 'message' } : {}),
       ...item,
       id: `${PREFIX[type] ?? 'item'}_${hex}_in${i}`,
-    } as ResponsesInputItem & { id: string };
-  });
+    } as ListedItem);
+  }
 }
 
 /**
@@ -88,16 +95,16 @@ export function listInputItems(store: ResponseStore) {
 
     const rec = await store.get(owner(ctx), id);
     if (!rec) throw RESPONSE_NOT_FOUND({ id }, { param: 'response_id' });
-    const items: Array<ResponsesInputItem & { id: string }> = [];
+    const items: ListedItem[] = [];
     if (rec.chain.length > 0) {
       const earlier = await Promise.all(rec.chain.map((c) => store.get(owner(ctx), c)));
       earlier.forEach((e, i) => {
         if (!e) return; // an expired or deleted ancestor: list what is left
-        items.push(...withIds(e.input, rec.chain[i]!));
-        for (const o of e.response.output ?? []) items.push(o as ResponsesInputItem & { id: string });
+        pushWithIds(items, e.input, rec.chain[i]!);
+        for (const o of e.response.output ?? []) items.push(o as ListedItem);
       });
     }
-    items.push(...withIds(rec.input, id));
+    pushWithIds(items, rec.input, id);
     if (order === 'desc') items.reverse();
     let start = 0;
     if (after !== undefined) {

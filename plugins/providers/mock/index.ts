@@ -118,6 +118,8 @@ function vectorOf(text: string, dims: number): number[] {
     if (i > 0 && i % 32 === 0) block = createHash('sha256').update(block).digest();
     out.push(block[i % 32]! / 127.5 - 1);
   }
-  const norm = Math.hypot(...out) || 1;
+  let squares = 0;
+  for (const x of out) squares += x * x;
+  const norm = Math.sqrt(squares) || 1;
   return out.map((x) => Math.round((x / norm) * 1e6) / 1e6);
 }
