@@ -14,6 +14,7 @@
  *     answer) or `upstream_connection_lost` (mid-body).
  * Every message names the provider; URLs are logged and quoted with credentials redacted.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { DISCOVERY_FAILED, UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT } from '../error-codes.ts';
@@ -168,10 +169,18 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       }
       let res: UpstreamResponse;
       try {
+        let body: string | undefined;
+        if (o.body === undefined || typeof o.body === 'string') body = o.body as string | undefined;
+        else {
+          // a translated body: serializing it is a task of its own, after the translation's
+          // (core/pipeline/turns.ts); one turn of the loop costs microseconds
+          await setImmediate();
+          body = JSON.stringify(o.body);
+        }
         res = await callUpstream(url, {
           method: o.method,
           headers: o.headers,
-          body: o.body === undefined || typeof o.body === 'string' ? (o.body as string | undefined) : JSON.stringify(o.body),
+          body,
           signal: o.signal,
           timeoutMs: Math.max(1, timeoutMs - waited),
           provider: name,
