@@ -14,7 +14,6 @@
  *     answer) or `upstream_connection_lost` (mid-body).
  * Every message names the provider; URLs are logged and quoted with credentials redacted.
  */
-import { setImmediate } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { DISCOVERY_FAILED, UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT } from '../error-codes.ts';
@@ -24,6 +23,7 @@ import type { SseEvent } from '../provider.ts';
 import { sseEvents } from './sse-parse.ts';
 import { redactUrl } from '../redact.ts';
 import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
+import { nextTurn } from '../pipeline/turns.ts';
 
 /** The upstream rejected gw's own credentials for the provider (its 401/403). */
 export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: number; message: string }>(
@@ -174,7 +174,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
         else {
           // a translated body: serializing it is a task of its own, after the translation's
           // (core/pipeline/turns.ts); one turn of the loop costs microseconds
-          await setImmediate();
+          await nextTurn();
           body = JSON.stringify(o.body);
         }
         res = await callUpstream(url, {

@@ -2,7 +2,8 @@
  * Every converter (each client format and provider kind, both directions, streams included)
  * takes time linear in its input (issue 23): 4× the items may take at most 5× the time. A
  * per-item copy, splice or search (merging same-role turns by copying the array, pairing
- * Gemini function responses with findIndex + splice) made it 9× to 200×. The workloads and
+ * Gemini function responses with findIndex + splice) made it 8× to 16× at these sizes (and
+ * 80× at 48,000 turns: 2 minutes). The workloads and
  * their sizes are in test/helpers/converter-workloads.ts; `node bench/linear.ts` prints the
  * same measurement as a table, for this checkout and an older one.
  *
