@@ -16,12 +16,30 @@ import type { GatewayError } from './errors.ts';
  */
 export function validate(schema: z.ZodType, body: unknown): GatewayError | undefined {
   const r = schema.safeParse(body);
-  if (r.success) return undefined;
-  const issue = r.error.issues[0]!;
-  const param = formatPath(issue.path);
+  return r.success ? undefined : invalidBody(r.error.issues[0]!);
+}
+
+/** The 400 for a zod issue (its path under `prefix`, when the value checked sat there in the body). */
+export function invalidBody(first: z.core.$ZodIssue, prefix: readonly PropertyKey[] = []): GatewayError {
+  const { issue, path } = specific(first, prefix);
+  const param = formatPath(path);
   const at = param ? `invalid request body: ${param}: ` : 'invalid request body: ';
+  // the stores keep how many keys were unknown, not their names (the client's text)
   const logMessage = issue.code === 'unrecognized_keys' ? `${at}${issue.keys.length} unrecognized key${issue.keys.length === 1 ? '' : 's'}` : undefined;
   return INVALID_REQUEST(at + issue.message, { param: param || null, logMessage });
+}
+
+/**
+ * A union that failed is reported by zod as "Invalid input" for the union as a whole. When
+ * the value had the type of some of its options (an array where a string or an array is
+ * allowed), the first such option's own first issue says what is wrong (`input: at most
+ * 16384 input entries per request`, `content[2].type: …`), so that one is reported.
+ */
+function specific(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): { issue: z.core.$ZodIssue; path: PropertyKey[] } {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== 'invalid_union') return { issue, path };
+  const typed = issue.errors.find((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
+  return typed?.[0] ? specific(typed[0], path) : { issue, path };
 }
 
 /**

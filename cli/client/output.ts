@@ -12,7 +12,8 @@ export interface Column<R> {
 /** Lines of an aligned table (header first); cells are single-line strings, `-` for empty. */
 export function formatTable<R>(columns: ReadonlyArray<Column<R>>, rows: readonly R[]): string[] {
   const cells = rows.map((r) => columns.map((c) => cell(c.value(r))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
+  const widths = columns.map((c) => c.header.length);
+  for (const row of cells) for (let i = 0; i < row.length; i++) if (row[i]!.length > widths[i]!) widths[i] = row[i]!.length;
   const line = (vals: string[]) =>
     vals
       .map((v, i) => (columns[i]!.right ? v.padStart(widths[i]!) : i === vals.length - 1 ? v : v.padEnd(widths[i]!)))

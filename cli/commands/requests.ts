@@ -101,7 +101,7 @@ export async function requests(o: RequestsOptions): Promise<void> {
   // entries ending at the same millisecond as the newest seen may arrive later: poll from
   // that millisecond again and skip the ids already printed
   const seen = new Map<string, number>(first.map((e) => [e.request_id, endOf(e)]));
-  let since = first.length ? Math.floor(Math.max(...first.map(endOf))) : Date.now() - 1000;
+  let since = first.length ? Math.floor(first.reduce((max, e) => Math.max(max, endOf(e)), Number.NEGATIVE_INFINITY)) : Date.now() - 1000;
   for (;;) {
     await sleep(o.interval ?? 1000);
     const got = await client.call<Entry[]>('GET', path({ ...o, since: new Date(since).toISOString() }, { limit: '1000' }), { notFound: notEnabled });

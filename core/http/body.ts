@@ -18,6 +18,7 @@ import {
 import { GatewayError } from '../errors.ts';
 import { PROTO_NAME } from '../own.ts';
 import type { GwState } from '../pipeline/state.ts';
+import { yieldIfLarge } from '../pipeline/turns.ts';
 
 const UNPARSED = Symbol.for('unparsedBody');
 
@@ -40,13 +41,13 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
       await parse(ctx, async () => {
         const parsed = ctx.request.body as Record<string | symbol, unknown>;
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw NOT_AN_OBJECT();
-        checkDepth(parsed);
         // koa-body 8 keeps the bytes on ctx.request.rawBody
-        (ctx.state as GwState).body = {
-          body: parsed as Record<string, unknown>,
-          raw: ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string,
-        };
+        const raw = ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string;
         delete parsed[UNPARSED];
+        // the parse was one task, the walk below is another (core/pipeline/turns.ts)
+        await yieldIfLarge(raw);
+        checkDepth(parsed);
+        (ctx.state as GwState).body = { body: parsed as Record<string, unknown>, raw };
       });
     } catch (err) {
       throw bodyParseError(err, ctx.get('content-encoding'));

@@ -23,6 +23,7 @@ import type { SseEvent } from '../provider.ts';
 import { sseEvents } from './sse-parse.ts';
 import { redactUrl } from '../redact.ts';
 import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
+import { nextTurn } from '../pipeline/turns.ts';
 
 /** The upstream rejected gw's own credentials for the provider (its 401/403). */
 export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: number; message: string }>(
@@ -168,10 +169,18 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       }
       let res: UpstreamResponse;
       try {
+        let body: string | undefined;
+        if (o.body === undefined || typeof o.body === 'string') body = o.body as string | undefined;
+        else {
+          // a translated body: serializing it is a task of its own, after the translation's
+          // (core/pipeline/turns.ts); one turn of the loop costs microseconds
+          await nextTurn();
+          body = JSON.stringify(o.body);
+        }
         res = await callUpstream(url, {
           method: o.method,
           headers: o.headers,
-          body: o.body === undefined || typeof o.body === 'string' ? (o.body as string | undefined) : JSON.stringify(o.body),
+          body,
           signal: o.signal,
           timeoutMs: Math.max(1, timeoutMs - waited),
           provider: name,
@@ -234,7 +243,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
         }
         const r = read(body);
         if (!r) throw DISCOVERY_FAILED(`GET ${redactUrl(url)} returned no model list`, { provider: name });
-        out.push(...r.items);
+        for (const item of r.items) out.push(item);
         url = r.next;
       }
       return out;

@@ -17,6 +17,8 @@ import { validate } from '../schemas.ts';
 import { INVALID_REQUEST } from '../error-codes.ts';
 import { finish } from './finish.ts';
 import { clientSignal } from './respond.ts';
+import { isLarge, nextTurn } from './turns.ts';
+import { validateInSlices } from '../validate-sliced.ts';
 import type { GwState } from './state.ts';
 
 /** The longest model id or alias gw accepts (the longest real ones are under 100). */
@@ -55,7 +57,8 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
   const body = input.body ?? st.body?.body ?? {};
   const raw = input.raw ?? st.body?.raw ?? '';
   if (input.schema) {
-    const invalid = validate(input.schema, body);
+    // a large body: the parse was one task, the validation is a few more (turns.ts)
+    const invalid = isLarge(raw) ? await validateInSlices(input.schema, body, nextTurn) : validate(input.schema, body);
     if (invalid) throw invalid;
   }
   const snap = st.snap;

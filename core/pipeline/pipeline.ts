@@ -21,6 +21,7 @@ import type { CallContext, Provider } from '../provider.ts';
 import { admit, type Admission, type AdmitInput } from './admit.ts';
 import { finish, type Answer } from './finish.ts';
 import { pumpStream, type StreamAnswer } from './stream.ts';
+import { yieldIfLarge } from './turns.ts';
 
 /** One attempt on one provider: the body and call context are re-targeted to `model` on a fallback. */
 export type Attempt<T> = (provider: Provider, model: string, body: Record<string, unknown>, call: CallContext) => Promise<T>;
@@ -63,9 +64,11 @@ export function createPipeline(gw: PipelineHost, format: string): Pipeline {
       const t0 = performance.now();
       let d: Dispatched<T>;
       try {
-        d = await dispatch(a.snap.table, a.plan, a.call.signal, (p, model) => {
+        d = await dispatch(a.snap.table, a.plan, a.call.signal, async (p, model) => {
           // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
           rc.attempts++;
+          // an attempt translates the body: a task of its own for a large one (turns.ts)
+          await yieldIfLarge(rc.rawBody);
           return model === rc.canonicalModel
             ? attempt(p, model, a.body, a.call)
             : attempt(p, model, 'model' in a.body ? { ...a.body, model } : a.body, { ...a.call, rawBody: undefined });

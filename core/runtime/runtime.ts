@@ -241,7 +241,7 @@ export class Runtime {
     const out: string[] = [];
     for (const n of name === undefined ? keys.names() : [name]) {
       const s = keys.settings(n);
-      if (s) out.push(...unenforcedSettings(n, s, honored));
+      if (s) for (const w of unenforcedSettings(n, s, honored)) out.push(w);
     }
     return out;
   }
@@ -357,7 +357,8 @@ export class Runtime {
       const log = this.host.log;
       const running = this.config;
       const { config, warnings } = applyReloadable(running, await loadConfig(running.file));
-      warnings.push(...(await this.apply({ config })), ...this.keyWarnings());
+      for (const w of await this.apply({ config })) warnings.push(w);
+      for (const w of this.keyWarnings()) warnings.push(w);
       for (const w of warnings) log.warn(w);
       const snap = this.host.snapshot;
       const report = { file: config.file, providers: snap.table.providers.size, models: snap.table.models().length, keys: snap.keys.names().length, warnings };

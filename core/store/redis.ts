@@ -134,6 +134,7 @@ class Shared {
   async beat(): Promise<void> {
     await this.redis.set(this.liveKey, '1', 'PX', LIVENESS_TTL_MS);
     while (this.orphans.length) {
+      // biome-ignore lint/plugin/no-unbounded-spread: a hold is its 4 keys
       await this.redis.gwRelease(...this.orphans[0]!);
       this.orphans.shift();
     }
@@ -222,6 +223,7 @@ class RedisView implements Store {
     const cut = `${ROOT}v:${this.prefix}`.length;
     for (let i = 0; i < keys.length; i += READ_BATCH) {
       const batch = keys.slice(i, i + READ_BATCH);
+      // biome-ignore lint/plugin/no-unbounded-spread: READ_BATCH keys at most
       const rows = (await this.s.op(this.s.redis.gwReadMany(batch.length, ...batch))) as Array<[string, unknown?]>;
       for (let j = 0; j < batch.length; j++) {
         const [kind, payload] = rows[j]!;
@@ -233,6 +235,7 @@ class RedisView implements Store {
 
   async clear(prefix = ''): Promise<void> {
     const keys = await this.scan(prefix);
+    // biome-ignore lint/plugin/no-unbounded-spread: 1000 keys at most
     for (let i = 0; i < keys.length; i += 1000) await this.s.op(this.s.redis.unlink(...keys.slice(i, i + 1000)));
   }
 
@@ -250,6 +253,7 @@ class RedisView implements Store {
   }
 
   async incr(key: string, deltas: Record<string, number>): Promise<Record<string, number>> {
+    // biome-ignore lint/plugin/no-unbounded-spread: two arguments per counter field, a handful
     return record(await this.s.op(this.s.redis.gwIncr(this.v(key), ...deltaArgs(deltas))));
   }
 
@@ -296,6 +300,7 @@ class RedisView implements Store {
     const r = (await this.s.op(
       this.s.redis.gwHold(
         this.v(key),
+        // biome-ignore lint/plugin/no-unbounded-spread: three keys
         ...holdKeys(full),
         this.s.holdId(id),
         String(amount),
@@ -315,6 +320,7 @@ class RedisView implements Store {
     const full = this.prefix + key;
     const hold = [...holdKeys(full), this.s.holdId(id)] as const;
     try {
+      // biome-ignore lint/plugin/no-unbounded-spread: a hold's 4 keys, two arguments per counter field
       return record(await this.s.op(this.s.redis.gwSettle(this.v(key), ...hold, ...deltaArgs(deltas))));
     } catch (err) {
       this.s.orphan(hold, err);
@@ -326,6 +332,7 @@ class RedisView implements Store {
     const full = this.prefix + key;
     const hold = [...holdKeys(full), this.s.holdId(id)] as const;
     try {
+      // biome-ignore lint/plugin/no-unbounded-spread: a hold's 4 keys
       await this.s.op(this.s.redis.gwRelease(...hold));
     } catch (err) {
       this.s.orphan(hold, err);
@@ -335,12 +342,14 @@ class RedisView implements Store {
 
   async held(key: string): Promise<number> {
     const full = this.prefix + key;
+    // biome-ignore lint/plugin/no-unbounded-spread: three keys
     return Number(await this.s.op(this.s.redis.gwHeld(...holdKeys(full), `${ROOT}i:`)));
   }
 
   async bucketIncr(key: string, at: number, series: string, deltas: Record<string, number>, opts: { bucketMs: number; retentionMs: number }): Promise<void> {
     const start = at - (at % opts.bucketMs);
     await this.s.op(
+      // biome-ignore lint/plugin/no-unbounded-spread: two arguments per counter field, a handful
       this.s.redis.gwBucketIncr(`${ROOT}b:${this.prefix}${key}@${start}`, String(start + opts.bucketMs + opts.retentionMs), series, ...deltaArgs(deltas)),
     );
   }
@@ -355,6 +364,7 @@ class RedisView implements Store {
     for (let b = first; b < to; b += bucketMs) starts.push(b);
     for (let i = 0; i < starts.length; i += READ_BATCH) {
       const batch = starts.slice(i, i + READ_BATCH);
+      // biome-ignore lint/plugin/no-unbounded-spread: READ_BATCH keys at most
       const rows = (await this.s.op(this.s.redis.gwReadMany(batch.length, ...batch.map((b) => base + b)))) as Array<[string, unknown?]>;
       for (let j = 0; j < batch.length; j++) {
         const [kind, payload] = rows[j]!;

@@ -3,8 +3,9 @@
  * (issue 14 "fuzz", item 3a). For every gateway route that takes a body — chat, embeddings,
  * Messages, count_tokens, Responses, the Gemini methods, the admin POST/PATCH routes — fast-check
  * (seeded, a fixed number of runs) sends valid bodies mutated with wrong types, huge and deeply
- * nested values, unknown fields, missing fields, and raw bodies that are truncated, not JSON
- * or not UTF-8, under every content type and content encoding. Each answer is below 500, and
+ * nested values, unknown fields, missing fields; valid bodies with one array grown long or wide
+ * (up to 130,000 items, issue 23); and raw bodies that are truncated, not JSON or not UTF-8,
+ * under every content type and content encoding. Each answer is below 500, and
  * a 4xx is in the route's own error shape; nothing is logged as an internal error and no log
  * line carries a stack. Models sit on the mock kind, and on anthropic, gemini and
  * common-format kinds in front of a well-behaved mock upstream, so valid bodies go through
@@ -21,6 +22,8 @@ const SEED = Number(process.env.GW_PROP_SEED ?? 20_141);
 /** Runs per route: mutated JSON bodies, and raw bodies under other content types and encodings. */
 const BODY_RUNS = Number(process.env.GW_PROP_RUNS ?? 70);
 const RAW_RUNS = Math.ceil(BODY_RUNS / 3);
+/** Long and wide bodies are a few MB each: fewer runs. */
+const WIDE_RUNS = Math.ceil(BODY_RUNS / 14);
 
 type Shape = 'openai' | 'anthropic' | 'google';
 
@@ -331,6 +334,28 @@ function mutate(base: Record<string, unknown>, ms: Mutation[], fixed: string[] =
   return body;
 }
 
+/**
+ * Long and wide bodies (issue 23): one array of a valid body (turns, content parts, tool
+ * calls, tools, stop sequences…, picked at random) grown to `n` items, copies of its own. 130,000
+ * is past the caps on turns and tools (a 400 naming the field) and past what a spread into
+ * function arguments takes; 40,000 is under the caps (the converters' work).
+ */
+const widening = fc.record({ at: fc.nat(), n: fc.constantFrom(2_000, 40_000, 130_000) });
+
+/** `base` with the widening applied (a fresh copy); `fixed` top-level fields are left alone. */
+function widen(base: Record<string, unknown>, w: { at: number; n: number }, fixed: string[] = []): unknown {
+  const body = structuredClone(base);
+  const arrays = paths(body)
+    .filter((p) => !fixed.includes(String(p[0])))
+    .map((p) => ({ p, v: p.reduce<any>((o, k) => o[k], body) }))
+    .filter(({ v }) => Array.isArray(v) && v.length > 0);
+  if (arrays.length === 0) return body;
+  const { p, v } = arrays[w.at % arrays.length]!;
+  const grown = Array.from({ length: w.n }, (_, i) => v[i % v.length]);
+  p.slice(0, -1).reduce<any>((o, k) => o[k], body)[p[p.length - 1]!] = grown;
+  return body;
+}
+
 const CONTENT_TYPES = [
   'application/json',
   'application/json; charset=utf-8',
@@ -500,6 +525,22 @@ for (const r of routes('http://127.0.0.1:9')) {
     );
     t.pass();
   });
+
+  test.serial(
+    `${r.name}: long and wide bodies (an array grown to up to 130,000 items) get an answer below 500, a 4xx in the route's error shape`,
+    async (t) => {
+      const route = routes(up.origin).find((x) => x.name === r.name)!;
+      await fc.assert(
+        fc.asyncProperty(fc.nat(), widening, async (which, w) => {
+          const body = Buffer.from(JSON.stringify(widen(route.bases[which % route.bases.length]!, w, route.fixed)));
+          const failure = await check(route, body, 'application/json', '');
+          if (failure) throw new Error(`${failure}\nbody: ${describeBody(body)}`);
+        }),
+        { seed: SEED, numRuns: WIDE_RUNS },
+      );
+      t.pass();
+    },
+  );
 
   test.serial(
     `${r.name}: raw bodies (truncated, not JSON, not UTF-8) under every content type and encoding get an answer below 500 in the route's shape`,

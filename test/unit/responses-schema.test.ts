@@ -19,7 +19,8 @@ test('rejects bad shapes with a 400 naming the field', (t) => {
     [{ input: 'x' }, 'model'],
     [{ model: '', input: 'x' }, 'model'],
     [{ model: 'm', input: 3 }, 'input'],
-    [{ model: 'm', input: [{ type: 3 }] }, 'input'],
+    // a union that failed names the field inside the option the value had the type of
+    [{ model: 'm', input: [{ type: 3 }] }, 'input[0].type'],
     [{ model: 'm', max_output_tokens: 0 }, 'max_output_tokens'],
     [{ model: 'm', temperature: 3 }, 'temperature'],
     [{ model: 'm', tools: [{ name: 'f' }] }, 'tools[0].type'],

@@ -53,7 +53,9 @@ export class ChunksToMessagesEvents {
   /** `opts.requestModel` is echoed in `message_start`; `opts.stopSequences` feed the stop-sequence heuristic. */
   constructor(opts: FromChatOptions) {
     this.#opts = opts;
-    this.#stopTailLength = Math.max(0, ...(opts.stopSequences ?? []).map((s) => s.length));
+    let longest = 0;
+    for (const s of opts.stopSequences ?? []) if (s.length > longest) longest = s.length;
+    this.#stopTailLength = longest;
   }
 
   /** One upstream chunk → zero or more events. Chunks after {@link end} are ignored. */

@@ -4,24 +4,29 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { z } from 'zod';
+import { capped, MAX_TOOLS, MAX_TURNS } from '../_shared/limits.ts';
 
 const block = z.looseObject({ type: z.string() });
+const message = z.looseObject({ role: z.string().min(1), content: z.union([z.string(), z.array(block)]) });
+const tools = capped(z.unknown(), MAX_TOOLS, 'tools').optional();
 
 export const messagesRequestSchema = z
   .looseObject({
     model: z.string().min(1),
     max_tokens: z.number().int().positive(),
-    messages: z.array(z.looseObject({ role: z.string().min(1), content: z.union([z.string(), z.array(block)]) })).min(1),
+    messages: capped(message, MAX_TURNS, 'messages').min(1),
     system: z.union([z.string(), z.array(block)]).optional(),
     stream: z.boolean().optional(),
+    tools,
   })
   .meta({ id: 'MessagesRequest', description: 'Anthropic Messages request; forwarded unchanged to Messages-format upstreams' });
 
 export const countTokensRequestSchema = z
   .looseObject({
     model: z.string().min(1),
-    messages: z.array(z.looseObject({ role: z.string().min(1), content: z.union([z.string(), z.array(block)]) })).min(1),
+    messages: capped(message, MAX_TURNS, 'messages').min(1),
     system: z.union([z.string(), z.array(block)]).optional(),
+    tools,
   })
   .meta({ id: 'MessagesCountTokensRequest', description: 'Anthropic count_tokens request' });
 

@@ -76,7 +76,7 @@ export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
     const text = systemText(body.system, 'system', w);
     if (text !== '') messages.push({ role: 'system', content: text });
   }
-  for (let i = 0; i < body.messages.length; i++) messages.push(...convertMessage(body.messages[i]!, `messages[${i}]`, w));
+  for (let i = 0; i < body.messages.length; i++) convertMessage(body.messages[i]!, `messages[${i}]`, w, messages);
 
   const req: ChatRequest = { model: body.model, messages };
   if (body.max_tokens !== undefined) {
@@ -113,16 +113,20 @@ export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
   return { req, warnings: w.list() };
 }
 
-function convertMessage(m: unknown, path: string, w: Warnings): ChatMessage[] {
+/** Appends the chat messages of one Messages turn to `out`. */
+function convertMessage(m: unknown, path: string, w: Warnings, out: ChatMessage[]): void {
   if (!isObj(m)) fail('message must be an object', path);
   switch (m.role) {
     case 'system':
       // Some clients put a system turn inside `messages` for non-Claude models: keep it in place.
-      return [{ role: 'system', content: systemText(m.content, `${path}.content`, w) }];
+      out.push({ role: 'system', content: systemText(m.content, `${path}.content`, w) });
+      return;
     case 'user':
-      return userMessages(m.content, path, w);
+      userMessages(m.content, path, w, out);
+      return;
     case 'assistant':
-      return [assistantMessage(m.content, path, w)];
+      out.push(assistantMessage(m.content, path, w));
+      return;
     default:
       fail('role must be "user" or "assistant"', `${path}.role`);
   }
@@ -140,9 +144,13 @@ function systemText(content: unknown, path: string, w: Warnings): string {
     .join('\n\n');
 }
 
-function userMessages(content: unknown, path: string, w: Warnings): ChatMessage[] {
-  if (typeof content === 'string') return [{ role: 'user', content }];
-  const toolMessages: ChatMessage[] = [];
+/** Appends a user turn: one tool message per tool_result, then the user message with the rest. */
+function userMessages(content: unknown, path: string, w: Warnings, out: ChatMessage[]): void {
+  if (typeof content === 'string') {
+    out.push({ role: 'user', content });
+    return;
+  }
+  const before = out.length;
   const parts: ContentPart[] = [];
   blocksOf(content, `${path}.content`).forEach((b, j) => {
     const bp = `${path}.content[${j}]`;
@@ -158,15 +166,15 @@ function userMessages(content: unknown, path: string, w: Warnings): ChatMessage[
         parts.push(documentPart(b, bp));
         break;
       case 'tool_result':
-        toolMessages.push(toolMessage(b, bp, parts, w));
+        out.push(toolMessage(b, bp, parts, w));
         break;
       default:
         if (!droppable(b.type)) fail('content block type is not supported in a user message', `${bp}.type`, quoted(b.type));
         w.add(`${b.type} blocks dropped: no common-format equivalent`, bp);
     }
   });
-  if (parts.length === 0) return toolMessages.length > 0 ? toolMessages : [{ role: 'user', content: '' }];
-  return [...toolMessages, { role: 'user', content: simplify(parts) }];
+  if (parts.length > 0) out.push({ role: 'user', content: simplify(parts) });
+  else if (out.length === before) out.push({ role: 'user', content: '' });
 }
 
 function assistantMessage(content: unknown, path: string, w: Warnings): ChatMessage {

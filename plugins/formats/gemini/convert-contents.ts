@@ -8,21 +8,13 @@
 import { badRequest, quoted } from '../../../core/error-codes.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../../../core/format/chat.ts';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
+import { OpenCalls } from './open-calls.ts';
 import type { Warnings } from '../../../core/format/warnings.ts';
 
 type Obj = Record<string, unknown>;
 
 /** Ids a client may choose that every vendor accepts as a tool-call id (Anthropic's rule is the strictest). */
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** A function call not yet answered by a functionResponse. */
-interface OpenCall {
-  /** The `functionCall.id` the client sent, if any. */
-  clientId: string | undefined;
-  name: string;
-  /** The common-format tool-call id. */
-  id: string;
-}
 
 /**
  * `systemInstruction` (a Content whose `role` is ignored) → one system message, text parts
@@ -48,8 +40,9 @@ export function convertSystemInstruction(si: unknown, w: Warnings): ChatMessage 
 }
 
 /**
- * Converts the turns in order. `user` (or no role) → a user message; `model` → an assistant
- * message; `functionResponse` parts → `tool` messages placed before the rest of their turn.
+ * Converts the turns in order, appending the messages to `out` (returned). `user` (or no
+ * role) → a user message; `model` → an assistant message; `functionResponse` parts → `tool`
+ * messages placed before the rest of their turn.
  *
  * Tool-call ids: the Gemini API has none, or an optional `functionCall.id`. A client id made
  * of `[A-Za-z0-9_-]` (≤ 64) and not used before in the request is kept; any other call gets
@@ -58,104 +51,111 @@ export function convertSystemInstruction(si: unknown, w: Warnings): ChatMessage 
  * @throws GatewayError 400 naming the field for a bad shape, an unknown role, a part with no
  *   common-format form, or a functionResponse that answers no earlier call.
  */
-export function convertContents(contents: unknown, w: Warnings): ChatMessage[] {
+export function convertContents(contents: unknown, w: Warnings, out: ChatMessage[] = []): ChatMessage[] {
   if (!Array.isArray(contents)) fail('must be an array of Content objects', 'contents');
-  const out: ChatMessage[] = [];
-  const open: OpenCall[] = [];
+  const open = new OpenCalls();
   const usedIds = new Set<string>();
   contents.forEach((c, i) => {
-    const at = `contents[${i}]`;
-    if (!isObj(c)) fail('must be a Content object', at);
+    if (!isObj(c)) fail('must be a Content object', `contents[${i}]`);
     const role = c.role ?? 'user';
-    if (role === 'model') out.push(...modelTurn(c, i, open, usedIds, w));
+    if (role === 'model') modelTurn(c, i, open, usedIds, w, out);
     // `function` is the role of functionResponse turns in older Gemini SDKs
-    else if (role === 'user' || role === '' || role === 'function') out.push(...userTurn(c, at, open, w));
-    else fail('role is not supported (use "user" or "model")', `${at}.role`, quoted(role));
+    else if (role === 'user' || role === '' || role === 'function') userTurn(c, i, open, w, out);
+    else fail('role is not supported (use "user" or "model")', `contents[${i}].role`, quoted(role));
   });
   return out;
 }
 
-function userTurn(c: Obj, at: string, open: OpenCall[], w: Warnings): ChatMessage[] {
-  const tools: ChatMessage[] = [];
+/** `contents[i].parts[j]`: built where a warning or an error names a part, not for every part. */
+function partPath(i: number, j: number): string {
+  return `contents[${i}].parts[${j}]`;
+}
+
+/** Appends a user turn: its tool messages, then the user message with the rest (if any). */
+function userTurn(c: Obj, i: number, open: OpenCalls, w: Warnings, out: ChatMessage[]): void {
+  const before = out.length;
   const parts: ContentPart[] = [];
-  partsOf(c, at).forEach((p, j) => {
-    const pa = `${at}.parts[${j}]`;
-    noteExtras(p, pa, w);
+  const ps = partsOf(c, `contents[${i}]`);
+  for (let j = 0; j < ps.length; j++) {
+    const p = ps[j]!;
+    noteExtras(p, i, j, w);
     if (p.thought === true) {
-      w.add('thought parts dropped', pa);
-      return;
+      w.add('thought parts dropped', partPath(i, j));
+      continue;
     }
     if (p.text !== undefined) {
-      if (typeof p.text !== 'string') fail('text must be a string', `${pa}.text`);
+      if (typeof p.text !== 'string') fail('text must be a string', `${partPath(i, j)}.text`);
       if (p.text !== '') parts.push({ type: 'text', text: p.text });
     } else if (p.inlineData !== undefined) {
-      parts.push(inlineDataToPart(p.inlineData, `${pa}.inlineData`));
+      parts.push(inlineDataToPart(p.inlineData, `${partPath(i, j)}.inlineData`));
     } else if (p.fileData !== undefined) {
-      parts.push(fileDataToPart(p.fileData, `${pa}.fileData`));
+      parts.push(fileDataToPart(p.fileData, `${partPath(i, j)}.fileData`));
     } else if (p.functionResponse !== undefined) {
-      tools.push(toolMessage(p.functionResponse, `${pa}.functionResponse`, open, parts, w));
+      out.push(toolMessage(p.functionResponse, i, j, open, parts, w));
     } else if (p.executableCode !== undefined || p.codeExecutionResult !== undefined) {
-      w.add('code execution parts dropped: no common-format equivalent', pa);
+      w.add('code execution parts dropped: no common-format equivalent', partPath(i, j));
     } else if (p.functionCall !== undefined) {
-      fail('functionCall parts belong in a "model" turn', `${pa}.functionCall`);
+      fail('functionCall parts belong in a "model" turn', `${partPath(i, j)}.functionCall`);
     } else {
-      fail('part has no data field gw can translate (text, inlineData, fileData, functionResponse)', pa);
+      fail('part has no data field gw can translate (text, inlineData, fileData, functionResponse)', partPath(i, j));
     }
-  });
+  }
   if (parts.length === 0) {
-    if (tools.length === 0) w.add('turns without content dropped', at);
-    return tools;
+    if (out.length === before) w.add('turns without content dropped', `contents[${i}]`);
+    return;
   }
   const first = parts[0]!;
   const content = parts.length === 1 && first.type === 'text' ? (first.text as string) : parts;
-  return [...tools, { role: 'user', content }];
+  out.push({ role: 'user', content });
 }
 
-function modelTurn(c: Obj, i: number, open: OpenCall[], usedIds: Set<string>, w: Warnings): ChatMessage[] {
-  const at = `contents[${i}]`;
+/** Appends a model turn as one assistant message (none when it has no content). */
+function modelTurn(c: Obj, i: number, open: OpenCalls, usedIds: Set<string>, w: Warnings, out: ChatMessage[]): void {
   let text = '';
   const calls: ToolCall[] = [];
-  partsOf(c, at).forEach((p, j) => {
-    const pa = `${at}.parts[${j}]`;
-    noteExtras(p, pa, w);
+  const ps = partsOf(c, `contents[${i}]`);
+  for (let j = 0; j < ps.length; j++) {
+    const p = ps[j]!;
+    noteExtras(p, i, j, w);
     if (p.thought === true) {
-      w.add('thought parts dropped', pa);
-      return;
+      w.add('thought parts dropped', partPath(i, j));
+      continue;
     }
     if (p.text !== undefined) {
-      if (typeof p.text !== 'string') fail('text must be a string', `${pa}.text`);
+      if (typeof p.text !== 'string') fail('text must be a string', `${partPath(i, j)}.text`);
       // parts of one model turn are one stream of output, split wherever the stream was
       text += p.text;
     } else if (p.functionCall !== undefined) {
-      calls.push(toolCall(p.functionCall, `${pa}.functionCall`, `call_${i}_${j}`, open, usedIds));
+      calls.push(toolCall(p.functionCall, i, j, open, usedIds));
     } else if (p.inlineData !== undefined || p.fileData !== undefined) {
-      w.add('media parts in model turns dropped: assistant messages carry text and tool calls only', pa);
+      w.add('media parts in model turns dropped: assistant messages carry text and tool calls only', partPath(i, j));
     } else if (p.executableCode !== undefined || p.codeExecutionResult !== undefined) {
-      w.add('code execution parts dropped: no common-format equivalent', pa);
+      w.add('code execution parts dropped: no common-format equivalent', partPath(i, j));
     } else if (p.functionResponse !== undefined) {
-      fail('functionResponse parts belong in a "user" turn', `${pa}.functionResponse`);
+      fail('functionResponse parts belong in a "user" turn', `${partPath(i, j)}.functionResponse`);
     } else {
-      fail('part has no data field gw can translate (text, functionCall)', pa);
+      fail('part has no data field gw can translate (text, functionCall)', partPath(i, j));
     }
-  });
+  }
   if (text === '' && calls.length === 0) {
-    w.add('turns without content dropped', at);
-    return [];
+    w.add('turns without content dropped', `contents[${i}]`);
+    return;
   }
   const msg: ChatMessage = { role: 'assistant', content: text === '' ? null : text };
   if (calls.length > 0) msg.tool_calls = calls;
-  return [msg];
+  out.push(msg);
 }
 
-function toolCall(fc: unknown, at: string, minted: string, open: OpenCall[], usedIds: Set<string>): ToolCall {
-  if (!isObj(fc)) fail('must be an object', at);
-  if (typeof fc.name !== 'string' || fc.name === '') fail('name must be a non-empty string', `${at}.name`);
+/** `contents[i].parts[j].functionCall` → a tool call; the id is the client's when it is safe and unused, else `call_<i>_<j>`. */
+function toolCall(fc: unknown, i: number, j: number, open: OpenCalls, usedIds: Set<string>): ToolCall {
+  if (!isObj(fc)) fail('must be an object', `${partPath(i, j)}.functionCall`);
+  if (typeof fc.name !== 'string' || fc.name === '') fail('name must be a non-empty string', `${partPath(i, j)}.functionCall.name`);
   const args = fc.args ?? {};
-  if (!isObj(args)) fail('args must be an object', `${at}.args`);
+  if (!isObj(args)) fail('args must be an object', `${partPath(i, j)}.functionCall.args`);
   const clientId = typeof fc.id === 'string' && fc.id !== '' ? fc.id : undefined;
-  const id = clientId !== undefined && SAFE_ID.test(clientId) && !usedIds.has(clientId) ? clientId : minted;
+  const id = clientId !== undefined && SAFE_ID.test(clientId) && !usedIds.has(clientId) ? clientId : `call_${i}_${j}`;
   usedIds.add(id);
-  open.push({ clientId, name: fc.name, id });
+  open.add({ clientId, name: fc.name, id });
   return { id, type: 'function', function: { name: fc.name, arguments: JSON.stringify(args) } };
 }
 
@@ -166,19 +166,18 @@ function toolCall(fc: unknown, at: string, minted: string, open: OpenCall[], use
  * call failed); anything else → the whole object as JSON. Images among the response's
  * `parts` move to the user message that follows (tool messages carry text only).
  */
-function toolMessage(fr: unknown, at: string, open: OpenCall[], userParts: ContentPart[], w: Warnings): ChatMessage {
-  if (!isObj(fr)) fail('must be an object', at);
-  if (typeof fr.name !== 'string' || fr.name === '') fail('name must be a non-empty string', `${at}.name`);
+function toolMessage(fr: unknown, i: number, j: number, open: OpenCalls, userParts: ContentPart[], w: Warnings): ChatMessage {
+  const at = () => `${partPath(i, j)}.functionResponse`;
+  if (!isObj(fr)) fail('must be an object', at());
+  if (typeof fr.name !== 'string' || fr.name === '') fail('name must be a non-empty string', `${at()}.name`);
   const response = fr.response ?? {};
-  if (!isObj(response)) fail('response must be an object', `${at}.response`);
+  if (!isObj(response)) fail('response must be an object', `${at()}.response`);
   const name = fr.name;
-  let k = typeof fr.id === 'string' ? open.findIndex((c) => c.clientId === fr.id) : -1;
-  if (k < 0) k = open.findIndex((c) => c.name === name);
-  if (k < 0) fail('answers no earlier functionCall of its name', at, quoted(name));
-  const call = open.splice(k, 1)[0]!;
+  const call = open.take(typeof fr.id === 'string' ? fr.id : undefined, name);
+  if (call === undefined) fail('answers no earlier functionCall of its name', at(), quoted(name));
   if (Array.isArray(fr.parts)) {
-    fr.parts.forEach((p, j) => {
-      const pa = `${at}.parts[${j}]`;
+    fr.parts.forEach((p, k) => {
+      const pa = `${at()}.parts[${k}]`;
       if (isObj(p) && p.inlineData !== undefined) {
         userParts.push(inlineDataToPart(p.inlineData, `${pa}.inlineData`));
         w.add('functionResponse media moved to the following user message', pa);
@@ -202,17 +201,17 @@ function asText(v: unknown): string {
 }
 
 /** Part-level fields with no common-format meaning; `thoughtSignature` is dropped silently (opaque, Gemini-only). */
-function noteExtras(p: Obj, at: string, w: Warnings): void {
-  if (p.videoMetadata !== undefined) w.add('videoMetadata dropped: no common-format equivalent', at);
-  if (p.mediaResolution !== undefined) w.add('mediaResolution dropped: no common-format equivalent', at);
+function noteExtras(p: Obj, i: number, j: number, w: Warnings): void {
+  if (p.videoMetadata !== undefined) w.add('videoMetadata dropped: no common-format equivalent', partPath(i, j));
+  if (p.mediaResolution !== undefined) w.add('mediaResolution dropped: no common-format equivalent', partPath(i, j));
 }
 
+/** `c.parts` (`at` is where `c` is: `contents[2]`), checked to be an array of objects (not copied). */
 function partsOf(c: Obj, at: string): Obj[] {
-  if (!Array.isArray(c.parts)) fail('parts must be an array', `${at}.parts`);
-  return c.parts.map((p, j) => {
-    if (!isObj(p)) fail('must be a Part object', `${at}.parts[${j}]`);
-    return p;
-  });
+  const parts = c.parts;
+  if (!Array.isArray(parts)) fail('parts must be an array', `${at}.parts`);
+  for (let j = 0; j < parts.length; j++) if (!isObj(parts[j])) fail('must be a Part object', `${at}.parts[${j}]`);
+  return parts as Obj[];
 }
 
 function isObj(v: unknown): v is Obj {

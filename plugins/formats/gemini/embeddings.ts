@@ -65,8 +65,21 @@ export function embeddingsToEmbedContent(res: EmbeddingsResponse): EmbedContentR
 
 /** The vectors in input order (`index`) → `{embeddings: [{values}]}`. */
 export function embeddingsToBatchEmbedContents(res: EmbeddingsResponse): BatchEmbedContentsResponse {
-  const data = [...(res.data ?? [])].sort((a, b) => a.index - b.index);
-  return { embeddings: data.map((d): ContentEmbedding => ({ values: vector(d.embedding) })) };
+  return { embeddings: inInputOrder(res.data ?? []).map((d): ContentEmbedding => ({ values: vector(d.embedding) })) };
+}
+
+/**
+ * `data` ordered by `index`: each entry put at its index in one pass when the indexes are
+ * exactly 0…n-1 (what upstreams send, in any order); sorted otherwise.
+ */
+function inInputOrder(data: EmbeddingsResponse['data']): EmbeddingsResponse['data'] {
+  const out = new Array<EmbeddingsResponse['data'][number]>(data.length);
+  for (const d of data) {
+    const i = d.index;
+    if (!Number.isInteger(i) || i < 0 || i >= data.length || out[i] !== undefined) return [...data].sort((a, b) => a.index - b.index);
+    out[i] = d;
+  }
+  return out;
 }
 
 function embedItem(r: Obj, prefix: string, model: string, w: Warnings): { text: string; dimensions: number | undefined } {

@@ -9,6 +9,7 @@
  * @see https://ai.google.dev/api/embeddings#request-body
  */
 import { z } from 'zod';
+import { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../_shared/limits.ts';
 
 const part = z.looseObject({}).meta({ description: 'A Part: text, inlineData, fileData, functionCall, functionResponse, …' });
 
@@ -28,9 +29,13 @@ const functionDeclaration = z.looseObject({
 
 export const generateContentRequestSchema = z
   .looseObject({
-    contents: z.array(geminiContentSchema),
+    contents: capped(geminiContentSchema, MAX_TURNS, 'contents'),
     systemInstruction: z.union([geminiContentSchema, z.string()]).optional(),
-    tools: z.array(z.looseObject({ functionDeclarations: z.array(functionDeclaration).optional() })).optional(),
+    tools: capped(
+      z.looseObject({ functionDeclarations: capped(functionDeclaration, MAX_TOOLS, 'function declarations').optional() }),
+      MAX_TOOLS,
+      'tools',
+    ).optional(),
     toolConfig: z
       .looseObject({
         functionCallingConfig: z
@@ -65,8 +70,8 @@ export const generateContentRequestSchema = z
 
 export const countTokensRequestSchema = z
   .looseObject({
-    contents: z.array(geminiContentSchema).optional(),
-    generateContentRequest: z.looseObject({ contents: z.array(geminiContentSchema) }).optional(),
+    contents: capped(geminiContentSchema, MAX_TURNS, 'contents').optional(),
+    generateContentRequest: z.looseObject({ contents: capped(geminiContentSchema, MAX_TURNS, 'contents') }).optional(),
   })
   .meta({ id: 'GeminiCountTokensRequest', description: 'contents, or a whole generateContentRequest' });
 
@@ -82,7 +87,7 @@ export const embedContentRequestSchema = z
 
 export const batchEmbedContentsRequestSchema = z
   .looseObject({
-    requests: z.array(embedContentRequestSchema).min(1),
+    requests: capped(embedContentRequestSchema, MAX_EMBEDDING_INPUTS, 'requests').min(1),
   })
   .meta({ id: 'GeminiBatchEmbedContentsRequest' });
 

@@ -85,7 +85,7 @@ export function geminiToChatRequest(body: GenerateContentBody, opts: GeminiToCha
   const system = convertSystemInstruction(body.systemInstruction, w);
   if (system !== undefined) messages.push(system);
   if (body.contents === undefined) fail('is required', 'contents');
-  messages.push(...convertContents(body.contents, w));
+  convertContents(body.contents, w, messages);
   if (messages.every((m) => m.role === 'system')) fail('must hold at least one turn with content', 'contents');
 
   const req: ChatRequest = { model: opts.model, messages };

@@ -7,6 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 import { z } from 'zod';
+import { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../_shared/limits.ts';
 
 const contentPart = z.looseObject({ type: z.string() }).meta({ description: 'A content part: text, image_url, …' });
 
@@ -20,7 +21,7 @@ export const chatMessageSchema = z.looseObject({
 export const chatRequestSchema = z
   .looseObject({
     model: z.string().min(1).meta({ description: 'Model id or alias' }),
-    messages: z.array(chatMessageSchema).min(1),
+    messages: capped(chatMessageSchema, MAX_TURNS, 'messages').min(1),
     stream: z.boolean().nullish(),
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
     max_tokens: z.number().int().positive().nullish(),
@@ -29,14 +30,14 @@ export const chatRequestSchema = z
     top_p: z.number().nullish(),
     n: z.number().int().positive().nullish(),
     stop: z.union([z.string(), z.array(z.string())]).nullish(),
-    tools: z
-      .array(
-        z.looseObject({
-          type: z.string(),
-          function: z.looseObject({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).optional() }).optional(),
-        }),
-      )
-      .optional(),
+    tools: capped(
+      z.looseObject({
+        type: z.string(),
+        function: z.looseObject({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).optional() }).optional(),
+      }),
+      MAX_TOOLS,
+      'tools',
+    ).optional(),
     tool_choice: z.union([z.string(), z.looseObject({ type: z.string() })]).optional(),
   })
   .meta({ id: 'ChatCompletionRequest', description: 'OpenAI chat completions request; other fields pass through' });
@@ -44,7 +45,12 @@ export const chatRequestSchema = z
 export const embeddingsRequestSchema = z
   .looseObject({
     model: z.string().min(1),
-    input: z.union([z.string(), z.array(z.string()).min(1), z.array(z.number()).min(1), z.array(z.array(z.number())).min(1)]),
+    input: z.union([
+      z.string(),
+      capped(z.string(), MAX_EMBEDDING_INPUTS, 'entries').min(1),
+      capped(z.number(), MAX_EMBEDDING_INPUTS, 'entries').min(1),
+      capped(z.array(z.number()), MAX_EMBEDDING_INPUTS, 'entries').min(1),
+    ]),
     encoding_format: z.enum(['float', 'base64']).optional(),
     dimensions: z.number().int().positive().optional(),
   })

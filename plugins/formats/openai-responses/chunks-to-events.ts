@@ -169,7 +169,7 @@ export class ChunksToResponsesEvents {
     this.#phase = 'ended';
     const done = this.#output.filter((item) => item.status !== 'in_progress');
     const snapshot: ResponsesResponse = { ...this.#base, output: done, usage: toResponsesUsage(this.#usage) };
-    out.push(...streamFailureEvents(err, this.#seq, snapshot));
+    for (const ev of streamFailureEvents(err, this.#seq, snapshot)) out.push(ev);
     this.#seq += 2;
     return out;
   }

@@ -198,17 +198,34 @@ function forcedFunction(name: string, namespace: unknown, mapped: MappedTools): 
   fail('names no function tool', 'tool_choice.name', quoted(name));
 }
 
+/** Namespace → the flat names of its functions, built once per request (not once per allowed namespace). */
+function namespaces(mapped: MappedTools): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const tool of mapped.tools) {
+    const ns = mapped.names.restore(tool.function.name).namespace;
+    if (ns === undefined) continue;
+    const list = out.get(ns);
+    if (list === undefined) out.set(ns, [tool.function.name]);
+    else list.push(tool.function.name);
+  }
+  return out;
+}
+
 function allowedTools(tc: Obj, mapped: MappedTools, req: ChatRequest): ToolChoice {
   if (tc.mode !== 'auto' && tc.mode !== 'required') fail('mode must be "auto" or "required"', 'tool_choice.mode');
   if (!Array.isArray(tc.tools)) fail('tools must be an array', 'tool_choice.tools');
   const allowed = new Set<string>();
   const forcedDropped: string[] = [];
+  let byNamespace: Map<string, string[]> | undefined;
   tc.tools.forEach((t, i) => {
     if (!isObj(t)) fail('tool must be an object', `tool_choice.tools[${i}]`);
     if (t.type === 'function' && typeof t.name === 'string')
       allowed.add(mapped.names.flatten(typeof t.namespace === 'string' ? t.namespace : undefined, t.name));
     else if (t.type === 'namespace' && typeof t.name === 'string') {
-      for (const tool of mapped.tools) if (mapped.names.restore(tool.function.name).namespace === t.name) allowed.add(tool.function.name);
+      byNamespace ??= namespaces(mapped);
+      for (const flat of byNamespace.get(t.name) ?? []) allowed.add(flat);
+      // taken once: a namespace listed again adds nothing new
+      byNamespace.delete(t.name);
     } else forcedDropped.push(label(t));
   });
   req.tools = (req.tools ?? []).filter((t) => allowed.has(t.function.name));

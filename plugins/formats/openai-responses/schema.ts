@@ -7,16 +7,19 @@
  * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse)
  */
 import { z } from 'zod';
+import { capped, MAX_TOOLS, MAX_TURNS } from '../_shared/limits.ts';
 
 const item = z.looseObject({ type: z.string().optional() }).meta({ description: 'An input item: message, function_call, function_call_output, reasoning, …' });
-const tool = z.looseObject({ type: z.string() }).meta({ description: 'function, namespace, or a built-in tool (web_search, file_search, mcp, …)' });
+const tool = z
+  .looseObject({ type: z.string(), tools: capped(z.unknown(), MAX_TOOLS, 'tools in a namespace').optional() })
+  .meta({ description: 'function, namespace (with its own tools), or a built-in tool (web_search, file_search, mcp, …)' });
 
 export const responsesRequestSchema = z
   .looseObject({
     model: z.string().min(1).meta({ description: 'Model id or alias' }),
-    input: z.union([z.string(), z.array(item)]).optional(),
+    input: z.union([z.string(), capped(item, MAX_TURNS, 'input items')]).optional(),
     instructions: z.string().nullish(),
-    tools: z.array(tool).optional(),
+    tools: capped(tool, MAX_TOOLS, 'tools').optional(),
     tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })]).optional(),
     parallel_tool_calls: z.boolean().nullish(),
     max_output_tokens: z.number().int().positive().nullish(),

@@ -28,7 +28,24 @@ const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'imag
  */
 export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]): MessagesPrompt {
   const system: SystemBlock[] = [];
-  const turns: Array<{ role: 'user' | 'assistant'; content: string | MessagesContentBlock[] }> = [];
+  const messages: MessagesMessage[] = [];
+  /**
+   * Appends a turn, merged into the last message when that has the same role. Every content
+   * array here was built by this module, so a merge appends to it in place (linear in the
+   * number of blocks however many turns merge); a string is turned into blocks once.
+   */
+  const push = (role: 'user' | 'assistant', content: string | MessagesContentBlock[]): void => {
+    const last = messages[messages.length - 1];
+    if (last === undefined || last.role !== role) {
+      messages.push({ role, content });
+      return;
+    }
+    if (typeof last.content === 'string') last.content = asBlocks(last.content);
+    const into = last.content as MessagesContentBlock[];
+    if (typeof content === 'string') {
+      if (content !== '') into.push({ type: 'text', text: content });
+    } else for (let k = 0; k < content.length; k++) into.push(content[k]!);
+  };
   const warned = new Set<string>();
   const warnOnce = (w: string) => {
     if (!warned.has(w)) {
@@ -43,10 +60,10 @@ export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]
     switch (msg.role) {
       case 'system':
       case 'developer':
-        system.push(...systemBlocks(msg, path));
+        systemBlocks(msg, path, system);
         return;
       case 'user':
-        turns.push({ role: 'user', content: userContent(msg.content, path, warnOnce) });
+        push('user', userContent(msg.content, path, warnOnce));
         return;
       case 'assistant': {
         if (msg.reasoning_content)
@@ -56,23 +73,16 @@ export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]
           warnings.push(`${path} dropped: an assistant message with no content and no tool_calls`);
           return;
         }
-        turns.push({ role: 'assistant', content: blocks });
+        push('assistant', blocks);
         return;
       }
       case 'tool':
-        turns.push({ role: 'user', content: [toolResult(msg, path)] });
+        push('user', [toolResult(msg, path)]);
         return;
       default:
         throw badRequest(`${path}.role: not supported by anthropic models (use system, developer, user, assistant or tool)`, `${path}.role`, quoted(msg.role));
     }
   });
-
-  const messages: MessagesMessage[] = [];
-  for (const turn of turns) {
-    const last = messages.at(-1);
-    if (last && last.role === turn.role) last.content = [...asBlocks(last.content), ...asBlocks(turn.content)];
-    else messages.push({ role: turn.role, content: turn.content });
-  }
 
   return { system: systemValue(system), messages };
 }
@@ -84,18 +94,20 @@ function systemValue(blocks: SystemBlock[]): string | SystemBlock[] | undefined 
   return blocks.map((b) => b.text).join('\n\n');
 }
 
-function systemBlocks(msg: ChatMessage, path: string): SystemBlock[] {
+/** Appends the text blocks of a system or developer message to `into`. */
+function systemBlocks(msg: ChatMessage, path: string, into: SystemBlock[]): void {
   const content = msg.content;
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  if (content === null || content === undefined) return [];
-  return content
-    .map((part, j): SystemBlock => {
-      if (part.type !== 'text' || typeof part.text !== 'string') {
-        throw badRequest(`${path}.content[${j}]: a ${msg.role} message may only hold text parts`, `${path}.content[${j}].type`);
-      }
-      return withCacheControl<SystemBlock>({ type: 'text', text: part.text }, part);
-    })
-    .filter((b) => b.text !== '');
+  if (typeof content === 'string') {
+    if (content !== '') into.push({ type: 'text', text: content });
+    return;
+  }
+  if (content === null || content === undefined) return;
+  content.forEach((part, j) => {
+    if (part.type !== 'text' || typeof part.text !== 'string') {
+      throw badRequest(`${path}.content[${j}]: a ${msg.role} message may only hold text parts`, `${path}.content[${j}].type`);
+    }
+    if (part.text !== '') into.push(withCacheControl<SystemBlock>({ type: 'text', text: part.text }, part));
+  });
 }
 
 function userContent(content: ChatMessage['content'], path: string, warnOnce: (w: string) => void): string | MessagesContentBlock[] {

@@ -43,8 +43,9 @@ export function convertMessages(messages: ChatMessage[], warnings: string[]): Co
       warnings.push(`messages[${i}] has no content Gemini accepts; skipped`);
       return;
     }
-    const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
+    const last = contents[contents.length - 1];
+    // every parts array here is this module's own: a merge appends in place, part by part
+    if (last?.role === role) for (let k = 0; k < parts.length; k++) last.parts.push(parts[k]!);
     else contents.push({ role, parts });
   };
 
@@ -54,7 +55,7 @@ export function convertMessages(messages: ChatMessage[], warnings: string[]): Co
       case 'system':
       case 'developer':
         if (seenConversation) warnings.push(`${at}: ${msg.role} message after the conversation started; hoisted into systemInstruction`);
-        systemParts.push(...textParts(msg.content, at));
+        textParts(msg.content, at, systemParts);
         return;
       case 'user':
         seenConversation = true;
@@ -118,11 +119,14 @@ function attachForeignSignatures(contents: Content[], foreignCalls: Map<Part, st
   }
 }
 
-function textParts(content: ChatMessage['content'], at: string): Part[] {
-  if (content === null || content === undefined) return [];
-  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+/** The text parts of `content`, appended to `parts` (a new array when not given). */
+function textParts(content: ChatMessage['content'], at: string, parts: Part[] = []): Part[] {
+  if (content === null || content === undefined) return parts;
+  if (typeof content === 'string') {
+    if (content !== '') parts.push({ text: content });
+    return parts;
+  }
   if (!Array.isArray(content)) throw badRequest(`${at}.content must be a string or an array of parts`, `${at}.content`);
-  const parts: Part[] = [];
   content.forEach((p, j) => {
     if (p.type !== 'text' || typeof p.text !== 'string') {
       throw badRequest(`${at}.content[${j}]: only text parts are allowed here`, `${at}.content[${j}].type`, quoted(p.type));
@@ -168,7 +172,7 @@ function assistantParts(msg: ChatMessage, at: string, warnings: string[]): Part[
       if (text !== '') parts.push({ text });
     });
   } else {
-    parts.push(...textParts(msg.content, at));
+    textParts(msg.content, at, parts);
   }
   if (typeof msg.reasoning_content === 'string' && msg.reasoning_content !== '') {
     warnings.push(`${at}.reasoning_content dropped: Gemini accepts thoughts back only with their signature`);

@@ -47,13 +47,15 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
 
   async function chat(req: ChatRequest, call: CallContext): Promise<ChatResult> {
     const stream = req.stream === true;
-    let body: string;
+    // the client's bytes when they can go as they came; else the object, which the upstream
+    // client serializes in a task of its own (core/pipeline/turns.ts)
+    let body: string | ChatRequest;
     if (s.prepareChat) req = s.prepareChat(req);
     if (stream && (req.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage !== true) {
       // gw always asks for usage so accounting is exact; the core hides it from clients that did not ask
-      body = JSON.stringify({ ...req, stream_options: { ...(req.stream_options ?? {}), include_usage: true } });
+      body = { ...req, stream_options: { ...(req.stream_options ?? {}), include_usage: true } };
     } else {
-      body = !s.prepareChat && call.rawBody !== undefined ? call.rawBody : JSON.stringify(req);
+      body = !s.prepareChat && call.rawBody !== undefined ? call.rawBody : req;
     }
     const u = url('chat', req.model);
     const http = s.http;
