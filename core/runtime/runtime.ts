@@ -10,8 +10,8 @@
  * change bumps the counter `admin:version`; each instance reads it every second
  * (POLL_MS) and, when it moved, re-reads the stored providers and keys and applies them,
  * so a change reaches every instance within about 1 s (2 s at most, docs/design.md "Store and
- * processes"). A full re-read every 30 s covers a lost bump. The LevelDB store has one
- * process, so nothing polls it.
+ * processes"). A full re-read every 30 s covers a lost bump. A store that only one process
+ * opens (LevelDB: its plugin is not `shared`) is not polled.
  */
 import { ConfigError } from '../config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
@@ -87,6 +87,8 @@ export interface ReloadReport {
 /** What the runtime needs from the gateway it runs: its deps, and where the snapshot lives. */
 export interface RuntimeHost extends ProviderDeps {
   store: Store;
+  /** Other gw instances may share the store (StorePlugin.shared): their changes are polled. */
+  sharedStore: boolean;
   members: MemberPool;
   /** The current snapshot. */
   readonly snapshot: Snapshot;
@@ -150,7 +152,7 @@ export class Runtime {
    */
   async start(config: GatewayConfig): Promise<Snapshot> {
     // read before the records: a change stored in between is then seen as a new version
-    const version = config.store?.url ? await this.records.version() : undefined;
+    const version = this.host.sharedStore ? await this.records.version() : undefined;
     const { stored, keyRecords } = await this.readRecords();
     const warnings = await this.apply({ config, stored, keyRecords });
     for (const w of warnings) this.host.log.warn(w);

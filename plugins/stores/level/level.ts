@@ -12,14 +12,11 @@
  * else gw does for it, and only a machine crash or power loss could drop the last
  * moments of writes (for that, run the Redis store with `appendfsync always`).
  */
+import { type BucketRow, type HoldOptions, type HoldVerdict, holdAdmits, KeyLocks, type Store, UserError, type WindowVerdict } from 'gw/plugin';
 import { Level } from 'level';
-import { UserError } from '../errors.ts';
-import type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from './types.ts';
-import { holdAdmits } from './hold-rule.ts';
 import { HoldSet } from './hold-set.ts';
 import { IdleMap } from './idle-map.ts';
 import { hash1, hash2, KeyFilter } from './key-filter.ts';
-import { KeyLocks } from './key-locks.ts';
 import { WindowLog } from './window-log.ts';
 
 /** TTL entries are stored as `\u0000<expiresAtMs>\u0000<value>` so plain values need no envelope. */
