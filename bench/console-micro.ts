@@ -14,7 +14,7 @@ import { createHooks, type FinishedRequest } from '../core/hooks.ts';
 import { createLogger } from '../core/log.ts';
 import type { ExtensionPlugin, GatewayInfo } from '../core/plugins/contract.ts';
 import { keyInfo } from '../core/keys.ts';
-import { openLevelStore } from '../core/store/level.ts';
+import { openLevelStore } from '../plugins/stores/level/level.ts';
 import requestLog from '../plugins/extensions/request_log/index.ts';
 import usage from '../plugins/extensions/usage/index.ts';
 

@@ -21,4 +21,15 @@ if (!satisfies(process.version, engines.node)) {
 }
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
 if (process.env.GW_FROM_SOURCE !== '1' && existsSync(compiled)) await import(compiled.href);
-else await import('./main.ts');
+else {
+  // built-in plugins import the SDK by the package's own name (`gw/plugin`): from the sources
+  // it must resolve to the sources too (the `gw-source` condition of package.json `exports`,
+  // as in the tests and tsc), never to dist/, which may be stale or absent and would be a
+  // second copy of every core module (and of its error classes)
+  const { registerHooks } = await import('node:module');
+  registerHooks({
+    resolve: (specifier, context, next) =>
+      next(specifier, specifier.startsWith('gw/') ? { ...context, conditions: [...context.conditions, 'gw-source'] } : context),
+  });
+  await import('./main.ts');
+}

@@ -78,7 +78,7 @@ async function serveProcess(o: ServeCliOptions, log: ReturnType<typeof createLog
   // a worker: the primary prints the one startup line, and a failure once for all workers
   let line = '';
   try {
-    running = await serve({ config: o.config, bind: o.bind, log, announce: (l) => (line = l) });
+    running = await serve({ config: o.config, bind: o.bind, log, announce: (l) => (line = l), workers: o.workers });
   } catch (err) {
     await link.failed(err as Error);
     process.exit(1);

@@ -43,16 +43,27 @@ export function isGwWorker(): boolean {
 }
 
 /**
- * Refuses N > 1 workers on the LevelDB store: it belongs to one process, and per-process
- * limits would multiply by N.
+ * Refuses N > 1 workers on a store that only one process may open: per-process limits
+ * would multiply by N. Without `[store] url` the store is LevelDB: refused here in the
+ * primary, before anything is forked. A url names a store plugin, which only a worker loads
+ * (the primary stays small): each worker passes its open store's `kind`, and one that is not
+ * `shared` is refused there.
  * @throws ConfigError naming `[store]`.
  */
-export function requireSharedStore(config: GatewayConfig, workers: number): void {
-  if (workers > 1 && !config.store?.url) {
+export function requireSharedStore(config: GatewayConfig, workers: number, kind?: { name: string; shared: boolean }): void {
+  if (workers <= 1) return;
+  if (!config.store?.url) {
     throw new ConfigError(
       config.file,
       ['store'],
       `--workers ${workers} needs a shared store: add [store] url = "redis://host:port/db" (without [store] the store is LevelDB under data_dir, which only one process can open)`,
+    );
+  }
+  if (kind && !kind.shared) {
+    throw new ConfigError(
+      config.file,
+      ['store', 'url'],
+      `--workers ${workers} needs a shared store: the store '${kind.name}' belongs to one process; use one that several processes share, e.g. [store] url = "redis://host:port/db"`,
     );
   }
 }

@@ -3,7 +3,6 @@
  * providers and keys), extensions, metrics. Built once from a config file by
  * `createGateway`; the HTTP app reads `snapshot` once per request.
  */
-import { isAbsolute, join } from 'node:path';
 import type { Middleware } from 'koa';
 import type { Agent } from 'undici';
 import type { Logger } from 'pino';
@@ -16,6 +15,7 @@ import { GatewayMetrics } from './metrics/metrics.ts';
 import { createPipeline } from './pipeline/pipeline.ts';
 import type { ExtensionHandle, GatewayInfo } from './plugins/contract.ts';
 import { findPlugin, GW_VERSION, loadFormats, runSetup } from './plugins/loader.ts';
+import { openStore } from './plugins/open-store.ts';
 import { tapHealth } from './resilience/health.ts';
 import { MemberPool } from './resilience/member.ts';
 import { mountUi } from './ui.ts';
@@ -25,13 +25,14 @@ import { Runtime } from './runtime/runtime.ts';
 import type { Snapshot } from './runtime/snapshot.ts';
 import type { KeySettingName } from './key-settings.ts';
 import { InflightLimiter } from './pipeline/inflight.ts';
-import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
   readonly snapshot: Snapshot;
   readonly store: Store;
+  /** The store plugin's name (`level`, `redis`…) and whether several processes may share the store. */
+  readonly storeKind: { name: string; shared: boolean };
   readonly hooks: Hooks;
   readonly log: Logger;
   /** Every HTTP route: core, client formats, admin API, extensions' admin routes. */
@@ -63,11 +64,6 @@ export interface GatewayOptions {
   clock?: () => number;
 }
 
-/** Where the LevelDB store lives: `data_dir` relative to the config file. */
-export function dataDir(config: GatewayConfig): string {
-  return isAbsolute(config.data_dir) ? config.data_dir : join(config.dir, config.data_dir);
-}
-
 /**
  * Builds a gateway: opens the store, builds the first snapshot (providers, keys), sets up
  * the client formats and every extension.
@@ -75,7 +71,7 @@ export function dataDir(config: GatewayConfig): string {
  */
 export async function createGateway(config: GatewayConfig, log: Logger, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? Date.now;
-  const store = await openStore(config, log);
+  const { store, name: storeName, shared: sharedStore } = await openStore(config, log);
   const agent = createAgent();
   const members = new MemberPool();
   const hooks = createHooks();
@@ -101,6 +97,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       return snapshot;
     },
     store,
+    storeKind: { name: storeName, shared: sharedStore },
     hooks,
     log,
     routes,
@@ -126,6 +123,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   try {
     runtime = new Runtime({
       store,
+      sharedStore,
       log,
       dispatcher: agent,
       queues: gw.metrics,

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
+import { requireSharedStore } from './cluster.ts';
 import { writeFirstRunConfig } from './config/first-run.ts';
 import { loadConfig } from './config/load.ts';
 import { UserError } from './errors.ts';
@@ -32,6 +33,8 @@ export interface ServeOptions {
   announce?: (line: string) => void;
   /** The gateway's clock, epoch ms (tests inject one to cross a budget period or an expiry without sleeping). */
   clock?: () => number;
+  /** This process is one of `workers` cluster workers: a store they cannot share is refused before listening. */
+  workers?: number;
 }
 
 /** A running gateway server. */
@@ -56,6 +59,12 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   }
   const config = await loadConfig(opts.config);
   const gateway = await createGateway(config, log, { clock: opts.clock });
+  try {
+    requireSharedStore(config, opts.workers ?? 1, gateway.storeKind);
+  } catch (err) {
+    await gateway.close();
+    throw err;
+  }
   if (gateway.snapshot.keys.open) log.warn('no [keys] configured: the gateway runs open, without authentication');
   const app = createApp(gateway);
   // requestTimeout bounds receiving a request (not answering it: streams may run for

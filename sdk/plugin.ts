@@ -4,10 +4,12 @@
  * a third-party plugin has exactly their powers. Nothing else in gw is a public API.
  *
  *   defineProvider / defineExtension   declare a plugin (name, config schema, setup, `gw` range)
+ *   defineStore                        declare a store backend, chosen by `[store] url`'s scheme
  *   GatewayError, defineError, errors  the error catalog: throw the core's entries or define
  *                                      your own codes (a refusal says its metrics `refusal`)
  *   Hooks, Chunk, EarlyResponse…       the hook pipeline and what taps see and return
- *   Store                              the shared store (values, counters, windows, holds)
+ *   Store                              the shared store (values, counters, windows, holds…)
+ *   holdAdmits, fitBound, KeyLocks     what a store backend shares with the built-in ones
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
@@ -51,8 +53,13 @@ export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-sett
 export { keyInfo } from '../core/keys.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT, priceOf } from '../core/plugins/helpers.ts';
 
-// the store
-export type { HoldOptions, HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
+// the store, and what a store backend needs beyond its contract
+export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
+export { defineStore } from '../core/plugins/contract.ts';
+export type { StorePlugin, StoreSetup } from '../core/plugins/contract.ts';
+export { fitBound, holdAdmits } from './hold-rule.ts';
+export { KeyLocks } from './key-locks.ts';
+export { redactUrl } from '../core/redact.ts';
 
 // providers
 export type { CallContext, ChatResult, NativeCall, NativeResult, Provider, SseEvent, StreamItem, StreamMapper } from '../core/provider.ts';

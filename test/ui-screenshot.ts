@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { chromium } from 'playwright-core';
-import { openLevelStore } from '../core/store/level.ts';
+import { openLevelStore } from '../plugins/stores/level/level.ts';
 import { CHROMIUM, FLAGS, haveChromium } from './helpers/browser.ts';
 import { ADMIN_TOKEN, startGateway } from './helpers/gateway.ts';
 

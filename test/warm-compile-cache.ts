@@ -19,7 +19,7 @@ const entries = [
   'test/helpers/redis.ts',
   'test/helpers/cli.ts',
 ];
-for (const kind of ['providers', 'extensions', 'formats']) {
+for (const kind of ['providers', 'extensions', 'formats', 'stores']) {
   for (const name of readdirSync(join(root, 'plugins', kind))) if (!name.startsWith('_')) entries.push(`plugins/${kind}/${name}/index.ts`);
 }
 await Promise.all(entries.map((e) => import(pathToFileURL(join(root, e)).href)));

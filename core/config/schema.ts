@@ -56,11 +56,16 @@ export const gatewayConfigSchema = z.strictObject({
   fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
   routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
+  /**
+   * The store: `url`'s scheme names the store plugin (`redis://host:port/db`); without a url
+   * it is LevelDB under `data_dir`. Other keys are the store plugin's, checked by its schema
+   * when the store is opened (core/plugins/open-store.ts).
+   */
   store: z
-    .strictObject({
+    .looseObject({
       url: z
         .string()
-        .regex(/^rediss?:\/\//, 'expected "redis://host:port/db"')
+        .regex(/^[a-z][a-z0-9-]*:\/\//i, 'expected a URL whose scheme names the store, e.g. "redis://host:port/db"')
         .optional(),
     })
     .optional(),

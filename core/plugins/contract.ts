@@ -1,8 +1,8 @@
 /**
  * The plugin contract. A plugin module's default export is a ProviderPlugin, an
- * ExtensionPlugin or (built-in only, for now) a FormatPlugin; built-in ones live in
- * plugins/, third-party ones are npm packages `gw-plugin-<name>` with exactly the same
- * powers. Authors import the contract from the SDK entry `gw/plugin` (sdk/plugin.ts).
+ * ExtensionPlugin, a StorePlugin or (built-in only, for now) a FormatPlugin; built-in ones
+ * live in plugins/, third-party ones are npm packages `gw-plugin-<name>` with exactly the
+ * same powers. Authors import the contract from the SDK entry `gw/plugin` (sdk/plugin.ts).
  */
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -180,8 +180,50 @@ export interface FormatPlugin<C = unknown> extends ErrorShape {
   setup(ctx: FormatSetup<C>): void | Promise<void>;
 }
 
+/** Context handed to a store plugin's `open`, once per process at startup. */
+export interface StoreSetup<C> {
+  /**
+   * `[store] url` as written (`redis://:password@host:6379/0`); undefined when the config
+   * gives none (the default store). It may carry a password: never log it or put it in an
+   * error as it is (`redactUrl` masks the password).
+   */
+  url: string | undefined;
+  /** `[store]` without `url`, parsed by `configSchema` ({} when the plugin has none). */
+  config: C;
+  /** `data_dir`, absolute: where a store that keeps local files keeps them. */
+  dataDir: string;
+  log: Logger;
+}
+
+/**
+ * A store backend. The scheme of `[store] url` names it (`postgres://…` → the plugin
+ * `postgres`: plugins/stores/postgres/, else the npm package gw-plugin-postgres; a TLS
+ * scheme `<name>s` is served by `<name>` when no plugin has the longer name); without a
+ * url the store is the embedded `level` under `data_dir`. `open` returns the process's one
+ * Store, which the core namespaces for every plugin and closes at shutdown. A backend keeps
+ * every rule documented on `Store` (core/store/types.ts; test/unit/store-conformance.ts
+ * checks them), so plugins never learn which one they have.
+ */
+export interface StorePlugin<C = unknown> extends Omit<PluginBase<C>, 'configSchema'> {
+  readonly type: 'store';
+  /** Validates `[store]` minus `url`; absent: the section may hold nothing but `url`. */
+  readonly configSchema?: z.ZodType<C>;
+  /**
+   * Several gw processes may open the same store at once and behave as one gateway
+   * (limits, budgets, runtime providers and keys shared): `gw serve --workers N` (N > 1)
+   * needs it, and each instance then polls the store for the others' runtime changes.
+   */
+  readonly shared: boolean;
+  /**
+   * Opens (connects to, creates) the store. A store that cannot be opened throws a
+   * UserError naming `[store]` (and the url without its password), which stops gw with
+   * that one line.
+   */
+  open(ctx: StoreSetup<C>): Store | Promise<Store>;
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: a plugin of any config type; its own schema types it where it is defined
-export type Plugin = ProviderPlugin<any> | ExtensionPlugin<any>;
+export type Plugin = ProviderPlugin<any> | ExtensionPlugin<any> | StorePlugin<any>;
 
 /** Type helpers so plugin authors get their config type inferred from the schema. */
 export function defineProvider<S extends z.ZodType>(
@@ -193,6 +235,12 @@ export function defineExtension<S extends z.ZodType>(
   p: Omit<ExtensionPlugin<z.output<S>>, 'configSchema' | 'type'> & { configSchema: S },
 ): ExtensionPlugin<z.output<S>> {
   return { ...p, type: 'extension' } as ExtensionPlugin<z.output<S>>;
+}
+/** Declares a store backend; without `configSchema` its config is `{}` (the section holds `url` only). */
+export function defineStore<S extends z.ZodType = z.ZodType<Record<string, never>>>(
+  p: Omit<StorePlugin<z.output<S>>, 'configSchema' | 'type'> & { configSchema?: S },
+): StorePlugin<z.output<S>> {
+  return { ...p, type: 'store' } as StorePlugin<z.output<S>>;
 }
 export function defineFormat<C = undefined>(p: Omit<FormatPlugin<C>, 'type'>): FormatPlugin<C> {
   return { ...p, type: 'format' };

@@ -1,6 +1,7 @@
 /**
- * Finds plugins: `plugins/providers/<kind>/` or `plugins/extensions/<name>/` in this
- * checkout first, else the npm package `gw-plugin-<name>`; client formats from
+ * Finds plugins: `plugins/providers/<kind>/`, `plugins/extensions/<name>/` or
+ * `plugins/stores/<name>/` in this checkout first, else the npm package
+ * `gw-plugin-<name>`; client formats from
  * `plugins/formats/<id>/` (built-in only until the format interface has settled).
  * Checks the default export's shape and its `gw` version range before anything runs it
  * (fastify's plugin-utils idea).
@@ -13,6 +14,8 @@ import type { FormatPlugin, Plugin } from './contract.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
+/** The folder under plugins/ of each kind of plugin that the config names. */
+const FOLDER: Record<Plugin['type'], string> = { provider: 'providers', extension: 'extensions', store: 'stores' };
 
 /** The package root: two levels up from here in the sources, three in the compiled dist/. */
 export const PACKAGE_ROOT: URL = new URL(existsSync(new URL('../../package.json', import.meta.url)) ? '../../' : '../../../', import.meta.url);
@@ -36,12 +39,12 @@ export class PluginError extends UserError {
 }
 
 /**
- * Runs an npm plugin's `setup`: what it throws (a database it cannot reach, a bug of its
- * own) is the plugin's failure, not gw's, so it becomes one PluginError line naming the
- * plugin, its package and the error's first line (the CLI prints it and exits 1; the
- * original is its `cause`). A UserError (a ConfigError naming the key at fault) is already
- * such a line and passes unchanged, and so does anything a built-in plugin throws: there it
- * is gw's own bug, whose stack the CLI prints.
+ * Runs an npm plugin's `setup` (a store's `open`): what it throws (a database it cannot
+ * reach, a bug of its own) is the plugin's failure, not gw's, so it becomes one PluginError
+ * line naming the plugin, its package and the error's first line (the CLI prints it and
+ * exits 1; the original is its `cause`). A UserError (a ConfigError naming the key at fault)
+ * is already such a line and passes unchanged, and so does anything a built-in plugin
+ * throws: there it is gw's own bug, whose stack the CLI prints.
  * @throws PluginError, or what `setup` threw.
  */
 export async function runSetup<T>(found: LoadedPlugin, name: string, setup: () => T | Promise<T>): Promise<T> {
@@ -51,7 +54,8 @@ export async function runSetup<T>(found: LoadedPlugin, name: string, setup: () =
     if (found.source !== 'npm' || err instanceof UserError) throw err;
     const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     const line = reason.split('\n', 1)[0]!.trim();
-    throw new PluginError(`${found.plugin.type} '${name}' from the npm package ${found.module} failed in setup: ${line}`, { cause: err });
+    const phase = found.plugin.type === 'store' ? 'to open the store' : 'in setup';
+    throw new PluginError(`${found.plugin.type} '${name}' from the npm package ${found.module} failed ${phase}: ${line}`, { cause: err });
   }
 }
 
@@ -63,7 +67,7 @@ export async function runSetup<T>(found: LoadedPlugin, name: string, setup: () =
  */
 export async function findPlugin<T extends Plugin['type']>(type: T, name: string): Promise<LoadedPlugin<Extract<Plugin, { type: T }>> | undefined> {
   if (!NAME.test(name)) return undefined;
-  const folder = type === 'provider' ? 'providers' : 'extensions';
+  const folder = FOLDER[type];
   const builtin = builtinModule(folder, name);
   if (builtin) {
     const mod = await importOrThrow(pathToFileURL(builtin.path).href, builtin.label);
@@ -131,8 +135,14 @@ function check<T extends Plugin['type']>(mod: unknown, type: T, name: string, wh
   else {
     if (p.type !== type) problems.push(`type must be '${type}' (got ${JSON.stringify(p.type)})`);
     if (typeof p.name !== 'string' || !p.name) problems.push('name must be a non-empty string');
-    if (!p.configSchema || typeof (p.configSchema as { safeParse?: unknown }).safeParse !== 'function') problems.push('configSchema must be a zod schema');
-    if (typeof p.setup !== 'function') problems.push('setup must be a function');
+    const schema = (p as { configSchema?: { safeParse?: unknown } }).configSchema;
+    // a store's section may hold nothing but `url`: its schema is optional
+    const optional = type === 'store' && schema === undefined;
+    if (!optional && typeof schema?.safeParse !== 'function') problems.push('configSchema must be a zod schema');
+    if (type === 'store') {
+      if (typeof (p as { open?: unknown }).open !== 'function') problems.push('open must be a function');
+      if (typeof (p as { shared?: unknown }).shared !== 'boolean') problems.push('shared must be true or false');
+    } else if (typeof (p as { setup?: unknown }).setup !== 'function') problems.push('setup must be a function');
     if (p.gw !== undefined && (typeof p.gw !== 'string' || semver.validRange(p.gw) === null))
       problems.push(`gw must be a semver range (got ${JSON.stringify(p.gw)})`);
     if (type === 'provider' && (p as { routing?: unknown }).routing !== undefined) {

@@ -1,17 +1,18 @@
 /**
  * Runtime changes to a running gateway: providers and keys created or removed through the
  * admin API, config reloads, and (on a shared store) the changes other instances made.
- * Every change goes through one step, `apply`: build what changed, `reconcile` a new
+ * Every admin change and every reload runs one skeleton, `change`: under the store lock
+ * `admin:changes`, check, store, apply, tell the other instances. Every change of state
+ * (theirs too) goes through one step, `apply`: build what changed, `reconcile` a new
  * snapshot (snapshot.ts), swap it in with one assignment. A request in flight keeps the
- * snapshot it started with; the next request sees the change. Changes are serialized by
- * the store lock `admin:changes`.
+ * snapshot it started with; the next request sees the change.
  *
  * Several instances on one shared store (Redis) see each other's changes by polling: every
  * change bumps the counter `admin:version`; each instance reads it every second
  * (POLL_MS) and, when it moved, re-reads the stored providers and keys and applies them,
  * so a change reaches every instance within about 1 s (2 s at most, docs/design.md "Store and
- * processes"). A full re-read every 30 s covers a lost bump. The LevelDB store has one
- * process, so nothing polls it.
+ * processes"). A full re-read every 30 s covers a lost bump. A store that only one process
+ * opens (LevelDB: its plugin is not `shared`) is not polled.
  */
 import { ConfigError } from '../config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
@@ -87,6 +88,8 @@ export interface ReloadReport {
 /** What the runtime needs from the gateway it runs: its deps, and where the snapshot lives. */
 export interface RuntimeHost extends ProviderDeps {
   store: Store;
+  /** Other gw instances may share the store (StorePlugin.shared): their changes are polled. */
+  sharedStore: boolean;
   members: MemberPool;
   /** The current snapshot. */
   readonly snapshot: Snapshot;
@@ -114,6 +117,13 @@ interface Change {
   /** Providers already built for these stored records (admin create). */
   prebuilt?: Map<string, BuiltProvider>;
 }
+
+/**
+ * Commits a checked change, once, inside `change`: `save` writes it to the store, then the
+ * next snapshot is applied and the other instances are told. Resolves with the warnings of
+ * applying it.
+ */
+type Commit = (next: Change, save?: () => Promise<void>) => Promise<string[]>;
 
 export class Runtime {
   private readonly host: RuntimeHost;
@@ -150,7 +160,7 @@ export class Runtime {
    */
   async start(config: GatewayConfig): Promise<Snapshot> {
     // read before the records: a change stored in between is then seen as a new version
-    const version = config.store?.url ? await this.records.version() : undefined;
+    const version = this.host.sharedStore ? await this.records.version() : undefined;
     const { stored, keyRecords } = await this.readRecords();
     const warnings = await this.apply({ config, stored, keyRecords });
     for (const w of warnings) this.host.log.warn(w);
@@ -176,8 +186,7 @@ export class Runtime {
    *   502/504 discovery failed (message names the URL and the status).
    */
   createProvider(input: ProviderInput): Promise<ProviderListing> {
-    return this.records.exclusive(async () => {
-      await this.catchUp();
+    return this.change(async (commit) => {
       const { name, ...fields } = input;
       if (this.file.has(name)) throw PROVIDER_EXISTS({ name, where: `defined in the config file ${this.config.file}` });
       if (this.stored.has(name)) throw PROVIDER_EXISTS({ name, where: 'created at runtime' });
@@ -197,11 +206,9 @@ export class Runtime {
           : MODELS_REQUIRED({ name, why: `kind '${String(section.kind)}' cannot list its models` });
       }
       const record: ProviderRecord = { name, created_at: new Date().toISOString(), section: { ...section, models: [...p.models] } };
-      await this.records.putProvider(record);
       const stored = new Map(this.stored).set(name, record);
       const prebuilt = new Map([[name, { ...built, section: record.section, json: JSON.stringify(record.section) }]]);
-      await this.apply({ stored, prebuilt });
-      await this.announce();
+      await commit({ stored, prebuilt }, () => this.records.putProvider(record));
       this.host.log.info({ provider: name, kind: p.kind, models: p.models.length }, 'provider created');
       return providerListing(p, record.section, 'runtime', this.host.members.get(p));
     });
@@ -212,15 +219,12 @@ export class Runtime {
    * @throws GatewayError 409 when the config file defines it, 404 when unknown.
    */
   deleteProvider(name: string): Promise<void> {
-    return this.records.exclusive(async () => {
-      await this.catchUp();
+    return this.change(async (commit) => {
       if (this.file.has(name)) throw DEFINED_IN_FILE({ what: 'provider', name, file: this.config.file });
       if (!this.stored.has(name)) throw PROVIDER_NOT_FOUND(name);
-      await this.records.deleteProvider(name);
       const stored = new Map(this.stored);
       stored.delete(name);
-      await this.apply({ stored });
-      await this.announce();
+      await commit({ stored }, () => this.records.deleteProvider(name));
       this.host.log.info({ provider: name }, 'provider deleted');
     });
   }
@@ -251,15 +255,12 @@ export class Runtime {
    * @throws GatewayError 409 when the name is taken.
    */
   createKey(input: KeyInput): Promise<CreatedKey> {
-    return this.records.exclusive(async () => {
-      await this.catchUp();
+    return this.change(async (commit) => {
       const { name, ...given } = input;
       if (Object.hasOwn(this.config.keys, name) || this.keyRecords.has(name)) throw KEY_EXISTS(name);
       const key = generateSecret();
       const rec: RuntimeKeyRecord = { hash: hashSecret(key), created_at: new Date(this.host.now()).toISOString(), settings: settingsOf(given) };
-      await this.records.putKey(name, rec);
-      await this.apply({ keyRecords: new Map(this.keyRecords).set(name, rec) });
-      await this.announce();
+      await this.putKey(commit, name, rec);
       this.host.log.info({ keyName: name }, 'key created');
       return { ...this.listing(name), key, ...this.warned(name) };
     });
@@ -270,12 +271,9 @@ export class Runtime {
    * @throws GatewayError 409 when the config file defines it, 404 when unknown.
    */
   updateKey(name: string, patch: KeyPatch): Promise<KeyListing & { warnings?: string[] }> {
-    return this.records.exclusive(async () => {
-      const rec = await this.runtimeKey(name, 'change its settings');
-      const next: RuntimeKeyRecord = { ...rec, settings: applyPatch(rec.settings, patch) };
-      await this.records.putKey(name, next);
-      await this.apply({ keyRecords: new Map(this.keyRecords).set(name, next) });
-      await this.announce();
+    return this.change(async (commit) => {
+      const rec = this.runtimeKey(name, 'change its settings');
+      await this.putKey(commit, name, { ...rec, settings: applyPatch(rec.settings, patch) });
       this.host.log.info({ keyName: name, fields: Object.keys(patch) }, 'key updated');
       return { ...this.listing(name), ...this.warned(name) };
     });
@@ -288,8 +286,8 @@ export class Runtime {
    * @throws GatewayError 409 when the config file defines it, 404 when unknown.
    */
   rotateKey(name: string, graceSeconds = 0): Promise<RotatedKey> {
-    return this.records.exclusive(async () => {
-      const rec = await this.runtimeKey(name, 'rotate it');
+    return this.change(async (commit) => {
+      const rec = this.runtimeKey(name, 'rotate it');
       const now = this.host.now();
       const key = generateSecret();
       const until = graceSeconds > 0 ? rfc3339(now + graceSeconds * 1000) : null;
@@ -300,9 +298,7 @@ export class Runtime {
         settings: rec.settings,
         ...(grace.length ? { grace } : {}),
       };
-      await this.records.putKey(name, next);
-      await this.apply({ keyRecords: new Map(this.keyRecords).set(name, next) });
-      await this.announce();
+      await this.putKey(commit, name, next);
       this.host.log.info({ keyName: name, graceSeconds }, 'key rotated');
       return { name, source: 'runtime', key, previous_key_valid_until: until };
     });
@@ -313,26 +309,27 @@ export class Runtime {
    * @throws GatewayError 409 when the config file defines it, 404 when unknown.
    */
   revokeKey(name: string): Promise<void> {
-    return this.records.exclusive(async () => {
-      await this.catchUp();
+    return this.change(async (commit) => {
       if (Object.hasOwn(this.config.keys, name)) throw DEFINED_IN_FILE({ what: 'key', name, file: this.config.file });
       if (!this.keyRecords.has(name)) throw KEY_NOT_FOUND(name);
-      await this.records.deleteKey(name);
       const keyRecords = new Map(this.keyRecords);
       keyRecords.delete(name);
-      await this.apply({ keyRecords });
-      await this.announce();
+      await commit({ keyRecords }, () => this.records.deleteKey(name));
       this.host.log.info({ keyName: name }, 'key revoked');
     });
   }
 
-  /** The stored record of runtime key `name`, after catching up; `action` words the 409 for a file key. */
-  private async runtimeKey(name: string, action: string): Promise<RuntimeKeyRecord> {
-    await this.catchUp();
+  /** The stored record of runtime key `name`; `action` words the 409 for a file key. */
+  private runtimeKey(name: string, action: string): RuntimeKeyRecord {
     if (Object.hasOwn(this.config.keys, name)) throw KEY_IN_FILE({ name, file: this.config.file, action });
     const rec = this.keyRecords.get(name);
     if (!rec) throw KEY_NOT_FOUND(name);
     return rec;
+  }
+
+  /** Commits runtime key `name` as `rec`: stored, then in the next snapshot. */
+  private putKey(commit: Commit, name: string, rec: RuntimeKeyRecord): Promise<string[]> {
+    return commit({ keyRecords: new Map(this.keyRecords).set(name, rec) }, () => this.records.putKey(name, rec));
   }
 
   private listing(name: string): KeyListing {
@@ -353,17 +350,51 @@ export class Runtime {
    * @throws ConfigError (file, key path, what was expected); the running config is kept.
    */
   reload(): Promise<ReloadReport> {
+    return this.change(
+      async (commit) => {
+        const log = this.host.log;
+        const running = this.config;
+        const { config, warnings } = applyReloadable(running, await loadConfig(running.file));
+        for (const w of await commit({ config })) warnings.push(w);
+        for (const w of this.keyWarnings()) warnings.push(w);
+        for (const w of warnings) log.warn(w);
+        const snap = this.host.snapshot;
+        const report = {
+          file: config.file,
+          providers: snap.table.providers.size,
+          models: snap.table.models().length,
+          keys: snap.keys.names().length,
+          warnings,
+        };
+        log.info({ file: report.file, providers: report.providers, models: report.models, keys: report.keys }, 'config reloaded');
+        return report;
+      },
+      { local: true },
+    );
+  }
+
+  /**
+   * The skeleton of every runtime change: take the admin lock (the store lock
+   * `admin:changes`, which every instance on a shared store takes) → catch up with what other
+   * instances stored → `fn` checks the change against the state now (a refusal throws:
+   * nothing is stored or swapped) and commits it once: store it, apply it (build what
+   * changed, reconcile a snapshot, swap it in), tell the other instances → `fn` logs and
+   * answers. `local` (a reload of this instance's own config file) neither catches up nor
+   * tells.
+   * @throws what `fn` throws; a second commit is a bug (Error).
+   */
+  private change<T>(fn: (commit: Commit) => Promise<T>, opts: { local?: boolean } = {}): Promise<T> {
     return this.records.exclusive(async () => {
-      const log = this.host.log;
-      const running = this.config;
-      const { config, warnings } = applyReloadable(running, await loadConfig(running.file));
-      for (const w of await this.apply({ config })) warnings.push(w);
-      for (const w of this.keyWarnings()) warnings.push(w);
-      for (const w of warnings) log.warn(w);
-      const snap = this.host.snapshot;
-      const report = { file: config.file, providers: snap.table.providers.size, models: snap.table.models().length, keys: snap.keys.names().length, warnings };
-      log.info({ file: report.file, providers: report.providers, models: report.models, keys: report.keys }, 'config reloaded');
-      return report;
+      if (!opts.local) await this.catchUp();
+      let committed = false;
+      return fn(async (next, save) => {
+        if (committed) throw new Error('a runtime change commits once');
+        committed = true;
+        await save?.();
+        const warnings = await this.apply(next);
+        if (!opts.local) await this.announce();
+        return warnings;
+      });
     });
   }
 

@@ -19,9 +19,10 @@
  *   rings     ringPush/ringRead: the newest N values of a log (the request log), read
  *             newest first with a stable cursor.
  *
- * Backends: LevelDB (`level.ts`, the embedded default) and Redis (`redis.ts`: one Lua
- * script per multi-step method, server time for windows, holds owned by a live instance;
- * key layout in `redis-scripts.ts`). Both pass the same conformance tests
+ * Backends are store plugins (StorePlugin, core/plugins/contract.ts), chosen by the scheme
+ * of `[store] url`: LevelDB (plugins/stores/level/, the embedded default) and Redis
+ * (plugins/stores/redis/: one Lua script per multi-step method, server time for windows,
+ * holds owned by a live instance). Both pass the same conformance tests
  * (test/unit/store-conformance.ts); a new backend should too.
  */
 export interface Store {
@@ -59,9 +60,9 @@ export interface Store {
   /**
    * Places a hold, atomic per `key` together with `incr`/`settle` on the same key: refused
    * when `counters(key)[field] + (live holds on key except id) >= limit`, and with `fit`
-   * also when that sum + `amount` is over `limit` (hold-rule.ts); else records the hold
-   * `id` = `amount` for `ttlMs` (then it lapses by itself). Holds are not durable: a
-   * restart or crash drops them, so a dead request never keeps a reservation.
+   * also when that sum + `amount` is over `limit` (`holdAdmits`, sdk/hold-rule.ts); else
+   * records the hold `id` = `amount` for `ttlMs` (then it lapses by itself). Holds are not
+   * durable: a restart or crash drops them, so a dead request never keeps a reservation.
    */
   hold(key: string, id: string, amount: number, opts: HoldOptions): Promise<HoldVerdict>;
   /** Atomically `incr(key, deltas)` and drops hold `id` (absent hold: just the incr). Durable on resolve. */

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import OpenAI from 'openai';
-import { openLevelStore } from '../../core/store/level.ts';
+import { openLevelStore } from '../../plugins/stores/level/level.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
 

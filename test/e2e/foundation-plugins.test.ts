@@ -5,28 +5,17 @@
  */
 import test from 'ava';
 import OpenAI from 'openai';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../core/config/error.ts';
 import { parseConfig } from '../../core/config/load.ts';
 import { createGateway } from '../../core/gateway.ts';
 import { createLogger } from '../../core/log.ts';
 import { findPlugin, GW_VERSION, PluginError } from '../../core/plugins/loader.ts';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
+import { tempPackage } from '../helpers/temp-plugin.ts';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-
-const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
-
-/** Creates a throwaway `gw-plugin-<name>` package in node_modules for one test. */
-async function tempPackage(t: import('ava').ExecutionContext, name: string, indexJs: string): Promise<void> {
-  const dir = join(NODE_MODULES, `gw-plugin-${name}`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `gw-plugin-${name}`, version: '0.0.0', type: 'module', exports: './index.js' }));
-  await writeFile(join(dir, 'index.js'), indexJs);
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-}
 
 /** Loads `toml` and builds a gateway; returns the error (fails when none). */
 async function buildError(t: import('ava').ExecutionContext, toml: string): Promise<Error> {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { HoldSet } from '../../core/store/hold-set.ts';
+import { HoldSet } from '../../plugins/stores/level/hold-set.ts';
 
 /** The sum the set must report: unexpired holds at `now`, but `except`'s. */
 function naive(holds: Map<string, { amount: number; expiresAt: number }>, now: number, except?: string): number {

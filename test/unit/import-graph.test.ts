@@ -3,7 +3,7 @@
  * read, tested and changed from the bottom up. Core never imports a plugin at runtime.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 
@@ -68,6 +68,25 @@ test('the core imports no plugin at runtime (type-only imports of plugin types a
   for (const [from, edges] of graph()) {
     if (!relative(ROOT, from).startsWith('core/')) continue;
     for (const e of edges) if (relative(ROOT, e.to).startsWith('plugins/')) bad.push(`${relative(ROOT, from)} → ${relative(ROOT, e.to)}`);
+  }
+  t.deepEqual(bad, []);
+});
+
+/** Every module specifier of a file: static imports and re-exports, and dynamic import() of a literal. */
+const SPECIFIER = /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+'([^']+)'|\bimport\('([^']+)'\)/gm;
+
+test('store plugins import gw only through gw/plugin: no core, sdk or other plugin file, only their own folder, npm packages and node builtins', (t) => {
+  const bad: string[] = [];
+  const stores = join(ROOT, 'plugins', 'stores');
+  for (const name of readdirSync(stores)) {
+    const home = join(stores, name) + sep;
+    for (const f of files(home)) {
+      for (const m of readFileSync(f, 'utf8').matchAll(SPECIFIER)) {
+        const spec = (m[1] ?? m[2])!;
+        const ok = spec.startsWith('.') ? resolve(dirname(f), spec).startsWith(home) : spec === 'gw/plugin' || !/^gw(\/|$)/.test(spec);
+        if (!ok) bad.push(`${relative(ROOT, f)} → ${spec}`);
+      }
+    }
   }
   t.deepEqual(bad, []);
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { KeyFilter } from '../../core/store/key-filter.ts';
+import { KeyFilter } from '../../plugins/stores/level/key-filter.ts';
 
 test('no false negatives, across the growth of the filter', (t) => {
   fc.assert(

@@ -13,7 +13,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { createHooks } from '../../core/hooks.ts';
 import { keyInfo } from '../../core/keys.ts';
 import { createLogger } from '../../core/log.ts';
-import { openLevelStore } from '../../core/store/level.ts';
+import { openLevelStore } from '../../plugins/stores/level/level.ts';
 import rateLimit from '../../plugins/extensions/rate_limit/index.ts';
 
 test("onError after a settled onResponse does not drop other streams' pending tokens", async (t) => {

@@ -8,7 +8,7 @@ import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLevelStore } from '../../core/store/level.ts';
+import { openLevelStore } from '../../plugins/stores/level/level.ts';
 import { responsesStreamError } from '../../plugins/formats/openai-responses/errors.ts';
 import { ExpansionBudget, expandConversation, openConversation, portable, resolveReferences } from '../../plugins/formats/openai-responses/history.ts';
 import { fromResponsesUsage, toResponsesUsage } from '../../plugins/formats/openai-responses/map-usage.ts';

@@ -5,7 +5,7 @@ import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLevelStore } from '../../core/store/level.ts';
+import { openLevelStore } from '../../plugins/stores/level/level.ts';
 import type { Store } from '../../core/store/types.ts';
 import { storeConformance } from './store-conformance.ts';
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { WindowLog } from '../../core/store/window-log.ts';
+import { WindowLog } from '../../plugins/stores/level/window-log.ts';
 
 test('the ring keeps exactly the entries after the cutoff, through growth and shrinking', (t) => {
   fc.assert(

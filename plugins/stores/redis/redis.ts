@@ -1,8 +1,8 @@
 /**
  * The shared store: Redis (ioredis), for several gw instances or worker processes that must
- * behave as one gateway. Same semantics as the LevelDB store (core/store/types.ts); every
- * multi-step operation is one Lua script (core/store/redis-scripts.ts), so it is atomic
- * across every instance that talks to the same Redis.
+ * behave as one gateway. Same semantics as the LevelDB store (the Store contract of
+ * `gw/plugin`); every multi-step operation is one Lua script (redis-scripts.ts), so it is
+ * atomic across every instance that talks to the same Redis.
  *
  * Key layout (one gateway per Redis database; every key under `gw:`), `<full>` being the
  * namespaced key (`ext:rate_limit:r:default`):
@@ -28,15 +28,24 @@
  * way is released once Redis answers again (releasing is idempotent).
  */
 import { randomBytes } from 'node:crypto';
+import {
+  type BucketRow,
+  errors,
+  fitBound,
+  GatewayError,
+  type HoldOptions,
+  type HoldVerdict,
+  KeyLocks,
+  redactUrl,
+  type Store,
+  UserError,
+  type WindowVerdict,
+} from 'gw/plugin';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { STORE_UNAVAILABLE } from '../error-codes.ts';
-import { redactUrl } from '../redact.ts';
-import { GatewayError, UserError } from '../errors.ts';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
-import type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from './types.ts';
-import { fitBound } from './hold-rule.ts';
-import { KeyLocks } from './key-locks.ts';
+
+const { STORE_UNAVAILABLE } = errors;
 
 /** Root of every key gw writes. */
 const ROOT = 'gw:';

@@ -1,10 +1,13 @@
 /**
  * In-process per-key mutual exclusion: `run(key, fn)` waits for every earlier `run` on the
  * same key, so read-check-write sequences on one key never interleave in this process.
+ * Store backends use it to load a record once under concurrent calls and to queue
+ * `withLock` callers locally before they contend for a shared lock.
  */
 export class KeyLocks {
   private tails = new Map<string, Promise<unknown>>();
 
+  /** Runs `fn` once every earlier `run` on `key` has settled; resolves or rejects as `fn` does. */
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.tails.get(key) ?? Promise.resolve();
     let release!: () => void;

@@ -1,5 +1,5 @@
 /**
- * The Lua scripts of the Redis store (core/store/redis.ts): every multi-step operation is
+ * The Lua scripts of the Redis store (redis.ts): every multi-step operation is
  * one script, so Redis runs it atomically, whichever gw instance sent it. Registered with
  * ioredis `defineCommand` (EVALSHA, falling back to EVAL after a Redis restart flushed the
  * script cache).
@@ -203,7 +203,7 @@ end
 /**
  * hold. KEYS: counter hash, holds zset, holds hash, holds sums.
  * ARGV: id, amount, field, limit, ttlMs, owner, livePrefix, livenessTtlMs, fitBound ('' =
- * no fit test; else value + held + amount must not exceed it: hold-rule.ts).
+ * no fit test; else value + held + amount must not exceed it: `holdAdmits` of gw/plugin).
  * Returns {admitted 0|1, value, held}.
  */
 export const HOLD = `${LIB}${HOLDS}

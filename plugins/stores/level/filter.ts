@@ -1,0 +1,91 @@
+/**
+ * The key filters of the LevelDB store's value space: a read of a key none of them has (a
+ * cache miss: a new body's hash) answers without a LevelDB lookup. Keys of plain values and
+ * counters go in `present`; TTL'd keys in the filter of their expiry generation, dropped once
+ * that generation has ended, so expired keys are forgotten without a rescan. Filled at open
+ * (the sweeper's `load`) and by every put; consulted once `ready`.
+ */
+import { hash1, hash2, KeyFilter } from './key-filter.ts';
+
+/** TTL'd keys whose expiry falls in [end - width, end) (epoch ms). */
+interface Generation {
+  filter: KeyFilter;
+  end: number;
+  width: number;
+}
+
+export class ValueFilter {
+  private readonly present = new KeyFilter();
+  /** Expiry generations held: a few per TTL in use (at most 16 each), so found by a scan. */
+  private generations: Generation[] = [];
+  private readonly minWidth: number;
+  /** Set once every key on disk is in a filter: until then reads go to LevelDB. */
+  ready = false;
+
+  /** @param minWidth the shortest generation, ms: the sweep interval (an ended generation is forgotten at the next sweep) */
+  constructor(minWidth: number) {
+    this.minWidth = minWidth;
+  }
+
+  /** Adds the key of a plain value or a counter. */
+  addPlain(key: string): void {
+    this.present.add(key);
+  }
+
+  /** Adds the key of a value expiring at `expiresAt` (epoch ms) after `ttlMs`. */
+  addExpiring(key: string, expiresAt: number, ttlMs: number): void {
+    this.generation(expiresAt, ttlMs).add(key);
+  }
+
+  /** False when `key` (of the value space) is certainly neither on disk nor queued. */
+  mightHave(key: string): boolean {
+    const h1 = hash1(key);
+    const h2 = hash2(key);
+    if (this.present.hasHashed(h1, h2)) return true;
+    for (const g of this.generations) if (g.filter.hasHashed(h1, h2)) return true;
+    return false;
+  }
+
+  /** Drops the filters of generations that ended by `now`: every key in them has expired. */
+  forget(now: number): void {
+    this.generations = this.generations.filter((g) => g.end > now);
+  }
+
+  /**
+   * About how many TTL values are live at `now` (after `forget`): the keys of the generations
+   * still ahead, and of the one under way the share not yet expired (its expiries taken as
+   * evenly spread).
+   */
+  liveExpiring(now: number): number {
+    let n = 0;
+    for (const g of this.generations) n += g.filter.count * Math.min(1, (g.end - now) / g.width);
+    return n;
+  }
+
+  /** Expiry generation filters held (tests: expired keys are forgotten). */
+  get generationCount(): number {
+    return this.generations.length;
+  }
+
+  /** The filter of the expiry generation of a value expiring at `expiresAt` after `ttlMs`. */
+  private generation(expiresAt: number, ttlMs: number): KeyFilter {
+    const width = this.generationWidth(ttlMs);
+    const end = (Math.floor(expiresAt / width) + 1) * width;
+    for (const g of this.generations) if (g.end === end && g.width === width) return g.filter;
+    // small first part: a generation of a lightly used TTL costs ~1 KB, a busy one grows
+    const g = { filter: new KeyFilter(1024), end, width };
+    this.generations.push(g);
+    return g.filter;
+  }
+
+  /**
+   * The length (ms) of the expiry generations of values kept `ttlMs`: `minWidth`, doubled
+   * while 16 of them fit in the TTL, so a TTL spans at most 16 filters whatever its length,
+   * and a key stays in its filter at most max(minWidth, TTL / 8) past its expiry.
+   */
+  private generationWidth(ttlMs: number): number {
+    let width = this.minWidth;
+    while (width * 16 <= ttlMs) width *= 2;
+    return width;
+  }
+}

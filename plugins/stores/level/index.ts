@@ -1,0 +1,19 @@
+/**
+ * The LevelDB store plugin, gw's default: without `[store] url` the store is LevelDB under
+ * `data_dir`, owned by one process (docs/design.md "Store and processes"). How it works:
+ * level.ts.
+ */
+import { defineStore, redactUrl, UserError } from 'gw/plugin';
+import { openLevelStore } from './level.ts';
+
+export default defineStore({
+  name: 'level',
+  shared: false,
+  open({ url, dataDir }) {
+    if (url !== undefined)
+      throw new UserError(
+        `cannot open the store [store] url = "${redactUrl(url)}": LevelDB takes no url; without [store] url the store is LevelDB under data_dir`,
+      );
+    return openLevelStore(dataDir);
+  },
+});

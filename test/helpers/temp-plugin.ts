@@ -1,0 +1,19 @@
+/**
+ * Throwaway third-party plugins: an npm package `gw-plugin-<name>` written into
+ * node_modules for one test, so the plugin loader finds it as it finds an installed one.
+ */
+import type { ExecutionContext } from 'ava';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+
+/** Creates the package `gw-plugin-<name>` with `indexJs` as its module; removed at the test's teardown. */
+export async function tempPackage(t: ExecutionContext, name: string, indexJs: string): Promise<void> {
+  const dir = join(NODE_MODULES, `gw-plugin-${name}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `gw-plugin-${name}`, version: '0.0.0', type: 'module', exports: './index.js' }));
+  await writeFile(join(dir, 'index.js'), indexJs);
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+}
