@@ -12,6 +12,7 @@ import type { GatewayConfig } from './config/schema.ts';
 import { createHooks, type Hooks } from './hooks.ts';
 import { createAgent } from './http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
+import { generateHandler } from './pipeline/generate.ts';
 import { createPipeline } from './pipeline/pipeline.ts';
 import type { ExtensionHandle, GatewayInfo } from './plugins/contract.ts';
 import { findPlugin, GW_VERSION, loadFormats, runSetup } from './plugins/loader.ts';
@@ -154,7 +155,10 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
         hooks,
         gateway: info,
         pipeline,
-        route: (r) => routes.add({ ...r, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? f.keyFrom, errors: f, owner: f.id }),
+        route: (r) => {
+          const handler = r.generate ? generateHandler(pipeline, hooks, f.id, r.generate) : r.handler;
+          routes.add({ ...r, handler, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? f.keyFrom, errors: f, owner: f.id });
+        },
       });
     }
     mountCoreRoutes(routes, gw.metrics);

@@ -22,8 +22,6 @@ export interface ChunkTranslator<E> {
 
 /** How a format frames its translated stream. */
 export interface TranslatedStream<E> {
-  /** The format id (the onChunk holder's `format`). */
-  format: string;
   translator: ChunkTranslator<E>;
   /** One event as a frame (`event: …\ndata: …\n\n`, a JSON array element…). */
   encode(ev: E): string;
@@ -36,18 +34,19 @@ export interface TranslatedStream<E> {
 }
 
 /**
- * Frames for `pipeline.stream`: `items` through the translator. `rc.usage` follows the
+ * Frames for `pipeline.stream`: `items` through the translator (`format` names the onChunk chunk type). `rc.usage` follows the
  * chunks' usage; `progress` counts what was sent (charged if the stream ends early).
  */
 export async function* translatedFrames<E>(
   hooks: Hooks,
   rc: RequestContext,
+  format: string,
   items: AsyncIterable<StreamItem>,
   progress: StreamProgress,
   s: TranslatedStream<E>,
 ): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
-  const holder = { format: s.format, value: undefined as unknown } as { format: string; value: unknown };
+  const holder = { format, value: undefined as unknown } as { format: string; value: unknown };
   const show = (ev: E): void => {
     holder.value = ev;
     // the holder's type is the format's (ChunkTypes): this loop is generic over it

@@ -12,6 +12,7 @@ import type { Hooks } from '../hooks.ts';
 import type { KeySettingName } from '../key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../http/client.ts';
 import type { Provider } from '../provider.ts';
+import type { Generate } from '../pipeline/generate.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { ErrorShape, KeySource, RouteMethod } from '../routes/registry.ts';
 import type { Store } from '../store/types.ts';
@@ -130,8 +131,8 @@ export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
   setup(ctx: ExtensionSetup<C>): void | ExtensionHandle | Promise<void | ExtensionHandle>;
 }
 
-/** A route a client format serves (see core/routes/registry.ts). */
-export interface FormatRoute {
+/** What every route of a client format declares. */
+export interface RouteBase {
   method: RouteMethod;
   path: string;
   /** `key` (a gateway key, from `keyFrom`, default the format's) or `none`. */
@@ -143,10 +144,25 @@ export interface FormatRoute {
   body?: boolean;
   /** Serve only when this answers true (a variant of another route on the same method and path). */
   when?: (ctx: Context) => boolean;
-  handler(ctx: Context): unknown;
   /** OpenAPI path item fragment for this operation (summary, requestBody, responses…). */
   openapi?: Record<string, unknown>;
 }
+
+/** A route served by a handler of the format's own (model lists, stored state, counting…). */
+export interface HandlerRoute extends RouteBase {
+  handler(ctx: Context): unknown;
+  generate?: undefined;
+}
+
+/** A generate route: the kernel runs the generate loop (core/pipeline/generate.ts) with the format's pieces. */
+export interface GenerateRoute extends RouteBase {
+  // biome-ignore lint/suspicious/noExplicitAny: a declaration of any state, translation facts and event types; its own module types it
+  generate: Generate<any, any, any>;
+  handler?: undefined;
+}
+
+/** A route a client format serves (see core/routes/registry.ts). */
+export type FormatRoute = HandlerRoute | GenerateRoute;
 
 /** Context handed to a client format's setup, once at startup. */
 export interface FormatSetup<C> {

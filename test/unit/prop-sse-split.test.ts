@@ -17,9 +17,12 @@ import type { UpstreamClient } from '../../core/http/client.ts';
 import { sseEvents } from '../../core/http/sse-parse.ts';
 import { createLogger } from '../../core/log.ts';
 import type { SseEvent, StreamMapper } from '../../core/provider.ts';
-import { passthroughFrames as messagesPassthrough } from '../../plugins/formats/anthropic-messages/route.ts';
-import { passthroughFrames as geminiPassthrough, sseFraming } from '../../plugins/formats/gemini/route-generate.ts';
-import { NativeStream } from '../../plugins/formats/openai-responses/streams.ts';
+import { passthroughFrames, type PassthroughReader } from '../../core/pipeline/passthrough.ts';
+import { NO_SECRETS } from '../../core/redact.ts';
+import { MessagesStreamReader } from '../../plugins/formats/anthropic-messages/stream-reader.ts';
+import { sseFraming } from '../../plugins/formats/gemini/stream-framing.ts';
+import { GeminiStreamReader } from '../../plugins/formats/gemini/stream-reader.ts';
+import { ResponsesStreamReader } from '../../plugins/formats/openai-responses/streams.ts';
 import { AnthropicStreamMapper } from '../../plugins/providers/anthropic/stream-mapper.ts';
 import { GeminiStreamMapper } from '../../plugins/providers/gemini/stream-mapper.ts';
 import { createCompatibleProvider } from '../../plugins/providers/openai/compatible.ts';
@@ -159,26 +162,25 @@ function hooks(tapped: boolean) {
 }
 
 function passthroughReaders(tapped: boolean): Record<string, Reader> {
-  return {
-    messages: async (events) => {
-      const rc = context('anthropic-messages');
+  /** A format's native stream through the kernel's passthrough loop, read by `reader`. */
+  const through = (format: string, reader: (rc: RequestContext, progress: StreamProgress) => PassthroughReader, extra?: (p: StreamProgress) => unknown) =>
+    (async (events) => {
+      const rc = context(format);
       const progress = new StreamProgress();
-      return drain(withReturn(messagesPassthrough(hooks(tapped), rc, events, progress)), () => [rc.usage, progress.bytes]);
-    },
-    responses: async (events) => {
-      const rc = context('openai-responses');
-      const s = new NativeStream(hooks(tapped), rc, async () => undefined);
-      return drain(withReturn(s.frames(events)), () => [rc.usage, s.progress.bytes]);
-    },
-    gemini: async (events) => {
-      const rc = context('gemini');
-      const progress = new StreamProgress();
-      return drain(withReturn(geminiPassthrough(hooks(tapped), rc, events, sseFraming(), progress)), () => [
+      return drain(withReturn(passthroughFrames(hooks(tapped), rc, format, events, reader(rc, progress), NO_SECRETS)), () => [
         rc.usage,
         progress.bytes,
-        progress.deferredUsage(),
+        ...(extra ? [extra(progress)] : []),
       ]);
-    },
+    }) as Reader;
+  return {
+    messages: through('anthropic-messages', (rc, p) => new MessagesStreamReader(rc, p)),
+    responses: through('openai-responses', (rc, p) => new ResponsesStreamReader(rc, p, async () => undefined)),
+    gemini: through(
+      'gemini',
+      (rc, p) => new GeminiStreamReader(rc, p, sseFraming()),
+      (p) => p.deferredUsage(),
+    ),
   };
 }
 

@@ -10,7 +10,7 @@ import { errorResponses, jsonRequestBody, schemaOf } from '../../../core/openapi
 import { countTokensRoute } from './count-tokens.ts';
 import { messagesErrorBody } from './errors.ts';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';
-import { FORMAT, messagesRoute } from './route.ts';
+import { FORMAT, messagesGenerate } from './route.ts';
 import { countTokensRequestSchema, messagesErrorSchema, messagesRequestSchema } from './schema.ts';
 import type { MessagesStreamEvent } from './types.ts';
 
@@ -25,14 +25,14 @@ export default defineFormat({
   id: FORMAT,
   keyFrom: ['x-api-key', 'bearer'],
   errorBody: messagesErrorBody,
-  setup({ route, pipeline, hooks }) {
+  setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
     route({
       method: 'POST',
       path: '/v1/messages',
       body: true,
       metered: 'messages',
-      handler: messagesRoute(pipeline, hooks),
+      generate: messagesGenerate,
       openapi: {
         summary: 'Anthropic Messages: native passthrough, or translated for other kinds (stream: true → SSE)',
         requestBody: jsonRequestBody(messagesRequestSchema),

@@ -18,7 +18,7 @@ import { googleErrorBody } from './google-error.ts';
 import { FORMAT } from './request.ts';
 import { countTokensRoute } from './route-count-tokens.ts';
 import { embedRoute } from './route-embed.ts';
-import { generateRoute } from './route-generate.ts';
+import { geminiGenerate } from './route-generate.ts';
 import { fromGeminiClient, getModel, listModels } from './route-models.ts';
 import { unknownMethod } from './route-unknown.ts';
 import {
@@ -44,7 +44,7 @@ export default defineFormat({
   id: FORMAT,
   keyFrom: KEY_FROM,
   errorBody: googleErrorBody,
-  setup({ route, pipeline, hooks }) {
+  setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(googleErrorSchema));
     const ok = (description: string) => ({ 200: { description }, ...errors });
     for (const v of ['/v1beta', '/v1']) {
@@ -54,7 +54,7 @@ export default defineFormat({
         path: method('generateContent'),
         body: true,
         metered: 'gemini',
-        handler: generateRoute(pipeline, hooks, false),
+        generate: geminiGenerate(false),
         openapi: {
           summary: 'Gemini generateContent: native on the gemini kind, translated for the others',
           requestBody: jsonRequestBody(generateContentRequestSchema),
@@ -66,7 +66,7 @@ export default defineFormat({
         path: method('streamGenerateContent'),
         body: true,
         metered: 'gemini',
-        handler: generateRoute(pipeline, hooks, true),
+        generate: geminiGenerate(true),
         openapi: {
           summary: 'Gemini streamGenerateContent: SSE with ?alt=sse, else one JSON array of responses',
           requestBody: jsonRequestBody(generateContentRequestSchema),

@@ -6,7 +6,9 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://cloud.google.com/apis/docs/system-parameters (`alt`)
  */
+import type { Context } from 'koa';
 import type { GatewayError } from '../../../core/errors.ts';
+import { dataField } from '../../../core/http/sse-write.ts';
 import { toGoogleError } from './google-error.ts';
 import type { GenerateContentResponse } from './types.ts';
 
@@ -63,4 +65,52 @@ export class JsonArrayFraming {
     const json = JSON.stringify(toGoogleError(err));
     return this.#open ? `,\r\n${json}]` : `[${json}]`;
   }
+}
+
+/** How a stream is framed for the client: the frames, the terminator and the error frame. */
+export interface Framing {
+  /** One response already serialized. */
+  frame(json: string): string;
+  /** After the last response (`]`, or nothing for SSE). */
+  end(): string | undefined;
+  /** A failure after the first byte. */
+  error(err: GatewayError): string;
+  contentType: string;
+  keepAlive: string;
+}
+
+/** `?alt=sse`: one event per response, CRLF as Google sends it. */
+export function sseFraming(): Framing {
+  return {
+    frame: (json) => `${dataField(json)}\r\n\r\n`,
+    end: () => undefined,
+    error: encodeSseError,
+    contentType: 'text/event-stream; charset=utf-8',
+    keepAlive: ': ping\n\n',
+  };
+}
+
+/** No `alt`: one JSON array; keep-alives are whitespace, which JSON allows between tokens. */
+export function arrayFraming(): Framing {
+  const a = new JsonArrayFraming();
+  return {
+    frame: (json) => a.element(json),
+    end: () => a.end(),
+    error: (err) => a.error(err),
+    contentType: 'application/json; charset=utf-8',
+    keepAlive: '\n',
+  };
+}
+
+/** SSE with `?alt=sse` (what @google/genai and Gemini CLI ask for), else the JSON array. One per stream. */
+export function framingOf(ctx: Context): Framing {
+  return ctx.query.alt === 'sse' ? sseFraming() : arrayFraming();
+}
+
+const SSE_HEADERS = { contentType: 'text/event-stream; charset=utf-8', keepAlive: ': ping\n\n' };
+const ARRAY_HEADERS = { contentType: 'application/json; charset=utf-8', keepAlive: '\n' };
+
+/** The stream's content type and keep-alive for the client's framing, without making a framing. */
+export function framingHeaders(ctx: Context): { contentType: string; keepAlive: string } {
+  return ctx.query.alt === 'sse' ? SSE_HEADERS : ARRAY_HEADERS;
 }

@@ -2,56 +2,58 @@
  * POST /v1/chat/completions: the common format itself, so no translation on this side;
  * providers translate to their upstreams. Streams are pumped chunk by chunk.
  */
-import type { Context } from 'koa';
 import type { RequestContext } from '../../../core/context.ts';
 import type { GatewayError } from '../../../core/errors.ts';
 import type { ChatCompletionChunk, ChatRequest } from '../../../core/format/chat.ts';
-import { StreamProgress } from '../../../core/format/estimate.ts';
+import type { StreamProgress } from '../../../core/format/estimate.ts';
 import type { Chunk, Hooks } from '../../../core/hooks.ts';
 import { dataField } from '../../../core/http/sse-write.ts';
-import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
-import { callChat, chunkOf } from '../../../core/pipeline/upstream-calls.ts';
+import { bodyOf, type Generate } from '../../../core/pipeline/generate.ts';
+import { chunkOf } from '../../../core/pipeline/upstream-calls.ts';
 import type { StreamItem } from '../../../core/provider.ts';
 import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
 import { chatRequestSchema } from './schema.ts';
 
 export const FORMAT = 'openai-chat';
 
-/** The handler of POST /v1/chat/completions. */
-export function chatRoute(pipeline: Pipeline, hooks: Hooks) {
-  return async function chatCompletions(ctx: Context): Promise<void> {
-    const body = (ctx.state as { body: { body: Record<string, unknown> } }).body.body;
-    const a = await pipeline.admit(ctx, {
-      schema: chatRequestSchema,
+/** What a chat answer needs of the request: whether the client asked for the usage chunk. */
+interface ChatFacts {
+  includeUsage: boolean;
+}
+
+/**
+ * The generate route of POST /v1/chat/completions. The common format itself: the body goes
+ * to `provider.chat` as it came (its bytes too, when gw changed nothing), and a stream's
+ * chunks go out as the provider yields them, framed by {@link chatFrames}.
+ */
+export const chatGenerate: Generate<undefined, ChatFacts, ChatCompletionChunk> = {
+  label: 'chat',
+  schema: chatRequestSchema,
+  read(ctx) {
+    const body = bodyOf(ctx);
+    return {
       facts: {
         route: 'chat',
-        operation: 'generate',
         model: body.model as string,
         stream: body.stream === true,
         maxOutputTokens: positive(body.max_completion_tokens) ?? positive(body.max_tokens),
         choices: positive(body.n),
       },
-    });
-    if (!a) return;
-    if (await pipeline.fromCache(ctx, a)) return;
-    const rc = a.rc;
-    const served = await pipeline.dispatch(a, (p, _model, b, call) => callChat(p, b as ChatRequest, call));
-    const r = served.value;
-    if (r.type === 'json') {
-      rc.usage = r.body.usage ?? undefined;
-      return pipeline.finish(ctx, a, { body: r.raw ?? JSON.stringify(r.body), headers: served.headers });
-    }
-    const includeUsage = (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
-    const progress = new StreamProgress();
-    return pipeline.stream(ctx, a, {
-      headers: served.headers,
-      ready: r.ready,
-      frames: chatFrames(hooks, rc, r.chunks, includeUsage, progress),
+    };
+  },
+  translated: {
+    toChat: (body) => ({
+      req: body as ChatRequest,
+      unchanged: true,
+      extra: { includeUsage: (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true },
+    }),
+    json: (completion, raw) => raw ?? JSON.stringify(completion),
+    stream: ({ hooks, rc, extra }) => ({
+      frames: (items, progress) => chatFrames(hooks, rc, items, extra.includeUsage, progress),
       errorFrame,
-      progress,
-    });
-  };
-}
+    }),
+  },
+};
 
 /** A failure after the first byte: one `data: {"error": …}` event (the stream then ends). */
 function errorFrame(err: GatewayError): string {

@@ -9,7 +9,7 @@
 import type { ChatCompletionChunk } from '../../../core/format/chat.ts';
 import { errorResponses, jsonRequestBody } from '../../../core/openapi.ts';
 import { defineFormat } from '../../../core/plugins/contract.ts';
-import { chatRoute, FORMAT } from './chat.ts';
+import { chatGenerate, FORMAT } from './chat.ts';
 import { embeddingsRoute } from './embeddings.ts';
 import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
 import { getModel, listModels } from './models.ts';
@@ -26,14 +26,14 @@ export default defineFormat({
   id: FORMAT,
   keyFrom: ['bearer'],
   errorBody: OPENAI_ERRORS.errorBody,
-  setup({ route, pipeline, hooks }) {
+  setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
     route({
       method: 'POST',
       path: '/v1/chat/completions',
       body: true,
       metered: 'chat',
-      handler: chatRoute(pipeline, hooks),
+      generate: chatGenerate,
       openapi: {
         summary: 'Create a chat completion (stream: true → text/event-stream)',
         requestBody: jsonRequestBody(chatRequestSchema),

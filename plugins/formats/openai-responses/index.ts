@@ -13,7 +13,7 @@ import { defineFormat } from '../../../core/plugins/contract.ts';
 import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
 import { ResponseStore } from './response-store.ts';
 import { deleteResponse, getResponse, listInputItems } from './retrieve.ts';
-import { createResponseRoute, FORMAT } from './route.ts';
+import { FORMAT, responsesGenerate } from './route.ts';
 import { responsesRequestSchema } from './schema.ts';
 import type { ResponsesStreamEvent } from './types.ts';
 
@@ -48,7 +48,7 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
   errorBody: OPENAI_ERRORS.errorBody,
   section: 'responses',
   configSchema: responsesConfigSchema,
-  setup({ route, pipeline, hooks, store, config, gateway }) {
+  setup({ route, store, config, gateway }) {
     const responses = new ResponseStore(store, config.ttl_days);
     const errors = unreadable(errorResponses([400, 401, 404, 409, 413, 415, 429, 502, 504]));
     route({
@@ -56,7 +56,7 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
       path: '/v1/responses',
       body: true,
       metered: 'responses',
-      handler: createResponseRoute({ pipeline, hooks, store: responses, maxBodyBytes: gateway.maxBodyBytes, maxChain: config.max_chain_length }),
+      generate: responsesGenerate({ store: responses, maxBodyBytes: gateway.maxBodyBytes, maxChain: config.max_chain_length }),
       openapi: {
         summary:
           'OpenAI Responses: native passthrough for openai/azure, translated for other kinds (stream: true → SSE Responses events); x-gw-dropped-tools names built-in tools a translated kind could not run',

@@ -1,0 +1,211 @@
+/**
+ * The generate loop, written once for every client format (chat completions, Messages,
+ * Responses, Gemini generateContent, a third party's). A format declares pure pieces — how
+ * to read its request, its native stream reader, its translations to and from the common
+ * format, its chunk translator and event encoder, its error frame — and the kernel runs:
+ *
+ *   admit ─▶ cache ─hit─▶ answered (`cached` runs)
+ *              │ miss
+ *   prepare (format state, e.g. a stored conversation)
+ *              ▼
+ *   dispatch, per attempt:  provider.native[format]? ─yes─▶ native call, first event primed
+ *                              │ no (or the native call declines)
+ *                              ▼
+ *                           request → common (toChat) ─▶ provider.chat, first chunk primed
+ *              ▼
+ *   answer:  native JSON      ─▶ usage read (json) ─▶ finish   (onResponse, then the bytes)
+ *            native stream    ─▶ passthrough loop (passthrough.ts) ─▶ stream pump
+ *            translated JSON  ─▶ common → format (json) ─▶ finish
+ *            translated stream ─▶ translated frames (translated-frames.ts) ─▶ stream pump
+ *
+ * Usage lands in `rc.usage` on every path, so the hooks (onResponse, onError, onChunk)
+ * see every format alike.
+ */
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { RequestContext, RequestFacts } from '../context.ts';
+import type { GatewayError } from '../errors.ts';
+import type { ChatCompletion, ChatRequest } from '../format/chat.ts';
+import { StreamProgress } from '../format/estimate.ts';
+import type { Hooks } from '../hooks.ts';
+import type { CallContext, NativeCall, NativeResult, Provider, SseEvent, StreamItem } from '../provider.ts';
+import type { Admission } from './admit.ts';
+import { passthroughFrames, type PassthroughReader } from './passthrough.ts';
+import type { Pipeline } from './pipeline.ts';
+import type { GwState } from './state.ts';
+import { translatedFrames, type TranslatedStream } from './translated-frames.ts';
+import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from './upstream-calls.ts';
+
+/** What a format reads from a generate request before admitting it. */
+export interface GenerateRead {
+  /** The body the pipeline carries; default the parsed JSON body. */
+  body?: Record<string, unknown>;
+  facts: Omit<RequestFacts, 'format' | 'operation'>;
+}
+
+/** Per attempt: who is called, with what the format prepared. */
+export interface AttemptEnv<S> {
+  readonly rc: RequestContext;
+  readonly provider: Provider;
+  readonly state: S;
+}
+
+/** Per answer: the request, what the format prepared, the hooks (for a format that frames chunks itself). */
+export interface AnswerEnv<S> {
+  readonly ctx: Context;
+  readonly rc: RequestContext;
+  readonly state: S;
+  readonly hooks: Hooks;
+}
+
+/** A format's native side: how its own protocol's answers are read when a provider speaks it. */
+export interface NativeGenerate<S> {
+  /** The native operation (`Provider.native` entry's `op`); default the format's main one. */
+  op?(ctx: Context): string | undefined;
+  /**
+   * Calls the provider's native entry; default `native(body, call, op)`. Answers undefined
+   * to decline (this attempt is translated instead: an upstream without the route).
+   */
+  call?(native: NativeCall, body: Record<string, unknown>, call: CallContext, env: AttemptEnv<S>): Promise<NativeResult | undefined>;
+  /** A stream's first event as a failure before the stream (an error event, malformed data), else undefined. */
+  firstError(ev: SseEvent, provider: string): GatewayError | undefined;
+  /** A whole answer's bytes: set `rc.usage` from them (and keep them, if the format stores answers). @throws UPSTREAM_MALFORMED */
+  json(raw: string, env: AnswerEnv<S>): void | Promise<void>;
+  /** The reader of one native stream; it feeds `progress` with the output it forwards (the early-end estimate). */
+  stream(env: AnswerEnv<S>, progress: StreamProgress): PassthroughReader;
+}
+
+/** The common-format request a format made, and what its answer needs to know of it. */
+export interface ToChat<X> {
+  req: ChatRequest;
+  /** What the translation dropped or degraded, logged at debug. */
+  warnings?: readonly string[];
+  /** Facts of the translation the answer needs (tool names, a thinking switch…). */
+  extra: X;
+  /** True when `req` is the client's body unchanged: its bytes may go upstream as received. */
+  unchanged?: boolean;
+}
+
+/** How a translated chunk stream reaches the client: translated events, or frames the format makes itself. */
+export type TranslatedAnswer<E> = (TranslatedStream<E> & { frames?: undefined; errorFrame(err: GatewayError): string }) | ChunkFrames;
+
+/** A format that frames common chunks itself (the common format, passed through). */
+export interface ChunkFrames {
+  frames(items: AsyncIterable<StreamItem>, progress: StreamProgress): AsyncGenerator<string, string | undefined>;
+  errorFrame(err: GatewayError): string;
+}
+
+/** A format's translated side: its request and answers to and from the common format. */
+export interface TranslatedGenerate<S, X, E> {
+  /** The request in the common format, for `target` (the served model). */
+  toChat(body: Record<string, unknown>, target: { model: string; stream: boolean }, env: AttemptEnv<S>): ToChat<X> | Promise<ToChat<X>>;
+  /** A whole completion as this format's answer text. `raw`: the upstream's bytes when unchanged. */
+  json(completion: ChatCompletion, raw: string | undefined, env: AnswerEnv<S> & { extra: X }): string | Promise<string>;
+  /** The stream translation, one per stream. */
+  stream(env: AnswerEnv<S> & { extra: X }): TranslatedAnswer<E>;
+  /** Extra response headers of a translated answer (e.g. what could not be translated). */
+  headers?(extra: X): Record<string, string> | undefined;
+}
+
+/** A stream's framing for the client. */
+export interface StreamFraming {
+  /** Default `text/event-stream; charset=utf-8`. */
+  contentType?: string;
+  /** Default `: ping\n\n`. */
+  keepAlive?: string;
+}
+
+/**
+ * A generate route's declaration. `S` is the format's per-request state (from `prepare`),
+ * `X` what a translation tells its answer, `E` the format's stream event type.
+ */
+export interface Generate<S = undefined, X = undefined, E = unknown> {
+  /** How debug logs name the format (`Messages fields dropped in translation`). */
+  readonly label: string;
+  /** Validates the body (400 naming the field). */
+  readonly schema: z.ZodType;
+  read(ctx: Context): GenerateRead;
+  /** After a cache hit answered (e.g. keep the cached answer for this key too). */
+  cached?(ctx: Context, rc: RequestContext): Promise<void>;
+  /** The format's per-request state, prepared once the request is admitted and not cached. */
+  prepare?(a: Admission, ctx: Context): S | Promise<S>;
+  /** Absent: the format is always translated (or is the common format itself). */
+  native?: NativeGenerate<S>;
+  translated: TranslatedGenerate<S, X, E>;
+  /** The stream's framing; default SSE. */
+  framing?(ctx: Context): StreamFraming;
+}
+
+type Outcome<X> = { native: NativeOutcome } | { translated: ChatOutcome; extra: X };
+
+/** The parsed JSON body the route's body parser left (`{}` for a route without one). */
+export function bodyOf(ctx: Context): Record<string, unknown> {
+  return (ctx.state as GwState).body?.body ?? {};
+}
+
+/** The handler of a generate route of `format`, running `g` through `pipeline`. */
+export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, format: string, g: Generate<S, X, E>): (ctx: Context) => Promise<void> {
+  const dropped = `${g.label} fields dropped in translation`;
+  return async function generate(ctx: Context): Promise<void> {
+    const read = g.read(ctx);
+    const a = await pipeline.admit(ctx, { schema: g.schema, body: read.body, facts: { ...read.facts, operation: 'generate' } });
+    if (!a) return;
+    const rc = a.rc;
+    if (await pipeline.fromCache(ctx, a)) return g.cached?.(ctx, rc);
+    const state = (g.prepare ? await g.prepare(a, ctx) : undefined) as S;
+    const stream = rc.stream;
+    const native = g.native;
+    const op = native?.op?.(ctx);
+
+    const served = await pipeline.dispatch<Outcome<X>>(a, async (p, target, b, call) => {
+      const env: AttemptEnv<S> = { rc, provider: p, state };
+      const entry = native && p.native?.[format];
+      if (entry) {
+        const r = native.call ? await native.call(entry, b, call, env) : await entry(b, call, op);
+        if (r !== undefined) return { native: await primeNative(r, (ev) => native.firstError(ev, p.name)) };
+      }
+      const t = await g.translated.toChat(b, { model: target, stream }, env);
+      if (t.warnings?.length && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings: t.warnings }, dropped);
+      return { translated: await callChat(p, t.req, t.unchanged ? call : { ...call, rawBody: undefined }), extra: t.extra };
+    });
+
+    const v = served.value;
+    const env = { ctx, rc, state, hooks };
+    if ('native' in v) {
+      const r = v.native;
+      if (r.type === 'json') {
+        await native!.json(r.raw, env);
+        return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers: served.headers, contentType: r.contentType });
+      }
+      const progress = new StreamProgress();
+      const reader = native!.stream(env, progress);
+      return pipeline.stream(ctx, a, {
+        ...g.framing?.(ctx),
+        headers: served.headers,
+        ready: r.ready,
+        frames: passthroughFrames(hooks, rc, format, r.events, reader, a.snap.secrets),
+        errorFrame: (err) => reader.errorFrame(err),
+        progress,
+      });
+    }
+
+    const r = v.translated;
+    const tenv = { ...env, extra: v.extra };
+    const more = g.translated.headers?.(v.extra);
+    const headers = more ? { ...served.headers, ...more } : served.headers;
+    if (r.type === 'json') {
+      rc.usage = r.body.usage ?? undefined;
+      return pipeline.finish(ctx, a, { body: await g.translated.json(r.body, r.raw, tenv), headers });
+    }
+    const t = g.translated.stream(tenv);
+    const progress = new StreamProgress();
+    return pipeline.stream(ctx, a, {
+      ...g.framing?.(ctx),
+      headers,
+      ready: r.ready,
+      frames: t.frames ? t.frames(r.chunks, progress) : translatedFrames(hooks, rc, format, r.chunks, progress, t),
+      errorFrame: (err) => t.errorFrame(err),
+      progress,
+    });
+  };
+}

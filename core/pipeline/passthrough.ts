@@ -1,0 +1,104 @@
+/**
+ * A native stream forwarded to the client: the upstream speaks the client's own protocol,
+ * so each event goes out as it came (re-framed at most, never re-encoded). This is the loop
+ * every format's passthrough runs, once; a protocol supplies a {@link PassthroughReader}
+ * that says what its events mean (usage, the end, a failure) and how each is framed.
+ *
+ * Events are parsed only where gw needs them (the reader's `mustParse`: usage, failures,
+ * the end) or an onChunk tap listens; the others are checked for their framing only
+ * (core/format/sse-data.ts), since a parse per event would cost more than the rest of gw's
+ * work on it. Blank data is skipped; data that is not a JSON object is 502
+ * `upstream_malformed`. An event that reports a failure goes out with every provider key
+ * redacted from it (core/redact.ts), as every other upstream-sourced error text does.
+ */
+import type { RequestContext } from '../context.ts';
+import type { GatewayError } from '../errors.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../format/sse-data.ts';
+import type { Chunk, Hooks } from '../hooks.ts';
+import type { SseEvent } from '../provider.ts';
+import type { SecretRedactor } from '../redact.ts';
+
+/** What one event means for the stream: go on, the terminator, or a failure (forwarded, then thrown). */
+export type PassthroughStep = undefined | 'end' | GatewayError;
+
+/**
+ * A protocol's reading of its own native stream, one instance per stream (it may keep
+ * state: the last sequence number, the usage so far). Pure but for `rc.usage` and the
+ * stream's progress, which it updates as the events report them.
+ */
+export interface PassthroughReader {
+  /** The event's type: its SSE `event:` name, or one read from its data without parsing it. */
+  typeOf(ev: SseEvent): string | undefined;
+  /** True when gw must parse this event whoever listens (usage, a failure, the end). */
+  mustParse(type: string | undefined, data: string): boolean;
+  /** True for an event that reports a failure: it is read and forwarded with the provider keys redacted (an upstream may quote its credentials there). */
+  failing(type: string | undefined, data: string): boolean;
+  /**
+   * Reads one event: `parsed` is its data as an object when it was parsed (mustParse, or an
+   * onChunk tap listens). Updates `rc.usage` and the stream's progress as the protocol
+   * reports them.
+   */
+  read(type: string | undefined, data: string, parsed: object | undefined): PassthroughStep;
+  /** The frame the client gets for the event (`step` is what `read` made of it). */
+  frame(ev: SseEvent, step: PassthroughStep): string;
+  /** Runs before the terminator frame is returned (e.g. storing the final response). */
+  beforeEnd?(): Promise<void>;
+  /**
+   * The upstream ended without a terminal event: the terminator frame to send (undefined:
+   * none), or throws (502 `upstream_truncated`, or a failure the stream reported earlier).
+   */
+  ended(): string | undefined;
+  /** A failure gw noticed after the first byte (cut, timeout, malformed), as one frame of this protocol. */
+  errorFrame(err: GatewayError): string;
+}
+
+/**
+ * Frames for `pipeline.stream` from a native stream: each event checked, read, shown to
+ * onChunk (`format` names the chunk type), framed and yielded; the terminator is returned.
+ * `secrets` are the provider keys redacted from failure events.
+ * @throws GatewayError the failure the stream reported (forwarded first), malformed data,
+ *   or the reader's `ended` verdict.
+ */
+export async function* passthroughFrames(
+  hooks: Hooks,
+  rc: RequestContext,
+  format: string,
+  events: AsyncIterable<SseEvent>,
+  reader: PassthroughReader,
+  secrets: SecretRedactor,
+): AsyncGenerator<string, string | undefined> {
+  const tapped = hooks.onChunk.isUsed();
+  const holder = { format, value: undefined as unknown } as { format: string; value: unknown };
+  const provider = rc.provider!;
+  for await (let ev of events) {
+    const type = reader.typeOf(ev);
+    if (reader.failing(type, ev.data)) ev = { event: ev.event, data: secrets.redact(ev.data) };
+    const data = ev.data;
+    let parsed: object | undefined;
+    if (tapped || reader.mustParse(type, data)) {
+      if (isBlank(data)) continue;
+      parsed = parseEventObject(data, provider);
+    } else if (!objectFramed(data)) {
+      if (isBlank(data)) continue;
+      throw malformedEvent(provider, data);
+    }
+    const step = reader.read(type, data, parsed);
+    if (tapped) {
+      holder.value = parsed;
+      // the holder's type is the format's (ChunkTypes): this loop is generic over it
+      hooks.onChunk.call(rc, holder as Chunk);
+    }
+    const frame = reader.frame(ev, step);
+    if (step === 'end') {
+      await reader.beforeEnd?.();
+      return frame;
+    }
+    yield frame;
+    if (step !== undefined) {
+      // forwarded as it came: the client has the upstream's own account of the failure
+      step.forwarded = true;
+      throw step;
+    }
+  }
+  return reader.ended();
+}
