@@ -22,7 +22,7 @@ import { type Behaviour, GAP_MS, type Kind, MARKER, SLOW_MS, viewsUpstream } fro
 const KINDS: Kind[] = ['anthropic', 'openai', 'gemini'];
 const FORMATS = ['chat', 'messages', 'responses', 'gemini'] as const;
 type Format = (typeof FORMATS)[number];
-const TIMEOUT_S = 2;
+const TIMEOUT_S = 5;
 /** undici checks its timeouts on a ~0.5 s tick: a timeout may fire up to that much early. */
 const TIMED_OUT_MS = TIMEOUT_S * 1000 - 500;
 const MAX_BODY = 200_000;

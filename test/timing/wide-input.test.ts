@@ -216,6 +216,7 @@ function lastBody(key: string): any {
  */
 function healthy(t: import('ava').ExecutionContext, r: Sent, what: string): void {
   const bound = HEALTH_MS + r.idleHealth;
+  t.log(`/health slowest ${r.slowestHealth.toFixed(0)} ms of ${r.probes} (idle ${r.idleHealth.toFixed(0)} ms)`);
   t.true(
     r.slowestHealth < bound,
     `${what}: /health took ${r.slowestHealth.toFixed(0)} ms (slowest of ${r.probes}); the idle gateway ${r.idleHealth.toFixed(0)} ms`,
