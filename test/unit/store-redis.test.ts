@@ -135,7 +135,8 @@ test('redis: window time is the server clock, whatever the client clock says', a
   const [, score] = await raw.zrange('gw:w:x:w', '0', '-1', 'WITHSCORES');
   t.true(Math.abs(Number(score) - Number(sec) * 1000) < 2000);
   t.is(await raw.get('gw:wt:x:w'), '1');
-  t.true((await raw.pttl('gw:w:x:w')) > 59_000);
+  // the window's TTL (60 s), read back a moment later: seconds may pass on a loaded machine
+  t.true((await raw.pttl('gw:w:x:w')) > 50_000);
 });
 
 test('redis: unreachable at start → error naming [store] and the URL without its password, within the start deadline', async (t) => {
