@@ -22,6 +22,11 @@ export interface CallContext {
   rawBody: string | undefined;
   /** Query string of the incoming request without `?` ('' when none). */
   query: string;
+  /**
+   * True for a large request (core/pipeline/turns.ts): pass it on as the upstream call's
+   * `large`, so serializing a translated body is a turn of the event loop of its own.
+   */
+  large?: boolean;
 }
 
 /**

@@ -72,6 +72,8 @@ export interface CallOptions {
   /** Overrides the provider's timeout (discovery uses a shorter one). */
   timeoutMs?: number;
   log?: Logger;
+  /** A large request (CallContext.large): an object body is serialized in a turn of the event loop of its own. */
+  large?: boolean;
 }
 
 /** A provider's upstream client (see the file comment). */
@@ -172,9 +174,9 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
         let body: string | undefined;
         if (o.body === undefined || typeof o.body === 'string') body = o.body as string | undefined;
         else {
-          // a translated body: serializing it is a task of its own, after the translation's
-          // (core/pipeline/turns.ts); one turn of the loop costs microseconds
-          await nextTurn();
+          // a large translated body: serializing it is a task of its own, after the
+          // translation's (core/pipeline/turns.ts); a small one pays no turn
+          if (o.large) await nextTurn();
           body = JSON.stringify(o.body);
         }
         res = await callUpstream(url, {

@@ -98,6 +98,14 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
     snap,
     plan: p,
     body: unchanged || body.model === undefined ? body : { ...body, model: canonical },
-    call: { signal: clientSignal(ctx), log: rc.log, requestId: rc.id, headers: ctx.headers, rawBody: unchanged ? raw : undefined, query: ctx.querystring },
+    call: {
+      signal: clientSignal(ctx),
+      log: rc.log,
+      requestId: rc.id,
+      headers: ctx.headers,
+      rawBody: unchanged ? raw : undefined,
+      query: ctx.querystring,
+      large: isLarge(raw),
+    },
   };
 }

@@ -40,7 +40,13 @@ export default defineProvider({
       const { body, warnings } = toMessagesRequest(req);
       if (warnings.length && call.log.isLevelEnabled('debug')) call.log.debug({ provider: name, warnings }, 'chat fields degraded in translation to Messages');
       const stream = body.stream === true;
-      const res = await http.send(chatUrl, { headers: messagesHeaders(auth, call.headers, stream, false), body, signal: call.signal, log: call.log });
+      const res = await http.send(chatUrl, {
+        headers: messagesHeaders(auth, call.headers, stream, false),
+        body,
+        signal: call.signal,
+        log: call.log,
+        large: call.large,
+      });
       if (!stream) {
         const parsed = await http.json<MessagesResponse>(res, chatUrl, call.signal);
         if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.content)) {

@@ -52,7 +52,7 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
 
   /** POSTs a JSON body; an error status becomes the mapped GatewayError. */
   function post(url: string, body: unknown, call: CallContext, stream: boolean): Promise<UpstreamResponse> {
-    return http.send(url, { headers: stream ? sseHeaders : jsonHeaders, body, signal: call.signal, log: call.log });
+    return http.send(url, { headers: stream ? sseHeaders : jsonHeaders, body, signal: call.signal, log: call.log, large: call.large });
   }
 
   async function chat(req: ChatRequest, call: CallContext): Promise<ChatResult> {

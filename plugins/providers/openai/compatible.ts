@@ -64,6 +64,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
       body,
       signal: call.signal,
       log: call.log,
+      large: call.large,
     });
     if (!stream) {
       const text = await http.text(res, u, call.signal);
