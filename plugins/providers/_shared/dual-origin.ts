@@ -4,12 +4,9 @@
  * Messages one (origin without `/v1`).
  */
 import { z } from 'zod';
-import type { ProviderSetup } from '../../../core/plugins/contract.ts';
-import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
-import type { Provider } from '../../../core/provider.ts';
-import { readMessagesError } from '../../formats/anthropic-messages/errors.ts';
-import { messagesPassthrough } from '../../formats/anthropic-messages/passthrough.ts';
-import { createCompatibleProvider, type CompatibleSettings } from '../openai/compatible.ts';
+import { type Provider, type ProviderSetup, providerBaseSchema } from 'gw/plugin';
+import { messagesPassthrough, readMessagesError } from 'gw/plugin/anthropic-messages';
+import { type CompatibleSettings, createCompatibleProvider } from 'gw/plugin/openai-chat';
 
 export const dualOriginSchema = providerBaseSchema.extend({
   /** Messages-format origin without `/v1`, e.g. "https://dashscope-intl.aliyuncs.com/apps/anthropic". */
