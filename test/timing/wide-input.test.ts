@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import test from 'ava';
-import { MAX_TOOLS, MAX_TURNS } from '../../plugins/formats/_shared/limits.ts';
+import { MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';
 import { baseConfig, type GatewayProcess, KEY, spawnGateway } from '../helpers/gateway.ts';
 import { fixture } from '../helpers/upstream.ts';
 
