@@ -1,5 +1,5 @@
 /**
- * The item caps of every client format's request schema (plugins/formats/_shared/limits.ts):
+ * The item caps of every client format's request schema (sdk/limits.ts):
  * at the cap a body passes, one past it is a 400 naming the field and the cap.
  */
 import test from 'ava';
