@@ -15,6 +15,14 @@
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
+ *   defineFormat, Generate…            a client format: its routes, and the pieces the kernel's
+ *                                      generate loop runs (read, native reader, translations)
+ *   StreamProgress, parseEventObject…  reading and writing streams the way the built-ins do
+ *   readSeries, parseSeriesQuery…      usage over time as `?bucket=&group_by=` series
+ *
+ * Protocol kits: `gw/plugin/<protocol>` (openai-chat, openai-responses, anthropic-messages,
+ * gemini) hold each wire protocol's types, schemas, usage mapping, errors, stream readers
+ * and converters to and from the common format, for a plugin that speaks it.
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
  * anything else (null, false…) fails the request with 500 `plugin_contract_violation`.
@@ -84,5 +92,75 @@ export type {
 } from '../core/format/chat.ts';
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
-export type {} from '../plugins/formats/openai-chat/index.ts';
+export type {} from './chunk-types.ts';
 export type {} from '../plugins/formats/anthropic-messages/index.ts';
+
+// ── Client formats (issue 24: the OpenAI chat and Responses kits, defineFormat public) ──
+
+// declaring a client format: its routes, error shape and key sources; `[formats.<id>]` enables a third-party one
+export { defineFormat } from '../core/plugins/contract.ts';
+export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
+export type { ErrorShape, KeySource, RouteMethod } from '../core/routes/registry.ts';
+// the OpenAI error shape: chat, embeddings, models, admin routes, and any route no format owns
+export { OPENAI_ERRORS } from '../core/routes/core-routes.ts';
+// OpenAPI fragments of a format's operations
+export { errorResponses, jsonRequestBody, schemaOf } from '../core/openapi.ts';
+
+// the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
+export { bodyOf } from '../core/pipeline/generate.ts';
+export type {
+  AnswerEnv,
+  AttemptEnv,
+  ChunkFrames,
+  Generate,
+  GenerateRead,
+  NativeGenerate,
+  StreamFraming,
+  ToChat,
+  TranslatedAnswer,
+  TranslatedGenerate,
+} from '../core/pipeline/generate.ts';
+export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
+export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
+// the pipeline's four steps, for a format route that is not a generate route (embeddings, counting)
+export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
+export type { Answer } from '../core/pipeline/finish.ts';
+export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
+export type { StreamAnswer } from '../core/pipeline/stream.ts';
+
+// reading upstream streams: one rule for malformed event data on every path (core/format/sse-data.ts)
+export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../core/format/sse-data.ts';
+export { chunkOf } from '../core/pipeline/upstream-calls.ts';
+// writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
+export { dataField } from '../core/http/sse-write.ts';
+export { estimateTextTokens, estimateTokens, StreamProgress } from '../core/format/estimate.ts';
+
+// translating requests: field checks that name the path, warnings for what a translation drops, item caps
+export { quoted } from '../core/error-codes.ts';
+export { Warnings } from '../core/format/warnings.ts';
+export { own } from '../core/own.ts';
+export { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
+
+// a format's own routes: the request's key and id, the models its key may call
+export { keyOf, requestIdOf } from '../core/pipeline/state.ts';
+export { modelFor, modelsFor, nearModels } from '../core/routes/model-listing.ts';
+export type { ModelEntry } from '../core/routes/model-listing.ts';
+
+// ── Extensions' helpers (issue 24: what plugins/extensions/_shared offered, and the core pieces extensions used) ──
+
+// usage and spend over time: hourly buckets read back as `?bucket=&group_by=&from=&to=` series
+export {
+  BUCKETS_KEY,
+  DAY_MS,
+  HOUR_MS,
+  INVALID_QUERY,
+  parseSeriesQuery,
+  parseTime,
+  readSeries,
+  SERIES_DISABLED,
+  wantsSeries,
+} from './series.ts';
+export type { Dimension, SeriesQuery, SeriesShape } from './series.ts';
+// RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
+export { rfc3339 } from '../core/key-settings.ts';
+export { LEVELS } from '../core/log.ts';

@@ -70,12 +70,12 @@ export async function converterWorkloads(root = join(import.meta.dirname, '..', 
     load('plugins/formats/gemini/chunks-to-stream.ts'),
     load('plugins/formats/gemini/embeddings.ts'),
     load('plugins/formats/gemini/count-tokens.ts'),
-    load('plugins/formats/openai-responses/to-chat-request.ts'),
-    load('plugins/formats/openai-responses/from-chat-completion.ts'),
-    load('plugins/formats/openai-responses/chunks-to-events.ts'),
+    load('protocols/openai-responses/to-chat-request.ts'),
+    load('protocols/openai-responses/from-chat-completion.ts'),
+    load('protocols/openai-responses/chunks-to-events.ts'),
     load('plugins/formats/openai-responses/retrieve.ts'),
     load('plugins/formats/openai-responses/response-store.ts'),
-    load('plugins/formats/openai-responses/map-tools.ts'),
+    load('protocols/openai-responses/map-tools.ts'),
     load('plugins/providers/anthropic/to-messages-request.ts'),
     load('plugins/providers/anthropic/from-messages-response.ts'),
     load('plugins/providers/anthropic/stream-mapper.ts'),
@@ -609,9 +609,10 @@ const collect: (opts?: { type: 'minor' | 'major' }) => void = (() => {
 /**
  * Node flags of a measuring process (see {@link cpuMs}): no helper threads, so the process's
  * CPU time is the measured thread's; a young generation of one fixed size, so every run
- * scavenges alike (V8 otherwise resizes it between runs, after each GC).
+ * scavenges alike (V8 otherwise resizes it between runs, after each GC); and the `gw-source`
+ * condition, so the converters' imports of `gw/plugin` resolve to the sources.
  */
-export const MEASURE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16'];
+export const MEASURE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16', '--conditions=gw-source'];
 
 /**
  * CPU time of this process so far, ms. On a shared machine wall time is stretched whenever

@@ -11,8 +11,8 @@ import { own, protoKeyPath, setOwn } from '../../core/own.ts';
 import { messagesErrorStatus, messagesStreamError } from '../../plugins/formats/anthropic-messages/errors.ts';
 import { inlineDataToPart } from '../../plugins/formats/gemini/convert-media.ts';
 import { googleSchemaToJsonSchema } from '../../plugins/formats/gemini/convert-schema.ts';
-import { responsesToChatRequest } from '../../plugins/formats/openai-responses/to-chat-request.ts';
-import type { ResponsesRequest } from '../../plugins/formats/openai-responses/types.ts';
+import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
+import type { ResponsesRequest } from '../../protocols/openai-responses/types.ts';
 import { toMessagesRequest } from '../../plugins/providers/anthropic/to-messages-request.ts';
 import { guessImageMimeType } from '../../plugins/providers/gemini/convert-media-part.ts';
 

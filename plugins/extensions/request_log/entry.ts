@@ -5,9 +5,7 @@
  * when the caller passes them, and only then the error message as the client got it:
  * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
-import { messageForStores } from '../../../core/errors.ts';
-import type { FinishedRequest } from '../../../core/hooks.ts';
-import { chargedUsage } from '../../../core/plugins/helpers.ts';
+import { chargedUsage, type FinishedRequest, messageForStores } from 'gw/plugin';
 
 /** `[pricing."<model>"]`: USD per million tokens. */
 export interface Price {
