@@ -26,4 +26,8 @@ export interface GwState {
   route?: RouteSpec;
   rc?: RequestContext;
   body?: ParsedBody;
+  /** Plugin state kept from onArrival (becomes `rc.state`); undefined when nothing tapped it. */
+  state?: Map<string | symbol, unknown>;
+  /** The request's trace id, when an onArrival tap named it. */
+  traceId?: string;
 }
