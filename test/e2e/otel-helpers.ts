@@ -19,13 +19,14 @@ export interface OtelSetup {
 
 /**
  * Starts the three; `providers(origin)` gives the provider sections, `otel` more lines of
- * `[extensions.otel]` (exports every 20 ms by default), `extra` other sections.
+ * `[extensions.otel]` (exports every 20 ms by default), `extra` other sections, `endpoint`
+ * another collector than the receiver (one that is down).
  */
 export async function setupOtel(
   t: ExecutionContext,
   handler: Handler,
   providers: (origin: string) => string,
-  opts: { otel?: string; extra?: string; mode?: ReceiverMode } = {},
+  opts: { otel?: string; extra?: string; mode?: ReceiverMode; endpoint?: string } = {},
 ): Promise<OtelSetup> {
   const up = await startUpstream(handler);
   const rx = await startReceiver(opts.mode);
@@ -33,7 +34,7 @@ export async function setupOtel(
     baseConfig(`${providers(up.origin)}
 ${opts.extra ?? ''}
 [extensions.otel]
-endpoint = "${rx.endpoint}"
+endpoint = "${opts.endpoint ?? rx.endpoint}"
 schedule_delay_ms = 20
 metrics_interval_ms = 100
 ${opts.otel ?? ''}
