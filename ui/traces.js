@@ -37,34 +37,37 @@ function Waterfall({ trace, selected, onSelect }) {
   const pct = (v) => `${((v / total) * 100).toFixed(3)}%`;
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   return html`<div class="waterfall" role="table" aria-label="Trace waterfall">
-    <div class="wf-row wf-axis" role="row"><div class="wf-name">Span</div><div class="wf-track">${ticks.map((f) => html`<span class="wf-tick" style=${{ left: pct(f * total) }}>${ms(f * total)}</span>`)}</div></div>
+    <div class="wf-row wf-axis" role="row"><div class="wf-name">Span</div><div class="wf-dur">Duration</div><div class="wf-track">${ticks.map((f) => html`<span class="wf-tick" style=${{ left: pct(f * total) }}>${ms(f * total)}</span>`)}</div></div>
     ${rows(trace.spans).map(({ s, depth }) => {
       const err = s.status === 'error';
       return html`<div class=${`wf-row clickable ${selected === s.span_id ? 'selected' : ''}`} role="row" tabindex="0" data-span=${s.span_id}
         onClick=${() => onSelect(s.span_id)} onKeyDown=${(e) => e.key === 'Enter' && onSelect(s.span_id)}>
         <div class="wf-name" style=${{ paddingLeft: `${depth * 16}px` }}><span class=${`wf-kind ${s.kind}`}>${s.kind}</span> ${s.name}</div>
+        <div class="wf-dur">${ms(s.duration_ms)}</div>
         <div class="wf-track">
-          <span class=${`wf-bar ${s.kind} ${err ? 'error' : ''}`} style=${{ left: pct(s.start_ms - start), width: `max(2px, ${pct(s.duration_ms)})` }}></span>
+          <span class=${`wf-bar ${s.kind} ${err ? 'error' : ''}`} title=${err ? s.status_message : undefined} style=${{ left: pct(s.start_ms - start), width: `max(2px, ${pct(s.duration_ms)})` }}></span>
           ${s.events.map((e) => html`<span class="wf-event" title=${e.name} style=${{ left: pct(e.time_ms - start) }}></span>`)}
-          <span class="wf-dur" style=${{ left: `min(calc(${pct(s.start_ms - start + s.duration_ms)} + 6px), 88%)` }}>${ms(s.duration_ms)}</span>
         </div>
       </div>`;
     })}
   </div>`;
 }
 
+/** An attribute's value for a person: numbers to 6 significant digits, arrays and objects as JSON. */
+const show = (v) => (typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(6))) : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
 function SpanDetail({ span }) {
   const attrs = Object.entries(span.attributes).sort(([a], [b]) => a.localeCompare(b));
-  return html`<aside class="panel detail" aria-label="Span details">
+  return html`<aside class="panel detail span-detail" aria-label="Span details">
     <h2>${span.name}</h2>
     <dl>
       <dt>Kind</dt><dd>${span.kind}</dd>
       <dt>Status</dt><dd>${span.status}${span.status_message ? ` — ${span.status_message}` : ''}</dd>
       <dt>Duration</dt><dd>${ms(span.duration_ms)}</dd>
       <dt>Span id</dt><dd><code>${span.span_id}</code></dd>
-      ${attrs.map(([k, v]) => html`<dt><code>${k}</code></dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}
+      ${attrs.map(([k, v]) => html`<dt><code>${k}</code></dt><dd>${show(v)}</dd>`)}
     </dl>
-    ${span.events.length ? html`<h2 style=${{ marginTop: '14px' }}>Events</h2><dl>${span.events.map((e) => html`<dt>${e.name}</dt><dd>+${ms(e.time_ms - span.start_ms)}${Object.keys(e.attributes).length ? ` ${JSON.stringify(e.attributes)}` : ''}</dd>`)}</dl>` : null}
+    ${span.events.length ? html`<h2 style=${{ marginTop: '14px' }}>Events</h2><dl>${span.events.map((e) => html`<dt>${e.name}</dt><dd>+${ms(e.time_ms - span.start_ms)}${Object.entries(e.attributes).map(([k, v]) => ` ${k} = ${show(v)}`)}</dd>`)}</dl>` : null}
   </aside>`;
 }
 
@@ -97,7 +100,7 @@ export function Traces() {
       trace
         ? html`<section class="panel">
       <div class="panel-head"><h2>Trace <code>${trace.trace_id}</code></h2><span class="muted">${when(new Date(root(trace).start_ms).toISOString())} · ${trace.spans.length} spans · ${ms(root(trace).duration_ms)}</span></div>
-      <div class="split open">
+      <div class="trace-split">
         <div class="scroll"><${Waterfall} trace=${trace} selected=${selected?.span_id} onSelect=${setSpan} /></div>
         ${selected ? html`<${SpanDetail} span=${selected} />` : null}
       </div>
