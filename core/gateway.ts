@@ -191,6 +191,10 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
           log: log.child({ extension: name }),
           routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') },
           gateway: info,
+          metrics: {
+            counter: (metric, help, collect) => gw.metrics.plugin('counter', metric, help, collect),
+            gauge: (metric, help, collect) => gw.metrics.plugin('gauge', metric, help, collect),
+          },
         }),
       );
       extensions.push({ name, handle: handle ?? undefined });

@@ -8,6 +8,7 @@
  *   GatewayError, defineError, errors  the error catalog: throw the core's entries or define
  *                                      your own codes (a refusal says its metrics `refusal`)
  *   Hooks, Chunk, EarlyResponse…       the hook pipeline and what taps see and return
+ *   ArrivingRequest, UpstreamAttempt   what the tracing hooks see (a request's arrival, each upstream attempt)
  *   Store                              the shared store (values, counters, windows, holds…)
  *   holdAdmits, fitBound, KeyLocks     what a store backend shares with the built-in ones
  *   Provider, UpstreamClient…          the provider contract and its upstream client
@@ -55,6 +56,11 @@ export { UPSTREAM_AUTH_FAILED } from '../core/http/client.ts';
 // the hook pipeline
 export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, ResponseInfo } from '../core/hooks.ts';
 export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
+
+// observing a request's edges (tracing): its arrival and each upstream attempt (onArrival,
+// onUpstreamStart, onUpstreamEnd), and the metric families an extension adds to /metrics
+export type { ArrivingRequest, UpstreamAttempt } from '../core/hooks.ts';
+export type { ExtensionMetrics } from '../core/plugins/contract.ts';
 export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/context.ts';
 // virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';

@@ -27,6 +27,10 @@ export interface GwState {
   route?: RouteSpec;
   rc?: RequestContext;
   body?: ParsedBody;
+  /** Plugin state kept from onArrival (becomes `rc.state`); undefined when nothing tapped it. */
+  state?: Map<string | symbol, unknown>;
+  /** The request's trace id, when an onArrival tap named it. */
+  traceId?: string;
 }
 
 /** The gateway key of the request (undefined on an open gateway or a route without one): for a format's own routes (stored state is the key's). */

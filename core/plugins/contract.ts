@@ -62,6 +62,22 @@ export interface AdminRoutes {
   delete(path: string, handler: Middleware): void;
 }
 
+/**
+ * Metric families an extension adds to `GET /metrics` (Prometheus text, every worker's
+ * summed into one scrape). Values are read from `collect` when scraped, so counting stays
+ * a plain number on the request path.
+ */
+export interface ExtensionMetrics {
+  /**
+   * A counter (monotonic; name it `gw_…_total`): `collect` returns its value, or one sample
+   * per label set.
+   * @throws Error when the name does not start with `gw_` or another family has it.
+   */
+  counter(name: string, help: string, collect: () => number | ReadonlyArray<{ labels: Readonly<Record<string, string>>; value: number }>): void;
+  /** A gauge (a value that goes up and down), as `counter`. */
+  gauge(name: string, help: string, collect: () => number | ReadonlyArray<{ labels: Readonly<Record<string, string>>; value: number }>): void;
+}
+
 /** Routing settings the core reads from a provider's section, when its plugin accepts them. */
 export type RoutingSetting = 'max_retries' | 'weight';
 
@@ -113,6 +129,8 @@ export interface ExtensionSetup<C> {
   log: Logger;
   routes: AdminRoutes;
   gateway: GatewayInfo;
+  /** Families it adds to `/metrics`. */
+  metrics: ExtensionMetrics;
 }
 
 /** Optional handle an extension's setup returns, for shutdown. */
