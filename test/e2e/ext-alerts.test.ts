@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { replyJson, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
-import { admin, HI, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, adminJson, HI, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
 const SECRET = 'alert-header-secret-0123456789';
 process.env.GW_TEST_ALERT_SECRET = SECRET;
@@ -53,16 +53,6 @@ async function until(t: ExecutionContext, what: string, limitMs: number, check: 
     if (Date.now() - t0 > limitMs) return void t.fail(`${what}: not seen within ${limitMs} ms`);
     await sleep(20);
   }
-}
-
-/** Admin POST with an empty JSON body. */
-async function adminPost(gw: TestGateway, path: string): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${gw.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return { status: r.status, body: await r.json() };
 }
 
 const events = (r: MockUpstream) => r.received.map((x: Received) => x.json);
@@ -234,7 +224,7 @@ test('retries stop at max_attempts with backoff; a 4xx answer is not retried; PO
   t.regex(metrics, /gw_alert_deliveries_total\{outcome="failed"\} 2/);
   t.regex(metrics, /gw_alerts_fired_total\{rule="budget"\} 1/);
 
-  const sent = await adminPost(gw, '/v1/alerts/test');
+  const sent = await adminJson(gw, 'POST', '/v1/alerts/test', {});
   t.is(sent.status, 200);
   t.deepEqual(sent.body.data, [
     { webhook: 'ops', ok: false, status: 503, error: 'HTTP 503' },

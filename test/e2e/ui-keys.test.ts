@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
-import { ADMIN_TOKEN, gatewayWith, HI, openaiUpstream, post } from './ext-helpers.ts';
+import { ADMIN_TOKEN, adminJson, gatewayWith, HI, openaiUpstream, post } from './ext-helpers.ts';
 
 const EXTENSIONS = `[pricing."gpt-4o"]
 input_per_mtok = 2.5
@@ -37,16 +37,6 @@ async function shot(t: ExecutionContext, page: Page, name: string): Promise<void
   const file = join(await shotDir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   t.log(`screenshot: ${file}`);
-}
-
-async function adminJson(gw: { url: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : undefined };
 }
 
 async function keysPage(page: Page, url: string): Promise<void> {
