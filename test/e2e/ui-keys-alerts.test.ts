@@ -1,9 +1,9 @@
 /**
- * The console's Keys page as an operator manages keys (issue 27, item 4), in headless
- * Chromium: a runtime key's budget, period and models edited on the page, and the next
+ * The console's Keys and Alerts pages (issue 27, items 4 and 5), in headless Chromium. Keys: a runtime key's budget, period and models edited on the page, and the next
  * request obeys them; an invalid value's error next to its field; a config-file key shown
  * read-only; a rotation with a grace period (both secrets work); the create form taking every
- * setting; the page at phone width without horizontal overflow. Screenshots are kept in a
+ * setting; the page at phone width without horizontal overflow. Alerts: a budget alert listed
+as it fired, in light and dark mode, at phone width. Screenshots are kept in a
  * temp dir (GW_SCREENSHOTS=<dir> picks it).
  */
 import test, { type ExecutionContext } from 'ava';
@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
-import { ADMIN_TOKEN, adminJson, gatewayWith, HI, openaiUpstream, post } from './ext-helpers.ts';
+import { startUpstream } from '../helpers/upstream.ts';
+import { ADMIN_TOKEN, adminJson, gatewayWith, HI, KEY, openaiUpstream, post } from './ext-helpers.ts';
 
 const EXTENSIONS = `[pricing."gpt-4o"]
 input_per_mtok = 2.5
@@ -39,14 +40,19 @@ async function shot(t: ExecutionContext, page: Page, name: string): Promise<void
   t.log(`screenshot: ${file}`);
 }
 
-async function keysPage(page: Page, url: string): Promise<void> {
+/** Signs in and opens the console page `hash` (its heading `heading`). */
+async function openPage(page: Page, url: string, hash: string, heading: string): Promise<void> {
   await page.goto(`${url}/ui/`);
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  await page.goto(`${url}/ui/#/keys`);
-  await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+  await page.goto(`${url}/ui/#/${hash}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
+
+/** Classes and widths of the panels wider than their box. */
+const OVERFLOWING =
+  "[...document.querySelectorAll('.panel')].filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => `${el.className}: ${el.scrollWidth} > ${el.clientWidth}`)";
 
 test('edit a key on the Keys page (budget, period, models), then the next request obeys; errors by their field; file keys read-only; rotate with grace', async (t) => {
   const up = await openaiUpstream({ usageOf });
@@ -62,7 +68,7 @@ test('edit a key on the Keys page (budget, period, models), then the next reques
   const page = b.context.pages()[0] ?? (await b.context.newPage());
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  await keysPage(page, gw.url);
+  await openPage(page, gw.url, 'keys', 'Keys');
   const row = page.locator('tr[data-key=team]');
   await row.waitFor();
   t.regex((await row.textContent()) ?? '', /team=ml/);
@@ -156,9 +162,40 @@ test('edit a key on the Keys page (budget, period, models), then the next reques
   await page.setViewportSize({ width: 390, height: 844 });
   await page.locator('tr[data-key=team]').getByRole('button', { name: 'Manage' }).click();
   await panel.waitFor();
-  const overflow = await page.evaluate<string[]>(
-    "[...document.querySelectorAll('.panel')].filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => `${el.className}: ${el.scrollWidth} > ${el.clientWidth}`)",
-  );
+  const overflow = await page.evaluate<string[]>(OVERFLOWING);
   t.deepEqual(overflow, []);
   await shot(t, page, 'keys-manage-phone');
 });
+
+for (const colorScheme of ['light', 'dark'] as const)
+  test(`the Alerts page lists a budget alert as it fired, with its webhook and rules (${colorScheme})`, async (t) => {
+    const hook = await startUpstream((_req, res) => void res.end('ok'));
+    t.teardown(() => hook.close());
+    const up = await openaiUpstream({ usageOf });
+    const gw = await gatewayWith(
+      t,
+      up,
+      `${EXTENSIONS}
+[extensions.alerts]
+check_interval_seconds = 0.1
+[[extensions.alerts.webhooks]]
+name = "ops-slack"
+url = "${hook.origin}/hook"
+format = "slack"
+`.replace(`[extensions.budget]\ndefault_budget = 5.0`, `[extensions.budget]\ndefault_budget = 0.006`),
+    );
+    const b = await browserFor(t, { colorScheme, viewport: { width: 390, height: 844 } });
+    if (!b) return;
+    // $0.0035 of $0.006: past 50%
+    t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 1 }, KEY)).status, 200);
+    const page = b.context.pages()[0] ?? (await b.context.newPage());
+    await openPage(page, gw.url, 'alerts', 'Alerts');
+    const row = page.locator('tr[data-alert^="budget:default:"]');
+    await row.waitFor({ timeout: 15_000 });
+    t.regex((await row.textContent()) ?? '', /warning.*budget.*key 'default' has spent 58% of its \$0\.006 lifetime budget \(threshold 50%\)/);
+    t.regex((await page.locator('ul.plain').first().textContent()) ?? '', /ops-slack\s*slack/);
+    t.deepEqual(await page.evaluate<string[]>(OVERFLOWING), []);
+    t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= innerWidth + 1'), 'the page fits 390 px');
+    await shot(t, page, `alerts-phone-${colorScheme}`);
+    t.is(hook.received.length, 1);
+  });
