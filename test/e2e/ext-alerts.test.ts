@@ -3,11 +3,12 @@
  * instances on Redis, a circuit opening and an error rate reach a Slack-shaped webhook, a
  * hanging webhook adds nothing to request latency, retries stop at max_attempts and never
  * follow a 4xx, secrets in webhook headers are sent but never logged, bad sections fail to
- * load naming the key path, and `POST /v1/alerts/test` reaches every webhook.
+ * load naming the key path, and `POST /v1/alerts/test` (`gw alerts test`) reaches every webhook.
  */
 import test, { type ExecutionContext } from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { runCli } from '../helpers/cli.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { replyJson, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
 import { admin, adminJson, HI, openaiUpstream, post, providerSection } from './ext-helpers.ts';
@@ -289,3 +290,33 @@ for (const [what, section, expected] of [
     t.regex(err!.message, expected);
   });
 }
+
+test('gw alerts test: one line per webhook, non-zero exit when one fails; gw alerts list; without the extension one clear line', async (t) => {
+  const ok = await receiver(t);
+  const down = await receiver(t, { status: 503 });
+  const up = await openaiUpstream();
+  const gw = await startGateway(
+    baseConfig(
+      `${providerSection(up)}\n${alertsSection(ok, '', `format = "slack"\n\n[[extensions.alerts.webhooks]]\nname = "backup"\nurl = "${down.origin}/hook"\nmax_attempts = 1\n`)}`,
+    ),
+  );
+  const plain = await startGateway(baseConfig(providerSection(up)));
+  t.teardown(async () => {
+    await gw.stop();
+    await plain.stop();
+    await up.close();
+  });
+  const env = (g: TestGateway) => ({ GW_URL: g.url, GW_ADMIN_TOKEN: ADMIN_TOKEN });
+  const sent = await runCli(['alerts', 'test'], env(gw));
+  t.is(sent.code, 1, sent.stderr);
+  t.deepEqual(sent.stdout.trim().split('\n'), ['ops: delivered (HTTP 200)', 'backup: FAILED (HTTP 503)']);
+  t.regex(sent.stderr, /1 of 2 webhook\(s\) did not take the test alert: backup/);
+  t.regex(ok.received[0]!.json.text, /test alert from gw/);
+  t.is(down.received[0]!.json.rule, 'test');
+  const listed = await runCli(['alerts', 'list', '--json'], env(gw));
+  t.is(listed.code, 0, listed.stderr);
+  t.deepEqual(JSON.parse(listed.stdout).data, []);
+  const off = await runCli(['alerts', 'test'], env(plain));
+  t.is(off.code, 1);
+  t.regex(off.stderr, /the alerts extension is not enabled: add \[extensions\.alerts\]/);
+});
