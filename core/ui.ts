@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import { PACKAGE_ROOT } from './plugins/loader.ts';
-import { OPENAI_ERRORS } from './routes/core-routes.ts';
+import { OPENAI_ERRORS } from './routes/registry.ts';
 import type { RouteRegistry } from './routes/registry.ts';
 
 /** `ui/` at the package root (the same from the sources and from dist/). */

@@ -108,7 +108,7 @@ export { defineFormat } from '../core/plugins/contract.ts';
 export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
 export type { ErrorShape, KeySource, RouteMethod } from '../core/routes/registry.ts';
 // the OpenAI error shape: chat, embeddings, models, admin routes, and any route no format owns
-export { OPENAI_ERRORS } from '../core/routes/core-routes.ts';
+export { OPENAI_ERRORS } from '../core/routes/registry.ts';
 // OpenAPI fragments of a format's operations
 export { errorResponses, jsonRequestBody, schemaOf } from '../core/openapi.ts';
 

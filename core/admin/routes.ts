@@ -21,7 +21,7 @@ import { CONFIG_INVALID } from '../error-codes.ts';
 import { UserError } from '../errors.ts';
 import type { Logger } from 'pino';
 import type { GwState } from '../pipeline/state.ts';
-import { OPENAI_ERRORS } from '../routes/core-routes.ts';
+import { OPENAI_ERRORS } from '../routes/registry.ts';
 import type { RouteRegistry, RouteSpec } from '../routes/registry.ts';
 import { modelListing } from '../routes/model-listing.ts';
 import type { ProviderInput, Runtime } from '../runtime/runtime.ts';
