@@ -1,13 +1,13 @@
 /**
  * The routes the core serves itself: liveness, metrics, the OpenAPI document and its UI.
- * (Client formats register theirs from plugins/formats/, the admin API from core/admin/.)
+ * (Client formats register theirs from plugins/formats/, the admin API from server/admin/.)
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatewayMetrics } from '../metrics/metrics.ts';
-import { openApiDocument } from '../openapi.ts';
-import { OPENAI_ERRORS, type RouteRegistry } from './registry.ts';
+import type { GatewayMetrics } from './metrics/metrics.ts';
+import { openApiDocument } from './openapi.ts';
+import { OPENAI_ERRORS, type RouteRegistry } from '../core/routes/registry.ts';
 
 /** Mounts /health, /metrics, /openapi.json and /docs. */
 export function mountCoreRoutes(routes: RouteRegistry, metrics: GatewayMetrics): void {
