@@ -16,7 +16,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { RequestContext } from '../core/context.ts';
 import { createHooks, type FinishedRequest } from '../core/hooks.ts';
 import { keyInfo } from '../core/keys.ts';
-import { createLogger } from '../core/log.ts';
+import { createLogger } from '../server/log.ts';
 import type { GatewayInfo } from '../core/plugins/contract.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';
 import alerts from '../plugins/extensions/alerts/index.ts';
