@@ -280,6 +280,11 @@ for (const [what, section, expected] of [
     /extensions\.alerts\.rules\[0\]\.threshold_percent: expected the share of failed requests that alerts/,
   ],
   [
+    'a header value with a line break',
+    '[[extensions.alerts.webhooks]]\nname = "a"\nurl = "http://127.0.0.1:1/"\nheaders = { X-Token = "abc\\ndef" }\n',
+    /extensions\.alerts\.webhooks\[0\]\.headers\.X-Token: expected a header value without line breaks/,
+  ],
+  [
     'two webhooks with one name',
     '[[extensions.alerts.webhooks]]\nname = "a"\nurl = "http://127.0.0.1:1/"\n[[extensions.alerts.webhooks]]\nname = "a"\nurl = "http://127.0.0.1:2/"\n',
     /extensions\.alerts\.webhooks\[1\]\.name: webhook name 'a' is used twice/,

@@ -178,8 +178,11 @@ export async function attempt(webhook: Webhook, body: string, signal?: AbortSign
   }
 }
 
-/** fetch's "fetch failed" hides the reason in `cause` (ECONNREFUSED…); its code, never a URL. */
+/**
+ * fetch's "fetch failed" hides the reason in `cause` (ECONNREFUSED…): its code, else its
+ * message; never fetch's own message beyond "fetch failed" (it may quote a header value).
+ */
 function causeOf(e: Error): string {
   const c = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-  return c?.code ?? e.message;
+  return c?.code ?? c?.message ?? (e.message === 'fetch failed' ? e.message : 'request not sent');
 }
