@@ -326,3 +326,22 @@ test('gw alerts test: one line per webhook, non-zero exit when one fails; gw ale
   t.is(off.code, 1);
   t.regex(off.stderr, /the alerts extension is not enabled: add \[extensions\.alerts\]/);
 });
+
+test('a provider whose p95 latency passes the threshold alerts (this instance's last 5 minutes)', async (t) => {
+  const hook = await receiver(t);
+  const up = await openaiUpstream({ delayMs: 120 });
+  const gw = await startGateway(
+    baseConfig(`${providerSection(up)}\n${alertsSection(hook, '[[extensions.alerts.rules]]\ntype = "latency_p95"\nthreshold_ms = 100\nmin_requests = 3\n')}`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  for (let i = 0; i < 3; i++) t.is((await post(gw, '/v1/chat/completions', CHAT)).status, 200);
+  await until(t, 'the latency alert', 5000, () => hook.received.length >= 1);
+  const e = hook.received[0]!.json;
+  t.like(e, { rule: 'latency_p95', severity: 'warning', subject: { provider: 'up' }, details: { threshold_ms: 100, requests: 3, window_minutes: 5 } });
+  t.true(e.details.p95_ms >= 100, `p95 ${e.details.p95_ms} ms`);
+  await sleep(300);
+  t.is(hook.received.length, 1, 'once per crossing');
+});
