@@ -327,7 +327,7 @@ test('gw alerts test: one line per webhook, non-zero exit when one fails; gw ale
   t.regex(off.stderr, /the alerts extension is not enabled: add \[extensions\.alerts\]/);
 });
 
-test('a provider whose p95 latency passes the threshold alerts (this instance's last 5 minutes)', async (t) => {
+test('a provider whose p95 latency passes the threshold alerts (the last 5 minutes on this instance)', async (t) => {
   const hook = await receiver(t);
   const up = await openaiUpstream({ delayMs: 120 });
   const gw = await startGateway(
