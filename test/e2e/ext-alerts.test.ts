@@ -345,3 +345,21 @@ test('a provider whose p95 latency passes the threshold alerts (the last 5 minut
   await sleep(300);
   t.is(hook.received.length, 1, 'once per crossing');
 });
+
+test('error rates are counted on real time whatever the gateway clock (a test clock ten days ahead)', async (t) => {
+  const hook = await receiver(t);
+  const up = await startUpstream((_req, res) => replyJson(res, 500, { error: { message: 'boom' } }));
+  const gw = await startGateway(
+    baseConfig(
+      `${providerSection(up)}\n${alertsSection(hook, '[[extensions.alerts.rules]]\ntype = "error_rate"\nscope = "provider"\nthreshold_percent = 50\nmin_requests = 2\n')}`,
+    ),
+    { clock: () => Date.now() + 10 * 86_400_000 },
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  for (let i = 0; i < 2; i++) t.is((await post(gw, '/v1/chat/completions', CHAT)).status, 502);
+  await until(t, 'the error-rate alert', 5000, () => hook.received.length >= 1);
+  t.like(hook.received[0]!.json, { rule: 'error_rate', severity: 'critical', subject: { provider: 'up' }, details: { requests: 2, failed: 2 } });
+});
