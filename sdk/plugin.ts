@@ -14,7 +14,8 @@
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
- *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
+ *   chargeable, chargedUsage           is rc.usage to be charged (answers, streams that ended early); the charge
+ *   Cost, ResolvedPrice, usdText       what a request cost by part (rc.cost) and the price it was charged at (rc.price)
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
  *   defineFormat, Generate…            a client format: its routes, and the pieces the kernel's
  *                                      generate loop runs (read, native reader, translations)
@@ -38,7 +39,6 @@ export type {
   ExtensionPlugin,
   ExtensionSetup,
   GatewayInfo,
-  Price,
   ProviderPlugin,
   ProviderSetup,
   RoutingSetting,
@@ -65,7 +65,11 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 // virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';
 export { keyInfo } from '../core/keys.ts';
-export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT, priceOf } from '../core/plugins/helpers.ts';
+export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
+// prices: rc.cost (by part) and rc.price (which price, from where), set by the core once usage is final
+export type { Cost } from '../core/pricing/cost.ts';
+export type { PriceSource, ResolvedPrice } from '../core/pricing/book.ts';
+export { usdText } from '../core/pricing/charge.ts';
 
 // the store, and what a store backend needs beyond its contract
 export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
