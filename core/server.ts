@@ -14,6 +14,8 @@ import { loadConfig } from './config/load.ts';
 import { UserError } from './errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 import { PendingRequests, UNWIND_MS } from './http/pending.ts';
+// host code (core/server.ts moves to server/ with issue 24): the bundled price table is the host's to load
+import { bundledPrices } from '../server/pricing/bundled.ts';
 
 /**
  * Pending-connection queue asked of the kernel (it caps the value at net.core.somaxconn).
@@ -58,7 +60,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     if (created) log.warn({ config: opts.config }, 'no config file: created one with a fresh admin_token and [keys.default]');
   }
   const config = await loadConfig(opts.config);
-  const gateway = await createGateway(config, log, { clock: opts.clock });
+  const gateway = await createGateway(config, log, { clock: opts.clock, priceTable: bundledPrices() });
   try {
     requireSharedStore(config, opts.workers ?? 1, gateway.storeKind);
   } catch (err) {
