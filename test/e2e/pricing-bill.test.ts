@@ -84,6 +84,18 @@ test('anthropic kind, bundled price, no [pricing]: x-gw-cost-usd, the request lo
   });
   const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   t.regex(metrics, new RegExp(`gw_cost_usd_total\\{key="default",model="${SONNET}"\\} 0\\.0147`));
+  // which price applied, and from where (the admin model list, `gw models`, the console)
+  const [listed] = (await admin(gw, 'GET', '/v1/admin/models')).body.data;
+  t.like(listed.prices[0], {
+    provider: 'anthropic',
+    source: 'bundled',
+    entry: `anthropic/${SONNET}`,
+    input_per_mtok: r.input,
+    output_per_mtok: r.output,
+    cache_read_per_mtok: r.cacheRead,
+    cache_write_per_mtok: r.cacheWrite,
+  });
+  t.regex(listed.prices[0].table, /^@pydantic\/genai-prices \d+\.\d+\.\d+/);
 });
 
 test('anthropic stream: the cost goes to the request log (no header: it leaves before the usage)', async (t) => {
@@ -177,6 +189,7 @@ test('a model with no price anywhere: named at startup, cost null (never 0), no 
   t.is(entry.cost_usd, null);
   t.is(entry.cost, null);
   t.is(up.received.length, 1);
+  t.deepEqual((await admin(gw, 'GET', '/v1/admin/models')).body.data[0].prices, [{ provider: 'local', source: null }]);
 });
 
 test('the budget refuses an unpriced model (403 model_not_priced) unless unpriced = "allow", which serves it at no cost', async (t) => {
