@@ -214,3 +214,64 @@ test('the budget refuses an unpriced model (403 model_not_priced) unless unprice
   const b = (await admin(allow.gw, 'GET', '/v1/budget')).body.find((x: any) => x.key === 'default');
   t.like(b, { spent_usd: 0, reserved_usd: 0 });
 });
+
+/**
+ * An agent-shaped conversation (Claude Code's shape): every turn reads the prefix cached so
+ * far and writes the new 2k tokens of it to the cache. Turn i (from 0): 40 uncached, 20k
+ * written on the first turn, then 18k + 2k·(i-1) read and 2k written; 600 output.
+ */
+function agentTurn(i: number): Record<string, number> {
+  return {
+    input_tokens: 40,
+    cache_read_input_tokens: i === 0 ? 0 : 18_000 + 2000 * (i - 1),
+    cache_creation_input_tokens: i === 0 ? 20_000 : 2000,
+    output_tokens: 600,
+  };
+}
+
+for (const route of ['messages', 'chat'] as const) {
+  test(`an agent's 10 turns through the anthropic kind (${route === 'messages' ? 'native' : 'translated from chat completions'}): the budget spends the sum of the turns' costs and admits every turn the money covers`, async (t) => {
+    const r = flatRates('anthropic', SONNET);
+    const costs = Array.from({ length: 10 }, (_, i) => {
+      const u = agentTurn(i);
+      return (
+        (u.input_tokens! * r.input + u.cache_read_input_tokens! * r.cacheRead + u.cache_creation_input_tokens! * r.cacheWrite + u.output_tokens! * r.output) /
+        1e6
+      );
+    });
+    // enough for 7 turns and a bit: the 8th is admitted (spent < budget), the 9th is not;
+    // at the old formula (every prompt token at the input price) the same money admitted 4
+    const budget = round(costs.slice(0, 7).reduce((a, b) => a + b, 0) + 0.0001);
+    let turn = 0;
+    const { gw, up } = await gateway(
+      t,
+      (_req, res) => replyJson(res, 200, messagesAnswer(agentTurn(turn++))),
+      (o) => `[providers.anthropic]\napi_key = "sk-ant-upstream"\nbase_url = "${o}"\nmax_retries = 0\nmodels = ["${SONNET}"]\n`,
+      `[extensions.budget]\ndefault_budget = ${budget}\noutput_reserve_tokens = 1024\n`,
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const messages = [{ role: 'user', content: `turn ${i}` }];
+      const res =
+        route === 'messages'
+          ? await fetch(`${gw.url}/v1/messages`, {
+              method: 'POST',
+              headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+              body: JSON.stringify({ model: SONNET, max_tokens: 1024, messages }),
+            })
+          : await fetch(`${gw.url}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ model: SONNET, max_tokens: 1024, messages }),
+            });
+      statuses.push(res.status);
+      await res.text();
+    }
+    t.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 200, 429, 429]);
+    t.is(up.received.length, 8);
+    const spent = (await admin(gw, 'GET', '/v1/budget')).body.find((x: any) => x.key === 'default').spent_usd;
+    t.is(spent, round(costs.slice(0, 8).reduce((a, b) => a + b, 0)));
+    const log = await logged(gw, 10);
+    t.is(round(log.reduce((a, e) => a + (e.cost_usd ?? 0), 0)), spent, 'the request log sums to what the budget spent');
+  });
+}
