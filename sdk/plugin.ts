@@ -15,7 +15,8 @@
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
- *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
+ *   chargeable, chargedUsage           is rc.usage to be charged (answers, streams that ended early); the charge
+ *   Cost, ResolvedPrice, usdText       what a request cost by part (rc.cost) and the price it was charged at (rc.price)
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
  *   defineFormat, Generate…            a client format: its routes, and the pieces the kernel's
  *                                      generate loop runs (read, native reader, translations)
@@ -39,7 +40,6 @@ export type {
   ExtensionPlugin,
   ExtensionSetup,
   GatewayInfo,
-  Price,
   ProviderStatus,
   ProviderPlugin,
   ProviderSetup,
@@ -70,7 +70,11 @@ export { keyInfo } from '../core/keys.ts';
 // facts a plugin leaves in rc.state for the others (sdk/facts.ts): the budget's charge of a request
 export { BUDGET_SETTLED } from './facts.ts';
 export type { BudgetSettled } from './facts.ts';
-export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT, priceOf } from '../core/plugins/helpers.ts';
+export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
+// prices: rc.cost (by part) and rc.price (which price, from where), set by the core once usage is final
+export type { Cost } from '../core/pricing/cost.ts';
+export type { PriceSource, ResolvedPrice } from '../core/pricing/book.ts';
+export { usdText } from '../core/pricing/charge.ts';
 
 // the store, and what a store backend needs beyond its contract
 export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';

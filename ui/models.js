@@ -1,7 +1,7 @@
 // Models & providers: each provider's health on this instance (last 5 and 60 minutes:
 // attempts, failures by class, latency and TTFB p50/p95, circuit state), latency and
 // traffic per minute over the last hour, runtime providers (create with model discovery,
-// delete), and the routable models.
+// delete), and the routable models with the price that applies at each provider and where it came from.
 import { useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Chart } from './chart.js';
@@ -36,6 +36,23 @@ function minuteSeries(providers, field) {
       return { label: p.name, values };
     });
   return { x, series };
+}
+
+/** Where a price came from, as the config names it. */
+function priceSource(p) {
+  if (p.source === 'bundled') return `bundled table ${p.table} (${p.entry})`;
+  if (p.source === 'config') return `[pricing."${p.entry}"]`;
+  return `[providers.${p.provider}.pricing."${p.entry}"]`;
+}
+
+/** A model's price at one provider: input / cached / cache write / output, its tiers, and its source; "no price" in warning colours. */
+function Price({ p, many }) {
+  const at = many ? html`<b>${p.provider}</b> ` : null;
+  if (p.source === null)
+    return html`<div>${at}<span class="badge warn" title="cost null; the budget refuses it unless unpriced = &quot;allow&quot;">no price</span></div>`;
+  const rates = `in ${p.input_per_mtok} · cached ${p.cache_read_per_mtok} · write ${p.cache_write_per_mtok} · out ${p.output_per_mtok}`;
+  const tiers = (p.tiers ?? []).map((t) => `above ${count(t.above_tokens)}: in ${t.input_per_mtok} · out ${t.output_per_mtok}`).join('; ');
+  return html`<div>${at}${rates}${p.reasoning_per_mtok !== p.output_per_mtok ? ` · reasoning ${p.reasoning_per_mtok}` : ''}<div class="sub">${tiers ? `${tiers} · ` : ''}${priceSource(p)}</div></div>`;
 }
 
 function Window({ w }) {
@@ -177,8 +194,8 @@ export function Models() {
       ${
         data
           ? html`<table class="cards">
-        <thead><tr><th>Model</th><th>Served by</th><th>Alias for</th></tr></thead>
-        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by || html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td></tr>`)}</tbody>
+        <thead><tr><th>Model</th><th>Served by</th><th>Alias for</th><th>Price (USD / M tokens)</th></tr></thead>
+        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by || html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td><td data-label="Price">${(m.prices ?? []).map((p) => html`<${Price} p=${p} many=${m.prices.length > 1} />`)}</td></tr>`)}</tbody>
       </table>`
           : null
       }

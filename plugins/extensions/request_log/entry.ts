@@ -7,10 +7,18 @@
  */
 import { chargedUsage, type FinishedRequest, messageForStores } from 'gw/plugin';
 
-/** `[pricing."<model>"]`: USD per million tokens. */
-export interface Price {
-  input_per_mtok: number;
-  output_per_mtok: number;
+/** A request's cost by part, USD (rounded to 1e-9): what `cost_usd` is the sum of. */
+export interface CostParts {
+  /** Uncached input. */
+  input: number;
+  /** Cache reads. */
+  cached_input: number;
+  /** Cache writes, every TTL. */
+  cache_write: number;
+  /** Output, reasoning included unless the price gives reasoning its own rate. */
+  output: number;
+  /** Reasoning output at its own rate; 0 when it is priced as output. */
+  reasoning: number;
 }
 
 /** One entry of GET /v1/requests. */
@@ -52,8 +60,13 @@ export interface LogEntry {
    */
   prompt_tokens: number | null;
   completion_tokens: number | null;
-  /** That usage priced from `[pricing]`, as the budget charges it; null when unpriced or without usage. */
+  /**
+   * What that usage cost, USD, as the budget charges it (the core's `rc.cost`: each part at
+   * its own rate); null when its model has no price or it was charged no usage.
+   */
   cost_usd: number | null;
+  /** `cost_usd` by part; null when `cost_usd` is. */
+  cost: CostParts | null;
   /** True when the usage is gw's estimate: a stream that ended early before the upstream counted its output. */
   usage_estimated: boolean;
   cache_hit: boolean;
@@ -72,6 +85,7 @@ const MODEL_MAX = 256;
 const MESSAGE_MAX = 2000;
 
 const ms = (v: number): number => Math.round(v * 100) / 100;
+const usd = (v: number): number => Math.round(v * 1e9) / 1e9;
 
 /** `s` cut to at most `max` UTF-8 bytes, marked when cut. */
 export function truncate(s: string, max: number): string {
@@ -117,19 +131,20 @@ const FIELDS = [
   'response_body',
   'usage_estimated',
   'trace_id',
+  'cost',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
 const TRACE_AT = 23;
+const COST_AT = 24;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
  * @param open the gateway runs without keys (its requests are logged as `(open)`)
- * @param price the pricing of the served model, if any
  * @param bodies with log_bodies: the request and response bodies, already cut (the error
  *   message is then kept as the client got it)
  */
-export function toRow(f: FinishedRequest, open: boolean, price: Price | undefined, bodies?: [string | null, string | null]): unknown[] {
+export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null, string | null]): unknown[] {
   const rc = f.rc;
   const err = f.error;
   const answered = rc !== undefined && (rc.provider !== undefined || rc.cacheHit);
@@ -138,10 +153,12 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
   const prompt = tokens(u?.prompt_tokens);
   const completion = tokens(u?.completion_tokens);
   const upstream = rc !== undefined && rc.attempts > 0 ? rc.upstreamMs : undefined;
-  const cost =
-    price && (prompt !== null || completion !== null)
-      ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
-      : null;
+  // the core priced the charged usage once (rc.cost); a request charged nothing has none
+  const c = u === undefined ? undefined : rc?.cost;
+  const cost = c ? usd(c.total) : null;
+  const parts: CostParts | undefined = c
+    ? { input: usd(c.input), cached_input: usd(c.cached_input), cache_write: usd(c.cache_write), output: usd(c.output), reasoning: usd(c.reasoning) }
+    : undefined;
   const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
   const message = err ? messageForStores(err, bodies !== undefined) : null;
   const row: unknown[] = [
@@ -167,11 +184,12 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     message !== null && message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message,
   ];
   if (bodies) row.push(bodies[0], bodies[1]);
-  if (rc?.usageEstimated || f.traceId !== undefined) {
+  if (rc?.usageEstimated || f.traceId !== undefined || parts) {
     if (!bodies) row.push(0, 0);
     row.push(rc?.usageEstimated === true);
   }
-  if (f.traceId !== undefined) row.push(f.traceId);
+  if (f.traceId !== undefined || parts) row.push(f.traceId ?? null);
+  if (parts) row.push(parts);
   return row;
 }
 
@@ -185,6 +203,7 @@ export function fromRow(row: unknown[]): LogEntry {
   if (e.overhead_ms === null) e.overhead_ms = e.latency_ms;
   e.usage_estimated = row[ESTIMATED_AT] === true;
   e.trace_id = typeof row[TRACE_AT] === 'string' ? row[TRACE_AT] : null;
+  e.cost = typeof row[COST_AT] === 'object' ? row[COST_AT] : null;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];
