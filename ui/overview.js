@@ -14,30 +14,47 @@ const TOP = 8;
 const label = (by, v) => (v === null || v === undefined || v === '' ? (by === 'model' ? '(unknown model)' : '(none)') : v);
 
 /**
- * Dense hour grid [from, end) and, per group, the values of `field` in each hour; groups by
- * their total over the range, largest first, beyond TOP summed into "other".
+ * Dense bucket grid [from, end) of `step` ms and, per group, the values of `field` in each
+ * bucket; groups by their total over the range, largest first, beyond TOP summed into
+ * "other (N)" (`other: true`). With `frame` (another toSeries result) the groups are
+ * exactly the frame's: its top groups keep their rows, every other group is summed into the
+ * frame's "other" row, so the same label means the same groups in every chart and table
+ * (a group the frame lacks gets a row of its own after the frame's).
  */
-export function toSeries(entries, by, field, from, end, order) {
-  const hours = Math.round((end - from) / HOUR);
-  const x = Array.from({ length: hours }, (_, i) => (from + i * HOUR) / 1000);
+export function toSeries(entries, by, field, from, end, frame, step = HOUR) {
+  const n = Math.round((end - from) / step);
+  const x = Array.from({ length: n }, (_, i) => (from + i * step) / 1000);
   const byGroup = new Map();
   for (const e of entries ?? []) {
-    const i = Math.round((Date.parse(e.bucket_start) - from) / HOUR);
-    if (i < 0 || i >= hours) continue;
+    const i = Math.floor((Date.parse(e.bucket_start) - from) / step);
+    if (i < 0 || i >= n) continue;
     const g = label(by, e[by]);
     let vals = byGroup.get(g);
-    if (!vals) byGroup.set(g, (vals = new Array(hours).fill(0)));
+    if (!vals) byGroup.set(g, (vals = new Array(n).fill(0)));
     vals[i] += e[field] ?? 0;
   }
   const total = (v) => v.reduce((a, b) => a + b, 0);
-  // one order (and so one colour per group) for every chart: `order` when given
-  const rank = (g) => (order?.has(g) ? order.get(g) : Infinity);
-  const sorted = [...byGroup].sort((a, b) => rank(a[0]) - rank(b[0]) || total(b[1]) - total(a[1]) || (a[0] < b[0] ? -1 : 1));
-  const series = sorted.slice(0, TOP).map(([g, values], i) => ({ label: g, values, color: color(order?.get(g) ?? i) }));
+  if (frame) {
+    const series = frame.series.map((s) => ({ label: s.label, color: s.color, other: s.other, values: new Array(n).fill(0) }));
+    const rowOf = new Map(series.filter((s) => !s.other).map((s) => [s.label, s]));
+    const other = series.find((s) => s.other);
+    for (const [g, vals] of byGroup) {
+      let row = rowOf.get(g) ?? other;
+      if (!row) {
+        row = { label: g, color: color(series.length), values: new Array(n).fill(0) };
+        series.push(row);
+        rowOf.set(g, row);
+      }
+      for (let i = 0; i < n; i++) row.values[i] += vals[i];
+    }
+    return { x, series };
+  }
+  const sorted = [...byGroup].sort((a, b) => total(b[1]) - total(a[1]) || (a[0] < b[0] ? -1 : 1));
+  const series = sorted.slice(0, TOP).map(([g, values], i) => ({ label: g, values, color: color(i) }));
   if (sorted.length > TOP) {
-    const rest = new Array(hours).fill(0);
+    const rest = new Array(n).fill(0);
     for (const [, v] of sorted.slice(TOP)) for (let i = 0; i < v.length; i++) rest[i] += v[i];
-    series.push({ label: `other (${sorted.length - TOP})`, values: rest, color: color(TOP) });
+    series.push({ label: `other (${sorted.length - TOP})`, values: rest, color: color(TOP), other: true });
   }
   return { x, series };
 }
@@ -64,26 +81,27 @@ export function Overview() {
   const view = useMemo(() => {
     if (!data) return null;
     const { from, end, usage, spend } = data;
+    // the requests chart fixes the groups (and colours) of every other chart and of the table
     const requests = toSeries(usage, by, 'requests', from, end);
-    const order = new Map(requests.series.map((s, i) => [s.label, i]));
-    // groups with spend but no requests in range (none, normally) come after
-    for (const e of spend ?? []) if (!order.has(label(by, e[by]))) order.set(label(by, e[by]), order.size);
-    const tokens = toSeries(usage, by, 'total_tokens', from, end, order);
-    const spent = spend ? toSeries(spend, by, 'spent_usd', from, end, order) : null;
-    const errors = toSeries(usage, by, 'errors', from, end, order);
+    const tokens = toSeries(usage, by, 'total_tokens', from, end, requests);
+    const spent = spend ? toSeries(spend, by, 'spent_usd', from, end, requests) : null;
+    const errors = toSeries(usage, by, 'errors', from, end, requests);
     const sum = (s) => s.series.reduce((a, g) => a + g.values.reduce((x, y) => x + y, 0), 0);
     const reqAt = requests.x.map((_, i) => requests.series.reduce((a, g) => a + g.values[i], 0));
     const errAt = errors.x.map((_, i) => errors.series.reduce((a, g) => a + g.values[i], 0));
     const rate = { x: requests.x, series: [{ label: 'error rate', values: reqAt.map((n, i) => (n ? errAt[i] / n : null)) }] };
     const totals = { requests: sum(requests), tokens: sum(tokens), spend: spent ? sum(spent) : null, errors: sum(errors) };
     const prompt = (usage ?? []).reduce((a, e) => a + e.prompt_tokens, 0);
-    const groups = requests.series.map((g, i) => ({
+    // rows by position: toSeries with a frame keeps the frame's rows in order (then any extra group)
+    const add = (v) => v.reduce((a, b) => a + b, 0);
+    const rowsOf = spent && spent.series.length > requests.series.length ? spent : requests;
+    const groups = rowsOf.series.map((g, i) => ({
       label: g.label,
       color: g.color ?? color(i),
-      requests: g.values.reduce((a, b) => a + b, 0),
-      tokens: tokens.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0,
-      errors: errors.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0,
-      spend: spent ? (spent.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0) : null,
+      requests: requests.series[i] ? add(requests.series[i].values) : 0,
+      tokens: tokens.series[i] ? add(tokens.series[i].values) : 0,
+      errors: errors.series[i] ? add(errors.series[i].values) : 0,
+      spend: spent ? (spent.series[i] ? add(spent.series[i].values) : 0) : null,
     }));
     return { requests, tokens, spent, rate, totals, prompt, groups };
   }, [data, by]);
