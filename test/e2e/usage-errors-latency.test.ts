@@ -51,6 +51,15 @@ test('by-key errors count refusals (400, 401, 429) and upstream failures; an ups
   });
   t.truthy(byKey, 'every failure counted');
   for (const [k, v] of Object.entries(expected)) t.like(byKey?.[k], v, k);
+  // errors by code: every failure under gw's catalog code
+  const entries = (await admin(gw, 'GET', '/v1/usage?group_by=key')).body as any[];
+  const codes: Record<string, number> = {};
+  for (const e of entries) for (const [c, n] of Object.entries(e.error_codes as Record<string, number>)) codes[c] = (codes[c] ?? 0) + n;
+  t.like(codes, { upstream_error: 1, invalid_request_body: 1 });
+  t.is(
+    Object.values(codes).reduce((a, n) => a + n, 0),
+    4,
+  );
   // the refused 400 still names its model
   const byModel = sumBy((await admin(gw, 'GET', '/v1/usage?group_by=model')).body, 'model');
   t.like(byModel['gpt-4o'], { requests: 6, errors: 3 });

@@ -178,7 +178,7 @@ export default defineExtension({
       if (!buckets) return void (await settled);
       await Promise.all([
         settled,
-        store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
+        store.bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
       ]);
     }
     hooks.onResponse.tapPromise(PLUGIN_NAME, settle);
@@ -193,7 +193,7 @@ export default defineExtension({
       if (history === 'true') body = await budgetHistory(store);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
-      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
+      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);
     });

@@ -10,7 +10,7 @@
  * else gw's estimate, counted in `estimated_requests` too.
  *
  * Over time: the same numbers per (key, model, provider, UTC hour), plus failed requests
- * (`errors`), kept `retention_days` (default 90; 0 = lifetime totals only). The lifetime
+ * (`errors`, and by gw's error code: `error_codes`), kept `retention_days` (default 90; 0 = lifetime totals only). The lifetime
  * counter and the hour bucket are written together (the store batches them: one LevelDB
  * batch, one Redis round trip). Every failed request counts as an error of its key and
  * model: those that failed after admission from onError (before their answer goes out),
@@ -25,7 +25,7 @@
  * estimated_requests}]` (lifetime; `requests` = answered requests and streams charged for
  * what they streamed; `estimated_requests` = those of them whose usage is gw's estimate);
  * with any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>,
- * requests, errors, estimated_requests, prompt_tokens, completion_tokens, total_tokens}]`
+ * requests, errors, error_codes: {<code>: n}, estimated_requests, prompt_tokens, completion_tokens, total_tokens}]`
  * where `requests` counts answered and failed requests alike. With `metrics=latency`:
  * `[{bucket_start, model, provider, requests, latency_p50_ms…, ttfb_…, overhead_…}]`
  * (`bucket=minute` too, for the last `latency_minutes_hours`).
@@ -93,6 +93,9 @@ const SHAPE: SeriesShape = {
   fields: (s) => {
     const prompt = s.prompt_tokens ?? 0;
     const completion = s.completion_tokens ?? 0;
+    // errors by gw's error code (catalog codes; `http_<status>` for an answer without one)
+    const codes: Record<string, number> = {};
+    for (const f in s) if (f.startsWith(CODE)) codes[f.slice(CODE.length)] = s[f]!;
     return {
       requests: s.requests ?? 0,
       errors: s.errors ?? 0,
@@ -100,9 +103,19 @@ const SHAPE: SeriesShape = {
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
+      error_codes: codes as unknown as number,
     };
   },
 };
+
+/** Counter field prefix of errors by code in the hour buckets. */
+const CODE = 'e:';
+/** The deltas of one failure: `errors` and its code's counter (plus `requests` when nothing counted the request yet). */
+function errorDeltas(err: GatewayError | undefined, status: number, counted: boolean): Record<string, number> {
+  const deltas: Record<string, number> = counted ? { errors: 1 } : { requests: 1, errors: 1 };
+  deltas[CODE + (err?.code ?? `http_${status}`)] = 1;
+  return deltas;
+}
 
 function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFail: (err: Error) => void) {
   const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
@@ -121,7 +134,7 @@ function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFai
     return known.has(canonical) ? canonical : '';
   };
   /** Counts `rc.usage` (an answer, or a stream charged for what it streamed); `failed`: the bucket counts it as an error too. */
-  async function record(rc: RequestContext, failed: boolean): Promise<void> {
+  async function record(rc: RequestContext, failed: GatewayError | undefined): Promise<void> {
     const u = rc.usage;
     const account = accountOf(rc);
     const deltas: Record<string, number> = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
@@ -132,22 +145,28 @@ function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFai
     if (failed) rc.state.set(ERROR_COUNTED, true);
     await Promise.all([
       lifetime,
-      store.bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([account, rc.servedModel, rc.provider]), failed ? { ...deltas, errors: 1 } : deltas, buckets),
+      store.bucketIncr(
+        BUCKETS_KEY,
+        gateway.now(),
+        JSON.stringify([account, rc.servedModel, rc.provider]),
+        failed ? { ...deltas, ...errorDeltas(failed, failed.status, true) } : deltas,
+        buckets,
+      ),
     ]);
   }
   return {
     async answered(rc: RequestContext): Promise<void> {
       if (!chargeable(rc) || rc.operation === 'count') return;
-      await record(rc, false);
+      await record(rc, undefined);
     },
     async failed(rc: RequestContext, err: GatewayError): Promise<void> {
       // a stream that ended early is charged for what it streamed (once: onError may follow a
       // recorded onResponse); a client that left is not an error of the gateway's
-      if (chargeable(rc) && !rc.state.has(RECORDED)) return record(rc, err.status !== 499);
+      if (chargeable(rc) && !rc.state.has(RECORDED)) return record(rc, err.status !== 499 ? err : undefined);
       if (!buckets || err.status === 499) return;
       // a model no provider serves is whatever the client sent: never a series of its own
       const model = errors.MODEL_NOT_FOUND.is(err) ? '' : rc.servedModel;
-      const deltas: Record<string, number> = rc.state.has(RECORDED) ? { errors: 1 } : { requests: 1, errors: 1 };
+      const deltas = errorDeltas(err, err.status, rc.state.has(RECORDED));
       rc.state.set(ERROR_COUNTED, true);
       await store.bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([accountOf(rc), model, rc.provider ?? err.provider ?? '']), deltas, buckets);
     },
@@ -156,7 +175,7 @@ function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFai
       if (!buckets || f.status < 400 || f.status === 499 || f.rc?.state.has(ERROR_COUNTED)) return;
       const account = f.rc ? accountOf(f.rc) : (f.key?.name ?? (f.status === 401 ? UNAUTHENTICATED : OPEN_ACCOUNT));
       const model = f.rc && !errors.MODEL_NOT_FOUND.is(f.error) ? f.rc.servedModel : servedModel(f.model);
-      const deltas: Record<string, number> = f.rc?.state.has(RECORDED) ? { errors: 1 } : { requests: 1, errors: 1 };
+      const deltas = errorDeltas(f.error, f.status, f.rc?.state.has(RECORDED) === true);
       const p = store
         .bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([account, model, f.rc?.provider ?? f.error?.provider ?? '']), deltas, buckets)
         .catch(onFail);
