@@ -88,6 +88,8 @@ export const api = {
   usage: () => call('GET', '/v1/usage', { optional: true }),
   /** Usage series ({bucket, group_by, from, to}), or null without the usage extension. */
   usageSeries: (q) => call('GET', `/v1/usage${qs(q)}`, { optional: true }),
+  /** Latency percentiles per model/provider ({bucket: minute|hour|day, group_by, from, to}), or null without the usage extension. */
+  latencySeries: (q) => call('GET', `/v1/usage${qs({ ...q, metrics: 'latency' })}`, { optional: true }),
   budget: () => call('GET', '/v1/budget', { optional: true }),
   budgetSeries: (q) => call('GET', `/v1/budget${qs(q)}`, { optional: true }),
   rateLimits: () => call('GET', '/v1/rate_limit', { optional: true }),

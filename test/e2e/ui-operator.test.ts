@@ -136,11 +136,32 @@ test('requests: newest arrival first, with dates; the status filter offers 400, 
 
 test('phone width (390 px), light and dark: no card on any page is wider than its box', async (t) => {
   const up = await openaiUpstream({ usageOf: () => ({ prompt_tokens: 10, completion_tokens: 5 }) });
+  // a slow, flaky provider with a long base URL: its card has the longest lines (seconds, failure classes)
+  const flaky = await openaiUpstream({ delayMs: 1100 });
+  t.teardown(() => flaky.close());
   const gw = await gatewayWith(
     t,
     up,
-    '[pricing."gpt-4o"]\ninput_per_mtok = 2.5\noutput_per_mtok = 10.0\n[extensions.usage]\n[extensions.budget]\ndefault_budget = 100.0\n[extensions.request_log]\n',
+    `[providers.flaky-eu-west-1]\napi_key = "sk-x"\nbase_url = "${flaky.origin}/proxy/eu-west-1/openai-compatible/v1"\nmax_retries = 0\nmodels = ["o4-mini-2025-04-16", "gpt-4.1-mini-2025-04-14"]\n` +
+      '[pricing."gpt-4o"]\ninput_per_mtok = 2.5\noutput_per_mtok = 10.0\n[pricing."o4-mini-2025-04-16"]\ninput_per_mtok = 1.1\noutput_per_mtok = 4.4\n[extensions.usage]\n[extensions.budget]\ndefault_budget = 100.0\n[extensions.request_log]\n',
   );
+  await Promise.all([
+    client(gw).chat.completions.create({ model: 'o4-mini-2025-04-16', messages: HI }),
+    client(gw)
+      .chat.completions.create({ model: 'o4-mini-2025-04-16', messages: HI, stream: true })
+      .then(async (s) => {
+        for await (const _ of s) {
+          /* drain */
+        }
+      }),
+  ]);
+  for (const status of [500, 429, 503]) {
+    flaky.handle((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"flaky"}}');
+    });
+    await post(gw, '/v1/chat/completions', { model: 'o4-mini-2025-04-16', messages: HI });
+  }
   for (let i = 0; i < 3; i++) await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
   await client(gw)
     .chat.completions.create({ model: 'gpt-4o', messages: HI, stream: true })
@@ -165,9 +186,12 @@ test('phone width (390 px), light and dark: no card on any page is wider than it
       await open(page, hash, heading);
       await page.waitForLoadState('networkidle');
       const over = await page.evaluate<string[]>(
-        `[...document.querySelectorAll('table.cards tbody tr, .tile, .panel, figure.chart')]
-          .filter((el) => el.scrollWidth > el.clientWidth + 1)
-          .map((el) => el.tagName.toLowerCase() + '.' + el.className + ' ' + el.scrollWidth + ' > ' + el.clientWidth + ': ' + (el.textContent ?? '').slice(0, 60))`,
+        // a card wider than its box, or a box that scrolls sideways (what it cuts off is out of sight)
+        `[...document.querySelectorAll('table.cards tbody tr, .tile, .panel, figure.chart, .scroll')]
+          .filter((el) => !el.closest('details:not([open])'))
+          .map((el) => [el, el.parentElement.closest('.scroll, .panel, main') ?? document.body])
+          .filter(([el, box]) => el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().width > box.clientWidth + 1)
+          .map(([el, box]) => el.tagName.toLowerCase() + '.' + el.className + ' ' + el.scrollWidth + '/' + el.getBoundingClientRect().width + ' in ' + box.clientWidth + ': ' + (el.textContent ?? '').slice(0, 60))`,
       );
       t.deepEqual(over, [], `${scheme} ${hash}`);
       if (scheme === 'dark') {
