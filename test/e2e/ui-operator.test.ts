@@ -204,3 +204,74 @@ test('phone width (390 px), light and dark: no card on any page is wider than it
     await b.context.close();
   }
 });
+
+test("yesterday's spend on the Overview matches /v1/usage and /v1/budget for traffic made with the gateway's clock a day back", async (t) => {
+  const up = await openaiUpstream({ usageOf: () => ({ prompt_tokens: 1000, completion_tokens: 500 }) });
+  const gw = await startGateway(
+    baseConfig(
+      `${providerSection(up)}\n[pricing."gpt-4o"]\ninput_per_mtok = 2.5\noutput_per_mtok = 10.0\n[extensions.usage]\n[extensions.budget]\ndefault_budget = 100.0\n`,
+    ),
+    { clock: () => Date.now() - 86_400_000 },
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  const b = await browserFor(t);
+  if (!b) return;
+  for (let i = 0; i < 3; i++) await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
+  const today = new Date().toISOString().slice(0, 10);
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  const spend = (await admin(gw, 'GET', `/v1/budget?bucket=day&from=${yesterday}&to=${today}`)).body as any[];
+  const usage = (await admin(gw, 'GET', `/v1/usage?bucket=day&from=${yesterday}&to=${today}`)).body as any[];
+  t.is(
+    usage.reduce((a, e) => a + e.requests, 0),
+    3,
+  );
+  t.true(usage.every((e) => e.bucket_start === `${yesterday}T00:00:00.000Z`));
+  const usd = spend.reduce((a, e) => a + e.spent_usd, 0);
+  t.true(Math.abs(usd - (3 * (1000 * 2.5 + 500 * 10)) / 1e6) < 1e-9, `${usd}`);
+
+  const page = b.context.pages()[0] ?? (await b.context.newPage());
+  await signIn(page, gw.url);
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await page.getByRole('group', { name: 'Range' }).getByRole('button', { name: 'Yesterday' }).click();
+  await page.locator('figure[data-chart="requests"] .chart-zone', { hasText: 'UTC' }).waitFor();
+  const tile = (name: string) =>
+    page
+      .locator('.tile')
+      .filter({ has: page.locator('.label', { hasText: new RegExp(`^${name}$`) }) })
+      .locator('.value');
+  await tile('Spend')
+    .filter({ hasText: `$${usd.toFixed(3)}` })
+    .waitFor();
+  t.is(await tile('Requests').innerText(), '3');
+  // the table names the day it covers
+  t.true((await page.locator('.panel-head', { hasText: 'in this range' }).innerText()).includes(yesterday));
+});
+
+test('Models page: the per-model latency chart shows the model the mock made slow', async (t) => {
+  const up = await openaiUpstream();
+  const slow = await openaiUpstream({ delayMs: 1500 });
+  t.teardown(() => slow.close());
+  const gw = await gatewayWith(
+    t,
+    up,
+    `[providers.slowup]\napi_key = "sk-x"\nbase_url = "${slow.origin}/v1"\nmax_retries = 0\nmodels = ["o4-mini"]\n[extensions.usage]\n`,
+  );
+  const b = await browserFor(t);
+  if (!b) return;
+  const slowOnes = Promise.all([0, 1, 2].map(() => client(gw).chat.completions.create({ model: 'o4-mini', messages: HI })));
+  for (let i = 0; i < 3; i++) await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
+  await slowOnes;
+  await sleep(1300); // the sketches are written once a second
+  const page = b.context.pages()[0] ?? (await b.context.newPage());
+  await signIn(page, gw.url);
+  await open(page, 'models', 'Models & providers');
+  const cells = page.locator('figure[data-chart="model-latency"] td[data-series]');
+  await cells.first().waitFor({ state: 'attached' });
+  const values = await cells.evaluateAll((els) => els.map((e) => [e.getAttribute('data-series'), Number(e.getAttribute('data-value'))] as const));
+  const of = (m: string) => values.filter(([s, v]) => s === m && v > 0).map(([, v]) => v);
+  t.true(of('o4-mini').length > 0 && of('o4-mini').every((v) => v >= 1500 * 0.99), `o4-mini ${of('o4-mini')}`);
+  t.true(of('gpt-4o').length > 0 && Math.max(...of('gpt-4o')) < Math.min(...of('o4-mini')), `gpt-4o ${of('gpt-4o')}`);
+});
