@@ -69,7 +69,7 @@ function Tile({ label: l, value, hint }) {
  * p95 latency per model on the API's own buckets (hours, or UTC days: percentiles of
  * different buckets cannot be added), null where a model had no answered request.
  */
-function latencySeries(entries, r) {
+function latencySeries(entries, r, colors) {
   const daily = r.bucket === 'day';
   const grid = [];
   if (!daily) grid.push(...r.grid);
@@ -82,7 +82,9 @@ function latencySeries(entries, r) {
     if (!vals) byModel.set(e.model, (vals = new Array(grid.length).fill(null)));
     vals[i] = e.latency_p95_ms;
   }
-  const series = [...byModel].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([m, values], i) => ({ label: label('model', m), values, color: color(i) }));
+  const series = [...byModel]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([m, values], i) => ({ label: label('model', m), values, color: colors.get(label('model', m)) ?? color(colors.size + i) }));
   return { daily, x: grid.map((t) => t / 1000), series };
 }
 
@@ -115,7 +117,8 @@ export function Overview() {
     const spent = spend ? toSeries(spend, by, 'spent_usd', r, requests) : null;
     const errors = toSeries(usage, by, 'errors', r, requests);
     const codes = toSeries(byCode(usage), null, 'n', r);
-    const p95 = latencySeries(latency, r);
+    // a model keeps its colour from the requests chart (when stacked by model)
+    const p95 = latencySeries(latency, r, new Map(by === 'model' ? requests.series.map((s) => [s.label, s.color]) : []));
     const sum = (s) => s.series.reduce((a, g) => a + g.values.reduce((x, y) => x + y, 0), 0);
     const reqAt = requests.x.map((_, i) => requests.series.reduce((a, g) => a + g.values[i], 0));
     const errAt = errors.x.map((_, i) => errors.series.reduce((a, g) => a + g.values[i], 0));
