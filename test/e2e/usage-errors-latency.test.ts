@@ -122,3 +122,13 @@ test('metrics=latency: p50/p95/p99 per model and provider show the model the moc
   t.like(bad.body.error, { code: 'invalid_query', param: 'metrics' });
   t.is((await admin(gw, 'GET', '/v1/usage?bucket=minute')).status, 400, 'minute buckets are latency only');
 });
+
+test('latency = false keeps no sketches: metrics=latency is a 400 saying so, usage series unchanged', async (t) => {
+  const up = await openaiUpstream();
+  const gw = await gatewayWith(t, up, '[extensions.usage]\nlatency = false\n');
+  await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
+  const r = await admin(gw, 'GET', '/v1/usage?metrics=latency');
+  t.is(r.status, 400);
+  t.like(r.body.error, { code: 'invalid_query', param: 'metrics', message: 'latency over time is off: [extensions.usage] latency = false' });
+  t.is((await admin(gw, 'GET', '/v1/usage?group_by=model')).body[0].requests, 1);
+});

@@ -67,6 +67,8 @@ export const UNAUTHENTICATED = '(unauthenticated)';
 const schema = z.strictObject({
   /** Days the hourly buckets are kept; 0 records lifetime totals only. */
   retention_days: z.number().nonnegative().default(90),
+  /** Latency percentiles per (model, provider) over time (latency.ts); false keeps none. */
+  latency: z.boolean().default(true),
   /** Hours the per-minute latency buckets are kept (hour buckets follow retention_days); 0 keeps none. */
   latency_minutes_hours: z.number().nonnegative().max(168).default(6),
 });
@@ -232,7 +234,9 @@ export default defineExtension({
     };
     const rec = recorder(store, retentionMs, gateway, onFail);
     const latency =
-      retentionMs > 0 ? new LatencyRecorder(store, { bucketMs: HOUR_MS, retentionMs }, minuteRetentionMs, () => gateway.now(), onFail) : undefined;
+      retentionMs > 0 && config.latency
+        ? new LatencyRecorder(store, { bucketMs: HOUR_MS, retentionMs }, minuteRetentionMs, () => gateway.now(), onFail)
+        : undefined;
     hooks.onResponse.tapPromise(PLUGIN_NAME, rec.answered);
     hooks.onError.tapPromise(PLUGIN_NAME, rec.failed);
     hooks.onFinish.tap(PLUGIN_NAME, (f: FinishedRequest) => {
@@ -244,6 +248,8 @@ export default defineExtension({
       const metrics = metricsOf(ctx);
       if (metrics === 'usage' && !wantsSeries(ctx)) body = await listUsage(store);
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: metrics, extension: 'usage' });
+      else if (metrics === 'latency' && !config.latency)
+        throw INVALID_QUERY('latency over time is off: [extensions.usage] latency = false', { param: 'metrics' });
       else if (metrics === 'usage') body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       else {
         const q = parseSeriesQuery(ctx, LATENCY_SHAPE.dims, retentionMs, gateway.now(), minuteRetentionMs > 0 ? minuteRetentionMs : undefined);
