@@ -194,6 +194,7 @@ test('phone width (390 px), light and dark: no card on any page is wider than it
           .map(([el, box]) => el.tagName.toLowerCase() + '.' + el.className + ' ' + el.scrollWidth + '/' + el.getBoundingClientRect().width + ' in ' + box.clientWidth + ': ' + (el.textContent ?? '').slice(0, 60))`,
       );
       t.deepEqual(over, [], `${scheme} ${hash}`);
+      t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= innerWidth + 1'), `${scheme} ${hash}: the page fits 390 px`);
       if (scheme === 'dark') {
         // legible: body text is light on a dark background
         const [fg, bg] = await page.evaluate<string[]>('[getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor]');
