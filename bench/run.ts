@@ -22,6 +22,7 @@ import { formatGeminiTranslate, GEMINI_TRANSLATE, measureGeminiTranslate, type T
 import { formatPricingCost, measurePricingCost, PRICING_COST, type PricingCostResult } from './pricing-cost.ts';
 import { measurePhase, type PhaseResult } from './measure.ts';
 import { formatOtel, measureOtel, OTEL, type OtelResult } from './otel.ts';
+import { formatLatency, LATENCY, measureLatency, type LatencyResult } from './latency.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${HEADLINE.padEnd(22)} issue 14's figures vs their targets: floor proxy, five extensions, added p50, RSS, 5,000 open streams\n`);
     process.stdout.write(`${OTEL.padEnd(22)} the otel extension (sampling 1.0, OTLP to a local receiver) vs none: throughput and added p50, ABBA\n`);
     process.stdout.write(`${ALERTS_EVAL.padEnd(22)} in-process: the alerts extension's CPU per request (its onFinish tap and check timer), ABBA\n`);
+    process.stdout.write(`${LATENCY.padEnd(22)} the usage extension's latency sketches: ns per request in process, and on vs off end to end, ABBA\n`);
     return;
   }
   if (values.profile) {
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
       n !== OTEL &&
       n !== ALERTS_EVAL &&
       n !== PRICING_COST &&
+      n !== LATENCY &&
       !scenarios.some((s) => s.name === n),
   );
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
@@ -125,6 +128,16 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       await stopAll();
     }
   }
+  let latency: LatencyResult | undefined;
+  if (!only || only.includes(LATENCY)) {
+    process.stderr.write('running latency-sketches…\n');
+    try {
+      latency = await measureLatency();
+      process.stdout.write(`\n${formatLatency(latency)}\n`);
+    } finally {
+      await stopAll();
+    }
+  }
   // in process, once the children are gone: nothing else competes for the CPU
   let translate: TranslateRow[] | undefined;
   if (!only || only.includes(GEMINI_TRANSLATE)) {
@@ -160,6 +173,15 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   for (const row of otel?.rows ?? [])
     if (row.off.runs > 0 && !row.what.includes('1 connection'))
       aims.push({ aim: `otel on >= 0.9x throughput (${row.what})`, scenario: OTEL, value: row.ratio, unit: 'x', limit: 0.9, met: row.ratio >= 0.9 });
+  for (const row of latency?.rows ?? [])
+    aims.push({
+      aim: `latency sketches on >= 0.98x throughput (${row.what})`,
+      scenario: LATENCY,
+      value: row.ratio,
+      unit: 'x',
+      limit: 0.98,
+      met: row.ratio >= 0.98,
+    });
   for (const r of responses ?? [])
     aims.push({
       aim: `Responses translation <= 10 µs/event (${r.name})`,

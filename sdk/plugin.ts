@@ -169,13 +169,14 @@ export {
   DAY_MS,
   HOUR_MS,
   INVALID_QUERY,
+  MINUTE_MS,
   parseSeriesQuery,
   parseTime,
   readSeries,
   SERIES_DISABLED,
   wantsSeries,
 } from './series.ts';
-export type { Dimension, SeriesQuery, SeriesShape } from './series.ts';
+export type { Dimension, SeriesQuery, SeriesShape, SeriesSource } from './series.ts';
 // RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
 export { rfc3339 } from '../core/key-settings.ts';
 export { LEVELS } from '../server/log.ts';

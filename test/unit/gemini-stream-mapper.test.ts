@@ -246,7 +246,8 @@ test('an error payload mid-stream throws 502 with the upstream message and statu
   t.is(err.status, 502);
   t.is(err.message, 'provider gemini failed mid-stream: The model is overloaded. Please try again later.');
   t.is(err.upstreamStatus, 503);
-  t.is(err.code, 'UNAVAILABLE');
+  t.is(err.code, 'upstream_error');
+  t.is(err.upstreamCode, 'UNAVAILABLE');
 });
 
 test('streamed partialArgs handle nested paths, arrays, non-string values and hostile keys', (t) => {

@@ -179,7 +179,7 @@ export default defineExtension({
       const settled = store.settle(h.counter, h.id, { usd: spent });
       const [after] = await Promise.all([
         settled,
-        buckets && store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
+        buckets && store.bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
       ]);
       // the spend after this charge, for plugins that watch budgets (alerts): the store's atomic result
       rc.state.set(BUDGET_SETTLED, {
@@ -204,7 +204,7 @@ export default defineExtension({
       if (history === 'true') body = await budgetHistory(store);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
-      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
+      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);
     });

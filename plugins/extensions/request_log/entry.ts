@@ -72,8 +72,13 @@ export interface LogEntry {
   cache_hit: boolean;
   /** The request's trace (32 hex digits) when a tracing extension (otel) named it; null otherwise. */
   trace_id: string | null;
+  /** gw's error code, from the catalog (docs/design.md "Errors"): an upstream 5xx is `upstream_error` on every provider kind. */
   error_code: string | null;
   error_message: string | null;
+  /** For a failure the upstream answered: the HTTP status it answered with; null otherwise. */
+  upstream_status: number | null;
+  /** For a failure the upstream answered: its own error code (`server_error`, `overloaded_error`, `INTERNAL`…) when gw's differs; null otherwise. */
+  upstream_code: string | null;
   /** With `log_bodies = true` only, cut to `body_max_bytes`. */
   request_body?: string | null;
   response_body?: string | null;
@@ -132,11 +137,15 @@ const FIELDS = [
   'usage_estimated',
   'trace_id',
   'cost',
+  'upstream_status',
+  'upstream_code',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
 const TRACE_AT = 23;
 const COST_AT = 24;
+const UPSTREAM_STATUS_AT = 25;
+const UPSTREAM_CODE_AT = 26;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -184,12 +193,14 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
     message !== null && message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message,
   ];
   if (bodies) row.push(bodies[0], bodies[1]);
-  if (rc?.usageEstimated || f.traceId !== undefined || parts) {
+  const upstreamFailed = err?.upstreamStatus !== undefined || err?.upstreamCode !== undefined;
+  if (rc?.usageEstimated || f.traceId !== undefined || parts || upstreamFailed) {
     if (!bodies) row.push(0, 0);
     row.push(rc?.usageEstimated === true);
   }
-  if (f.traceId !== undefined || parts) row.push(f.traceId ?? null);
-  if (parts) row.push(parts);
+  if (f.traceId !== undefined || parts || upstreamFailed) row.push(f.traceId ?? null);
+  if (parts || upstreamFailed) row.push(parts ?? null);
+  if (upstreamFailed) row.push(err!.upstreamStatus ?? null, err!.upstreamCode ?? null);
   return row;
 }
 
@@ -204,6 +215,8 @@ export function fromRow(row: unknown[]): LogEntry {
   e.usage_estimated = row[ESTIMATED_AT] === true;
   e.trace_id = typeof row[TRACE_AT] === 'string' ? row[TRACE_AT] : null;
   e.cost = typeof row[COST_AT] === 'object' ? row[COST_AT] : null;
+  e.upstream_status = typeof row[UPSTREAM_STATUS_AT] === 'number' ? row[UPSTREAM_STATUS_AT] : null;
+  e.upstream_code = typeof row[UPSTREAM_CODE_AT] === 'string' ? row[UPSTREAM_CODE_AT] : null;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];

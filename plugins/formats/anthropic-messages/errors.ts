@@ -82,7 +82,7 @@ export function messagesStreamError(error: unknown, provider: string, first = fa
   const status = messagesErrorStatus(type);
   // a first event is the upstream's answer to the request, as an error status would be
   const message = first ? `provider ${provider}: ${detail}` : `provider ${provider} failed mid-stream: ${detail}`;
-  const err = status < 500 ? upstreamError(status, message, { code: type, provider }) : UPSTREAM_ERROR(message, { upstreamStatus: status, provider });
-  err.code = type;
-  return err;
+  return status < 500
+    ? upstreamError(status, message, { code: type, provider })
+    : UPSTREAM_ERROR(message, { upstreamStatus: status, upstreamCode: type, provider });
 }

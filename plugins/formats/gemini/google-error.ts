@@ -82,7 +82,7 @@ export function geminiStreamError(error: unknown, provider: string, first = fals
   const err =
     upstream !== undefined && upstream >= 400 && upstream < 500
       ? upstreamError(upstream, message, { provider })
-      : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
-  if (typeof e.status === 'string') err.code = e.status;
+      : UPSTREAM_ERROR(message, { upstreamStatus: upstream, upstreamCode: typeof e.status === 'string' ? e.status : undefined, provider });
+  if (typeof e.status === 'string' && err.status < 500) err.code = e.status;
   return err;
 }
