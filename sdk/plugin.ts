@@ -15,6 +15,12 @@
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
+ *   defineFormat, Generate, Pipeline…  declare a client format: its routes, the generate loop's pieces
+ *   PassthroughReader, parseEventObject… reading a protocol's upstream streams and bodies
+ *   Warnings, capped, toToolInput…     what translations between a protocol and the common format share
+ *
+ * Protocol kits (types, schemas, usage, errors, stream readers and converters of one wire
+ * protocol) are `gw/plugin/<protocol>`: `gw/plugin/anthropic-messages`, `gw/plugin/gemini`…
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
  * anything else (null, false…) fails the request with 500 `plugin_contract_violation`.
@@ -85,4 +91,62 @@ export type {
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
 export type {} from '../plugins/formats/openai-chat/index.ts';
-export type {} from '../plugins/formats/anthropic-messages/index.ts';
+
+// ---- what the protocol kits (gw/plugin/anthropic-messages, gw/plugin/gemini) and the formats
+// and providers over them use (issue 24) ----
+
+// client formats: declaring one, its routes, and what a route handler reads from the request
+export { defineFormat } from '../core/plugins/contract.ts';
+export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
+export type { Pipeline } from '../core/pipeline/pipeline.ts';
+export type { GwState, ParsedBody } from '../core/pipeline/state.ts';
+export { errorResponses, jsonRequestBody, schemaOf } from '../core/openapi.ts';
+// a format's model list in its own shape: what the key may call, one model's entry
+export { findModel, modelListing } from '../core/routes/model-listing.ts';
+export type { ModelEntry } from '../core/routes/model-listing.ts';
+
+// the generate loop's pieces (core/pipeline/generate.ts), and a protocol's native stream reader
+export { bodyOf } from '../core/pipeline/generate.ts';
+export type {
+  AnswerEnv,
+  AttemptEnv,
+  ChunkFrames,
+  Generate,
+  GenerateRead,
+  NativeGenerate,
+  StreamFraming,
+  ToChat,
+  TranslatedAnswer,
+  TranslatedGenerate,
+} from '../core/pipeline/generate.ts';
+export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
+export type { TranslatedStream } from '../core/pipeline/translated-frames.ts';
+export type { StreamProgress } from '../core/format/estimate.ts';
+
+// reading upstream streams and bodies: one rule for malformed data on every path (core/format/sse-data.ts)
+export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../core/format/sse-data.ts';
+export { dataField } from '../core/http/sse-write.ts';
+export { snippet } from '../core/http/upstream.ts';
+
+// errors a protocol or format raises (the rest of the catalog is `errors`)
+export {
+  EMBEDDINGS_UNSUPPORTED,
+  MODEL_NOT_FOUND,
+  quoted,
+  ROUTE_NOT_FOUND,
+  UPSTREAM_ERROR,
+  UPSTREAM_MALFORMED,
+  UPSTREAM_TRUNCATED,
+} from '../core/error-codes.ts';
+
+// shared by translations between a protocol and the common format
+export { Warnings } from '../core/format/warnings.ts';
+export { estimateTokens } from '../core/format/estimate.ts';
+export { own, setOwn } from '../core/own.ts';
+export { toToolInput } from './tool-input.ts';
+// the item caps of every client format's request schema (docs/design.md "Item counts are capped")
+export { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
+
+// the kits' chunk types (module augmentation of ChunkTypes, in each kit's types.ts): types only
+export type {} from '../protocols/anthropic-messages/types.ts';
+export type {} from '../protocols/gemini/types.ts';

@@ -1,13 +1,13 @@
 /**
- * The item caps of every client format's request schema (plugins/formats/_shared/limits.ts):
+ * The item caps of every client format's request schema (sdk/limits.ts):
  * at the cap a body passes, one past it is a 400 naming the field and the cap.
  */
 import test from 'ava';
 import type { z } from 'zod';
 import { validate } from '../../core/schemas.ts';
-import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../plugins/formats/anthropic-messages/schema.ts';
-import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../plugins/formats/gemini/schemas.ts';
-import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../plugins/formats/_shared/limits.ts';
+import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
+import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
+import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';
 import { chatRequestSchema, embeddingsRequestSchema } from '../../plugins/formats/openai-chat/schema.ts';
 import { responsesRequestSchema } from '../../plugins/formats/openai-responses/schema.ts';
 

@@ -3,10 +3,8 @@
  * (`GET /v1/models` and `/v1/models/{id}` with an `anthropic-version` header).
  * @see https://docs.anthropic.com/en/api/models-list
  */
+import { findModel, type GwState, MODEL_NOT_FOUND, type ModelEntry, modelListing } from 'gw/plugin';
 import type { Context } from 'koa';
-import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
-import type { GwState } from '../../../core/pipeline/state.ts';
-import { findModel, modelListing, type ModelEntry } from '../../../core/routes/model-listing.ts';
 
 const EPOCH = '1970-01-01T00:00:00Z';
 

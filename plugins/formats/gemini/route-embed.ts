@@ -6,14 +6,19 @@
  * (`usageMetadata.promptTokenCount` natively, when reported), else an estimate.
  * @see https://ai.google.dev/api/embeddings
  */
+import { badRequest, bodyOf, EMBEDDINGS_UNSUPPORTED, estimateTokens, type Pipeline, UPSTREAM_MALFORMED } from 'gw/plugin';
 import type { Context } from 'koa';
-import { badRequest, EMBEDDINGS_UNSUPPORTED, UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
-import { estimateTokens } from '../../../core/format/estimate.ts';
-import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
-import { batchEmbedContentsToEmbeddings, embedContentToEmbeddings, embeddingsToBatchEmbedContents, embeddingsToEmbedContent } from './embeddings.ts';
-import { bodyOf, FORMAT, logDropped, urlModel, withModel } from './request.ts';
-import { batchEmbedContentsRequestSchema, embedContentRequestSchema } from './schemas.ts';
-import type { BatchEmbedContentsBody, EmbedContentBody } from './types.ts';
+import {
+  type BatchEmbedContentsBody,
+  batchEmbedContentsRequestSchema,
+  batchEmbedContentsToEmbeddings,
+  type EmbedContentBody,
+  embedContentRequestSchema,
+  embedContentToEmbeddings,
+  embeddingsToBatchEmbedContents,
+  embeddingsToEmbedContent,
+} from 'gw/plugin/gemini';
+import { FORMAT, logDropped, urlModel, withModel } from './request.ts';
 
 /** The handler of `:embedContent` (`batch` false) or `:batchEmbedContents` (true). */
 export function embedRoute(pipeline: Pipeline, batch: boolean) {

@@ -4,11 +4,9 @@
  * paths are OpenAI's, so these answer only requests from Gemini clients ({@link fromGeminiClient}).
  * @see https://ai.google.dev/api/models
  */
+import { findModel, type GwState, MODEL_NOT_FOUND, modelListing } from 'gw/plugin';
 import type { Context } from 'koa';
-import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
-import type { GwState } from '../../../core/pipeline/state.ts';
-import { findModel, modelListing } from '../../../core/routes/model-listing.ts';
-import { listGeminiModels, toGeminiModel } from './models.ts';
+import { listGeminiModels, toGeminiModel } from 'gw/plugin/gemini';
 
 /** `key=` as a query parameter (whatever its position). */
 const QUERY_KEY = /(?:^|&)key=/;

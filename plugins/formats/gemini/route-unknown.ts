@@ -3,10 +3,9 @@
  * `predict`, …) or a path without one: 404 in Google's shape naming it, rather than the
  * gateway's generic "no route".
  */
+import { defineError, ROUTE_NOT_FOUND } from 'gw/plugin';
 import type { Context } from 'koa';
-import { ROUTE_NOT_FOUND } from '../../../core/error-codes.ts';
-import { defineError } from '../../../core/errors.ts';
-import { splitModelMethod } from './models.ts';
+import { splitModelMethod } from 'gw/plugin/gemini';
 
 /** A `{model}:{method}` URL whose method gw does not serve. */
 export const METHOD_NOT_SERVED = defineError<{ model: string; method: string }>(
