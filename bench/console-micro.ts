@@ -50,6 +50,7 @@ async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<
         log,
         routes,
         gateway: info,
+        metrics: { counter() {}, gauge() {} },
       }),
     );
   }

@@ -61,7 +61,7 @@ export function areaOf(url: string, fn: string): string {
     return `npm:${rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
   }
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
-  const m = /\/(core|plugins|cli|bench)\/(?:([^/]+)\/)?/.exec(url);
+  const m = /\/(core|plugins|protocols|sdk|cli|bench)\/(?:([^/]+)\/)?/.exec(url);
   if (m) return m[2] && !m[2].includes('.') ? `gw:${m[1]}/${m[2]}` : `gw:${m[1]}`;
   return url;
 }
@@ -72,7 +72,7 @@ function shortWhere(url: string, line: number): string {
   const nm = u.lastIndexOf('/node_modules/');
   if (nm >= 0) u = u.slice(nm + 14);
   else {
-    const m = /\/(core|plugins|cli|bench|test)\//.exec(u);
+    const m = /\/(core|plugins|protocols|sdk|cli|bench|test)\//.exec(u);
     if (m) u = u.slice(m.index + 1);
   }
   return `${u}:${line + 1}`;

@@ -10,10 +10,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChatCompletionChunk } from '../core/format/chat.ts';
-import { ChunksToResponsesEvents } from '../plugins/formats/openai-responses/chunks-to-events.ts';
-import { encodeResponsesEvent } from '../plugins/formats/openai-responses/encode-event.ts';
-import { ToolNames } from '../plugins/formats/openai-responses/map-tools.ts';
-import type { ResponsesRequest } from '../plugins/formats/openai-responses/types.ts';
+import { ChunksToResponsesEvents } from '../protocols/openai-responses/chunks-to-events.ts';
+import { encodeResponsesEvent } from '../protocols/openai-responses/encode-event.ts';
+import { ToolNames } from '../protocols/openai-responses/map-tools.ts';
+import type { ResponsesRequest } from '../protocols/openai-responses/types.ts';
 
 /** One measured case. */
 export interface TranslateResult {

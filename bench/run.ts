@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { formatHeadline, HEADLINE, headlineFigures, headlineOptions, measureHeadline, type HeadlineFigure, type HeadlineMeasurements } from './headline.ts';
 import { formatGeminiTranslate, GEMINI_TRANSLATE, measureGeminiTranslate, type TranslateRow } from './gemini-translate.ts';
 import { measurePhase, type PhaseResult } from './measure.ts';
+import { formatOtel, measureOtel, OTEL, type OtelResult } from './otel.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
     process.stdout.write(`${TRANSLATE.padEnd(22)} in-process: chat chunks → Responses events → SSE text, µs per event\n`);
     process.stdout.write(`${HEADLINE.padEnd(22)} issue 14's figures vs their targets: floor proxy, five extensions, added p50, RSS, 5,000 open streams\n`);
+    process.stdout.write(`${OTEL.padEnd(22)} the otel extension (sampling 1.0, OTLP to a local receiver) vs none: throughput and added p50, ABBA\n`);
     return;
   }
   if (values.profile) {
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && !scenarios.some((s) => s.name === n));
+  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && n !== OTEL && !scenarios.some((s) => s.name === n));
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
   const seconds = envNumber('BENCH_SECONDS', 4);
@@ -99,6 +101,16 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       await stopAll();
     }
   }
+  let otel: OtelResult | undefined;
+  if (!only || only.includes(OTEL)) {
+    process.stderr.write('running otel…\n');
+    try {
+      otel = await measureOtel();
+      process.stdout.write(`\n${formatOtel(otel)}\n`);
+    } finally {
+      await stopAll();
+    }
+  }
   // in process, once the children are gone: nothing else competes for the CPU
   let translate: TranslateRow[] | undefined;
   if (!only || only.includes(GEMINI_TRANSLATE)) {
@@ -120,6 +132,9 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
     process.stdout.write('\n');
   }
   const aims = checkAims(results, translate, admission);
+  for (const row of otel?.rows ?? [])
+    if (row.off.runs > 0 && !row.what.includes('1 connection'))
+      aims.push({ aim: `otel on >= 0.9x throughput (${row.what})`, scenario: OTEL, value: row.ratio, unit: 'x', limit: 0.9, met: row.ratio >= 0.9 });
   for (const r of responses ?? [])
     aims.push({
       aim: `Responses translation <= 10 µs/event (${r.name})`,
@@ -134,7 +149,7 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
   await writeFile(
     file,
-    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims, headline }, null, 2)}\n`,
+    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims, headline, otel }, null, 2)}\n`,
   );
   process.stdout.write(`\nwritten: ${file}\n`);
 }

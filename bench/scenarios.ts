@@ -61,6 +61,18 @@ models = ["${MODEL}"]
 /** One provider, no extensions. */
 export const plain: GwSetup = { id: 'plain', toml: (up) => upstreamProvider('upstream', up) };
 
+/** One provider and the otel extension at sampling 1.0, exporting spans and metrics to the bench upstream (it accepts OTLP). */
+export const otelOn: GwSetup = {
+  id: 'otel',
+  needs: ['plugins/extensions/otel'],
+  toml: (up) => `${upstreamProvider('upstream', up)}
+[extensions.otel]
+endpoint = "${up}"
+sampling_ratio = 1.0
+metrics_interval_ms = 5000
+`,
+};
+
 const group3: GwSetup = {
   id: 'group3',
   toml: (up) => ['one', 'two', 'three'].map((n) => upstreamProvider(`up_${n}`, up)).join('\n'),
@@ -228,6 +240,15 @@ export const scenarios: Scenario[] = [
     direct: { path: chatPath, body: chatStream },
     connections: 50,
     stream: true,
+  },
+  {
+    name: 'otel-json-c50',
+    what: 'the otel extension (sampling 1.0, OTLP to a local receiver) vs none; `--only otel` measures it ABBA',
+    gw: otelOn,
+    request: { path: chatPath, body: chat },
+    direct: { path: chatPath, body: chat },
+    connections: 50,
+    compare: 'json-c50',
   },
   {
     name: 'group3-json-c50',

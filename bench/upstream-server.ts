@@ -73,6 +73,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   const body = await readText(req);
+  // gw's OTLP exports (the otel bench): accepted, not decoded (a collector's CPU is not gw's), not counted as calls
+  if (url === '/v1/traces' || url === '/v1/metrics') {
+    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    return;
+  }
   // the body is compact JSON from the bench or from gw: a substring test is enough
   const stream = body.includes('"stream":true');
   if (url.startsWith('/v1/chat/completions')) {

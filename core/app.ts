@@ -16,6 +16,7 @@ import type { GatewayError } from './errors.ts';
 import type { Gateway } from './gateway.ts';
 import { authenticate, requireAdmin } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
+import { notifyArrival } from './pipeline/arrival.ts';
 import { notifyFinish } from './pipeline/notify-finish.ts';
 import { asGatewayError } from './pipeline/respond.ts';
 import { redactError } from './redact.ts';
@@ -55,6 +56,7 @@ export function createApp(gw: Gateway): Koa {
   function chain(r: RouteSpec): (ctx: Context) => Promise<unknown> {
     return async (ctx) => {
       const st = ctx.state as GwState;
+      if (r.metered !== undefined) notifyArrival(gw.hooks, ctx, st, r.metered, r.path);
       if (r.auth === 'key') st.key = authenticate(ctx, st.snap, r.keyFrom ?? ['bearer'], gw.clock);
       else if (r.auth === 'admin') requireAdmin(ctx, st.snap);
       if (r.body === true || (r.body === 'optional' && ctx.get('content-type'))) await body(ctx);

@@ -126,8 +126,10 @@ export class RequestContext {
   error: GatewayError | undefined = undefined;
   /** Extra response headers hooks ask for (e.g. `x-gw-cache: miss`); set them before dispatch. */
   responseHeaders: Record<string, string> | undefined = undefined;
-  /** Scratch space for plugins; key by a symbol or your plugin name. */
-  readonly state = new Map<string | symbol, unknown>();
+  /** Scratch space for plugins; key by a symbol or your plugin name. Holds what onArrival taps kept. */
+  readonly state: Map<string | symbol, unknown>;
+  /** The trace the request belongs to (32 hex digits), when an onArrival tap named it (a tracing extension). */
+  readonly traceId: string | undefined;
 
   constructor(
     id: string,
@@ -138,6 +140,8 @@ export class RequestContext {
     canonicalModel: string,
     startedAt: number,
     log: Logger,
+    state: Map<string | symbol, unknown> = new Map(),
+    traceId?: string,
   ) {
     this.id = id;
     this.route = facts.route;
@@ -155,5 +159,7 @@ export class RequestContext {
     this.cacheable = facts.operation === 'generate' && !facts.stream && facts.cacheable !== false;
     this.startedAt = startedAt;
     this.log = log;
+    this.state = state;
+    this.traceId = traceId;
   }
 }

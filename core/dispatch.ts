@@ -45,7 +45,8 @@ export function plan(table: RoutingTable, requested: string, canonical: string, 
 }
 
 /**
- * Runs `call` until an attempt succeeds.
+ * Runs `call` until an attempt succeeds; `retry` is 0 for the first try of a provider and
+ * model, then counts its retries.
  * @throws the last failure when every provider of every model failed, or the first
  *   non-retryable failure; 503 `circuit_open` when every circuit was open.
  */
@@ -53,7 +54,7 @@ export async function dispatch<T>(
   table: RoutingTable,
   p: DispatchPlan,
   signal: AbortSignal,
-  call: (provider: Provider, model: string) => Promise<T>,
+  call: (provider: Provider, model: string, retry: number) => Promise<T>,
 ): Promise<Dispatched<T>> {
   let attempts = 0;
   let lastErr: unknown;
@@ -72,7 +73,7 @@ export async function dispatch<T>(
         m.inflight++;
         const t0 = performance.now();
         try {
-          const value = await call(m.provider, model);
+          const value = await call(m.provider, model, retry);
           m.inflight--;
           m.breaker.success();
           m.sample(performance.now() - t0);

@@ -15,7 +15,8 @@ import { GatewayMetrics } from './metrics/metrics.ts';
 import { generateHandler } from './pipeline/generate.ts';
 import { createPipeline } from './pipeline/pipeline.ts';
 import type { ExtensionHandle, GatewayInfo } from './plugins/contract.ts';
-import { findPlugin, GW_VERSION, loadFormats, runSetup } from './plugins/loader.ts';
+import { type EnabledFormat, loadFormats } from './plugins/load-formats.ts';
+import { findPlugin, GW_VERSION, runSetup } from './plugins/loader.ts';
 import { openStore } from './plugins/open-store.ts';
 import { tapHealth } from './resilience/health.ts';
 import { MemberPool } from './resilience/member.ts';
@@ -139,31 +140,32 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       },
     });
     await runtime.start(config);
-    for (const f of await loadFormats()) {
-      let section: unknown;
-      if (f.configSchema) {
-        const raw = f.section ? ((config as Record<string, unknown>)[f.section] ?? {}) : {};
-        const parsed = f.configSchema.safeParse(raw);
-        if (!parsed.success) throw ConfigError.fromZod(config.file, f.section ? [f.section] : [], parsed.error);
-        section = parsed.data;
-      }
-      const pipeline = createPipeline(gw, f.id);
-      await f.setup({
-        config: section,
-        store: store.namespace(`format:${f.id}`),
-        log: log.child({ format: f.id }),
-        hooks,
-        gateway: info,
-        pipeline,
-        route: (r) => {
-          const handler = r.generate ? generateHandler(pipeline, hooks, f.id, r.generate) : r.handler;
-          routes.add({ ...r, handler, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? f.keyFrom, errors: f, owner: f.id });
-        },
-      });
-    }
+    const formats = await loadFormats(config);
+    const setUp = (f: EnabledFormat) => {
+      const plugin = f.found.plugin;
+      const id = plugin.id;
+      const pipeline = createPipeline(gw, id);
+      return runSetup(f.found, id, () =>
+        plugin.setup({
+          config: f.config,
+          store: store.namespace(`format:${id}`),
+          log: log.child({ format: id }),
+          hooks,
+          gateway: info,
+          pipeline,
+          route: (r) => {
+            const handler = r.generate ? generateHandler(pipeline, hooks, id, r.generate) : r.handler;
+            routes.add({ ...r, handler, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? plugin.keyFrom, errors: plugin, owner: id });
+          },
+        }),
+      );
+    };
+    for (const f of formats) if (f.found.source === 'builtin') await setUp(f);
     mountCoreRoutes(routes, gw.metrics);
     mountUi(routes);
     mountAdminRoutes(routes, () => gw.runtime, log);
+    // after every built-in route: a third-party format that claims one fails in its own setup, naming itself
+    for (const f of formats) if (f.found.source === 'npm') await setUp(f);
     for (const [name, section] of Object.entries(config.extensions)) {
       const found = await findPlugin('extension', name);
       if (!found)
@@ -189,6 +191,10 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
           log: log.child({ extension: name }),
           routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') },
           gateway: info,
+          metrics: {
+            counter: (metric, help, collect) => gw.metrics.plugin('counter', metric, help, collect),
+            gauge: (metric, help, collect) => gw.metrics.plugin('gauge', metric, help, collect),
+          },
         }),
       );
       extensions.push({ name, handle: handle ?? undefined });

@@ -1,5 +1,5 @@
 /**
- * The hook pipeline: six tapable hooks on one frozen object, tapped once at startup in
+ * The hook pipeline: nine tapable hooks on one frozen object, tapped once at startup in
  * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request).
  *
  *   onRequest      AsyncSeriesBail  before dispatch, after auth and model resolution.
@@ -38,7 +38,22 @@
  *                  last byte; as a JSON answer is handed to the socket), refused ones
  *                  included: 401, 400, 413, 415 and 404 never reach onRequest but do reach
  *                  this. Observes only: synchronous, cheap; do I/O in the background.
+ *
+ * Three more observe a request's edges (tracing, timing), each free when untapped:
+ *
+ *   onArrival       Sync            every gateway request as it arrives, before auth and the
+ *                   body (ArrivingRequest): read its headers (a W3C `traceparent`), keep
+ *                   per-request state (`state` becomes `rc.state`), name its trace
+ *                   (`traceId`: the request log shows it) and add response headers that
+ *                   every answer carries, errors included.
+ *   onUpstreamStart Sync            each upstream attempt (retries and fallbacks included) as
+ *                   it starts (UpstreamAttempt): set `attempt.headers` to add headers to
+ *                   that attempt's upstream HTTP request (a child `traceparent`).
+ *   onUpstreamEnd   Sync            the same attempt as it ends: `outcome` and `error`, its
+ *                   `endedAt`. A stream's attempt ends when its first event arrived; the
+ *                   stream's own end is the request's (onResponse / onError / onFinish).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook, type Tap } from 'tapable';
 import type { KeyInfo, RequestContext } from './context.ts';
 import { PLUGIN_CONTRACT } from './error-codes.ts';
@@ -100,6 +115,63 @@ export interface FinishedRequest {
   readonly error: GatewayError | undefined;
   /** The request body as received, when it was parsed (for plugins that log bodies; never log it by default). */
   readonly rawBody: string | undefined;
+  /** The trace the request belongs to (32 hex digits), when an onArrival tap named it; else undefined. */
+  readonly traceId?: string;
+  /** The request's plugin state: `rc.state`, or for a request refused before admission what onArrival taps kept; undefined when there is none. */
+  readonly state?: Map<string | symbol, unknown>;
+}
+
+/** A gateway request as it arrives (onArrival): before auth, before its body is read. */
+export interface ArrivingRequest {
+  /** Request id, as sent in `x-request-id`. */
+  readonly id: string;
+  /** The route's metrics label (`chat`, `messages`, `responses`…). */
+  readonly route: string;
+  readonly method: string;
+  /** The route's path as registered (`/v1/chat/completions`, `/v1beta/models/:model`…), never the raw URL (it may carry `?key=`). */
+  readonly path: string;
+  /** Incoming headers (lower-case names). They carry the client's credentials: read what you need, never log or keep them whole. */
+  readonly headers: IncomingHttpHeaders;
+  /** Arrival, epoch ms. */
+  readonly time: number;
+  /** The request's plugin state: the same Map is `rc.state` once admitted, and FinishedRequest.state. */
+  readonly state: Map<string | symbol, unknown>;
+  /** The trace this request belongs to (32 lower-case hex digits): a tracing tap sets it; `rc.traceId` and FinishedRequest.traceId carry it. */
+  traceId: string | undefined;
+  /** Adds a header to whatever answer the request gets (JSON, stream, error). */
+  setHeader(name: string, value: string): void;
+}
+
+/**
+ * One upstream attempt (onUpstreamStart, then onUpstreamEnd with the same object): a call
+ * to one provider for one model, retries and fallbacks each an attempt of their own.
+ */
+export interface UpstreamAttempt {
+  /** The provider's name (its config section) and kind. */
+  readonly provider: string;
+  readonly kind: string;
+  /** The canonical model asked of it: `rc.canonicalModel`, or a `[fallbacks]` model. */
+  readonly model: string;
+  /** True when `model` is a `[fallbacks]` model. */
+  readonly fallback: boolean;
+  /** 1 for the request's first attempt, counting every retry and fallback (`rc.attempts` after it). */
+  readonly number: number;
+  /** 0 for the first try on this provider and model, then 1, 2… for its retries. */
+  readonly retry: number;
+  /** performance.now() when it started, ms. */
+  readonly startedAt: number;
+  /**
+   * Headers to add to the attempt's upstream HTTP request(s), set by an onUpstreamStart tap
+   * (names lower-case; a provider's own headers win on a clash). The upstream client adds them
+   * for every provider; they are `call.upstreamHeaders` for a provider with its own client.
+   */
+  headers: Record<string, string> | undefined;
+  /** performance.now() when it ended, ms (0 until onUpstreamEnd). */
+  endedAt: number;
+  /** `ok`: the upstream answered (a stream: its first event arrived); `error`: it failed (see `error`). undefined until onUpstreamEnd. */
+  outcome: 'ok' | 'error' | undefined;
+  /** What the attempt failed with (a GatewayError for every upstream failure; anything else is a bug). */
+  error: unknown;
 }
 
 export interface Hooks {
@@ -109,6 +181,9 @@ export interface Hooks {
   readonly onChunk: SyncHook<[RequestContext, Chunk]>;
   readonly onError: AsyncSeriesHook<[RequestContext, GatewayError]>;
   readonly onFinish: SyncHook<[FinishedRequest]>;
+  readonly onArrival: SyncHook<[ArrivingRequest]>;
+  readonly onUpstreamStart: SyncHook<[RequestContext, UpstreamAttempt]>;
+  readonly onUpstreamEnd: SyncHook<[RequestContext, UpstreamAttempt]>;
 }
 
 /** True for an EarlyResponse: an object with a numeric status and a body. */
@@ -141,6 +216,9 @@ export function createHooks(): Hooks {
     onChunk: new SyncHook<[RequestContext, Chunk]>(['rc', 'chunk'], 'onChunk'),
     onError: new AsyncSeriesHook<[RequestContext, GatewayError]>(['rc', 'error'], 'onError'),
     onFinish: new SyncHook<[FinishedRequest]>(['finished'], 'onFinish'),
+    onArrival: new SyncHook<[ArrivingRequest]>(['arrival'], 'onArrival'),
+    onUpstreamStart: new SyncHook<[RequestContext, UpstreamAttempt]>(['rc', 'attempt'], 'onUpstreamStart'),
+    onUpstreamEnd: new SyncHook<[RequestContext, UpstreamAttempt]>(['rc', 'attempt'], 'onUpstreamEnd'),
   });
 }
 

@@ -27,6 +27,12 @@ export interface CallContext {
    * `large`, so serializing a translated body is a turn of the event loop of its own.
    */
   large?: boolean;
+  /**
+   * Headers this attempt adds to its upstream requests (an onUpstreamStart tap's, e.g. a
+   * child `traceparent`). The upstream client adds them itself; only a provider that sends
+   * requests with a client of its own adds them.
+   */
+  upstreamHeaders?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Caps on the item counts of a request body, checked by each client format's zod schema
- * before anything walks or translates the body: past one, the request is a 400 in the
- * route's own error shape, naming the field and the cap (`messages: at most 120000 messages
- * per request`). Every translation is linear, but a 32 MiB body of tiny items is millions of
+ * before anything walks or translates the body (exported by `gw/plugin`: a third-party
+ * format caps its arrays as the built-ins do). Past one, the request is a 400 in the route's
+ * own error shape, naming the field and the cap (`messages: at most 120000 messages per
+ * request`). Every translation is linear, but a 32 MiB body of tiny items is millions of
  * objects to validate, convert and serialize again, on the event loop.
  *
  * Each cap is above the largest count a vendor documents, so gw never refuses a request an

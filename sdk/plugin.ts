@@ -8,6 +8,7 @@
  *   GatewayError, defineError, errors  the error catalog: throw the core's entries or define
  *                                      your own codes (a refusal says its metrics `refusal`)
  *   Hooks, Chunk, EarlyResponse…       the hook pipeline and what taps see and return
+ *   ArrivingRequest, UpstreamAttempt   what the tracing hooks see (a request's arrival, each upstream attempt)
  *   Store                              the shared store (values, counters, windows, holds…)
  *   holdAdmits, fitBound, KeyLocks     what a store backend shares with the built-in ones
  *   Provider, UpstreamClient…          the provider contract and its upstream client
@@ -15,12 +16,14 @@
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
- *   defineFormat, Generate, Pipeline…  declare a client format: its routes, the generate loop's pieces
- *   PassthroughReader, parseEventObject… reading a protocol's upstream streams and bodies
- *   Warnings, capped, toToolInput…     what translations between a protocol and the common format share
+ *   defineFormat, Generate…            a client format: its routes, and the pieces the kernel's
+ *                                      generate loop runs (read, native reader, translations)
+ *   StreamProgress, parseEventObject…  reading and writing streams the way the built-ins do
+ *   readSeries, parseSeriesQuery…      usage over time as `?bucket=&group_by=` series
  *
- * Protocol kits (types, schemas, usage, errors, stream readers and converters of one wire
- * protocol) are `gw/plugin/<protocol>`: `gw/plugin/anthropic-messages`, `gw/plugin/gemini`…
+ * Protocol kits: `gw/plugin/<protocol>` (openai-chat, openai-responses, anthropic-messages,
+ * gemini) hold each wire protocol's types, schemas, usage mapping, errors, stream readers
+ * and converters to and from the common format, for a plugin that speaks it.
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
  * anything else (null, false…) fails the request with 500 `plugin_contract_violation`.
@@ -53,6 +56,11 @@ export { UPSTREAM_AUTH_FAILED } from '../core/http/client.ts';
 // the hook pipeline
 export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, ResponseInfo } from '../core/hooks.ts';
 export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
+
+// observing a request's edges (tracing): its arrival and each upstream attempt (onArrival,
+// onUpstreamStart, onUpstreamEnd), and the metric families an extension adds to /metrics
+export type { ArrivingRequest, UpstreamAttempt } from '../core/hooks.ts';
+export type { ExtensionMetrics } from '../core/plugins/contract.ts';
 export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/context.ts';
 // virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';
@@ -90,22 +98,20 @@ export type {
 } from '../core/format/chat.ts';
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
-export type {} from '../plugins/formats/openai-chat/index.ts';
+export type {} from './chunk-types.ts';
 
-// ---- what the protocol kits (gw/plugin/anthropic-messages, gw/plugin/gemini) and the formats
-// and providers over them use (issue 24) ----
+// ── Client formats (issue 24: the OpenAI chat and Responses kits, defineFormat public) ──
 
-// client formats: declaring one, its routes, and what a route handler reads from the request
+// declaring a client format: its routes, error shape and key sources; `[formats.<id>]` enables a third-party one
 export { defineFormat } from '../core/plugins/contract.ts';
 export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
-export type { Pipeline } from '../core/pipeline/pipeline.ts';
-export type { GwState, ParsedBody } from '../core/pipeline/state.ts';
+export type { ErrorShape, KeySource, RouteMethod } from '../core/routes/registry.ts';
+// the OpenAI error shape: chat, embeddings, models, admin routes, and any route no format owns
+export { OPENAI_ERRORS } from '../core/routes/core-routes.ts';
+// OpenAPI fragments of a format's operations
 export { errorResponses, jsonRequestBody, schemaOf } from '../core/openapi.ts';
-// a format's model list in its own shape: what the key may call, one model's entry
-export { findModel, modelListing } from '../core/routes/model-listing.ts';
-export type { ModelEntry } from '../core/routes/model-listing.ts';
 
-// the generate loop's pieces (core/pipeline/generate.ts), and a protocol's native stream reader
+// the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
 export { bodyOf } from '../core/pipeline/generate.ts';
 export type {
   AnswerEnv,
@@ -120,33 +126,57 @@ export type {
   TranslatedGenerate,
 } from '../core/pipeline/generate.ts';
 export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
-export type { TranslatedStream } from '../core/pipeline/translated-frames.ts';
-export type { StreamProgress } from '../core/format/estimate.ts';
+export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
+// the pipeline's four steps, for a format route that is not a generate route (embeddings, counting)
+export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
+export type { Answer } from '../core/pipeline/finish.ts';
+export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
+export type { StreamAnswer } from '../core/pipeline/stream.ts';
 
-// reading upstream streams and bodies: one rule for malformed data on every path (core/format/sse-data.ts)
+// reading upstream streams: one rule for malformed event data on every path (core/format/sse-data.ts)
 export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../core/format/sse-data.ts';
+export { chunkOf } from '../core/pipeline/upstream-calls.ts';
+// writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
 export { dataField } from '../core/http/sse-write.ts';
-export { snippet } from '../core/http/upstream.ts';
+export { estimateTextTokens, estimateTokens, StreamProgress } from '../core/format/estimate.ts';
 
-// errors a protocol or format raises (the rest of the catalog is `errors`)
-export {
-  EMBEDDINGS_UNSUPPORTED,
-  MODEL_NOT_FOUND,
-  quoted,
-  ROUTE_NOT_FOUND,
-  UPSTREAM_ERROR,
-  UPSTREAM_MALFORMED,
-  UPSTREAM_TRUNCATED,
-} from '../core/error-codes.ts';
-
-// shared by translations between a protocol and the common format
+// translating requests: field checks that name the path, warnings for what a translation drops, item caps
+export { quoted } from '../core/error-codes.ts';
 export { Warnings } from '../core/format/warnings.ts';
-export { estimateTokens } from '../core/format/estimate.ts';
-export { own, setOwn } from '../core/own.ts';
-export { toToolInput } from './tool-input.ts';
-// the item caps of every client format's request schema (docs/design.md "Item counts are capped")
+export { own } from '../core/own.ts';
 export { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
 
-// the kits' chunk types (module augmentation of ChunkTypes, in each kit's types.ts): types only
-export type {} from '../protocols/anthropic-messages/types.ts';
-export type {} from '../protocols/gemini/types.ts';
+// a format's own routes: the request's key and id, the models its key may call
+export { keyOf, requestIdOf } from '../core/pipeline/state.ts';
+export { modelFor, modelsFor, nearModels } from '../core/routes/model-listing.ts';
+export type { ModelEntry } from '../core/routes/model-listing.ts';
+
+// ── Extensions' helpers (issue 24: what plugins/extensions/_shared offered, and the core pieces extensions used) ──
+
+// usage and spend over time: hourly buckets read back as `?bucket=&group_by=&from=&to=` series
+export {
+  BUCKETS_KEY,
+  DAY_MS,
+  HOUR_MS,
+  INVALID_QUERY,
+  parseSeriesQuery,
+  parseTime,
+  readSeries,
+  SERIES_DISABLED,
+  wantsSeries,
+} from './series.ts';
+export type { Dimension, SeriesQuery, SeriesShape } from './series.ts';
+// RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
+export { rfc3339 } from '../core/key-settings.ts';
+export { LEVELS } from '../core/log.ts';
+
+// ── Protocol kits (issue 24: the Anthropic Messages and Gemini kits, and the formats and providers over them) ──
+
+// what a format's own route handler reads from the request (count_tokens, model lists, embeddings)
+export type { GwState, ParsedBody } from '../core/pipeline/state.ts';
+// the start of an upstream's body, for an error that quotes what came back
+export { snippet } from '../core/http/upstream.ts';
+// a property set on a converted object without a prototype lookup (keys that come from the client)
+export { setOwn } from '../core/own.ts';
+// a tool call's arguments as the object a Messages or Gemini tool_use/functionCall carries
+export { toToolInput } from './tool-input.ts';

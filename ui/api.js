@@ -93,4 +93,6 @@ export const api = {
   rateLimits: () => call('GET', '/v1/rate_limit', { optional: true }),
   /** Request log entries (newest first), or null without the request_log extension. */
   requests: (q) => call('GET', `/v1/requests${qs(q)}`, { optional: true }),
+  /** Recent traces ({trace_id, limit}), or null without the otel extension. */
+  traces: (q) => call('GET', `/v1/otel/spans${qs(q)}`, { optional: true }),
 };

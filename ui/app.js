@@ -1,5 +1,5 @@
 // The console's shell: sign-in, navigation (hash routes: no server routes, nothing secret
-// in a URL) and the four pages. Every number on a page comes from the admin API (api.js).
+// in a URL) and the five pages. Every number on a page comes from the admin API (api.js).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { signIn, token, whenUnauthorized } from './api.js';
@@ -8,12 +8,14 @@ import { Keys } from './keys.js';
 import { Models } from './models.js';
 import { Overview } from './overview.js';
 import { Requests } from './requests.js';
+import { Traces } from './traces.js';
 
 const PAGES = [
   ['overview', 'Overview', Overview],
   ['keys', 'Keys', Keys],
   ['models', 'Models & providers', Models, 'Models'],
   ['requests', 'Requests', Requests],
+  ['traces', 'Traces', Traces],
 ];
 
 const route = () => {

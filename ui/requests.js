@@ -53,6 +53,7 @@ const FIELDS = [
     (e) => (e.usage_estimated ? html`<span class="badge">estimated</span> (stream ended early)` : e.prompt_tokens === null ? '–' : 'reported'),
   ],
   ['cost_usd', 'Cost', (e) => usd(e.cost_usd)],
+  ['trace_id', 'Trace', (e) => (e.trace_id ? html`<a href=${`#/traces?trace=${e.trace_id}`}><code>${e.trace_id}</code></a>` : '–')],
 ];
 
 function Detail({ entry, onClose }) {

@@ -57,6 +57,12 @@ export const gatewayConfigSchema = z.strictObject({
   routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
   /**
+   * Third-party client formats, `[formats.<name>]`: each enables the npm package
+   * `gw-plugin-<name>` and holds its settings, checked by the format's own schema when it is
+   * loaded (core/plugins/load-formats.ts). The built-in formats are always on and have none.
+   */
+  formats: z.record(name, z.record(z.string(), z.unknown())).default({}),
+  /**
    * The store: `url`'s scheme names the store plugin (`redis://host:port/db`); without a url
    * it is LevelDB under `data_dir`. Other keys are the store plugin's, checked by its schema
    * when the store is opened (core/plugins/open-store.ts).

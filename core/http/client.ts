@@ -24,6 +24,7 @@ import { sseEvents } from './sse-parse.ts';
 import { redactUrl } from '../redact.ts';
 import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
 import { nextTurn } from '../pipeline/turns.ts';
+import { attemptHeaders } from './attempt-headers.ts';
 
 /** The upstream rejected gw's own credentials for the provider (its 401/403). */
 export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: number; message: string }>(
@@ -179,9 +180,11 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
           if (o.large) await nextTurn();
           body = JSON.stringify(o.body);
         }
+        // the attempt's own headers (a child traceparent): the provider's win on a clash
+        const extra = attemptHeaders();
         res = await callUpstream(url, {
           method: o.method,
-          headers: o.headers,
+          headers: extra === undefined ? o.headers : { ...extra, ...o.headers },
           body,
           signal: o.signal,
           timeoutMs: Math.max(1, timeoutMs - waited),

@@ -29,6 +29,12 @@ interface Price {
   output_per_mtok: number;
 }
 
+/** One sample of a plugin's metric family. */
+export interface PluginSample {
+  labels: Readonly<Record<string, string>>;
+  value: number;
+}
+
 /** What the metrics read from the running gateway at record and scrape time. */
 export interface MetricsSource {
   /** The members (providers with their routing statistics) currently routed to: upstream errors and retries at scrape time. */
@@ -158,6 +164,21 @@ export class GatewayMetrics {
     hooks.onCacheLookup.tap('metrics', () => {
       this.cacheMisses++;
       return undefined;
+    });
+  }
+
+  /**
+   * A family a plugin adds (ExtensionMetrics): its samples are read from `collect` at each
+   * scrape, summed over workers like the core's.
+   * @throws Error when the name does not start with `gw_` or is taken.
+   */
+  plugin(type: 'counter' | 'gauge', name: string, help: string, collect: () => number | readonly PluginSample[]): void {
+    if (!/^gw_[a-z0-9_]+$/.test(name))
+      throw new Error(`metric ${JSON.stringify(name)}: a plugin's metric name starts with gw_ (lower-case letters, digits, _)`);
+    if (this.registry.getSingleMetric(name)) throw new Error(`metric ${name} is registered already`);
+    family(this.registry, name, help, type, () => {
+      const v = collect();
+      return typeof v === 'number' ? [{ labels: {}, value: v }] : v.map((s) => ({ labels: { ...s.labels }, value: s.value }));
     });
   }
 

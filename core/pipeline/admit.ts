@@ -70,7 +70,7 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
   }
   facts.format = format;
   const canonical = snap.table.resolve(facts.model);
-  const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log);
+  const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log, st.state, st.traceId);
   st.rc = rc;
   // message content only at trace (-vvv): bodies may hold users' data, never gw's secrets
   if (rc.log.isLevelEnabled('trace')) rc.log.trace({ req: rc.id, route: rc.route, body: raw }, 'request body');

@@ -27,6 +27,8 @@ export function notifyFinish(hooks: Hooks, st: GwState, route: string, status: n
     rc,
     error: failure ?? rc?.error,
     rawBody: st.body?.raw,
+    traceId: st.traceId,
+    state: rc?.state ?? st.state,
   };
   try {
     hooks.onFinish.call(f);

@@ -20,6 +20,7 @@ import { dispatch, type Dispatched } from '../dispatch.ts';
 import type { CallContext, Provider } from '../provider.ts';
 import { admit, type Admission, type AdmitInput } from './admit.ts';
 import { finish, type Answer } from './finish.ts';
+import { observeAttempt } from './observe-attempt.ts';
 import { pumpStream, type StreamAnswer } from './stream.ts';
 import { yieldIfLarge } from './turns.ts';
 
@@ -64,14 +65,16 @@ export function createPipeline(gw: PipelineHost, format: string): Pipeline {
       const t0 = performance.now();
       let d: Dispatched<T>;
       try {
-        d = await dispatch(a.snap.table, a.plan, a.call.signal, async (p, model) => {
+        d = await dispatch(a.snap.table, a.plan, a.call.signal, async (p, model, retry) => {
           // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
           rc.attempts++;
           // an attempt translates the body: a task of its own for a large one (turns.ts)
           await yieldIfLarge(rc.rawBody);
-          return model === rc.canonicalModel
-            ? attempt(p, model, a.body, a.call)
-            : attempt(p, model, 'model' in a.body ? { ...a.body, model } : a.body, { ...a.call, rawBody: undefined });
+          const fallback = model !== rc.canonicalModel;
+          const body = fallback && 'model' in a.body ? { ...a.body, model } : a.body;
+          const call = fallback ? { ...a.call, rawBody: undefined } : a.call;
+          if (!hooks.onUpstreamStart.isUsed() && !hooks.onUpstreamEnd.isUsed()) return attempt(p, model, body, call);
+          return observeAttempt(hooks, rc, p, model, retry, (extra) => attempt(p, model, body, extra ? { ...call, upstreamHeaders: extra } : call));
         });
       } finally {
         // failures too (every attempt failed, a timeout): their wait is the upstream's, not gw's

@@ -1,8 +1,8 @@
 /**
  * The plugin contract. A plugin module's default export is a ProviderPlugin, an
- * ExtensionPlugin, a StorePlugin or (built-in only, for now) a FormatPlugin; built-in ones
- * live in plugins/, third-party ones are npm packages `gw-plugin-<name>` with exactly the
- * same powers. Authors import the contract from the SDK entry `gw/plugin` (sdk/plugin.ts).
+ * ExtensionPlugin, a StorePlugin or a FormatPlugin; built-in ones live in plugins/,
+ * third-party ones are npm packages `gw-plugin-<name>` with exactly the same powers.
+ * Authors import the contract from the SDK entry `gw/plugin` (sdk/plugin.ts).
  */
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -62,6 +62,22 @@ export interface AdminRoutes {
   delete(path: string, handler: Middleware): void;
 }
 
+/**
+ * Metric families an extension adds to `GET /metrics` (Prometheus text, every worker's
+ * summed into one scrape). Values are read from `collect` when scraped, so counting stays
+ * a plain number on the request path.
+ */
+export interface ExtensionMetrics {
+  /**
+   * A counter (monotonic; name it `gw_…_total`): `collect` returns its value, or one sample
+   * per label set.
+   * @throws Error when the name does not start with `gw_` or another family has it.
+   */
+  counter(name: string, help: string, collect: () => number | ReadonlyArray<{ labels: Readonly<Record<string, string>>; value: number }>): void;
+  /** A gauge (a value that goes up and down), as `counter`. */
+  gauge(name: string, help: string, collect: () => number | ReadonlyArray<{ labels: Readonly<Record<string, string>>; value: number }>): void;
+}
+
 /** Routing settings the core reads from a provider's section, when its plugin accepts them. */
 export type RoutingSetting = 'max_retries' | 'weight';
 
@@ -113,6 +129,8 @@ export interface ExtensionSetup<C> {
   log: Logger;
   routes: AdminRoutes;
   gateway: GatewayInfo;
+  /** Families it adds to `/metrics`. */
+  metrics: ExtensionMetrics;
 }
 
 /** Optional handle an extension's setup returns, for shutdown. */
@@ -180,19 +198,24 @@ export interface FormatSetup<C> {
 }
 
 /**
- * A client-facing format (openai-chat, anthropic-messages, openai-responses, gemini): its
- * routes, its error shape, and its translations to and from the common format. Providers
- * that speak it natively offer `native[id]`.
+ * A client-facing format (openai-chat, anthropic-messages, openai-responses, gemini, a
+ * third party's): its routes, its error shape, and its translations to and from the common
+ * format. Providers that speak it natively offer `native[id]`. The built-in formats are
+ * always on; a third-party one, the npm package `gw-plugin-<id>`, is enabled by a
+ * `[formats.<id>]` section holding its settings.
  */
 export interface FormatPlugin<C = unknown> extends ErrorShape {
   readonly type: 'format';
-  /** Format id, also the key of Provider.native. */
+  /** Format id: `[formats.<id>]` and the package `gw-plugin-<id>`, the key of Provider.native, onChunk's `chunk.format`. */
   readonly id: string;
   /** Where a gateway key may come from on its routes. */
   readonly keyFrom: readonly KeySource[];
-  /** Top-level config section it reads (e.g. `responses`), if any. */
+  /** Built-in formats only: the top-level config section it reads (e.g. `responses`). A third-party format's settings are its `[formats.<id>]`. */
   readonly section?: string;
+  /** Validates the format's settings; without it the format takes none (its section must be empty). */
   readonly configSchema?: z.ZodType<C>;
+  /** The gw versions this format works with, a semver range, checked at load (as PluginBase's `gw`). */
+  readonly gw?: string;
   setup(ctx: FormatSetup<C>): void | Promise<void>;
 }
 
@@ -239,7 +262,7 @@ export interface StorePlugin<C = unknown> extends Omit<PluginBase<C>, 'configSch
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a plugin of any config type; its own schema types it where it is defined
-export type Plugin = ProviderPlugin<any> | ExtensionPlugin<any> | StorePlugin<any>;
+export type Plugin = ProviderPlugin<any> | ExtensionPlugin<any> | StorePlugin<any> | FormatPlugin<any>;
 
 /** Type helpers so plugin authors get their config type inferred from the schema. */
 export function defineProvider<S extends z.ZodType>(
@@ -258,6 +281,7 @@ export function defineStore<S extends z.ZodType = z.ZodType<Record<string, never
 ): StorePlugin<z.output<S>> {
   return { ...p, type: 'store' } as StorePlugin<z.output<S>>;
 }
+/** Declares a client format; its config type is inferred from `configSchema` (undefined without one). */
 export function defineFormat<C = undefined>(p: Omit<FormatPlugin<C>, 'type'>): FormatPlugin<C> {
   return { ...p, type: 'format' };
 }

@@ -1,21 +1,22 @@
 /**
- * Finds plugins: `plugins/providers/<kind>/`, `plugins/extensions/<name>/` or
- * `plugins/stores/<name>/` in this checkout first, else the npm package
- * `gw-plugin-<name>`; client formats from
- * `plugins/formats/<id>/` (built-in only until the format interface has settled).
- * Checks the default export's shape and its `gw` version range before anything runs it
- * (fastify's plugin-utils idea).
+ * Finds plugins: `plugins/providers/<kind>/`, `plugins/extensions/<name>/`,
+ * `plugins/stores/<name>/` or `plugins/formats/<id>/` in this checkout first, else the npm
+ * package `gw-plugin-<name>`. Checks the default export's shape and its `gw` version range
+ * before anything runs it (fastify's plugin-utils idea). Which client formats a config
+ * enables: load-formats.ts.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { UserError } from '../errors.ts';
 import type { FormatPlugin, Plugin } from './contract.ts';
 
-const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** The folder under plugins/ of each kind of plugin that the config names. */
-const FOLDER: Record<Plugin['type'], string> = { provider: 'providers', extension: 'extensions', store: 'stores' };
+const FOLDER: Record<Plugin['type'], string> = { provider: 'providers', extension: 'extensions', store: 'stores', format: 'formats' };
+/** Where a gateway key may come from (core/routes/registry.ts KeySource). */
+const KEY_SOURCES: readonly unknown[] = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'];
 
 /** The package root: two levels up from here in the sources, three in the compiled dist/. */
 export const PACKAGE_ROOT: URL = new URL(existsSync(new URL('../../package.json', import.meta.url)) ? '../../' : '../../../', import.meta.url);
@@ -85,34 +86,8 @@ export async function findPlugin<T extends Plugin['type']>(type: T, name: string
   return { plugin: check(mod, type, name, pkg), source: 'npm', module: pkg };
 }
 
-/** Every built-in client format, in id order. */
-export async function loadFormats(): Promise<FormatPlugin[]> {
-  const dir = `${PLUGINS_DIR}formats/`;
-  if (!existsSync(dir)) return [];
-  const out: FormatPlugin[] = [];
-  for (const id of readdirSync(dir)
-    .filter((d) => NAME.test(d))
-    .sort()) {
-    const found = builtinModule('formats', id);
-    if (!found) continue;
-    const mod = (await importOrThrow(pathToFileURL(found.path).href, found.label)) as { default?: Partial<FormatPlugin> };
-    const f = mod.default;
-    const problems: string[] = [];
-    if (!f || typeof f !== 'object') problems.push('no default export object');
-    else {
-      if (f.type !== 'format') problems.push(`type must be 'format' (got ${JSON.stringify(f.type)})`);
-      if (f.id !== id) problems.push(`id must be '${id}' (got ${JSON.stringify(f.id)})`);
-      if (typeof f.setup !== 'function') problems.push('setup must be a function');
-      if (typeof f.errorBody !== 'function') problems.push('errorBody must be a function');
-      if (!Array.isArray(f.keyFrom)) problems.push('keyFrom must be an array');
-    }
-    if (problems.length) throw new PluginError(`plugins/formats/${id} is not a gw client format: ${problems.join('; ')}`);
-    out.push(f as FormatPlugin);
-  }
-  return out;
-}
-
-function builtinModule(folder: string, name: string): { path: string; label: string } | undefined {
+/** The built-in plugin `name` of `folder` (its index.ts or index.js), if there is one. */
+export function builtinModule(folder: string, name: string): { path: string; label: string } | undefined {
   for (const file of ['index.ts', 'index.js']) {
     const path = `${PLUGINS_DIR}${folder}/${name}/${file}`;
     if (existsSync(path)) return { path, label: `plugins/${folder}/${name}/${file}` };
@@ -134,10 +109,11 @@ function check<T extends Plugin['type']>(mod: unknown, type: T, name: string, wh
   if (!p || typeof p !== 'object') problems.push('no default export object');
   else {
     if (p.type !== type) problems.push(`type must be '${type}' (got ${JSON.stringify(p.type)})`);
-    if (typeof p.name !== 'string' || !p.name) problems.push('name must be a non-empty string');
+    if (type === 'format') formatProblems(p as Partial<FormatPlugin>, name, where, problems);
+    else if (typeof (p as { name?: unknown }).name !== 'string' || !(p as { name?: unknown }).name) problems.push('name must be a non-empty string');
     const schema = (p as { configSchema?: { safeParse?: unknown } }).configSchema;
-    // a store's section may hold nothing but `url`: its schema is optional
-    const optional = type === 'store' && schema === undefined;
+    // a store's section may hold nothing but `url`, a format may take no settings: their schema is optional
+    const optional = (type === 'store' || type === 'format') && schema === undefined;
     if (!optional && typeof schema?.safeParse !== 'function') problems.push('configSchema must be a zod schema');
     if (type === 'store') {
       if (typeof (p as { open?: unknown }).open !== 'function') problems.push('open must be a function');
@@ -151,10 +127,21 @@ function check<T extends Plugin['type']>(mod: unknown, type: T, name: string, wh
         problems.push(`routing must list 'max_retries' and/or 'weight' (got ${JSON.stringify(r)})`);
     }
   }
-  if (problems.length) throw new PluginError(`${where} is not a gw ${type} plugin for '${name}': ${problems.join('; ')}`);
+  if (problems.length)
+    throw new PluginError(`${where} is not a gw ${type === 'format' ? 'client format' : `${type} plugin`} for '${name}': ${problems.join('; ')}`);
   const range = p!.gw;
   if (range !== undefined && !semver.satisfies(GW_VERSION, range, { includePrerelease: true })) {
     throw new PluginError(`${where} supports gw ${range}, but this is gw ${GW_VERSION}; install a version of the plugin made for gw ${GW_VERSION}`);
   }
   return p as Extract<Plugin, { type: T }>;
+}
+
+/** What a client format must declare beyond every plugin's fields (`name` is its `id` here). */
+function formatProblems(f: Partial<FormatPlugin>, id: string, where: string, problems: string[]): void {
+  if (f.id !== id) problems.push(`id must be '${id}' (got ${JSON.stringify(f.id)})`);
+  if (typeof f.errorBody !== 'function') problems.push('errorBody must be a function');
+  if (!Array.isArray(f.keyFrom) || f.keyFrom.some((k) => !KEY_SOURCES.includes(k)))
+    problems.push(`keyFrom must be an array of ${KEY_SOURCES.map((k) => `'${k}'`).join(', ')} (got ${JSON.stringify(f.keyFrom)})`);
+  // a third-party format's settings are its [formats.<id>] section, not a top-level one
+  if (f.section !== undefined && !where.startsWith('plugins/')) problems.push(`section is for built-in formats (its settings are [formats.${id}])`);
 }

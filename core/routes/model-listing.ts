@@ -4,7 +4,9 @@
  * A format lists what the calling key may call (its `models` patterns, docs/design.md
  * "Virtual keys"): pass the request's key, so a key never learns of models it cannot use.
  */
+import type { Context } from 'koa';
 import type { KeyInfo } from '../context.ts';
+import type { GwState } from '../pipeline/state.ts';
 import type { RoutingTable } from '../routing.ts';
 
 /** One model or alias, OpenAI's list entry shape plus `alias_for`. */
@@ -54,4 +56,22 @@ export function findModel(table: RoutingTable, key: KeyInfo | undefined, id: str
   const target = table.resolve(id);
   const served = listing.find((m) => m.id === target && m.alias_for === undefined);
   return served && { id, object: 'model', created: 0, owned_by: served.owned_by, alias_for: target };
+}
+
+/** {@link modelListing} for the request's key: what a format's `GET …/models` lists. */
+export function modelsFor(ctx: Context): ModelEntry[] {
+  const { snap, key } = ctx.state as GwState;
+  return modelListing(snap.table, key);
+}
+
+/** {@link findModel} for the request's key: what a format's `GET …/models/{id}` answers; undefined → its 404. */
+export function modelFor(ctx: Context, id: string): ModelEntry | undefined {
+  const { snap, key } = ctx.state as GwState;
+  return findModel(snap.table, key, id);
+}
+
+/** Served names close to `id` that the request's key may call, for a 404's hint (`MODEL_NOT_FOUND`'s `near`). */
+export function nearModels(ctx: Context, id: string): string[] {
+  const { snap, key } = ctx.state as GwState;
+  return snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows);
 }

@@ -4,7 +4,7 @@
  */
 import type { GatewayConfig } from '../config/schema.ts';
 
-/** `responses`: client formats read their sections once, when they are set up. */
+/** `responses`, `formats`: client formats read their sections once, when they are set up. */
 const RESTART_ONLY = [
   'listen',
   'data_dir',
@@ -14,6 +14,7 @@ const RESTART_ONLY = [
   'store',
   'extensions',
   'responses',
+  'formats',
 ] as const;
 
 /**
@@ -25,7 +26,9 @@ export function applyReloadable(running: GatewayConfig, next: GatewayConfig): { 
   const warnings: string[] = [];
   for (const k of RESTART_ONLY) {
     if (JSON.stringify(running[k]) !== JSON.stringify(next[k])) {
-      warnings.push(`${k === 'extensions' || k === 'responses' ? `[${k}]` : k} changed: it takes effect after a restart; the running value is kept`);
+      warnings.push(
+        `${k === 'extensions' || k === 'responses' || k === 'formats' ? `[${k}]` : k} changed: it takes effect after a restart; the running value is kept`,
+      );
     }
     config[k] = running[k];
   }

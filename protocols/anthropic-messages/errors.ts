@@ -6,7 +6,7 @@
  *
  * @see https://docs.anthropic.com/en/api/errors
  */
-import { type GatewayError, own, UPSTREAM_ERROR, type UpstreamErrorInfo, upstreamError } from 'gw/plugin';
+import { errors, type GatewayError, own, upstreamError, type UpstreamErrorInfo } from 'gw/plugin';
 
 /** Anthropic's error types and the HTTP status each stands for. */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
@@ -79,7 +79,7 @@ export function messagesStreamError(error: unknown, provider: string, first = fa
   const status = messagesErrorStatus(type);
   // a first event is the upstream's answer to the request, as an error status would be
   const message = first ? `provider ${provider}: ${detail}` : `provider ${provider} failed mid-stream: ${detail}`;
-  const err = status < 500 ? upstreamError(status, message, { code: type, provider }) : UPSTREAM_ERROR(message, { upstreamStatus: status, provider });
+  const err = status < 500 ? upstreamError(status, message, { code: type, provider }) : errors.UPSTREAM_ERROR(message, { upstreamStatus: status, provider });
   err.code = type;
   return err;
 }

@@ -5,7 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  * @see https://docs.anthropic.com/en/api/messages (response shape)
  */
-import { type ChatCompletion, type ChatMessage, toToolInput, UPSTREAM_MALFORMED } from 'gw/plugin';
+import { type ChatCompletion, type ChatMessage, errors, toToolInput } from 'gw/plugin';
 import { findStopSequence, toMessagesStopReason } from './map-stop-reason.ts';
 import type { MessagesContentBlock, MessagesResponse } from './types.ts';
 import { toMessageId, toMessagesUsage } from './map-usage.ts';
@@ -31,7 +31,7 @@ export interface FromChatOptions {
  */
 export function chatCompletionToMessages(res: ChatCompletion, opts: FromChatOptions): MessagesResponse {
   const choice = res.choices?.[0];
-  if (!choice) throw UPSTREAM_MALFORMED({ provider: opts.provider ?? 'upstream', what: 'a completion without choices' }, { provider: opts.provider });
+  if (!choice) throw errors.UPSTREAM_MALFORMED({ provider: opts.provider ?? 'upstream', what: 'a completion without choices' }, { provider: opts.provider });
   const msg: ChatMessage = choice.message ?? { role: 'assistant' };
   const id = toMessageId(res.id);
   const content: MessagesContentBlock[] = [];

@@ -17,7 +17,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
-// the wire shapes (types.ts also declares the onChunk chunk type `anthropic-messages`)
+// the wire shapes (the onChunk chunk type `anthropic-messages` is declared in the SDK, sdk/chunk-types.ts)
 export type {
   MessagesContentBlock,
   MessagesErrorBody,

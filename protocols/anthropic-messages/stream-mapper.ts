@@ -5,13 +5,12 @@
  */
 import {
   type ChatCompletionChunk,
+  errors,
   type FinishReason,
   type GatewayError,
   parseEventObject,
   type SseEvent,
   type StreamMapper,
-  UPSTREAM_MALFORMED,
-  UPSTREAM_TRUNCATED,
   type Usage,
 } from 'gw/plugin';
 import { messagesStreamError } from './errors.ts';
@@ -90,7 +89,7 @@ export class AnthropicStreamMapper implements StreamMapper {
 
   /** Upstream closed. Throws GatewayError 502 if it closed before message_stop. */
   end(): ChatCompletionChunk[] {
-    if (this.#phase !== 'stopped') throw UPSTREAM_TRUNCATED({ provider: this.#provider, expected: 'message_stop' }, { provider: this.#provider });
+    if (this.#phase !== 'stopped') throw errors.UPSTREAM_TRUNCATED({ provider: this.#provider, expected: 'message_stop' }, { provider: this.#provider });
     return [];
   }
 
@@ -205,7 +204,7 @@ export class AnthropicStreamMapper implements StreamMapper {
   }
 
   #malformed(detail: string): GatewayError {
-    return UPSTREAM_MALFORMED({ provider: this.#provider, what: `a malformed stream: ${detail}` }, { provider: this.#provider });
+    return errors.UPSTREAM_MALFORMED({ provider: this.#provider, what: `a malformed stream: ${detail}` }, { provider: this.#provider });
   }
 
   /** The usage so far as a usage chunk (`choices: []`). */

@@ -7,14 +7,14 @@
  */
 import {
   dataField,
+  errors,
   type GatewayError,
+  malformedFirst,
   type PassthroughReader,
   type PassthroughStep,
   type RequestContext,
   type SseEvent,
   type StreamProgress,
-  malformedFirst,
-  UPSTREAM_TRUNCATED,
 } from 'gw/plugin';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
@@ -97,7 +97,7 @@ export class MessagesStreamReader implements PassthroughReader {
 
   ended(): string | undefined {
     const provider = this.#rc.provider!;
-    throw UPSTREAM_TRUNCATED({ provider, expected: 'message_stop' }, { provider });
+    throw errors.UPSTREAM_TRUNCATED({ provider, expected: 'message_stop' }, { provider });
   }
 
   errorFrame(err: GatewayError): string {

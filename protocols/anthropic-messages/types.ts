@@ -97,10 +97,3 @@ export interface MessagesErrorBody {
   type: 'error';
   error: { type: string; message: string };
 }
-
-declare module 'gw/plugin' {
-  interface ChunkTypes {
-    /** A Messages stream event (passthrough: parsed from the upstream's data). */
-    'anthropic-messages': MessagesStreamEvent;
-  }
-}

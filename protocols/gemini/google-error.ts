@@ -7,7 +7,7 @@
  * @see https://cloud.google.com/apis/design/errors#http_mapping
  * @see https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto
  */
-import { type GatewayError, UPSTREAM_ERROR, upstreamError, type UpstreamErrorInfo } from 'gw/plugin';
+import { errors, type GatewayError, upstreamError, type UpstreamErrorInfo } from 'gw/plugin';
 import type { GoogleErrorBody } from './types.ts';
 
 /** HTTP status → google.rpc.Code name, per Google's HTTP mapping. */
@@ -83,7 +83,7 @@ export function geminiStreamError(error: unknown, provider: string, first = fals
   const err =
     upstream !== undefined && upstream >= 400 && upstream < 500
       ? upstreamError(upstream, message, { provider })
-      : UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
+      : errors.UPSTREAM_ERROR(message, { upstreamStatus: upstream, provider });
   if (typeof e.status === 'string') err.code = e.status;
   return err;
 }

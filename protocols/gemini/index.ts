@@ -19,7 +19,7 @@
  * @see https://ai.google.dev/api
  */
 
-// the wire shapes (types.ts also declares the onChunk chunk type `gemini`)
+// the wire shapes (the onChunk chunk type `gemini` is declared in the SDK, sdk/chunk-types.ts)
 export type {
   BatchEmbedContentsBody,
   BatchEmbedContentsRequest,

@@ -6,7 +6,7 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { type ChatCompletionChunk, isBlank, parseEventObject, type SseEvent, type StreamMapper, UPSTREAM_TRUNCATED, type Usage } from 'gw/plugin';
+import { type ChatCompletionChunk, errors, isBlank, parseEventObject, type SseEvent, type StreamMapper, type Usage } from 'gw/plugin';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
@@ -99,7 +99,7 @@ export class GeminiStreamMapper implements StreamMapper {
   end(): ChatCompletionChunk[] {
     if (this.#choices.size === 0 || [...this.#choices.values()].some((s) => !s.finished)) {
       const provider = this.#meta.provider ?? 'gemini';
-      throw UPSTREAM_TRUNCATED({ provider, expected: 'finishReason' }, { provider });
+      throw errors.UPSTREAM_TRUNCATED({ provider, expected: 'finishReason' }, { provider });
     }
     if (this.#usage === undefined) return [];
     return [this.#usageChunk(this.#usage)];

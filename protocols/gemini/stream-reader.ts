@@ -8,6 +8,7 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import {
+  errors,
   type GatewayError,
   malformedFirst,
   parseEventObject,
@@ -16,7 +17,6 @@ import {
   type RequestContext,
   type SseEvent,
   type StreamProgress,
-  UPSTREAM_TRUNCATED,
   type Usage,
 } from 'gw/plugin';
 import { geminiStreamError } from './google-error.ts';
@@ -112,7 +112,7 @@ export class GeminiStreamReader implements PassthroughReader {
   ended(): string | undefined {
     const rc = this.#rc;
     const provider = rc.provider!;
-    if (!this.#finished) throw UPSTREAM_TRUNCATED({ provider, expected: 'finishReason' }, { provider });
+    if (!this.#finished) throw errors.UPSTREAM_TRUNCATED({ provider, expected: 'finishReason' }, { provider });
     if (this.#lastUsage !== undefined) {
       const meta = parseEventObject<GenerateContentResponse>(this.#lastUsage, provider).usageMetadata;
       if (hasTokenCounts(meta)) rc.usage = fromUsageMetadata(meta);

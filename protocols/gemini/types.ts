@@ -271,10 +271,3 @@ export interface ListModelsResponse {
   models: GeminiModel[];
   nextPageToken?: string;
 }
-
-declare module 'gw/plugin' {
-  interface ChunkTypes {
-    /** A Gemini stream response (passthrough: parsed from the upstream's event data). */
-    gemini: GenerateContentResponse;
-  }
-}

@@ -1,5 +1,13 @@
 /**
- * `gw/plugin/openai-chat`: the OpenAI chat-completions protocol kit (the common format on
- * the wire). Being moved here from plugins/ (issue 24).
+ * `gw/plugin/openai-chat`: the OpenAI chat completions protocol kit. Chat completions are
+ * gw's common format, so the kit is small: the request schemas, the stream's framing for
+ * clients, the model list, and the provider for any upstream that speaks it (OpenAI, Azure,
+ * self-hosted servers, vendors' compatible endpoints), with hooks for a vendor's quirks.
+ * The common-format types themselves are the kernel's (`ChatRequest`, `ChatCompletion`…
+ * from `gw/plugin`).
+ * @see https://platform.openai.com/docs/api-reference/chat
  */
-export { type CompatibleSettings, createCompatibleProvider } from '../../plugins/providers/openai/compatible.ts';
+export { chatErrorFrame, chatFrames, OPENAI_CHAT } from './chat-frames.ts';
+export { type CompatibleSettings, createCompatibleProvider } from './compatible.ts';
+export { type ModelList, modelIds, modelList } from './models.ts';
+export { chatMessageSchema, chatRequestSchema, embeddingsRequestSchema } from './schema.ts';

@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import test from 'ava';
-import { isRouteMissing } from '../../plugins/formats/openai-responses/route-missing.ts';
+import { isRouteMissing } from '../../protocols/openai-responses/route-missing.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { runCodex } from '../helpers/codex.ts';
 import { replyJson, type Received } from '../helpers/upstream.ts';

@@ -75,12 +75,12 @@ export async function converterWorkloads(root = join(import.meta.dirname, '..', 
     load('protocols/gemini/chunks-to-stream.ts', 'plugins/formats/gemini/chunks-to-stream.ts'),
     load('protocols/gemini/embed-content.ts', 'plugins/formats/gemini/embeddings.ts'),
     load('protocols/gemini/count-tokens.ts', 'plugins/formats/gemini/count-tokens.ts'),
-    load('plugins/formats/openai-responses/to-chat-request.ts'),
-    load('plugins/formats/openai-responses/from-chat-completion.ts'),
-    load('plugins/formats/openai-responses/chunks-to-events.ts'),
+    load('protocols/openai-responses/to-chat-request.ts', 'plugins/formats/openai-responses/to-chat-request.ts'),
+    load('protocols/openai-responses/from-chat-completion.ts', 'plugins/formats/openai-responses/from-chat-completion.ts'),
+    load('protocols/openai-responses/chunks-to-events.ts', 'plugins/formats/openai-responses/chunks-to-events.ts'),
     load('plugins/formats/openai-responses/retrieve.ts'),
     load('plugins/formats/openai-responses/response-store.ts'),
-    load('plugins/formats/openai-responses/map-tools.ts'),
+    load('protocols/openai-responses/map-tools.ts', 'plugins/formats/openai-responses/map-tools.ts'),
     load('protocols/anthropic-messages/to-messages-request.ts', 'plugins/providers/anthropic/to-messages-request.ts'),
     load('protocols/anthropic-messages/from-messages-response.ts', 'plugins/providers/anthropic/from-messages-response.ts'),
     load('protocols/anthropic-messages/stream-mapper.ts', 'plugins/providers/anthropic/stream-mapper.ts'),
@@ -614,9 +614,8 @@ const collect: (opts?: { type: 'minor' | 'major' }) => void = (() => {
 /**
  * Node flags of a measuring process (see {@link cpuMs}): no helper threads, so the process's
  * CPU time is the measured thread's; a young generation of one fixed size, so every run
- * scavenges alike (V8 otherwise resizes it between runs, after each GC). The converters
- * import gw by its own name (`gw/plugin`): `gw-source` resolves that to the sources, as in
- * the tests, not to a dist/ that may be stale or absent.
+ * scavenges alike (V8 otherwise resizes it between runs, after each GC); and the `gw-source`
+ * condition, so the converters' imports of `gw/plugin` resolve to the sources.
  */
 export const MEASURE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16', '--conditions=gw-source'];
 

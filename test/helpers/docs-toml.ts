@@ -7,7 +7,7 @@
  * checked by that plugin: each provider is built by the core's `buildProvider` (its kind's
  * schema, the routing and client settings the core splits off) on a connection pool that
  * refuses the network, each `[extensions.<name>]` by its extension's schema, each format
- * section (`[responses]`) by its format's. A fragment (one or a few sections) is a config
+ * section (`[responses]`, `[formats.<name>]`) by its format's. A fragment (one or a few sections) is a config
  * of its own: every top-level setting has a default, so the empty config is the minimal one
  * it is wrapped in. `${NAME}` variables are given placeholder values.
  *
@@ -21,7 +21,8 @@ import { MockAgent } from 'undici';
 import { parseConfig } from '../../core/config/load.ts';
 import { ConfigError } from '../../core/config/error.ts';
 import { buildProvider } from '../../core/plugins/build-provider.ts';
-import { findPlugin, loadFormats } from '../../core/plugins/loader.ts';
+import { loadFormats } from '../../core/plugins/load-formats.ts';
+import { findPlugin } from '../../core/plugins/loader.ts';
 import type { Store } from '../../core/store/types.ts';
 import { fencedBlocks } from './readme.ts';
 
@@ -114,11 +115,8 @@ export async function checkExample(ex: TomlExample): Promise<string[]> {
         if (!parsed.success) report(ConfigError.fromZod(ex.where, ['extensions', name], parsed.error));
       }
     }
-    for (const f of await loadFormats()) {
-      if (!f.configSchema || !f.section) continue;
-      const parsed = f.configSchema.safeParse((cfg as Record<string, unknown>)[f.section] ?? {});
-      if (!parsed.success) report(ConfigError.fromZod(ex.where, [f.section], parsed.error));
-    }
+    // the built-in formats' sections ([responses]) and [formats.<name>], each by its format's schema
+    await loadFormats(cfg, ex.where).catch(report);
   } finally {
     await agent.close();
   }

@@ -9,11 +9,11 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatCompletionChunk } from '../../core/format/chat.ts';
-import { ChunksToResponsesEvents } from '../../plugins/formats/openai-responses/chunks-to-events.ts';
-import { encodeResponsesEvent } from '../../plugins/formats/openai-responses/encode-event.ts';
-import { chatCompletionToResponse } from '../../plugins/formats/openai-responses/from-chat-completion.ts';
-import { type ToChatResult, responsesToChatRequest } from '../../plugins/formats/openai-responses/to-chat-request.ts';
-import type { ResponsesRequest } from '../../plugins/formats/openai-responses/types.ts';
+import { ChunksToResponsesEvents } from '../../protocols/openai-responses/chunks-to-events.ts';
+import { encodeResponsesEvent } from '../../protocols/openai-responses/encode-event.ts';
+import { chatCompletionToResponse } from '../../protocols/openai-responses/from-chat-completion.ts';
+import { type ToChatResult, responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
+import type { ResponsesRequest } from '../../protocols/openai-responses/types.ts';
 import { type MockUpstream, type Received, replyJson, startUpstream } from './upstream.ts';
 
 /** What the scripted model answers for one request. */

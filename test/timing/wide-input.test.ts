@@ -35,12 +35,14 @@ const TURNS = 32_000;
 const WIDE = 130_000;
 /**
  * How much longer than the idle gateway's slowest /health an answer may take while the large
- * request is handled, ms. The target is 100, and a steady machine measures 30-90. What is left
- * is one task that cannot be split without a streaming JSON parser: JSON.parse of the 3.5 MB
- * body (40-80 ms on this 2-core VM, whose speed swings by a third between runs). The bound
- * leaves that swing room; the code before the fix held /health for seconds.
+ * request is handled, ms. This is a guard against the defect, not a speed measurement (that
+ * is bench/linear.ts): the code before the fix held /health for 6.5 s to minutes at these
+ * sizes, while the fixed gateway's slowest answer is 30-90 ms beyond idle on a steady
+ * machine, up to ~190 ms on a loaded CI runner (what is left is one task that cannot be
+ * split without a streaming JSON parser: JSON.parse of the 3.5 MB body). A tighter bound
+ * measured the runner, not the gateway.
  */
-const HEALTH_MS = 150;
+const HEALTH_MS = 1000;
 /** Measurements of one request at most (see sendWarm). */
 const ATTEMPTS = 5;
 /** A quiet machine: the idle gateway's /health within this for a whole second (ms), waited for up to SETTLE_MAX_MS. */

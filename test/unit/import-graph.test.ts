@@ -1,6 +1,13 @@
 /**
  * The module graph has no import cycles (type-only imports included): each folder can be
  * read, tested and changed from the bottom up. Core never imports a plugin at runtime.
+ *
+ * The SDK is the only door: a file of a plugin (plugins/<group>/<name>/) imports gw only
+ * through `gw/plugin` and the protocol kits `gw/plugin/<protocol>`, besides npm packages,
+ * node builtins and files of its own folder; a protocol kit (protocols/<id>/) the same, with
+ * files of its own kit; the kernel (core/) imports no kit and no plugin. Static imports,
+ * re-exports and dynamic `import()` of a literal all count; a planted violation of each kind
+ * is reported.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -8,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIRS = ['core', 'plugins', 'cli', 'sdk'];
+const DIRS = ['core', 'plugins', 'protocols', 'cli', 'sdk'];
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gm;
 
 function files(dir: string): string[] {
@@ -58,7 +65,7 @@ function cycles(g: Map<string, Array<{ to: string }>>): string[][] {
   return found;
 }
 
-test('no import cycles in core, plugins, cli and sdk (type-only imports included)', (t) => {
+test('no import cycles in core, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
   const found = cycles(graph());
   t.deepEqual(found, [], found.map((c) => c.join(' → ')).join('\n'));
 });
@@ -75,18 +82,92 @@ test('the core imports no plugin at runtime (type-only imports of plugin types a
 /** Every module specifier of a file: static imports and re-exports, and dynamic import() of a literal. */
 const SPECIFIER = /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+'([^']+)'|\bimport\('([^']+)'\)/gm;
 
-test('store plugins import gw only through gw/plugin: no core, sdk or other plugin file, only their own folder, npm packages and node builtins', (t) => {
+/** The home a file may import from relatively: its plugin's or kit's folder (`plugins/<group>/<name>/`, `protocols/<id>/`), or undefined for other files. */
+function homeOf(file: string): string | undefined {
+  const parts = file.split('/');
+  if (parts[0] === 'plugins' && parts.length > 3) return `${parts.slice(0, 3).join('/')}/`;
+  if (parts[0] === 'protocols' && parts.length > 2) return `${parts.slice(0, 2).join('/')}/`;
+  return undefined;
+}
+
+/**
+ * Every import that breaks the door's rules, as `file → specifier`, for `sources` (path
+ * relative to the repository → its text); `kits` are the protocol ids that exist.
+ */
+function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<string>): string[] {
   const bad: string[] = [];
-  const stores = join(ROOT, 'plugins', 'stores');
-  for (const name of readdirSync(stores)) {
-    const home = join(stores, name) + sep;
-    for (const f of files(home)) {
-      for (const m of readFileSync(f, 'utf8').matchAll(SPECIFIER)) {
-        const spec = (m[1] ?? m[2])!;
-        const ok = spec.startsWith('.') ? resolve(dirname(f), spec).startsWith(home) : spec === 'gw/plugin' || !/^gw(\/|$)/.test(spec);
-        if (!ok) bad.push(`${relative(ROOT, f)} → ${spec}`);
-      }
+  for (const [file, text] of sources) {
+    const home = homeOf(file);
+    const kernel = file.startsWith('core/');
+    if (!home && !kernel) continue;
+    for (const m of text.matchAll(SPECIFIER)) {
+      const spec = (m[1] ?? m[2])!;
+      let ok: boolean;
+      if (spec.startsWith('.')) {
+        const to = relative(ROOT, resolve(ROOT, dirname(file), spec))
+          .split(sep)
+          .join('/');
+        ok = kernel ? !to.startsWith('plugins/') && !to.startsWith('protocols/') : to.startsWith(home!);
+      } else if (spec === 'gw' || spec.startsWith('gw/')) {
+        const kit = spec.startsWith('gw/plugin/') ? spec.slice('gw/plugin/'.length) : undefined;
+        ok = !kernel && (spec === 'gw/plugin' || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
+      } else ok = true;
+      if (!ok) bad.push(`${file} → ${spec}`);
     }
   }
-  t.deepEqual(bad, []);
+  return bad;
+}
+
+function repository(): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const d of ['core', 'plugins', 'protocols']) {
+    for (const f of files(join(ROOT, d))) {
+      const rel = relative(ROOT, f).split(sep).join('/');
+      sources.set(rel, readFileSync(f, 'utf8'));
+    }
+  }
+  return sources;
+}
+
+const KITS = new Set(readdirSync(join(ROOT, 'protocols')));
+
+test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither', (t) => {
+  const sources = repository();
+  for (const f of [
+    'plugins/formats/openai-responses/route.ts',
+    'plugins/formats/anthropic-messages/route.ts',
+    'plugins/formats/gemini/route-generate.ts',
+    'plugins/providers/dashscope/index.ts',
+    'protocols/openai-chat/compatible.ts',
+    'protocols/anthropic-messages/dual-origin.ts',
+    'protocols/gemini/stream-reader.ts',
+  ])
+    t.true(sources.has(f), f);
+  t.deepEqual(doorViolations(sources, KITS), []);
+});
+
+test('a planted violation of each rule is reported', (t) => {
+  const planted = new Map([
+    ['plugins/formats/x/index.ts', "import { admit } from '../../../core/pipeline/admit.ts';\nimport { ok } from './own.ts';"],
+    ['plugins/providers/y/index.ts', "export { chatFrames } from '../../formats/openai-chat/chat.ts';"],
+    ['plugins/extensions/z/index.ts', "const m = await import('../../../protocols/openai-chat/schema.ts');\nimport { z } from 'zod';"],
+    ['plugins/extensions/w/index.ts', "import type { Hooks } from 'gw/core/hooks.ts';\nimport { x } from 'gw/plugin/no-such-kit';"],
+    ['protocols/openai-chat/bad.ts', "import { y } from '../openai-responses/types.ts';\nimport { me } from 'gw/plugin/openai-chat';"],
+    ['core/pipeline/bad.ts', "import { chatFrames } from '../../protocols/openai-chat/chat-frames.ts';\nimport { a } from 'gw/plugin';"],
+    [
+      'plugins/formats/fine/index.ts',
+      "import { defineFormat } from 'gw/plugin';\nimport { chatRequestSchema } from 'gw/plugin/openai-chat';\nimport { x } from './x.ts';",
+    ],
+  ]);
+  t.deepEqual(doorViolations(planted, new Set(['openai-chat', 'openai-responses'])), [
+    'plugins/formats/x/index.ts → ../../../core/pipeline/admit.ts',
+    'plugins/providers/y/index.ts → ../../formats/openai-chat/chat.ts',
+    'plugins/extensions/z/index.ts → ../../../protocols/openai-chat/schema.ts',
+    'plugins/extensions/w/index.ts → gw/core/hooks.ts',
+    'plugins/extensions/w/index.ts → gw/plugin/no-such-kit',
+    'protocols/openai-chat/bad.ts → ../openai-responses/types.ts',
+    'protocols/openai-chat/bad.ts → gw/plugin/openai-chat',
+    'core/pipeline/bad.ts → ../../protocols/openai-chat/chat-frames.ts',
+    'core/pipeline/bad.ts → gw/plugin',
+  ]);
 });

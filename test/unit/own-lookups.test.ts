@@ -11,8 +11,8 @@ import { own, protoKeyPath, setOwn } from '../../core/own.ts';
 import { messagesErrorStatus, messagesStreamError } from '../../protocols/anthropic-messages/errors.ts';
 import { inlineDataToPart } from '../../protocols/gemini/convert-media.ts';
 import { googleSchemaToJsonSchema } from '../../protocols/gemini/convert-schema.ts';
-import { responsesToChatRequest } from '../../plugins/formats/openai-responses/to-chat-request.ts';
-import type { ResponsesRequest } from '../../plugins/formats/openai-responses/types.ts';
+import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
+import type { ResponsesRequest } from '../../protocols/openai-responses/types.ts';
 import { toMessagesRequest } from '../../protocols/anthropic-messages/to-messages-request.ts';
 import { guessImageMimeType } from '../../protocols/gemini/convert-media-part.ts';
 

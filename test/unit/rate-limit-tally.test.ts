@@ -35,6 +35,7 @@ test("onError after a settled onResponse does not drop other streams' pending to
     log,
     routes: { get: noRoute, post: noRoute, delete: noRoute } as never,
     gateway: {} as never,
+    metrics: { counter: noRoute, gauge: noRoute },
   });
   const rc = () =>
     new RequestContext(

@@ -8,8 +8,8 @@ import { validate } from '../../core/schemas.ts';
 import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
 import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';
-import { chatRequestSchema, embeddingsRequestSchema } from '../../plugins/formats/openai-chat/schema.ts';
-import { responsesRequestSchema } from '../../plugins/formats/openai-responses/schema.ts';
+import { chatRequestSchema, embeddingsRequestSchema } from '../../protocols/openai-chat/schema.ts';
+import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';
 
 const times = <T>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
 

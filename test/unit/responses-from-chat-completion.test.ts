@@ -1,10 +1,10 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion } from '../../core/format/chat.ts';
-import { chatCompletionToResponse } from '../../plugins/formats/openai-responses/from-chat-completion.ts';
-import { ToolNames } from '../../plugins/formats/openai-responses/map-tools.ts';
-import { responsesToChatRequest } from '../../plugins/formats/openai-responses/to-chat-request.ts';
-import type { ResponsesRequest } from '../../plugins/formats/openai-responses/types.ts';
+import { chatCompletionToResponse } from '../../protocols/openai-responses/from-chat-completion.ts';
+import { ToolNames } from '../../protocols/openai-responses/map-tools.ts';
+import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
+import type { ResponsesRequest } from '../../protocols/openai-responses/types.ts';
 import { violations } from '../helpers/openapi-check.ts';
 import { fixtureJson } from '../helpers/upstream.ts';
 

@@ -13,8 +13,9 @@ import { openLevelStore } from '../../plugins/stores/level/level.ts';
 import type { Store } from '../../core/store/types.ts';
 import { ExpansionBudget, expandConversation, openConversation, resolveReferences } from '../../plugins/formats/openai-responses/history.ts';
 import { decodeRecord, encodeRecord, sizeOf } from '../../plugins/formats/openai-responses/record.ts';
-import { itemId, newResponseId } from '../../plugins/formats/openai-responses/response-base.ts';
-import { inputItems, ResponseStore, type StoredResponse } from '../../plugins/formats/openai-responses/response-store.ts';
+import { itemId, newResponseId } from '../../protocols/openai-responses/response-base.ts';
+import { ResponseStore, type StoredResponse } from '../../plugins/formats/openai-responses/response-store.ts';
+import { inputItems } from '../../protocols/openai-responses/items.ts';
 
 /** A response store on a fresh LevelDB, and a count of the records read from it. */
 async function store(t: import('ava').ExecutionContext): Promise<{ rs: ResponseStore; ns: Store; reads: () => number }> {

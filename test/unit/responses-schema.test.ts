@@ -1,7 +1,7 @@
 import test from 'ava';
 import { z } from 'zod';
 import { validate } from '../../core/schemas.ts';
-import { responsesRequestSchema } from '../../plugins/formats/openai-responses/schema.ts';
+import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';
 import { fixtureJson } from '../helpers/upstream.ts';
 
 const codex = fixtureJson('responses/codex-0.169-request.json').body;

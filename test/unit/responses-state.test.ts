@@ -9,13 +9,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLevelStore } from '../../plugins/stores/level/level.ts';
-import { responsesStreamError } from '../../plugins/formats/openai-responses/errors.ts';
-import { ExpansionBudget, expandConversation, openConversation, portable, resolveReferences } from '../../plugins/formats/openai-responses/history.ts';
-import { fromResponsesUsage, toResponsesUsage } from '../../plugins/formats/openai-responses/map-usage.ts';
-import { isTerminal, typeOf } from '../../plugins/formats/openai-responses/passthrough.ts';
-import { newResponseId, itemId } from '../../plugins/formats/openai-responses/response-base.ts';
-import { inputItems, ResponseStore, type StoredResponse } from '../../plugins/formats/openai-responses/response-store.ts';
-import { sequenceOf } from '../../plugins/formats/openai-responses/streams.ts';
+import { responsesStreamError } from '../../protocols/openai-responses/errors.ts';
+import { ExpansionBudget, expandConversation, openConversation, resolveReferences } from '../../plugins/formats/openai-responses/history.ts';
+import { inputItems, portable } from '../../protocols/openai-responses/items.ts';
+import { fromResponsesUsage, toResponsesUsage } from '../../protocols/openai-responses/map-usage.ts';
+import { isTerminal, typeOf } from '../../protocols/openai-responses/passthrough.ts';
+import { newResponseId, itemId } from '../../protocols/openai-responses/response-base.ts';
+import { ResponseStore, type StoredResponse } from '../../plugins/formats/openai-responses/response-store.ts';
+import { sequenceOf } from '../../protocols/openai-responses/streams.ts';
 import { fixture } from '../helpers/upstream.ts';
 
 async function store(t: import('ava').ExecutionContext, ttlDays = 30): Promise<ResponseStore> {

@@ -1,11 +1,11 @@
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../core/format/chat.ts';
-import { ChunksToResponsesEvents } from '../../plugins/formats/openai-responses/chunks-to-events.ts';
-import { encodeResponsesEvent } from '../../plugins/formats/openai-responses/encode-event.ts';
-import { ToolNames } from '../../plugins/formats/openai-responses/map-tools.ts';
-import { streamFailureEvents } from '../../plugins/formats/openai-responses/stream-failure.ts';
-import { responsesToChatRequest } from '../../plugins/formats/openai-responses/to-chat-request.ts';
-import type { ResponsesRequest, ResponsesStreamEvent } from '../../plugins/formats/openai-responses/types.ts';
+import { ChunksToResponsesEvents } from '../../protocols/openai-responses/chunks-to-events.ts';
+import { encodeResponsesEvent } from '../../protocols/openai-responses/encode-event.ts';
+import { ToolNames } from '../../protocols/openai-responses/map-tools.ts';
+import { streamFailureEvents } from '../../protocols/openai-responses/stream-failure.ts';
+import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
+import type { ResponsesRequest, ResponsesStreamEvent } from '../../protocols/openai-responses/types.ts';
 import { violations } from '../helpers/openapi-check.ts';
 import { fixture, fixtureJson } from '../helpers/upstream.ts';
 

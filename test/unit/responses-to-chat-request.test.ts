@@ -1,8 +1,8 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatMessage } from '../../core/format/chat.ts';
-import { responsesToChatRequest } from '../../plugins/formats/openai-responses/to-chat-request.ts';
-import type { ResponsesRequest } from '../../plugins/formats/openai-responses/types.ts';
+import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
+import type { ResponsesRequest } from '../../protocols/openai-responses/types.ts';
 import { fixtureJson } from '../helpers/upstream.ts';
 
 const codex = fixtureJson<{ body: ResponsesRequest }>('responses/codex-0.169-request.json').body;

@@ -8,8 +8,8 @@ import { validate } from '../../core/schemas.ts';
 import { validateInSlices } from '../../core/validate-sliced.ts';
 import { messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
 import { generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
-import { chatRequestSchema } from '../../plugins/formats/openai-chat/schema.ts';
-import { responsesRequestSchema } from '../../plugins/formats/openai-responses/schema.ts';
+import { chatRequestSchema } from '../../protocols/openai-chat/schema.ts';
+import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 

@@ -2,8 +2,7 @@
  * What a request may cost before it runs (the reservation) and what it did cost (the
  * settlement), in USD from `[pricing."<model>"]` (USD per million tokens).
  */
-import type { RequestContext } from '../../../core/context.ts';
-import type { Usage } from '../../../core/format/chat.ts';
+import type { RequestContext, Usage } from 'gw/plugin';
 
 /** `[pricing."<model>"]`. */
 export interface Price {

@@ -33,13 +33,26 @@
  * `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
  */
 import { z } from 'zod';
-import type { KeyInfo, RequestContext } from '../../../core/context.ts';
-import { badRequest } from '../../../core/error-codes.ts';
-import { defineError } from '../../../core/errors.ts';
-import { own } from '../../../core/own.ts';
-import { defineExtension } from '../../../core/plugins/contract.ts';
-import { accountOf, chargeable, chargedUsage, priceOf } from '../../../core/plugins/helpers.ts';
-import { BUCKETS_KEY, SERIES_DISABLED, DAY_MS, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
+import {
+  accountOf,
+  badRequest,
+  BUCKETS_KEY,
+  chargeable,
+  chargedUsage,
+  DAY_MS,
+  defineError,
+  defineExtension,
+  HOUR_MS,
+  type KeyInfo,
+  own,
+  parseSeriesQuery,
+  priceOf,
+  readSeries,
+  type RequestContext,
+  SERIES_DISABLED,
+  type SeriesShape,
+  wantsSeries,
+} from 'gw/plugin';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
 import { PeriodClock, rfc3339 } from './period.ts';
 import { budgetHistory, counterKey, listBudgets, usd } from './spend.ts';

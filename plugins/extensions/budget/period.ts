@@ -5,7 +5,7 @@
  * readable (their counters are kept). Pure arithmetic on epoch milliseconds: no time
  * zones, no daylight saving, leap days from Date.UTC.
  */
-import { type BudgetPeriod, rfc3339 } from '../../../core/key-settings.ts';
+import { type BudgetPeriod, rfc3339 } from 'gw/plugin';
 
 export { type BudgetPeriod, rfc3339 };
 

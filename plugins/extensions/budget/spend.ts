@@ -8,9 +8,7 @@
  * counter of the period it was admitted in and is settled there, even when it ends after
  * the boundary; admission in the next period looks at the next counter only.
  */
-import type { KeyInfo } from '../../../core/context.ts';
-import type { GatewayInfo } from '../../../core/plugins/contract.ts';
-import type { Store } from '../../../core/store/types.ts';
+import type { GatewayInfo, KeyInfo, Store } from 'gw/plugin';
 import { type BudgetPeriod, isoDate, periodAt, type PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
 
 export const PREFIX = 's:';

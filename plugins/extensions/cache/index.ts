@@ -11,10 +11,7 @@
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import type { RequestContext } from '../../../core/context.ts';
-import type { CachedResponse, ResponseInfo } from '../../../core/hooks.ts';
-import { defineExtension } from '../../../core/plugins/contract.ts';
-import type { Store } from '../../../core/store/types.ts';
+import { type CachedResponse, defineExtension, type RequestContext, type ResponseInfo, type Store } from 'gw/plugin';
 
 const PLUGIN_NAME = 'cache';
 /** rc.state slot: the entry key of a miss, to write at onResponse. */

@@ -16,12 +16,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { RequestContext } from '../../../core/context.ts';
-import { type GatewayError, messageForStores } from '../../../core/errors.ts';
-import type { ResponseInfo } from '../../../core/hooks.ts';
-import { LEVELS } from '../../../core/log.ts';
-import { defineExtension } from '../../../core/plugins/contract.ts';
-import { accountOf, chargedUsage } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargedUsage, defineExtension, type GatewayError, LEVELS, messageForStores, type RequestContext, type ResponseInfo } from 'gw/plugin';
 
 const PLUGIN_NAME = 'logging';
 

@@ -28,11 +28,7 @@
  * flight) against the limits that apply to it (its own, else this section's).
  */
 import { z } from 'zod';
-import type { KeyInfo, RequestContext } from '../../../core/context.ts';
-import { defineError, type GatewayError } from '../../../core/errors.ts';
-import { defineExtension } from '../../../core/plugins/contract.ts';
-import type { Store } from '../../../core/store/types.ts';
-import { accountOf, chargeable, OPEN_ACCOUNT } from '../../../core/plugins/helpers.ts';
+import { accountOf, chargeable, defineError, defineExtension, type GatewayError, type KeyInfo, OPEN_ACCOUNT, type RequestContext, type Store } from 'gw/plugin';
 
 const PLUGIN_NAME = 'rate_limit';
 /** rc.state slot: tokens this request already put in `pending`. */

@@ -5,9 +5,7 @@
  * when the caller passes them, and only then the error message as the client got it:
  * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
-import { messageForStores } from '../../../core/errors.ts';
-import type { FinishedRequest } from '../../../core/hooks.ts';
-import { chargedUsage } from '../../../core/plugins/helpers.ts';
+import { chargedUsage, type FinishedRequest, messageForStores } from 'gw/plugin';
 
 /** `[pricing."<model>"]`: USD per million tokens. */
 export interface Price {
@@ -59,6 +57,8 @@ export interface LogEntry {
   /** True when the usage is gw's estimate: a stream that ended early before the upstream counted its output. */
   usage_estimated: boolean;
   cache_hit: boolean;
+  /** The request's trace (32 hex digits) when a tracing extension (otel) named it; null otherwise. */
+  trace_id: string | null;
   error_code: string | null;
   error_message: string | null;
   /** With `log_bodies = true` only, cut to `body_max_bytes`. */
@@ -116,9 +116,11 @@ const FIELDS = [
   'request_body',
   'response_body',
   'usage_estimated',
+  'trace_id',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
+const TRACE_AT = 23;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -165,10 +167,11 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     message !== null && message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message,
   ];
   if (bodies) row.push(bodies[0], bodies[1]);
-  if (rc?.usageEstimated) {
+  if (rc?.usageEstimated || f.traceId !== undefined) {
     if (!bodies) row.push(0, 0);
-    row.push(true);
+    row.push(rc?.usageEstimated === true);
   }
+  if (f.traceId !== undefined) row.push(f.traceId);
   return row;
 }
 
@@ -181,6 +184,7 @@ export function fromRow(row: unknown[]): LogEntry {
   // rows written before every request had an overhead: it was all gw's time when no upstream answered
   if (e.overhead_ms === null) e.overhead_ms = e.latency_ms;
   e.usage_estimated = row[ESTIMATED_AT] === true;
+  e.trace_id = typeof row[TRACE_AT] === 'string' ? row[TRACE_AT] : null;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];

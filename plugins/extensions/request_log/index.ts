@@ -19,11 +19,7 @@
  * newest first (entry.ts has the fields; query.ts the filters).
  */
 import { z } from 'zod';
-import type { RequestContext } from '../../../core/context.ts';
-import type { Chunk, FinishedRequest, ResponseInfo } from '../../../core/hooks.ts';
-import { defineExtension } from '../../../core/plugins/contract.ts';
-import { priceOf } from '../../../core/plugins/helpers.ts';
-import type { Store } from '../../../core/store/types.ts';
+import { type Chunk, defineExtension, type FinishedRequest, priceOf, type RequestContext, type ResponseInfo, type Store } from 'gw/plugin';
 import { fromRow, type LogEntry, type Price, toRow, truncate } from './entry.ts';
 import { endOf, type LogQuery, matches, parseLogQuery, SKEW_MS } from './query.ts';
 

@@ -3,8 +3,7 @@
  * Every bad value is a 400 naming the parameter.
  */
 import type { Context } from 'koa';
-import { INVALID_QUERY } from '../_shared/series.ts';
-import { parseTime } from '../_shared/series.ts';
+import { INVALID_QUERY, parseTime } from 'gw/plugin';
 import type { LogEntry } from './entry.ts';
 
 export const DEFAULT_LIMIT = 100;

@@ -22,13 +22,22 @@
  * where `requests` counts answered and failed requests alike.
  */
 import { z } from 'zod';
-import type { RequestContext } from '../../../core/context.ts';
-import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
-import type { GatewayError } from '../../../core/errors.ts';
-import { defineExtension } from '../../../core/plugins/contract.ts';
-import type { Store } from '../../../core/store/types.ts';
-import { accountOf, chargeable } from '../../../core/plugins/helpers.ts';
-import { BUCKETS_KEY, SERIES_DISABLED, HOUR_MS, parseSeriesQuery, readSeries, wantsSeries, type SeriesShape } from '../_shared/series.ts';
+import {
+  accountOf,
+  BUCKETS_KEY,
+  chargeable,
+  defineExtension,
+  errors,
+  type GatewayError,
+  HOUR_MS,
+  parseSeriesQuery,
+  readSeries,
+  type RequestContext,
+  SERIES_DISABLED,
+  type SeriesShape,
+  type Store,
+  wantsSeries,
+} from 'gw/plugin';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';
@@ -101,7 +110,7 @@ function recorder(store: Store, retentionMs: number) {
       if (chargeable(rc) && !rc.state.has(RECORDED)) return record(rc, err.status !== 499);
       if (!buckets || err.status === 499) return;
       // a model no provider serves is whatever the client sent: never a series of its own
-      const model = MODEL_NOT_FOUND.is(err) ? '' : rc.servedModel;
+      const model = errors.MODEL_NOT_FOUND.is(err) ? '' : rc.servedModel;
       const deltas: Record<string, number> = rc.state.has(RECORDED) ? { errors: 1 } : { requests: 1, errors: 1 };
       await store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([accountOf(rc), model, rc.provider ?? err.provider ?? '']), deltas, buckets);
     },

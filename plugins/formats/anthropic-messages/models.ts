@@ -3,7 +3,7 @@
  * (`GET /v1/models` and `/v1/models/{id}` with an `anthropic-version` header).
  * @see https://docs.anthropic.com/en/api/models-list
  */
-import { findModel, type GwState, MODEL_NOT_FOUND, type ModelEntry, modelListing } from 'gw/plugin';
+import { errors, type ModelEntry, modelFor, modelsFor } from 'gw/plugin';
 import type { Context } from 'koa';
 
 const EPOCH = '1970-01-01T00:00:00Z';
@@ -19,8 +19,7 @@ export function fromAnthropicClient(ctx: Context): boolean {
 
 /** GET /v1/models, Anthropic's page shape (one page: every model the key may call). */
 export function listModels(ctx: Context): void {
-  const st = ctx.state as GwState;
-  const data = modelListing(st.snap.table, st.key).map(entry);
+  const data = modelsFor(ctx).map(entry);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 }
@@ -28,9 +27,8 @@ export function listModels(ctx: Context): void {
 /** GET /v1/models/{id}, Anthropic's shape; 404 `not_found_error` for a model gw does not serve or the key may not call. */
 export function getModel(ctx: Context): void {
   const id = ctx.params.id!;
-  const st = ctx.state as GwState;
-  const m = findModel(st.snap.table, st.key, id);
-  if (!m) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: [] });
+  const m = modelFor(ctx, id);
+  if (!m) throw errors.MODEL_NOT_FOUND({ what: `'${id}'`, near: [] });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(entry(m));
 }

@@ -4,7 +4,7 @@
  * request and answer forwarded unchanged (events as they arrive; gw adds nothing but SSE
  * comments). Every other kind is reached by translating Messages ⇄ common format around `chat`.
  */
-import { bodyOf, type Generate, UPSTREAM_MALFORMED } from 'gw/plugin';
+import { bodyOf, errors, type Generate } from 'gw/plugin';
 import {
   ChunksToMessagesEvents,
   chatCompletionToMessages,
@@ -42,7 +42,7 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
       try {
         usage = (JSON.parse(raw) as { usage?: MessagesUsage }).usage;
       } catch {
-        throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
+        throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
       }
       rc.usage = usage ? fromMessagesUsage(usage) : undefined;
     },

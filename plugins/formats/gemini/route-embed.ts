@@ -6,7 +6,7 @@
  * (`usageMetadata.promptTokenCount` natively, when reported), else an estimate.
  * @see https://ai.google.dev/api/embeddings
  */
-import { badRequest, bodyOf, EMBEDDINGS_UNSUPPORTED, estimateTokens, type Pipeline, UPSTREAM_MALFORMED } from 'gw/plugin';
+import { badRequest, bodyOf, errors, estimateTokens, type Pipeline } from 'gw/plugin';
 import type { Context } from 'koa';
 import {
   type BatchEmbedContentsBody,
@@ -43,7 +43,7 @@ export function embedRoute(pipeline: Pipeline, batch: boolean) {
         const r = await native(b, call, op);
         if (r.type === 'json') return { status: r.status, raw: r.raw, prompt: nativePromptTokens(r.raw, body, p.name) };
       }
-      if (!p.embeddings) throw EMBEDDINGS_UNSUPPORTED({ model: rc.model, provider: p.name, kind: p.kind });
+      if (!p.embeddings) throw errors.EMBEDDINGS_UNSUPPORTED({ model: rc.model, provider: p.name, kind: p.kind });
       // nested `requests[].model` name the URL's model as the client wrote it
       const { req, warnings } = batch
         ? batchEmbedContentsToEmbeddings(body as BatchEmbedContentsBody, model)
@@ -66,7 +66,7 @@ function nativePromptTokens(raw: string, body: Record<string, unknown>, provider
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw UPSTREAM_MALFORMED({ provider, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider });
+    throw errors.UPSTREAM_MALFORMED({ provider, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider });
   }
   const n = parsed?.usageMetadata?.promptTokenCount;
   return typeof n === 'number' && n >= 0 ? n : estimateTokens(texts(body));

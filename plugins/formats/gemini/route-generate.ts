@@ -10,7 +10,7 @@
  * first byte is Google's error object as the next event (SSE) or as the array's last element.
  * @see https://ai.google.dev/api/generate-content
  */
-import { bodyOf, type Generate, UPSTREAM_MALFORMED } from 'gw/plugin';
+import { bodyOf, errors, type Generate } from 'gw/plugin';
 import {
   ChunksToGeminiStream,
   chatCompletionToGemini,
@@ -57,7 +57,7 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
         try {
           parsed = JSON.parse(raw);
         } catch {
-          throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
+          throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
         }
         const usage = parsed?.usageMetadata;
         rc.usage = hasTokenCounts(usage) ? fromUsageMetadata(usage) : undefined;

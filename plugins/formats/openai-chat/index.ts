@@ -6,24 +6,14 @@
  * anthropic-messages format when they send `anthropic-version`).
  * @see https://platform.openai.com/docs/api-reference/chat
  */
-import type { ChatCompletionChunk } from '../../../core/format/chat.ts';
-import { errorResponses, jsonRequestBody } from '../../../core/openapi.ts';
-import { defineFormat } from '../../../core/plugins/contract.ts';
-import { chatGenerate, FORMAT } from './chat.ts';
+import { defineFormat, errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin';
+import { chatRequestSchema, embeddingsRequestSchema, OPENAI_CHAT } from 'gw/plugin/openai-chat';
+import { chatGenerate } from './chat.ts';
 import { embeddingsRoute } from './embeddings.ts';
-import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
 import { getModel, listModels } from './models.ts';
-import { chatRequestSchema, embeddingsRequestSchema } from './schema.ts';
-
-declare module '../../../core/hooks.ts' {
-  interface ChunkTypes {
-    /** A chat completion chunk. */
-    'openai-chat': ChatCompletionChunk;
-  }
-}
 
 export default defineFormat({
-  id: FORMAT,
+  id: OPENAI_CHAT,
   keyFrom: ['bearer'],
   errorBody: OPENAI_ERRORS.errorBody,
   setup({ route, pipeline }) {

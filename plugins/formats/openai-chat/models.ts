@@ -3,15 +3,14 @@
  * OpenAI's list format. `owned_by` names the providers serving it; aliases carry `alias_for`.
  * @see https://platform.openai.com/docs/api-reference/models
  */
+import { errors, modelFor, modelsFor, nearModels } from 'gw/plugin';
+import { modelList } from 'gw/plugin/openai-chat';
 import type { Context } from 'koa';
-import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
-import type { GwState } from '../../../core/pipeline/state.ts';
-import { findModel, modelListing } from '../../../core/routes/model-listing.ts';
 
+/** GET /v1/models: every model and alias the key may call. */
 export function listModels(ctx: Context): void {
   ctx.type = 'application/json';
-  const st = ctx.state as GwState;
-  ctx.body = JSON.stringify({ object: 'list', data: modelListing(st.snap.table, st.key) });
+  ctx.body = JSON.stringify(modelList(modelsFor(ctx)));
 }
 
 /**
@@ -20,9 +19,8 @@ export function listModels(ctx: Context): void {
  */
 export function getModel(ctx: Context): void {
   const id = ctx.params.id!;
-  const { snap, key } = ctx.state as GwState;
-  const m = findModel(snap.table, key, id);
-  if (!m) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows) });
+  const m = modelFor(ctx, id);
+  if (!m) throw errors.MODEL_NOT_FOUND({ what: `'${id}'`, near: nearModels(ctx, id) });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(m);
 }

@@ -1,13 +1,9 @@
 /**
- * The openai-responses format's own error codes, and reading the failures a native
- * Responses stream reports in-band (`error` and `response.failed` events after HTTP 200).
- * Errors on these routes use OpenAI's shape `{"error": {message, type, code, param}}`.
- *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/error
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
+ * The error codes of gw's stored responses (the format's own state, response-store.ts):
+ * an id this key has no response for, a record gw cannot read, and a continued
+ * conversation past its bounds. In OpenAI's error shape like every Responses route.
  */
-import { UPSTREAM_ERROR } from '../../../core/error-codes.ts';
-import { defineError, type GatewayError, upstreamError } from '../../../core/errors.ts';
+import { defineError } from 'gw/plugin';
 
 /**
  * No stored response with this id for this key: never stored (`store: false`), expired
@@ -54,37 +50,3 @@ export const CONVERSATION_TOO_LARGE = defineError<{ limit: number; param: string
     ? `previous_response_id: the conversation it continues, with this request, is larger than max_body_bytes (${p.limit} bytes); start a new one with what matters of it in input`
     : `${p.param}: the stored items its item_reference items name make the request larger than max_body_bytes (${p.limit} bytes)`,
 );
-
-/** One of OpenAI's in-band failure payloads, read loosely. */
-interface FailurePayload {
-  code?: unknown;
-  message?: unknown;
-  type?: unknown;
-  param?: unknown;
-  error?: { code?: unknown; message?: unknown; type?: unknown; param?: unknown } | null;
-  response?: { error?: { code?: unknown; message?: unknown } | null } | null;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-/**
- * The GatewayError for a native stream's `error` event or `response.failed` (its data, parsed).
- * `first`: it came before anything was sent, so it is the answer to the request: a 4xx-like
- * code (`rate_limit_exceeded` → 429, `invalid_request_error`/`invalid_prompt` → 400) keeps
- * that status so dispatch retries or answers it properly; anything else is 502
- * `upstream_error` with the upstream's code kept.
- */
-export function responsesStreamError(data: FailurePayload | undefined, provider: string, first = false): GatewayError {
-  const d = data ?? {};
-  const e = d.error ?? d.response?.error ?? d;
-  const code = str(e.code) ?? str(d.code) ?? str((e as { type?: unknown }).type) ?? 'server_error';
-  const detail = str(e.message) ?? str(d.message) ?? `upstream stream error (${code})`;
-  const message = first ? `provider ${provider}: ${detail}` : `provider ${provider} failed mid-stream: ${detail}`;
-  const status = code === 'rate_limit_exceeded' ? 429 : code === 'invalid_request_error' || code === 'invalid_prompt' ? 400 : 502;
-  const param = str((e as { param?: unknown }).param) ?? null;
-  const err = status < 500 ? upstreamError(status, message, { code, param, provider }) : UPSTREAM_ERROR(message, { provider });
-  err.code = code;
-  return err;
-}

@@ -1,17 +1,18 @@
 /**
  * Conversation state on the way in: the conversation `previous_response_id` continues,
- * expanded from the store, `item_reference` items resolved from it, and a stored history
- * made fit for another native upstream. What gw expands into a request is bounded by
- * `max_body_bytes`, counted as the request would be had the client sent the items itself,
- * and measured from the sizes the records keep before anything is read.
+ * expanded from the store, and `item_reference` items resolved from it (the kit's
+ * `portable` makes such a history fit for another native upstream). What gw expands into a
+ * request is bounded by `max_body_bytes`, counted as the request would be had the client
+ * sent the items itself, and measured from the sizes the records keep before anything is
+ * read.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create (input: item_reference)
  * @see https://platform.openai.com/docs/guides/conversation-state
  */
+import type { ResponsesInputItem } from 'gw/plugin/openai-responses';
 import { CONVERSATION_TOO_LARGE, CONVERSATION_TOO_LONG, RESPONSE_NOT_FOUND, RESPONSE_UNREADABLE } from './errors.ts';
 import { outputItems, sizeOf, type StoredResponse } from './record.ts';
 import type { ResponseStore } from './response-store.ts';
-import type { ResponsesInputItem } from './types.ts';
 
 /**
  * The bytes a request may grow to while gw expands stored items into it: `max_body_bytes`,
@@ -165,21 +166,4 @@ export async function resolveReferences(
       return found as ResponsesInputItem;
     }),
   );
-}
-
-/**
- * A stored history for a native upstream other than the one that stored it (a fallback, or a
- * conversation begun on a translated kind): item ids are dropped (they name items in another
- * store: the upstream would look them up and fail), and reasoning items without
- * `encrypted_content` are left out (their content cannot be sent back to a Responses API).
- */
-export function portable(items: ResponsesInputItem[]): ResponsesInputItem[] {
-  const out: ResponsesInputItem[] = [];
-  for (const item of items) {
-    if (typeof item !== 'object' || item === null) continue;
-    const { id: _id, ...rest } = item as { id?: unknown; [k: string]: unknown };
-    if (rest.type === 'reasoning' && typeof rest.encrypted_content !== 'string') continue;
-    out.push(rest as ResponsesInputItem);
-  }
-  return out;
 }

@@ -3,26 +3,18 @@
  * kinds whose upstream speaks Responses, translated through the common format for every
  * other kind), and the stored responses: GET/DELETE /v1/responses/{id},
  * GET /v1/responses/{id}/input_items. Errors in OpenAI's shape; gateway keys as
- * `Authorization: Bearer`. Settings: `[responses]` (`ttl_days`, `max_chain_length`). README.md in this folder has
+ * `Authorization: Bearer`. Settings: `[responses]` (`ttl_days`, `max_chain_length`). The
+ * protocol itself (types, translations, the native stream reader) is the kit
+ * `gw/plugin/openai-responses` (protocols/openai-responses/); README.md in this folder has
  * the translation table.
  * @see https://platform.openai.com/docs/api-reference/responses
  */
+import { defineFormat, errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin';
+import { OPENAI_RESPONSES, responsesRequestSchema } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
-import { errorResponses, jsonRequestBody } from '../../../core/openapi.ts';
-import { defineFormat } from '../../../core/plugins/contract.ts';
-import { OPENAI_ERRORS } from '../../../core/routes/core-routes.ts';
 import { ResponseStore } from './response-store.ts';
 import { deleteResponse, getResponse, listInputItems } from './retrieve.ts';
-import { FORMAT, responsesGenerate } from './route.ts';
-import { responsesRequestSchema } from './schema.ts';
-import type { ResponsesStreamEvent } from './types.ts';
-
-declare module '../../../core/hooks.ts' {
-  interface ChunkTypes {
-    /** A Responses stream event (passthrough: parsed from the upstream's data). */
-    'openai-responses': ResponsesStreamEvent;
-  }
-}
+import { responsesGenerate } from './route.ts';
 
 /** `[responses]`. */
 export const responsesConfigSchema = z.strictObject({
@@ -43,7 +35,7 @@ function unreadable(responses: Record<string, unknown>): Record<string, unknown>
 }
 
 export default defineFormat<z.output<typeof responsesConfigSchema>>({
-  id: FORMAT,
+  id: OPENAI_RESPONSES,
   keyFrom: ['bearer'],
   errorBody: OPENAI_ERRORS.errorBody,
   section: 'responses',

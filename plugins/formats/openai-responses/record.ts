@@ -4,8 +4,7 @@
  * serializing its history. Records written before sizes were kept stay readable (their size
  * is measured when needed); a record that is not what gw wrote is reported, never thrown on.
  */
-import { isObj } from './fail.ts';
-import type { ResponsesInputItem } from './types.ts';
+import { isObj, type ResponsesInputItem } from 'gw/plugin/openai-responses';
 
 /** One stored response. */
 export interface StoredResponse {

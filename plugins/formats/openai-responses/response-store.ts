@@ -12,18 +12,11 @@
  * were written (each its own TTL: a conversation can be continued for `ttl_days` after its
  * first response).
  */
-import type { Store } from '../../../core/store/types.ts';
+import type { Store } from 'gw/plugin';
 import { RESPONSE_UNREADABLE } from './errors.ts';
 import { decodeRecord, encodeRecord, type StoredResponse } from './record.ts';
-import type { ResponsesInputItem } from './types.ts';
 
 export type { StoredResponse } from './record.ts';
-
-/** The request's `input` as items: a string is one user message. */
-export function inputItems(input: unknown): ResponsesInputItem[] {
-  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
-  return Array.isArray(input) ? (input as ResponsesInputItem[]) : [];
-}
 
 /** A record read back: the record, `'absent'` (never stored, expired, deleted, another owner's), or `'unreadable'`. */
 export type ReadRecord = StoredResponse | 'absent' | 'unreadable';

@@ -7,22 +7,20 @@
  * @see https://platform.openai.com/docs/api-reference/responses/delete
  * @see https://platform.openai.com/docs/api-reference/responses/input-items
  */
+import { badRequest, keyOf, own, quoted, requestIdOf } from 'gw/plugin';
+import type { ResponsesInputItem } from 'gw/plugin/openai-responses';
 import type { Context } from 'koa';
-import { badRequest, quoted } from '../../../core/error-codes.ts';
-import { own } from '../../../core/own.ts';
-import type { GwState } from '../../../core/pipeline/state.ts';
 import { RESPONSE_NOT_FOUND } from './errors.ts';
 import { outputItems } from './record.ts';
 import type { ResponseStore, StoredResponse } from './response-store.ts';
-import type { ResponsesInputItem } from './types.ts';
 
 function owner(ctx: Context): string {
-  return (ctx.state as GwState).key?.name ?? '';
+  return keyOf(ctx)?.name ?? '';
 }
 
 function send(ctx: Context, body: unknown): void {
   ctx.type = 'application/json';
-  ctx.set('x-request-id', (ctx.state as GwState).id);
+  ctx.set('x-request-id', requestIdOf(ctx));
   ctx.body = JSON.stringify(body);
 }
 

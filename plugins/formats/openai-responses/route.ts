@@ -12,28 +12,28 @@
  * gw reads no more than the last record). What is expanded keeps the request within
  * `max_body_bytes` (history.ts).
  */
+import { bodyOf, errors, type Generate, type RequestContext } from 'gw/plugin';
+import {
+  ChunksToResponsesEvents,
+  chatCompletionToResponse,
+  encodeAll,
+  encodeResponsesEvent,
+  fromResponsesUsage,
+  inputItems,
+  newResponseId,
+  portable,
+  type ResponsesInputItem,
+  type ResponsesRequest,
+  ResponsesRouteMissing,
+  type ResponsesStreamEvent,
+  ResponsesStreamReader,
+  responsesFirstError,
+  responsesRequestSchema,
+  responsesToChatRequest,
+} from 'gw/plugin/openai-responses';
 import type { Context } from 'koa';
-import type { RequestContext } from '../../../core/context.ts';
-import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
-import { malformedFirst } from '../../../core/format/sse-data.ts';
-import { bodyOf, type Generate } from '../../../core/pipeline/generate.ts';
-import type { SseEvent } from '../../../core/provider.ts';
-import { ChunksToResponsesEvents } from './chunks-to-events.ts';
-import { encodeResponsesEvent } from './encode-event.ts';
-import { responsesStreamError } from './errors.ts';
-import { chatCompletionToResponse } from './from-chat-completion.ts';
-import { type Conversation, ExpansionBudget, expandConversation, openConversation, portable, resolveReferences } from './history.ts';
-import { fromResponsesUsage } from './map-usage.ts';
-import { typeOf } from './passthrough.ts';
-import { newResponseId } from './response-base.ts';
-import { inputItems, type ResponseStore, type StoredResponse } from './response-store.ts';
-import { ResponsesRouteMissing } from './route-missing.ts';
-import { responsesRequestSchema } from './schema.ts';
-import { encodeAll, ResponsesStreamReader } from './streams.ts';
-import { responsesToChatRequest } from './to-chat-request.ts';
-import type { ResponsesInputItem, ResponsesRequest, ResponsesStreamEvent } from './types.ts';
-
-export const FORMAT = 'openai-responses';
+import { type Conversation, ExpansionBudget, expandConversation, openConversation, resolveReferences } from './history.ts';
+import type { ResponseStore, StoredResponse } from './response-store.ts';
 
 /** What the route needs from the format's setup. */
 export interface RouteDeps {
@@ -42,19 +42,6 @@ export interface RouteDeps {
   maxBodyBytes: number;
   /** `[responses] max_chain_length`. */
   maxChain: number;
-}
-
-/** An `error` or `response.failed` event, or malformed data, as a native stream's first event: a failure before the stream (retried, or a status). */
-function firstError(ev: SseEvent, provider: string) {
-  const type = ev.event ?? typeOf(ev.data);
-  if (type !== 'error' && type !== 'response.failed') return malformedFirst(ev.data, provider);
-  let data: Parameters<typeof responsesStreamError>[0];
-  try {
-    data = JSON.parse(ev.data);
-  } catch {
-    data = { message: ev.data.slice(0, 200) };
-  }
-  return responsesStreamError(data, provider, true);
 }
 
 function positive(v: unknown): number | undefined {
@@ -133,7 +120,7 @@ export function responsesGenerate(d: RouteDeps): Generate<Turn, Translation, Res
       };
     },
     native: {
-      firstError,
+      firstError: responsesFirstError,
       async call(native, body, call, { provider, state }) {
         try {
           const conv = state.conv;
@@ -152,7 +139,7 @@ export function responsesGenerate(d: RouteDeps): Generate<Turn, Translation, Res
         try {
           parsed = JSON.parse(raw);
         } catch {
-          throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
+          throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
         }
         rc.usage = fromResponsesUsage(parsed?.usage);
         await state.save(parsed, true);

@@ -13,11 +13,11 @@ import {
   type ChatRequest,
   type ChatResult,
   defineProvider,
+  errors,
   type Provider,
   providerBaseSchema,
-  type StreamItem,
   snippet,
-  UPSTREAM_MALFORMED,
+  type StreamItem,
   type UpstreamResponse,
 } from 'gw/plugin';
 import {
@@ -59,7 +59,10 @@ export default defineProvider({
       if (!stream) {
         const parsed = await http.json<MessagesResponse>(res, chatUrl, call.signal);
         if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.content)) {
-          throw UPSTREAM_MALFORMED({ provider: name, what: `a Messages response without content: ${snippet(JSON.stringify(parsed))}` }, { provider: name });
+          throw errors.UPSTREAM_MALFORMED(
+            { provider: name, what: `a Messages response without content: ${snippet(JSON.stringify(parsed))}` },
+            { provider: name },
+          );
         }
         return { type: 'json', body: fromMessagesResponse(parsed) };
       }

@@ -13,11 +13,10 @@
  * @see https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle
  * @see https://learn.microsoft.com/azure/ai-foundry/openai/reference
  */
+import { defineProvider, providerBaseSchema } from 'gw/plugin';
+import { createCompatibleProvider } from 'gw/plugin/openai-chat';
+import { OPENAI_RESPONSES, responsesPassthrough } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
-import { defineProvider } from '../../../core/plugins/contract.ts';
-import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
-import { responsesPassthrough } from '../../formats/openai-responses/passthrough.ts';
-import { createCompatibleProvider } from '../openai/compatible.ts';
 
 const schema = providerBaseSchema.extend({
   base_url: z.url({ protocol: /^https?$/, error: 'expected the resource endpoint, e.g. "https://my-resource.openai.azure.com"' }),
@@ -54,7 +53,7 @@ export default defineProvider({
       http: client,
       headers,
       url: azureUrls(config.base_url, config.api_version),
-      native: { 'openai-responses': responsesPassthrough(client, `${config.base_url.replace(/\/+$/, '')}/openai/v1/responses`, headers) },
+      native: { [OPENAI_RESPONSES]: responsesPassthrough(client, `${config.base_url.replace(/\/+$/, '')}/openai/v1/responses`, headers) },
     });
   },
 });

@@ -16,9 +16,9 @@ import {
   type ChatResult,
   type EmbeddingsRequest,
   type EmbeddingsResponse,
+  errors,
   type Provider,
   snippet,
-  UPSTREAM_MALFORMED,
   type UpstreamClient,
   type UpstreamResponse,
 } from 'gw/plugin';
@@ -63,7 +63,7 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
 
   const http = s.http;
   const malformed = (what: string, text?: string) =>
-    UPSTREAM_MALFORMED({ provider: s.name, what: `${what}${text === undefined ? '' : `: ${snippet(text)}`}` }, { provider: s.name });
+    errors.UPSTREAM_MALFORMED({ provider: s.name, what: `${what}${text === undefined ? '' : `: ${snippet(text)}`}` }, { provider: s.name });
 
   /** POSTs a JSON body; an error status becomes the mapped GatewayError. */
   function post(url: string, body: unknown, call: CallContext, stream: boolean): Promise<UpstreamResponse> {

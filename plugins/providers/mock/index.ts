@@ -6,12 +6,19 @@
  */
 import { hash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  badRequest,
+  type ChatCompletionChunk,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResult,
+  defineProvider,
+  type EmbeddingsRequest,
+  type Provider,
+  providerBaseSchema,
+  type Usage,
+} from 'gw/plugin';
 import { z } from 'zod';
-import type { ChatCompletionChunk, ChatMessage, ChatRequest, EmbeddingsRequest, Usage } from '../../../core/format/chat.ts';
-import { badRequest } from '../../../core/error-codes.ts';
-import { defineProvider } from '../../../core/plugins/contract.ts';
-import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
-import type { ChatResult, Provider } from '../../../core/provider.ts';
 
 const schema = providerBaseSchema.extend({
   api_key: z.string().optional(),

@@ -8,16 +8,13 @@
  * upstream serves the Responses API too (`"translated"` turns it off for an `openai`
  * section pointing at a server that has only chat completions). Left to its default, an
  * `openai` section whose upstream answers POST /responses with a 404 for the route (not for
- * the model) switches itself to translated, once, with a warning (route-missing.ts).
+ * the model) switches itself to translated, once, with a warning (`switchOnRouteMissing`
+ * of the kit `gw/plugin/openai-responses`).
  */
+import { defineProvider, type NativeCall, providerBaseSchema, redactUrl } from 'gw/plugin';
+import { createCompatibleProvider } from 'gw/plugin/openai-chat';
+import { OPENAI_RESPONSES, responsesPassthrough, switchOnRouteMissing } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
-import { defineProvider } from '../../../core/plugins/contract.ts';
-import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
-import type { NativeCall } from '../../../core/provider.ts';
-import { redactUrl } from '../../../core/redact.ts';
-import { responsesPassthrough } from '../../formats/openai-responses/passthrough.ts';
-import { switchOnRouteMissing } from '../../formats/openai-responses/route-missing.ts';
-import { createCompatibleProvider } from './compatible.ts';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -41,11 +38,11 @@ export default defineProvider({
       const url = `${baseUrl.replace(/\/+$/, '')}/responses`;
       const passthrough = responsesPassthrough(client, url, headers);
       native = {
-        'openai-responses':
+        [OPENAI_RESPONSES]:
           config.responses === undefined
             ? switchOnRouteMissing(passthrough, name, (err) => {
                 // later requests find no native entry and are translated from the start
-                delete native!['openai-responses'];
+                delete native![OPENAI_RESPONSES];
                 log.warn(
                   { provider: name, upstream: err.message },
                   `provider ${name}: POST ${redactUrl(url)} answered 404 for the route, so its upstream has no Responses API: /v1/responses is translated to chat completions from now on (set responses = "translated" or "native" on [providers.${name}] to decide)`,

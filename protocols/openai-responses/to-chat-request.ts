@@ -6,12 +6,10 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, quoted } from '../../../core/error-codes.ts';
-import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../../core/format/chat.ts';
+import { badRequest, type ChatMessage, type ChatRequest, type ContentPart, quoted, type ToolCall, Warnings } from 'gw/plugin';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
 import type { ResponsesRequest } from './types.ts';
-import { Warnings } from '../../../core/format/warnings.ts';
 
 /** The translated request and what the translation left out. */
 export interface ToChatResult {

@@ -11,29 +11,25 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import type { RequestContext } from '../../../core/context.ts';
-import { UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
-import type { GatewayError } from '../../../core/errors.ts';
-import type { StreamProgress } from '../../../core/format/estimate.ts';
-import { dataField } from '../../../core/http/sse-write.ts';
-import type { PassthroughReader, PassthroughStep } from '../../../core/pipeline/passthrough.ts';
-import type { SseEvent } from '../../../core/provider.ts';
-import { encodeResponsesEvent } from './encode-event.ts';
+import {
+  dataField,
+  errors,
+  type GatewayError,
+  type PassthroughReader,
+  type PassthroughStep,
+  type RequestContext,
+  type SseEvent,
+  type StreamProgress,
+} from 'gw/plugin';
+import { encodeAll } from './encode-event.ts';
 import { responsesStreamError } from './errors.ts';
 import { fromResponsesUsage } from './map-usage.ts';
 import { typeOf } from './passthrough.ts';
 import { streamFailureEvents } from './stream-failure.ts';
-import type { ResponsesResponse, ResponsesStreamEvent } from './types.ts';
+import type { ResponsesResponse } from './types.ts';
 
 /** Stores the finished Response (never throws). */
 export type SaveResponse = (response: ResponsesResponse) => Promise<void>;
-
-/** Events as SSE text. */
-export function encodeAll(events: ResponsesStreamEvent[]): string {
-  let s = '';
-  for (const ev of events) s += encodeResponsesEvent(ev);
-  return s;
-}
 
 const SEQ = '"sequence_number":';
 /** The output field of every `*.delta` event, for the early-end estimate. */
@@ -126,7 +122,7 @@ export class ResponsesStreamReader implements PassthroughReader {
       throw this.#failure;
     }
     const provider = this.#rc.provider!;
-    throw UPSTREAM_TRUNCATED({ provider, expected: 'response.completed' }, { provider });
+    throw errors.UPSTREAM_TRUNCATED({ provider, expected: 'response.completed' }, { provider });
   }
 
   errorFrame(err: GatewayError): string {

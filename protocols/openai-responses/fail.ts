@@ -2,7 +2,7 @@
  * Field checks shared by the request translators: each failure is a 400 GatewayError whose
  * `param` (and message) names the field path, e.g. `input[3].content[0].image_url`.
  */
-import { badRequest } from '../../../core/error-codes.ts';
+import { badRequest } from 'gw/plugin';
 
 export type Obj = Record<string, unknown>;
 

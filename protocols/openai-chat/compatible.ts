@@ -6,13 +6,27 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import { UPSTREAM_ERROR, UPSTREAM_MALFORMED, UPSTREAM_TRUNCATED } from '../../../core/error-codes.ts';
-import type { GatewayError } from '../../../core/errors.ts';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
-import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../../core/format/sse-data.ts';
-import type { UpstreamClient } from '../../../core/http/client.ts';
-import type { UpstreamResponse } from '../../../core/http/upstream.ts';
-import type { CallContext, ChatResult, NativeCall, Provider, StreamItem } from '../../../core/provider.ts';
+import {
+  type CallContext,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatRequest,
+  type ChatResult,
+  type EmbeddingsRequest,
+  type EmbeddingsResponse,
+  errors,
+  type GatewayError,
+  isBlank,
+  malformedEvent,
+  type NativeCall,
+  objectFramed,
+  parseEventObject,
+  type Provider,
+  type StreamItem,
+  type UpstreamClient,
+  type UpstreamResponse,
+} from 'gw/plugin';
+import { modelIds } from './models.ts';
 
 /** Settings of a common-format provider; every hook is optional. */
 export interface CompatibleSettings {
@@ -71,7 +85,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
       const parsed = parseJson(text) as ChatCompletion | undefined;
       if (parsed && typeof parsed === 'object' && 'error' in parsed && !('choices' in parsed)) throw http.errorFor(500, text);
       if (!parsed || !Array.isArray(parsed.choices))
-        throw UPSTREAM_MALFORMED({ provider: s.name, what: `a completion without choices: ${text.slice(0, 200)}` }, { provider: s.name });
+        throw errors.UPSTREAM_MALFORMED({ provider: s.name, what: `a completion without choices: ${text.slice(0, 200)}` }, { provider: s.name });
       if (s.mapCompletion) {
         const mapped = s.mapCompletion(parsed);
         if (mapped !== parsed) return { type: 'json', body: mapped };
@@ -112,7 +126,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
       }
       yield* map(parseEventObject<ChatCompletionChunk>(data, s.name, 'a stream chunk that is not a JSON object'));
     }
-    if (!done) throw UPSTREAM_TRUNCATED({ provider: s.name, expected: '[DONE]' }, { provider: s.name });
+    if (!done) throw errors.UPSTREAM_TRUNCATED({ provider: s.name, expected: '[DONE]' }, { provider: s.name });
   }
 
   async function embeddings(req: EmbeddingsRequest, call: CallContext): Promise<{ body: EmbeddingsResponse; raw?: string }> {
@@ -121,7 +135,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
     const text = await s.http.text(res, u, call.signal);
     const body = parseJson(text) as EmbeddingsResponse | undefined;
     if (!body || !Array.isArray(body.data))
-      throw UPSTREAM_MALFORMED({ provider: s.name, what: `an embeddings response without data: ${text.slice(0, 200)}` }, { provider: s.name });
+      throw errors.UPSTREAM_MALFORMED({ provider: s.name, what: `an embeddings response without data: ${text.slice(0, 200)}` }, { provider: s.name });
     return { body, raw: text };
   }
 
@@ -130,8 +144,8 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
       url('models', ''),
       s.headers,
       (body) => {
-        const data = (body as { data?: Array<{ id?: unknown }> } | null)?.data;
-        return Array.isArray(data) ? { items: data.map((m) => m.id).filter((id): id is string => typeof id === 'string') } : undefined;
+        const items = modelIds(body);
+        return items && { items };
       },
       { signal, maxPages: 1 },
     );
@@ -153,7 +167,7 @@ function upstreamStreamError(provider: string, data: string): GatewayError {
   } catch {
     // keep the raw snippet
   }
-  const err = UPSTREAM_ERROR(`provider ${provider} failed mid-stream: ${message}`, { provider });
+  const err = errors.UPSTREAM_ERROR(`provider ${provider} failed mid-stream: ${message}`, { provider });
   if (code) err.code = code;
   return err;
 }

@@ -5,8 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/object
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
-import { GatewayError } from '../../../core/errors.ts';
-import type { ChatCompletion, ChatMessage } from '../../../core/format/chat.ts';
+import { type ChatCompletion, type ChatMessage, GatewayError } from 'gw/plugin';
 import type { ToolNames } from './map-tools.ts';
 import { mapStatus } from './map-status.ts';
 import { toResponsesUsage } from './map-usage.ts';

@@ -15,10 +15,8 @@
  * @see https://platform.openai.com/docs/guides/function-calling
  */
 import { createHash } from 'node:crypto';
-import type { ChatRequest, ChatTool, ToolChoice } from '../../../core/format/chat.ts';
-import { quoted } from '../../../core/error-codes.ts';
+import { type ChatRequest, type ChatTool, quoted, type ToolChoice, type Warnings } from 'gw/plugin';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
-import type { Warnings } from '../../../core/format/warnings.ts';
 
 /** Separator between a namespace and a function name in a flattened name (MCP clients use the same). */
 const SEP = '__';

@@ -4,7 +4,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-incomplete_details
  * @see https://platform.openai.com/docs/api-reference/chat/object (`finish_reason`)
  */
-import type { FinishReason } from '../../../core/format/chat.ts';
+import type { FinishReason } from 'gw/plugin';
 import type { ResponsesResponse } from './types.ts';
 
 export type StatusInfo = Pick<ResponsesResponse, 'status' | 'incomplete_details'>;

@@ -1,7 +1,8 @@
 /**
- * Usage and spend over time, shared by the usage and budget extensions: hourly buckets in
- * the store (`store.bucketIncr`, one record per (hour, series)), read back as a series by
- * `GET /v1/usage|budget?bucket=hour|day&group_by=…&from=…&to=…` (docs/design.md "Operator console").
+ * Usage and spend over time, as the usage and budget extensions serve them (any extension
+ * may, through `gw/plugin`): hourly buckets in the store (`store.bucketIncr`, one record per
+ * (hour, series)), read back as a series by `GET /v1/usage|budget?bucket=hour|day&group_by=…
+ * &from=…&to=…` (docs/design.md "Operator console").
  *
  * A series is identified by a JSON array of its dimensions (`["<key>", "<model>",
  * "<provider>"]` for usage, `["<key>", "<model>"]` for budget). Day buckets are UTC days,
@@ -10,10 +11,10 @@
  * virtual-keys issue; until then every key falls in the `null` group).
  */
 import type { Context } from 'koa';
-import { defineError } from '../../../core/errors.ts';
-import { own } from '../../../core/own.ts';
-import type { GatewayInfo } from '../../../core/plugins/contract.ts';
-import type { Store } from '../../../core/store/types.ts';
+import { defineError } from '../core/errors.ts';
+import { own } from '../core/own.ts';
+import type { GatewayInfo } from '../core/plugins/contract.ts';
+import type { Store } from '../core/store/types.ts';
 
 /** A series query parameter gw cannot read (the parameter named in `param`). */
 export const INVALID_QUERY = defineError<string>('invalid_query', 400, (m) => m);

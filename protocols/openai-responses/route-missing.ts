@@ -6,8 +6,7 @@
  * client (Codex, which would retry the 404 five times) never sees it. Only for a provider
  * whose `responses` setting was left to its default: a configured value always wins.
  */
-import { GatewayError } from '../../../core/errors.ts';
-import type { NativeCall } from '../../../core/provider.ts';
+import { GatewayError, type NativeCall } from 'gw/plugin';
 
 /**
  * Thrown by a native Responses call whose upstream has no Responses API: the route serves

@@ -16,7 +16,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from '../../../core/format/chat.ts';
+import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
 import { functionCallItem } from './from-chat-completion.ts';
 import { mapStatus } from './map-status.ts';
 import { toResponsesUsage } from './map-usage.ts';

@@ -4,7 +4,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
  * @see https://platform.openai.com/docs/api-reference/chat/object (`usage`)
  */
-import type { Usage } from '../../../core/format/chat.ts';
+import type { Usage } from 'gw/plugin';
 import type { ResponsesUsage } from './types.ts';
 
 /**

@@ -13,3 +13,10 @@ import type { ResponsesStreamEvent } from './types.ts';
 export function encodeResponsesEvent(ev: ResponsesStreamEvent): string {
   return `event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
 }
+
+/** Events as SSE text, in order. */
+export function encodeAll(events: ResponsesStreamEvent[]): string {
+  let s = '';
+  for (const ev of events) s += encodeResponsesEvent(ev);
+  return s;
+}

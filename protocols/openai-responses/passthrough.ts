@@ -7,8 +7,7 @@
  * upstream's built-in tools (web_search, file_search, …) therefore work as they do there.
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
-import type { UpstreamClient } from '../../../core/http/client.ts';
-import type { NativeCall, SseEvent } from '../../../core/provider.ts';
+import type { NativeCall, SseEvent, UpstreamClient } from 'gw/plugin';
 
 /** Events that end a Responses stream for good. */
 export function isTerminal(type: string | undefined): boolean {

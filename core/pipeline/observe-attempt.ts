@@ -1,0 +1,63 @@
+/**
+ * onUpstreamStart / onUpstreamEnd around one upstream attempt (core/hooks.ts): the attempt
+ * object both taps see, the headers a start tap asks for added to the attempt's upstream
+ * requests (core/http/attempt-headers.ts; `call.upstreamHeaders` for a provider with a
+ * client of its own), and the outcome. Only called when one of the two hooks is tapped.
+ */
+import type { RequestContext } from '../context.ts';
+import type { Hooks, UpstreamAttempt } from '../hooks.ts';
+import { withAttemptHeaders } from '../http/attempt-headers.ts';
+import type { Provider } from '../provider.ts';
+
+/**
+ * Runs `run` (the attempt) between the two hooks. A throwing tap is logged, never thrown:
+ * observing an attempt must not fail it.
+ * @throws what `run` throws.
+ */
+export async function observeAttempt<T>(
+  hooks: Hooks,
+  rc: RequestContext,
+  provider: Provider,
+  model: string,
+  retry: number,
+  run: (headers: Readonly<Record<string, string>> | undefined) => Promise<T>,
+): Promise<T> {
+  const at: UpstreamAttempt = {
+    provider: provider.name,
+    kind: provider.kind,
+    model,
+    fallback: model !== rc.canonicalModel,
+    number: rc.attempts,
+    retry,
+    startedAt: performance.now(),
+    headers: undefined,
+    endedAt: 0,
+    outcome: undefined,
+    error: undefined,
+  };
+  if (hooks.onUpstreamStart.isUsed()) tell(() => hooks.onUpstreamStart.call(rc, at), rc);
+  const headers = at.headers;
+  try {
+    const v = await (headers === undefined ? run(undefined) : withAttemptHeaders(headers, () => run(headers)));
+    end(hooks, rc, at, 'ok', undefined);
+    return v;
+  } catch (err) {
+    end(hooks, rc, at, 'error', err);
+    throw err;
+  }
+}
+
+function end(hooks: Hooks, rc: RequestContext, at: UpstreamAttempt, outcome: 'ok' | 'error', error: unknown): void {
+  at.endedAt = performance.now();
+  at.outcome = outcome;
+  at.error = error;
+  if (hooks.onUpstreamEnd.isUsed()) tell(() => hooks.onUpstreamEnd.call(rc, at), rc);
+}
+
+function tell(fn: () => void, rc: RequestContext): void {
+  try {
+    fn();
+  } catch (err) {
+    rc.log.error({ err, req: rc.id }, 'upstream attempt hook failed');
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The OpenTelemetry SDK objects of one gateway: a tracer provider whose batch span processor
+ * has a bounded queue and exports over OTLP/HTTP (protobuf or JSON), and a meter provider
+ * exporting the GenAI metrics the same way. Nothing is registered globally (several gateways
+ * share a test process; gw's own spans are its only spans), so contexts are passed explicitly.
+ *
+ * An unreachable or hanging collector costs a request nothing: spans queue (at most
+ * `max_queue_size`), one export runs at a time for at most `export_timeout_ms`, and what does
+ * not fit or fails is dropped and counted (SpanAccount, `gw_otel_spans_dropped_total`).
+ */
+import type { Tracer } from '@opentelemetry/api';
+import type { Meter } from '@opentelemetry/api';
+import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { OtelSettings } from './config.ts';
+import { SpanAccount } from './span-account.ts';
+
+/** The instrumentation scope gw's spans and metrics carry. */
+export const SCOPE = 'gw';
+
+export interface Telemetry {
+  readonly tracer: Tracer;
+  /** undefined when `metrics = false`. */
+  readonly meter: Meter | undefined;
+  /** Spans queued, exported, dropped; the recent ones for the console. */
+  readonly account: SpanAccount;
+  /** Exports what is queued (spans and metrics). */
+  flush(): Promise<void>;
+  /** Exports what is queued, then stops; bounded by the export timeout. */
+  shutdown(): Promise<void>;
+}
+
+/** Builds the providers for `s`; `version` is gw's (service.version). */
+export function createTelemetry(s: OtelSettings, version: string): Telemetry {
+  const resource = buildResource(s, version);
+  const base = s.endpoint?.replace(/\/+$/, '');
+  const json = s.protocol === 'http/json';
+  const common = { headers: s.headers, timeoutMillis: s.exportTimeoutMs, concurrencyLimit: 2 };
+  const traceUrl = base === undefined ? undefined : `${base}/v1/traces`;
+  const inner = json ? new JsonTraceExporter({ ...common, url: traceUrl }) : new ProtoTraceExporter({ ...common, url: traceUrl });
+  const account = new SpanAccount(inner, s.maxQueueSize, s.recentSpans);
+  const processor = new BatchSpanProcessor({
+    exporter: account,
+    maxQueueSize: s.maxQueueSize,
+    maxExportBatchSize: s.maxExportBatchSize,
+    scheduledDelayMillis: s.scheduleDelayMs,
+    // the exporter gives up at its own timeout first; this only bounds a stuck one
+    exportTimeoutMillis: s.exportTimeoutMs + 1000,
+  });
+  account.watch(processor);
+  const tracerProvider = new TracerProvider({
+    resource,
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.samplingRatio) }),
+    spanProcessors: [account.front],
+  });
+
+  let meterProvider: MeterProvider | undefined;
+  if (s.metrics) {
+    const metricUrl = base === undefined ? undefined : `${base}/v1/metrics`;
+    // delta: each process exports its own increments, so instances and --workers add up at the backend
+    const opts = { ...common, url: metricUrl, temporalityPreference: AggregationTemporality.DELTA };
+    const exporter = json ? new JsonMetricExporter(opts) : new ProtoMetricExporter(opts);
+    meterProvider = new MeterProvider({
+      resource,
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter,
+          exportIntervalMillis: s.metricsIntervalMs,
+          exportTimeoutMillis: Math.min(s.metricsIntervalMs, s.exportTimeoutMs),
+        }),
+      ],
+    });
+  }
+
+  return {
+    tracer: tracerProvider.getTracer(SCOPE, version),
+    meter: meterProvider?.getMeter(SCOPE, version),
+    account,
+    async flush() {
+      await Promise.allSettled([tracerProvider.forceFlush(), meterProvider?.forceFlush()]);
+    },
+    async shutdown() {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider?.shutdown()]);
+    },
+  };
+}
+
+/**
+ * `service.name` (the section's, else `OTEL_SERVICE_NAME`, else "gw"), `service.version`,
+ * `OTEL_RESOURCE_ATTRIBUTES`, then the section's `resource_attributes` over them.
+ */
+function buildResource(s: OtelSettings, version: string): Resource {
+  const fromEnv = detectResources({ detectors: [envDetector] });
+  const defaults = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'gw', [ATTR_SERVICE_VERSION]: version });
+  let r = defaults.merge(fromEnv).merge(resourceFromAttributes(s.resourceAttributes));
+  if (s.serviceName !== undefined) r = r.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: s.serviceName }));
+  return r;
+}

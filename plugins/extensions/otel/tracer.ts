@@ -1,0 +1,374 @@
+/**
+ * One trace per gateway request, taps of the SDK's hooks:
+ *
+ *   onArrival        SERVER span `{method} {route}`, child of the client's `traceparent`
+ *                    (W3C; `tracestate` kept); its trace id answers in `x-gw-trace-id`
+ *   onUpstreamStart  CLIENT span `{gen_ai.operation.name} {gen_ai.request.model}` per attempt,
+ *                    child of the server span; the upstream gets its `traceparent`
+ *   onUpstreamEnd    a failed attempt's span ends with its error; the answering one stays
+ *                    open until the answer is over (a stream's last event)
+ *   onChunk          a stream's response id, model and finish reasons (and its text with
+ *                    capture_content), only while the trace is sampled
+ *   onResponse       the same from a whole answer's body
+ *   onFinish         usage, cost, first-token time, the end or the failure; both spans end;
+ *                    the GenAI metrics are recorded (sampled or not)
+ *
+ * Nothing here touches the request's answer but the trace header, and no tap throws into it.
+ */
+import {
+  type Attributes,
+  type Context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+  ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
+  ATTR_GEN_AI_TOKEN_TYPE,
+  ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
+  GEN_AI_TOKEN_TYPE_VALUE_INPUT,
+  GEN_AI_TOKEN_TYPE_VALUE_OUTPUT,
+} from '@opentelemetry/semantic-conventions/incubating';
+import {
+  type ArrivingRequest,
+  type Chunk,
+  type FinishedRequest,
+  GatewayError,
+  messageForStores,
+  type Price,
+  type RequestContext,
+  type ResponseInfo,
+  type UpstreamAttempt,
+  type Usage,
+} from 'gw/plugin';
+import type { OtelSettings } from './config.ts';
+import { inputContent, outputContent, StreamText } from './content.ts';
+import { costOf } from './cost.ts';
+import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
+import { type GenAiMetrics, record } from './metrics.ts';
+
+/** gw's own attributes (no convention names these). */
+export const GW = {
+  route: 'gw.route',
+  requestId: 'gw.request_id',
+  key: 'gw.key',
+  model: 'gw.model',
+  servedModel: 'gw.served_model',
+  provider: 'gw.provider',
+  attempt: 'gw.attempt',
+  retry: 'gw.retry',
+  fallback: 'gw.fallback',
+  attempts: 'gw.attempts',
+  cacheHit: 'gw.cache_hit',
+  costUsd: 'gw.cost_usd',
+  overheadMs: 'gw.overhead_ms',
+  upstreamMs: 'gw.upstream_ms',
+  usageEstimated: 'gw.usage_estimated',
+} as const;
+
+/** Span events of a stream (on the client span of the answering attempt). */
+export const EVENTS = { firstToken: 'gw.stream.first_token', end: 'gw.stream.end', failure: 'gw.stream.error', firstByte: 'gw.stream.first_byte' } as const;
+
+/** rc.state slot of a request's trace. */
+const TRACE = Symbol('otel.trace');
+
+/** What one request's trace holds while it runs. */
+interface RequestTrace {
+  readonly server: Span;
+  /** The server span's context: the parent of every attempt's span. */
+  readonly ctx: Context;
+  readonly sampled: boolean;
+  /** The attempt running now (attempts run one at a time) and its span. */
+  attempt: UpstreamAttempt | undefined;
+  span: Span | undefined;
+  /** The attempt that answered, its span still open until the answer is over. */
+  winner: UpstreamAttempt | undefined;
+  winnerSpan: Span | undefined;
+  /** Attributes every attempt shares (built at the first). */
+  request: Attributes | undefined;
+  facts: ResponseFacts | undefined;
+  text: StreamText | undefined;
+  output: string | undefined;
+}
+
+const propagator = new W3CTraceContextPropagator();
+
+/** The taps (see the file comment); `pricing` is the gateway's current `[pricing]`. */
+export class RequestTracer {
+  private readonly tracer: Tracer;
+  private readonly s: OtelSettings;
+  private readonly metrics: GenAiMetrics | undefined;
+  private readonly pricing: () => Readonly<Record<string, Price>>;
+
+  constructor(tracer: Tracer, s: OtelSettings, metrics: GenAiMetrics | undefined, pricing: () => Readonly<Record<string, Price>>) {
+    this.tracer = tracer;
+    this.s = s;
+    this.metrics = metrics;
+    this.pricing = pricing;
+  }
+
+  arrival(a: ArrivingRequest): void {
+    const parent = a.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, a.headers, defaultTextMapGetter);
+    const server = this.tracer.startSpan(
+      `${a.method} ${a.path}`,
+      {
+        kind: SpanKind.SERVER,
+        startTime: a.time,
+        attributes: { [ATTR_HTTP_REQUEST_METHOD]: a.method, [ATTR_HTTP_ROUTE]: a.path, [GW.route]: a.route, [GW.requestId]: a.id },
+      },
+      parent,
+    );
+    const t: RequestTrace = {
+      server,
+      ctx: trace.setSpan(parent, server),
+      sampled: server.isRecording(),
+      attempt: undefined,
+      span: undefined,
+      winner: undefined,
+      winnerSpan: undefined,
+      request: undefined,
+      facts: undefined,
+      text: undefined,
+      output: undefined,
+    };
+    a.state.set(TRACE, t);
+    a.traceId = server.spanContext().traceId;
+    if (this.s.traceHeader) a.setHeader(this.s.traceHeader, a.traceId);
+  }
+
+  upstreamStart(rc: RequestContext, at: UpstreamAttempt): void {
+    const t = rc.state.get(TRACE) as RequestTrace | undefined;
+    if (!t) return;
+    let attributes: Attributes | undefined;
+    if (t.sampled) {
+      t.request ??= requestAttributes(rc);
+      attributes = {
+        ...t.request,
+        [ATTR_GEN_AI_PROVIDER_NAME]: providerName(at.kind),
+        [ATTR_GEN_AI_REQUEST_MODEL]: at.model,
+        [GW.provider]: at.provider,
+        [GW.attempt]: at.number,
+        [GW.retry]: at.retry,
+        [GW.fallback]: at.fallback,
+      };
+    }
+    const span = this.tracer.startSpan(`${operationName(rc)} ${at.model}`, { kind: SpanKind.CLIENT, startTime: at.startedAt, attributes }, t.ctx);
+    t.attempt = at;
+    t.span = span;
+    const headers: Record<string, string> = {};
+    propagator.inject(trace.setSpan(t.ctx, span), headers, defaultTextMapSetter);
+    at.headers = headers;
+  }
+
+  upstreamEnd(rc: RequestContext, at: UpstreamAttempt): void {
+    const t = rc.state.get(TRACE) as RequestTrace | undefined;
+    if (!t || t.attempt !== at || !t.span) return;
+    const span = t.span;
+    t.attempt = undefined;
+    t.span = undefined;
+    if (at.outcome === 'ok') {
+      t.winner = at;
+      t.winnerSpan = span;
+      return;
+    }
+    const code = errorType(at.error);
+    if (t.sampled) {
+      span.setAttribute(ATTR_ERROR_TYPE, code);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(at.error) });
+    }
+    span.end(at.endedAt);
+    if (this.metrics)
+      record(this.metrics.operationDuration, (at.endedAt - at.startedAt) / 1000, { ...this.attemptMetricAttributes(rc, at), [ATTR_ERROR_TYPE]: code });
+  }
+
+  chunk(rc: RequestContext, chunk: Chunk): void {
+    const t = rc.state.get(TRACE) as RequestTrace | undefined;
+    if (!t?.sampled) return;
+    (t.facts ??= new ResponseFacts()).chunk(chunk.format, chunk.value);
+    if (this.s.captureContent) (t.text ??= new StreamText(this.s.contentMaxChars)).chunk(chunk.format, chunk.value);
+  }
+
+  response(rc: RequestContext, info: ResponseInfo): void {
+    const t = rc.state.get(TRACE) as RequestTrace | undefined;
+    if (!t?.sampled || info.body === undefined || !t.winnerSpan || rc.status >= 400) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(info.body);
+    } catch {
+      return;
+    }
+    (t.facts ??= new ResponseFacts()).body(rc.format, body);
+    if (this.s.captureContent) t.output = JSON.stringify(outputContent(rc.format, body, this.s.contentMaxChars));
+  }
+
+  finish(f: FinishedRequest): void {
+    const t = f.state?.get(TRACE) as RequestTrace | undefined;
+    if (!t) return;
+    const rc = f.rc;
+    const end = f.time + f.totalMs;
+    // an attempt cut short by the client leaving may not have ended through the hook
+    if (t.span) {
+      t.span.end(end);
+      t.span = undefined;
+    }
+    if (rc !== undefined && t.winner !== undefined && t.winnerSpan !== undefined) this.endWinner(t, rc, f, end);
+    const server = t.server;
+    const failure = f.error;
+    if (t.sampled) {
+      const a: Attributes = { [ATTR_HTTP_RESPONSE_STATUS_CODE]: f.status };
+      if (f.key !== undefined) a[GW.key] = f.key.name;
+      if (f.model !== undefined) a[GW.model] = f.model;
+      if (rc !== undefined) {
+        a[GW.cacheHit] = rc.cacheHit;
+        a[GW.attempts] = rc.attempts;
+        a[GW.overheadMs] = round(Math.max(0, f.totalMs - rc.upstreamMs));
+        if (rc.attempts > 0) a[GW.upstreamMs] = round(rc.upstreamMs);
+        if (rc.provider !== undefined) {
+          a[GW.provider] = rc.provider;
+          a[GW.servedModel] = rc.servedModel;
+        }
+        if (rc.stream && rc.firstByteMs > 0) server.addEvent(EVENTS.firstByte, undefined, f.time + rc.firstByteMs);
+      } else a[GW.overheadMs] = round(f.totalMs);
+      if (failure !== undefined) a[ATTR_ERROR_TYPE] = errorType(failure);
+      else if (f.status >= 400) a[ATTR_ERROR_TYPE] = String(f.status);
+      server.setAttributes(a);
+      // a server span is an error for a 5xx only: a 4xx is the client's (HTTP conventions)
+      if (f.status >= 500) server.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(failure) });
+    }
+    server.end(end);
+    if (rc !== undefined && this.metrics) this.serverMetrics(t, rc, f);
+  }
+
+  /** Ends the answering attempt's span: response facts, usage, cost, the stream's events. */
+  private endWinner(t: RequestTrace, rc: RequestContext, f: FinishedRequest, end: number): void {
+    const at = t.winner!;
+    const span = t.winnerSpan!;
+    const failure = f.error;
+    // a whole answer's attempt ended when its body was read; a stream's when its last event came
+    const ended = rc.stream ? end : at.endedAt;
+    if (t.sampled) {
+      const a: Attributes = {};
+      const facts = t.facts;
+      if (facts?.id !== undefined) a[ATTR_GEN_AI_RESPONSE_ID] = facts.id;
+      if (facts?.model !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = facts.model;
+      if (facts?.finishReasons !== undefined) a[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = facts.finishReasons;
+      usageAttributes(a, rc.usage);
+      if (rc.usageEstimated) a[GW.usageEstimated] = true;
+      const cost = costOf(rc, this.pricing());
+      if (cost !== undefined) a[GW.costUsd] = cost;
+      if (this.s.captureContent) {
+        const input = inputContent(rc.format, rc.body, this.s.contentMaxChars);
+        a[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(input.messages);
+        if (input.system) a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = JSON.stringify(input.system);
+        const output = t.output ?? (t.text ? JSON.stringify(t.text.message(facts?.finishReasons?.[0])) : undefined);
+        if (output !== undefined) a[ATTR_GEN_AI_OUTPUT_MESSAGES] = output;
+      }
+      if (rc.stream) {
+        const ttfc = (at.endedAt - at.startedAt) / 1000;
+        a[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = ttfc;
+        span.addEvent(EVENTS.firstToken, { [ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK]: ttfc }, at.endedAt);
+        if (failure === undefined) span.addEvent(EVENTS.end, undefined, end);
+        else span.addEvent(EVENTS.failure, { [ATTR_ERROR_TYPE]: errorType(failure), 'exception.message': errorMessage(failure) ?? '' }, end);
+      }
+      if (failure !== undefined && rc.stream) {
+        a[ATTR_ERROR_TYPE] = errorType(failure);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(failure) });
+      }
+      span.setAttributes(a);
+    }
+    span.end(ended);
+    const m = this.metrics;
+    if (!m) return;
+    const attrs = this.attemptMetricAttributes(rc, at, t.facts?.model);
+    if (failure !== undefined && rc.stream) attrs[ATTR_ERROR_TYPE] = errorType(failure);
+    record(m.operationDuration, (ended - at.startedAt) / 1000, attrs);
+    const u = rc.usage;
+    if (u !== undefined) {
+      record(m.tokenUsage, u.prompt_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_INPUT });
+      record(m.tokenUsage, u.completion_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_OUTPUT });
+    }
+  }
+
+  /** gw as a GenAI server: request duration, and for a stream that succeeded its first-token and per-token times. */
+  private serverMetrics(t: RequestTrace, rc: RequestContext, f: FinishedRequest): void {
+    const m = this.metrics!;
+    const a: Attributes = { ...this.requestMetricAttributes(rc), [ATTR_GEN_AI_PROVIDER_NAME]: t.winner ? providerName(t.winner.kind) : 'gw' };
+    if (t.facts?.model !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = t.facts.model;
+    if (f.error !== undefined) a[ATTR_ERROR_TYPE] = errorType(f.error);
+    record(m.requestDuration, f.totalMs / 1000, a);
+    if (!rc.stream || f.error !== undefined || rc.firstByteMs <= 0) return;
+    const ttft = rc.firstByteMs / 1000;
+    record(m.timeToFirstToken, ttft, a);
+    const out = rc.usage?.completion_tokens;
+    if (typeof out === 'number' && out > 1) record(m.timePerOutputToken, (f.totalMs / 1000 - ttft) / (out - 1), a);
+  }
+
+  private requestMetricAttributes(rc: RequestContext): Attributes {
+    return { [ATTR_GEN_AI_OPERATION_NAME]: operationName(rc), [ATTR_GEN_AI_REQUEST_MODEL]: rc.canonicalModel };
+  }
+
+  private attemptMetricAttributes(rc: RequestContext, at: UpstreamAttempt, responseModel?: string): Attributes {
+    const a: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: operationName(rc),
+      [ATTR_GEN_AI_PROVIDER_NAME]: providerName(at.kind),
+      [ATTR_GEN_AI_REQUEST_MODEL]: at.model,
+    };
+    if (responseModel !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = responseModel;
+    return a;
+  }
+}
+
+/** The usage attributes, OpenAI semantics as gw keeps them: input includes cached tokens, output reasoning ones (as the conventions ask). */
+function usageAttributes(a: Attributes, u: Usage | undefined): void {
+  if (u === undefined) return;
+  if (count(u.prompt_tokens) !== undefined) a[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = u.prompt_tokens;
+  if (count(u.completion_tokens) !== undefined) a[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = u.completion_tokens;
+  const cached = count(u.prompt_tokens_details?.cached_tokens);
+  if (cached !== undefined) a[ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = cached;
+  const written = count(u.prompt_tokens_details?.cache_write_tokens);
+  if (written !== undefined) a[ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = written;
+  const reasoning = count(u.completion_tokens_details?.reasoning_tokens);
+  if (reasoning !== undefined) a[ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = reasoning;
+}
+
+function count(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+}
+
+/** `error.type`: gw's error code (`upstream_timeout`, `rate_limit_exceeded`…), else the HTTP status, else the class. */
+function errorType(err: unknown): string {
+  const e = err as Partial<GatewayError> | undefined;
+  if (typeof e?.code === 'string' && e.code) return e.code;
+  if (typeof e?.status === 'number') return String(e.status);
+  return err instanceof Error ? err.name : '_OTHER';
+}
+
+/** What a span says of a failure: the log-safe message (it names the field and the rule, never quotes the request). */
+function errorMessage(err: unknown): string | undefined {
+  if (err instanceof GatewayError) return messageForStores(err, false);
+  return err instanceof Error ? err.name : undefined;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

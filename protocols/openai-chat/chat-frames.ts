@@ -1,0 +1,87 @@
+/**
+ * A chat completions stream as the client gets it: the provider's chunks framed as SSE
+ * `data:` events, ending with `data: [DONE]`, and a failure after the first byte as one
+ * `data: {"error": …}` event. The chunks are the common format itself, so nothing is
+ * translated here: raw chunk text goes out as it came unless a hook or the usage rule needs
+ * it parsed.
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ */
+import {
+  type ChatCompletionChunk,
+  type Chunk,
+  chunkOf,
+  dataField,
+  type GatewayError,
+  type Hooks,
+  OPENAI_ERRORS,
+  type RequestContext,
+  type StreamItem,
+  type StreamProgress,
+} from 'gw/plugin';
+
+/** The chat completions protocol's id: its client format's, and its chunks' `format` in onChunk. */
+export const OPENAI_CHAT = 'openai-chat';
+
+/** A failure after the first byte: one `data: {"error": …}` event (the stream then ends). */
+export function chatErrorFrame(err: GatewayError): string {
+  return `data: ${OPENAI_ERRORS.errorBody(err)}\n\n`;
+}
+
+const USAGE = /"usage"\s*:\s*\{/;
+/** The output fields of a raw chunk, for the early-end estimate: `content` and `reasoning_content`, tool `arguments`. */
+const CONTENT = 'content":';
+const ARGUMENTS = '"arguments":';
+
+/**
+ * Turns provider stream items into SSE frames for the client, enforcing docs/design.md's usage
+ * rule: the client gets exactly one usage chunk (`choices: []`), after the finish chunk,
+ * and only when it asked; no other chunk carries usage. Raw items are parsed only when a
+ * hook needs the chunk or the text may carry usage.
+ */
+export async function* chatFrames(
+  hooks: Hooks,
+  rc: RequestContext,
+  items: AsyncIterable<StreamItem>,
+  includeUsage: boolean,
+  progress: StreamProgress,
+): AsyncGenerator<string, string | undefined> {
+  const onChunk = hooks.onChunk;
+  const tapped = onChunk.isUsed();
+  const holder = { format: OPENAI_CHAT, value: undefined as unknown } as Chunk & { value: unknown };
+  let usageChunk: ChatCompletionChunk | string | undefined;
+  for await (const item of items) {
+    let text: string | undefined;
+    let chunk: ChatCompletionChunk | undefined;
+    if (typeof item === 'string') {
+      text = item;
+      if (tapped || USAGE.test(item)) chunk = chunkOf(item, rc.provider);
+      else {
+        progress.field(item, CONTENT);
+        progress.field(item, ARGUMENTS);
+      }
+    } else chunk = item;
+    if (chunk) progress.chunk(chunk);
+    if (chunk?.usage) {
+      rc.usage = chunk.usage;
+      if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) {
+        usageChunk = text ?? chunk;
+        if (tapped) {
+          holder.value = chunk;
+          onChunk.call(rc, holder);
+        }
+        continue;
+      }
+      // usage on a content chunk (some compatible upstreams): moved to its own chunk
+      usageChunk = { id: chunk.id, object: 'chat.completion.chunk', created: chunk.created, model: chunk.model, choices: [], usage: chunk.usage };
+      chunk = { ...chunk, usage: null };
+      text = undefined;
+    }
+    if (tapped && chunk) {
+      holder.value = chunk;
+      onChunk.call(rc, holder);
+    }
+    yield text === undefined ? `data: ${JSON.stringify(chunk)}\n\n` : `${dataField(text)}\n\n`;
+  }
+  if (includeUsage && usageChunk !== undefined) yield `${typeof usageChunk === 'string' ? dataField(usageChunk) : `data: ${JSON.stringify(usageChunk)}`}\n\n`;
+  return 'data: [DONE]\n\n';
+}
