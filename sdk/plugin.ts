@@ -172,8 +172,6 @@ export { LEVELS } from '../core/log.ts';
 
 // ── Protocol kits (issue 24: the Anthropic Messages and Gemini kits, and the formats and providers over them) ──
 
-// what a format's own route handler reads from the request (count_tokens, model lists, embeddings)
-export type { GwState, ParsedBody } from '../core/pipeline/state.ts';
 // the start of an upstream's body, for an error that quotes what came back
 export { snippet } from '../core/http/upstream.ts';
 // a property set on a converted object without a prototype lookup (keys that come from the client)

@@ -4,7 +4,7 @@
  * POST /v1/messages/count_tokens, and Anthropic's model list shape. Errors in Anthropic's
  * shape. Gateway keys in `x-api-key` (what Anthropic clients send) or `Authorization: Bearer`.
  * The protocol itself (types, schemas, errors, stream reading, translations) is the
- * Messages kit, `gw/plugin/anthropic-messages`; its onChunk chunk type is declared there.
+ * Messages kit, `gw/plugin/anthropic-messages`; its onChunk chunk type is `gw/plugin`'s.
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { defineFormat, errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin';

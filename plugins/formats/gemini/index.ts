@@ -7,7 +7,7 @@
  * format. Errors in Google's shape. Gateway keys in `x-goog-api-key` or `?key=` (removed from
  * the query before anything is forwarded, never logged), or `Authorization: Bearer`. The
  * protocol itself (types, schemas, errors, framings, translations) is the Gemini kit,
- * `gw/plugin/gemini`; its onChunk chunk type is declared there.
+ * `gw/plugin/gemini`; its onChunk chunk type is `gw/plugin`'s.
  *
  * Paths: the model is one wildcard parameter (`*model`, so ids holding `/` work as clients
  * send them, unencoded) followed by an escaped literal colon and the method
