@@ -11,7 +11,7 @@ import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { fixture, fixtureJson, replyJson, replySse, startUpstream, type Handler } from '../helpers/upstream.ts';
-import { assemble, frames } from './providers-assemble.ts';
+import { assemble, frames, WEATHER } from './providers-assemble.ts';
 
 const MODEL = 'vendor-max';
 const UPSTREAM_KEY = 'sk-vendor-upstream';
@@ -50,15 +50,6 @@ const KINDS: Kind[] = [
     messagesAuth: { authorization: undefined, 'x-api-key': UPSTREAM_KEY },
   },
 ];
-
-const WEATHER = {
-  type: 'function' as const,
-  function: {
-    name: 'weather',
-    description: 'Get the weather',
-    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
-  },
-};
 
 async function setup(t: ExecutionContext, kind: Kind, handler: Handler, models = `models = ["${MODEL}"]`) {
   const up = await startUpstream(handler);
