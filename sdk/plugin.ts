@@ -108,7 +108,6 @@ export type {
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
 export type {} from './chunk-types.ts';
-export type {} from '../plugins/formats/anthropic-messages/index.ts';
 
 // ── Client formats (issue 24: the OpenAI chat and Responses kits, defineFormat public) ──
 
@@ -180,3 +179,12 @@ export type { Dimension, SeriesQuery, SeriesShape, SeriesSource } from './series
 // RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
 export { rfc3339 } from '../core/key-settings.ts';
 export { LEVELS } from '../server/log.ts';
+
+// ── Protocol kits (issue 24: the Anthropic Messages and Gemini kits, and the formats and providers over them) ──
+
+// the start of an upstream's body, for an error that quotes what came back
+export { snippet } from '../core/http/upstream.ts';
+// a property set on a converted object without a prototype lookup (keys that come from the client)
+export { setOwn } from '../core/own.ts';
+// a tool call's arguments as the object a Messages or Gemini tool_use/functionCall carries
+export { toToolInput } from './tool-input.ts';

@@ -2,7 +2,7 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk } from '../../core/format/chat.ts';
 import type { SseEvent } from '../../core/provider.ts';
-import { AnthropicStreamMapper } from '../../plugins/providers/anthropic/stream-mapper.ts';
+import { AnthropicStreamMapper } from '../../protocols/anthropic-messages/stream-mapper.ts';
 import { parseSse, readFixture, reassemble, runMapper } from './anthropic-sse-helper.ts';
 
 const CREATED = 1_760_000_000;

@@ -3,8 +3,8 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk, Usage } from '../../core/format/chat.ts';
 import type { SseEvent } from '../../core/provider.ts';
-import { GeminiStreamMapper } from '../../plugins/providers/gemini/stream-mapper.ts';
-import { counterIdSource, parseToolCallId } from '../../plugins/providers/gemini/tool-call-ids.ts';
+import { GeminiStreamMapper } from '../../protocols/gemini/stream-mapper.ts';
+import { counterIdSource, parseToolCallId } from '../../protocols/gemini/tool-call-ids.ts';
 
 const META = { id: 'chatcmpl-gem1', model: 'gemini-3-pro-preview', created: 1_760_000_000 };
 

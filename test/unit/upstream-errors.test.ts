@@ -8,8 +8,8 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import { createUpstreamClient, type UpstreamErrorInfo } from '../../core/http/client.ts';
 import { createLogger } from '../../server/log.ts';
-import { readMessagesError } from '../../plugins/formats/anthropic-messages/errors.ts';
-import { readGeminiError } from '../../plugins/providers/gemini/map-error.ts';
+import { readMessagesError } from '../../protocols/anthropic-messages/errors.ts';
+import { readGeminiError } from '../../protocols/gemini/google-error.ts';
 
 const fixture = (path: string): string => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 const client = (provider: string, readError?: (status: number, text: string) => UpstreamErrorInfo) =>
