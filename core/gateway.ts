@@ -19,6 +19,7 @@ import { type EnabledFormat, loadFormats } from './plugins/load-formats.ts';
 import { findPlugin, GW_VERSION, runSetup } from './plugins/loader.ts';
 import { openStore } from './plugins/open-store.ts';
 import { tapHealth } from './resilience/health.ts';
+import { AffinityTable } from './resilience/affinity.ts';
 import { MemberPool } from './resilience/member.ts';
 import { mountUi } from './ui.ts';
 import { mountCoreRoutes, OPENAI_ERRORS } from './routes/core-routes.ts';
@@ -46,6 +47,8 @@ export interface Gateway {
   readonly runtime: Runtime;
   /** Routing state of every provider (breakers, statistics), across snapshots. */
   readonly members: MemberPool;
+  /** Conversations' members (prompt-cache affinity), across snapshots; shared through the store when other instances share it. */
+  readonly affinity: AffinityTable;
   /** Prometheus metrics (`GET /metrics`), this gateway's own registry. */
   readonly metrics: GatewayMetrics;
   /** The upstream connection pool. */
@@ -109,6 +112,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       return runtime!;
     },
     members,
+    affinity: new AffinityTable(sharedStore ? store.namespace('affinity') : undefined, log),
     metrics: new GatewayMetrics({ providers: () => snapshot.table.members.values(), pricing: () => snapshot.config.pricing }),
     agent,
     inflight: new InflightLimiter(store),

@@ -5,6 +5,7 @@
  */
 import type { Hooks } from '../hooks.ts';
 import type { GatewayMetrics } from '../metrics/metrics.ts';
+import type { AffinityTable } from '../resilience/affinity.ts';
 import type { InflightLimiter } from './inflight.ts';
 
 export interface PipelineHost {
@@ -12,4 +13,6 @@ export interface PipelineHost {
   readonly metrics: GatewayMetrics;
   /** `max_parallel_requests` of virtual keys. */
   readonly inflight: InflightLimiter;
+  /** Conversations' members (prompt-cache affinity), across snapshots. */
+  readonly affinity: AffinityTable;
 }

@@ -8,6 +8,7 @@ import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
 import { malformedFirst } from '../../../core/format/sse-data.ts';
 import { bodyOf, type Generate } from '../../../core/pipeline/generate.ts';
 import type { SseEvent } from '../../../core/provider.ts';
+import { messagesAffinity } from './affinity.ts';
 import { ChunksToMessagesEvents, encodeMessagesEvent } from './chunks-to-events.ts';
 import { messagesStreamError } from './errors.ts';
 import { chatCompletionToMessages } from './from-chat-completion.ts';
@@ -44,6 +45,7 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
     const body = bodyOf(ctx);
     return { facts: { route: 'messages', model: body.model as string, stream: body.stream === true, maxOutputTokens: body.max_tokens as number } };
   },
+  affinity: messagesAffinity,
   native: {
     firstError,
     json(raw, { rc }) {

@@ -14,6 +14,7 @@ import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
 import { malformedFirst } from '../../../core/format/sse-data.ts';
 import type { Generate } from '../../../core/pipeline/generate.ts';
 import type { SseEvent } from '../../../core/provider.ts';
+import { geminiAffinity } from './affinity.ts';
 import { ChunksToGeminiStream } from './chunks-to-stream.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { geminiStreamError } from './google-error.ts';
@@ -58,6 +59,7 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
       };
     },
     framing: framingHeaders,
+    affinity: geminiAffinity,
     native: {
       op: () => op,
       firstError,
