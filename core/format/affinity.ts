@@ -6,7 +6,7 @@
  */
 
 /** Characters of a text kept from each end: the bound on what one request hashes. */
-const EDGE = 1024;
+const EDGE = 256;
 /** Content parts looked at from each end of a message. */
 const MAX_PARTS = 64;
 
@@ -18,7 +18,7 @@ export function affinityId(field: string, value: unknown): string | undefined {
 /**
  * A conversation named by its leading messages: the system prompt and the first user turn,
  * each a string or an array of parts whose `text` is read (chat, Messages, Responses and
- * Gemini parts alike). Bounded: the first and last 1,024 characters of each, over at most
+ * Gemini parts alike). Bounded: the first and last 256 characters of each, over at most
  * 64 parts from each end, so a long prompt costs what a short one does and two turns of
  * one conversation name it alike. undefined when both have no text.
  */
