@@ -21,6 +21,7 @@ import { formatHeadline, HEADLINE, headlineFigures, headlineOptions, measureHead
 import { formatGeminiTranslate, GEMINI_TRANSLATE, measureGeminiTranslate, type TranslateRow } from './gemini-translate.ts';
 import { measurePhase, type PhaseResult } from './measure.ts';
 import { formatOtel, measureOtel, OTEL, type OtelResult } from './otel.ts';
+import { AFFINITY, type AffinityRow, formatAffinity, measureAffinity } from './affinity.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${TRANSLATE.padEnd(22)} in-process: chat chunks → Responses events → SSE text, µs per event\n`);
     process.stdout.write(`${HEADLINE.padEnd(22)} issue 14's figures vs their targets: floor proxy, five extensions, added p50, RSS, 5,000 open streams\n`);
     process.stdout.write(`${OTEL.padEnd(22)} the otel extension (sampling 1.0, OTLP to a local receiver) vs none: throughput and added p50, ABBA\n`);
+    process.stdout.write(`${AFFINITY.padEnd(22)} prompt-cache affinity on vs off, a group of two providers: throughput and CPU per request, ABBA\n`);
     return;
   }
   if (values.profile) {
@@ -56,7 +58,9 @@ async function main(): Promise<void> {
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && n !== OTEL && !scenarios.some((s) => s.name === n));
+  const unknown = only?.filter(
+    (n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && n !== OTEL && n !== AFFINITY && !scenarios.some((s) => s.name === n),
+  );
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
   const seconds = envNumber('BENCH_SECONDS', 4);
@@ -111,6 +115,16 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       await stopAll();
     }
   }
+  let affinity: AffinityRow[] | undefined;
+  if (!only || only.includes(AFFINITY)) {
+    process.stderr.write('running affinity…\n');
+    try {
+      affinity = await measureAffinity();
+      process.stdout.write(`\n${formatAffinity(affinity)}\n`);
+    } finally {
+      await stopAll();
+    }
+  }
   // in process, once the children are gone: nothing else competes for the CPU
   let translate: TranslateRow[] | undefined;
   if (!only || only.includes(GEMINI_TRANSLATE)) {
@@ -135,6 +149,8 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   for (const row of otel?.rows ?? [])
     if (row.off.runs > 0 && !row.what.includes('1 connection'))
       aims.push({ aim: `otel on >= 0.9x throughput (${row.what})`, scenario: OTEL, value: row.ratio, unit: 'x', limit: 0.9, met: row.ratio >= 0.9 });
+  for (const row of affinity ?? [])
+    aims.push({ aim: `affinity on >= 0.97x throughput (${row.what})`, scenario: AFFINITY, value: row.ratio, unit: 'x', limit: 0.97, met: row.ratio >= 0.97 });
   for (const r of responses ?? [])
     aims.push({
       aim: `Responses translation <= 10 µs/event (${r.name})`,
