@@ -23,6 +23,7 @@ import { formatPricingCost, measurePricingCost, PRICING_COST, type PricingCostRe
 import { measurePhase, type PhaseResult } from './measure.ts';
 import { formatOtel, measureOtel, OTEL, type OtelResult } from './otel.ts';
 import { formatLatency, LATENCY, measureLatency, type LatencyResult } from './latency.ts';
+import { AFFINITY, type AffinityRow, formatAffinity, measureAffinity } from './affinity.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${OTEL.padEnd(22)} the otel extension (sampling 1.0, OTLP to a local receiver) vs none: throughput and added p50, ABBA\n`);
     process.stdout.write(`${ALERTS_EVAL.padEnd(22)} in-process: the alerts extension's CPU per request (its onFinish tap and check timer), ABBA\n`);
     process.stdout.write(`${LATENCY.padEnd(22)} the usage extension's latency sketches: ns per request in process, and on vs off end to end, ABBA\n`);
+    process.stdout.write(`${AFFINITY.padEnd(22)} prompt-cache affinity on vs off, a group of two providers: throughput and CPU per request, ABBA\n`);
     return;
   }
   if (values.profile) {
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
       n !== ALERTS_EVAL &&
       n !== PRICING_COST &&
       n !== LATENCY &&
+      n !== AFFINITY &&
       !scenarios.some((s) => s.name === n),
   );
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
@@ -138,6 +141,16 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       await stopAll();
     }
   }
+  let affinity: AffinityRow[] | undefined;
+  if (!only || only.includes(AFFINITY)) {
+    process.stderr.write('running affinity…\n');
+    try {
+      affinity = await measureAffinity();
+      process.stdout.write(`\n${formatAffinity(affinity)}\n`);
+    } finally {
+      await stopAll();
+    }
+  }
   // in process, once the children are gone: nothing else competes for the CPU
   let translate: TranslateRow[] | undefined;
   if (!only || only.includes(GEMINI_TRANSLATE)) {
@@ -182,6 +195,8 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       limit: 0.98,
       met: row.ratio >= 0.98,
     });
+  for (const row of affinity ?? [])
+    aims.push({ aim: `affinity on >= 0.97x throughput (${row.what})`, scenario: AFFINITY, value: row.ratio, unit: 'x', limit: 0.97, met: row.ratio >= 0.97 });
   for (const r of responses ?? [])
     aims.push({
       aim: `Responses translation <= 10 µs/event (${r.name})`,
@@ -214,7 +229,7 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
   await writeFile(
     file,
-    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, alertsEval, pricingCost: pricing, admission, aims, headline, otel }, null, 2)}\n`,
+    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, alertsEval, pricingCost: pricing, latency, affinity, admission, aims, headline, otel }, null, 2)}\n`,
   );
   process.stdout.write(`\nwritten: ${file}\n`);
 }

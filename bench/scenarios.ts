@@ -83,6 +83,12 @@ latency = ${on}
 `,
 });
 
+/** Two providers serving the bench model, with prompt-cache affinity on (the default) or off. */
+export const group2 = (affinity: boolean): GwSetup => ({
+  id: affinity ? 'group2-affinity' : 'group2',
+  toml: (up) => `${['one', 'two'].map((n) => upstreamProvider(`up_${n}`, up)).join('\n')}\n[routing]\naffinity = ${affinity}\n`,
+});
+
 const group3: GwSetup = {
   id: 'group3',
   toml: (up) => ['one', 'two', 'three'].map((n) => upstreamProvider(`up_${n}`, up)).join('\n'),

@@ -1,7 +1,8 @@
 /**
  * Calling upstreams for one request, before any byte reached the client:
  *   for each model (the requested one, then its `[fallbacks]`):
- *     for each provider of its group, in the group's strategy order (open circuits skipped):
+ *     for each provider of its group, in the group's strategy order (open circuits skipped;
+ *     for the requested model, the conversation's member first: core/resilience/affinity.ts):
  *       attempt; on connect error / 408 / 429 / 5xx retry the same provider up to
  *       `max_retries` with backoff (or the upstream's retry-after ≤ 5 s); on a timeout or a
  *       long retry-after move on at once; on any other 4xx fail the request.
@@ -11,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CIRCUIT_OPEN, NO_PROVIDER } from './error-codes.ts';
 import { GatewayError } from './errors.ts';
 import type { Provider } from './provider.ts';
+import type { Member } from './resilience/member.ts';
 import { backoffMs, classify } from './resilience/retry.ts';
 import type { Group } from './resilience/strategy.ts';
 import type { RoutingTable } from './routing.ts';
@@ -30,6 +32,8 @@ export interface DispatchPlan {
   model: string;
   group: Group;
   fallbacks: string[];
+  /** The conversation's affinity key (core/resilience/affinity.ts), when its group keeps affinity and the format read a source. */
+  affinity?: string;
 }
 
 /**
@@ -46,7 +50,8 @@ export function plan(table: RoutingTable, requested: string, canonical: string, 
 
 /**
  * Runs `call` until an attempt succeeds; `retry` is 0 for the first try of a provider and
- * model, then counts its retries.
+ * model, then counts its retries. `pinned`: the conversation's member, tried first for the
+ * requested model (the others follow in listing order).
  * @throws the last failure when every provider of every model failed, or the first
  *   non-retryable failure; 503 `circuit_open` when every circuit was open.
  */
@@ -55,6 +60,7 @@ export async function dispatch<T>(
   p: DispatchPlan,
   signal: AbortSignal,
   call: (provider: Provider, model: string, retry: number) => Promise<T>,
+  pinned?: Member,
 ): Promise<Dispatched<T>> {
   let attempts = 0;
   let lastErr: unknown;
@@ -62,7 +68,7 @@ export async function dispatch<T>(
     const model = i < 0 ? p.model : p.fallbacks[i]!;
     const group = i < 0 ? p.group : table.find(model);
     if (!group) continue;
-    for (const m of group.order()) {
+    for (const m of i < 0 && pinned !== undefined ? group.orderFrom(pinned) : group.order()) {
       if (!m.breaker.allow(Date.now())) {
         lastErr ??= CIRCUIT_OPEN({ provider: m.provider.name, seconds: m.breaker.retryInSeconds(Date.now()) }, { provider: m.provider.name });
         continue;

@@ -27,13 +27,13 @@ export class RoutingTable {
   readonly members: ReadonlyMap<string, Member>;
 
   /**
-   * @param members one per provider, in listing order; @param routing strategies
-   *   (`[routing]`); @param fallbacks `[fallbacks]`.
+   * @param members one per provider, in listing order; @param routing strategies and
+   *   affinity (`[routing]`, per model under `[routing.models."<model>"]`); @param fallbacks `[fallbacks]`.
    */
   constructor(
     members: Iterable<Member>,
     aliases: Record<string, string>,
-    routing: Pick<RoutingConfig, 'strategy' | 'models'>,
+    routing: Pick<RoutingConfig, 'strategy' | 'models'> & { affinity?: boolean },
     fallbacks: Record<string, string[]> = {},
   ) {
     const byName = new Map<string, Provider>();
@@ -49,7 +49,10 @@ export class RoutingTable {
         else lists.set(m, [member]);
       }
     }
-    for (const [m, list] of lists) this.groups.set(m, new Group(list, own(routing.models, m)?.strategy ?? routing.strategy));
+    for (const [m, list] of lists) {
+      const per = own(routing.models, m);
+      this.groups.set(m, new Group(list, per?.strategy ?? routing.strategy, per?.affinity ?? routing.affinity ?? false));
+    }
     this.providers = byName;
     this.members = byProvider;
     const patterns: Array<[string, string]> = [];

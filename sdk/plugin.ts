@@ -136,6 +136,8 @@ export type {
 } from '../core/pipeline/generate.ts';
 export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
 export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
+// prompt-cache affinity: what a format's `Generate.affinity` reads to name a conversation
+export { affinityId, affinityPrefix, leadingContent } from '../core/format/affinity.ts';
 // the pipeline's four steps, for a format route that is not a generate route (embeddings, counting)
 export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
 export type { Answer } from '../core/pipeline/finish.ts';

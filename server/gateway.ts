@@ -23,6 +23,7 @@ import { MemberPool } from '../core/resilience/member.ts';
 import { mountUi } from './console.ts';
 import { mountCoreRoutes } from './host-routes.ts';
 import { OPENAI_ERRORS, RouteRegistry } from '../core/routes/registry.ts';
+import { AffinityTable } from '../core/resilience/affinity.ts';
 import { Runtime } from './runtime/runtime.ts';
 import type { Snapshot } from '../core/runtime/snapshot.ts';
 import type { KeySettingName } from '../core/key-settings.ts';
@@ -47,6 +48,8 @@ export interface Gateway {
   readonly runtime: Runtime;
   /** Routing state of every provider (breakers, statistics), across snapshots. */
   readonly members: MemberPool;
+  /** Conversations' members (prompt-cache affinity), across snapshots; shared through the store when other instances share it. */
+  readonly affinity: AffinityTable;
   /** Prometheus metrics (`GET /metrics`), this gateway's own registry. */
   readonly metrics: GatewayMetrics;
   /** The upstream connection pool. */
@@ -132,6 +135,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       return runtime!;
     },
     members,
+    affinity: new AffinityTable(sharedStore ? store.namespace('affinity') : undefined, log),
     metrics: new GatewayMetrics({ providers: () => snapshot.table.members.values() }),
     agent,
     inflight: new InflightLimiter(store),

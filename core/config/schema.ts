@@ -23,11 +23,17 @@ export const pricingSchema = z.record(z.string().min(1), priceConfigSchema);
 /** Load-balancing strategy of a model group. */
 export const strategySchema = z.enum(['round_robin', 'weighted', 'least_busy', 'latency']);
 
-/** `[routing]`: strategy (global and per model) and circuit breaker settings. */
+/** `[routing]`: strategy and prompt-cache affinity (global and per model), circuit breaker settings. */
 export const routingSchema = z.strictObject({
   strategy: strategySchema.default('round_robin'),
-  /** Per model group: `[routing.models."<model>"] strategy = "weighted"`. */
-  models: z.record(z.string().min(1), z.strictObject({ strategy: strategySchema })).default({}),
+  /** Per model group: `[routing.models."<model>"] strategy = "weighted"`, `affinity = false`; absent fields take the global ones. */
+  models: z.record(z.string().min(1), z.strictObject({ strategy: strategySchema.optional(), affinity: z.boolean().optional() })).default({}),
+  /** Turns of one conversation stay on one member of a group while it is healthy (core/resilience/affinity.ts). */
+  affinity: z.boolean().default(true),
+  /** Seconds a conversation's member is kept without a turn. */
+  affinity_ttl_seconds: z.number().positive().default(3600),
+  /** Conversations remembered per instance (least recently used dropped first). */
+  affinity_max_entries: z.number().int().min(1).default(100_000),
   /** Consecutive failures that open a provider's circuit. */
   breaker_failures: z.number().int().min(1).default(5),
   /** Seconds an open circuit skips the provider before one half-open probe. */
@@ -52,7 +58,15 @@ export const gatewayConfigSchema = z.strictObject({
   aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
   pricing: pricingSchema.default({}),
   fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
-  routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
+  routing: routingSchema.default({
+    strategy: 'round_robin',
+    models: {},
+    affinity: true,
+    affinity_ttl_seconds: 3600,
+    affinity_max_entries: 100_000,
+    breaker_failures: 5,
+    breaker_cooldown_seconds: 30,
+  }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
   /**
    * Third-party client formats, `[formats.<name>]`: each enables the npm package

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { RequestContext, type RequestFacts } from '../context.ts';
 import { plan, type DispatchPlan } from '../dispatch.ts';
 import { MODEL_NOT_ALLOWED } from '../error-codes.ts';
+import { affinityKey } from '../resilience/affinity.ts';
 import type { PipelineHost } from './host.ts';
 import type { CallContext } from '../provider.ts';
 import type { Snapshot } from '../runtime/snapshot.ts';
@@ -34,6 +35,11 @@ export interface AdmitInput {
   body?: Record<string, unknown>;
   /** Its exact text; default the body's bytes as received. */
   raw?: string;
+  /**
+   * What names the request's conversation for prompt-cache affinity (the format's
+   * `Generate.affinity`); called only when the model's group keeps affinity.
+   */
+  affinity?: (body: Record<string, unknown>) => string | undefined;
 }
 
 /** An admitted request: its context, snapshot, dispatch plan, and what providers get. */
@@ -80,6 +86,10 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
   const allows = key?.models === undefined ? undefined : key.allows;
   if (allows !== undefined && !allows(canonical)) throw MODEL_NOT_ALLOWED({ key: key!.name, model: rc.model, canonical, patterns: key!.models! });
   const p = plan(snap.table, rc.model, canonical, allows);
+  if (input.affinity !== undefined && p.group.affinity) {
+    const source = input.affinity(body);
+    if (source !== undefined) p.affinity = affinityKey(key?.name ?? '', canonical, source);
+  }
   if (key?.maxParallelRequests !== undefined) await gw.inflight.acquire(rc);
   if (gw.hooks.onRequest.isUsed()) {
     const early = await gw.hooks.onRequest.promise(rc);

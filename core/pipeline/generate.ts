@@ -125,6 +125,14 @@ export interface Generate<S = undefined, X = undefined, E = unknown> {
   /** Validates the body (400 naming the field). */
   readonly schema: z.ZodType;
   read(ctx: Context): GenerateRead;
+  /**
+   * Prompt-cache affinity: what names the request's conversation, read cheaply from the
+   * body (no re-serialization): the client's explicit id (`affinityId`) or, else, its
+   * leading messages (`affinityPrefix`), both core/format/affinity.ts. undefined (or
+   * absent): the group's strategy picks, as for any request. Called only for a model
+   * whose group keeps affinity (several members, `[routing] affinity`).
+   */
+  affinity?(body: Record<string, unknown>): string | undefined;
   /** After a cache hit answered (e.g. keep the cached answer for this key too). */
   cached?(ctx: Context, rc: RequestContext): Promise<void>;
   /** The format's per-request state, prepared once the request is admitted and not cached. */
@@ -146,9 +154,10 @@ export function bodyOf(ctx: Context): Record<string, unknown> {
 /** The handler of a generate route of `format`, running `g` through `pipeline`. */
 export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, format: string, g: Generate<S, X, E>): (ctx: Context) => Promise<void> {
   const dropped = `${g.label} fields dropped in translation`;
+  const affinity = g.affinity?.bind(g);
   return async function generate(ctx: Context): Promise<void> {
     const read = g.read(ctx);
-    const a = await pipeline.admit(ctx, { schema: g.schema, body: read.body, facts: { ...read.facts, operation: 'generate' } });
+    const a = await pipeline.admit(ctx, { schema: g.schema, body: read.body, facts: { ...read.facts, operation: 'generate' }, affinity: affinity });
     if (!a) return;
     const rc = a.rc;
     if (await pipeline.fromCache(ctx, a)) return g.cached?.(ctx, rc);

@@ -6,6 +6,7 @@
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
 import type { RequestContext } from '../context.ts';
+import type { AffinityTable } from '../resilience/affinity.ts';
 import type { InflightLimiter } from './inflight.ts';
 
 /** The request metrics the kernel records (the host's Prometheus registry implements them). */
@@ -28,4 +29,6 @@ export interface PipelineHost {
   readonly inflight: InflightLimiter;
   /** The gateway's clock, epoch ms: a request is priced at the dated price in force now. */
   readonly clock: () => number;
+  /** Conversations' members (prompt-cache affinity), across snapshots. */
+  readonly affinity: AffinityTable;
 }

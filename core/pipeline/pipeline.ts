@@ -4,7 +4,8 @@
  *
  *   admit     validate → RequestContext → plan (404) → onRequest (bail: refuse or answer)
  *   fromCache onCacheLookup for a cacheable request; a hit is answered here
- *   dispatch  providers in the group's order, retries, fallbacks (core/dispatch.ts); records
+ *   dispatch  providers in the group's order (the conversation's member first: affinity),
+ *             retries, fallbacks (core/dispatch.ts); records
  *             who answered and the time spent on upstreams (`rc.upstreamMs`, failures
  *             included), and returns the `x-gw-*` headers
  *   finish    onResponse, then the whole answer          stream   onResponse before the
@@ -62,31 +63,48 @@ export function createPipeline(gw: PipelineHost, format: string): Pipeline {
     },
     async dispatch<T>(a: Admission, attempt: Attempt<T>): Promise<Served<T>> {
       const rc = a.rc;
+      const key = a.plan.affinity;
+      const routing = a.snap.config.routing;
+      const pinned = key === undefined ? undefined : await gw.affinity.pick(key, a.plan.group, routing);
       const t0 = performance.now();
       let d: Dispatched<T>;
       try {
-        d = await dispatch(a.snap.table, a.plan, a.call.signal, async (p, model, retry) => {
-          // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
-          rc.attempts++;
-          // an attempt translates the body: a task of its own for a large one (turns.ts)
-          await yieldIfLarge(rc.rawBody);
-          const fallback = model !== rc.canonicalModel;
-          const body = fallback && 'model' in a.body ? { ...a.body, model } : a.body;
-          const call = fallback ? { ...a.call, rawBody: undefined } : a.call;
-          if (!hooks.onUpstreamStart.isUsed() && !hooks.onUpstreamEnd.isUsed()) return attempt(p, model, body, call);
-          return observeAttempt(hooks, rc, p, model, retry, (extra) => attempt(p, model, body, extra ? { ...call, upstreamHeaders: extra } : call));
-        });
+        d = await dispatch(
+          a.snap.table,
+          a.plan,
+          a.call.signal,
+          async (p, model, retry) => {
+            // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
+            rc.attempts++;
+            // an attempt translates the body: a task of its own for a large one (turns.ts)
+            await yieldIfLarge(rc.rawBody);
+            const fallback = model !== rc.canonicalModel;
+            const body = fallback && 'model' in a.body ? { ...a.body, model } : a.body;
+            const call = fallback ? { ...a.call, rawBody: undefined } : a.call;
+            if (!hooks.onUpstreamStart.isUsed() && !hooks.onUpstreamEnd.isUsed()) return attempt(p, model, body, call);
+            return observeAttempt(hooks, rc, p, model, retry, (extra) => attempt(p, model, body, extra ? { ...call, upstreamHeaders: extra } : call));
+          },
+          pinned,
+        );
       } finally {
         // failures too (every attempt failed, a timeout): their wait is the upstream's, not gw's
         rc.upstreamMs += performance.now() - t0;
       }
       rc.provider = d.provider.name;
       rc.servedModel = d.model;
-      if (rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: rc.provider, model: rc.servedModel, attempts: rc.attempts }, 'dispatched');
+      // the member that answered is the conversation's from now on (a fallback model's is not)
+      if (key !== undefined && d.model === a.plan.model) gw.affinity.record(key, rc.provider, routing);
+      if (rc.log.isLevelEnabled('debug'))
+        rc.log.debug({ req: rc.id, provider: rc.provider, model: rc.servedModel, attempts: rc.attempts, affinity: affinityLog(key, pinned) }, 'dispatched');
       const headers = { 'x-request-id': rc.id, 'x-gw-provider': rc.provider, 'x-gw-attempts': String(d.attempts), ...rc.responseHeaders };
       return { ...d, headers };
     },
     finish: (ctx, a, answer) => finish(gw, ctx, a.rc, answer),
     stream: (ctx, a, s) => pumpStream(gw, ctx, a.rc, a.call.signal, s, (err) => a.snap.table.members.get(a.rc.provider!)?.failed(err), a.snap.secrets),
   };
+}
+
+/** How the debug log tells the affinity outcome: undefined (none), `kept` (the conversation's member was tried first), `new`. */
+function affinityLog(key: string | undefined, pinned: unknown): string | undefined {
+  return key === undefined ? undefined : pinned === undefined ? 'new' : 'kept';
 }

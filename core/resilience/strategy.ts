@@ -10,11 +10,25 @@ export type Strategy = 'round_robin' | 'weighted' | 'least_busy' | 'latency';
 export class Group {
   readonly members: Member[];
   readonly strategy: Strategy;
+  /** Turns of one conversation stay on one member (core/resilience/affinity.ts): on when configured and there is a choice. */
+  readonly affinity: boolean;
   private cursor = 0;
 
-  constructor(members: Member[], strategy: Strategy) {
+  constructor(members: Member[], strategy: Strategy, affinity = false) {
     this.members = members;
     this.strategy = strategy;
+    this.affinity = affinity && members.length > 1;
+  }
+
+  /**
+   * `first`, then the other members in listing order (the failover order): a conversation's
+   * member. Leaves the strategy's state alone, so it spreads new conversations only.
+   */
+  orderFrom(first: Member): Member[] {
+    const ms = this.members;
+    const out = [first];
+    for (const m of ms) if (m !== first) out.push(m);
+    return out;
   }
 
   /** Members in the order to try them for one request. */

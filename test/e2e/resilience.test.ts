@@ -1,16 +1,10 @@
 import test from 'ava';
 import OpenAI from 'openai';
+import { chatCompletion } from '../helpers/completion.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { replyJson, replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
 
-const completion = (content: string) => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-});
+const completion = (content: string) => chatCompletion(content);
 const chunk = (content: string | null, finish: string | null = null) => ({
   id: 'c1',
   object: 'chat.completion.chunk',
@@ -194,13 +188,16 @@ test('weighted split over 1,000 requests is within tolerance', async (t) => {
     await a.close();
     await b.close();
   });
-  const body = JSON.stringify({ model: 'm', messages: msg });
+  // each request a new conversation: the strategy picks for new conversations (affinity keeps a known one's member)
+  const body = (i: number) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `hi ${i}` }] });
   for (let i = 0; i < 1000; i += 50) {
     await Promise.all(
-      Array.from({ length: 50 }, () =>
-        fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body }).then(
-          (r) => r.arrayBuffer(),
-        ),
+      Array.from({ length: 50 }, (_, j) =>
+        fetch(`${gw.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: body(i + j),
+        }).then((r) => r.arrayBuffer()),
       ),
     );
   }
@@ -285,7 +282,8 @@ test('latency sends requests to the provider with the lower time to first byte o
     await slow.close();
     await fast.close();
   });
-  for (let i = 0; i < 12; i++) t.is((await post(gw.url, { model: 'm', messages: msg })).status, 200);
+  // each request a new conversation (affinity would keep a known one on its member)
+  for (let i = 0; i < 12; i++) t.is((await post(gw.url, { model: 'm', messages: [{ role: 'user', content: `hi ${i}` }] })).status, 200);
   // unsampled providers are tried first, then the lower EWMA wins every time
   t.is(slow.received.length, 1);
   t.is(fast.received.length, 11);

@@ -19,6 +19,7 @@ import {
   messagesRequestSchema,
   messagesToChatRequest,
 } from 'gw/plugin/anthropic-messages';
+import { messagesAffinity } from './affinity.ts';
 
 export const FORMAT = 'anthropic-messages';
 
@@ -35,6 +36,7 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
     const body = bodyOf(ctx);
     return { facts: { route: 'messages', model: body.model as string, stream: body.stream === true, maxOutputTokens: body.max_tokens as number } };
   },
+  affinity: messagesAffinity,
   native: {
     firstError: messagesFirstError,
     json(raw, { rc }) {

@@ -27,6 +27,7 @@ import {
   type UsageMetadata,
 } from 'gw/plugin/gemini';
 import { positive, urlModel, withModel } from './request.ts';
+import { geminiAffinity } from './affinity.ts';
 
 /** What a translated answer needs of the request: whether the client asked for thought parts. */
 interface Thoughts {
@@ -49,6 +50,7 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
       };
     },
     framing: (ctx) => framingHeaders(ctx.query.alt),
+    affinity: geminiAffinity,
     native: {
       op: () => op,
       firstError: geminiFirstError,

@@ -5,6 +5,7 @@
  */
 import { bodyOf, type ChatCompletionChunk, type ChatRequest, type Generate } from 'gw/plugin';
 import { chatErrorFrame, chatFrames, chatRequestSchema } from 'gw/plugin/openai-chat';
+import { chatAffinity } from './affinity.ts';
 
 /** What a chat answer needs of the request: whether the client asked for the usage chunk. */
 interface ChatFacts {
@@ -31,6 +32,7 @@ export const chatGenerate: Generate<undefined, ChatFacts, ChatCompletionChunk> =
       },
     };
   },
+  affinity: chatAffinity,
   translated: {
     toChat: (body) => ({
       req: body as ChatRequest,

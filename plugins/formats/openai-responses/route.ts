@@ -13,6 +13,7 @@
  * `max_body_bytes` (history.ts).
  */
 import { bodyOf, errors, type Generate, type RequestContext } from 'gw/plugin';
+import { responsesAffinity } from './affinity.ts';
 import {
   ChunksToResponsesEvents,
   chatCompletionToResponse,
@@ -92,6 +93,7 @@ export function responsesGenerate(d: RouteDeps): Generate<Turn, Translation, Res
         },
       };
     },
+    affinity: responsesAffinity,
     cached: (ctx, rc) => storeCacheHit(d.store, ctx, rc),
     async prepare(a) {
       const rc = a.rc;
