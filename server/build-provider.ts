@@ -56,7 +56,9 @@ export async function buildProvider(
   opts: { discovery?: 'warn' | 'throw' } = {},
 ): Promise<BuiltProvider> {
   const kind = (section.kind as string | undefined) ?? name;
-  let found = await findPlugin('provider', kind);
+  // a section named like an installed format or extension package (say [providers.ollama] beside
+  // a gw-plugin-ollama client format) is a self-defined upstream, not that package
+  let found = await findPlugin('provider', kind, { implicit: section.kind === undefined });
   const ownKind = found !== undefined;
   if (!found && typeof section.base_url === 'string') found = await findPlugin('provider', 'openai');
   const plugin: ProviderPlugin<unknown> | undefined = found?.plugin;

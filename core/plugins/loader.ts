@@ -62,11 +62,17 @@ export async function runSetup<T>(found: LoadedPlugin, name: string, setup: () =
 
 /**
  * Loads the plugin `name` of `type`; undefined when neither a built-in folder nor
- * `gw-plugin-<name>` exists.
+ * `gw-plugin-<name>` exists — nor, with `implicit` (the name was not asked for as a plugin:
+ * a provider section named like a package, without `kind`), when the package is a plugin of
+ * another type.
  * @throws PluginError when the module exists but fails to import, breaks the contract, or
  *   declares a `gw` range the running version is outside of.
  */
-export async function findPlugin<T extends Plugin['type']>(type: T, name: string): Promise<LoadedPlugin<Extract<Plugin, { type: T }>> | undefined> {
+export async function findPlugin<T extends Plugin['type']>(
+  type: T,
+  name: string,
+  opts: { implicit?: boolean } = {},
+): Promise<LoadedPlugin<Extract<Plugin, { type: T }>> | undefined> {
   if (!NAME.test(name)) return undefined;
   const folder = FOLDER[type];
   const builtin = builtinModule(folder, name);
@@ -83,6 +89,8 @@ export async function findPlugin<T extends Plugin['type']>(type: T, name: string
     if ((e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && e.message.includes(`'${pkg}'`)) return undefined;
     throw new PluginError(`npm package ${pkg} failed to load: ${e.message}`, { cause: err });
   }
+  const declared = (mod as { default?: { type?: unknown } } | undefined)?.default?.type;
+  if (opts.implicit && typeof declared === 'string' && declared !== type) return undefined;
   return { plugin: check(mod, type, name, pkg), source: 'npm', module: pkg };
 }
 
