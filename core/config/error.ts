@@ -14,11 +14,14 @@ export class ConfigError extends UserError {
     this.path = where;
   }
 
-  /** One ConfigError listing every zod issue, each as `key.path: message`. */
-  static fromZod(file: string, prefix: ReadonlyArray<PropertyKey>, error: z.ZodError): ConfigError {
+  /**
+   * One ConfigError listing every zod issue, each as `key.path: message`; `hint` may add to an
+   * unknown top-level key's message (where its settings belong).
+   */
+  static fromZod(file: string, prefix: ReadonlyArray<PropertyKey>, error: z.ZodError, hint?: (unknownKeys: string[]) => string): ConfigError {
     const lines = error.issues.map((i) => {
       const p = formatPath([...prefix, ...i.path]);
-      return `${p || '(top level)'}: ${describeIssue(i)}`;
+      return `${p || '(top level)'}: ${describeIssue(i)}${!p && hint && i.code === 'unrecognized_keys' ? hint(i.keys) : ''}`;
     });
     const err = new ConfigError(file, [], lines.length === 1 ? lines[0]! : `\n  ${lines.join('\n  ')}`);
     err.path = formatPath([...prefix, ...(error.issues[0]?.path ?? [])]);

@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { isAliasPattern } from '../../core/alias-patterns.ts';
 import { ConfigError } from '../../core/config/error.ts';
+import { builtinModule } from '../../core/plugins/loader.ts';
 import { expandEnv } from './expand.ts';
 import { PROTO_NAME, protoKeyPath } from '../../core/own.ts';
 import { gatewayConfigSchema, type GatewayConfig } from '../../core/config/schema.ts';
@@ -39,11 +40,17 @@ export function parseConfig(text: string, file: string, path: string, env: NodeJ
   if (proto) throw new ConfigError(file, proto, PROTO_NAME);
   expandEnv(raw, file, env);
   const parsed = gatewayConfigSchema.safeParse(raw);
-  if (!parsed.success) throw ConfigError.fromZod(file, [], parsed.error);
+  if (!parsed.success) throw ConfigError.fromZod(file, [], parsed.error, extensionHint);
   const cfg = parsed.data;
   for (const [alias, target] of Object.entries(cfg.aliases)) {
     if (alias === target) throw new ConfigError(file, ['aliases', alias], 'an alias cannot point to itself');
     if (isAliasPattern(target)) throw new ConfigError(file, ['aliases', alias], `expected a model id as the target, not the pattern '${target}'`);
   }
   return { ...cfg, file: path, dir: dirname(path) };
+}
+
+/** For unknown top-level keys named like a built-in extension (`[alerts]`, `[otel]`): where their settings go. */
+function extensionHint(keys: string[]): string {
+  const named = keys.filter((k) => builtinModule('extensions', k) !== undefined);
+  return named.length ? ` (an extension's settings go under ${named.map((k) => `[extensions.${k}]`).join(', ')})` : '';
 }

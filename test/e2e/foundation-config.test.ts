@@ -78,6 +78,13 @@ test('unknown top-level key: names it', async (t) => {
   t.true(err instanceof ConfigError);
   t.true(err.message.includes(file));
   t.regex(err.message, /unknown key 'listen_port'/);
+  t.notRegex(err.message, /extensions/);
+});
+
+test('a top-level section named like a built-in extension ([alerts]): says it goes under [extensions.alerts]', async (t) => {
+  const { err } = await failure(t, 'listen = "127.0.0.1:0"\n\n[alerts]\ncooldown_seconds = 60\n');
+  t.true(err instanceof ConfigError);
+  t.regex(err.message, /\(top level\): unknown key 'alerts' \(an extension's settings go under \[extensions\.alerts\]\)/);
 });
 
 test('wrong type: names the key path and the expected type', async (t) => {
