@@ -5,7 +5,7 @@
  * when the caller passes them, and only then the error message as the client got it:
  * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
-import { chargedUsage, type FinishedRequest, messageForStores } from 'gw/plugin';
+import { cachedTokens, cacheWriteTokens, chargedUsage, type FinishedRequest, messageForStores, reasoningTokens } from 'gw/plugin';
 
 /** `[pricing."<model>"]`: USD per million tokens. */
 export interface Price {
@@ -52,6 +52,14 @@ export interface LogEntry {
    */
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /**
+   * The parts of that usage (null with it): of prompt_tokens, those read from
+   * (`cached_tokens`) and written to (`cache_write_tokens`) the vendor's prompt cache; of
+   * completion_tokens, the reasoning ones (`reasoning_tokens`).
+   */
+  cached_tokens: number | null;
+  cache_write_tokens: number | null;
+  reasoning_tokens: number | null;
   /** That usage priced from `[pricing]`, as the budget charges it; null when unpriced or without usage. */
   cost_usd: number | null;
   /** True when the usage is gw's estimate: a stream that ended early before the upstream counted its output. */
@@ -117,10 +125,14 @@ const FIELDS = [
   'response_body',
   'usage_estimated',
   'trace_id',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
 const TRACE_AT = 23;
+const PARTS_AT = 24;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -166,12 +178,18 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     err ? (err.code ?? `http_${err.status}`) : f.status >= 400 ? `http_${f.status}` : null,
     message !== null && message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message,
   ];
+  // the usage's parts go last, and only when one is not 0: most rows stay as short as before
+  const cached = cachedTokens(u);
+  const written = cacheWriteTokens(u);
+  const reasoning = reasoningTokens(u);
+  const parts = cached > 0 || written > 0 || reasoning > 0;
   if (bodies) row.push(bodies[0], bodies[1]);
-  if (rc?.usageEstimated || f.traceId !== undefined) {
+  if (rc?.usageEstimated || f.traceId !== undefined || parts) {
     if (!bodies) row.push(0, 0);
     row.push(rc?.usageEstimated === true);
   }
-  if (f.traceId !== undefined) row.push(f.traceId);
+  if (f.traceId !== undefined || parts) row.push(f.traceId ?? null);
+  if (parts) row.push(cached, written, reasoning);
   return row;
 }
 
@@ -185,6 +203,12 @@ export function fromRow(row: unknown[]): LogEntry {
   if (e.overhead_ms === null) e.overhead_ms = e.latency_ms;
   e.usage_estimated = row[ESTIMATED_AT] === true;
   e.trace_id = typeof row[TRACE_AT] === 'string' ? row[TRACE_AT] : null;
+  // a row without parts had none: 0 when the request was charged a usage, null when not
+  const charged = e.prompt_tokens !== null || e.completion_tokens !== null;
+  for (let i = 0; i < 3; i++) {
+    const v = row[PARTS_AT + i];
+    e[FIELDS[PARTS_AT + i]!] = typeof v === 'number' ? v : charged ? 0 : null;
+  }
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];

@@ -14,17 +14,24 @@
  * counter and the hour bucket are written together (the store batches them: one LevelDB
  * batch, one Redis round trip).
  *
- * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens, requests,
+ * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens,
+ * cached_tokens, cache_write_tokens, reasoning_tokens, cache_hit_rate, requests,
  * estimated_requests}]` (lifetime; `requests` = answered requests and streams charged for
  * what they streamed; `estimated_requests` = those of them whose usage is gw's estimate);
  * with any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>,
- * requests, errors, estimated_requests, prompt_tokens, completion_tokens, total_tokens}]`
- * where `requests` counts answered and failed requests alike.
+ * requests, errors, estimated_requests, prompt_tokens, completion_tokens, total_tokens,
+ * cached_tokens, cache_write_tokens, reasoning_tokens, cache_hit_rate}]` where `requests`
+ * counts answered and failed requests alike. The parts are the common usage's
+ * (`prompt_tokens_details`, `completion_tokens_details`), subsets of the totals;
+ * `cache_hit_rate` = cached_tokens / prompt_tokens (null without prompt tokens).
  */
 import { z } from 'zod';
 import {
   accountOf,
   BUCKETS_KEY,
+  cachedTokens,
+  cacheHitRate,
+  cacheWriteTokens,
   chargeable,
   defineExtension,
   errors,
@@ -32,6 +39,7 @@ import {
   HOUR_MS,
   parseSeriesQuery,
   readSeries,
+  reasoningTokens,
   type RequestContext,
   SERIES_DISABLED,
   type SeriesShape,
@@ -57,6 +65,14 @@ export interface UsageEntry {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of `prompt_tokens`, those read from the vendor's prompt cache. */
+  cached_tokens: number;
+  /** Of `prompt_tokens`, those written to the vendor's prompt cache (every TTL). */
+  cache_write_tokens: number;
+  /** Of `completion_tokens`, the reasoning (thinking) tokens. */
+  reasoning_tokens: number;
+  /** cached_tokens / prompt_tokens (0…1, 4 decimals); null without prompt tokens. */
+  cache_hit_rate: number | null;
   requests: number;
   /** Of `requests`, the streams that ended early whose usage gw estimated (docs/design.md usage fine print). */
   estimated_requests: number;
@@ -69,19 +85,29 @@ function counterKey(name: string, model: string): string {
 
 const SHAPE: SeriesShape = {
   dims: ['key', 'model', 'provider'],
-  fields: (s) => {
-    const prompt = s.prompt_tokens ?? 0;
-    const completion = s.completion_tokens ?? 0;
-    return {
-      requests: s.requests ?? 0,
-      errors: s.errors ?? 0,
-      estimated_requests: s.estimated ?? 0,
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-    };
-  },
+  fields: (s) => ({
+    requests: s.requests ?? 0,
+    errors: s.errors ?? 0,
+    estimated_requests: s.estimated ?? 0,
+    ...tokenFields(s),
+  }),
 };
+
+/** The token fields of an entry from its summed counters (a counter never written reads 0). */
+function tokenFields(c: Record<string, number>) {
+  const prompt = c.prompt_tokens ?? 0;
+  const completion = c.completion_tokens ?? 0;
+  const cached = c.cached_tokens ?? 0;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    cached_tokens: cached,
+    cache_write_tokens: c.cache_write_tokens ?? 0,
+    reasoning_tokens: c.reasoning_tokens ?? 0,
+    cache_hit_rate: cacheHitRate(cached, prompt),
+  };
+}
 
 function recorder(store: Store, retentionMs: number) {
   const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
@@ -90,6 +116,13 @@ function recorder(store: Store, retentionMs: number) {
     const u = rc.usage;
     const account = accountOf(rc);
     const deltas: Record<string, number> = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
+    // the parts only when there are some: most requests have none, and a missing counter reads 0
+    const cached = cachedTokens(u);
+    if (cached > 0) deltas.cached_tokens = cached;
+    const written = cacheWriteTokens(u);
+    if (written > 0) deltas.cache_write_tokens = written;
+    const reasoning = reasoningTokens(u);
+    if (reasoning > 0) deltas.reasoning_tokens = reasoning;
     if (rc.usageEstimated) deltas.estimated = 1;
     rc.state.set(RECORDED, true);
     const lifetime = store.incr(counterKey(account, rc.servedModel), deltas);
@@ -123,17 +156,7 @@ export async function listUsage(store: Store): Promise<UsageEntry[]> {
   for await (const [k, v] of store.entries(PREFIX)) {
     const [key, model] = JSON.parse(k.slice(PREFIX.length)) as [string, string];
     const c = JSON.parse(v) as Record<string, number>;
-    const prompt = c.prompt_tokens ?? 0;
-    const completion = c.completion_tokens ?? 0;
-    out.push({
-      key,
-      model,
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-      requests: c.requests ?? 0,
-      estimated_requests: c.estimated ?? 0,
-    });
+    out.push({ key, model, ...tokenFields(c), requests: c.requests ?? 0, estimated_requests: c.estimated ?? 0 });
   }
   return out;
 }
