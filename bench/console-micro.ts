@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestContext } from '../core/context.ts';
 import { createHooks, type FinishedRequest } from '../core/hooks.ts';
-import { createLogger } from '../core/log.ts';
+import { createLogger } from '../server/log.ts';
 import type { ExtensionPlugin, GatewayInfo } from '../core/plugins/contract.ts';
 import { keyInfo } from '../core/keys.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';

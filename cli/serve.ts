@@ -1,15 +1,15 @@
 /**
  * `gw serve`: start the gateway and stop it gracefully on SIGINT/SIGTERM
  * (a second signal exits at once); SIGHUP reloads the config file.
- * `--workers N` (N > 1): this process becomes the cluster primary (core/cluster.ts) and
+ * `--workers N` (N > 1): this process becomes the cluster primary (server/cluster.ts) and
  * each worker it forks runs this same command as one gateway on the shared socket.
  */
 import { existsSync } from 'node:fs';
-import { isGwWorker, requireSharedStore, runPrimary, workerLink, type WorkerLink } from '../core/cluster.ts';
-import { writeFirstRunConfig } from '../core/config/first-run.ts';
-import { loadConfig } from '../core/config/load.ts';
-import { createLogger, levelFrom } from '../core/log.ts';
-import type { Running } from '../core/server.ts';
+import { isGwWorker, requireSharedStore, runPrimary, workerLink, type WorkerLink } from '../server/cluster.ts';
+import { writeFirstRunConfig } from '../server/config/first-run.ts';
+import { loadConfig } from '../server/config/load.ts';
+import { createLogger, levelFrom } from '../server/log.ts';
+import type { Running } from '../server/server.ts';
 import { servingHeap, tuneHeap } from './heap.ts';
 
 export interface ServeCliOptions {
@@ -37,7 +37,7 @@ export async function runServe(o: ServeCliOptions): Promise<void> {
 /** One gateway in this process: alone, or as a cluster worker (`link`) controlled by the primary. */
 async function serveProcess(o: ServeCliOptions, log: ReturnType<typeof createLogger>, link?: WorkerLink): Promise<void> {
   // imported here: a --workers primary never loads the gateway (its memory stays small)
-  const { serve } = await import('../core/server.ts');
+  const { serve } = await import('../server/server.ts');
   let running: Running | undefined;
   let signals = 0;
   let stopping = false;

@@ -11,19 +11,20 @@
 import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
 import { Router } from '@koa/router';
+import type { Logger } from 'pino';
 import { METHOD_NOT_ALLOWED, METHOD_NOT_IMPLEMENTED, ROUTE_NOT_FOUND } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
-import type { Gateway } from './gateway.ts';
 import { authenticate, requireAdmin } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
 import { notifyArrival } from './pipeline/arrival.ts';
 import { notifyFinish } from './pipeline/notify-finish.ts';
 import { asGatewayError } from './pipeline/respond.ts';
 import { redactError } from './redact.ts';
+import type { PipelineHost } from './pipeline/host.ts';
 import type { GwState } from './pipeline/state.ts';
+import type { Snapshot } from './runtime/snapshot.ts';
 import { notifyError } from './pipeline/stream.ts';
-import { OPENAI_ERRORS } from './routes/core-routes.ts';
-import type { RouteSpec } from './routes/registry.ts';
+import { OPENAI_ERRORS, type RouteRegistry, type RouteSpec } from './routes/registry.ts';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -33,8 +34,18 @@ function allowHeader(ctx: Context): Record<string, string> | undefined {
   return allow ? { allow } : undefined;
 }
 
+/** What the app needs from the gateway serving it (server/gateway.ts implements it). */
+export interface AppHost extends PipelineHost {
+  /** The snapshot new requests take (a reload swaps it). */
+  readonly snapshot: Snapshot;
+  readonly routes: RouteRegistry;
+  /** Epoch ms, for key expiry. */
+  readonly clock: () => number;
+  readonly log: Logger;
+}
+
 /** Builds the Koa app for a gateway. */
-export function createApp(gw: Gateway): Koa {
+export function createApp(gw: AppHost): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   const router = new Router();

@@ -19,7 +19,7 @@ export interface FileKeyEntry extends KeySettings {
   key: string;
 }
 
-/** A runtime key as stored (core/runtime/records.ts): never the secret. */
+/** A runtime key as stored (server/runtime/records.ts): never the secret. */
 export interface RuntimeKeyRecord {
   /** SHA-256 hex of the current secret. */
   hash: string;

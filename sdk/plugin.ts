@@ -119,9 +119,9 @@ export { defineFormat } from '../core/plugins/contract.ts';
 export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
 export type { ErrorShape, KeySource, RouteMethod } from '../core/routes/registry.ts';
 // the OpenAI error shape: chat, embeddings, models, admin routes, and any route no format owns
-export { OPENAI_ERRORS } from '../core/routes/core-routes.ts';
+export { OPENAI_ERRORS } from '../core/routes/registry.ts';
 // OpenAPI fragments of a format's operations
-export { errorResponses, jsonRequestBody, schemaOf } from '../core/openapi.ts';
+export { errorResponses, jsonRequestBody, schemaOf } from '../server/openapi.ts';
 
 // the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
 export { bodyOf } from '../core/pipeline/generate.ts';
@@ -180,4 +180,4 @@ export {
 export type { Dimension, SeriesQuery, SeriesShape } from './series.ts';
 // RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
 export { rfc3339 } from '../core/key-settings.ts';
-export { LEVELS } from '../core/log.ts';
+export { LEVELS } from '../server/log.ts';

@@ -11,8 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const entries = [
-  'core/server.ts',
-  'core/gateway.ts',
+  'server/server.ts',
+  'server/gateway.ts',
   'sdk/plugin.ts',
   'test/helpers/gateway.ts',
   'test/helpers/upstream.ts',

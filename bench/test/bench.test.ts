@@ -10,7 +10,7 @@ import { CLK_TCK, parseStatCpu, parseVmRssMiB, statusMiB } from '../procs.ts';
 import { checkAims, compareDirect, type ScenarioResult } from '../report.ts';
 import { scenarios } from '../scenarios.ts';
 import { gwConfig } from '../setup.ts';
-import { parseConfig } from '../../core/config/load.ts';
+import { parseConfig } from '../../server/config/load.ts';
 import { percentile, Samples, summarize } from '../stats.ts';
 
 test('parseStatCpu reads utime and stime after a command name holding spaces and parens', (t) => {

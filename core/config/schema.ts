@@ -65,7 +65,7 @@ export const gatewayConfigSchema = z.strictObject({
   /**
    * The store: `url`'s scheme names the store plugin (`redis://host:port/db`); without a url
    * it is LevelDB under `data_dir`. Other keys are the store plugin's, checked by its schema
-   * when the store is opened (core/plugins/open-store.ts).
+   * when the store is opened (server/open-store.ts).
    */
   store: z
     .looseObject({

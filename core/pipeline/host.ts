@@ -1,15 +1,29 @@
 /**
- * What the pipeline needs from the gateway running it: the hooks, the metrics and the
- * keys' in-flight limiter. (A narrow view, so the pipeline does not depend on the whole
- * gateway.)
+ * What the pipeline needs from the gateway running it: the hooks, the request metrics and
+ * the keys' in-flight limiter. (A narrow view, so the kernel does not depend on the host in
+ * server/ that implements it.)
  */
+import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
-import type { GatewayMetrics } from '../metrics/metrics.ts';
+import type { RequestContext } from '../context.ts';
 import type { InflightLimiter } from './inflight.ts';
+
+/** The request metrics the kernel records (the host's Prometheus registry implements them). */
+export interface RequestMetrics {
+  /** A stream's first byte goes to the client now. */
+  streamOpened(rc: RequestContext): void;
+  /** The stream ended (completed, failed or the client left). */
+  streamClosed(): void;
+  /**
+   * One finished gateway request, `totalMs` in ms; `rc` is undefined when it failed before
+   * admission (auth, body), `failure` the error it ended with before its response started.
+   */
+  request(route: string, rc: RequestContext | undefined, status: number, failure: GatewayError | undefined, totalMs: number): void;
+}
 
 export interface PipelineHost {
   readonly hooks: Hooks;
-  readonly metrics: GatewayMetrics;
+  readonly metrics: RequestMetrics;
   /** `max_parallel_requests` of virtual keys. */
   readonly inflight: InflightLimiter;
 }

@@ -25,6 +25,15 @@ export interface ErrorShape {
   errorBody(err: GatewayError): string;
 }
 
+/**
+ * The OpenAI error shape `{"error": {message, type, code, param}}`: admin routes, core
+ * routes, and any request that matched no route.
+ */
+export const OPENAI_ERRORS: ErrorShape = Object.freeze({
+  id: 'openai',
+  errorBody: (err: GatewayError) => JSON.stringify(err.toJSON()),
+});
+
 export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 
 /** One route. */

@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import Anthropic from '@anthropic-ai/sdk';
 import test from 'ava';
-import { parseConfig } from '../../core/config/load.ts';
+import { parseConfig } from '../../server/config/load.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, startUpstream, type MockUpstream } from '../helpers/upstream.ts';
 import { client, post } from './ext-helpers.ts';

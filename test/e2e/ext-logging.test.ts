@@ -1,5 +1,5 @@
 import test from 'ava';
-import { REDACT_PATHS } from '../../core/log.ts';
+import { REDACT_PATHS } from '../../server/log.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { client, gatewayWith, HI, KEY, openaiUpstream, post } from './ext-helpers.ts';
 

@@ -8,9 +8,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../core/config/error.ts';
-import { loadConfig } from '../../core/config/load.ts';
-import { createLogger } from '../../core/log.ts';
-import { createGateway } from '../../core/gateway.ts';
+import { loadConfig } from '../../server/config/load.ts';
+import { createLogger } from '../../server/log.ts';
+import { createGateway } from '../../server/gateway.ts';
 
 const silent = createLogger('silent');
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { LISTEN_BACKLOG } from '../../core/server.ts';
+import { LISTEN_BACKLOG } from '../../server/server.ts';
 import { baseConfig, startGateway } from '../helpers/gateway.ts';
 
 test('the listener queues up to min(LISTEN_BACKLOG, somaxconn) pending connections', async (t) => {

@@ -6,7 +6,7 @@
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { POLL_MS } from '../../core/runtime/runtime.ts';
+import { POLL_MS } from '../../server/runtime/runtime.ts';
 import { baseConfig, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import type { MockUpstream } from '../helpers/upstream.ts';

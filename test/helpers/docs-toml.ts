@@ -18,9 +18,9 @@
 import pino from 'pino';
 import { parse } from 'smol-toml';
 import { MockAgent } from 'undici';
-import { parseConfig } from '../../core/config/load.ts';
+import { parseConfig } from '../../server/config/load.ts';
 import { ConfigError } from '../../core/config/error.ts';
-import { buildProvider } from '../../core/plugins/build-provider.ts';
+import { buildProvider } from '../../server/build-provider.ts';
 import { loadFormats } from '../../core/plugins/load-formats.ts';
 import { findPlugin } from '../../core/plugins/loader.ts';
 import type { Store } from '../../core/store/types.ts';

@@ -7,8 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../core/log.ts';
-import { serve, type Running } from '../../core/server.ts';
+import { createLogger } from '../../server/log.ts';
+import { serve, type Running } from '../../server/server.ts';
 
 export const ADMIN_TOKEN = 'sk-admin-test-token-0123456789abcdef';
 export const KEY = 'sk-test-key-default-0123456789abcdef';

@@ -5,7 +5,8 @@
  * The SDK is the only door: a file of a plugin (plugins/<group>/<name>/) imports gw only
  * through `gw/plugin` and the protocol kits `gw/plugin/<protocol>`, besides npm packages,
  * node builtins and files of its own folder; a protocol kit (protocols/<id>/) the same, with
- * files of its own kit; the kernel (core/) imports no kit and no plugin. Static imports,
+ * files of its own kit; the kernel (core/) imports no kit, no plugin and not the host
+ * (server/: the process, config loading, admin API, metrics, console) that runs it. Static imports,
  * re-exports and dynamic `import()` of a literal all count; a planted violation of each kind
  * is reported.
  */
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIRS = ['core', 'plugins', 'protocols', 'cli', 'sdk'];
+const DIRS = ['core', 'server', 'plugins', 'protocols', 'cli', 'sdk'];
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gm;
 
 function files(dir: string): string[] {
@@ -65,7 +66,7 @@ function cycles(g: Map<string, Array<{ to: string }>>): string[][] {
   return found;
 }
 
-test('no import cycles in core, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
+test('no import cycles in core, server, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
   const found = cycles(graph());
   t.deepEqual(found, [], found.map((c) => c.join(' → ')).join('\n'));
 });
@@ -124,7 +125,7 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
         const to = relative(ROOT, resolve(ROOT, dirname(file), spec))
           .split(sep)
           .join('/');
-        ok = kernel ? !to.startsWith('plugins/') && !to.startsWith('protocols/') : to.startsWith(home!);
+        ok = kernel ? !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/') : to.startsWith(home!);
       } else if (spec === 'gw' || spec.startsWith('gw/')) {
         const kit = spec.startsWith('gw/plugin/') ? spec.slice('gw/plugin/'.length) : undefined;
         ok = !kernel && (spec === 'gw/plugin' || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
@@ -148,7 +149,7 @@ function repository(): Map<string, string> {
 
 const KITS = new Set(readdirSync(join(ROOT, 'protocols')));
 
-test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither', (t) => {
+test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither, nor the host (server/)', (t) => {
   const sources = repository();
   t.true(sources.has('plugins/formats/openai-responses/route.ts') && sources.has('protocols/openai-chat/compatible.ts'));
   t.deepEqual(doorViolations(sources, KITS), []);
@@ -162,6 +163,7 @@ test('a planted violation of each rule is reported', (t) => {
     ['plugins/extensions/w/index.ts', "import type { Hooks } from 'gw/core/hooks.ts';\nimport { x } from 'gw/plugin/no-such-kit';"],
     ['protocols/openai-chat/bad.ts', "import { y } from '../openai-responses/types.ts';\nimport { me } from 'gw/plugin/openai-chat';"],
     ['core/pipeline/bad.ts', "import { chatFrames } from '../../protocols/openai-chat/chat-frames.ts';\nimport { a } from 'gw/plugin';"],
+    ['core/routing-bad.ts', "import type { Gateway } from '../server/gateway.ts';\nimport { own } from './own.ts';"],
     [
       'plugins/formats/fine/index.ts',
       "import { defineFormat } from 'gw/plugin';\nimport { chatRequestSchema } from 'gw/plugin/openai-chat';\nimport { x } from './x.ts';",
@@ -177,5 +179,6 @@ test('a planted violation of each rule is reported', (t) => {
     'protocols/openai-chat/bad.ts → gw/plugin/openai-chat',
     'core/pipeline/bad.ts → ../../protocols/openai-chat/chat-frames.ts',
     'core/pipeline/bad.ts → gw/plugin',
+    'core/routing-bad.ts → ../server/gateway.ts',
   ]);
 });

@@ -5,10 +5,10 @@
  * stored before keys had settings are still read.
  */
 import test from 'ava';
-import { parseConfig } from '../../core/config/load.ts';
+import { parseConfig } from '../../server/config/load.ts';
 import { applyPatch, keyPatchSchema, parseExpiry, unenforcedSettings } from '../../core/key-settings.ts';
 import { hashSecret, keyInfo, KeyTable } from '../../core/keys.ts';
-import { parseKeyRecord } from '../../core/runtime/records.ts';
+import { parseKeyRecord } from '../../server/runtime/records.ts';
 
 const SECRET = 'sk-test-secret-0123456789abcdef';
 

@@ -4,7 +4,7 @@
  * `Object.prototype`'s members (core/own.ts).
  */
 import test from 'ava';
-import { expandEnv } from '../../core/config/expand.ts';
+import { expandEnv } from '../../server/config/expand.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatRequest } from '../../core/format/chat.ts';
 import { own, protoKeyPath, setOwn } from '../../core/own.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { EventEmitter } from 'node:events';
-import { PendingRequests } from '../../core/http/pending.ts';
+import { PendingRequests } from '../../server/pending.ts';
 
 test('a request is pending until its response closed and its handling settled, in either order', async (t) => {
   const p = new PendingRequests();

@@ -15,7 +15,7 @@ import { StreamProgress } from '../../core/format/estimate.ts';
 import { createHooks } from '../../core/hooks.ts';
 import type { UpstreamClient } from '../../core/http/client.ts';
 import { sseEvents } from '../../core/http/sse-parse.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../server/log.ts';
 import type { SseEvent, StreamMapper } from '../../core/provider.ts';
 import { passthroughFrames, type PassthroughReader } from '../../core/pipeline/passthrough.ts';
 import { NO_SECRETS } from '../../core/redact.ts';

@@ -12,7 +12,7 @@ import { RequestContext } from '../../core/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { createHooks } from '../../core/hooks.ts';
 import { keyInfo } from '../../core/keys.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../server/log.ts';
 import { openLevelStore } from '../../plugins/stores/level/level.ts';
 import rateLimit from '../../plugins/extensions/rate_limit/index.ts';
 

@@ -36,7 +36,7 @@ test('rejects bad shapes with a 400 naming the field', (t) => {
 });
 
 test('feeds /openapi.json: a JSON Schema with the ResponsesRequest id', (t) => {
-  // the options core/openapi.ts uses
+  // the options server/openapi.ts uses
   const json = z.toJSONSchema(responsesRequestSchema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as {
     $ref: string;
     $defs: Record<string, { properties: Record<string, unknown>; required: string[] }>;

@@ -7,9 +7,9 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { parseConfig } from '../../core/config/load.ts';
-import { createLogger } from '../../core/log.ts';
-import { openStore } from '../../core/plugins/open-store.ts';
+import { parseConfig } from '../../server/config/load.ts';
+import { createLogger } from '../../server/log.ts';
+import { openStore } from '../../server/open-store.ts';
 import type { Store } from '../../core/store/types.ts';
 import { storeConformance } from './store-conformance.ts';
 

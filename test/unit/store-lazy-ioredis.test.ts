@@ -23,10 +23,10 @@ registerHooks({
 const loaded = (part: string) => resolved.some((u) => u.includes(part));
 
 test('a LevelDB gateway never loads ioredis; finding the Redis store plugin does not either, opening a Redis store does', async (t) => {
-  const { parseConfig } = await import('../../core/config/load.ts');
-  const { createGateway } = await import('../../core/gateway.ts');
-  const { createLogger } = await import('../../core/log.ts');
-  const { findStore } = await import('../../core/plugins/open-store.ts');
+  const { parseConfig } = await import('../../server/config/load.ts');
+  const { createGateway } = await import('../../server/gateway.ts');
+  const { createLogger } = await import('../../server/log.ts');
+  const { findStore } = await import('../../server/open-store.ts');
   const dir = await mkdtemp(join(tmpdir(), 'gw-lazy-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'gateway.toml');

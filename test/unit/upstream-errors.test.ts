@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import { createUpstreamClient, type UpstreamErrorInfo } from '../../core/http/client.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../server/log.ts';
 import { readMessagesError } from '../../plugins/formats/anthropic-messages/errors.ts';
 import { readGeminiError } from '../../plugins/providers/gemini/map-error.ts';
 

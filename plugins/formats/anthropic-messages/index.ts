@@ -6,7 +6,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { defineFormat } from '../../../core/plugins/contract.ts';
-import { errorResponses, jsonRequestBody, schemaOf } from '../../../core/openapi.ts';
+import { errorResponses, jsonRequestBody, schemaOf } from '../../../server/openapi.ts';
 import { countTokensRoute } from './count-tokens.ts';
 import { messagesErrorBody } from './errors.ts';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';

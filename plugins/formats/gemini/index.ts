@@ -12,7 +12,7 @@
  * (path-to-regexp v8: `\:`); ids holding `:` work too, since the method is anchored at the end.
  * @see https://ai.google.dev/api
  */
-import { errorResponses, jsonRequestBody, schemaOf } from '../../../core/openapi.ts';
+import { errorResponses, jsonRequestBody, schemaOf } from '../../../server/openapi.ts';
 import { defineFormat } from '../../../core/plugins/contract.ts';
 import { googleErrorBody } from './google-error.ts';
 import { FORMAT } from './request.ts';

@@ -6,16 +6,16 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/error.ts';
+import { ConfigError } from '../core/config/error.ts';
 import { z } from 'zod';
-import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../http/client.ts';
-import { ConnectionLimit, type QueueObserver } from '../http/limit.ts';
-import { SecretRedactor } from '../redact.ts';
-import type { BuiltProvider } from '../runtime/snapshot.ts';
-import type { Store } from '../store/types.ts';
-import type { ProviderPlugin, RoutingSetting } from './contract.ts';
-import { findPlugin, runSetup } from './loader.ts';
-import { routingSettingsSchema } from './provider-schema.ts';
+import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../core/http/client.ts';
+import { ConnectionLimit, type QueueObserver } from '../core/http/limit.ts';
+import { SecretRedactor } from '../core/redact.ts';
+import type { BuiltProvider } from '../core/runtime/snapshot.ts';
+import type { Store } from '../core/store/types.ts';
+import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
+import { findPlugin, runSetup } from '../core/plugins/loader.ts';
+import { routingSettingsSchema } from '../core/plugins/provider-schema.ts';
 
 /** What building providers needs from the gateway. */
 export interface ProviderDeps {

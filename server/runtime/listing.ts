@@ -1,10 +1,10 @@
 /**
  * How the admin API shows providers: never the api_key, only its masked form.
  */
-import { maskSecret } from '../keys.ts';
-import type { Provider } from '../provider.ts';
-import { type HealthReport, ProviderHealth } from '../resilience/health.ts';
-import { healthOf, type Member } from '../resilience/member.ts';
+import { maskSecret } from '../../core/keys.ts';
+import type { Provider } from '../../core/provider.ts';
+import { type HealthReport, ProviderHealth } from '../../core/resilience/health.ts';
+import { healthOf, type Member } from '../../core/resilience/member.ts';
 
 /** One provider as `GET /v1/admin/providers` lists it. */
 export interface ProviderListing {

@@ -7,13 +7,13 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createApp } from './app.ts';
+import { createApp } from '../core/app.ts';
 import { requireSharedStore } from './cluster.ts';
 import { writeFirstRunConfig } from './config/first-run.ts';
 import { loadConfig } from './config/load.ts';
-import { UserError } from './errors.ts';
+import { UserError } from '../core/errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
-import { PendingRequests, UNWIND_MS } from './http/pending.ts';
+import { PendingRequests, UNWIND_MS } from './pending.ts';
 
 /**
  * Pending-connection queue asked of the kernel (it caps the value at net.core.somaxconn).

@@ -4,11 +4,11 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import { isAliasPattern } from '../alias-patterns.ts';
-import { ConfigError } from './error.ts';
+import { isAliasPattern } from '../../core/alias-patterns.ts';
+import { ConfigError } from '../../core/config/error.ts';
 import { expandEnv } from './expand.ts';
-import { PROTO_NAME, protoKeyPath } from '../own.ts';
-import { gatewayConfigSchema, type GatewayConfig } from './schema.ts';
+import { PROTO_NAME, protoKeyPath } from '../../core/own.ts';
+import { gatewayConfigSchema, type GatewayConfig } from '../../core/config/schema.ts';
 
 /**
  * Loads and validates a config file.

@@ -7,11 +7,11 @@
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ConfigError } from '../config/error.ts';
-import type { GatewayConfig } from '../config/schema.ts';
-import type { Store } from '../store/types.ts';
-import type { StorePlugin } from './contract.ts';
-import { findPlugin, type LoadedPlugin, runSetup } from './loader.ts';
+import { ConfigError } from '../core/config/error.ts';
+import type { GatewayConfig } from '../core/config/schema.ts';
+import type { Store } from '../core/store/types.ts';
+import type { StorePlugin } from '../core/plugins/contract.ts';
+import { findPlugin, type LoadedPlugin, runSetup } from '../core/plugins/loader.ts';
 
 /** The store plugin of a config without `[store] url`. */
 export const DEFAULT_STORE = 'level';

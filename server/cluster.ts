@@ -20,11 +20,11 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { ConfigError } from './config/error.ts';
-import type { GatewayConfig } from './config/schema.ts';
-import { METRICS_UNAVAILABLE } from './error-codes.ts';
-import { UserError } from './errors.ts';
-import { UNWIND_MS } from './http/pending.ts';
+import { ConfigError } from '../core/config/error.ts';
+import type { GatewayConfig } from '../core/config/schema.ts';
+import { METRICS_UNAVAILABLE } from '../core/error-codes.ts';
+import { UserError } from '../core/errors.ts';
+import { UNWIND_MS } from './pending.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 
 /** Marks a process forked by gw's primary (cluster.isWorker alone is also true under pm2 and the like). */
@@ -159,7 +159,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     phase = 'stopping';
     log.info({ reason, workers: live.size }, 'stopping workers');
     each((w) => send(w, { gw: 'stop' }));
-    // a worker that does not stop within its bound, the unwind after it (core/http/pending.ts) and slack is killed
+    // a worker that does not stop within its bound, the unwind after it (server/pending.ts) and slack is killed
     setTimeout(() => each((w) => w.process.kill('SIGKILL')), o.drainMs + UNWIND_MS + 5_000).unref();
   };
   const onSignal = (sig: NodeJS.Signals) => {

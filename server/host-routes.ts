@@ -1,23 +1,13 @@
 /**
  * The routes the core serves itself: liveness, metrics, the OpenAPI document and its UI.
- * (Client formats register theirs from plugins/formats/, the admin API from core/admin/.)
+ * (Client formats register theirs from plugins/formats/, the admin API from server/admin/.)
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatewayError } from '../errors.ts';
-import type { GatewayMetrics } from '../metrics/metrics.ts';
-import { openApiDocument } from '../openapi.ts';
-import type { ErrorShape, RouteRegistry } from './registry.ts';
-
-/**
- * The OpenAI error shape `{"error": {message, type, code, param}}`: admin routes, core
- * routes, and any request that matched no route.
- */
-export const OPENAI_ERRORS: ErrorShape = Object.freeze({
-  id: 'openai',
-  errorBody: (err: GatewayError) => JSON.stringify(err.toJSON()),
-});
+import type { GatewayMetrics } from './metrics/metrics.ts';
+import { openApiDocument } from './openapi.ts';
+import { OPENAI_ERRORS, type RouteRegistry } from '../core/routes/registry.ts';
 
 /** Mounts /health, /metrics, /openapi.json and /docs. */
 export function mountCoreRoutes(routes: RouteRegistry, metrics: GatewayMetrics): void {

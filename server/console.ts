@@ -15,9 +15,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
-import { PACKAGE_ROOT } from './plugins/loader.ts';
-import { OPENAI_ERRORS } from './routes/core-routes.ts';
-import type { RouteRegistry } from './routes/registry.ts';
+import { PACKAGE_ROOT } from '../core/plugins/loader.ts';
+import { OPENAI_ERRORS } from '../core/routes/registry.ts';
+import type { RouteRegistry } from '../core/routes/registry.ts';
 
 /** `ui/` at the package root (the same from the sources and from dist/). */
 const UI_DIR = fileURLToPath(new URL('ui/', PACKAGE_ROOT));

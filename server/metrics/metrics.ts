@@ -14,14 +14,14 @@
  * onCacheLookup: it runs only when none of them answered.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { RequestContext } from '../context.ts';
-import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../error-codes.ts';
-import type { GatewayError } from '../errors.ts';
-import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../format/usage-parts.ts';
-import type { Hooks } from '../hooks.ts';
-import type { ConnectionLimit } from '../http/limit.ts';
-import { accountOf, chargedUsage, priceOf } from '../plugins/helpers.ts';
-import type { Member } from '../resilience/member.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../../core/error-codes.ts';
+import type { GatewayError } from '../../core/errors.ts';
+import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../core/format/usage-parts.ts';
+import type { Hooks } from '../../core/hooks.ts';
+import type { ConnectionLimit } from '../../core/http/limit.ts';
+import { accountOf, chargedUsage, priceOf } from '../../core/plugins/helpers.ts';
+import type { Member } from '../../core/resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
 /** USD per million tokens, as `[pricing."<model>"]`. */
@@ -72,7 +72,7 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   /**
    * The text a scrape returns. A cluster worker replaces it with one that asks the primary
-   * for every worker's metrics (core/cluster.ts).
+   * for every worker's metrics (server/cluster.ts).
    */
   scrape: () => Promise<string> = () => this.registry.metrics();
 

@@ -14,10 +14,10 @@
  * processes"). A full re-read every 30 s covers a lost bump. A store that only one process
  * opens (LevelDB: its plugin is not `shared`) is not polled.
  */
-import { ConfigError } from '../config/error.ts';
+import { ConfigError } from '../../core/config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
 import { loadConfig } from '../config/load.ts';
-import type { GatewayConfig } from '../config/schema.ts';
+import type { GatewayConfig } from '../../core/config/schema.ts';
 import {
   DEFINED_IN_FILE,
   DISCOVERY_FAILED,
@@ -28,19 +28,19 @@ import {
   MODELS_REQUIRED,
   PROVIDER_EXISTS,
   PROVIDER_NOT_FOUND,
-} from '../error-codes.ts';
-import { GatewayError } from '../errors.ts';
-import { applyPatch, type KeyPatch, type KeySettingName, type KeySettings, rfc3339, settingsOf, unenforcedSettings } from '../key-settings.ts';
-import { hashSecret, type KeyListing, type RuntimeKeyRecord } from '../keys.ts';
-import { buildProvider, type ProviderDeps } from '../plugins/build-provider.ts';
-import { PluginError } from '../plugins/loader.ts';
-import type { Provider } from '../provider.ts';
-import type { MemberPool } from '../resilience/member.ts';
-import type { Store } from '../store/types.ts';
+} from '../../core/error-codes.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { applyPatch, type KeyPatch, type KeySettingName, type KeySettings, rfc3339, settingsOf, unenforcedSettings } from '../../core/key-settings.ts';
+import { hashSecret, type KeyListing, type RuntimeKeyRecord } from '../../core/keys.ts';
+import { buildProvider, type ProviderDeps } from '../build-provider.ts';
+import { PluginError } from '../../core/plugins/loader.ts';
+import type { Provider } from '../../core/provider.ts';
+import type { MemberPool } from '../../core/resilience/member.ts';
+import type { Store } from '../../core/store/types.ts';
 import { providerListing, type ProviderListing } from './listing.ts';
 import { RuntimeRecords, type ProviderRecord } from './records.ts';
 import { applyReloadable } from './restart-only.ts';
-import { reconcile, type BuiltProvider, type Snapshot } from './snapshot.ts';
+import { reconcile, type BuiltProvider, type Snapshot } from '../../core/runtime/snapshot.ts';
 
 /** What `POST /v1/admin/providers` accepts (validated by the admin route). */
 export interface ProviderInput {

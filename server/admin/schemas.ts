@@ -3,7 +3,7 @@
  * these (timeout_seconds, api_version…) go to the kind's own schema, which checks them.
  */
 import { z } from 'zod';
-import { keyPatchSchema, keySettingsShape, MAX_GRACE_SECONDS } from '../key-settings.ts';
+import { keyPatchSchema, keySettingsShape, MAX_GRACE_SECONDS } from '../../core/key-settings.ts';
 
 const name = z
   .string({ error: 'required: a name of letters, digits, "_", "-" or "."' })
