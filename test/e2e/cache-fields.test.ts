@@ -123,3 +123,19 @@ test('Messages client on the openai kind (translated): cache_control dropped whe
   t.is(warned.length, 1);
   t.regex(warned[0]!, /\(at system\[0\]\.cache_control and 2 more\)|\(at tools\[0\]\.cache_control and 2 more\)/);
 });
+
+test('chat client on the gemini kind (translated): cache_control on content parts and tools dropped, each logged at debug', async (t) => {
+  const { gw, received } = await setup(t, 'gemini', 'gemini-2.5-flash', GEMINI);
+  const r = await post(gw, '/v1/chat/completions', {
+    model: 'gemini-2.5-flash',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Fix the bug.', cache_control: EPHEMERAL }] }],
+    tools: [{ type: 'function', function: { name: 'read', parameters: { type: 'object' } }, cache_control: EPHEMERAL }],
+  });
+  t.is(r.status, 200);
+  t.false(JSON.stringify(received[0]!.json).includes('cache_control'));
+  const warned = dropped(gw).filter((w) => w.includes('cache_control dropped'));
+  t.deepEqual(
+    warned.map((w) => w.split(' ')[0]),
+    ['messages[0].content[0].cache_control', 'tools[0].cache_control'],
+  );
+});

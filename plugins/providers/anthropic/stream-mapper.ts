@@ -12,7 +12,7 @@ import { parseEventObject } from '../../../core/format/sse-data.ts';
 import type { SseEvent, StreamMapper } from '../../../core/provider.ts';
 import { refusalText } from './from-messages-response.ts';
 import { mapStopReason } from './map-stop-reason.ts';
-import { fromMessagesUsage as mapUsage } from '../../formats/anthropic-messages/map-usage.ts';
+import { fromMessagesUsage as mapUsage, mergeMessagesUsage } from '../../formats/anthropic-messages/map-usage.ts';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 type Phase = 'before_start' | 'streaming' | 'stopped';
@@ -177,10 +177,7 @@ export class AnthropicStreamMapper implements StreamMapper {
 
   /** message_start has input and cache counts; message_delta the cumulative output, and since 2025 may repeat the rest. */
   #takeUsage(usage: Record<string, unknown>): void {
-    for (const key of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const) {
-      const n = usage[key];
-      if (typeof n === 'number') this.#usage[key] = n;
-    }
+    mergeMessagesUsage(this.#usage, usage);
     this.#unsent = true;
   }
 
