@@ -29,6 +29,7 @@ const info: GatewayInfo = {
   keyNames: () => ['default'],
   key: () => KEY,
   keyTags: () => undefined,
+  providers: () => [],
   now: () => Date.now(),
   version: '0',
   maxBodyBytes: 33_554_432,

@@ -190,5 +190,5 @@ export function formatScenario(r: ScenarioResult): string {
 /** The aims table. */
 export function formatAims(aims: AimCheck[]): string {
   if (aims.length === 0) return 'aims: none of their scenarios ran\n';
-  return `aims (from the bench, Gemini and Responses issues)\n${aims.map((a) => `  ${a.met ? 'met ' : 'MISS'}  ${a.aim.padEnd(44)} ${a.scenario.padEnd(31)} ${a.unit === 'x' ? `${a.value.toFixed(2)}x` : a.unit === 'µs' ? `${a.value.toFixed(1)} µs` : `${a.value.toFixed(3)} ms`}`).join('\n')}\n`;
+  return `aims (from the bench, Gemini and Responses issues)\n${aims.map((a) => `  ${a.met ? 'met ' : 'MISS'}  ${a.aim.padEnd(44)} ${a.scenario.padEnd(31)} ${a.unit === 'x' ? `${a.value.toFixed(2)}x` : a.unit === 'µs' ? `${a.value.toFixed(1)} µs` : a.unit === '%' ? `${a.value.toFixed(2)}%` : `${a.value.toFixed(3)} ms`}`).join('\n')}\n`;
 }

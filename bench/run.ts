@@ -28,6 +28,8 @@ import { formatTranslate, measureTranslate, type TranslateResult } from './respo
 import { scenarios, type Scenario } from './scenarios.ts';
 import { GW_LOG_LEVEL, ROOT, haveRedisServer, missingPlugins, startGw, startRedis, startUpstream, type Gw, type Redis } from './setup.ts';
 
+import { ALERTS_EVAL, formatAlerts, gwCpuUsPerRequest, measureAlerts, type AlertsEvalRow } from './alerts-micro.ts';
+
 /** The name `--only` knows the in-process Responses translation micro-benchmark by. */
 const TRANSLATE = 'responses-translate';
 
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${TRANSLATE.padEnd(22)} in-process: chat chunks → Responses events → SSE text, µs per event\n`);
     process.stdout.write(`${HEADLINE.padEnd(22)} issue 14's figures vs their targets: floor proxy, five extensions, added p50, RSS, 5,000 open streams\n`);
     process.stdout.write(`${OTEL.padEnd(22)} the otel extension (sampling 1.0, OTLP to a local receiver) vs none: throughput and added p50, ABBA\n`);
+    process.stdout.write(`${ALERTS_EVAL.padEnd(22)} in-process: the alerts extension's CPU per request (its onFinish tap and check timer), ABBA\n`);
     return;
   }
   if (values.profile) {
@@ -56,7 +59,9 @@ async function main(): Promise<void> {
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const unknown = only?.filter((n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && n !== OTEL && !scenarios.some((s) => s.name === n));
+  const unknown = only?.filter(
+    (n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && n !== OTEL && n !== ALERTS_EVAL && !scenarios.some((s) => s.name === n),
+  );
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
   const seconds = envNumber('BENCH_SECONDS', 4);
@@ -124,6 +129,11 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
     responses = measureTranslate(Math.round(500 * seconds), 100);
     process.stdout.write(`${formatTranslate(responses)}\n`);
   }
+  let alertsEval: AlertsEvalRow[] | undefined;
+  if (!only || only.includes(ALERTS_EVAL)) {
+    process.stderr.write(`running ${ALERTS_EVAL}…\n`);
+    alertsEval = await measureAlerts();
+  }
   // a full run also measures a virtual key's admission in process (issue 13's aim)
   let admission: Awaited<ReturnType<typeof import('./admission.ts').runAdmission>> | undefined;
   if (!only) {
@@ -144,12 +154,28 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       limit: 10,
       met: r.usPerEvent <= 10,
     });
+  if (alertsEval) {
+    const gwUs = gwCpuUsPerRequest(results.find((r) => r.name === 'json-c50')?.gw?.gwCpuMsPerReq);
+    process.stdout.write(`\n${formatAlerts(alertsEval, gwUs)}`);
+    if (gwUs !== undefined)
+      for (const r of alertsEval) {
+        const share = (r.usPerRequest / gwUs) * 100;
+        aims.push({
+          aim: `alerts evaluation < 2% of gw's CPU per request (${r.what})`,
+          scenario: ALERTS_EVAL,
+          value: share,
+          unit: '%',
+          limit: 2,
+          met: share < 2,
+        });
+      }
+  }
   if (aims.length || !headline) process.stdout.write(formatAims(aims));
   if (headline) process.stdout.write(`\n${formatHeadline(headline.figures)}`);
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
   await writeFile(
     file,
-    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, admission, aims, headline, otel }, null, 2)}\n`,
+    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, alertsEval, admission, aims, headline, otel }, null, 2)}\n`,
   );
   process.stdout.write(`\nwritten: ${file}\n`);
 }

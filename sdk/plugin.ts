@@ -14,6 +14,7 @@
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
+ *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
@@ -40,6 +41,7 @@ export type {
   ExtensionSetup,
   GatewayInfo,
   Price,
+  ProviderStatus,
   ProviderPlugin,
   ProviderSetup,
   RoutingSetting,
@@ -66,6 +68,9 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 // virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';
 export { keyInfo } from '../core/keys.ts';
+// facts a plugin leaves in rc.state for the others (sdk/facts.ts): the budget's charge of a request
+export { BUDGET_SETTLED } from './facts.ts';
+export type { BudgetSettled } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT, priceOf } from '../core/plugins/helpers.ts';
 
 // the store, and what a store backend needs beyond its contract

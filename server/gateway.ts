@@ -90,6 +90,13 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     keyNames: () => snapshot.keys.names(),
     key: (name) => snapshot.keys.info(name),
     keyTags: (name) => snapshot.keys.info(name)?.tags,
+    providers: () =>
+      Array.from(snapshot.table.members.values(), (m) => ({
+        name: m.provider.name,
+        kind: m.provider.kind,
+        circuit: m.breaker.state,
+        health: () => m.health.report(),
+      })),
     now: clock,
     version: GW_VERSION,
     maxBodyBytes: config.max_body_bytes,

@@ -10,12 +10,13 @@ export const token = {
   clear: () => sessionStorage.removeItem(TOKEN),
 };
 
-/** An answer that was not 2xx: `status` (0 = gw unreachable), gw's message and code. */
+/** An answer that was not 2xx: `status` (0 = gw unreachable), gw's message, code and the field it names (`param`). */
 export class ApiError extends Error {
-  constructor(status, message, code) {
+  constructor(status, message, code, param) {
     super(message);
     this.status = status;
     this.code = code;
+    this.param = param;
   }
 }
 
@@ -49,7 +50,12 @@ export async function call(method, path, { body, optional, auth = token.get(), q
   if (res.ok) return json;
   const err = json?.error ?? {};
   if (res.status === 404 && err.code === 'route_not_found' && optional) return null;
-  const e = new ApiError(res.status, typeof err.message === 'string' ? err.message : `HTTP ${res.status}`, err.code);
+  const e = new ApiError(
+    res.status,
+    typeof err.message === 'string' ? err.message : `HTTP ${res.status}`,
+    err.code,
+    typeof err.param === 'string' ? err.param : undefined,
+  );
   if (res.status === 401 && !quiet) onUnauthorized(e);
   return Promise.reject(e);
 }
@@ -78,7 +84,12 @@ export async function signIn(candidate) {
 
 export const api = {
   keys: () => call('GET', '/v1/admin/keys').then((r) => r.data),
-  createKey: (name) => call('POST', '/v1/admin/keys', { body: { name } }),
+  /** Creates a key with `{name, ...settings}`; the answer carries the secret once. */
+  createKey: (settings) => call('POST', '/v1/admin/keys', { body: settings }),
+  /** Changes a key's settings: a JSON merge patch (null unsets, tags merge tag by tag). */
+  patchKey: (name, patch) => call('PATCH', `/v1/admin/keys/${encodeURIComponent(name)}`, { body: patch }),
+  /** New secret; the previous one stays valid `grace_seconds` (0: ends at once). */
+  rotateKey: (name, graceSeconds) => call('POST', `/v1/admin/keys/${encodeURIComponent(name)}/rotate`, { body: { grace_seconds: graceSeconds } }),
   revokeKey: (name) => call('DELETE', `/v1/admin/keys/${encodeURIComponent(name)}`),
   providers: () => call('GET', '/v1/admin/providers').then((r) => r.data),
   createProvider: (p) => call('POST', '/v1/admin/providers', { body: p }),
@@ -89,6 +100,10 @@ export const api = {
   /** Usage series ({bucket, group_by, from, to}), or null without the usage extension. */
   usageSeries: (q) => call('GET', `/v1/usage${qs(q)}`, { optional: true }),
   budget: () => call('GET', '/v1/budget', { optional: true }),
+  /** Every recorded budget period of every key ({key, period, period_start, resets_at, spent_usd}), or null without the budget extension. */
+  budgetHistory: () => call('GET', '/v1/budget?history=true', { optional: true }),
+  /** Recent alerts, webhooks and rules, or null without the alerts extension. */
+  alerts: (q) => call('GET', `/v1/alerts${qs(q ?? {})}`, { optional: true }),
   budgetSeries: (q) => call('GET', `/v1/budget${qs(q)}`, { optional: true }),
   rateLimits: () => call('GET', '/v1/rate_limit', { optional: true }),
   /** Request log entries (newest first), or null without the request_log extension. */

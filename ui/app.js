@@ -1,7 +1,8 @@
 // The console's shell: sign-in, navigation (hash routes: no server routes, nothing secret
-// in a URL) and the five pages. Every number on a page comes from the admin API (api.js).
+// in a URL) and the pages. Every number on a page comes from the admin API (api.js).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { Alerts } from './alerts.js';
 import { signIn, token, whenUnauthorized } from './api.js';
 import { html } from './html.js';
 import { Keys } from './keys.js';
@@ -16,6 +17,7 @@ const PAGES = [
   ['models', 'Models & providers', Models, 'Models'],
   ['requests', 'Requests', Requests],
   ['traces', 'Traces', Traces],
+  ['alerts', 'Alerts', Alerts],
 ];
 
 const route = () => {

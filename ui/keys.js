@@ -1,9 +1,12 @@
-// Keys: every gateway key with its spend against its budget, its rate-limit window use and
-// the models it used; create a key (its secret shown once) and revoke one made at runtime.
+// Keys: every gateway key with its spend against its budget, its rate-limit window use, its
+// settings and the models it used; manage one (key-detail.js: edit, rotate, past periods),
+// create a key with any setting (its secret shown once) and revoke one made at runtime.
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { count, usd } from './format.js';
 import { html } from './html.js';
+import { KeyDetail, utc } from './key-detail.js';
+import { createBody, fieldOf, formValues, SettingsFields } from './key-form.js';
 import { Problem, useLoad } from './load.js';
 
 /** A bar for `used` of `limit`, amber from 75%, red from 100%. */
@@ -36,6 +39,7 @@ function Revoke({ name, onDone, onError }) {
 function CreateKey({ created, setCreated, onCreated }) {
   const [error, setError] = useState(null);
   const [copied, setCopied] = useState(false);
+  const [values, setValues] = useState(() => formValues());
   const submit = async (e) => {
     e.preventDefault();
     const form = e.currentTarget;
@@ -43,9 +47,10 @@ function CreateKey({ created, setCreated, onCreated }) {
     setError(null);
     setCopied(false);
     try {
-      const k = await api.createKey(name);
+      const k = await api.createKey({ name, ...createBody(values) });
       setCreated(k);
       form.reset();
+      setValues(formValues());
       onCreated();
     } catch (err) {
       setError(err);
@@ -60,11 +65,12 @@ function CreateKey({ created, setCreated, onCreated }) {
     }
   };
   return html`<section class="panel">
-    <div class="panel-head"><h2>Create a key</h2><span class="muted">Runtime keys are stored hashed; the secret is shown once.</span></div>
-    <${Problem} error=${error} />
-    <form class="inline" method="post" onSubmit=${submit}>
-      <label class="field"><span>Name</span><input name="name" required pattern="[A-Za-z0-9_.\\-]{1,64}" placeholder="e.g. ci-bot" aria-label="Key name" /></label>
-      <button class="primary" type="submit">Create key</button>
+    <div class="panel-head"><h2>Create a key</h2><span class="muted">Runtime keys are stored hashed; the secret is shown once. Every setting is optional.</span></div>
+    ${error && !fieldOf(error) ? html`<${Problem} error=${error} />` : null}
+    <form class="stack create-key" method="post" onSubmit=${submit}>
+      <label class="field"><span>Name</span><input name="name" required pattern="[A-Za-z0-9_.\\-]{1,64}" placeholder="e.g. ci-bot" aria-label="Key name" /><small class="hint">letters, digits, "_", "-", "."</small></label>
+      <${SettingsFields} prefix="new" values=${values} error=${error} onInput=${(n, v) => setValues((s) => ({ ...s, [n]: v }))} />
+      <div class="controls"><button class="primary" type="submit">Create key</button></div>
     </form>
     ${
       created
@@ -77,15 +83,29 @@ function CreateKey({ created, setCreated, onCreated }) {
   </section>`;
 }
 
+/** A key's settings in one cell: models, period, expiry, tags, parallel cap. */
+function Settings({ k }) {
+  const parts = [];
+  if (k.models) parts.push(html`<span class="chip" title="models">${k.models.join(', ')}</span>`);
+  if (k.budget_period && k.budget_period !== 'lifetime') parts.push(html`<span class="chip">${k.budget_period}</span>`);
+  if (k.expires_at)
+    parts.push(html`<span class=${`chip${k.expired ? ' bad' : ''}`} title="expires at">${k.expired ? 'expired' : 'expires'} ${utc(k.expires_at)}</span>`);
+  if (k.tags) for (const [t, v] of Object.entries(k.tags)) parts.push(html`<span class="chip" title="tag">${t}=${v}</span>`);
+  if (k.max_parallel_requests) parts.push(html`<span class="chip" title="parallel requests">≤ ${k.max_parallel_requests} at once</span>`);
+  return parts.length ? html`<span class="chips">${parts}</span>` : html`<span class="muted">defaults</span>`;
+}
+
 export function Keys() {
   const [actionError, setActionError] = useState(null);
   const [revoked, setRevoked] = useState(null);
   // the secret of the key just created: shown until dismissed, or until that key is revoked
   const [created, setCreated] = useState(null);
+  // the key being managed (its panel under the table)
+  const [selected, setSelected] = useState(null);
   const { data, error, loading, reload } = useLoad(
     async () => {
-      const [keys, budget, limits, usage] = await Promise.all([api.keys(), api.budget(), api.rateLimits(), api.usage()]);
-      return { keys, budget, limits, usage };
+      const [keys, budget, limits, usage, history] = await Promise.all([api.keys(), api.budget(), api.rateLimits(), api.usage(), api.budgetHistory()]);
+      return { keys, budget, limits, usage, history };
     },
     [],
     { refreshMs: 10_000 },
@@ -95,7 +115,8 @@ export function Keys() {
     const b = data.budget?.find((x) => x.key === k.name);
     const l = data.limits?.find((x) => x.key === k.name);
     const models = (data.usage ?? []).filter((u) => u.key === k.name).sort((a, z) => z.total_tokens - a.total_tokens);
-    return { ...k, budget: b, limit: l, models };
+    // the listing's own fields (budget, models…) are settings: what was spent and used goes beside them
+    return { ...k, spend: b, limit: l, used: models };
   });
   return html`<div class="page-head"><div><h1>Keys</h1><div class="sub">Gateway keys: spend against budget, rate-limit use in the current window, models used.</div></div></div>
     <${Problem} error=${error || actionError} />
@@ -107,30 +128,38 @@ export function Keys() {
           : rows.length === 0
             ? html`<p class="empty">No gateway keys: the gateway runs open. Create one below.</p>`
             : html`<div class="scroll"><table class="cards keys">
-        <thead><tr><th>Name</th><th>Key</th><th>Spend / budget</th><th>Requests / min</th><th>Tokens / min</th><th>Models used</th><th></th></tr></thead>
+        <thead><tr><th>Name</th><th>Key</th><th>Spend / budget</th><th>Requests / min</th><th>Tokens / min</th><th>Settings</th><th>Models used</th><th></th></tr></thead>
         <tbody>${rows.map(
           (k) => html`<tr data-key=${k.name}>
           <td data-label="Name"><span><b>${k.name}</b> <span class=${`badge ${k.source === 'runtime' ? 'ok' : ''}`}>${k.source}</span></span></td>
           <td data-label="Key"><code>${k.key}</code></td>
-          <td data-label="Spend / budget">${k.budget ? html`<${Meter} used=${k.budget.spent_usd} limit=${k.budget.budget_usd} text=${`${usd(k.budget.spent_usd)} of ${usd(k.budget.budget_usd)}${k.budget.reserved_usd ? ` (+${usd(k.budget.reserved_usd)} held)` : ''}`} />` : html`<span class="muted">${data.budget === null ? 'budget off' : '–'}</span>`}</td>
+          <td data-label="Spend / budget">${k.spend ? html`<${Meter} used=${k.spend.spent_usd} limit=${k.spend.budget_usd} text=${`${usd(k.spend.spent_usd)} of ${usd(k.spend.budget_usd)}${k.spend.reserved_usd ? ` (+${usd(k.spend.reserved_usd)} held)` : ''}`} />` : html`<span class="muted">${data.budget === null ? 'budget off' : '–'}</span>`}</td>
           <td data-label="Requests / min">${k.limit ? html`<${Meter} used=${k.limit.requests} limit=${k.limit.requests_per_minute} text=${`${count(k.limit.requests)} of ${count(k.limit.requests_per_minute)}`} />` : html`<span class="muted">${data.limits === null ? 'no limit' : '–'}</span>`}</td>
           <td data-label="Tokens / min">${k.limit?.tokens_per_minute ? html`<${Meter} used=${k.limit.tokens} limit=${k.limit.tokens_per_minute} text=${`${count(k.limit.tokens)} of ${count(k.limit.tokens_per_minute)}`} />` : html`<span class="muted">no limit</span>`}</td>
-          <td data-label="Models used">${k.models.length ? html`<span class="chips">${k.models.slice(0, 6).map((m) => html`<span class="chip" title=${`${count(m.requests)} requests, ${count(m.prompt_tokens)} prompt + ${count(m.completion_tokens)} completion tokens`}>${m.model} · ${count(m.total_tokens)}</span>`)}${k.models.length > 6 ? html`<span class="chip">+${k.models.length - 6}</span>` : null}</span>` : html`<span class="muted">${data.usage === null ? 'usage off' : 'none yet'}</span>`}</td>
-          <td data-label="">${
+          <td data-label="Settings"><${Settings} k=${k} /></td>
+          <td data-label="Models used">${k.used.length ? html`<span class="chips">${k.used.slice(0, 6).map((m) => html`<span class="chip" title=${`${count(m.requests)} requests, ${count(m.prompt_tokens)} prompt + ${count(m.completion_tokens)} completion tokens`}>${m.model} · ${count(m.total_tokens)}</span>`)}${k.used.length > 6 ? html`<span class="chip">+${k.used.length - 6}</span>` : null}</span>` : html`<span class="muted">${data.usage === null ? 'usage off' : 'none yet'}</span>`}</td>
+          <td data-label=""><span class="controls"><button class="small" aria-expanded=${selected === k.name} onClick=${() => setSelected(selected === k.name ? null : k.name)}>${k.source === 'runtime' ? 'Manage' : 'View'}</button>${
             k.source === 'runtime'
               ? html`<${Revoke} name=${k.name} onError=${setActionError} onDone=${(n) => {
                   setActionError(null);
                   setRevoked(n);
                   if (created?.name === n) setCreated(null);
+                  if (selected === n) setSelected(null);
                   reload();
                 }} />`
-              : html`<span class="muted" title="Defined in the config file: remove it there, then reload">config file</span>`
-          }</td>
+              : html`<span class="muted" title="Defined in the config file: edit or remove it there, then reload">config file</span>`
+          }</span></td>
         </tr>`,
         )}</tbody>
       </table></div>`
       }
     </section>
+    ${(() => {
+      const k = selected && rows.find((r) => r.name === selected);
+      if (!k) return null;
+      const history = data.history === null ? null : (data.history ?? []).filter((h) => h.key === k.name).reverse();
+      return html`<${KeyDetail} key=${`${k.name}:${k.source}`} k=${k} budget=${data.budget === null ? null : k.spend} history=${history} onChanged=${reload} onClose=${() => setSelected(null)} />`;
+    })()}
     <${CreateKey} created=${created} setCreated=${setCreated} onCreated=${() => {
       setRevoked(null);
       reload();

@@ -43,7 +43,7 @@ function keySettingFlags(c: Command): Command {
     .option('--max-parallel <n>', 'requests in flight at once (429 beyond it)', flags.positiveInt);
 }
 
-/** Adds providers, keys, models, usage, budget, requests, cache and reload to `program`. */
+/** Adds providers, keys, models, usage, budget, requests, cache, alerts and reload to `program`. */
 export function registerManagementCommands(program: Command): void {
   const providers = program.command('providers').description('list, create and delete providers').addHelpText('after', ENV_HELP);
   providers
@@ -138,6 +138,18 @@ export function registerManagementCommands(program: Command): void {
     .description('delete every cached response')
     .option(...JSON_FLAG)
     .action(async (o) => (await import('./extensions.ts')).cacheClear(o));
+  const alerts = program.command('alerts').description('recent alerts and a test of the webhooks (alerts extension)').addHelpText('after', ENV_HELP);
+  alerts
+    .command('list')
+    .description('the recent alerts, newest first')
+    .option('--limit <n>', 'at most this many', positiveInt)
+    .option(...JSON_FLAG)
+    .action(async (o) => (await import('./alerts.ts')).list(o));
+  alerts
+    .command('test')
+    .description('send a sample alert to every webhook now and print what each answered (non-zero exit when one failed)')
+    .option(...JSON_FLAG)
+    .action(async (o) => (await import('./alerts.ts')).test(o));
   program
     .command('reload')
     .description('make the server re-read its config file (as SIGHUP does)')

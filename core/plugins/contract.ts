@@ -12,6 +12,8 @@ import type { Hooks } from '../hooks.ts';
 import type { KeySettingName } from '../key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../http/client.ts';
 import type { Provider } from '../provider.ts';
+import type { BreakerState } from '../resilience/breaker.ts';
+import type { HealthReport } from '../resilience/health.ts';
 import type { Generate } from '../pipeline/generate.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { ErrorShape, KeySource, RouteMethod } from '../routes/registry.ts';
@@ -44,6 +46,12 @@ export interface GatewayInfo {
   key(name: string): KeyInfo | undefined;
   /** A key's tags (`tags` of a virtual key), for grouping usage and spend; undefined when it has none. */
   keyTags(name: string): Readonly<Record<string, string>> | undefined;
+  /**
+   * The providers routed to now, as this instance sees them: circuit breaker state, and
+   * `health()` (attempts, failures, latency and TTFB p50/p95 over the last 5 and 60 minutes)
+   * built when called. Read it on a timer, never per request.
+   */
+  providers(): ProviderStatus[];
   /** The gateway's clock, epoch ms: extensions that keep calendar periods read time here (tests inject it). */
   now(): number;
   /** The gw version (package.json), e.g. "0.2.0". */
@@ -53,6 +61,16 @@ export interface GatewayInfo {
    * expands a request from its own state (stored history) keeps the expanded body within it.
    */
   readonly maxBodyBytes: number;
+}
+
+/** One provider as GatewayInfo.providers() shows it (this instance's state; nothing shared). */
+export interface ProviderStatus {
+  readonly name: string;
+  readonly kind: string;
+  /** `closed` (healthy), `open` (skipped during the cooldown) or `half_open` (one probe allowed). */
+  readonly circuit: BreakerState;
+  /** This instance's traffic to it over the last 5 and 60 minutes (core/resilience/health.ts). */
+  health(): HealthReport;
 }
 
 /** Admin-only routes an extension mounts (admin token checked by the core; errors in OpenAI shape). */

@@ -72,6 +72,17 @@ export function client(gw: TestGateway, key = KEY): OpenAI {
   return new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 });
 }
 
+/** Admin call with a JSON body (none when `body` is undefined): status and parsed body (undefined when empty). */
+export async function adminJson(gw: { url: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : undefined };
+}
+
 /** Admin call: returns status and parsed body (undefined when empty). */
 export async function admin(gw: { url: string }, method: string, path: string, token = ADMIN_TOKEN): Promise<{ status: number; body: any }> {
   const r = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });

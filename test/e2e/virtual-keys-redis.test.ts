@@ -7,10 +7,10 @@
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
-import { admin, HI, json, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, adminJson, HI, json, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
 /** docs/design.md "Store and processes": runtime provider and key changes reach every instance within 2 s. */
 const PROPAGATION_MS = 2000;
@@ -37,16 +37,6 @@ async function instances(
   });
   for (let i = 0; i < n; i++) gws.push(await startGateway(toml, opts));
   return gws;
-}
-
-async function adminJson(gw: { url: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : undefined };
 }
 
 /** Polls `check` until it holds; the ms it took, or a failed test past `limitMs`. */

@@ -7,9 +7,9 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
-import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
-import { admin, client, HI, json, openaiUpstream, post } from './ext-helpers.ts';
+import { admin, adminJson, client, HI, json, openaiUpstream, post } from './ext-helpers.ts';
 
 const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5', 'text-embedding-3-small'];
 
@@ -32,17 +32,6 @@ async function gatewayWith(
     await up.close();
   });
   return gw;
-}
-
-/** An admin call with a JSON body; status and parsed body. */
-async function adminJson(gw: { url: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : undefined };
 }
 
 const chatCalls = (up: MockUpstream) => up.received.filter((r) => r.url === '/v1/chat/completions').length;

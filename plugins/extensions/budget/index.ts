@@ -37,6 +37,8 @@ import {
   accountOf,
   badRequest,
   BUCKETS_KEY,
+  BUDGET_SETTLED,
+  type BudgetSettled,
   chargeable,
   chargedUsage,
   DAY_MS,
@@ -54,7 +56,7 @@ import {
   wantsSeries,
 } from 'gw/plugin';
 import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
-import { PeriodClock, rfc3339 } from './period.ts';
+import { PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
 import { budgetHistory, counterKey, listBudgets, usd } from './spend.ts';
 
 export type { BudgetEntry, HistoryEntry } from './spend.ts';
@@ -92,6 +94,9 @@ interface Hold {
   counter: string;
   price: Price;
   estimate: number;
+  /** The budget it was admitted against, USD, and its period (undefined: lifetime). */
+  limit: number;
+  window: PeriodWindow | undefined;
 }
 
 const SHAPE: SeriesShape = {
@@ -158,7 +163,7 @@ export default defineExtension({
         const need = v.value + v.held < limit ? estimate : undefined;
         throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held, need, period: w?.period, resets: w?.end });
       }
-      rc.state.set(HOLD, { id, account, counter, price, estimate } satisfies Hold);
+      rc.state.set(HOLD, { id, account, counter, price, estimate, limit, window: w } satisfies Hold);
       return undefined;
     });
 
@@ -175,11 +180,20 @@ export default defineExtension({
       const u = chargedUsage(rc);
       const spent = u ? usageUsd(price, u) : h.estimate;
       const settled = store.settle(h.counter, h.id, { usd: spent });
-      if (!buckets) return void (await settled);
-      await Promise.all([
+      const [after] = await Promise.all([
         settled,
-        store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
+        buckets && store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
       ]);
+      // the spend after this charge, for plugins that watch budgets (alerts): the store's atomic result
+      rc.state.set(BUDGET_SETTLED, {
+        key: h.account,
+        spentUsd: after.usd ?? spent,
+        costUsd: spent,
+        budgetUsd: h.limit,
+        period: h.window?.period,
+        periodStart: h.window?.start,
+        resetsAt: h.window?.end,
+      } satisfies BudgetSettled);
     }
     hooks.onResponse.tapPromise(PLUGIN_NAME, settle);
     // a stream charged for what it streamed settles; every other failure releases its hold

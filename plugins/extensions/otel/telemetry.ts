@@ -8,6 +8,7 @@
  * `max_queue_size`), one export runs at a time for at most `export_timeout_ms`, and what does
  * not fit or fails is dropped and counted (SpanAccount, `gw_otel_spans_dropped_total`).
  */
+import { randomUUID } from 'node:crypto';
 import type { Tracer } from '@opentelemetry/api';
 import type { Meter } from '@opentelemetry/api';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -17,7 +18,7 @@ import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter
 import { detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { OtelSettings } from './config.ts';
 import { SpanAccount } from './span-account.ts';
 
@@ -93,11 +94,14 @@ export function createTelemetry(s: OtelSettings, version: string): Telemetry {
 
 /**
  * `service.name` (the section's, else `OTEL_SERVICE_NAME`, else "gw"), `service.version`,
- * `OTEL_RESOURCE_ATTRIBUTES`, then the section's `resource_attributes` over them.
+ * `service.instance.id` (a random UUID per process, as the conventions recommend: each
+ * `--workers` worker and each instance exports delta metrics of its own, which a backend
+ * adds up only when their resources differ), `OTEL_RESOURCE_ATTRIBUTES`, then the section's
+ * `resource_attributes` over them.
  */
 function buildResource(s: OtelSettings, version: string): Resource {
   const fromEnv = detectResources({ detectors: [envDetector] });
-  const defaults = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'gw', [ATTR_SERVICE_VERSION]: version });
+  const defaults = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'gw', [ATTR_SERVICE_VERSION]: version, [ATTR_SERVICE_INSTANCE_ID]: randomUUID() });
   let r = defaults.merge(fromEnv).merge(resourceFromAttributes(s.resourceAttributes));
   if (s.serviceName !== undefined) r = r.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: s.serviceName }));
   return r;

@@ -1,0 +1,188 @@
+/**
+ * Webhook deliveries, off the request path: a bounded FIFO (full → the new delivery is
+ * dropped and counted), at most `concurrency` POSTs in flight, each with its own timeout,
+ * retried with exponential backoff and jitter up to the webhook's `max_attempts` on a
+ * network error, a timeout, 408, 429 or 5xx (other 4xx are the receiver saying no: not
+ * retried). Every attempt is logged with the webhook's name and the answer's status —
+ * never its URL (a Slack URL is a secret) or its headers. Closing aborts what is in flight
+ * and drops what waits.
+ */
+import type { Logger } from 'pino';
+import type { Webhook } from './config.ts';
+import { type AlertEvent, slackBody } from './event.ts';
+
+interface Delivery {
+  webhook: Webhook;
+  event: AlertEvent;
+  body: string;
+  /** Attempts made so far. */
+  attempts: number;
+}
+
+/** Outcome of one attempt: the receiver's status (0 = no answer) and whether to try again. */
+export interface AttemptResult {
+  ok: boolean;
+  status: number;
+  error?: string;
+  retry: boolean;
+}
+
+/** Counts by outcome, for /metrics. */
+export interface DeliveryCounts {
+  delivered: number;
+  failed: number;
+  retried: number;
+  dropped: number;
+}
+
+export class Deliveries {
+  /** Ring buffer of waiting deliveries (a FIFO with no shifting). */
+  private readonly ring: Array<Delivery | undefined>;
+  private head = 0;
+  private size = 0;
+  private inflight = 0;
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly closing = new AbortController();
+  readonly counts: DeliveryCounts = { delivered: 0, failed: 0, retried: 0, dropped: 0 };
+  /** Resolvers waiting for the queue to drain (tests, `alerts test`). */
+  private idleWaiters: Array<() => void> = [];
+
+  private readonly concurrency: number;
+  private readonly log: Logger;
+
+  constructor(capacity: number, concurrency: number, log: Logger) {
+    this.ring = new Array(capacity);
+    this.concurrency = concurrency;
+    this.log = log;
+  }
+
+  /** Queues `event` for `webhook`; false when the queue is full (the delivery is dropped and counted). */
+  send(webhook: Webhook, event: AlertEvent): boolean {
+    if (this.closing.signal.aborted) return false;
+    if (this.size === this.ring.length) {
+      this.counts.dropped++;
+      this.log.warn({ webhook: webhook.name, alert: event.id }, 'alerts: delivery queue full, alert dropped for this webhook');
+      return false;
+    }
+    this.ring[(this.head + this.size++) % this.ring.length] = { webhook, event, body: bodyFor(webhook, event), attempts: 0 };
+    this.pump();
+    return true;
+  }
+
+  /** Resolves once nothing waits, runs or is scheduled for a retry. */
+  idle(): Promise<void> {
+    if (this.busy() === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Aborts deliveries in flight and drops waiting ones and retries. */
+  close(): void {
+    this.closing.abort();
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
+    this.ring.fill(undefined);
+    this.size = 0;
+    this.settle();
+  }
+
+  private busy(): number {
+    return this.size + this.inflight + this.retryTimers.size;
+  }
+
+  private pump(): void {
+    while (this.inflight < this.concurrency && this.size > 0) {
+      const d = this.ring[this.head]!;
+      this.ring[this.head] = undefined;
+      this.head = (this.head + 1) % this.ring.length;
+      this.size--;
+      this.inflight++;
+      void this.run(d);
+    }
+  }
+
+  private async run(d: Delivery): Promise<void> {
+    d.attempts++;
+    const t0 = performance.now();
+    const r = await attempt(d.webhook, d.body, this.closing.signal);
+    this.inflight--;
+    const fields = {
+      webhook: d.webhook.name,
+      alert: d.event.id,
+      rule: d.event.rule,
+      attempt: d.attempts,
+      status: r.status,
+      ms: Math.round(performance.now() - t0),
+    };
+    if (r.ok) {
+      this.counts.delivered++;
+      this.log.info(fields, 'alerts: delivered');
+    } else if (this.closing.signal.aborted) {
+      // shutting down: nothing to retry, nothing to report
+    } else if (r.retry && d.attempts < d.webhook.max_attempts) {
+      const wait = backoffMs(d.webhook.retry_base_ms, d.attempts);
+      this.counts.retried++;
+      this.log.warn({ ...fields, error: r.error, retry_in_ms: wait }, 'alerts: delivery failed, will retry');
+      const timer = setTimeout(() => {
+        this.retryTimers.delete(timer);
+        if (this.closing.signal.aborted) return;
+        this.inflight++;
+        void this.run(d);
+      }, wait);
+      timer.unref();
+      this.retryTimers.add(timer);
+    } else {
+      this.counts.failed++;
+      this.log.error({ ...fields, error: r.error }, `alerts: delivery failed after ${d.attempts} attempt(s), giving up`);
+    }
+    this.pump();
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.busy() > 0 || !this.idleWaiters.length) return;
+    const w = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const r of w) r();
+  }
+}
+
+/** The body a webhook gets: Slack's message shape, or the event itself. */
+export function bodyFor(webhook: Webhook, event: AlertEvent): string {
+  return JSON.stringify(webhook.format === 'slack' ? slackBody(event) : event);
+}
+
+/** Wait before attempt `attempts + 1`: base · 2^(attempts−1), ±20% jitter so instances do not retry in step. */
+export function backoffMs(baseMs: number, attempts: number): number {
+  return Math.round(baseMs * 2 ** (attempts - 1) * (0.8 + Math.random() * 0.4));
+}
+
+/** One POST of `body` to the webhook, within its timeout (or until `signal` aborts). */
+export async function attempt(webhook: Webhook, body: string, signal?: AbortSignal): Promise<AttemptResult> {
+  const timeout = AbortSignal.timeout(webhook.timeout_ms);
+  try {
+    const res = await fetch(webhook.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'gw-alerts', ...webhook.headers },
+      body,
+      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+      redirect: 'error',
+    });
+    // read the answer so the connection goes back to the pool; its text is not kept (it may echo secrets)
+    await res.arrayBuffer();
+    if (res.ok) return { ok: true, status: res.status, retry: false };
+    return { ok: false, status: res.status, error: `HTTP ${res.status}`, retry: res.status === 408 || res.status === 429 || res.status >= 500 };
+  } catch (err) {
+    const e = err as Error;
+    const what = timeout.aborted ? `no answer within ${webhook.timeout_ms} ms` : `${e.name}: ${causeOf(e)}`;
+    return { ok: false, status: 0, error: what, retry: true };
+  }
+}
+
+/**
+ * fetch's "fetch failed" hides the reason in `cause` (ECONNREFUSED…): its code, else its
+ * message; never fetch's own message beyond "fetch failed" (it may quote a header value).
+ */
+function causeOf(e: Error): string {
+  const c = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+  return c?.code ?? c?.message ?? (e.message === 'fetch failed' ? e.message : 'request not sent');
+}

@@ -1,0 +1,126 @@
+/**
+ * The `alerts` extension: tells the operator before they ask. Rules (config.ts): a key's
+ * budget crossing 50/80/100% of its period, a provider's circuit opening and closing, a
+ * model's or provider's error rate over N minutes, a provider's p95 latency, a key nearing
+ * expiry. Each alert fires once per crossing with a cooldown, once across every instance on
+ * a shared store (claim.ts), and goes to every webhook (Slack's message shape or the JSON
+ * event) through a bounded queue with timeouts and bounded retries (deliver.ts): a webhook
+ * that hangs or is down never slows a request.
+ *
+ * Per request the cost is onFinish: a state lookup for the budget rule, two counter bumps
+ * for error-rate rules. Everything else runs on the check timer.
+ * Admin: GET /v1/alerts?limit= → `{data: [AlertEvent…] (newest first), webhooks: [{name, format}], rules}`;
+ * POST /v1/alerts/test → sends a sample alert to each webhook now (one attempt each) →
+ * `{data: [{webhook, ok, status, error?}]}`.
+ */
+import { badRequest, defineExtension, type FinishedRequest } from 'gw/plugin';
+import { checkBudget } from './budget-rule.ts';
+import { type Check, CircuitCheck, ErrorRateCheck, ExpiryCheck, LatencyCheck } from './checks.ts';
+import { configSchema } from './config.ts';
+import { attempt, bodyFor } from './deliver.ts';
+import { AlertEngine } from './engine.ts';
+import { alertEvent } from './event.ts';
+import { MinuteCounts } from './minute-counts.ts';
+
+const PLUGIN_NAME = 'alerts';
+
+export default defineExtension({
+  name: PLUGIN_NAME,
+  configSchema,
+  setup({ config, store, hooks, routes, gateway, log, metrics }) {
+    const engine = new AlertEngine(config, store, gateway, log);
+    const checks: Check[] = [];
+    let byModel: MinuteCounts | undefined;
+    let byProvider: MinuteCounts | undefined;
+    const budgetThresholds: number[] = [];
+    config.rules.forEach((rule, i) => {
+      if (rule.type === 'budget') for (const t of rule.thresholds_percent) budgetThresholds.push(t);
+      else if (rule.type === 'circuit') checks.push(new CircuitCheck(engine, rule));
+      else if (rule.type === 'latency_p95') checks.push(new LatencyCheck(engine, rule, i));
+      else if (rule.type === 'key_expiry') checks.push(new ExpiryCheck(engine, rule));
+      else {
+        const counts = rule.scope === 'model' ? (byModel ??= new MinuteCounts()) : (byProvider ??= new MinuteCounts());
+        checks.push(new ErrorRateCheck(engine, rule, i, counts));
+      }
+    });
+    const thresholdsDesc = [...new Set(budgetThresholds)].sort((a, b) => b - a);
+
+    if (thresholdsDesc.length || byModel || byProvider)
+      hooks.onFinish.tap(PLUGIN_NAME, function observe(f: FinishedRequest) {
+        if (thresholdsDesc.length) checkBudget(engine, thresholdsDesc, f);
+        const rc = f.rc;
+        if (!rc) return;
+        const now = Date.now();
+        byModel?.record(rc.servedModel, f.status, now);
+        const provider = rc.provider ?? rc.error?.provider;
+        if (provider !== undefined) byProvider?.record(provider, f.status, now);
+      });
+
+    let ticks = 0;
+    const timer = setInterval(() => {
+      const now = gateway.now();
+      for (const c of checks) {
+        try {
+          c.run(now);
+        } catch (err) {
+          log.error({ err }, 'alerts: a check failed');
+        }
+      }
+      // forget idle targets about once an hour of ticks
+      if (++ticks % Math.max(1, Math.round(3600 / config.check_interval_seconds)) === 0) {
+        byModel?.prune(Date.now());
+        byProvider?.prune(Date.now());
+      }
+    }, config.check_interval_seconds * 1000);
+    timer.unref();
+
+    metrics.counter('gw_alerts_fired_total', 'Alerts this instance fired (after the cross-instance dedupe), by rule.', () =>
+      Array.from(engine.fired, ([rule, value]) => ({ labels: { rule }, value })),
+    );
+    metrics.counter(
+      'gw_alert_deliveries_total',
+      'Webhook delivery outcomes: delivered, retried (an attempt failed, another follows), failed (gave up), dropped (queue full).',
+      () => Object.entries(engine.deliveries.counts).map(([outcome, value]) => ({ labels: { outcome }, value })),
+    );
+
+    routes.get('/v1/alerts', async (ctx) => {
+      const raw = ctx.query.limit;
+      const limit = raw === undefined ? Math.min(100, config.recent) : Number(raw);
+      if (!Number.isInteger(limit) || limit < 1 || limit > config.recent)
+        throw badRequest(`query parameter 'limit' must be an integer from 1 to ${config.recent} (the alerts kept); got '${String(raw)}'`, 'limit');
+      ctx.body = {
+        data: await engine.recent(limit),
+        webhooks: config.webhooks.map((w) => ({ name: w.name, format: w.format })),
+        rules: config.rules,
+      };
+    });
+
+    routes.post('/v1/alerts/test', async (ctx) => {
+      const event = alertEvent(`test:${engine.instance}`, gateway.now(), engine.instance, {
+        rule: 'test',
+        severity: 'info',
+        title: 'test alert from gw: this webhook receives gw alerts',
+        subject: {},
+        details: { sent_by: 'gw alerts test' },
+      });
+      const data = await Promise.all(
+        config.webhooks.map(async (w) => {
+          const r = await attempt(w, bodyFor(w, event));
+          log.info({ webhook: w.name, alert: event.id, status: r.status, ok: r.ok }, 'alerts: test delivery');
+          return { webhook: w.name, ok: r.ok, status: r.status, ...(r.error ? { error: r.error } : {}) };
+        }),
+      );
+      ctx.body = { data };
+    });
+
+    return {
+      async close() {
+        clearInterval(timer);
+        engine.deliveries.close();
+      },
+    };
+  },
+});
+
+export type { AlertEvent } from './event.ts';
+export type { AlertsConfig } from './config.ts';

@@ -1,0 +1,81 @@
+/**
+ * Requests and failures per target (a model or a provider) per minute, the last 60 minutes,
+ * in this process: what the error-rate rule reads. Recording is two additions on a slot
+ * found by index (no allocation once a target's ring exists); a window's sum reads at most
+ * 60 slots, on the check timer, never per request.
+ */
+
+const SLOTS = 60;
+const MINUTE_MS = 60_000;
+
+class Ring {
+  readonly minute = new Float64Array(SLOTS).fill(-1);
+  readonly requests = new Uint32Array(SLOTS);
+  /** Answers with a 5xx status. */
+  readonly server = new Uint32Array(SLOTS);
+  /** Answers with a 4xx status other than 499 (the client left: no failure of anyone's). */
+  readonly client = new Uint32Array(SLOTS);
+}
+
+/** Requests and failures of one target over a window. */
+export interface WindowCount {
+  requests: number;
+  /** 5xx answers. */
+  server: number;
+  /** 4xx answers, 499 excepted. */
+  client: number;
+}
+
+export class MinuteCounts {
+  private readonly rings = new Map<string, Ring>();
+
+  /** Counts one request of `target` answered with `status` at `now` (epoch ms). */
+  record(target: string, status: number, now: number): void {
+    let r = this.rings.get(target);
+    if (!r) this.rings.set(target, (r = new Ring()));
+    const m = Math.floor(now / MINUTE_MS);
+    const i = m % SLOTS;
+    if (r.minute[i] !== m) {
+      r.minute[i] = m;
+      r.requests[i] = 0;
+      r.server[i] = 0;
+      r.client[i] = 0;
+    }
+    r.requests[i]!++;
+    if (status >= 500) r.server[i]!++;
+    else if (status >= 400 && status !== 499) r.client[i]!++;
+  }
+
+  /** Targets seen in the last hour. */
+  targets(): IterableIterator<string> {
+    return this.rings.keys();
+  }
+
+  /** Sums of `target` over the `minutes` minutes up to and including the current one. */
+  window(target: string, minutes: number, now: number): WindowCount {
+    const out = { requests: 0, server: 0, client: 0 };
+    const r = this.rings.get(target);
+    if (!r) return out;
+    const m = Math.floor(now / MINUTE_MS);
+    for (let k = 0; k < minutes; k++) {
+      const i = (m - k) % SLOTS;
+      if (r.minute[i] !== m - k) continue;
+      out.requests += r.requests[i]!;
+      out.server += r.server[i]!;
+      out.client += r.client[i]!;
+    }
+    return out;
+  }
+
+  /** Forgets targets with no request in the last hour. */
+  prune(now: number): void {
+    const oldest = Math.floor(now / MINUTE_MS) - SLOTS;
+    for (const [t, r] of this.rings) if (latest(r) <= oldest) this.rings.delete(t);
+  }
+}
+
+function latest(r: Ring): number {
+  let m = -1;
+  for (let i = 0; i < SLOTS; i++) if (r.minute[i]! > m) m = r.minute[i]!;
+  return m;
+}
