@@ -20,7 +20,7 @@ const HI = [{ role: 'user' as const, content: 'hi' }];
 
 async function setup(t: ExecutionContext, handler: Handler, provider: string, models: string[]) {
   const up = await startUpstream(handler);
-  const base = `${up.origin}${provider === 'zhipu' ? '/api/paas/v4' : provider === 'dashscope' ? '/compatible-mode/v1' : '/v1'}`;
+  const base = `${up.origin}${{ zhipu: '/api/paas/v4', dashscope: '/compatible-mode/v1', azure: '/' }[provider] ?? '/v1'}`;
   const gw = await startGateway(
     baseConfig(
       `[providers.${provider}]\napi_key = "sk-upstream"\nbase_url = "${base}"\nmax_retries = 0\nmodels = ${JSON.stringify(models)}\n\n[extensions.usage]\n[extensions.request_log]\n`,
@@ -152,4 +152,18 @@ test('a stream whose upstream reports usage on a content chunk keeps its parts (
     /* drain */
   }
   t.like((await admin<any[]>(gw, '/v1/usage'))[0], { cached_tokens: 32, reasoning_tokens: 4, cache_hit_rate: 0.8 });
+});
+
+test('openai (the spec’s Responses example, native) and azure (recorded chat stream): reasoning tokens in every view', async (t) => {
+  const response = fixtureJson('responses/spec-examples/reasoning.response.json');
+  const openai = await setup(t, (_r, res) => replyJson(res, 200, response), 'openai', ['o1']);
+  t.is((await post(openai.gw, '/v1/responses', { model: 'o1', input: 'hi' })).usage.output_tokens_details.reasoning_tokens, 832);
+  t.like((await admin<any[]>(openai.gw, '/v1/usage'))[0], { prompt_tokens: 81, completion_tokens: 1035, reasoning_tokens: 832, cached_tokens: 0 });
+  t.like((await entries(openai.gw, 1))[0], { route: 'responses', reasoning_tokens: 832 });
+
+  const azure = await setup(t, (_r, res) => replySse(res, fixture('azure/vercel-ai/azure-model-router.1.sse')), 'azure', ['model-router']);
+  for await (const _ of await azure.client.chat.completions.create({ model: 'model-router', messages: HI, stream: true })) {
+    /* drain */
+  }
+  t.like((await admin<any[]>(azure.gw, '/v1/usage'))[0], { prompt_tokens: 15, completion_tokens: 78, reasoning_tokens: 64 });
 });
