@@ -15,7 +15,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY cli ./cli
 COPY core ./core
+COPY server ./server
 COPY plugins ./plugins
+COPY protocols ./protocols
 COPY sdk ./sdk
 RUN npx tsc -p tsconfig.build.json
 

@@ -12,8 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChatCompletionChunk } from '../core/format/chat.ts';
-import { ChunksToGeminiStream } from '../plugins/formats/gemini/chunks-to-stream.ts';
-import { encodeSseResponse, JsonArrayFraming } from '../plugins/formats/gemini/stream-framing.ts';
+import { ChunksToGeminiStream } from '../protocols/gemini/chunks-to-stream.ts';
+import { encodeSseResponse, JsonArrayFraming } from '../protocols/gemini/stream-framing.ts';
 
 /** The name `--only` and the results use. */
 export const GEMINI_TRANSLATE = 'gemini-translate';

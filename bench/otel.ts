@@ -7,8 +7,9 @@
  * and the added p50 latency at 1 connection. Aim: throughput with otel ≥ 0.9× without.
  * Knobs: BENCH_OTEL_CYCLES (2), BENCH_OTEL_WARMUP_SECONDS (5), BENCH_SECONDS.
  */
+import { abba } from './abba.ts';
 import { ADMIN, startGw, startUpstream } from './setup.ts';
-import { measurePhase, type PhaseOptions, type PhaseResult } from './measure.ts';
+import { measurePhase, type PhaseOptions } from './measure.ts';
 import { envNumber, toTarget } from './options.ts';
 import { runLoad } from './load.ts';
 import { pool, type Pooled } from './headline.ts';
@@ -67,14 +68,7 @@ export async function measureOtel(): Promise<OtelResult> {
     const rows: OtelRow[] = [];
     for (const [what, body, c] of workloads) {
       note(`${what}: off, on, on, off × ${cycles}…`);
-      const runs = { off: [] as PhaseResult[], on: [] as PhaseResult[] };
-      const order = [
-        ['off', off],
-        ['on', on],
-      ] as const;
-      for (let i = 0; i < cycles; i++)
-        for (const [k, g] of [...order, ...order.toReversed()])
-          runs[k].push(await measurePhase(toTarget(g.url, { path: chatPath, body }, true), { ...phase(c), gwPid: g.child.proc.pid! }));
+      const runs = await abba(off, on, cycles, (g) => measurePhase(toTarget(g.url, { path: chatPath, body }, true), { ...phase(c), gwPid: g.child.proc.pid! }));
       const a = pool(runs.off);
       const b = pool(runs.on);
       rows.push({ what, off: a, on: b, ratio: b.rps / a.rps });

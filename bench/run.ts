@@ -19,8 +19,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatHeadline, HEADLINE, headlineFigures, headlineOptions, measureHeadline, type HeadlineFigure, type HeadlineMeasurements } from './headline.ts';
 import { formatGeminiTranslate, GEMINI_TRANSLATE, measureGeminiTranslate, type TranslateRow } from './gemini-translate.ts';
+import { formatPricingCost, measurePricingCost, PRICING_COST, type PricingCostResult } from './pricing-cost.ts';
 import { measurePhase, type PhaseResult } from './measure.ts';
 import { formatOtel, measureOtel, OTEL, type OtelResult } from './otel.ts';
+import { formatLatency, LATENCY, measureLatency, type LatencyResult } from './latency.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
@@ -41,9 +43,11 @@ async function main(): Promise<void> {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
     process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
     process.stdout.write(`${TRANSLATE.padEnd(22)} in-process: chat chunks → Responses events → SSE text, µs per event\n`);
+    process.stdout.write(`${PRICING_COST.padEnd(22)} in-process: a request's price lookup + cost by part (core/pricing), µs per call\n`);
     process.stdout.write(`${HEADLINE.padEnd(22)} issue 14's figures vs their targets: floor proxy, five extensions, added p50, RSS, 5,000 open streams\n`);
     process.stdout.write(`${OTEL.padEnd(22)} the otel extension (sampling 1.0, OTLP to a local receiver) vs none: throughput and added p50, ABBA\n`);
     process.stdout.write(`${ALERTS_EVAL.padEnd(22)} in-process: the alerts extension's CPU per request (its onFinish tap and check timer), ABBA\n`);
+    process.stdout.write(`${LATENCY.padEnd(22)} the usage extension's latency sketches: ns per request in process, and on vs off end to end, ABBA\n`);
     return;
   }
   if (values.profile) {
@@ -60,7 +64,15 @@ async function main(): Promise<void> {
     .map((s) => s.trim())
     .filter(Boolean);
   const unknown = only?.filter(
-    (n) => n !== GEMINI_TRANSLATE && n !== TRANSLATE && n !== HEADLINE && n !== OTEL && n !== ALERTS_EVAL && !scenarios.some((s) => s.name === n),
+    (n) =>
+      n !== GEMINI_TRANSLATE &&
+      n !== TRANSLATE &&
+      n !== HEADLINE &&
+      n !== OTEL &&
+      n !== ALERTS_EVAL &&
+      n !== PRICING_COST &&
+      n !== LATENCY &&
+      !scenarios.some((s) => s.name === n),
   );
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
   const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
@@ -116,6 +128,16 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       await stopAll();
     }
   }
+  let latency: LatencyResult | undefined;
+  if (!only || only.includes(LATENCY)) {
+    process.stderr.write('running latency-sketches…\n');
+    try {
+      latency = await measureLatency();
+      process.stdout.write(`\n${formatLatency(latency)}\n`);
+    } finally {
+      await stopAll();
+    }
+  }
   // in process, once the children are gone: nothing else competes for the CPU
   let translate: TranslateRow[] | undefined;
   if (!only || only.includes(GEMINI_TRANSLATE)) {
@@ -134,6 +156,12 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
     process.stderr.write(`running ${ALERTS_EVAL}…\n`);
     alertsEval = await measureAlerts();
   }
+  let pricing: PricingCostResult | undefined;
+  if (!only || only.includes(PRICING_COST)) {
+    process.stderr.write(`running ${PRICING_COST}…\n`);
+    pricing = measurePricingCost();
+    process.stdout.write(`\n${formatPricingCost(pricing)}`);
+  }
   // a full run also measures a virtual key's admission in process (issue 13's aim)
   let admission: Awaited<ReturnType<typeof import('./admission.ts').runAdmission>> | undefined;
   if (!only) {
@@ -145,6 +173,15 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   for (const row of otel?.rows ?? [])
     if (row.off.runs > 0 && !row.what.includes('1 connection'))
       aims.push({ aim: `otel on >= 0.9x throughput (${row.what})`, scenario: OTEL, value: row.ratio, unit: 'x', limit: 0.9, met: row.ratio >= 0.9 });
+  for (const row of latency?.rows ?? [])
+    aims.push({
+      aim: `latency sketches on >= 0.98x throughput (${row.what})`,
+      scenario: LATENCY,
+      value: row.ratio,
+      unit: 'x',
+      limit: 0.98,
+      met: row.ratio >= 0.98,
+    });
   for (const r of responses ?? [])
     aims.push({
       aim: `Responses translation <= 10 µs/event (${r.name})`,
@@ -170,12 +207,14 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
         });
       }
   }
+  if (pricing)
+    aims.push({ aim: 'cost function <= 2 µs/request', scenario: PRICING_COST, value: pricing.usPerCall, unit: 'µs', limit: 2, met: pricing.usPerCall <= 2 });
   if (aims.length || !headline) process.stdout.write(formatAims(aims));
   if (headline) process.stdout.write(`\n${formatHeadline(headline.figures)}`);
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
   await writeFile(
     file,
-    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, alertsEval, admission, aims, headline, otel }, null, 2)}\n`,
+    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, alertsEval, pricingCost: pricing, admission, aims, headline, otel }, null, 2)}\n`,
   );
   process.stdout.write(`\nwritten: ${file}\n`);
 }

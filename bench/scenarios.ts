@@ -73,6 +73,16 @@ metrics_interval_ms = 5000
 `,
 };
 
+/** One provider and the usage extension, with (`on`) or without its latency sketches (bench/latency.ts). */
+export const usageLatency = (on: boolean): GwSetup => ({
+  id: on ? 'usage-latency' : 'usage-no-latency',
+  needs: ['plugins/extensions/usage'],
+  toml: (up) => `${upstreamProvider('upstream', up)}
+[extensions.usage]
+latency = ${on}
+`,
+});
+
 const group3: GwSetup = {
   id: 'group3',
   toml: (up) => ['one', 'two', 'three'].map((n) => upstreamProvider(`up_${n}`, up)).join('\n'),

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { GatewayError } from './errors.ts';
 import type { Usage } from './format/chat.ts';
 import type { BudgetPeriod } from './key-settings.ts';
+import type { ResolvedPrice } from './pricing/book.ts';
+import type { Cost } from './pricing/cost.ts';
 
 /**
  * What a request asks for, whatever its client format: `generate` (a chat completion,
@@ -110,6 +112,14 @@ export class RequestContext {
   partial = false;
   /** True when `usage` is partly gw's estimate, not the upstream's count (only ever with `partial`). */
   usageEstimated = false;
+  /**
+   * What the charged usage cost, by part, in USD (core/pricing/charge.ts), set once before
+   * onResponse/onError: null when no price applies to the served model at its provider
+   * (never 0), undefined when nothing is charged (cache hit, failure, token count).
+   */
+  cost: Cost | null | undefined = undefined;
+  /** The price `cost` was computed at, with where it came from; null/undefined as `cost`. */
+  price: ResolvedPrice | null | undefined = undefined;
   /** True when the response came from onCacheLookup. */
   cacheHit = false;
   /** HTTP status sent to the client (0 until decided). */

@@ -37,6 +37,8 @@ export interface ErrorExtra {
   headers?: Record<string, string>;
   /** HTTP status the upstream answered with, when it did. */
   upstreamStatus?: number;
+  /** The upstream's own error code (`server_error`, `overloaded_error`, `INTERNAL`…) when gw answers with a catalog code of its own (502 `upstream_error`). */
+  upstreamCode?: string;
   /** Provider the failure came from. */
   provider?: string;
   /** The message for logs and the request log when `message` quotes the request (see the file comment). */
@@ -66,6 +68,8 @@ export class GatewayError extends Error {
   param: string | null;
   headers: Record<string, string> | undefined;
   upstreamStatus: number | undefined;
+  /** The upstream's own error code, kept beside gw's catalog `code` (see ErrorExtra). */
+  upstreamCode: string | undefined;
   provider: string | undefined;
   /**
    * What logs and the request log keep when `message` quotes the client's request: the field
@@ -86,20 +90,22 @@ export class GatewayError extends Error {
     this.param = opts.param ?? null;
     this.headers = opts.headers;
     this.upstreamStatus = opts.upstreamStatus;
+    this.upstreamCode = opts.upstreamCode;
     this.provider = opts.provider;
     this.logMessage = opts.logMessage;
     this.def = opts.def;
   }
 
   /** The OpenAI error body. */
-  toJSON(): { error: { message: string; type: string; code: string | null; param: string | null; upstream_status?: number } } {
-    const error: { message: string; type: string; code: string | null; param: string | null; upstream_status?: number } = {
+  toJSON(): { error: { message: string; type: string; code: string | null; param: string | null; upstream_status?: number; upstream_code?: string } } {
+    const error: { message: string; type: string; code: string | null; param: string | null; upstream_status?: number; upstream_code?: string } = {
       message: this.message,
       type: this.type,
       code: this.code,
       param: this.param,
     };
     if (this.upstreamStatus !== undefined) error.upstream_status = this.upstreamStatus;
+    if (this.upstreamCode !== undefined) error.upstream_code = this.upstreamCode;
     return { error };
   }
 }

@@ -155,5 +155,6 @@ export function redactError(err: GatewayError, secrets: SecretRedactor): void {
   err.message = secrets.redact(err.message);
   if (err.logMessage !== undefined) err.logMessage = secrets.redact(err.logMessage);
   if (err.code !== null) err.code = secrets.redact(err.code);
+  if (err.upstreamCode !== undefined) err.upstreamCode = secrets.redact(err.upstreamCode);
   if (err.param !== null) err.param = secrets.redact(err.param);
 }

@@ -16,7 +16,8 @@
  *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
  *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
- *   chargeable, chargedUsage, priceOf  is rc.usage to be charged (answers, streams that ended early); the charge; its price
+ *   chargeable, chargedUsage           is rc.usage to be charged (answers, streams that ended early); the charge
+ *   Cost, ResolvedPrice, usdText       what a request cost by part (rc.cost) and the price it was charged at (rc.price)
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
  *   defineFormat, Generate…            a client format: its routes, and the pieces the kernel's
  *                                      generate loop runs (read, native reader, translations)
@@ -40,7 +41,6 @@ export type {
   ExtensionPlugin,
   ExtensionSetup,
   GatewayInfo,
-  Price,
   ProviderStatus,
   ProviderPlugin,
   ProviderSetup,
@@ -71,7 +71,11 @@ export { keyInfo } from '../core/keys.ts';
 // facts a plugin leaves in rc.state for the others (sdk/facts.ts): the budget's charge of a request
 export { BUDGET_SETTLED } from './facts.ts';
 export type { BudgetSettled } from './facts.ts';
-export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT, priceOf } from '../core/plugins/helpers.ts';
+export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
+// prices: rc.cost (by part) and rc.price (which price, from where), set by the core once usage is final
+export type { Cost } from '../core/pricing/cost.ts';
+export type { PriceSource, ResolvedPrice } from '../core/pricing/book.ts';
+export { usdText } from '../core/pricing/charge.ts';
 
 // the store, and what a store backend needs beyond its contract
 export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
@@ -115,7 +119,6 @@ export {
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
 export type {} from './chunk-types.ts';
-export type {} from '../plugins/formats/anthropic-messages/index.ts';
 
 // ── Client formats (issue 24: the OpenAI chat and Responses kits, defineFormat public) ──
 
@@ -176,13 +179,23 @@ export {
   DAY_MS,
   HOUR_MS,
   INVALID_QUERY,
+  MINUTE_MS,
   parseSeriesQuery,
   parseTime,
   readSeries,
   SERIES_DISABLED,
   wantsSeries,
 } from './series.ts';
-export type { Dimension, SeriesQuery, SeriesShape } from './series.ts';
+export type { Dimension, SeriesQuery, SeriesShape, SeriesSource } from './series.ts';
 // RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
 export { rfc3339 } from '../core/key-settings.ts';
 export { LEVELS } from '../server/log.ts';
+
+// ── Protocol kits (issue 24: the Anthropic Messages and Gemini kits, and the formats and providers over them) ──
+
+// the start of an upstream's body, for an error that quotes what came back
+export { snippet } from '../core/http/upstream.ts';
+// a property set on a converted object without a prototype lookup (keys that come from the client)
+export { setOwn } from '../core/own.ts';
+// a tool call's arguments as the object a Messages or Gemini tool_use/functionCall carries
+export { toToolInput } from './tool-input.ts';

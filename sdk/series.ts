@@ -25,8 +25,11 @@ export const SERIES_DISABLED = defineError<{ what: string; extension: string }>(
   (p) => `${p.what} over time is off: [extensions.${p.extension}] retention_days = 0`,
 );
 
+export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
+/** Output bucket sizes, ms. */
+const BUCKET_MS = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS } as const;
 /** Store key of the hourly buckets (relative to the extension's namespace). */
 export const BUCKETS_KEY = 'h';
 
@@ -35,7 +38,7 @@ export type Dimension = 'key' | 'model' | 'provider';
 
 /** A parsed series query. */
 export interface SeriesQuery {
-  bucket: 'hour' | 'day';
+  bucket: 'minute' | 'hour' | 'day';
   /** Output fields, in order: dimensions and `tag:<name>`s. */
   groupBy: string[];
   /** Bucket starts in [from, to), epoch ms; `from` aligned to the bucket. */
@@ -72,14 +75,20 @@ export function parseTime(name: string, v: string): number {
 
 /**
  * Parses a series query. `group_by` defaults to every dimension of the series; `to`
- * defaults to now; `from` to 24 hours (hour buckets) or 30 days (day buckets) before `to`,
- * and is never earlier than the retention allows.
+ * defaults to now; `from` to 24 hours (hour buckets), 30 days (day buckets) or 60 minutes
+ * (minute buckets) before `to`, and is never earlier than the retention allows.
+ * `minuteRetentionMs`: the series also keeps minute buckets this long (`bucket=minute`
+ * is refused without it).
  * @throws GatewayError 400 naming the parameter at fault.
  */
-export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], retentionMs: number, now = Date.now()): SeriesQuery {
+export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], retentionMs: number, now = Date.now(), minuteRetentionMs?: number): SeriesQuery {
   const b = one(ctx, 'bucket') ?? 'hour';
-  if (b !== 'hour' && b !== 'day') throw INVALID_QUERY(`query parameter 'bucket' must be 'hour' or 'day'; got '${b}'`, { param: 'bucket' });
-  const size = b === 'hour' ? HOUR_MS : DAY_MS;
+  const allowed = minuteRetentionMs === undefined ? "'hour' or 'day'" : "'minute', 'hour' or 'day'";
+  if (b !== 'hour' && b !== 'day' && (b !== 'minute' || minuteRetentionMs === undefined)) {
+    throw INVALID_QUERY(`query parameter 'bucket' must be ${allowed}; got '${b}'`, { param: 'bucket' });
+  }
+  const size = BUCKET_MS[b];
+  if (b === 'minute') retentionMs = minuteRetentionMs!;
   const g = one(ctx, 'group_by');
   const groupBy: string[] = [];
   for (const part of g === undefined ? dims : g.split(',').map((s) => s.trim())) {
@@ -91,7 +100,7 @@ export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], reten
   const toRaw = one(ctx, 'to');
   const fromRaw = one(ctx, 'from');
   const to = Math.min(toRaw === undefined ? now : parseTime('to', toRaw), now + size);
-  let from = fromRaw === undefined ? to - (b === 'hour' ? DAY_MS : 30 * DAY_MS) : parseTime('from', fromRaw);
+  let from = fromRaw === undefined ? to - (b === 'hour' ? DAY_MS : b === 'day' ? 30 * DAY_MS : HOUR_MS) : parseTime('from', fromRaw);
   if (!(from < to)) throw INVALID_QUERY(`query parameter 'from' must be before 'to'`, { param: 'from' });
   from = Math.max(from, now - retentionMs - size);
   from -= from % size;
@@ -105,13 +114,26 @@ export interface SeriesShape {
   fields(sum: Record<string, number>): Record<string, number | null>;
 }
 
+/** Where a series' buckets are: the store key and the bucket size `bucketIncr` used there. */
+export interface SeriesSource {
+  key: string;
+  bucketMs: number;
+}
+
 /**
- * Reads the hourly buckets in the query's range and sums them per output bucket and group.
- * Entries: `{bucket_start (RFC 3339), <group fields>…, <shape.fields>…}`, ordered by bucket
- * then group; buckets without traffic are absent.
+ * Reads the stored buckets in the query's range (by default the hourly ones at
+ * BUCKETS_KEY) and sums them per output bucket and group. Entries: `{bucket_start (RFC
+ * 3339), <group fields>…, <shape.fields>…}`, ordered by bucket then group; buckets without
+ * traffic are absent.
  */
-export async function readSeries(store: Store, q: SeriesQuery, shape: SeriesShape, gateway: GatewayInfo): Promise<Array<Record<string, unknown>>> {
-  const size = q.bucket === 'hour' ? HOUR_MS : DAY_MS;
+export async function readSeries(
+  store: Store,
+  q: SeriesQuery,
+  shape: SeriesShape,
+  gateway: GatewayInfo,
+  source: SeriesSource = { key: BUCKETS_KEY, bucketMs: HOUR_MS },
+): Promise<Array<Record<string, unknown>>> {
+  const size = BUCKET_MS[q.bucket];
   const groups = new Map<string, { start: number; group: Array<string | null>; sum: Record<string, number> }>();
   const tagCache = new Map<string, Readonly<Record<string, string>> | undefined>();
   const tagsOf = (key: string) => {
@@ -119,7 +141,7 @@ export async function readSeries(store: Store, q: SeriesQuery, shape: SeriesShap
     return tagCache.get(key);
   };
   const keyAt = shape.dims.indexOf('key');
-  for await (const row of store.buckets(BUCKETS_KEY, q.from, q.to, HOUR_MS)) {
+  for await (const row of store.buckets(source.key, q.from, q.to, source.bucketMs)) {
     let dims: string[];
     try {
       dims = JSON.parse(row.series) as string[];

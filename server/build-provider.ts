@@ -16,6 +16,9 @@ import type { Store } from '../core/store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
 import { findPlugin, runSetup } from '../core/plugins/loader.ts';
 import { routingSettingsSchema } from '../core/plugins/provider-schema.ts';
+import { pricingSchema } from '../core/config/schema.ts';
+import { specOf } from '../core/pricing/schema.ts';
+import { compileConfigured } from '../core/pricing/book.ts';
 
 /** What building providers needs from the gateway. */
 export interface ProviderDeps {
@@ -35,6 +38,8 @@ const clientSettingsSchema = z.strictObject({
   max_connections: z.number().int().positive().optional(),
 });
 const CLIENT_KEYS = ['max_event_bytes', 'max_connections'];
+/** `pricing`: this provider's own prices (`[providers.<name>.pricing."<model>"]`), read by the core for every kind. */
+const PRICING_KEY = 'pricing';
 
 /**
  * One provider from its section.
@@ -52,6 +57,7 @@ export async function buildProvider(
 ): Promise<BuiltProvider> {
   const kind = (section.kind as string | undefined) ?? name;
   let found = await findPlugin('provider', kind);
+  const ownKind = found !== undefined;
   if (!found && typeof section.base_url === 'string') found = await findPlugin('provider', 'openai');
   const plugin: ProviderPlugin<unknown> | undefined = found?.plugin;
   if (!found || !plugin) {
@@ -65,8 +71,10 @@ export async function buildProvider(
   const own: Record<string, unknown> = {};
   const routingFields: Record<string, unknown> = {};
   const clientFields: Record<string, unknown> = {};
+  let pricingField: unknown = {};
   for (const [k, v] of Object.entries(section)) {
-    if (CLIENT_KEYS.includes(k)) clientFields[k] = v;
+    if (k === PRICING_KEY) pricingField = v;
+    else if (CLIENT_KEYS.includes(k)) clientFields[k] = v;
     else if (!(ROUTING_KEYS as readonly string[]).includes(k)) own[k] = v;
     else if (accepted.includes(k as RoutingSetting)) routingFields[k] = v;
     else throw new ConfigError(file, ['providers', name, k], `provider kind '${kind}' does not accept ${k}`);
@@ -75,6 +83,8 @@ export async function buildProvider(
   if (!routing.success) throw ConfigError.fromZod(file, ['providers', name], routing.error);
   const client = clientSettingsSchema.safeParse(clientFields);
   if (!client.success) throw ConfigError.fromZod(file, ['providers', name], client.error);
+  const pricing = pricingSchema.safeParse(pricingField);
+  if (!pricing.success) throw ConfigError.fromZod(file, ['providers', name, PRICING_KEY], pricing.error);
   const parsed = plugin.configSchema.safeParse(own);
   if (!parsed.success) throw ConfigError.fromZod(file, ['providers', name], parsed.error);
   const log = deps.log.child({ provider: name });
@@ -112,5 +122,16 @@ export async function buildProvider(
       deps.log.warn({ provider: name, err: (err as Error).message }, 'model discovery failed; the provider serves no model until it succeeds');
     }
   }
-  return { provider, section, json: JSON.stringify(section), routing: { maxRetries: routing.data.max_retries, weight: routing.data.weight } };
+  return {
+    provider,
+    section,
+    json: JSON.stringify(section),
+    routing: { maxRetries: routing.data.max_retries, weight: routing.data.weight },
+    pricing: {
+      name,
+      // the bundled table prices a kind's own plugin only: a self-defined kind served by the openai plugin (base_url) has none
+      priceKind: ownKind ? kind : undefined,
+      pricing: compileConfigured(Object.fromEntries(Object.entries(pricing.data).map(([m, p]) => [m, specOf(p)])), 'provider'),
+    },
+  };
 }

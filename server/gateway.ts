@@ -28,6 +28,7 @@ import type { Snapshot } from '../core/runtime/snapshot.ts';
 import type { KeySettingName } from '../core/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../core/store/types.ts';
+import { type PriceTable, unpricedModels } from '../core/pricing/book.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -64,6 +65,8 @@ const noop = async () => undefined;
 export interface GatewayOptions {
   /** The clock for key expiry and budget periods, epoch ms (default `Date.now`): tests cross a period boundary without sleeping. */
   clock?: () => number;
+  /** The bundled price table (the host loads it once; none: only configured prices apply). */
+  priceTable?: PriceTable;
 }
 
 /**
@@ -83,8 +86,21 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   let runtime: Runtime | undefined;
   /** Key settings the enabled extensions enforce: known once they are all set up. */
   let honored: Set<KeySettingName> | undefined;
+  /** The unpriced models last warned about: a snapshot that changes nothing about them warns nothing. */
+  let unpricedWarned = '';
+  const warnUnpriced = (s: Snapshot) => {
+    const models = unpricedModels(s);
+    const text = models.join('\n');
+    if (text !== unpricedWarned && models.length)
+      log.warn(
+        { models },
+        'no price for these models in [pricing], their providers\' pricing or the bundled table: their cost is null (the budget refuses them unless unpriced = "allow")',
+      );
+    unpricedWarned = text;
+  };
   const info: GatewayInfo = {
-    pricing: () => snapshot.config.pricing,
+    maxCost: (model, prompt, output, asked) => snapshot.prices.maxCost(model, snapshot.table.find(model)?.members ?? [], prompt, output, clock(), asked),
+    priced: (model) => snapshot.prices.priced(model, snapshot.table.find(model)?.members ?? []),
     resolveModel: (m) => snapshot.table.resolve(m),
     models: () => snapshot.table.models(),
     keyNames: () => snapshot.keys.names(),
@@ -116,7 +132,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       return runtime!;
     },
     members,
-    metrics: new GatewayMetrics({ providers: () => snapshot.table.members.values(), pricing: () => snapshot.config.pricing }),
+    metrics: new GatewayMetrics({ providers: () => snapshot.table.members.values() }),
     agent,
     inflight: new InflightLimiter(store),
     clock,
@@ -139,11 +155,13 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       members,
       now: clock,
       honoredKeySettings: () => honored,
+      priceTable: opts.priceTable,
       get snapshot() {
         return snapshot;
       },
       swap: (next) => {
         snapshot = next;
+        warnUnpriced(next);
       },
     });
     await runtime.start(config);

@@ -14,6 +14,7 @@ import { loadConfig } from './config/load.ts';
 import { UserError } from '../core/errors.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 import { PendingRequests, UNWIND_MS } from './pending.ts';
+import { bundledPrices } from './pricing/bundled.ts';
 
 /**
  * Pending-connection queue asked of the kernel (it caps the value at net.core.somaxconn).
@@ -58,7 +59,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     if (created) log.warn({ config: opts.config }, 'no config file: created one with a fresh admin_token and [keys.default]');
   }
   const config = await loadConfig(opts.config);
-  const gateway = await createGateway(config, log, { clock: opts.clock });
+  const gateway = await createGateway(config, log, { clock: opts.clock, priceTable: bundledPrices() });
   try {
     requireSharedStore(config, opts.workers ?? 1, gateway.storeKind);
   } catch (err) {

@@ -1,36 +1,49 @@
 /**
- * `npm run screenshot`: regenerates docs/img/ui-overview.png, the README's picture of the
- * console. Starts gw in-process (mock provider, usage + budget + rate_limit + request_log)
+ * `npm run screenshot`: regenerates docs/img/ui-overview.png and docs/img/ui-models.png,
+ * the README's pictures of the console (the Overview, today in UTC; the Models page). Starts gw in-process (mock provider, usage + budget + rate_limit + request_log)
  * in a temp dir, sends real traffic through it, and opens /ui in headless Chromium.
  *
- * So that the 24-hour charts have a day to show, the store is first seeded with a demo
- * day of hourly usage and spend (deterministic, made up for the picture: never do this to a
- * real gateway); the current hour is the real traffic sent here. Needs chromium (GW_CHROMIUM).
- * Output: docs/img/ui-overview.png, or the path given as the first argument.
+ * So that the charts have a day to show, the store is first seeded with a demo day of
+ * hourly usage, spend, errors by code and latency sketches, and an hour of per-minute
+ * latency (deterministic, made up for the picture: never do this to a real gateway); the
+ * current hour is the real traffic sent here. Needs chromium (GW_CHROMIUM).
+ * Output: docs/img/, or the directory given as the first argument.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { chromium } from 'playwright-core';
+import type { FinishedRequest } from '../core/hooks.ts';
+import { LatencyRecorder } from '../plugins/extensions/usage/latency.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';
 import { CHROMIUM, FLAGS, haveChromium } from './helpers/browser.ts';
 import { ADMIN_TOKEN, startGateway } from './helpers/gateway.ts';
 
-const OUT = process.argv[2] ?? fileURLToPath(new URL('../docs/img/ui-overview.png', import.meta.url));
+const OUT_DIR = process.argv[2] ?? fileURLToPath(new URL('../docs/img/', import.meta.url));
+const OVERVIEW = join(OUT_DIR, 'ui-overview.png');
+const MODELS_PNG = join(OUT_DIR, 'ui-models.png');
 const HOUR = 3_600_000;
 const KEYS: Record<string, string> = {
   web: 'sk-demo-web-key-0123456789abcdef0123',
   batch: 'sk-demo-batch-key-0123456789abcdef01',
   agents: 'sk-demo-agents-key-0123456789abcdef0',
 };
+/** `ms`: a model's typical latency for the demo sketches. */
 const MODELS = [
-  { id: 'gpt-4o', provider: 'openai', weight: 1, price: [2.5, 10] },
-  { id: 'claude-sonnet-4-5', provider: 'anthropic', weight: 0.7, price: [3, 15] },
-  { id: 'gemini-2.5-flash', provider: 'gemini', weight: 0.5, price: [0.3, 2.5] },
-  { id: 'qwen3-max', provider: 'dashscope', weight: 0.3, price: [1.2, 6] },
+  { id: 'gpt-4o', provider: 'openai', weight: 1, price: [2.5, 10], ms: 900 },
+  { id: 'claude-sonnet-4-5', provider: 'anthropic', weight: 0.7, price: [3, 15], ms: 1400 },
+  { id: 'gemini-2.5-flash', provider: 'gemini', weight: 0.5, price: [0.3, 2.5], ms: 450 },
+  { id: 'qwen3-max', provider: 'dashscope', weight: 0.3, price: [1.2, 6], ms: 2300 },
 ];
+const CODES = ['upstream_error', 'rate_limit_exceeded', 'invalid_request_body', 'upstream_timeout'];
+
+/** A made-up answered request of `ms` (a stream every other time) for the demo sketches. */
+function sample(m: (typeof MODELS)[number], ms: number, stream: boolean): FinishedRequest {
+  const rc = { provider: m.provider, servedModel: m.id, cacheHit: false, stream, attempts: 1, upstreamMs: ms - 0.6 };
+  return { status: 200, totalMs: ms, ttfbMs: ms * 0.3, rc } as unknown as FinishedRequest;
+}
 
 const toml = `listen = "127.0.0.1:0"
 admin_token = "${ADMIN_TOKEN}"
@@ -80,7 +93,11 @@ async function seed(dataDir: string): Promise<void> {
         const completion = requests * Math.round(120 + 300 * rnd());
         const errors = rnd() < 0.25 ? Math.max(1, Math.round(requests * 0.04 * rnd())) : 0;
         const usd = (prompt * m.price[0]! + completion * m.price[1]!) / 1e6;
-        const deltas = { requests: requests + errors, errors, prompt_tokens: prompt, completion_tokens: completion };
+        const deltas: Record<string, number> = { requests: requests + errors, errors, prompt_tokens: prompt, completion_tokens: completion };
+        for (let e = 0; e < errors; e++) {
+          const code = `e:${CODES[Math.floor(rnd() * CODES.length)]}`;
+          deltas[code] = (deltas[code] ?? 0) + 1;
+        }
         await usage.bucketIncr('h', at, JSON.stringify([key, m.id, m.provider]), deltas, opts);
         await usage.incr(`u:${JSON.stringify([key, m.id])}`, { requests, prompt_tokens: prompt, completion_tokens: completion });
         await budget.bucketIncr('h', at, JSON.stringify([key, m.id]), { usd, requests }, opts);
@@ -88,6 +105,27 @@ async function seed(dataDir: string): Promise<void> {
       }
     }
   }
+  // latency: an hour sketch per model for the past hours, a minute sketch for the last hour
+  let clock = 0;
+  const rec = new LatencyRecorder(
+    usage,
+    opts,
+    6 * HOUR,
+    () => clock,
+    (err) => process.stderr.write(`${err.message}\n`),
+  );
+  const slowAt = 40;
+  for (let i = 23 * 60; i >= 1; i--) {
+    clock = Date.now() - i * 60_000;
+    for (const m of MODELS) {
+      const n = i <= 60 ? 6 : 1;
+      // one model has a slow spell in the last hour: what the Models page is for
+      const slow = m.id === 'qwen3-max' && i < slowAt && i > slowAt - 15 ? 2.2 : 1;
+      for (let k = 0; k < n; k++) rec.observe(sample(m, m.ms * slow * Math.exp(0.35 * (rnd() + rnd() + rnd() - 1.5)), k % 2 === 0));
+    }
+    if (i % 60 === 0 || i <= 60) await rec.flush();
+  }
+  await rec.close();
   await store.close();
 }
 
@@ -125,10 +163,16 @@ try {
       await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.locator('[data-chart=spend] .plot canvas').first().waitFor();
+      await page.locator('[data-chart=latency] .plot canvas').first().waitFor();
       await page.waitForLoadState('networkidle');
-      await mkdir(dirname(OUT), { recursive: true });
-      await page.screenshot({ path: OUT, fullPage: true });
-      process.stdout.write(`wrote ${OUT}\n`);
+      await mkdir(OUT_DIR, { recursive: true });
+      await page.screenshot({ path: OVERVIEW, fullPage: true });
+      process.stdout.write(`wrote ${OVERVIEW}\n`);
+      await page.goto(`${gw.url}/ui/#/models`);
+      await page.locator('[data-chart=model-latency] .plot canvas').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: MODELS_PNG, fullPage: true });
+      process.stdout.write(`wrote ${MODELS_PNG}\n`);
     } finally {
       await context.close();
     }

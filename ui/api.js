@@ -99,6 +99,8 @@ export const api = {
   usage: () => call('GET', '/v1/usage', { optional: true }),
   /** Usage series ({bucket, group_by, from, to}), or null without the usage extension. */
   usageSeries: (q) => call('GET', `/v1/usage${qs(q)}`, { optional: true }),
+  /** Latency percentiles per model/provider ({bucket: minute|hour|day, group_by, from, to}), or null without the usage extension. */
+  latencySeries: (q) => call('GET', `/v1/usage${qs({ ...q, metrics: 'latency' })}`, { optional: true }),
   budget: () => call('GET', '/v1/budget', { optional: true }),
   /** Every recorded budget period of every key ({key, period, period_start, resets_at, spent_usd}), or null without the budget extension. */
   budgetHistory: () => call('GET', '/v1/budget?history=true', { optional: true }),

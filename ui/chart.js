@@ -29,11 +29,30 @@ function useScheme() {
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
+/** The zone a chart's times are in, as its caption says it: "UTC" or the browser's zone name. */
+const zoneName = (utc) => (utc ? 'UTC' : Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time');
+
 /**
  * props: id (data-chart), title, x (epoch seconds), series [{label, values}], stacked,
- * kind ('bars' | 'line'), format (value → text), axis (value → short text), height, note.
+ * kind ('bars' | 'line'), format (value → text), axis (value → short text), height, note,
+ * utc (times in UTC, else the browser's zone; the caption names it), daily (buckets are days).
  */
-export function Chart({ id, title, x, series, stacked = false, kind = 'bars', format = String, axis, integer = false, emptyMax = 1, height = 200, note }) {
+export function Chart({
+  id,
+  title,
+  x,
+  series,
+  stacked = false,
+  kind = 'bars',
+  format = String,
+  axis,
+  integer = false,
+  emptyMax = 1,
+  height = 200,
+  note,
+  utc = false,
+  daily = false,
+}) {
   const box = useRef(null);
   const plot = useRef(null);
   const [cursor, setCursor] = useState(null);
@@ -60,6 +79,8 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       height,
       legend: { show: false },
       cursor: { points: { show: kind === 'line' }, drag: { x: false, y: false } },
+      // uPlot draws local times; in UTC mode each time is shifted into a UTC-zoned date
+      tzDate: utc ? (ts) => window.uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') : undefined,
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : emptyMax] } },
       axes: [
         { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
@@ -98,14 +119,21 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
       plot.current = null;
       el._uplot = undefined;
     };
-  }, [x, series, stacked, kind, height, scheme, integer, emptyMax]);
+  }, [x, series, stacked, kind, height, scheme, integer, emptyMax, utc]);
 
   const idx = cursor !== null && cursor >= 0 && cursor < x.length ? cursor : null;
+  const timeZone = utc ? 'UTC' : undefined;
+  const at = (t) =>
+    new Date(t * 1000).toLocaleString(
+      undefined,
+      daily ? { timeZone, year: 'numeric', month: 'short', day: 'numeric' } : { timeZone, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
+    );
   const rows = x.map((t, i) => [t, series.map((s) => s.values[i])]).filter(([, vs]) => vs.some((v) => v !== null && v !== undefined && v !== 0));
   return html`<figure class="chart" data-chart=${id}>
     <figcaption>
       <span class="chart-title">${title}</span>
-      ${idx !== null ? html`<span class="chart-at">${new Date(x[idx] * 1000).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' })}</span>` : null}
+      <span class="chart-zone muted" data-zone=${utc ? 'UTC' : 'local'}>${zoneName(utc)}</span>
+      ${idx !== null ? html`<span class="chart-at">${at(x[idx])}</span>` : null}
     </figcaption>
     <ul class="legend">
       ${series.map((s, i) => html`<li><i style=${{ background: series[i].color ?? color(i) }}></i>${s.label}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`)}
@@ -117,7 +145,7 @@ export function Chart({ id, title, x, series, stacked = false, kind = 'bars', fo
         ? html`<details class="data"><summary>Data</summary>
       <div class="scroll"><table>
         <thead><tr><th>Time</th>${series.map((s) => html`<th>${s.label}</th>`)}</tr></thead>
-        <tbody>${rows.map(([t, vs]) => html`<tr data-time=${new Date(t * 1000).toISOString()}><td>${new Date(t * 1000).toLocaleString()}</td>${vs.map((v, i) => html`<td data-series=${series[i].label} data-value=${v ?? ''}>${format(v)}</td>`)}</tr>`)}</tbody>
+        <tbody>${rows.map(([t, vs]) => html`<tr data-time=${new Date(t * 1000).toISOString()}><td>${at(t)}</td>${vs.map((v, i) => html`<td data-series=${series[i].label} data-value=${v ?? ''}>${format(v)}</td>`)}</tr>`)}</tbody>
       </table></div>
     </details>`
         : null

@@ -30,15 +30,10 @@ export const pct = (r) => (r === null || r === undefined || Number.isNaN(r) ? 'â
 export const axisMs = (v) => (v === 0 ? '0' : v < 1000 ? `${+v.toPrecision(3)} ms` : `${+(v / 1000).toPrecision(3)} s`);
 export const axisUsd = (v) => (v === 0 ? '$0' : `$${+v.toPrecision(3)}`);
 
-const timeFmt = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 const dayTimeFmt = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
-/** A log time: the time of day for today, with the date otherwise. */
-export function when(iso) {
-  const d = new Date(iso);
-  const today = new Date();
-  return d.toDateString() === today.toDateString() ? timeFmt.format(d) : dayTimeFmt.format(d);
-}
+/** A log time, always with its date ("Nov 27, 12:50:06"): a time without a date is ambiguous across midnight. */
+export const when = (iso) => dayTimeFmt.format(new Date(iso));
 
 /** Hour bucket label: "Mon 14:00". */
 const hourFmt = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });

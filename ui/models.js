@@ -1,10 +1,10 @@
 // Models & providers: each provider's health on this instance (last 5 and 60 minutes:
 // attempts, failures by class, latency and TTFB p50/p95, circuit state), latency and
 // traffic per minute over the last hour, runtime providers (create with model discovery,
-// delete), and the routable models.
+// delete), and the routable models with the price that applies at each provider and where it came from.
 import { useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Chart } from './chart.js';
+import { Chart, color } from './chart.js';
 import { axisMs, count, ms, pct } from './format.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
@@ -35,6 +35,39 @@ function minuteSeries(providers, field) {
       }
       return { label: p.name, values };
     });
+  return { x, series };
+}
+
+/** Where a price came from, as the config names it. */
+function priceSource(p) {
+  if (p.source === 'bundled') return `bundled table ${p.table} (${p.entry})`;
+  if (p.source === 'config') return `[pricing."${p.entry}"]`;
+  return `[providers.${p.provider}.pricing."${p.entry}"]`;
+}
+
+/** A model's price at one provider: input / cached / cache write / output, its tiers, and its source; "no price" in warning colours. */
+function Price({ p, many }) {
+  const at = many ? html`<b>${p.provider}</b> ` : null;
+  if (p.source === null)
+    return html`<div>${at}<span class="badge warn" title="cost null; the budget refuses it unless unpriced = &quot;allow&quot;">no price</span></div>`;
+  const rates = `in ${p.input_per_mtok} · cached ${p.cache_read_per_mtok} · write ${p.cache_write_per_mtok} · out ${p.output_per_mtok}`;
+  const tiers = (p.tiers ?? []).map((t) => `above ${count(t.above_tokens)}: in ${t.input_per_mtok} · out ${t.output_per_mtok}`).join('; ');
+  return html`<div>${at}${rates}${p.reasoning_per_mtok !== p.output_per_mtok ? ` · reasoning ${p.reasoning_per_mtok}` : ''}<div class="sub">${tiers ? `${tiers} · ` : ''}${priceSource(p)}</div></div>`;
+}
+
+/** Per-minute values of `field` per `by` (model or provider) over the last hour, from the stored latency series. */
+function storedSeries(entries, by, field) {
+  const end = Math.floor(Date.now() / MINUTE) * MINUTE;
+  const x = Array.from({ length: 60 }, (_, i) => (end - (59 - i) * MINUTE) / 1000);
+  const groups = new Map();
+  for (const e of entries ?? []) {
+    const i = 59 - Math.round((end - Date.parse(e.bucket_start)) / MINUTE);
+    if (i < 0 || i >= 60 || e[field] === null) continue;
+    let values = groups.get(e[by]);
+    if (!values) groups.set(e[by], (values = new Array(60).fill(null)));
+    values[i] = e[field];
+  }
+  const series = [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([label, values], i) => ({ label, values, color: color(i) }));
   return { x, series };
 }
 
@@ -116,8 +149,15 @@ export function Models() {
   const [actionError, setActionError] = useState(null);
   const { data, error, loading, reload } = useLoad(
     async () => {
-      const [providers, models] = await Promise.all([api.providers(), api.models()]);
-      return { providers, models };
+      const since = new Date(Date.now() - 60 * MINUTE).toISOString();
+      const [providers, models, byModel, byProvider] = await Promise.all([
+        api.providers(),
+        api.models(),
+        // kept in the store (every instance, across restarts); null without the usage extension
+        api.latencySeries({ bucket: 'minute', group_by: 'model', from: since }).catch(() => null),
+        api.latencySeries({ bucket: 'minute', group_by: 'provider', from: since }).catch(() => null),
+      ]);
+      return { providers, models, byModel, byProvider };
     },
     [],
     { refreshMs: 10_000 },
@@ -128,6 +168,10 @@ export function Models() {
         p95: minuteSeries(data.providers, 'latency_p95_ms'),
         ttfb: minuteSeries(data.providers, 'ttfb_p95_ms'),
         requests: minuteSeries(data.providers, 'requests'),
+        modelP95: storedSeries(data.byModel, 'model', 'latency_p95_ms'),
+        modelTtfb: storedSeries(data.byModel, 'model', 'ttfb_p95_ms'),
+        providerP95: storedSeries(data.byProvider, 'provider', 'latency_p95_ms'),
+        overhead: storedSeries(data.byModel, 'model', 'overhead_p95_ms'),
       },
     [data],
   );
@@ -165,7 +209,11 @@ export function Models() {
     ${
       charts
         ? html`<div class="grid" style=${{ marginTop: '16px' }}>
-      <${Chart} id="latency" title="Latency p95 per minute" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} />
+      <${Chart} id="model-latency" title="Latency p95 by model, per minute" x=${charts.modelP95.x} series=${charts.modelP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelP95.series.length ? undefined : data.byModel === null ? 'Latency by model needs the usage extension ([extensions.usage]).' : 'No answered requests in the last hour.'} />
+      <${Chart} id="model-ttfb" title="Time to first token p95 by model (streams)" x=${charts.modelTtfb.x} series=${charts.modelTtfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelTtfb.series.length ? undefined : 'No answered streams in the last hour.'} />
+      <${Chart} id="provider-latency" title="Latency p95 by provider, per minute" x=${charts.providerP95.x} series=${charts.providerP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.providerP95.series.length ? undefined : 'No answered requests in the last hour.'} />
+      <${Chart} id="overhead" title="gw overhead p95 by model" x=${charts.overhead.x} series=${charts.overhead.series} kind="line" format=${ms} axis=${axisMs} note=${charts.overhead.series.length ? undefined : 'No answered requests in the last hour.'} />
+      <${Chart} id="latency" title="Latency p95 per minute (this instance)" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} />
       <${Chart} id="ttfb" title="Time to first byte p95 per minute" x=${charts.ttfb.x} series=${charts.ttfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.ttfb.series.length ? undefined : 'No answered requests in the last hour.'} />
       <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked integer format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} />
     </div>`
@@ -177,8 +225,8 @@ export function Models() {
       ${
         data
           ? html`<table class="cards">
-        <thead><tr><th>Model</th><th>Served by</th><th>Alias for</th></tr></thead>
-        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by || html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td></tr>`)}</tbody>
+        <thead><tr><th>Model</th><th>Served by</th><th>Alias for</th><th>Price (USD / M tokens)</th></tr></thead>
+        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by || html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td><td data-label="Price">${(m.prices ?? []).map((p) => html`<${Price} p=${p} many=${m.prices.length > 1} />`)}</td></tr>`)}</tbody>
       </table>`
           : null
       }

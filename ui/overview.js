@@ -1,44 +1,63 @@
-// Overview: requests, tokens, spend and error rate over the last 24 hours or 7 days, in
-// hour buckets, stacked by model or by key (GET /v1/usage and /v1/budget series).
+// Overview: requests, tokens, spend, error rate, errors by code and p95 latency over a
+// calendar range (today, yesterday, last 7 days, this month, last month, custom), in UTC or
+// local time, in hour or day buckets, stacked by model or by key (GET /v1/usage and
+// /v1/budget series; hour buckets summed here into the zone's days).
 import { useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Chart, color } from './chart.js';
-import { axisUsd, count, pct, usd } from './format.js';
+import { axisMs, axisUsd, count, ms, pct, usd } from './format.js';
 import { cacheHitRates } from './cache-rate.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
-
-const HOUR = 3_600_000;
+import { CsvButton, DAY, isoDate, RANGES, RangePicker, rangeOf, slot, toCsv, useRange } from './range.js';
 /** Groups drawn on their own; the rest are summed as "other". */
 const TOP = 8;
 
 const label = (by, v) => (v === null || v === undefined || v === '' ? (by === 'model' ? '(unknown model)' : '(none)') : v);
 
 /**
- * Dense hour grid [from, end) and, per group, the values of `field` in each hour; groups by
- * their total over the range, largest first, beyond TOP summed into "other".
+ * Dense bucket grid `r` ({grid: bucket starts, end}, range.js rangeOf) and, per group, the
+ * values of `field` (a number, or a function of the entry) in each bucket; groups by their total over the range, largest first, beyond TOP summed into
+ * "other (N)" (`other: true`). With `frame` (another toSeries result) the groups are
+ * exactly the frame's: its top groups keep their rows, every other group is summed into the
+ * frame's "other" row, so the same label means the same groups in every chart and table
+ * (a group the frame lacks gets a row of its own after the frame's).
  */
-export function toSeries(entries, by, field, from, end, order) {
-  const hours = Math.round((end - from) / HOUR);
-  const x = Array.from({ length: hours }, (_, i) => (from + i * HOUR) / 1000);
+export function toSeries(entries, by, field, r, frame) {
+  const n = r.grid.length;
+  const x = r.grid.map((t) => t / 1000);
   const byGroup = new Map();
+  const value = typeof field === 'function' ? field : (e) => e[field] ?? 0;
   for (const e of entries ?? []) {
-    const i = Math.round((Date.parse(e.bucket_start) - from) / HOUR);
-    if (i < 0 || i >= hours) continue;
-    const g = label(by, e[by]);
+    const i = slot(r.grid, r.end, Date.parse(e.bucket_start));
+    if (i < 0) continue;
+    const g = by === null ? e.group : label(by, e[by]);
     let vals = byGroup.get(g);
-    if (!vals) byGroup.set(g, (vals = new Array(hours).fill(0)));
-    vals[i] += e[field] ?? 0;
+    if (!vals) byGroup.set(g, (vals = new Array(n).fill(0)));
+    vals[i] += value(e);
   }
   const total = (v) => v.reduce((a, b) => a + b, 0);
-  // one order (and so one colour per group) for every chart: `order` when given
-  const rank = (g) => (order?.has(g) ? order.get(g) : Infinity);
-  const sorted = [...byGroup].sort((a, b) => rank(a[0]) - rank(b[0]) || total(b[1]) - total(a[1]) || (a[0] < b[0] ? -1 : 1));
-  const series = sorted.slice(0, TOP).map(([g, values], i) => ({ label: g, values, color: color(order?.get(g) ?? i) }));
+  if (frame) {
+    const series = frame.series.map((s) => ({ label: s.label, color: s.color, other: s.other, values: new Array(n).fill(0) }));
+    const rowOf = new Map(series.filter((s) => !s.other).map((s) => [s.label, s]));
+    const other = series.find((s) => s.other);
+    for (const [g, vals] of byGroup) {
+      let row = rowOf.get(g) ?? other;
+      if (!row) {
+        row = { label: g, color: color(series.length), values: new Array(n).fill(0) };
+        series.push(row);
+        rowOf.set(g, row);
+      }
+      for (let i = 0; i < n; i++) row.values[i] += vals[i];
+    }
+    return { x, series };
+  }
+  const sorted = [...byGroup].sort((a, b) => total(b[1]) - total(a[1]) || (a[0] < b[0] ? -1 : 1));
+  const series = sorted.slice(0, TOP).map(([g, values], i) => ({ label: g, values, color: color(i) }));
   if (sorted.length > TOP) {
-    const rest = new Array(hours).fill(0);
+    const rest = new Array(n).fill(0);
     for (const [, v] of sorted.slice(TOP)) for (let i = 0; i < v.length; i++) rest[i] += v[i];
-    series.push({ label: `other (${sorted.length - TOP})`, values: rest, color: color(TOP) });
+    series.push({ label: `other (${sorted.length - TOP})`, values: rest, color: color(TOP), other: true });
   }
   return { x, series };
 }
@@ -47,61 +66,96 @@ function Tile({ label: l, value, hint }) {
   return html`<div class="tile"><div class="label">${l}</div><div class="value">${value}</div>${hint ? html`<div class="hint">${hint}</div>` : null}</div>`;
 }
 
+/**
+ * p95 latency per model on the API's own buckets (hours, or UTC days: percentiles of
+ * different buckets cannot be added), null where a model had no answered request.
+ */
+function latencySeries(entries, r, colors) {
+  const daily = r.bucket === 'day';
+  const grid = [];
+  if (!daily) grid.push(...r.grid);
+  else for (let t = r.from - (r.from % DAY); t < r.end; t += DAY) grid.push(t);
+  const byModel = new Map();
+  for (const e of entries ?? []) {
+    const i = slot(grid, r.end, Date.parse(e.bucket_start));
+    if (i < 0) continue;
+    let vals = byModel.get(e.model);
+    if (!vals) byModel.set(e.model, (vals = new Array(grid.length).fill(null)));
+    vals[i] = e.latency_p95_ms;
+  }
+  const series = [...byModel]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([m, values], i) => ({ label: label('model', m), values, color: colors.get(label('model', m)) ?? color(colors.size + i) }));
+  return { daily, x: grid.map((t) => t / 1000), series };
+}
+
+/** Entries `{bucket_start, error_codes: {code: n}}` as one entry per (bucket, code), grouped by `group` (toSeries with by = null). */
+const byCode = (usage) => (usage ?? []).flatMap((e) => Object.entries(e.error_codes ?? {}).map(([group, n]) => ({ bucket_start: e.bucket_start, group, n })));
+
 export function Overview() {
-  const [range, setRange] = useState('24h');
+  const [rv, setRv] = useRange('today');
   const [by, setBy] = useState('model');
   const { data, error, loading } = useLoad(
     async () => {
-      const end = Math.floor(Date.now() / HOUR) * HOUR + HOUR;
-      const from = end - (range === '24h' ? 24 : 168) * HOUR;
-      const q = { bucket: 'hour', group_by: by, from: new Date(from).toISOString(), to: new Date(end).toISOString() };
-      const [usage, spend] = await Promise.all([api.usageSeries(q), api.budgetSeries(q)]);
-      return { from, end, usage, spend };
+      const r = rangeOf(rv.range, rv.utc, rv.custom);
+      // hour buckets, summed here into the zone's days: the API's days are UTC days
+      const q = { bucket: 'hour', group_by: by, from: new Date(r.from).toISOString(), to: new Date(r.end).toISOString() };
+      // percentiles cannot be summed: latency comes in the API's own buckets (UTC days beyond two days)
+      const lq = { metrics: 'latency', bucket: r.bucket, group_by: 'model', from: q.from, to: q.to };
+      const [usage, spend, latency] = await Promise.all([api.usageSeries(q), api.budgetSeries(q), api.usageSeries(lq).catch(() => null)]);
+      return { r, usage, spend, latency };
     },
-    [range, by],
+    [rv.range, rv.utc, rv.custom.from, rv.custom.to, by],
     { refreshMs: 30_000 },
   );
 
   const view = useMemo(() => {
     if (!data) return null;
-    const { from, end, usage, spend } = data;
-    const requests = toSeries(usage, by, 'requests', from, end);
-    const order = new Map(requests.series.map((s, i) => [s.label, i]));
-    // groups with spend but no requests in range (none, normally) come after
-    for (const e of spend ?? []) if (!order.has(label(by, e[by]))) order.set(label(by, e[by]), order.size);
-    const tokens = toSeries(usage, by, 'total_tokens', from, end, order);
-    const spent = spend ? toSeries(spend, by, 'spent_usd', from, end, order) : null;
-    const errors = toSeries(usage, by, 'errors', from, end, order);
+    const { r, usage, spend, latency } = data;
+    // the requests chart fixes the groups (and colours) of every other chart and of the table
+    const requests = toSeries(usage, by, 'requests', r);
+    const tokens = toSeries(usage, by, 'total_tokens', r, requests);
+    const spent = spend ? toSeries(spend, by, 'spent_usd', r, requests) : null;
+    const errors = toSeries(usage, by, 'errors', r, requests);
+    const codes = toSeries(byCode(usage), null, 'n', r);
+    // a model keeps its colour from the requests chart (when stacked by model)
+    const p95 = latencySeries(latency, r, new Map(by === 'model' ? requests.series.map((s) => [s.label, s.color]) : []));
     const sum = (s) => s.series.reduce((a, g) => a + g.values.reduce((x, y) => x + y, 0), 0);
     const reqAt = requests.x.map((_, i) => requests.series.reduce((a, g) => a + g.values[i], 0));
     const errAt = errors.x.map((_, i) => errors.series.reduce((a, g) => a + g.values[i], 0));
     const rate = { x: requests.x, series: [{ label: 'error rate', values: reqAt.map((n, i) => (n ? errAt[i] / n : null)) }] };
     const totals = { requests: sum(requests), tokens: sum(tokens), spend: spent ? sum(spent) : null, errors: sum(errors) };
     const prompt = (usage ?? []).reduce((a, e) => a + e.prompt_tokens, 0);
+    // rows by position: toSeries with a frame keeps the frame's rows in order (then any extra group)
+    const add = (v) => v.reduce((a, b) => a + b, 0);
+    const rowsOf = spent && spent.series.length > requests.series.length ? spent : requests;
     const hits = cacheHitRates(usage, (e) => label(by, e[by]));
-    const groups = requests.series.map((g, i) => ({
+    const groups = rowsOf.series.map((g, i) => ({
       label: g.label,
       color: g.color ?? color(i),
-      requests: g.values.reduce((a, b) => a + b, 0),
-      tokens: tokens.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0,
-      errors: errors.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0,
-      spend: spent ? (spent.series.find((s) => s.label === g.label)?.values.reduce((a, b) => a + b, 0) ?? 0) : null,
+      requests: requests.series[i] ? add(requests.series[i].values) : 0,
+      tokens: tokens.series[i] ? add(tokens.series[i].values) : 0,
+      errors: errors.series[i] ? add(errors.series[i].values) : 0,
+      spend: spent ? (spent.series[i] ? add(spent.series[i].values) : 0) : null,
       // "other (n)" sums several groups: no one rate
       cacheHit: hits.groups.has(g.label) ? hits.groups.get(g.label) : undefined,
     }));
-    return { requests, tokens, spent, rate, totals, prompt, groups, cacheHit: hits.all };
+    return { r, requests, tokens, spent, rate, codes, p95, totals, prompt, groups, cacheHit: hits.all };
   }, [data, by]);
+  const rangeLabel = RANGES.find(([v]) => v === rv.range)?.[1] ?? '';
+  const zone = rv.utc ? 'UTC' : 'local time';
+  const csv = () =>
+    toCsv(
+      [by, 'requests', 'tokens', 'spend_usd', 'errors', 'from', 'to'],
+      view.groups.map((g) => [g.label, g.requests, g.tokens, g.spend ?? '', g.errors, new Date(view.r.from).toISOString(), new Date(view.r.end).toISOString()]),
+    );
 
   const noUsage = data && data.usage === null;
+  const zp = view ? { utc: rv.utc, daily: view.r.bucket === 'day' } : {};
   return html`<div class="page-head">
-      <div><h1>Overview</h1><div class="sub">Traffic through this gateway, per hour${by === 'model' ? ', by model' : ', by key'}.</div></div>
+      <div><h1>Overview</h1><div class="sub">Traffic through this gateway, per ${view?.r.bucket ?? 'hour'} (${zone})${by === 'model' ? ', by model' : ', by key'}.</div></div>
       <div class="controls">
-        <div class="seg" role="group" aria-label="Range">
-          ${[
-            ['24h', 'Last 24 hours'],
-            ['7d', 'Last 7 days'],
-          ].map(([v, l]) => html`<button aria-pressed=${range === v} onClick=${() => setRange(v)}>${l}</button>`)}
-        </div>
+        <${RangePicker} value=${rv} onChange=${setRv} />
         <div class="seg" role="group" aria-label="Stack by">
           ${[
             ['model', 'By model'],
@@ -126,17 +180,19 @@ export function Overview() {
         <${Tile} label="Cache hit rate" value=${pct(view.cacheHit)} hint="cached / prompt tokens" />
       </div>
       <div class="grid">
-        <${Chart} id="requests" title="Requests" x=${view.requests.x} series=${view.requests.series} stacked integer format=${count} />
-        <${Chart} id="tokens" title="Tokens" x=${view.tokens.x} series=${view.tokens.series} stacked integer format=${count} />
+        <${Chart} id="requests" title="Requests" ...${zp} x=${view.requests.x} series=${view.requests.series} stacked integer format=${count} />
+        <${Chart} id="tokens" title="Tokens" ...${zp} x=${view.tokens.x} series=${view.tokens.series} stacked integer format=${count} />
         ${
           view.spent
-            ? html`<${Chart} id="spend" title="Spend (USD)" x=${view.spent.x} series=${view.spent.series} stacked format=${usd} axis=${axisUsd} />`
+            ? html`<${Chart} id="spend" title="Spend (USD)" ...${zp} x=${view.spent.x} series=${view.spent.series} stacked format=${usd} axis=${axisUsd} />`
             : html`<${Chart} id="spend" title="Spend (USD)" x=${[]} series=${[]} note="Spend over time needs the budget extension ([extensions.budget])." />`
         }
-        <${Chart} id="errors" title="Error rate" x=${view.rate.x} series=${view.rate.series} kind="line" format=${pct} axis=${(v) => `${+(v * 100).toPrecision(2)}%`} emptyMax=${0.05} />
+        <${Chart} id="errors" title="Error rate" ...${zp} x=${view.rate.x} series=${view.rate.series} kind="line" format=${pct} axis=${(v) => `${+(v * 100).toPrecision(2)}%`} emptyMax=${0.05} />
+        <${Chart} id="error-codes" title="Errors by code" ...${zp} x=${view.codes.x} series=${view.codes.series} stacked integer format=${count} note=${view.codes.series.length ? undefined : 'No failed requests in this range.'} />
+        <${Chart} id="latency" title=${`Latency p95 by model${view.p95.daily ? ' (UTC days)' : ''}`} utc=${rv.utc || view.p95.daily} daily=${view.p95.daily} x=${view.p95.x} series=${view.p95.series} kind="line" format=${ms} axis=${axisMs} note=${view.p95.series.length ? undefined : 'No answered requests in this range.'} />
       </div>
       <section class="panel">
-        <div class="panel-head"><h2>${by === 'model' ? 'Models' : 'Keys'} in this range</h2><span class="muted">${range === '24h' ? 'last 24 hours' : 'last 7 days'}</span></div>
+        <div class="panel-head"><h2>${by === 'model' ? 'Models' : 'Keys'} in this range</h2><span class="muted">${rangeLabel.toLowerCase()}: ${isoDate(view.r.from, rv.utc)} – ${isoDate(view.r.end - 1, rv.utc)} (${zone})</span>${view.groups.length ? html`<${CsvButton} name=${`gw-usage-${by}-${isoDate(view.r.from, rv.utc)}.csv`} csv=${csv} />` : null}</div>
         ${
           view.groups.length === 0
             ? html`<p class="empty">No requests in this range yet.</p>`

@@ -1,23 +1,30 @@
 // Requests: the request log (GET /v1/requests), newest first, filtered on the server by
 // key, model, provider, route and status; one entry's details beside the list.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { count, ms, usd, when } from './format.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
 
-const STATUSES = [
+const CLASSES = [
   ['', 'Any status'],
   ['ok', 'Succeeded'],
   ['error', 'Failed'],
   ['4xx', '4xx'],
   ['5xx', '5xx'],
-  ['401', '401'],
-  ['404', '404'],
-  ['429', '429'],
-  ['502', '502'],
-  ['504', '504'],
 ];
+/** Statuses gw answers with (docs/design.md "Errors"), offered even before one is logged. */
+const KNOWN = [400, 401, 403, 404, 408, 413, 415, 429, 499, 500, 502, 503, 504];
+
+/** The status filter's options: the classes, then every known status and every status in `entries`, in order. */
+export function statusOptions(entries) {
+  const seen = new Set(KNOWN);
+  for (const e of entries ?? []) if (e.status >= 400) seen.add(e.status);
+  return [...CLASSES, ...[...seen].sort((a, b) => a - b).map((s) => [String(s), String(s)])];
+}
+
+/** Newest arrival first: the log is kept in the order requests ended, the list shows when they arrived. */
+export const byArrival = (entries) => [...(entries ?? [])].sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
 const ROUTES = ['chat', 'embeddings', 'messages'];
 const statusClass = (s) => `status s${String(s)[0]}`;
 
@@ -95,7 +102,8 @@ export function Requests() {
   }, []);
 
   const o = options.data ?? { keys: [], models: [], providers: [] };
-  const entries = data ?? [];
+  const entries = useMemo(() => byArrival(data), [data]);
+  const statuses = useMemo(() => statusOptions(data), [data]);
   const filtered = Object.values(filters).some(Boolean);
   return html`<div class="page-head">
       <div><h1>Requests</h1><div class="sub">The request log: every gateway request, failed ones included, newest first.</div></div>
@@ -105,7 +113,7 @@ export function Requests() {
     ${data === null ? html`<div class="alert info">The request log needs its extension: add <code>[extensions.request_log]</code> to the gateway config and restart.</div>` : null}
     <section class="panel">
       <div class="controls filters" style=${{ marginBottom: '12px' }}>
-        <${Select} name="status" label="Status" value=${filters.status} options=${STATUSES} onChange=${set('status')} />
+        <${Select} name="status" label="Status" value=${filters.status} options=${statuses} onChange=${set('status')} />
         <${Select} name="key" label="Key" value=${filters.key} options=${[['', 'Any key'], ...o.keys.map((k) => [k, k])]} onChange=${set('key')} />
         <${Select} name="model" label="Model" value=${filters.model} options=${[['', 'Any model'], ...o.models.map((m) => [m, m])]} onChange=${set('model')} />
         <${Select} name="provider" label="Provider" value=${filters.provider} options=${[['', 'Any provider'], ...o.providers.map((p) => [p, p])]} onChange=${set('provider')} />
@@ -122,7 +130,7 @@ export function Requests() {
           <tbody>${entries.map(
             (e) => html`<tr class=${`clickable ${selected?.request_id === e.request_id ? 'selected' : ''}`} tabindex="0" data-request-id=${e.request_id}
               onClick=${() => setSelected(e)} onKeyDown=${(ev) => ev.key === 'Enter' && setSelected(e)}>
-            <td data-label="Time">${when(e.time)}</td>
+            <td data-label="Time"><time datetime=${e.time}>${when(e.time)}</time></td>
             <td data-label="Status"><span class=${statusClass(e.status)}>${e.status}</span>${e.cache_hit ? html` <span class="badge">cache</span>` : null}${e.stream ? html` <span class="badge">stream</span>` : null}</td>
             <td data-label="Key">${e.key ?? html`<span class="muted">–</span>`}</td>
             <td data-label="Model">${e.model ?? '–'}${e.served_model && e.served_model !== e.model ? html`<div class="sub">→ ${e.served_model}</div>` : null}</td>

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { keySettingsShape } from '../key-settings.ts';
+import { priceConfigSchema } from '../pricing/schema.ts';
 
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'expected "<host>:<port>", e.g. "127.0.0.1:8080"');
 const name = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'expected a name of letters, digits, "_", "-" or "."');
@@ -16,11 +17,8 @@ export const keyEntrySchema = z.strictObject({
   ...keySettingsShape,
 });
 
-/** `[pricing."<model>"]`: USD per million tokens. */
-export const pricingSchema = z.strictObject({
-  input_per_mtok: z.number().nonnegative(),
-  output_per_mtok: z.number().nonnegative(),
-});
+/** `[pricing."<model>"]`: USD per million tokens by part, tiers and dated changes (core/pricing/schema.ts). */
+export const pricingSchema = z.record(z.string().min(1), priceConfigSchema);
 
 /** Load-balancing strategy of a model group. */
 export const strategySchema = z.enum(['round_robin', 'weighted', 'least_busy', 'latency']);
@@ -52,7 +50,7 @@ export const gatewayConfigSchema = z.strictObject({
   keys: z.record(name, keyEntrySchema).default({}),
   providers: z.record(name, z.looseObject({ kind: name.optional() })).default({}),
   aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
-  pricing: z.record(z.string().min(1), pricingSchema).default({}),
+  pricing: pricingSchema.default({}),
   fallbacks: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
   routing: routingSchema.default({ strategy: 'round_robin', models: {}, breaker_failures: 5, breaker_cooldown_seconds: 30 }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),

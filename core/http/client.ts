@@ -141,7 +141,8 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       provider: name,
       headers: ra ? { 'retry-after': ra } : undefined,
     });
-    if (info.code) e.code = info.code;
+    // gw's code stays the catalog's (one failure, one code on every kind); the upstream's is kept beside it
+    if (info.code) e.upstreamCode = info.code;
     return e;
   }
 

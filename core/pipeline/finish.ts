@@ -5,6 +5,8 @@
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
+import { chargeCost, usdText } from '../pricing/charge.ts';
+import type { GwState } from './state.ts';
 import type { PipelineHost } from './host.ts';
 import { estimateUnreported } from './partial.ts';
 import { sendText } from './respond.ts';
@@ -25,6 +27,9 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
   rc.status = status;
   // an upstream answer without usage is charged gw's estimate of it (its body is the output, framing and all)
   if (status < 400) estimateUnreported(rc, answer.body);
+  chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
   if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: answer.body });
+  // LiteLLM's x-litellm-response-cost convention; none when nothing was charged or nothing prices the model
+  if (rc.cost) ctx.set('x-gw-cost-usd', usdText(rc.cost.total));
   sendText(ctx, status, answer.body, answer.headers, answer.contentType);
 }

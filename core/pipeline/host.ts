@@ -26,4 +26,6 @@ export interface PipelineHost {
   readonly metrics: RequestMetrics;
   /** `max_parallel_requests` of virtual keys. */
   readonly inflight: InflightLimiter;
+  /** The gateway's clock, epoch ms: a request is priced at the dated price in force now. */
+  readonly clock: () => number;
 }

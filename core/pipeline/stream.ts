@@ -20,6 +20,8 @@ import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../http/sse-write.ts';
 import { redactError, type SecretRedactor } from '../redact.ts';
 import { chargePartial, estimateUnreported } from './partial.ts';
+import { chargeCost } from '../pricing/charge.ts';
+import type { GwState } from './state.ts';
 import { asGatewayError } from './respond.ts';
 
 /** A streamed answer, as a format hands it to the pipeline. */
@@ -105,6 +107,7 @@ export async function pumpStream(
     ended = true;
     // a whole stream without usage is charged gw's estimate of it, as one that ended early would be
     estimateUnreported(rc, s.progress?.bytes ?? 0);
+    chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
     if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: undefined });
     // the key's in-flight slot is free before the client can see the end
     const freed = gw.inflight.release(rc);
@@ -112,7 +115,10 @@ export async function pumpStream(
     if (step.value) sse.write(step.value);
   } catch (err) {
     if (waitFrom !== 0) rc.upstreamMs += performance.now() - waitFrom;
-    if (sent && !ended) chargePartial(rc, s.progress);
+    if (sent && !ended) {
+      chargePartial(rc, s.progress);
+      chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
+    }
     if (signal.aborted) {
       rc.status = 499;
       rc.log.info({ req: rc.id }, 'client closed the stream');

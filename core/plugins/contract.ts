@@ -19,19 +19,22 @@ import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { ErrorShape, KeySource, RouteMethod } from '../routes/registry.ts';
 import type { Store } from '../store/types.ts';
 
-/** USD per million tokens, as `[pricing."<model>"]`. */
-export interface Price {
-  input_per_mtok: number;
-  output_per_mtok: number;
-}
-
 /**
  * What the gateway tells plugins about itself: narrow, read-only views, current after
  * reloads. Never secrets: no admin token, no key, no provider api_key.
  */
 export interface GatewayInfo {
-  /** `[pricing]`: USD per million tokens by canonical model. */
-  pricing(): Readonly<Record<string, Price>>;
+  /**
+   * The most a request for `model` (canonical) may cost before it runs, USD: `promptTokens`
+   * at the highest input-side rate and `outputTokens` at the output rate (core/pricing/cost.ts
+   * `maxCostOf`), at the dearest provider serving it; null when none of them has a price.
+   * `asked`: the name the client sent, whose `[pricing]` applies when nothing prices `model`
+   * (an alias priced under its own name). A request's actual cost is `rc.cost`, set by the
+   * core before onResponse/onError.
+   */
+  maxCost(model: string, promptTokens: number, outputTokens: number, asked?: string): number | null;
+  /** Whether `model` (canonical) has a price at some provider serving it. */
+  priced(model: string): boolean;
   /** Canonical model id for a name or alias (the name itself when no alias). */
   resolveModel(model: string): string;
   /** Every model id currently routable. */

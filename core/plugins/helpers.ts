@@ -1,8 +1,8 @@
 /**
  * Helpers for plugins (exported by the SDK, `gw/plugin`): who a request is accounted to,
  * whether its answer came from the upstream (not the cache, not a hook), whether its usage
- * is to be charged, which usage, and at which price: the usage extension, the budget, the
- * request log and metrics all charge through these, so they agree on every request.
+ * is to be charged, and which usage: the usage extension, the budget, the request log and
+ * metrics all charge through these (and read its price in `rc.cost`), so they agree on every request.
  */
 import type { RequestContext } from '../context.ts';
 import type { Usage } from '../format/chat.ts';
@@ -46,18 +46,4 @@ export function chargeable(rc: RequestContext): boolean {
  */
 export function chargedUsage(rc: RequestContext): Usage | undefined {
   return rc.operation !== 'count' && chargeable(rc) ? rc.usage : undefined;
-}
-
-/**
- * The price a request's usage is charged at, as every view prices it: the served model's
- * (a fallback's own), else the requested model's (canonical id), else the name the client
- * sent (an alias priced under its own name); undefined when none of them is priced.
- */
-export function priceOf<P>(rc: RequestContext, pricing: Readonly<Record<string, P>>): P | undefined {
-  return own(pricing, rc.servedModel) ?? own(pricing, rc.canonicalModel) ?? own(pricing, rc.model);
-}
-
-// a model id is the client's text: `constructor` must not find Object.prototype's
-function own<P>(pricing: Readonly<Record<string, P>>, model: string): P | undefined {
-  return Object.hasOwn(pricing, model) ? pricing[model] : undefined;
 }

@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import type { KeyInfo } from '../context.ts';
 import type { GwState } from '../pipeline/state.ts';
 import type { RoutingTable } from '../routing.ts';
+import type { PriceView } from '../pricing/listing.ts';
 
 /** One model or alias, OpenAI's list entry shape plus `alias_for`. */
 export interface ModelEntry {
@@ -18,6 +19,8 @@ export interface ModelEntry {
   owned_by: string;
   /** For an alias: the canonical model it stands for. */
   alias_for?: string;
+  /** Admin list only: the price at each provider serving it and where it came from (core/pricing/listing.ts). */
+  prices?: PriceView[];
 }
 
 /**

@@ -12,6 +12,8 @@ import type { Provider } from '../provider.ts';
 import { SecretRedactor } from '../redact.ts';
 import type { MemberPool, MemberSettings } from '../resilience/member.ts';
 import { RoutingTable } from '../routing.ts';
+import { compileConfigured, PriceBook, type PricedProvider, type PriceTable } from '../pricing/book.ts';
+import { specOf } from '../pricing/schema.ts';
 
 export interface Snapshot {
   readonly config: GatewayConfig;
@@ -25,6 +27,8 @@ export interface Snapshot {
   readonly secrets: SecretRedactor;
   /** Increases by one with every swap on this instance. */
   readonly version: number;
+  /** The price of every (provider, model) routed (core/pricing/book.ts). */
+  readonly prices: PriceBook;
 }
 
 /** A provider built from a section, with what the core read from that section. */
@@ -36,6 +40,8 @@ export interface BuiltProvider {
   readonly json: string;
   /** Routing settings read by the core (`max_retries`, `weight`). */
   readonly routing: MemberSettings;
+  /** Its prices and the kind whose bundled prices apply (`pricing` of the section). */
+  readonly pricing: PricedProvider;
 }
 
 /** What a snapshot is made of. */
@@ -50,6 +56,8 @@ export interface ReconcileInput {
   /** The gateway's members: reconfigured with this snapshot's settings. */
   members: MemberPool;
   version: number;
+  /** The bundled price table the host loaded, if any. */
+  priceTable?: PriceTable;
 }
 
 /**
@@ -62,20 +70,25 @@ export function reconcile(input: ReconcileInput): Snapshot {
   const breaker = { failures: config.routing.breaker_failures, cooldownMs: config.routing.breaker_cooldown_seconds * 1000 };
   const routed = [];
   const apiKeys: unknown[] = [];
+  const priced: PricedProvider[] = [];
   for (const b of input.file.values()) {
     routed.push(members.configure(b.provider, b.routing, breaker));
     apiKeys.push(b.section.api_key);
+    priced.push(b.pricing);
   }
   for (const [name, b] of input.runtime) {
     if (input.file.has(name)) continue;
     routed.push(members.configure(b.provider, b.routing, breaker));
     apiKeys.push(b.section.api_key);
+    priced.push(b.pricing);
   }
+  const configPrices = compileConfigured(Object.fromEntries(Object.entries(config.pricing).map(([m, p]) => [m, specOf(p)])), 'config');
   return Object.freeze({
     config,
     table: new RoutingTable(routed, config.aliases, config.routing, config.fallbacks),
     keys: new KeyTable(config.keys, input.keyRecords),
     secrets: new SecretRedactor(apiKeys.filter((k): k is string => typeof k === 'string')),
     version: input.version,
+    prices: new PriceBook(configPrices, priced, input.priceTable),
   });
 }

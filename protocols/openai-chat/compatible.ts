@@ -168,6 +168,6 @@ function upstreamStreamError(provider: string, data: string): GatewayError {
     // keep the raw snippet
   }
   const err = errors.UPSTREAM_ERROR(`provider ${provider} failed mid-stream: ${message}`, { provider });
-  if (code) err.code = code;
+  if (code) err.upstreamCode = code;
   return err;
 }

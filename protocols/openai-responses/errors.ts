@@ -38,8 +38,7 @@ export function responsesStreamError(data: FailurePayload | undefined, provider:
   const message = first ? `provider ${provider}: ${detail}` : `provider ${provider} failed mid-stream: ${detail}`;
   const status = code === 'rate_limit_exceeded' ? 429 : code === 'invalid_request_error' || code === 'invalid_prompt' ? 400 : 502;
   const param = str((e as { param?: unknown }).param) ?? null;
-  const err = status < 500 ? upstreamError(status, message, { code, param, provider }) : errors.UPSTREAM_ERROR(message, { provider });
-  err.code = code;
+  const err = status < 500 ? upstreamError(status, message, { code, param, provider }) : errors.UPSTREAM_ERROR(message, { provider, upstreamCode: code });
   return err;
 }
 

@@ -24,6 +24,7 @@ import type { GwState } from '../../core/pipeline/state.ts';
 import { OPENAI_ERRORS } from '../../core/routes/registry.ts';
 import type { RouteRegistry, RouteSpec } from '../../core/routes/registry.ts';
 import { modelListing } from '../../core/routes/model-listing.ts';
+import { priceViews } from '../../core/pricing/listing.ts';
 import type { ProviderInput, Runtime } from '../runtime/runtime.ts';
 import { parseBody, validate } from '../../core/schemas.ts';
 import { keyCreateSchema, keyPatchSchema, keyRotateSchema, providerCreateSchema } from './schemas.ts';
@@ -84,7 +85,15 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
     ctx.status = 204;
   });
   add('GET', '/v1/admin/models', (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: modelListing((ctx.state as GwState).snap.table, undefined) });
+    const snap = (ctx.state as GwState).snap;
+    const data = modelListing(snap.table, undefined);
+    // which price applies at each provider, and from where: an alias is priced as its target
+    const now = Date.now();
+    for (const m of data) {
+      const model = m.alias_for ?? m.id;
+      m.prices = priceViews(snap.prices, model, snap.table.find(model)?.members.map((x) => x.provider.name) ?? [], now);
+    }
+    sendJson(ctx, 200, { object: 'list', data });
   });
   add('POST', '/v1/admin/reload', async (ctx) => {
     try {

@@ -20,15 +20,9 @@ import type { GatewayError } from '../../core/errors.ts';
 import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../core/format/usage-parts.ts';
 import type { Hooks } from '../../core/hooks.ts';
 import type { ConnectionLimit } from '../../core/http/limit.ts';
-import { accountOf, chargedUsage, priceOf } from '../../core/plugins/helpers.ts';
+import { accountOf, chargedUsage } from '../../core/plugins/helpers.ts';
 import type { Member } from '../../core/resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
-
-/** USD per million tokens, as `[pricing."<model>"]`. */
-interface Price {
-  input_per_mtok: number;
-  output_per_mtok: number;
-}
 
 /** One sample of a plugin's metric family. */
 export interface PluginSample {
@@ -40,8 +34,6 @@ export interface PluginSample {
 export interface MetricsSource {
   /** The members (providers with their routing statistics) currently routed to: upstream errors and retries at scrape time. */
   providers(): Iterable<Member>;
-  /** `[pricing]` of the running config (it changes on reload). */
-  pricing(): Readonly<Record<string, Price>>;
 }
 
 // seconds; total spans cache hits (sub-ms) to long streams, overhead is gw's own time
@@ -76,7 +68,6 @@ export class GatewayMetrics {
    */
   scrape: () => Promise<string> = () => this.registry.metrics();
 
-  private readonly source: MetricsSource;
   private readonly requests = new Map<string, RequestSeries>();
   private readonly usage = new Map<string, UsageSeries>();
   private readonly refusals = new Map<string, number>();
@@ -92,7 +83,6 @@ export class GatewayMetrics {
   private streams = 0;
 
   constructor(source: MetricsSource, opts: { defaultMetrics?: boolean } = {}) {
-    this.source = source;
     const reg = this.registry;
     family(reg, 'gw_requests_total', 'Gateway requests (every client format) by route, served model, provider and HTTP status sent', 'counter', () =>
       [...this.requests.values()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })),
@@ -122,8 +112,12 @@ export class GatewayMetrics {
           { labels: { key: u.key, model: u.model, type: 'reasoning' }, value: u.reasoning },
         ]),
     );
-    family(reg, 'gw_cost_usd_total', 'USD of the reported usage, priced from [pricing] (unpriced models add nothing)', 'counter', () =>
-      [...this.usage.values()].map((u) => ({ labels: { key: u.key, model: u.model }, value: u.usd })),
+    family(
+      reg,
+      'gw_cost_usd_total',
+      'USD the requests cost (rc.cost: each part of the usage at its own rate, core/pricing/), by gateway key name and served model; unpriced models add nothing',
+      'counter',
+      () => [...this.usage.values()].map((u) => ({ labels: { key: u.key, model: u.model }, value: u.usd })),
     );
     family(reg, 'gw_cache_requests_total', 'Cache lookups by result (hit|miss)', 'counter', () => [
       { labels: { result: 'hit' }, value: this.cacheHits },
@@ -248,14 +242,11 @@ export class GatewayMetrics {
     const ukey = `${account}\u0000${model}`;
     let a = this.usage.get(ukey);
     if (!a) this.usage.set(ukey, (a = { key: account, model, prompt: 0, completion: 0, cached: 0, cacheWrite: 0, reasoning: 0, usd: 0 }));
-    const prompt = promptTokens(u);
-    const completion = completionTokens(u);
-    a.prompt += prompt;
-    a.completion += completion;
+    a.prompt += promptTokens(u);
+    a.completion += completionTokens(u);
     a.cached += cachedTokens(u);
     a.cacheWrite += cacheWriteTokens(u);
     a.reasoning += reasoningTokens(u);
-    const price = priceOf(rc, this.source.pricing());
-    if (price) a.usd += (prompt * price.input_per_mtok + completion * price.output_per_mtok) / 1e6;
+    if (rc.cost) a.usd += rc.cost.total;
   }
 }

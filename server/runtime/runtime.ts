@@ -41,6 +41,7 @@ import { providerListing, type ProviderListing } from './listing.ts';
 import { RuntimeRecords, type ProviderRecord } from './records.ts';
 import { applyReloadable } from './restart-only.ts';
 import { reconcile, type BuiltProvider, type Snapshot } from '../../core/runtime/snapshot.ts';
+import type { PriceTable } from '../../core/pricing/book.ts';
 
 /** What `POST /v1/admin/providers` accepts (validated by the admin route). */
 export interface ProviderInput {
@@ -99,6 +100,8 @@ export interface RuntimeHost extends ProviderDeps {
   now(): number;
   /** Key settings the enabled extensions enforce; undefined until they are set up. */
   honoredKeySettings(): ReadonlySet<KeySettingName> | undefined;
+  /** The bundled price table the host loaded, if any (core/pricing/book.ts). */
+  readonly priceTable?: PriceTable;
 }
 
 /** How often an instance on a shared store checks `admin:version`. */
@@ -456,7 +459,7 @@ export class Runtime {
       if (Object.hasOwn(config.keys, name)) warnings.push(`runtime key '${name}' is shadowed by [keys.${name}] in the config file`);
     }
     const before = new Set<Provider>([...this.file.values(), ...this.runtime.values()].map((b) => b.provider));
-    const snap = reconcile({ config, file, runtime, keyRecords, members: this.host.members, version: ++this.version });
+    const snap = reconcile({ config, file, runtime, keyRecords, members: this.host.members, version: ++this.version, priceTable: this.host.priceTable });
     this.file = file;
     this.runtime = runtime;
     this.stored = stored;

@@ -50,7 +50,8 @@ test('a reload applies providers, aliases, keys and pricing at once; unchanged p
   t.is(await chatStatus(gw, 'model-a', KEY3), 200);
   t.is(await chatStatus(gw, 'model-a', KEY2), 401, 'a key removed from the file is refused');
   t.is(g.snapshot.table.providers.get('a'), a, 'an unchanged section keeps its provider');
-  t.deepEqual(g.info.pricing()['model-b'], { input_per_mtok: 1.5, output_per_mtok: 2.0 });
+  t.like(g.snapshot.prices.priceFor('b', 'model-b'), { source: 'config', entry: 'model-b' }, 'the reloaded [pricing] applies');
+  t.is(g.info.maxCost('model-b', 1e6, 1e6), 3.5);
 });
 
 test('a bad file is refused with its error and the running config keeps serving', async (t) => {

@@ -193,7 +193,7 @@ test('gw models and gw reload with a good and a bad file', async (t) => {
     await up.close();
   });
 
-  await writeFile(gw.configPath, baseConfig(`${provider}\n[aliases]\nfast = "m2"\n`));
+  await writeFile(gw.configPath, baseConfig(`${provider}\n[aliases]\nfast = "m2"\n\n[pricing."m1"]\ninput_per_mtok = 1\noutput_per_mtok = 2\n`));
   const ok = await runCli(['reload'], envFor(gw));
   t.is(ok.code, 0, ok.stderr);
   t.regex(ok.stdout, /^reloaded \S+gateway\.toml: 1 providers, 2 models, 2 keys\n$/);
@@ -205,10 +205,10 @@ test('gw models and gw reload with a good and a bad file', async (t) => {
       .split('\n')
       .map((l) => l.split(/\s+/)),
     [
-      ['MODEL', 'ALIAS_FOR', 'PROVIDERS'],
-      ['m1', '-', 'up'],
-      ['m2', '-', 'up'],
-      ['fast', 'm2', 'up'],
+      ['MODEL', 'ALIAS_FOR', 'PROVIDERS', 'USD/MTOK(IN/OUT/CACHED/WRITE)', 'PRICE_FROM'],
+      ['m1', '-', 'up', '1/2/1/1', '[pricing."m1"]'],
+      ['m2', '-', 'up', 'unpriced', '-'],
+      ['fast', 'm2', 'up', 'unpriced', '-'],
     ],
   );
 

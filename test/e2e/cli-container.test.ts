@@ -37,6 +37,9 @@ test('the image is Node 24 slim, runs compiled JavaScript as a non-root user, ke
   t.regex(DOCKERFILE, /^FROM node:24-slim$/m);
   t.regex(DOCKERFILE, /^RUN npx tsc -p tsconfig\.build\.json$/m);
   t.regex(DOCKERFILE, /^COPY --from=build \/app\/dist \.\/dist$/m);
+  // the build stage has every folder the build compiles (protocols/ was once missing)
+  const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+  for (const dir of build.include) t.regex(DOCKERFILE, new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'), `the build stage copies ${dir}/`);
   t.regex(DOCKERFILE, /^USER node$/m);
   t.regex(DOCKERFILE, /^VOLUME \["\/data"\]$/m);
   t.regex(DOCKERFILE, /^EXPOSE 5632$/m);

@@ -179,14 +179,14 @@ test('upstream 500 → 502 with upstream status', async (t) => {
   const { gw } = await setup(t, (_r, res) => replyJson(res, 500, { type: 'error', error: { type: 'api_error', message: 'Internal server error' } }));
   const res = await post(gw.url, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
   t.is(res.status, 502);
-  t.like(((await res.json()) as any).error, { upstream_status: 500, code: 'api_error' });
+  t.like(((await res.json()) as any).error, { upstream_status: 500, code: 'upstream_error', upstream_code: 'api_error' });
 });
 
 test('error event as the first stream event → HTTP 502 before the stream starts', async (t) => {
   const { gw } = await setup(t, (_r, res) => replySse(res, fixture('anthropic/vercel-ai/stream.error-event.overloaded.sse')));
   const res = await post(gw.url, { model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true });
   t.is(res.status, 502);
-  t.like(((await res.json()) as any).error, { upstream_status: 529, code: 'overloaded_error' });
+  t.like(((await res.json()) as any).error, { upstream_status: 529, code: 'upstream_error', upstream_code: 'overloaded_error' });
 });
 
 test('mid-stream event: error → chunks, then one SSE error event and the end (no [DONE])', async (t) => {
@@ -198,7 +198,7 @@ test('mid-stream event: error → chunks, then one SSE error event and the end (
   t.is(JSON.parse(fr[0]!.data).choices[0].delta.role, 'assistant');
   t.true(fr.some((f) => f.data.includes('"Hello"')));
   const last = JSON.parse(fr.at(-1)!.data);
-  t.like(last.error, { upstream_status: 529, code: 'overloaded_error' });
+  t.like(last.error, { upstream_status: 529, code: 'upstream_error', upstream_code: 'overloaded_error' });
   t.regex(last.error.message, /Overloaded/);
   t.false(fr.some((f) => f.data === '[DONE]'));
 });

@@ -1,8 +1,19 @@
 /**
- * Reassembling what an OpenAI client received from a gw stream, and reading the SSE
- * frames of a raw response, for the providers-* and messages-* tests.
+ * Reassembling what an OpenAI client received from a gw stream, reading the SSE
+ * frames of a raw response, and the tool of the recorded tool calls, for the providers-* and
+ * messages-* tests.
  */
 import type OpenAI from 'openai';
+
+/** The weather tool of the recorded DashScope tool-call payloads (vercel-ai's alibaba fixtures). */
+export const WEATHER = {
+  type: 'function' as const,
+  function: {
+    name: 'weather',
+    description: 'Get the weather',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
+};
 
 export interface Assembled {
   content: string;

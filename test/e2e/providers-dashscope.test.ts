@@ -2,18 +2,9 @@ import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { fixture, fixtureJson, replyJson, replySse, startUpstream, type Handler } from '../helpers/upstream.ts';
-import { assemble, frames } from './providers-assemble.ts';
+import { assemble, frames, WEATHER } from './providers-assemble.ts';
 
 const MODEL = 'qwen3-max';
-const WEATHER = {
-  type: 'function' as const,
-  function: {
-    name: 'weather',
-    description: 'Get the weather',
-    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
-  },
-};
-
 async function setup(t: ExecutionContext, handler: Handler, extra = `models = ["${MODEL}", "text-embedding-v4"]`) {
   const up = await startUpstream(handler);
   const gw = await startGateway(

@@ -271,7 +271,8 @@ test('upstream 500 becomes 502 with the upstream status and message kept', async
   const body = (await res.json()) as any;
   t.is(body.error.upstream_status, 500);
   t.regex(body.error.message, /Internal error encountered\./);
-  t.is(body.error.code, 'INTERNAL');
+  t.is(body.error.code, 'upstream_error');
+  t.is(body.error.upstream_code, 'INTERNAL');
 });
 
 test('a 200 with a body that is not JSON becomes 502', async (t) => {
@@ -327,5 +328,6 @@ test("an error payload inside the stream becomes the SSE error event with Google
   const data = sseData(await res.text());
   const last = JSON.parse(data.at(-1)!);
   t.regex(last.error.message, /overloaded/);
-  t.is(last.error.code, 'UNAVAILABLE');
+  t.is(last.error.code, 'upstream_error');
+  t.is(last.error.upstream_code, 'UNAVAILABLE');
 });

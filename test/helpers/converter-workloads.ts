@@ -16,6 +16,7 @@
  * 50 and 190 ns a key; 5,000 to 256,000 stayed at 150–260.) The steps are crossed at 4n with
  * larger sizes: `bench/linear.ts --scale 8` shows the same converters at 8× the items.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -36,7 +37,11 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** The converters of the checkout at `root` (default: this one). */
 export async function converterWorkloads(root = join(import.meta.dirname, '..', '..')): Promise<Workload[]> {
-  const load = (rel: string): Promise<Mod> => import(pathToFileURL(join(root, rel)).href);
+  /** The first of `rels` that exists under `root`: a converter's path now, then where older checkouts had it. */
+  const load = (...rels: string[]): Promise<Mod> => {
+    const rel = rels.find((r) => existsSync(join(root, r))) ?? rels[0]!;
+    return import(pathToFileURL(join(root, rel)).href);
+  };
   const [
     messagesIn,
     messagesOut,
@@ -62,27 +67,27 @@ export async function converterWorkloads(root = join(import.meta.dirname, '..', 
     estimate,
     mock,
   ] = await Promise.all([
-    load('plugins/formats/anthropic-messages/to-chat-request.ts'),
-    load('plugins/formats/anthropic-messages/from-chat-completion.ts'),
-    load('plugins/formats/anthropic-messages/chunks-to-events.ts'),
-    load('plugins/formats/gemini/to-chat-request.ts'),
-    load('plugins/formats/gemini/from-chat-completion.ts'),
-    load('plugins/formats/gemini/chunks-to-stream.ts'),
-    load('plugins/formats/gemini/embeddings.ts'),
-    load('plugins/formats/gemini/count-tokens.ts'),
-    load('protocols/openai-responses/to-chat-request.ts'),
-    load('protocols/openai-responses/from-chat-completion.ts'),
-    load('protocols/openai-responses/chunks-to-events.ts'),
+    load('protocols/anthropic-messages/to-chat-request.ts', 'plugins/formats/anthropic-messages/to-chat-request.ts'),
+    load('protocols/anthropic-messages/from-chat-completion.ts', 'plugins/formats/anthropic-messages/from-chat-completion.ts'),
+    load('protocols/anthropic-messages/chunks-to-events.ts', 'plugins/formats/anthropic-messages/chunks-to-events.ts'),
+    load('protocols/gemini/to-chat-request.ts', 'plugins/formats/gemini/to-chat-request.ts'),
+    load('protocols/gemini/from-chat-completion.ts', 'plugins/formats/gemini/from-chat-completion.ts'),
+    load('protocols/gemini/chunks-to-stream.ts', 'plugins/formats/gemini/chunks-to-stream.ts'),
+    load('protocols/gemini/embed-content.ts', 'plugins/formats/gemini/embeddings.ts'),
+    load('protocols/gemini/count-tokens.ts', 'plugins/formats/gemini/count-tokens.ts'),
+    load('protocols/openai-responses/to-chat-request.ts', 'plugins/formats/openai-responses/to-chat-request.ts'),
+    load('protocols/openai-responses/from-chat-completion.ts', 'plugins/formats/openai-responses/from-chat-completion.ts'),
+    load('protocols/openai-responses/chunks-to-events.ts', 'plugins/formats/openai-responses/chunks-to-events.ts'),
     load('plugins/formats/openai-responses/retrieve.ts'),
     load('plugins/formats/openai-responses/response-store.ts'),
-    load('protocols/openai-responses/map-tools.ts'),
-    load('plugins/providers/anthropic/to-messages-request.ts'),
-    load('plugins/providers/anthropic/from-messages-response.ts'),
-    load('plugins/providers/anthropic/stream-mapper.ts'),
-    load('plugins/providers/gemini/to-gemini-request.ts'),
-    load('plugins/providers/gemini/from-gemini-response.ts'),
-    load('plugins/providers/gemini/stream-mapper.ts'),
-    load('plugins/providers/gemini/embeddings.ts'),
+    load('protocols/openai-responses/map-tools.ts', 'plugins/formats/openai-responses/map-tools.ts'),
+    load('protocols/anthropic-messages/to-messages-request.ts', 'plugins/providers/anthropic/to-messages-request.ts'),
+    load('protocols/anthropic-messages/from-messages-response.ts', 'plugins/providers/anthropic/from-messages-response.ts'),
+    load('protocols/anthropic-messages/stream-mapper.ts', 'plugins/providers/anthropic/stream-mapper.ts'),
+    load('protocols/gemini/to-gemini-request.ts', 'plugins/providers/gemini/to-gemini-request.ts'),
+    load('protocols/gemini/from-gemini-response.ts', 'plugins/providers/gemini/from-gemini-response.ts'),
+    load('protocols/gemini/stream-mapper.ts', 'plugins/providers/gemini/stream-mapper.ts'),
+    load('protocols/gemini/batch-embed.ts', 'plugins/providers/gemini/embeddings.ts'),
     load('core/format/estimate.ts'),
     load('plugins/providers/mock/index.ts'),
   ]);

@@ -7,13 +7,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { formatTable } from '../../cli/client/output.ts';
 import type { ChatCompletionChunk, ChatMessage } from '../../core/format/chat.ts';
-import { ChunksToMessagesEvents } from '../../plugins/formats/anthropic-messages/chunks-to-events.ts';
-import { messagesToChatRequest } from '../../plugins/formats/anthropic-messages/to-chat-request.ts';
-import { geminiToChatRequest } from '../../plugins/formats/gemini/to-chat-request.ts';
+import { ChunksToMessagesEvents } from '../../protocols/anthropic-messages/chunks-to-events.ts';
+import { messagesToChatRequest } from '../../protocols/anthropic-messages/to-chat-request.ts';
+import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
 import { listInputItems } from '../../plugins/formats/openai-responses/retrieve.ts';
 import { ResponseStore } from '../../plugins/formats/openai-responses/response-store.ts';
-import { toMessagesRequest } from '../../plugins/providers/anthropic/to-messages-request.ts';
-import { toGeminiRequest } from '../../plugins/providers/gemini/to-gemini-request.ts';
+import { toMessagesRequest } from '../../protocols/anthropic-messages/to-messages-request.ts';
+import { toGeminiRequest } from '../../protocols/gemini/to-gemini-request.ts';
 
 export const WIDE = 130_000;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);

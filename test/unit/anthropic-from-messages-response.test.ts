@@ -1,8 +1,8 @@
 import test from 'ava';
-import type { MessagesResponse } from '../../plugins/formats/anthropic-messages/types.ts';
-import { fromMessagesResponse } from '../../plugins/providers/anthropic/from-messages-response.ts';
-import { mapStopReason } from '../../plugins/providers/anthropic/map-stop-reason.ts';
-import { fromMessagesUsage as mapUsage } from '../../plugins/formats/anthropic-messages/map-usage.ts';
+import type { MessagesResponse } from '../../protocols/anthropic-messages/types.ts';
+import { fromMessagesResponse } from '../../protocols/anthropic-messages/from-messages-response.ts';
+import { fromMessagesStopReason } from '../../protocols/anthropic-messages/map-stop-reason.ts';
+import { fromMessagesUsage as mapUsage } from '../../protocols/anthropic-messages/map-usage.ts';
 import { readJsonFixture } from './anthropic-sse-helper.ts';
 
 const CREATED = 1_760_000_000;
@@ -105,7 +105,7 @@ test('created defaults to the current time in seconds', (t) => {
   t.true(res.created >= before && res.created <= before + 1);
 });
 
-test('mapStopReason follows the finish_reason table of docs/design.md', (t) => {
+test('fromMessagesStopReason follows the finish_reason table of docs/design.md', (t) => {
   const table: Array<[string | null, string | null]> = [
     ['end_turn', 'stop'],
     ['stop_sequence', 'stop'],
@@ -117,7 +117,7 @@ test('mapStopReason follows the finish_reason table of docs/design.md', (t) => {
     ['something_new', 'stop'],
     [null, null],
   ];
-  for (const [reason, expected] of table) t.is(mapStopReason(reason), expected, String(reason));
+  for (const [reason, expected] of table) t.is(fromMessagesStopReason(reason), expected, String(reason));
 });
 
 test('mapUsage: null cache counts read as 0', (t) => {

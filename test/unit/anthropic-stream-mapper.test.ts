@@ -2,7 +2,7 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk } from '../../core/format/chat.ts';
 import type { SseEvent } from '../../core/provider.ts';
-import { AnthropicStreamMapper } from '../../plugins/providers/anthropic/stream-mapper.ts';
+import { AnthropicStreamMapper } from '../../protocols/anthropic-messages/stream-mapper.ts';
 import { parseSse, readFixture, reassemble, runMapper } from './anthropic-sse-helper.ts';
 
 const CREATED = 1_760_000_000;
@@ -204,7 +204,8 @@ test('an error event (stream.error-event.overloaded.sse) throws 502 keeping mess
   const err = t.throws(() => m.push(event), { instanceOf: GatewayError });
   t.is(err?.status, 502);
   t.is(err?.message, 'provider anthropic failed mid-stream: Overloaded');
-  t.is(err?.code, 'overloaded_error');
+  t.is(err?.code, 'upstream_error');
+  t.is(err?.upstreamCode, 'overloaded_error');
   t.is(err?.upstreamStatus, 529);
 });
 
@@ -217,8 +218,8 @@ test('an error event mid-stream throws after the chunks already mapped', (t) => 
     instanceOf: GatewayError,
   });
   t.deepEqual(
-    [err?.status, err?.message, err?.code, err?.upstreamStatus],
-    [502, 'provider anthropic failed mid-stream: Internal server error', 'api_error', 500],
+    [err?.status, err?.message, err?.code, err?.upstreamCode, err?.upstreamStatus],
+    [502, 'provider anthropic failed mid-stream: Internal server error', 'upstream_error', 'api_error', 500],
   );
 });
 

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatRequest } from '../../core/format/chat.ts';
-import { defaultMaxTokens, toMessagesRequest } from '../../plugins/providers/anthropic/to-messages-request.ts';
+import { defaultMaxTokens } from '../../protocols/anthropic-messages/model-capabilities.ts';
+import { toMessagesRequest } from '../../protocols/anthropic-messages/to-messages-request.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 const req = (over: Partial<ChatRequest>): ChatRequest => ({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], ...over });

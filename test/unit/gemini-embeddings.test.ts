@@ -1,6 +1,6 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from '../../plugins/providers/gemini/embeddings.ts';
+import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from '../../protocols/gemini/batch-embed.ts';
 
 test('inputs → one EmbedContentRequest each, dimensions → outputDimensionality', (t) => {
   t.deepEqual(toBatchEmbedRequest({ model: 'gemini-embedding-001', input: ['a b', 'c'], dimensions: 768, user: 'u' }, 'gemini-embedding-001'), {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { fromGeminiResponse } from '../../plugins/providers/gemini/from-gemini-response.ts';
-import { mapFinishReason } from '../../plugins/providers/gemini/map-finish-reason.ts';
-import { fromUsageMetadata as mapUsage } from '../../plugins/formats/gemini/map-usage.ts';
-import { counterIdSource, parseToolCallId } from '../../plugins/providers/gemini/tool-call-ids.ts';
-import type { GenerateContentResponse } from '../../plugins/formats/gemini/types.ts';
+import { fromGeminiResponse } from '../../protocols/gemini/from-gemini-response.ts';
+import { fromGeminiFinishReason } from '../../protocols/gemini/map-finish-reason.ts';
+import { fromUsageMetadata as mapUsage } from '../../protocols/gemini/map-usage.ts';
+import { counterIdSource, parseToolCallId } from '../../protocols/gemini/tool-call-ids.ts';
+import type { GenerateContentResponse } from '../../protocols/gemini/types.ts';
 
 const fixture = (name: string): GenerateContentResponse =>
   JSON.parse(readFileSync(new URL(`../fixtures/gemini/vercel-ai/${name}`, import.meta.url), 'utf8')) as GenerateContentResponse;
@@ -101,7 +101,7 @@ test('a blocked prompt → one empty content_filter choice', (t) => {
   t.is(res.usage?.completion_tokens, 0);
 });
 
-test('mapFinishReason covers the table', (t) => {
+test('fromGeminiFinishReason covers the table', (t) => {
   const cases: Array<[string | undefined, boolean, string]> = [
     ['STOP', false, 'stop'],
     ['STOP', true, 'tool_calls'],
@@ -120,7 +120,7 @@ test('mapFinishReason covers the table', (t) => {
     ['FINISH_REASON_UNSPECIFIED', false, 'stop'],
     [undefined, false, 'stop'],
   ];
-  for (const [reason, calls, expected] of cases) t.is(mapFinishReason(reason, calls), expected, `${reason} ${calls}`);
+  for (const [reason, calls, expected] of cases) t.is(fromGeminiFinishReason(reason, calls), expected, `${reason} ${calls}`);
 });
 
 test('mapUsage adds tool-use prompt tokens to the prompt and thoughts to the completion', (t) => {

@@ -29,7 +29,7 @@ import {
   splitModelMethod,
   toGeminiModel,
   toGoogleError,
-} from '../../plugins/formats/gemini/translate.ts';
+} from '../../protocols/gemini/index.ts';
 import { fixture as fixtureText, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
 
 function readChunks(rel: string): ChatCompletionChunk[] {

@@ -6,10 +6,10 @@
 import test from 'ava';
 import type { Context } from 'koa';
 import { GatewayError } from '../../core/errors.ts';
-import { geminiStreamError } from '../../plugins/formats/gemini/google-error.ts';
-import { upstreamBody, upstreamQuery } from '../../plugins/formats/gemini/passthrough.ts';
+import { geminiStreamError } from '../../protocols/gemini/google-error.ts';
+import { upstreamBody, upstreamQuery } from '../../protocols/gemini/passthrough.ts';
 import { fromGeminiClient } from '../../plugins/formats/gemini/route-models.ts';
-import { JsonArrayFraming } from '../../plugins/formats/gemini/stream-framing.ts';
+import { JsonArrayFraming } from '../../protocols/gemini/stream-framing.ts';
 
 test('upstreamQuery: the client query as is, alt=sse forced for streams', (t) => {
   t.is(upstreamQuery('', false), '');

@@ -3,10 +3,10 @@ import test, { type ExecutionContext } from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatMessage } from '../../core/format/chat.ts';
 import { validate } from '../../core/schemas.ts';
-import { googleSchemaToJsonSchema, normalizeJsonSchema } from '../../plugins/formats/gemini/convert-schema.ts';
-import { generateContentRequestSchema } from '../../plugins/formats/gemini/schemas.ts';
-import { geminiToChatRequest } from '../../plugins/formats/gemini/to-chat-request.ts';
-import type { GenerateContentBody } from '../../plugins/formats/gemini/types.ts';
+import { googleSchemaToJsonSchema, normalizeJsonSchema } from '../../protocols/gemini/convert-schema.ts';
+import { generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
+import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
+import type { GenerateContentBody } from '../../protocols/gemini/types.ts';
 
 const fixture = (rel: string): GenerateContentBody =>
   JSON.parse(readFileSync(new URL(`../fixtures/gemini/${rel}`, import.meta.url), 'utf8')) as GenerateContentBody;

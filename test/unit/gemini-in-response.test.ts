@@ -3,20 +3,20 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, EmbeddingsResponse } from '../../core/format/chat.ts';
 import { validate } from '../../core/schemas.ts';
-import { estimateCountTokens, IMAGE_TOKENS, TURN_TOKENS } from '../../plugins/formats/gemini/count-tokens.ts';
+import { estimateCountTokens, IMAGE_TOKENS, TURN_TOKENS } from '../../protocols/gemini/count-tokens.ts';
 import {
   batchEmbedContentsToEmbeddings,
   embedContentToEmbeddings,
   embeddingsToBatchEmbedContents,
   embeddingsToEmbedContent,
-} from '../../plugins/formats/gemini/embeddings.ts';
-import { chatCompletionToGemini } from '../../plugins/formats/gemini/from-chat-completion.ts';
-import { googleStatusName, toGoogleError } from '../../plugins/formats/gemini/google-error.ts';
-import { toGeminiFinishReason } from '../../plugins/formats/gemini/map-finish-reason.ts';
-import { toUsageMetadata } from '../../plugins/formats/gemini/map-usage.ts';
-import { listGeminiModels, splitModelMethod, toGeminiModel } from '../../plugins/formats/gemini/models.ts';
-import { batchEmbedContentsRequestSchema, countTokensRequestSchema } from '../../plugins/formats/gemini/schemas.ts';
-import { geminiToChatRequest } from '../../plugins/formats/gemini/to-chat-request.ts';
+} from '../../protocols/gemini/embed-content.ts';
+import { chatCompletionToGemini } from '../../protocols/gemini/from-chat-completion.ts';
+import { googleStatusName, toGoogleError } from '../../protocols/gemini/google-error.ts';
+import { toGeminiFinishReason } from '../../protocols/gemini/map-finish-reason.ts';
+import { toUsageMetadata } from '../../protocols/gemini/map-usage.ts';
+import { listGeminiModels, splitModelMethod, toGeminiModel } from '../../protocols/gemini/models.ts';
+import { batchEmbedContentsRequestSchema, countTokensRequestSchema } from '../../protocols/gemini/schemas.ts';
+import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
 
 const read = <T>(rel: string): T => JSON.parse(readFileSync(new URL(`../fixtures/${rel}`, import.meta.url), 'utf8')) as T;
 

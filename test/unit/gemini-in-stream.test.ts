@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk } from '../../core/format/chat.ts';
-import { ChunksToGeminiStream } from '../../plugins/formats/gemini/chunks-to-stream.ts';
-import { encodeSseError, encodeSseResponse, JsonArrayFraming } from '../../plugins/formats/gemini/stream-framing.ts';
-import type { GenerateContentResponse, Part } from '../../plugins/formats/gemini/types.ts';
+import { ChunksToGeminiStream } from '../../protocols/gemini/chunks-to-stream.ts';
+import { encodeSseError, encodeSseResponse, JsonArrayFraming } from '../../protocols/gemini/stream-framing.ts';
+import type { GenerateContentResponse, Part } from '../../protocols/gemini/types.ts';
 
 /** The `data:` payloads of a recorded common-format stream, `[DONE]` left out. */
 function readChunks(rel: string): ChatCompletionChunk[] {

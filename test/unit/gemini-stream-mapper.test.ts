@@ -3,8 +3,8 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk, Usage } from '../../core/format/chat.ts';
 import type { SseEvent } from '../../core/provider.ts';
-import { GeminiStreamMapper } from '../../plugins/providers/gemini/stream-mapper.ts';
-import { counterIdSource, parseToolCallId } from '../../plugins/providers/gemini/tool-call-ids.ts';
+import { GeminiStreamMapper } from '../../protocols/gemini/stream-mapper.ts';
+import { counterIdSource, parseToolCallId } from '../../protocols/gemini/tool-call-ids.ts';
 
 const META = { id: 'chatcmpl-gem1', model: 'gemini-3-pro-preview', created: 1_760_000_000 };
 
@@ -246,7 +246,8 @@ test('an error payload mid-stream throws 502 with the upstream message and statu
   t.is(err.status, 502);
   t.is(err.message, 'provider gemini failed mid-stream: The model is overloaded. Please try again later.');
   t.is(err.upstreamStatus, 503);
-  t.is(err.code, 'UNAVAILABLE');
+  t.is(err.code, 'upstream_error');
+  t.is(err.upstreamCode, 'UNAVAILABLE');
 });
 
 test('streamed partialArgs handle nested paths, arrays, non-string values and hostile keys', (t) => {

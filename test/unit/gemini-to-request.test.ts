@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatMessage, ChatRequest } from '../../core/format/chat.ts';
-import { FOREIGN_CALL_SIGNATURE } from '../../plugins/providers/gemini/convert-messages.ts';
-import { fromGeminiResponse } from '../../plugins/providers/gemini/from-gemini-response.ts';
-import { toGeminiRequest } from '../../plugins/providers/gemini/to-gemini-request.ts';
-import { counterIdSource } from '../../plugins/providers/gemini/tool-call-ids.ts';
-import type { GenerateContentResponse } from '../../plugins/formats/gemini/types.ts';
+import { FOREIGN_CALL_SIGNATURE } from '../../protocols/gemini/convert-messages.ts';
+import { fromGeminiResponse } from '../../protocols/gemini/from-gemini-response.ts';
+import { toGeminiRequest } from '../../protocols/gemini/to-gemini-request.ts';
+import { counterIdSource } from '../../protocols/gemini/tool-call-ids.ts';
+import type { GenerateContentResponse } from '../../protocols/gemini/types.ts';
 
 const req = (messages: ChatMessage[], extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'gemini-2.5-flash', messages, ...extra });
 const user = (content: ChatMessage['content']): ChatMessage => ({ role: 'user', content });

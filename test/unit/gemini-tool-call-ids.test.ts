@@ -1,5 +1,5 @@
 import test from 'ava';
-import { counterIdSource, mintToolCallId, parseToolCallId, randomIdSource } from '../../plugins/providers/gemini/tool-call-ids.ts';
+import { counterIdSource, mintToolCallId, parseToolCallId, randomIdSource } from '../../protocols/gemini/tool-call-ids.ts';
 
 // a real signature from vercel-ai/google-tool-call.json (truncated there, still canonical base64)
 const SIG = 'EskgCsYgAb4+9vtF7/499YQS2bjZs3xcQI+iAl+ILn29nK1j0Kg6su7QsUUUk3nrAAfnS2w5WiVvlcCqu9fAebJ2cvfaEyBahEt5';

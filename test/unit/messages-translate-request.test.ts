@@ -1,8 +1,8 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { MessagesRequest } from '../../plugins/formats/anthropic-messages/types.ts';
-import { chatCompletionToMessages } from '../../plugins/formats/anthropic-messages/from-chat-completion.ts';
-import { messagesToChatRequest } from '../../plugins/formats/anthropic-messages/to-chat-request.ts';
+import type { MessagesRequest } from '../../protocols/anthropic-messages/types.ts';
+import { chatCompletionToMessages } from '../../protocols/anthropic-messages/from-chat-completion.ts';
+import { messagesToChatRequest } from '../../protocols/anthropic-messages/to-chat-request.ts';
 
 const base = { model: 'm', max_tokens: 100 };
 const req = (extra: Record<string, unknown>): MessagesRequest => ({ ...base, messages: [{ role: 'user', content: 'hi' }], ...extra }) as MessagesRequest;

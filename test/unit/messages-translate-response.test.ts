@@ -1,9 +1,10 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatMessage, Usage } from '../../core/format/chat.ts';
-import { chatCompletionToMessages, toToolInput } from '../../plugins/formats/anthropic-messages/from-chat-completion.ts';
-import { findStopSequence, mapStopReason } from '../../plugins/formats/anthropic-messages/map-stop-reason.ts';
-import { toMessageId, toMessagesUsage } from '../../plugins/formats/anthropic-messages/map-usage.ts';
+import { toToolInput } from '../../sdk/tool-input.ts';
+import { chatCompletionToMessages } from '../../protocols/anthropic-messages/from-chat-completion.ts';
+import { findStopSequence, toMessagesStopReason } from '../../protocols/anthropic-messages/map-stop-reason.ts';
+import { toMessageId, toMessagesUsage } from '../../protocols/anthropic-messages/map-usage.ts';
 
 function completion(
   message: Partial<ChatMessage>,
@@ -109,7 +110,7 @@ test('tool calls under finish_reason "stop" still report tool_use', (t) => {
     opts,
   );
   t.is(res.stop_reason, 'tool_use');
-  t.deepEqual(mapStopReason('length', { hasToolUse: true }), { stop_reason: 'max_tokens', stop_sequence: null });
+  t.deepEqual(toMessagesStopReason('length', { hasToolUse: true }), { stop_reason: 'max_tokens', stop_sequence: null });
 });
 
 test('stop_sequence: text ending with a stop string, or a reported matched string', (t) => {

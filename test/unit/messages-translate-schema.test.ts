@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../core/format/chat.ts';
-import { chatCompletionToMessages } from '../../plugins/formats/anthropic-messages/from-chat-completion.ts';
-import { ChunksToMessagesEvents } from '../../plugins/formats/anthropic-messages/chunks-to-events.ts';
+import { chatCompletionToMessages } from '../../protocols/anthropic-messages/from-chat-completion.ts';
+import { ChunksToMessagesEvents } from '../../protocols/anthropic-messages/chunks-to-events.ts';
 
 type Schema = Record<string, unknown>;
 /** Anthropic's spec as far as Message and its stream events reach (see test/fixtures/specs/PROVENANCE.md). */

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../core/format/chat.ts';
-import type { MessagesStreamEvent } from '../../plugins/formats/anthropic-messages/types.ts';
-import { ChunksToMessagesEvents, encodeMessagesEvent } from '../../plugins/formats/anthropic-messages/chunks-to-events.ts';
+import type { MessagesStreamEvent } from '../../protocols/anthropic-messages/types.ts';
+import { ChunksToMessagesEvents, encodeMessagesEvent } from '../../protocols/anthropic-messages/chunks-to-events.ts';
 
 /** The `data:` payloads of a recorded common-format stream, `[DONE]` left out. */
 function readChunks(rel: string): ChatCompletionChunk[] {

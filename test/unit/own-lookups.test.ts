@@ -8,13 +8,13 @@ import { expandEnv } from '../../server/config/expand.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatRequest } from '../../core/format/chat.ts';
 import { own, protoKeyPath, setOwn } from '../../core/own.ts';
-import { messagesErrorStatus, messagesStreamError } from '../../plugins/formats/anthropic-messages/errors.ts';
-import { inlineDataToPart } from '../../plugins/formats/gemini/convert-media.ts';
-import { googleSchemaToJsonSchema } from '../../plugins/formats/gemini/convert-schema.ts';
+import { messagesErrorStatus, messagesStreamError } from '../../protocols/anthropic-messages/errors.ts';
+import { inlineDataToPart } from '../../protocols/gemini/convert-media.ts';
+import { googleSchemaToJsonSchema } from '../../protocols/gemini/convert-schema.ts';
 import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
 import type { ResponsesRequest } from '../../protocols/openai-responses/types.ts';
-import { toMessagesRequest } from '../../plugins/providers/anthropic/to-messages-request.ts';
-import { guessImageMimeType } from '../../plugins/providers/gemini/convert-media-part.ts';
+import { toMessagesRequest } from '../../protocols/anthropic-messages/to-messages-request.ts';
+import { guessImageMimeType } from '../../protocols/gemini/convert-media-part.ts';
 
 const PROTO = ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf'];
 

@@ -5,8 +5,8 @@
 import test from 'ava';
 import type { z } from 'zod';
 import { validate } from '../../core/schemas.ts';
-import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../plugins/formats/anthropic-messages/schema.ts';
-import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../plugins/formats/gemini/schemas.ts';
+import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
+import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';
 import { chatRequestSchema, embeddingsRequestSchema } from '../../protocols/openai-chat/schema.ts';
 import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';

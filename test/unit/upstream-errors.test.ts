@@ -8,8 +8,8 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import { createUpstreamClient, type UpstreamErrorInfo } from '../../core/http/client.ts';
 import { createLogger } from '../../server/log.ts';
-import { readMessagesError } from '../../plugins/formats/anthropic-messages/errors.ts';
-import { readGeminiError } from '../../plugins/providers/gemini/map-error.ts';
+import { readMessagesError } from '../../protocols/anthropic-messages/errors.ts';
+import { readGeminiError } from '../../protocols/gemini/google-error.ts';
 
 const fixture = (path: string): string => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 const client = (provider: string, readError?: (status: number, text: string) => UpstreamErrorInfo) =>
@@ -23,7 +23,14 @@ test('anthropic 529 overloaded (recorded) → 502 upstream_error keeping status,
   const err = anthropic.errorFor(529, fixture('anthropic/vercel-ai/error.529.overloaded.json'));
   t.true(err instanceof GatewayError);
   t.deepEqual(err.toJSON(), {
-    error: { message: 'provider claude failed with HTTP 529: Overloaded', type: 'upstream_error', code: 'overloaded_error', param: null, upstream_status: 529 },
+    error: {
+      message: 'provider claude failed with HTTP 529: Overloaded',
+      type: 'upstream_error',
+      code: 'upstream_error',
+      param: null,
+      upstream_status: 529,
+      upstream_code: 'overloaded_error',
+    },
   });
 });
 
@@ -74,9 +81,10 @@ test('gemini: a 5xx becomes 502 with the upstream status and message; a 4xx with
     error: {
       message: 'provider google failed with HTTP 503: The model is overloaded. Please try again later.',
       type: 'upstream_error',
-      code: 'UNAVAILABLE',
+      code: 'upstream_error',
       param: null,
       upstream_status: 503,
+      upstream_code: 'UNAVAILABLE',
     },
   });
   const bad = gemini.errorFor(400, JSON.stringify({ error: { code: 400, message: 'Invalid value at contents', status: 'INVALID_ARGUMENT' } }));

@@ -6,8 +6,8 @@
 import test from 'ava';
 import { validate } from '../../core/schemas.ts';
 import { validateInSlices } from '../../core/validate-sliced.ts';
-import { messagesRequestSchema } from '../../plugins/formats/anthropic-messages/schema.ts';
-import { generateContentRequestSchema } from '../../plugins/formats/gemini/schemas.ts';
+import { messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
+import { generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { chatRequestSchema } from '../../protocols/openai-chat/schema.ts';
 import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';
 

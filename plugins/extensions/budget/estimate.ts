@@ -1,14 +1,8 @@
 /**
- * What a request may cost before it runs (the reservation) and what it did cost (the
- * settlement), in USD from `[pricing."<model>"]` (USD per million tokens).
+ * The tokens a request may use before it runs, for the reservation: the gateway prices
+ * them (`gateway.maxCost`); what a request did cost is the core's `rc.cost`.
  */
-import type { RequestContext, Usage } from 'gw/plugin';
-
-/** `[pricing."<model>"]`. */
-export interface Price {
-  input_per_mtok: number;
-  output_per_mtok: number;
-}
+import type { RequestContext } from 'gw/plugin';
 
 /**
  * Prompt tokens, over-estimated on purpose: UTF-8 bytes of the whole body / 3. English runs
@@ -26,14 +20,4 @@ export function estimatePromptTokens(rawBody: string): number {
 export function reserveOutputTokens(rc: RequestContext, fallback: number): number {
   if (rc.operation !== 'generate') return 0;
   return (rc.maxOutputTokens ?? fallback) * rc.choices;
-}
-
-/** USD for `prompt` and `completion` tokens at `price`. */
-export function costUsd(price: Price, prompt: number, completion: number): number {
-  return (prompt * price.input_per_mtok + completion * price.output_per_mtok) / 1e6;
-}
-
-/** USD of reported usage (common semantics: cached prompt tokens and reasoning included). */
-export function usageUsd(price: Price, u: Usage): number {
-  return costUsd(price, u.prompt_tokens, u.completion_tokens);
 }

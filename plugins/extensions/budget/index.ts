@@ -1,13 +1,16 @@
 /**
- * The `budget` extension: USD spend per gateway key, priced from `[pricing."<model>"]`,
+ * The `budget` extension: USD spend per gateway key, at the core's prices (`[pricing]`, a
+ * provider's `pricing`, the bundled table: docs/design.md "Pricing"),
  * against the key's own `budget` (virtual keys), else `[extensions.budget.keys.<name>]
  * budget`, else `default_budget`; per the key's `budget_period` (daily, weekly, monthly:
  * UTC calendar periods, weeks from Monday; lifetime by default), each period spending into
  * its own counter (spend.ts), so spend resets at the boundary and past periods stay
  * readable. docs/design.md "Accounting and limits", "Virtual keys":
- *   onRequest   403 `model_not_priced` for a model without pricing (fail closed); else a
- *               hold for the request's estimated cost (prompt estimate x input price +
- *               max_tokens or the model's output reserve x output price), refused with 429
+ *   onRequest   403 `model_not_priced` for a model without a price (fail closed; `unpriced =
+ *               "allow"` admits it at no cost); else a hold for the request's most cost
+ *               (`gateway.maxCost`: the prompt estimate at the highest input-side rate,
+ *               cache writes included, + max_tokens or the model's output reserve at the
+ *               output rate, at the dearest provider serving it), refused with 429
  *               `budget_exceeded` when spent + the other in-flight holds >= budget, and with
  *               `strict = true` also when the hold itself does not fit in what is left
  *               (budget - spent - other holds). The check and the hold are one atomic store
@@ -15,8 +18,8 @@
  *               never by N x cost; strict ones not at all, as long as each request costs no
  *               more than it reserved (its output cap bounds the output; the prompt
  *               estimate is ~1.3x English).
- *   onResponse  settle: adds the actual cost (`chargedUsage` at `priceOf`, as the request
- *               log and metrics count it: the reported usage, else gw's estimate of it) and
+ *   onResponse  settle: adds the actual cost (`rc.cost`, as the request log and metrics
+ *               count it: the charged usage, each part at its own rate) and
  *               drops the hold, atomically, before the last byte. Cache hits and early
  *               responses drop the hold and cost nothing.
  *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
@@ -40,7 +43,6 @@ import {
   BUDGET_SETTLED,
   type BudgetSettled,
   chargeable,
-  chargedUsage,
   DAY_MS,
   defineError,
   defineExtension,
@@ -48,14 +50,13 @@ import {
   type KeyInfo,
   own,
   parseSeriesQuery,
-  priceOf,
   readSeries,
   type RequestContext,
   SERIES_DISABLED,
   type SeriesShape,
   wantsSeries,
 } from 'gw/plugin';
-import { costUsd, estimatePromptTokens, type Price, reserveOutputTokens, usageUsd } from './estimate.ts';
+import { estimatePromptTokens, reserveOutputTokens } from './estimate.ts';
 import { PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
 import { budgetHistory, counterKey, listBudgets, usd } from './spend.ts';
 
@@ -83,6 +84,8 @@ const schema = z.strictObject({
   reservation_ttl_seconds: z.number().positive().default(3600),
   /** Days the hourly spend buckets are kept; 0 keeps lifetime spend only. */
   retention_days: z.number().nonnegative().default(90),
+  /** A model with no price anywhere: `refuse` it (403 model_not_priced), or `allow` it at no cost. */
+  unpriced: z.enum(['refuse', 'allow']).default('refuse'),
 });
 type Config = z.output<typeof schema>;
 
@@ -92,7 +95,7 @@ interface Hold {
   account: string;
   /** The counter of the period the request was admitted in (spend.ts). */
   counter: string;
-  price: Price;
+  /** What the hold reserved, USD (0 for an unpriced model let through). */
   estimate: number;
   /** The budget it was admitted against, USD, and its period (undefined: lifetime). */
   limit: number;
@@ -104,11 +107,12 @@ const SHAPE: SeriesShape = {
   fields: (s) => ({ spent_usd: usd(s.usd ?? 0), requests: s.requests ?? 0 }),
 };
 
-/** A model without `[pricing]`: the budget cannot price it, so it is refused (fail closed). */
+/** A model without a price anywhere: the budget cannot price it, so it is refused (fail closed) unless `unpriced = "allow"`. */
 export const MODEL_NOT_PRICED = defineError<string>(
   'model_not_priced',
   403,
-  (model) => `model '${model}' has no [pricing."${model}"] in the config, and the budget extension refuses unpriced models`,
+  (model) =>
+    `model '${model}' has no price: not in [pricing."${model}"], its providers' pricing or the bundled price table, and the budget extension refuses unpriced models (set unpriced = "allow" in [extensions.budget] to serve them at no cost)`,
   { param: 'model', refusal: 'model_not_priced' },
 );
 /**
@@ -129,10 +133,7 @@ export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
   keySettings: ['budget', 'budget_period'],
-  setup({ config, store, hooks, routes, gateway, log }) {
-    const pricing = () => gateway.pricing() as Record<string, Price>;
-    const unpriced = gateway.models().filter((m) => !own(pricing(), m));
-    if (unpriced.length) log.warn({ models: unpriced }, `budget: these models have no [pricing."<model>"] and will be refused (403 model_not_priced)`);
+  setup({ config, store, hooks, routes, gateway }) {
     /** The key's own budget, else its [extensions.budget.keys.<name>] one, else the default. */
     const limitOf = (name: string, key: KeyInfo | undefined) => key?.budget ?? own(config.keys, name)?.budget ?? config.default_budget;
     const periods = new PeriodClock();
@@ -144,14 +145,12 @@ export default defineExtension({
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
       // counting tokens costs nothing upstream
       if (rc.operation === 'count') return undefined;
-      const price = priceOf(rc, pricing());
-      if (!price) {
-        throw MODEL_NOT_PRICED(rc.canonicalModel);
-      }
+      const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
+      const most = gateway.maxCost(rc.canonicalModel, estimatePromptTokens(rc.rawBody), reserveOutputTokens(rc, reserve), rc.model);
+      if (most === null && config.unpriced === 'refuse') throw MODEL_NOT_PRICED(rc.canonicalModel);
+      const estimate = most ?? 0;
       const account = accountOf(rc);
       const key = rc.key;
-      const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
-      const estimate = costUsd(price, estimatePromptTokens(rc.rawBody), reserveOutputTokens(rc, reserve));
       // our own id, not rc.id: a client-chosen x-request-id may repeat
       const id = `${++seq}`;
       const limit = limitOf(account, key);
@@ -163,7 +162,7 @@ export default defineExtension({
         const need = v.value + v.held < limit ? estimate : undefined;
         throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held, need, period: w?.period, resets: w?.end });
       }
-      rc.state.set(HOLD, { id, account, counter, price, estimate, limit, window: w } satisfies Hold);
+      rc.state.set(HOLD, { id, account, counter, estimate, limit, window: w } satisfies Hold);
       return undefined;
     });
 
@@ -173,16 +172,14 @@ export default defineExtension({
       if (!h) return;
       rc.state.delete(HOLD);
       if (!chargeable(rc)) return store.release(h.counter, h.id);
-      // priced as the request log and metrics price it (a fallback at its own rate when it has one);
-      // the admission's price when a reload took it away meanwhile
-      const price = priceOf(rc, pricing()) ?? h.price;
-      // every charged generation has usage (the upstream's, else gw's estimate): the hold is a last resort
-      const u = chargedUsage(rc);
-      const spent = u ? usageUsd(price, u) : h.estimate;
+      // the core's cost, as the request log and metrics count it (a fallback at its own rate); the
+      // hold when nothing priced what was served (a reload took the price away, an unpriced
+      // member of a priced model, or no usage at all): an upper bound, 0 for an allowed unpriced model
+      const spent = rc.cost ? rc.cost.total : h.estimate;
       const settled = store.settle(h.counter, h.id, { usd: spent });
       const [after] = await Promise.all([
         settled,
-        buckets && store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
+        buckets && store.bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
       ]);
       // the spend after this charge, for plugins that watch budgets (alerts): the store's atomic result
       rc.state.set(BUDGET_SETTLED, {
@@ -207,7 +204,7 @@ export default defineExtension({
       if (history === 'true') body = await budgetHistory(store);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
-      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
+      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);
     });

@@ -32,7 +32,7 @@ export default defineExtension({
     }
     const telemetry = createTelemetry(s, gateway.version);
     const genai = telemetry.meter ? new GenAiMetrics(telemetry.meter) : undefined;
-    const tracer = new RequestTracer(telemetry.tracer, s, genai, gateway.pricing);
+    const tracer = new RequestTracer(telemetry.tracer, s, genai);
     const account = telemetry.account;
 
     hooks.onArrival.tap(PLUGIN_NAME, (a) => tracer.arrival(a));

@@ -55,7 +55,6 @@ import {
   type FinishedRequest,
   GatewayError,
   messageForStores,
-  type Price,
   type RequestContext,
   type ResponseInfo,
   type UpstreamAttempt,
@@ -63,7 +62,6 @@ import {
 } from 'gw/plugin';
 import type { OtelSettings } from './config.ts';
 import { inputContent, outputContent, StreamText } from './content.ts';
-import { costOf } from './cost.ts';
 import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
 import { type GenAiMetrics, record } from './metrics.ts';
 
@@ -113,18 +111,16 @@ interface RequestTrace {
 
 const propagator = new W3CTraceContextPropagator();
 
-/** The taps (see the file comment); `pricing` is the gateway's current `[pricing]`. */
+/** The taps (see the file comment). */
 export class RequestTracer {
   private readonly tracer: Tracer;
   private readonly s: OtelSettings;
   private readonly metrics: GenAiMetrics | undefined;
-  private readonly pricing: () => Readonly<Record<string, Price>>;
 
-  constructor(tracer: Tracer, s: OtelSettings, metrics: GenAiMetrics | undefined, pricing: () => Readonly<Record<string, Price>>) {
+  constructor(tracer: Tracer, s: OtelSettings, metrics: GenAiMetrics | undefined) {
     this.tracer = tracer;
     this.s = s;
     this.metrics = metrics;
-    this.pricing = pricing;
   }
 
   arrival(a: ArrivingRequest): void {
@@ -274,8 +270,8 @@ export class RequestTracer {
       if (facts?.finishReasons !== undefined) a[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = facts.finishReasons;
       usageAttributes(a, rc.usage);
       if (rc.usageEstimated) a[GW.usageEstimated] = true;
-      const cost = costOf(rc, this.pricing());
-      if (cost !== undefined) a[GW.costUsd] = cost;
+      // the core's cost of the request (rc.cost), as the request log and the budget charge it; none when unpriced
+      if (rc.cost) a[GW.costUsd] = Math.round(rc.cost.total * 1e9) / 1e9;
       if (this.s.captureContent) {
         const input = inputContent(rc.format, rc.body, this.s.contentMaxChars);
         a[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(input.messages);

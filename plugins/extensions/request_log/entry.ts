@@ -7,10 +7,18 @@
  */
 import { cachedTokens, cacheWriteTokens, chargedUsage, type FinishedRequest, messageForStores, reasoningTokens } from 'gw/plugin';
 
-/** `[pricing."<model>"]`: USD per million tokens. */
-export interface Price {
-  input_per_mtok: number;
-  output_per_mtok: number;
+/** A request's cost by part, USD (rounded to 1e-9): what `cost_usd` is the sum of. */
+export interface CostParts {
+  /** Uncached input. */
+  input: number;
+  /** Cache reads. */
+  cached_input: number;
+  /** Cache writes, every TTL. */
+  cache_write: number;
+  /** Output, reasoning included unless the price gives reasoning its own rate. */
+  output: number;
+  /** Reasoning output at its own rate; 0 when it is priced as output. */
+  reasoning: number;
 }
 
 /** One entry of GET /v1/requests. */
@@ -60,15 +68,25 @@ export interface LogEntry {
   cached_tokens: number | null;
   cache_write_tokens: number | null;
   reasoning_tokens: number | null;
-  /** That usage priced from `[pricing]`, as the budget charges it; null when unpriced or without usage. */
+  /**
+   * What that usage cost, USD, as the budget charges it (the core's `rc.cost`: each part at
+   * its own rate); null when its model has no price or it was charged no usage.
+   */
   cost_usd: number | null;
+  /** `cost_usd` by part; null when `cost_usd` is. */
+  cost: CostParts | null;
   /** True when the usage is gw's estimate: a stream that ended early before the upstream counted its output. */
   usage_estimated: boolean;
   cache_hit: boolean;
   /** The request's trace (32 hex digits) when a tracing extension (otel) named it; null otherwise. */
   trace_id: string | null;
+  /** gw's error code, from the catalog (docs/design.md "Errors"): an upstream 5xx is `upstream_error` on every provider kind. */
   error_code: string | null;
   error_message: string | null;
+  /** For a failure the upstream answered: the HTTP status it answered with; null otherwise. */
+  upstream_status: number | null;
+  /** For a failure the upstream answered: its own error code (`server_error`, `overloaded_error`, `INTERNAL`…) when gw's differs; null otherwise. */
+  upstream_code: string | null;
   /** With `log_bodies = true` only, cut to `body_max_bytes`. */
   request_body?: string | null;
   response_body?: string | null;
@@ -80,6 +98,7 @@ const MODEL_MAX = 256;
 const MESSAGE_MAX = 2000;
 
 const ms = (v: number): number => Math.round(v * 100) / 100;
+const usd = (v: number): number => Math.round(v * 1e9) / 1e9;
 
 /** `s` cut to at most `max` UTF-8 bytes, marked when cut. */
 export function truncate(s: string, max: number): string {
@@ -125,6 +144,9 @@ const FIELDS = [
   'response_body',
   'usage_estimated',
   'trace_id',
+  'cost',
+  'upstream_status',
+  'upstream_code',
   'cached_tokens',
   'cache_write_tokens',
   'reasoning_tokens',
@@ -132,16 +154,18 @@ const FIELDS = [
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
 const TRACE_AT = 23;
-const PARTS_AT = 24;
+const COST_AT = 24;
+const UPSTREAM_STATUS_AT = 25;
+const UPSTREAM_CODE_AT = 26;
+const TOKEN_PARTS_AT = 27;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
  * @param open the gateway runs without keys (its requests are logged as `(open)`)
- * @param price the pricing of the served model, if any
  * @param bodies with log_bodies: the request and response bodies, already cut (the error
  *   message is then kept as the client got it)
  */
-export function toRow(f: FinishedRequest, open: boolean, price: Price | undefined, bodies?: [string | null, string | null]): unknown[] {
+export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null, string | null]): unknown[] {
   const rc = f.rc;
   const err = f.error;
   const answered = rc !== undefined && (rc.provider !== undefined || rc.cacheHit);
@@ -150,10 +174,12 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
   const prompt = tokens(u?.prompt_tokens);
   const completion = tokens(u?.completion_tokens);
   const upstream = rc !== undefined && rc.attempts > 0 ? rc.upstreamMs : undefined;
-  const cost =
-    price && (prompt !== null || completion !== null)
-      ? Math.round((((prompt ?? 0) * price.input_per_mtok + (completion ?? 0) * price.output_per_mtok) / 1e6) * 1e9) / 1e9
-      : null;
+  // the core priced the charged usage once (rc.cost); a request charged nothing has none
+  const c = u === undefined ? undefined : rc?.cost;
+  const cost = c ? usd(c.total) : null;
+  const parts: CostParts | undefined = c
+    ? { input: usd(c.input), cached_input: usd(c.cached_input), cache_write: usd(c.cache_write), output: usd(c.output), reasoning: usd(c.reasoning) }
+    : undefined;
   const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
   const message = err ? messageForStores(err, bodies !== undefined) : null;
   const row: unknown[] = [
@@ -178,18 +204,22 @@ export function toRow(f: FinishedRequest, open: boolean, price: Price | undefine
     err ? (err.code ?? `http_${err.status}`) : f.status >= 400 ? `http_${f.status}` : null,
     message !== null && message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message,
   ];
-  // the usage's parts go last, and only when one is not 0: most rows stay as short as before
+  if (bodies) row.push(bodies[0], bodies[1]);
+  const upstreamFailed = err?.upstreamStatus !== undefined || err?.upstreamCode !== undefined;
+  // the usage's token parts go last, and only when one is not 0: most rows stay as short as before
   const cached = cachedTokens(u);
   const written = cacheWriteTokens(u);
   const reasoning = reasoningTokens(u);
-  const parts = cached > 0 || written > 0 || reasoning > 0;
-  if (bodies) row.push(bodies[0], bodies[1]);
-  if (rc?.usageEstimated || f.traceId !== undefined || parts) {
+  const tokenParts = cached > 0 || written > 0 || reasoning > 0;
+  const tail = parts !== undefined || upstreamFailed || tokenParts;
+  if (rc?.usageEstimated || f.traceId !== undefined || tail) {
     if (!bodies) row.push(0, 0);
     row.push(rc?.usageEstimated === true);
   }
-  if (f.traceId !== undefined || parts) row.push(f.traceId ?? null);
-  if (parts) row.push(cached, written, reasoning);
+  if (f.traceId !== undefined || tail) row.push(f.traceId ?? null);
+  if (tail) row.push(parts ?? null);
+  if (upstreamFailed || tokenParts) row.push(err?.upstreamStatus ?? null, err?.upstreamCode ?? null);
+  if (tokenParts) row.push(cached, written, reasoning);
   return row;
 }
 
@@ -203,11 +233,14 @@ export function fromRow(row: unknown[]): LogEntry {
   if (e.overhead_ms === null) e.overhead_ms = e.latency_ms;
   e.usage_estimated = row[ESTIMATED_AT] === true;
   e.trace_id = typeof row[TRACE_AT] === 'string' ? row[TRACE_AT] : null;
-  // a row without parts had none: 0 when the request was charged a usage, null when not
+  e.cost = typeof row[COST_AT] === 'object' ? row[COST_AT] : null;
+  e.upstream_status = typeof row[UPSTREAM_STATUS_AT] === 'number' ? row[UPSTREAM_STATUS_AT] : null;
+  e.upstream_code = typeof row[UPSTREAM_CODE_AT] === 'string' ? row[UPSTREAM_CODE_AT] : null;
+  // a row without token parts had none: 0 when the request was charged a usage, null when not
   const charged = e.prompt_tokens !== null || e.completion_tokens !== null;
   for (let i = 0; i < 3; i++) {
-    const v = row[PARTS_AT + i];
-    e[FIELDS[PARTS_AT + i]!] = typeof v === 'number' ? v : charged ? 0 : null;
+    const v = row[TOKEN_PARTS_AT + i];
+    e[FIELDS[TOKEN_PARTS_AT + i]!] = typeof v === 'number' ? v : charged ? 0 : null;
   }
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];

@@ -19,8 +19,8 @@
  * newest first (entry.ts has the fields; query.ts the filters).
  */
 import { z } from 'zod';
-import { type Chunk, defineExtension, type FinishedRequest, priceOf, type RequestContext, type ResponseInfo, type Store } from 'gw/plugin';
-import { fromRow, type LogEntry, type Price, toRow, truncate } from './entry.ts';
+import { type Chunk, defineExtension, type FinishedRequest, type RequestContext, type ResponseInfo, type Store } from 'gw/plugin';
+import { fromRow, type LogEntry, toRow, truncate } from './entry.ts';
 import { endOf, type LogQuery, matches, parseLogQuery, SKEW_MS } from './query.ts';
 
 const PLUGIN_NAME = 'request_log';
@@ -84,7 +84,6 @@ export default defineExtension({
       pending.add(p);
       void p.finally(() => pending.delete(p));
     };
-    const pricing = () => gateway.pricing() as Record<string, Price>;
     // keys are fixed per config (runtime keys too make it non-open): checked once per request is cheap, but not free
     let open = gateway.keyNames().length === 0;
     let openAt = Date.now();
@@ -115,7 +114,7 @@ export default defineExtension({
         const b = rc?.state.get(BODY) as string | StreamBody | undefined;
         bodies = [f.rawBody === undefined ? null : truncate(f.rawBody, max), b === undefined ? null : typeof b === 'string' ? b : truncate(b.text, max)];
       }
-      const row = toRow(f, open, rc?.provider !== undefined ? priceOf(rc, pricing()) : undefined, bodies);
+      const row = toRow(f, open, bodies);
       queue.push(JSON.stringify(row));
       if (queue.length >= FLUSH_AT) flush();
       else if (!timer) {

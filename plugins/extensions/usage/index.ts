@@ -10,21 +10,32 @@
  * else gw's estimate, counted in `estimated_requests` too.
  *
  * Over time: the same numbers per (key, model, provider, UTC hour), plus failed requests
- * (`errors`), kept `retention_days` (default 90; 0 = lifetime totals only). The lifetime
+ * (`errors`, and by gw's error code: `error_codes`), kept `retention_days` (default 90; 0 = lifetime totals only). The lifetime
  * counter and the hour bucket are written together (the store batches them: one LevelDB
- * batch, one Redis round trip).
+ * batch, one Redis round trip). Every failed request counts as an error of its key and
+ * model: those that failed after admission from onError (before their answer goes out),
+ * those refused before it (401, 400 invalid body, 413, 415: no onError) from onFinish, in
+ * the background; a 401 has no key and counts under `(unauthenticated)`. Buckets are timed
+ * by the gateway's clock (`gateway.now()`, as budget periods are).
+ *
+ * Latency percentiles per (model, provider) over time: latency.ts
+ * (`GET /v1/usage?metrics=latency`).
  *
  * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens,
  * cached_tokens, cache_write_tokens, reasoning_tokens, cache_hit_rate, requests,
  * estimated_requests}]` (lifetime; `requests` = answered requests and streams charged for
  * what they streamed; `estimated_requests` = those of them whose usage is gw's estimate);
  * with any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>,
- * requests, errors, estimated_requests, prompt_tokens, completion_tokens, total_tokens,
- * cached_tokens, cache_write_tokens, reasoning_tokens, cache_hit_rate}]` where `requests`
- * counts answered and failed requests alike. The parts are the common usage's
- * (`prompt_tokens_details`, `completion_tokens_details`), subsets of the totals;
- * `cache_hit_rate` = cached_tokens / prompt_tokens (null without prompt tokens).
+ * requests, errors, error_codes: {<code>: n}, estimated_requests, prompt_tokens,
+ * completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
+ * cache_hit_rate}]` where `requests` counts answered and failed requests alike. The parts
+ * are the common usage's (`prompt_tokens_details`, `completion_tokens_details`), subsets of
+ * the totals; `cache_hit_rate` = cached_tokens / prompt_tokens (null without prompt tokens).
+ * With `metrics=latency`:
+ * `[{bucket_start, model, provider, requests, latency_p50_ms…, ttfb_…, overhead_…}]`
+ * (`bucket=minute` too, for the last `latency_minutes_hours`).
  */
+import type { Context } from 'koa';
 import { z } from 'zod';
 import {
   accountOf,
@@ -35,8 +46,12 @@ import {
   chargeable,
   defineExtension,
   errors,
+  type FinishedRequest,
   type GatewayError,
+  type GatewayInfo,
   HOUR_MS,
+  INVALID_QUERY,
+  OPEN_ACCOUNT,
   parseSeriesQuery,
   readSeries,
   reasoningTokens,
@@ -46,16 +61,25 @@ import {
   type Store,
   wantsSeries,
 } from 'gw/plugin';
+import { LATENCY_HOURS_KEY, LATENCY_MINUTES_KEY, LATENCY_SHAPE, LatencyRecorder, MINUTE_MS } from './latency.ts';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';
 const DAY_MS = 24 * HOUR_MS;
 /** rc.state slot: this request's answer was recorded (a later failing onResponse tap must not count it twice). */
 const RECORDED = Symbol('usage.recorded');
+/** rc.state slot: onError counted this request's failure (onFinish must not count it again). */
+const ERROR_COUNTED = Symbol('usage.errorCounted');
+/** Key name under which requests refused for their credentials (401: no key accepted) count. */
+export const UNAUTHENTICATED = '(unauthenticated)';
 
 const schema = z.strictObject({
   /** Days the hourly buckets are kept; 0 records lifetime totals only. */
   retention_days: z.number().nonnegative().default(90),
+  /** Latency percentiles per (model, provider) over time (latency.ts); false keeps none. */
+  latency: z.boolean().default(true),
+  /** Hours the per-minute latency buckets are kept (hour buckets follow retention_days); 0 keeps none. */
+  latency_minutes_hours: z.number().nonnegative().max(168).default(6),
 });
 
 /** One entry of GET /v1/usage. */
@@ -85,12 +109,18 @@ function counterKey(name: string, model: string): string {
 
 const SHAPE: SeriesShape = {
   dims: ['key', 'model', 'provider'],
-  fields: (s) => ({
-    requests: s.requests ?? 0,
-    errors: s.errors ?? 0,
-    estimated_requests: s.estimated ?? 0,
-    ...tokenFields(s),
-  }),
+  fields: (s) => {
+    // errors by gw's error code (catalog codes; `http_<status>` for an answer without one)
+    const codes: Record<string, number> = {};
+    for (const f in s) if (f.startsWith(CODE)) codes[f.slice(CODE.length)] = s[f]!;
+    return {
+      requests: s.requests ?? 0,
+      errors: s.errors ?? 0,
+      estimated_requests: s.estimated ?? 0,
+      ...tokenFields(s),
+      error_codes: codes as unknown as number,
+    };
+  },
 };
 
 /** The token fields of an entry from its summed counters (a counter never written reads 0). */
@@ -109,10 +139,33 @@ function tokenFields(c: Record<string, number>) {
   };
 }
 
-function recorder(store: Store, retentionMs: number) {
+/** Counter field prefix of errors by code in the hour buckets. */
+const CODE = 'e:';
+/** The deltas of one failure: `errors` and its code's counter (plus `requests` when nothing counted the request yet). */
+function errorDeltas(err: GatewayError | undefined, status: number, counted: boolean): Record<string, number> {
+  const deltas: Record<string, number> = counted ? { errors: 1 } : { requests: 1, errors: 1 };
+  deltas[CODE + (err?.code ?? `http_${status}`)] = 1;
+  return deltas;
+}
+
+function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFail: (err: Error) => void) {
   const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
+  const pending = new Set<Promise<unknown>>();
+  // models routable now, for refusals whose model was never resolved (refreshed at most once a second)
+  let known: Set<string> | undefined;
+  let knownAt = 0;
+  const servedModel = (model: string | undefined): string => {
+    if (model === undefined) return '';
+    const now = Date.now();
+    if (!known || now - knownAt > 1000) {
+      known = new Set(gateway.models());
+      knownAt = now;
+    }
+    const canonical = gateway.resolveModel(model);
+    return known.has(canonical) ? canonical : '';
+  };
   /** Counts `rc.usage` (an answer, or a stream charged for what it streamed); `failed`: the bucket counts it as an error too. */
-  async function record(rc: RequestContext, failed: boolean): Promise<void> {
+  async function record(rc: RequestContext, failed: GatewayError | undefined): Promise<void> {
     const u = rc.usage;
     const account = accountOf(rc);
     const deltas: Record<string, number> = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
@@ -127,27 +180,59 @@ function recorder(store: Store, retentionMs: number) {
     rc.state.set(RECORDED, true);
     const lifetime = store.incr(counterKey(account, rc.servedModel), deltas);
     if (!buckets) return void (await lifetime);
+    if (failed) rc.state.set(ERROR_COUNTED, true);
     await Promise.all([
       lifetime,
-      store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([account, rc.servedModel, rc.provider]), failed ? { ...deltas, errors: 1 } : deltas, buckets),
+      store.bucketIncr(
+        BUCKETS_KEY,
+        gateway.now(),
+        JSON.stringify([account, rc.servedModel, rc.provider]),
+        failed ? { ...deltas, ...errorDeltas(failed, failed.status, true) } : deltas,
+        buckets,
+      ),
     ]);
   }
   return {
     async answered(rc: RequestContext): Promise<void> {
       if (!chargeable(rc) || rc.operation === 'count') return;
-      await record(rc, false);
+      await record(rc, undefined);
     },
     async failed(rc: RequestContext, err: GatewayError): Promise<void> {
       // a stream that ended early is charged for what it streamed (once: onError may follow a
       // recorded onResponse); a client that left is not an error of the gateway's
-      if (chargeable(rc) && !rc.state.has(RECORDED)) return record(rc, err.status !== 499);
+      if (chargeable(rc) && !rc.state.has(RECORDED)) return record(rc, err.status !== 499 ? err : undefined);
       if (!buckets || err.status === 499) return;
       // a model no provider serves is whatever the client sent: never a series of its own
       const model = errors.MODEL_NOT_FOUND.is(err) ? '' : rc.servedModel;
-      const deltas: Record<string, number> = rc.state.has(RECORDED) ? { errors: 1 } : { requests: 1, errors: 1 };
-      await store.bucketIncr(BUCKETS_KEY, Date.now(), JSON.stringify([accountOf(rc), model, rc.provider ?? err.provider ?? '']), deltas, buckets);
+      const deltas = errorDeltas(err, err.status, rc.state.has(RECORDED));
+      rc.state.set(ERROR_COUNTED, true);
+      await store.bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([accountOf(rc), model, rc.provider ?? err.provider ?? '']), deltas, buckets);
+    },
+    /** Counts a failure onError never saw (refused before admission: 401, 400, 413, 415), in the background. */
+    finished(f: FinishedRequest): void {
+      if (!buckets || f.status < 400 || f.status === 499 || f.rc?.state.has(ERROR_COUNTED)) return;
+      const account = f.rc ? accountOf(f.rc) : (f.key?.name ?? (f.status === 401 ? UNAUTHENTICATED : OPEN_ACCOUNT));
+      const model = f.rc && !errors.MODEL_NOT_FOUND.is(f.error) ? f.rc.servedModel : servedModel(f.model);
+      const deltas = errorDeltas(f.error, f.status, f.rc?.state.has(RECORDED) === true);
+      const p = store
+        .bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([account, model, f.rc?.provider ?? f.error?.provider ?? '']), deltas, buckets)
+        .catch(onFail);
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    },
+    /** Waits for the background writes. */
+    async close(): Promise<void> {
+      await Promise.all(pending);
     },
   };
+}
+
+/** `metrics`: which series GET /v1/usage serves (`usage`, the default, or `latency`). */
+function metricsOf(ctx: Context): 'usage' | 'latency' {
+  const m = ctx.query.metrics;
+  if (m === undefined || m === 'usage') return 'usage';
+  if (m === 'latency') return 'latency';
+  throw INVALID_QUERY(`query parameter 'metrics' must be 'usage' or 'latency'; got '${String(m)}'`, { param: 'metrics' });
 }
 
 /** Every lifetime usage entry, in (key, model) order. */
@@ -164,18 +249,46 @@ export async function listUsage(store: Store): Promise<UsageEntry[]> {
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
-  setup({ config, store, hooks, routes, gateway }) {
+  setup({ config, store, hooks, routes, gateway, log }) {
     const retentionMs = config.retention_days * DAY_MS;
-    const rec = recorder(store, retentionMs);
+    const minuteRetentionMs = config.latency_minutes_hours * HOUR_MS;
+    let lastWarn = 0;
+    const onFail = (err: Error) => {
+      if (Date.now() - lastWarn < 10_000) return;
+      lastWarn = Date.now();
+      log.warn({ err: err.message }, 'usage: could not write counters (more failures in the next 10 s are not logged)');
+    };
+    const rec = recorder(store, retentionMs, gateway, onFail);
+    const latency =
+      retentionMs > 0 && config.latency
+        ? new LatencyRecorder(store, { bucketMs: HOUR_MS, retentionMs }, minuteRetentionMs, () => gateway.now(), onFail)
+        : undefined;
     hooks.onResponse.tapPromise(PLUGIN_NAME, rec.answered);
     hooks.onError.tapPromise(PLUGIN_NAME, rec.failed);
+    hooks.onFinish.tap(PLUGIN_NAME, (f: FinishedRequest) => {
+      rec.finished(f);
+      latency?.observe(f);
+    });
     routes.get('/v1/usage', async (ctx) => {
       let body: unknown;
-      if (!wantsSeries(ctx)) body = await listUsage(store);
-      else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'usage', extension: 'usage' });
-      else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs), SHAPE, gateway);
+      const metrics = metricsOf(ctx);
+      if (metrics === 'usage' && !wantsSeries(ctx)) body = await listUsage(store);
+      else if (retentionMs === 0) throw SERIES_DISABLED({ what: metrics, extension: 'usage' });
+      else if (metrics === 'latency' && !config.latency)
+        throw INVALID_QUERY('latency over time is off: [extensions.usage] latency = false', { param: 'metrics' });
+      else if (metrics === 'usage') body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
+      else {
+        const q = parseSeriesQuery(ctx, LATENCY_SHAPE.dims, retentionMs, gateway.now(), minuteRetentionMs > 0 ? minuteRetentionMs : undefined);
+        const source = q.bucket === 'minute' ? { key: LATENCY_MINUTES_KEY, bucketMs: MINUTE_MS } : { key: LATENCY_HOURS_KEY, bucketMs: HOUR_MS };
+        body = await readSeries(store, q, LATENCY_SHAPE, gateway, source);
+      }
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);
     });
+    return {
+      async close() {
+        await Promise.all([rec.close(), latency?.close()]);
+      },
+    };
   },
 });

@@ -1,14 +1,13 @@
 /**
  * POST /v1/messages/count_tokens → `{"input_tokens": n}`. Kinds with a Messages origin
  * count natively (their answer passes through unchanged); for every other kind gw
- * estimates from the request's content (core/format/estimate.ts) and says so:
+ * estimates from the request's content (gw's token estimate) and says so:
  * `"estimated": true` in the body and `x-gw-estimated: true`.
  * @see https://docs.anthropic.com/en/api/messages-count-tokens
  */
+import { estimateTokens, type Pipeline } from 'gw/plugin';
+import { countTokensRequestSchema } from 'gw/plugin/anthropic-messages';
 import type { Context } from 'koa';
-import { estimateTokens } from '../../../core/format/estimate.ts';
-import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
-import { countTokensRequestSchema } from './schema.ts';
 
 const FORMAT = 'anthropic-messages';
 

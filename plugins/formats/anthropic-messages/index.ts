@@ -3,23 +3,15 @@
  * with a Messages origin, translated through the common format for every other kind),
  * POST /v1/messages/count_tokens, and Anthropic's model list shape. Errors in Anthropic's
  * shape. Gateway keys in `x-api-key` (what Anthropic clients send) or `Authorization: Bearer`.
+ * The protocol itself (types, schemas, errors, stream reading, translations) is the
+ * Messages kit, `gw/plugin/anthropic-messages`; its onChunk chunk type is `gw/plugin`'s.
  * @see https://docs.anthropic.com/en/api/messages
  */
-import { defineFormat } from '../../../core/plugins/contract.ts';
-import { errorResponses, jsonRequestBody, schemaOf } from '../../../server/openapi.ts';
+import { defineFormat, errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin';
+import { countTokensRequestSchema, messagesErrorBody, messagesErrorSchema, messagesRequestSchema } from 'gw/plugin/anthropic-messages';
 import { countTokensRoute } from './count-tokens.ts';
-import { messagesErrorBody } from './errors.ts';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';
 import { FORMAT, messagesGenerate } from './route.ts';
-import { countTokensRequestSchema, messagesErrorSchema, messagesRequestSchema } from './schema.ts';
-import type { MessagesStreamEvent } from './types.ts';
-
-declare module '../../../core/hooks.ts' {
-  interface ChunkTypes {
-    /** A Messages stream event (passthrough: parsed from the upstream's data). */
-    'anthropic-messages': MessagesStreamEvent;
-  }
-}
 
 export default defineFormat({
   id: FORMAT,

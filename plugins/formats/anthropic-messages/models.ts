@@ -3,10 +3,8 @@
  * (`GET /v1/models` and `/v1/models/{id}` with an `anthropic-version` header).
  * @see https://docs.anthropic.com/en/api/models-list
  */
+import { errors, type ModelEntry, modelFor, modelsFor } from 'gw/plugin';
 import type { Context } from 'koa';
-import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
-import type { GwState } from '../../../core/pipeline/state.ts';
-import { findModel, modelListing, type ModelEntry } from '../../../core/routes/model-listing.ts';
 
 const EPOCH = '1970-01-01T00:00:00Z';
 
@@ -21,8 +19,7 @@ export function fromAnthropicClient(ctx: Context): boolean {
 
 /** GET /v1/models, Anthropic's page shape (one page: every model the key may call). */
 export function listModels(ctx: Context): void {
-  const st = ctx.state as GwState;
-  const data = modelListing(st.snap.table, st.key).map(entry);
+  const data = modelsFor(ctx).map(entry);
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 }
@@ -30,9 +27,8 @@ export function listModels(ctx: Context): void {
 /** GET /v1/models/{id}, Anthropic's shape; 404 `not_found_error` for a model gw does not serve or the key may not call. */
 export function getModel(ctx: Context): void {
   const id = ctx.params.id!;
-  const st = ctx.state as GwState;
-  const m = findModel(st.snap.table, st.key, id);
-  if (!m) throw MODEL_NOT_FOUND({ what: `'${id}'`, near: [] });
+  const m = modelFor(ctx, id);
+  if (!m) throw errors.MODEL_NOT_FOUND({ what: `'${id}'`, near: [] });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(entry(m));
 }

@@ -1,35 +1,26 @@
 /**
- * POST /v1/messages as a generate route (the kernel's loop, core/pipeline/generate.ts).
- * Kinds with a Messages origin (`native['anthropic-messages']`) get the request and answer
- * forwarded unchanged (events as they arrive; gw adds nothing but SSE comments). Every other
- * kind is reached by translating Messages ⇄ common format around `chat`.
+ * POST /v1/messages as a generate route (the kernel's loop, core/pipeline/generate.ts), over
+ * the Messages kit. Kinds with a Messages origin (`native['anthropic-messages']`) get the
+ * request and answer forwarded unchanged (events as they arrive; gw adds nothing but SSE
+ * comments). Every other kind is reached by translating Messages ⇄ common format around `chat`.
  */
-import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
-import { malformedFirst } from '../../../core/format/sse-data.ts';
-import { bodyOf, type Generate } from '../../../core/pipeline/generate.ts';
-import type { SseEvent } from '../../../core/provider.ts';
-import { ChunksToMessagesEvents, encodeMessagesEvent } from './chunks-to-events.ts';
-import { messagesStreamError } from './errors.ts';
-import { chatCompletionToMessages } from './from-chat-completion.ts';
-import { fromMessagesUsage } from './map-usage.ts';
-import { messagesRequestSchema } from './schema.ts';
-import { messagesErrorFrame, MessagesStreamReader } from './stream-reader.ts';
-import { messagesToChatRequest } from './to-chat-request.ts';
-import type { MessagesRequest, MessagesStreamEvent, MessagesUsage } from './types.ts';
+import { bodyOf, errors, type Generate } from 'gw/plugin';
+import {
+  ChunksToMessagesEvents,
+  chatCompletionToMessages,
+  encodeMessagesEvent,
+  fromMessagesUsage,
+  type MessagesRequest,
+  type MessagesStreamEvent,
+  MessagesStreamReader,
+  type MessagesUsage,
+  messagesErrorFrame,
+  messagesFirstError,
+  messagesRequestSchema,
+  messagesToChatRequest,
+} from 'gw/plugin/anthropic-messages';
 
 export const FORMAT = 'anthropic-messages';
-
-/** An error event or malformed data as a stream's first event is a failure before the stream (retried, or a status). */
-function firstError(ev: SseEvent, provider: string) {
-  if (ev.event !== 'error') return malformedFirst(ev.data, provider);
-  let e: unknown;
-  try {
-    e = (JSON.parse(ev.data) as { error?: unknown }).error;
-  } catch {
-    e = { message: ev.data.slice(0, 200) };
-  }
-  return messagesStreamError(e, provider, true);
-}
 
 /** What a translated answer needs of the request: its stop sequences (`stop_sequence` when one matched). */
 interface Stops {
@@ -45,13 +36,13 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
     return { facts: { route: 'messages', model: body.model as string, stream: body.stream === true, maxOutputTokens: body.max_tokens as number } };
   },
   native: {
-    firstError,
+    firstError: messagesFirstError,
     json(raw, { rc }) {
       let usage: MessagesUsage | undefined;
       try {
         usage = (JSON.parse(raw) as { usage?: MessagesUsage }).usage;
       } catch {
-        throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
+        throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
       }
       rc.usage = usage ? fromMessagesUsage(usage) : undefined;
     },

@@ -5,37 +5,30 @@
  * list, under `/v1beta/` (Gemini CLI) and `/v1/` (@google/genai 3). The gemini kind passes
  * through natively (`native.gemini`); every other kind is translated through the common
  * format. Errors in Google's shape. Gateway keys in `x-goog-api-key` or `?key=` (removed from
- * the query before anything is forwarded, never logged), or `Authorization: Bearer`.
+ * the query before anything is forwarded, never logged), or `Authorization: Bearer`. The
+ * protocol itself (types, schemas, errors, framings, translations) is the Gemini kit,
+ * `gw/plugin/gemini`; its onChunk chunk type is `gw/plugin`'s.
  *
  * Paths: the model is one wildcard parameter (`*model`, so ids holding `/` work as clients
  * send them, unencoded) followed by an escaped literal colon and the method
  * (path-to-regexp v8: `\:`); ids holding `:` work too, since the method is anchored at the end.
  * @see https://ai.google.dev/api
  */
-import { errorResponses, jsonRequestBody, schemaOf } from '../../../server/openapi.ts';
-import { defineFormat } from '../../../core/plugins/contract.ts';
-import { googleErrorBody } from './google-error.ts';
+import { defineFormat, errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin';
+import {
+  batchEmbedContentsRequestSchema,
+  countTokensRequestSchema,
+  embedContentRequestSchema,
+  generateContentRequestSchema,
+  googleErrorBody,
+  googleErrorSchema,
+} from 'gw/plugin/gemini';
 import { FORMAT } from './request.ts';
 import { countTokensRoute } from './route-count-tokens.ts';
 import { embedRoute } from './route-embed.ts';
 import { geminiGenerate } from './route-generate.ts';
 import { fromGeminiClient, getModel, listModels } from './route-models.ts';
 import { unknownMethod } from './route-unknown.ts';
-import {
-  batchEmbedContentsRequestSchema,
-  countTokensRequestSchema,
-  embedContentRequestSchema,
-  generateContentRequestSchema,
-  googleErrorSchema,
-} from './schemas.ts';
-import type { GenerateContentResponse } from './types.ts';
-
-declare module '../../../core/hooks.ts' {
-  interface ChunkTypes {
-    /** A Gemini stream response (passthrough: parsed from the upstream's event data). */
-    gemini: GenerateContentResponse;
-  }
-}
 
 /** Where Gemini clients put a gateway key, in the order looked at. */
 const KEY_FROM = ['x-goog-api-key', 'query-key', 'bearer'] as const;

@@ -1,10 +1,10 @@
 /**
- * What every Gemini route reads from a request before admitting it: the model from the URL,
- * the parsed body, and the body the pipeline carries (with that model in it).
+ * What every Gemini route reads from a request before admitting it: the model from the URL
+ * and the body the pipeline carries (the parsed body, `bodyOf` from gw/plugin, with that
+ * model in it).
  */
+import type { RequestContext } from 'gw/plugin';
 import type { Context } from 'koa';
-import type { RequestContext } from '../../../core/context.ts';
-import type { GwState } from '../../../core/pipeline/state.ts';
 
 /** Format id: the key of `Provider.native` and of the onChunk chunk type. */
 export const FORMAT = 'gemini';
@@ -14,16 +14,11 @@ export function urlModel(ctx: Context): string {
   return ctx.params.model ?? '';
 }
 
-/** The parsed JSON body (routes registered with `body: true`). */
-export function bodyOf(ctx: Context): Record<string, unknown> {
-  return (ctx.state as GwState).body?.body ?? {};
-}
-
 /**
  * The body the pipeline carries: the client's with the URL's model as `model`, where the core
  * resolves aliases and re-targets fallbacks as on every other route. The client's bytes still
  * go upstream unchanged when nothing changed (`call.rawBody`); `model` is never sent to a
- * Gemini upstream (passthrough.ts), and translators ignore it.
+ * Gemini upstream (the kit's geminiPassthrough), and translators ignore it.
  */
 export function withModel(body: Record<string, unknown>, model: string): Record<string, unknown> {
   return { ...body, model };

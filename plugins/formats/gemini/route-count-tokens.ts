@@ -1,16 +1,14 @@
 /**
  * POST models/{model}:countTokens → `{"totalTokens": n}`. The gemini kind counts natively
  * (its answer passes through unchanged); for every other kind gw estimates from the request's
- * content (count-tokens.ts) and says so: `"estimated": true` in the body and
+ * content (the kit's estimateCountTokens) and says so: `"estimated": true` in the body and
  * `x-gw-estimated: true`, as on the Messages format's count_tokens.
  * @see https://ai.google.dev/api/tokens#method:-models.counttokens
  */
+import { bodyOf, type Pipeline } from 'gw/plugin';
 import type { Context } from 'koa';
-import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
-import { estimateCountTokens } from './count-tokens.ts';
-import { bodyOf, FORMAT, urlModel, withModel } from './request.ts';
-import { countTokensRequestSchema } from './schemas.ts';
-import type { CountTokensBody } from './types.ts';
+import { type CountTokensBody, countTokensRequestSchema, estimateCountTokens } from 'gw/plugin/gemini';
+import { FORMAT, urlModel, withModel } from './request.ts';
 
 /** The handler of `:countTokens`. */
 export function countTokensRoute(pipeline: Pipeline) {

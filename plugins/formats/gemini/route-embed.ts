@@ -6,14 +6,19 @@
  * (`usageMetadata.promptTokenCount` natively, when reported), else an estimate.
  * @see https://ai.google.dev/api/embeddings
  */
+import { badRequest, bodyOf, errors, estimateTokens, type Pipeline } from 'gw/plugin';
 import type { Context } from 'koa';
-import { badRequest, EMBEDDINGS_UNSUPPORTED, UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
-import { estimateTokens } from '../../../core/format/estimate.ts';
-import type { Pipeline } from '../../../core/pipeline/pipeline.ts';
-import { batchEmbedContentsToEmbeddings, embedContentToEmbeddings, embeddingsToBatchEmbedContents, embeddingsToEmbedContent } from './embeddings.ts';
-import { bodyOf, FORMAT, logDropped, urlModel, withModel } from './request.ts';
-import { batchEmbedContentsRequestSchema, embedContentRequestSchema } from './schemas.ts';
-import type { BatchEmbedContentsBody, EmbedContentBody } from './types.ts';
+import {
+  type BatchEmbedContentsBody,
+  batchEmbedContentsRequestSchema,
+  batchEmbedContentsToEmbeddings,
+  type EmbedContentBody,
+  embedContentRequestSchema,
+  embedContentToEmbeddings,
+  embeddingsToBatchEmbedContents,
+  embeddingsToEmbedContent,
+} from 'gw/plugin/gemini';
+import { FORMAT, logDropped, urlModel, withModel } from './request.ts';
 
 /** The handler of `:embedContent` (`batch` false) or `:batchEmbedContents` (true). */
 export function embedRoute(pipeline: Pipeline, batch: boolean) {
@@ -38,7 +43,7 @@ export function embedRoute(pipeline: Pipeline, batch: boolean) {
         const r = await native(b, call, op);
         if (r.type === 'json') return { status: r.status, raw: r.raw, prompt: nativePromptTokens(r.raw, body, p.name) };
       }
-      if (!p.embeddings) throw EMBEDDINGS_UNSUPPORTED({ model: rc.model, provider: p.name, kind: p.kind });
+      if (!p.embeddings) throw errors.EMBEDDINGS_UNSUPPORTED({ model: rc.model, provider: p.name, kind: p.kind });
       // nested `requests[].model` name the URL's model as the client wrote it
       const { req, warnings } = batch
         ? batchEmbedContentsToEmbeddings(body as BatchEmbedContentsBody, model)
@@ -61,7 +66,7 @@ function nativePromptTokens(raw: string, body: Record<string, unknown>, provider
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw UPSTREAM_MALFORMED({ provider, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider });
+    throw errors.UPSTREAM_MALFORMED({ provider, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider });
   }
   const n = parsed?.usageMetadata?.promptTokenCount;
   return typeof n === 'number' && n >= 0 ? n : estimateTokens(texts(body));

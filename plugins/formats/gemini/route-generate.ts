@@ -10,32 +10,23 @@
  * first byte is Google's error object as the next event (SSE) or as the array's last element.
  * @see https://ai.google.dev/api/generate-content
  */
-import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
-import { malformedFirst } from '../../../core/format/sse-data.ts';
-import type { Generate } from '../../../core/pipeline/generate.ts';
-import type { SseEvent } from '../../../core/provider.ts';
-import { ChunksToGeminiStream } from './chunks-to-stream.ts';
-import { chatCompletionToGemini } from './from-chat-completion.ts';
-import { geminiStreamError } from './google-error.ts';
-import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
-import { bodyOf, positive, urlModel, withModel } from './request.ts';
-import { generateContentRequestSchema } from './schemas.ts';
-import { framingHeaders, framingOf } from './stream-framing.ts';
-import { ERROR_PAYLOAD, GeminiStreamReader } from './stream-reader.ts';
-import { geminiToChatRequest } from './to-chat-request.ts';
-import type { GenerateContentBody, GenerateContentResponse, UsageMetadata } from './types.ts';
-
-/** An error payload or malformed data as a stream's first event is a failure before the stream (retried, or a status). */
-function firstError(ev: SseEvent, provider: string) {
-  if (!ERROR_PAYLOAD.test(ev.data)) return malformedFirst(ev.data, provider);
-  let e: unknown;
-  try {
-    e = (JSON.parse(ev.data) as { error?: unknown }).error;
-  } catch {
-    e = { message: ev.data.slice(0, 200) };
-  }
-  return geminiStreamError(e, provider, true);
-}
+import { bodyOf, errors, type Generate } from 'gw/plugin';
+import {
+  ChunksToGeminiStream,
+  chatCompletionToGemini,
+  framingHeaders,
+  framingOf,
+  fromUsageMetadata,
+  GeminiStreamReader,
+  type GenerateContentBody,
+  type GenerateContentResponse,
+  geminiFirstError,
+  geminiToChatRequest,
+  generateContentRequestSchema,
+  hasTokenCounts,
+  type UsageMetadata,
+} from 'gw/plugin/gemini';
+import { positive, urlModel, withModel } from './request.ts';
 
 /** What a translated answer needs of the request: whether the client asked for thought parts. */
 interface Thoughts {
@@ -57,21 +48,21 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
         facts: { route: 'gemini', model, stream, maxOutputTokens: positive(gc?.maxOutputTokens), choices: positive(gc?.candidateCount) },
       };
     },
-    framing: framingHeaders,
+    framing: (ctx) => framingHeaders(ctx.query.alt),
     native: {
       op: () => op,
-      firstError,
+      firstError: geminiFirstError,
       json(raw, { rc }) {
         let parsed: { usageMetadata?: UsageMetadata } | null;
         try {
           parsed = JSON.parse(raw);
         } catch {
-          throw UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
+          throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
         }
         const usage = parsed?.usageMetadata;
         rc.usage = hasTokenCounts(usage) ? fromUsageMetadata(usage) : undefined;
       },
-      stream: ({ rc, ctx }, progress) => new GeminiStreamReader(rc, progress, framingOf(ctx)),
+      stream: ({ rc, ctx }, progress) => new GeminiStreamReader(rc, progress, framingOf(ctx.query.alt)),
     },
     translated: {
       toChat(body, target) {
@@ -80,7 +71,7 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
       },
       json: (completion, _raw, { extra }) => JSON.stringify(chatCompletionToGemini(completion, extra)),
       stream({ ctx, extra }) {
-        const f = framingOf(ctx);
+        const f = framingOf(ctx.query.alt);
         return {
           translator: new ChunksToGeminiStream(extra),
           encode: (res) => f.frame(JSON.stringify(res)),

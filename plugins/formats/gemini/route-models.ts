@@ -4,11 +4,9 @@
  * paths are OpenAI's, so these answer only requests from Gemini clients ({@link fromGeminiClient}).
  * @see https://ai.google.dev/api/models
  */
+import { errors, modelFor, modelsFor, nearModels } from 'gw/plugin';
 import type { Context } from 'koa';
-import { MODEL_NOT_FOUND } from '../../../core/error-codes.ts';
-import type { GwState } from '../../../core/pipeline/state.ts';
-import { findModel, modelListing } from '../../../core/routes/model-listing.ts';
-import { listGeminiModels, toGeminiModel } from './models.ts';
+import { listGeminiModels, toGeminiModel } from 'gw/plugin/gemini';
 
 /** `key=` as a query parameter (whatever its position). */
 const QUERY_KEY = /(?:^|&)key=/;
@@ -24,8 +22,7 @@ export function fromGeminiClient(ctx: Context): boolean {
 
 /** GET models: one page (`pageSize` default 50, ≤ 1000; `nextPageToken` while more remain). */
 export function listModels(ctx: Context): void {
-  const { snap, key } = ctx.state as GwState;
-  const ids = modelListing(snap.table, key).map((m) => m.id);
+  const ids = modelsFor(ctx).map((m) => m.id);
   const q = ctx.query;
   const page = listGeminiModels(ids, { pageSize: first(q.pageSize), pageToken: first(q.pageToken) });
   ctx.type = 'application/json';
@@ -35,9 +32,7 @@ export function listModels(ctx: Context): void {
 /** GET models/{model}; 404 NOT_FOUND (with close matches) for a model gw does not serve. */
 export function getModel(ctx: Context): void {
   const id = (ctx.params.model ?? ctx.params.id ?? '').replace(/^models\//, '');
-  const { snap, key } = ctx.state as GwState;
-  if (findModel(snap.table, key, id) === undefined)
-    throw MODEL_NOT_FOUND({ what: `'${id}'`, near: snap.table.closeMatches(id, key?.models === undefined ? undefined : key.allows) });
+  if (modelFor(ctx, id) === undefined) throw errors.MODEL_NOT_FOUND({ what: `'${id}'`, near: nearModels(ctx, id) });
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(toGeminiModel(id));
 }

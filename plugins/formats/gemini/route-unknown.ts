@@ -3,10 +3,9 @@
  * `predict`, …) or a path without one: 404 in Google's shape naming it, rather than the
  * gateway's generic "no route".
  */
+import { defineError, errors } from 'gw/plugin';
 import type { Context } from 'koa';
-import { ROUTE_NOT_FOUND } from '../../../core/error-codes.ts';
-import { defineError } from '../../../core/errors.ts';
-import { splitModelMethod } from './models.ts';
+import { splitModelMethod } from 'gw/plugin/gemini';
 
 /** A `{model}:{method}` URL whose method gw does not serve. */
 export const METHOD_NOT_SERVED = defineError<{ model: string; method: string }>(
@@ -18,6 +17,6 @@ export const METHOD_NOT_SERVED = defineError<{ model: string; method: string }>(
 /** Throws 404 naming the method (or the path when it names none). */
 export function unknownMethod(ctx: Context): never {
   const target = splitModelMethod(ctx.params.model ?? ctx.params.id ?? '');
-  if (target === undefined) throw ROUTE_NOT_FOUND({ method: ctx.method, path: ctx.path });
+  if (target === undefined) throw errors.ROUTE_NOT_FOUND({ method: ctx.method, path: ctx.path });
   throw METHOD_NOT_SERVED(target);
 }

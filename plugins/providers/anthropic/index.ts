@@ -1,26 +1,35 @@
 /**
  * The `anthropic` kind. /v1/chat/completions is translated to the Messages API with the
- * pure functions of this folder (README.md lists every decision); Messages-format clients
- * get native passthrough (`native['anthropic-messages']`). No embeddings (the core
- * answers 400). Models are discovered from `GET {origin}/v1/models`, following its pages.
+ * Messages kit's pure functions (`gw/plugin/anthropic-messages`; its README.md lists every
+ * decision); Messages-format clients get native passthrough (`native['anthropic-messages']`).
+ * No embeddings (the core answers 400). Models are discovered from `GET {origin}/v1/models`, following its pages.
  * Auth: `x-api-key`; every call carries `anthropic-version` (the client's, else 2023-06-01).
  * `base_url` is the origin without `/v1` (default https://api.anthropic.com).
  * @see https://docs.anthropic.com/en/api/messages
  * @see https://docs.anthropic.com/en/api/models-list
  */
-import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
-import type { ChatRequest } from '../../../core/format/chat.ts';
-import type { UpstreamResponse } from '../../../core/http/upstream.ts';
-import { snippet } from '../../../core/http/upstream.ts';
-import { defineProvider } from '../../../core/plugins/contract.ts';
-import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
-import type { CallContext, ChatResult, Provider, StreamItem } from '../../../core/provider.ts';
-import { readMessagesError } from '../../formats/anthropic-messages/errors.ts';
-import { messagesHeaders, messagesOrigin, messagesPassthrough } from '../../formats/anthropic-messages/passthrough.ts';
-import type { MessagesResponse } from '../../formats/anthropic-messages/types.ts';
-import { fromMessagesResponse } from './from-messages-response.ts';
-import { AnthropicStreamMapper } from './stream-mapper.ts';
-import { toMessagesRequest } from './to-messages-request.ts';
+import {
+  type CallContext,
+  type ChatRequest,
+  type ChatResult,
+  defineProvider,
+  errors,
+  type Provider,
+  providerBaseSchema,
+  snippet,
+  type StreamItem,
+  type UpstreamResponse,
+} from 'gw/plugin';
+import {
+  AnthropicStreamMapper,
+  fromMessagesResponse,
+  type MessagesResponse,
+  messagesHeaders,
+  messagesOrigin,
+  messagesPassthrough,
+  readMessagesError,
+  toMessagesRequest,
+} from 'gw/plugin/anthropic-messages';
 
 export const ANTHROPIC_ORIGIN = 'https://api.anthropic.com';
 /** Page size of model discovery (the API's maximum). */
@@ -50,7 +59,10 @@ export default defineProvider({
       if (!stream) {
         const parsed = await http.json<MessagesResponse>(res, chatUrl, call.signal);
         if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.content)) {
-          throw UPSTREAM_MALFORMED({ provider: name, what: `a Messages response without content: ${snippet(JSON.stringify(parsed))}` }, { provider: name });
+          throw errors.UPSTREAM_MALFORMED(
+            { provider: name, what: `a Messages response without content: ${snippet(JSON.stringify(parsed))}` },
+            { provider: name },
+          );
         }
         return { type: 'json', body: fromMessagesResponse(parsed) };
       }

@@ -12,8 +12,8 @@
  * @see https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope
  * @see https://www.alibabacloud.com/help/en/model-studio/anthropic-api-compatibility
  */
-import { defineProvider } from '../../../core/plugins/contract.ts';
-import { createDualOriginProvider, dualOriginSchema } from '../_shared/dual-origin.ts';
+import { defineProvider } from 'gw/plugin';
+import { createDualOriginProvider, dualOriginSchema } from 'gw/plugin/anthropic-messages';
 import { dashScopeChunkNeedsMap, mapDashScopeChunk, mapDashScopeCompletion } from './quirks.ts';
 
 export const DASHSCOPE_BASE_URL = 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1';

@@ -1,17 +1,14 @@
 /**
- * The `gemini` kind: Google's Gemini API (`generativelanguage.googleapis.com/v1beta`).
- * `base_url` is the API origin (default below; a trailing `/v1beta` is tolerated).
- * Auth: `x-goog-api-key: <api_key>`. Chat, streams, embeddings and model discovery; the
- * Gemini client format's routes pass through natively (`native.gemini`).
+ * The `gemini` kind: Google's Gemini API (`generativelanguage.googleapis.com/v1beta`), over the
+ * Gemini kit (`gw/plugin/gemini`). `base_url` is the API origin (default the kit's
+ * GEMINI_ORIGIN; a trailing `/v1beta` is tolerated). Auth: `x-goog-api-key: <api_key>`. Chat,
+ * streams, embeddings and model discovery; the Gemini client format's routes pass through
+ * natively (`native.gemini`).
  * @see https://ai.google.dev/api
  */
-import { defineProvider } from '../../../core/plugins/contract.ts';
-import { providerBaseSchema } from '../../../core/plugins/provider-schema.ts';
-import { geminiOrigin } from './endpoints.ts';
-import { readGeminiError } from './map-error.ts';
+import { defineProvider, providerBaseSchema } from 'gw/plugin';
+import { geminiOrigin, readGeminiError } from 'gw/plugin/gemini';
 import { createGeminiProvider } from './provider.ts';
-
-export { GEMINI_ORIGIN } from './endpoints.ts';
 
 export default defineProvider({
   name: 'gemini',

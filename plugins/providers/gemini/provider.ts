@@ -1,28 +1,43 @@
 /**
- * The HTTP side of the `gemini` kind: the Provider contract on top of the pure translation
- * functions of this folder. Auth is `x-goog-api-key`; streams use `alt=sse` (each event a
- * whole GenerateContentResponse, CRLF framing, no terminator) and are piped chunk by chunk.
- * Gemini clients calling gw get the native passthrough (`native.gemini`, see
- * plugins/formats/gemini/passthrough.ts); every other client format is translated around `chat`.
+ * The HTTP side of the `gemini` kind: the Provider contract on top of the Gemini kit's pure
+ * translation functions (`gw/plugin/gemini`). Auth is `x-goog-api-key`; streams use `alt=sse`
+ * (each event a whole GenerateContentResponse, CRLF framing, no terminator) and are piped
+ * chunk by chunk. Gemini clients calling gw get the native passthrough (`native.gemini`, the
+ * kit's geminiPassthrough); every other client format is translated around `chat`.
  *
  * @see https://ai.google.dev/api/generate-content
  * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
  * @see https://ai.google.dev/api/models#method:-models.list
  */
+import {
+  type CallContext,
+  type ChatCompletionChunk,
+  type ChatRequest,
+  type ChatResult,
+  type EmbeddingsRequest,
+  type EmbeddingsResponse,
+  errors,
+  type Provider,
+  snippet,
+  type UpstreamClient,
+  type UpstreamResponse,
+} from 'gw/plugin';
 import { randomBytes } from 'node:crypto';
-import { UPSTREAM_MALFORMED } from '../../../core/error-codes.ts';
-import type { ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../../core/format/chat.ts';
-import type { UpstreamClient } from '../../../core/http/client.ts';
-import { snippet, type UpstreamResponse } from '../../../core/http/upstream.ts';
-import type { CallContext, ChatResult, Provider } from '../../../core/provider.ts';
-import { geminiPassthrough } from '../../formats/gemini/passthrough.ts';
-import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './embeddings.ts';
-import { geminiEndpoints } from './endpoints.ts';
-import { fromGeminiResponse } from './from-gemini-response.ts';
-import { readModelsPage, type ListModelsPage } from './list-models.ts';
-import { GeminiStreamMapper, type StreamMeta } from './stream-mapper.ts';
-import { toGeminiRequest } from './to-gemini-request.ts';
-import type { BatchEmbedContentsResponse, GenerateContentResponse } from '../../formats/gemini/types.ts';
+import {
+  type BatchEmbedContentsResponse,
+  embeddingInputs,
+  fromBatchEmbedResponse,
+  fromGeminiResponse,
+  geminiEndpoints,
+  geminiPassthrough,
+  GeminiStreamMapper,
+  type GenerateContentResponse,
+  type ListModelsPage,
+  readModelsPage,
+  type StreamMeta,
+  toBatchEmbedRequest,
+  toGeminiRequest,
+} from 'gw/plugin/gemini';
 
 /** Settings of one gemini provider. */
 export interface GeminiSettings {
@@ -48,7 +63,7 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
 
   const http = s.http;
   const malformed = (what: string, text?: string) =>
-    UPSTREAM_MALFORMED({ provider: s.name, what: `${what}${text === undefined ? '' : `: ${snippet(text)}`}` }, { provider: s.name });
+    errors.UPSTREAM_MALFORMED({ provider: s.name, what: `${what}${text === undefined ? '' : `: ${snippet(text)}`}` }, { provider: s.name });
 
   /** POSTs a JSON body; an error status becomes the mapped GatewayError. */
   function post(url: string, body: unknown, call: CallContext, stream: boolean): Promise<UpstreamResponse> {

@@ -12,8 +12,8 @@
  * @see https://docs.bigmodel.cn/cn/guide/develop/openai/introduction
  * @see https://docs.bigmodel.cn/cn/guide/develop/claude/introduction
  */
-import { defineProvider } from '../../../core/plugins/contract.ts';
-import { createDualOriginProvider, dualOriginSchema } from '../_shared/dual-origin.ts';
+import { defineProvider } from 'gw/plugin';
+import { createDualOriginProvider, dualOriginSchema } from 'gw/plugin/anthropic-messages';
 import { mapZhipuChunk, mapZhipuCompletion, zhipuChunkNeedsMap } from './quirks.ts';
 
 export const ZHIPU_BASE_URL = 'https://open.bigmodel.cn/api/paas/v4';

@@ -7,7 +7,7 @@
  * for OpenAI clients.
  * @see https://docs.bigmodel.cn/api-reference/%E6%A8%A1%E5%9E%8B-api/%E5%AF%B9%E8%AF%9D%E8%A1%A5%E5%85%A8
  */
-import type { ChatCompletion, ChatCompletionChunk } from '../../../core/format/chat.ts';
+import type { ChatCompletion, ChatCompletionChunk } from 'gw/plugin';
 
 const SENSITIVE = 'sensitive';
 

@@ -1,0 +1,141 @@
+/**
+ * Which price a request is charged at (docs/design.md "Pricing"): looked up by the provider
+ * that served it and the served model. A provider's own `[providers.<name>.pricing."<model>"]`
+ * wins, then `[pricing."<model>"]`, then the bundled table's entry for the provider's kind;
+ * then, for compatibility, `[pricing]` of the requested model's canonical id and of the name
+ * the client sent (an alias priced under its own name). One book per runtime snapshot:
+ * a reload builds a new one, and a lookup is remembered for the snapshot's life.
+ */
+import { own } from '../own.ts';
+import { maxCostOf } from './cost.ts';
+import { compilePrice, type ModelPrice, type PriceSpec } from './price.ts';
+
+/** Where a price came from. */
+export type PriceSource = 'provider' | 'config' | 'bundled';
+
+/** A price found for a (provider, model), with where it came from. */
+export interface ResolvedPrice {
+  readonly price: ModelPrice;
+  readonly spec: PriceSpec;
+  readonly source: PriceSource;
+  /** The entry: the `[pricing]` key, or the bundled table's `<provider>/<model id>`. */
+  readonly entry: string;
+  /** The bundled table and its version (e.g. `@pydantic/genai-prices 0.1.8`), for `bundled`. */
+  readonly table?: string;
+}
+
+/**
+ * A bundled price table: the host loads it once at startup (no network); `lookup` is
+ * called at most once per (kind, model) and snapshot.
+ */
+export interface PriceTable {
+  /** Name and version, shown with every price taken from it. */
+  readonly name: string;
+  /** The price of `model` served by a provider of `kind` (a built-in kind), or undefined. */
+  lookup(kind: string, model: string): { spec: PriceSpec; entry: string } | undefined;
+}
+
+/** What the book needs to know of a provider. */
+export interface PricedProvider {
+  readonly name: string;
+  /** The kind whose bundled prices apply (a built-in kind), or undefined for a self-defined one. */
+  readonly priceKind: string | undefined;
+  /** Its own prices by model (`[providers.<name>.pricing]`), compiled. */
+  readonly pricing: ReadonlyMap<string, ResolvedPrice>;
+}
+
+/** A provider serving a model, as a routing group lists it. */
+type Member = { readonly provider: { readonly name: string } };
+
+/** Lookups remembered per provider at most: model ids come from the routing table, this only bounds a bug. */
+const MEMO_MAX = 4096;
+
+export class PriceBook {
+  private readonly config: ReadonlyMap<string, ResolvedPrice>;
+  private readonly providers: ReadonlyMap<string, PricedProvider>;
+  private readonly memo = new Map<string, Map<string, ResolvedPrice | null>>();
+  readonly table: PriceTable | undefined;
+
+  /**
+   * @param config `[pricing]` compiled (configPrices); @param providers every routed
+   * provider; @param table the bundled table, if the host loaded one.
+   */
+  constructor(config: ReadonlyMap<string, ResolvedPrice>, providers: Iterable<PricedProvider>, table: PriceTable | undefined) {
+    this.table = table;
+    this.config = config;
+    this.providers = new Map([...providers].map((p) => [p.name, p]));
+  }
+
+  /**
+   * The price of `served` when `provider` served it (null: no price anywhere), falling back
+   * to `[pricing]` of `canonical` and `asked` (the requested model and the client's name).
+   */
+  priceFor(provider: string | undefined, served: string, canonical = served, asked = canonical): ResolvedPrice | null {
+    const found = provider === undefined ? (this.config.get(served) ?? null) : this.served(provider, served);
+    if (found !== null || (canonical === served && asked === served)) return found;
+    return this.config.get(canonical) ?? this.config.get(asked) ?? null;
+  }
+
+  /** Whether `model` has a price at one of `members` (the providers serving it), or in `[pricing]`. */
+  priced(model: string, members: readonly Member[]): boolean {
+    for (const m of members) if (this.served(m.provider.name, model) !== null) return true;
+    return this.config.has(model);
+  }
+
+  /**
+   * The budget's reservation for a request of `model`: `maxCostOf` at the dearest of
+   * `members` that has a price, else at `[pricing]` of `model` or of `asked` (the name the
+   * client sent: an alias priced under its own name); null when none has one.
+   */
+  maxCost(model: string, members: readonly Member[], prompt: number, output: number, at: number, asked = model): number | null {
+    let max: number | null = null;
+    for (const m of members) {
+      const p = this.served(m.provider.name, model);
+      if (p === null) continue;
+      const c = maxCostOf(p.price, prompt, output, at);
+      if (max === null || c > max) max = c;
+    }
+    if (max !== null) return max;
+    const p = this.config.get(model) ?? this.config.get(asked);
+    return p ? maxCostOf(p.price, prompt, output, at) : null;
+  }
+
+  private served(provider: string, model: string): ResolvedPrice | null {
+    let m = this.memo.get(provider);
+    const hit = m?.get(model);
+    if (hit !== undefined) return hit;
+    const p = this.providers.get(provider);
+    const found = p?.pricing.get(model) ?? this.config.get(model) ?? this.bundled(p?.priceKind, model);
+    if (!m) this.memo.set(provider, (m = new Map()));
+    if (m.size < MEMO_MAX) m.set(model, found);
+    return found;
+  }
+
+  private bundled(kind: string | undefined, model: string): ResolvedPrice | null {
+    if (kind === undefined || !this.table) return null;
+    const hit = this.table.lookup(kind, model);
+    if (!hit) return null;
+    return { price: compilePrice(hit.spec), spec: hit.spec, source: 'bundled', entry: hit.entry, table: this.table.name };
+  }
+}
+
+/**
+ * Compiles configured prices (`[pricing]` or a provider's) by model.
+ * @throws RangeError from compilePrice (the config schema rules those out first).
+ */
+export function compileConfigured(prices: Readonly<Record<string, PriceSpec>>, source: 'provider' | 'config'): Map<string, ResolvedPrice> {
+  const out = new Map<string, ResolvedPrice>();
+  for (const model of Object.keys(prices)) {
+    const spec = own(prices, model) as PriceSpec;
+    out.set(model, { price: compilePrice(spec), spec, source, entry: model });
+  }
+  return out;
+}
+
+/** Every routed model that has no price at any provider serving it, nor in `[pricing]`. */
+export function unpricedModels(s: {
+  prices: PriceBook;
+  table: { models(): string[]; find(model: string): { members: readonly Member[] } | undefined };
+}): string[] {
+  return s.table.models().filter((m) => !s.prices.priced(m, s.table.find(m)?.members ?? []));
+}

@@ -1,0 +1,188 @@
+/**
+ * A common-format chunk stream → Messages stream events, for POST /v1/messages with
+ * `stream: true` served by a common-format upstream.
+ *
+ * Event grammar produced (the one Messages clients accumulate):
+ *   message_start (content_block_start content_block_delta* content_block_stop)* message_delta message_stop
+ *
+ * @see https://docs.anthropic.com/en/api/messages-streaming
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ */
+import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
+import type { MessagesStreamEvent } from './types.ts';
+import type { FromChatOptions } from './from-chat-completion.ts';
+import { findStopSequence, toMessagesStopReason } from './map-stop-reason.ts';
+import { toMessageId, toMessagesUsage } from './map-usage.ts';
+
+/** The content block currently open; `call` is the upstream tool call index it belongs to. */
+type OpenBlock = { kind: 'thinking' | 'text'; index: number } | { kind: 'tool_use'; index: number; call: number };
+
+/**
+ * Explicit-state translator; one instance per upstream stream, pure (no I/O).
+ *
+ * - The first chunk that carries a choice or usage → `message_start` (empty content, usage
+ *   with `output_tokens: 0` and input counts only if that chunk had them). Chunks with
+ *   neither (an empty-choices filter-results preamble) are skipped so the id is a real one.
+ * - `delta.reasoning_content` → a `thinking` block (`thinking_delta`), `delta.content` and
+ *   `delta.refusal` → a `text` block (`text_delta`), each tool call index → its own
+ *   `tool_use` block (`content_block_start` with id, name, `input: {}`, then the argument
+ *   fragments as `input_json_delta`). A change of kind closes the open block; block indexes
+ *   count all blocks from 0. Only choice 0 is translated (the Messages format has no `n`).
+ * - `finish_reason` and usage are remembered whatever their order (usage may come after the
+ *   finish chunk or on it), so `message_delta` is emitted only by {@link end}.
+ *
+ * Tool call fragments are expected in order, one call after another (every recorded upstream
+ * does so). A fragment for a call whose block was already closed is still sent with that
+ * block's index: a block cannot be reopened, and clients accumulate by index.
+ */
+export class ChunksToMessagesEvents {
+  readonly #opts: FromChatOptions;
+  readonly #stopTailLength: number;
+  #phase: 'waiting' | 'streaming' | 'ended' = 'waiting';
+  #id = '';
+  #open: OpenBlock | null = null;
+  #nextIndex = 0;
+  readonly #toolBlocks = new Map<number, number>();
+  #finish: FinishReason | null = null;
+  #reportedStop: unknown = undefined;
+  #refusal = false;
+  #usage: Usage | null = null;
+  /** The last characters of the text output, enough to test the stop sequences at the end. */
+  #textTail = '';
+
+  /** `opts.requestModel` is echoed in `message_start`; `opts.stopSequences` feed the stop-sequence heuristic. */
+  constructor(opts: FromChatOptions) {
+    this.#opts = opts;
+    let longest = 0;
+    for (const s of opts.stopSequences ?? []) if (s.length > longest) longest = s.length;
+    this.#stopTailLength = longest;
+  }
+
+  /** One upstream chunk → zero or more events. Chunks after {@link end} are ignored. */
+  push(chunk: ChatCompletionChunk): MessagesStreamEvent[] {
+    if (this.#phase === 'ended') return [];
+    const out: MessagesStreamEvent[] = [];
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (chunk.usage) this.#usage = chunk.usage;
+    if (this.#phase === 'waiting') {
+      if (!choice && !chunk.usage) return out;
+      out.push(this.#start(chunk.id));
+    }
+    if (!choice) return out;
+
+    const delta = choice.delta ?? {};
+    if (nonEmpty(delta.reasoning_content)) this.#appendText(out, 'thinking', delta.reasoning_content);
+    if (nonEmpty(delta.content)) {
+      this.#appendText(out, 'text', delta.content);
+      if (this.#stopTailLength > 0) this.#textTail = (this.#textTail + delta.content).slice(-this.#stopTailLength);
+    }
+    if (nonEmpty(delta.refusal)) {
+      this.#refusal = true;
+      this.#appendText(out, 'text', delta.refusal);
+    }
+    for (const call of delta.tool_calls ?? []) this.#appendToolCall(out, call);
+
+    if (choice.finish_reason) {
+      this.#finish = choice.finish_reason;
+      this.#reportedStop = choice.stop_reason ?? choice.matched_stop;
+    }
+    return out;
+  }
+
+  /**
+   * The upstream stream ended → the closing events: `content_block_stop` for the open block,
+   * `message_delta` (stop_reason, stop_sequence and the final usage per `toMessagesUsage`),
+   * `message_stop`. An empty stream still yields a whole message (`message_start` first).
+   * A stream without `finish_reason` ends with `end_turn`. Idempotent.
+   */
+  end(): MessagesStreamEvent[] {
+    if (this.#phase === 'ended') return [];
+    const out: MessagesStreamEvent[] = [];
+    if (this.#phase === 'waiting') out.push(this.#start(''));
+    this.#close(out);
+    const stop = this.#refusal
+      ? { stop_reason: 'refusal', stop_sequence: null }
+      : toMessagesStopReason(this.#finish, {
+          hasToolUse: this.#toolBlocks.size > 0,
+          matchedStop: findStopSequence(this.#textTail, this.#opts.stopSequences, this.#reportedStop),
+        });
+    out.push({ type: 'message_delta', delta: { ...stop }, usage: toMessagesUsage(this.#usage) });
+    out.push({ type: 'message_stop' });
+    this.#phase = 'ended';
+    return out;
+  }
+
+  #start(chunkId: string): MessagesStreamEvent {
+    this.#phase = 'streaming';
+    this.#id = toMessageId(chunkId);
+    return {
+      type: 'message_start',
+      message: {
+        id: this.#id,
+        type: 'message',
+        role: 'assistant',
+        model: this.#opts.requestModel,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...toMessagesUsage(this.#usage), output_tokens: 0 },
+      },
+    };
+  }
+
+  #appendText(out: MessagesStreamEvent[], kind: 'thinking' | 'text', text: string): void {
+    if (this.#open?.kind !== kind) {
+      this.#close(out);
+      const index = this.#nextIndex++;
+      this.#open = { kind, index };
+      out.push({
+        type: 'content_block_start',
+        index,
+        content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' },
+      });
+    }
+    const index = this.#open.index;
+    out.push({
+      type: 'content_block_delta',
+      index,
+      delta: kind === 'text' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text },
+    });
+  }
+
+  #appendToolCall(out: MessagesStreamEvent[], call: ToolCallDelta): void {
+    const key = typeof call.index === 'number' ? call.index : 0;
+    let index = this.#toolBlocks.get(key);
+    if (index === undefined) {
+      this.#close(out);
+      index = this.#nextIndex++;
+      this.#toolBlocks.set(key, index);
+      this.#open = { kind: 'tool_use', index, call: key };
+      out.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: call.id || `toolu_${this.#id.slice(4)}_${key}`, name: call.function?.name ?? '', input: {} },
+      });
+    }
+    const fragment = call.function?.arguments;
+    // Empty fragments carry nothing; upstreams send them to open and to close a call.
+    if (nonEmpty(fragment)) out.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fragment } });
+  }
+
+  #close(out: MessagesStreamEvent[]): void {
+    if (this.#open === null) return;
+    out.push({ type: 'content_block_stop', index: this.#open.index });
+    this.#open = null;
+  }
+}
+
+/**
+ * One event in SSE framing: `event: <type>\ndata: <json>\n\n` (the event name equals `type`,
+ * as the Messages stream does).
+ */
+export function encodeMessagesEvent(ev: MessagesStreamEvent): string {
+  return `event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
+}
+
+function nonEmpty(s: unknown): s is string {
+  return typeof s === 'string' && s !== '';
+}

@@ -1,0 +1,185 @@
+/**
+ * A Messages request → a common-format ChatRequest, for POST /v1/messages served by a
+ * common-format upstream.
+ *
+ * @see https://docs.anthropic.com/en/api/messages (request body)
+ * @see https://platform.openai.com/docs/api-reference/chat/create
+ */
+import { badRequest, type ChatMessage, type ChatRequest, type ChatTool, type ToolChoice, Warnings } from 'gw/plugin';
+import { convertMessage, fail, isObj, stringField, systemText } from './convert-turns.ts';
+import type { MessagesRequest } from './types.ts';
+
+/** The translated request and one line per kind of input that had to be dropped. */
+export interface ToChatResult {
+  req: ChatRequest;
+  warnings: string[];
+}
+
+/** Top-level fields mapped below; any other field is dropped with a warning. */
+const MAPPED = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'stream',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'tools',
+  'tool_choice',
+  'metadata',
+  'output_config',
+  'output_format',
+]);
+
+/**
+ * Translates a Messages request body (already JSON-parsed) into a ChatRequest.
+ *
+ * - `system` (string or text blocks, joined by a blank line: a string is what every
+ *   common-format upstream accepts) → a leading `system` message; a `role: "system"` message
+ *   inside `messages` → a `system` message at the same position.
+ * - text blocks → `content` (a string for one text block, else parts); images → `image_url`
+ *   (base64 as a data URI); documents: text source → text part, base64 → `file` part.
+ * - assistant `tool_use` → `tool_calls` (`arguments = JSON.stringify(input)`).
+ * - user `tool_result` → one `tool` message each, placed before the rest of that user turn
+ *   (the common format wants tool messages right after the assistant's calls). Text blocks
+ *   are joined by newlines; `is_error: true` prefixes `Error: ` because the common format has
+ *   no error flag and the model must still learn the call failed; images inside a result
+ *   move to the user message that follows (tool messages carry text only).
+ * - tools → function tools (`input_schema` kept intact as `parameters`); tools with a
+ *   `type` other than `custom` (server or vendor-defined tools) are dropped.
+ * - tool_choice auto/any/none/tool → `auto`/`required`/`none`/named;
+ *   `disable_parallel_tool_use` → `parallel_tool_calls: false`.
+ * - `max_tokens` → `max_tokens` (not `max_completion_tokens`: common-format upstreams other
+ *   than the newest reasoning models accept it); `stop_sequences` → `stop`; `temperature`,
+ *   `top_p` as is; `metadata.user_id` → `user`; `output_config.format` (JSON schema) →
+ *   `response_format`; `stream: true` → also `stream_options.include_usage` (gw needs usage).
+ * - dropped with a warning: thinking blocks, `cache_control`, `thinking`,
+ *   `context_management`, `top_k`, other `metadata` keys, server-tool blocks, and every
+ *   unknown top-level field. Unlike /v1/chat/completions, unknown fields are not passed on:
+ *   they are this format's fields, and a common-format upstream would reject them.
+ *
+ * @throws GatewayError 400 with `param` naming the field (e.g. `messages[2].content[0].type`)
+ *   when the body is not a valid Messages request or holds a block with no common-format form.
+ */
+export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
+  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  const w = new Warnings();
+  if (typeof body.model !== 'string' || body.model === '') fail('model must be a non-empty string', 'model');
+  if (!Array.isArray(body.messages)) fail('messages must be an array', 'messages');
+
+  const messages: ChatMessage[] = [];
+  if (body.system !== undefined) {
+    const text = systemText(body.system, 'system', w);
+    if (text !== '') messages.push({ role: 'system', content: text });
+  }
+  for (let i = 0; i < body.messages.length; i++) convertMessage(body.messages[i]!, `messages[${i}]`, w, messages);
+
+  const req: ChatRequest = { model: body.model, messages };
+  if (body.max_tokens !== undefined) {
+    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) fail('max_tokens must be a positive integer', 'max_tokens');
+    req.max_tokens = body.max_tokens;
+  }
+  for (const key of ['temperature', 'top_p'] as const) {
+    const v = body[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${key} must be a number`, key);
+    req[key] = v;
+  }
+  if (body.stop_sequences !== undefined) {
+    if (!Array.isArray(body.stop_sequences) || !body.stop_sequences.every((s) => typeof s === 'string')) {
+      fail('stop_sequences must be an array of strings', 'stop_sequences');
+    }
+    if (body.stop_sequences.length > 0) req.stop = [...body.stop_sequences];
+  }
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') fail('stream must be a boolean', 'stream');
+  if (body.stream === true) {
+    req.stream = true;
+    req.stream_options = { include_usage: true };
+  }
+
+  const tools = convertTools(body.tools, w);
+  if (tools.length > 0) req.tools = tools;
+  if (body.tool_choice !== undefined) convertToolChoice(body.tool_choice, tools.length > 0, req, w);
+  if (body.metadata !== undefined) convertMetadata(body.metadata, req, w);
+  convertOutputFormat(body, req, w);
+
+  for (const key of Object.keys(body)) {
+    if (!MAPPED.has(key)) w.add(`${key} dropped: no common-format equivalent`, key);
+  }
+  return { req, warnings: w.list() };
+}
+
+function convertTools(tools: unknown, w: Warnings): ChatTool[] {
+  if (tools === undefined) return [];
+  if (!Array.isArray(tools)) fail('tools must be an array', 'tools');
+  const out: ChatTool[] = [];
+  tools.forEach((t, i) => {
+    const tp = `tools[${i}]`;
+    if (!isObj(t)) fail('tool must be an object', tp);
+    if (t.type !== undefined && t.type !== null && t.type !== 'custom') {
+      w.add(`tools of type "${String(t.type)}" dropped: only custom tools have a common-format form`, tp);
+      return;
+    }
+    if (t.cache_control !== undefined) w.add('cache_control dropped: no common-format equivalent', tp);
+    const name = stringField(t, 'name', tp);
+    const schema = t.input_schema ?? { type: 'object', properties: {} };
+    if (!isObj(schema)) fail('input_schema must be an object', `${tp}.input_schema`);
+    const fn: ChatTool['function'] = { name, parameters: schema };
+    if (typeof t.description === 'string') fn.description = t.description;
+    if (typeof t.strict === 'boolean') fn.strict = t.strict;
+    out.push({ type: 'function', function: fn });
+  });
+  return out;
+}
+
+function convertToolChoice(tc: unknown, haveTools: boolean, req: ChatRequest, w: Warnings): void {
+  if (!isObj(tc)) fail('tool_choice must be an object', 'tool_choice');
+  let choice: ToolChoice;
+  switch (tc.type) {
+    case 'auto':
+      choice = 'auto';
+      break;
+    case 'any':
+      choice = 'required';
+      break;
+    case 'none':
+      choice = 'none';
+      break;
+    case 'tool':
+      choice = { type: 'function', function: { name: stringField(tc, 'name', 'tool_choice') } };
+      break;
+    default:
+      fail('tool_choice.type must be "auto", "any", "none" or "tool"', 'tool_choice.type');
+  }
+  // Common-format upstreams reject tool_choice without tools (all of them may have been dropped above).
+  if (!haveTools) {
+    w.add('tool_choice dropped: no tools left to choose from', 'tool_choice');
+    return;
+  }
+  req.tool_choice = choice;
+  if (tc.disable_parallel_tool_use === true && choice !== 'none') req.parallel_tool_calls = false;
+}
+
+function convertMetadata(md: unknown, req: ChatRequest, w: Warnings): void {
+  if (!isObj(md)) fail('metadata must be an object', 'metadata');
+  for (const [key, v] of Object.entries(md)) {
+    if (key === 'user_id' && typeof v === 'string') req.user = v;
+    else if (key !== 'user_id' || v !== null) w.add(`metadata.${key} dropped: no common-format equivalent`, `metadata.${key}`);
+  }
+}
+
+/** `output_config.format` (and its older top-level name `output_format`) → `response_format`. */
+function convertOutputFormat(body: MessagesRequest, req: ChatRequest, w: Warnings): void {
+  const oc = body.output_config;
+  if (oc !== undefined && !isObj(oc)) fail('output_config must be an object', 'output_config');
+  for (const key of Object.keys(oc ?? {})) {
+    if (key !== 'format') w.add(`output_config.${key} dropped: no common-format equivalent`, `output_config.${key}`);
+  }
+  const [fmt, param] = oc?.format !== undefined ? [oc.format, 'output_config.format'] : [body.output_format, 'output_format'];
+  if (fmt === undefined || fmt === null) return;
+  if (!isObj(fmt) || fmt.type !== 'json_schema' || !isObj(fmt.schema)) {
+    fail('format must be {"type": "json_schema", "schema": {...}}', param);
+  }
+  req.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: fmt.schema } };
+}

@@ -1,0 +1,126 @@
+/**
+ * Gemini `tools` / `toolConfig` → common-format `tools` / `tool_choice`.
+ *
+ * @see https://ai.google.dev/api/caching#Tool
+ * @see https://ai.google.dev/api/caching#FunctionDeclaration
+ * @see https://ai.google.dev/api/caching#FunctionCallingConfig
+ */
+import { badRequest, type ChatTool, quoted, type ToolChoice, type Warnings } from 'gw/plugin';
+import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
+
+type Obj = Record<string, unknown>;
+
+/**
+ * Every `functionDeclarations[]` entry of every Tool → one function tool. `parameters`
+ * (Google's Schema) is converted to JSON Schema, `parametersJsonSchema` kept intact (upper-case
+ * type names normalized). Gemini's built-in tools (`googleSearch`, `codeExecution`,
+ * `urlContext`, `fileSearch`, …) run inside Google and have no common-format form: dropped
+ * with a warning, as the Messages translation drops server tools.
+ * @throws GatewayError 400 naming the field for a bad shape.
+ */
+export function convertTools(tools: unknown, w: Warnings): ChatTool[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) fail('must be an array of Tool objects', 'tools');
+  const out: ChatTool[] = [];
+  tools.forEach((tool, i) => {
+    const at = `tools[${i}]`;
+    if (!isObj(tool)) fail('must be a Tool object', at);
+    for (const [key, value] of Object.entries(tool)) {
+      if (key !== 'functionDeclarations') {
+        if (value !== undefined && value !== null) w.add(`built-in tool ${key} dropped: it runs only on Gemini`, `${at}.${key}`);
+        continue;
+      }
+      if (!Array.isArray(value)) fail('must be an array', `${at}.functionDeclarations`);
+      for (const [j, decl] of value.entries()) out.push(declaration(decl, `${at}.functionDeclarations[${j}]`, w));
+    }
+  });
+  return out;
+}
+
+function declaration(decl: unknown, at: string, w: Warnings): ChatTool {
+  if (!isObj(decl)) fail('must be a FunctionDeclaration object', at);
+  if (typeof decl.name !== 'string' || decl.name === '') fail('name must be a non-empty string', `${at}.name`);
+  const fn: ChatTool['function'] = { name: decl.name };
+  if (decl.description !== undefined) {
+    if (typeof decl.description !== 'string') fail('description must be a string', `${at}.description`);
+    fn.description = decl.description;
+  }
+  if (decl.parametersJsonSchema !== undefined && decl.parametersJsonSchema !== null) {
+    fn.parameters = normalizeJsonSchema(decl.parametersJsonSchema, `${at}.parametersJsonSchema`);
+    if (decl.parameters !== undefined) w.add('parameters ignored: parametersJsonSchema given too', `${at}.parameters`);
+  } else if (decl.parameters !== undefined && decl.parameters !== null) {
+    fn.parameters = googleSchemaToJsonSchema(decl.parameters, `${at}.parameters`);
+  }
+  for (const key of ['behavior', 'response', 'responseJsonSchema']) {
+    if (decl[key] !== undefined) w.add(`functionDeclarations ${key} dropped: no common-format equivalent`, `${at}.${key}`);
+  }
+  return { type: 'function', function: fn };
+}
+
+/**
+ * `toolConfig.functionCallingConfig` → `tool_choice`: AUTO → `auto`, NONE → `none`, ANY →
+ * `required`; ANY with one `allowedFunctionNames` entry → that function; ANY with several →
+ * `required` with `tools` narrowed to those names (the same constraint, said the common way).
+ * VALIDATED (calls checked by constrained decoding) → `auto` with a warning. No tools → dropped
+ * (common-format upstreams reject `tool_choice` without tools).
+ * @returns the tool choice and the tools to send (possibly narrowed).
+ * @throws GatewayError 400 naming the field for an unknown mode or an allowed name with no declaration.
+ */
+export function convertToolConfig(toolConfig: unknown, tools: ChatTool[], w: Warnings): { toolChoice: ToolChoice | undefined; tools: ChatTool[] } {
+  if (toolConfig === undefined || toolConfig === null) return { toolChoice: undefined, tools };
+  if (!isObj(toolConfig)) fail('must be an object', 'toolConfig');
+  for (const key of Object.keys(toolConfig)) {
+    if (key !== 'functionCallingConfig') w.add(`toolConfig.${key} dropped: no common-format equivalent`, `toolConfig.${key}`);
+  }
+  const fcc = toolConfig.functionCallingConfig;
+  if (fcc === undefined || fcc === null) return { toolChoice: undefined, tools };
+  if (!isObj(fcc)) fail('must be an object', 'toolConfig.functionCallingConfig');
+  const mode = fcc.mode ?? 'AUTO';
+  const allowed = fcc.allowedFunctionNames;
+  if (allowed !== undefined && (!Array.isArray(allowed) || !allowed.every((n) => typeof n === 'string'))) {
+    fail('must be an array of strings', 'toolConfig.functionCallingConfig.allowedFunctionNames');
+  }
+  if (tools.length === 0) {
+    w.add('toolConfig dropped: no function declarations to choose from', 'toolConfig');
+    return { toolChoice: undefined, tools };
+  }
+  switch (mode) {
+    case 'AUTO':
+    case 'MODE_UNSPECIFIED':
+      if (allowed !== undefined && allowed.length > 0)
+        w.add('allowedFunctionNames ignored: Gemini honours it only with mode ANY or VALIDATED', 'toolConfig.functionCallingConfig.allowedFunctionNames');
+      return { toolChoice: 'auto', tools };
+    case 'NONE':
+      return { toolChoice: 'none', tools };
+    case 'VALIDATED':
+      w.add('mode VALIDATED sent as auto: no common-format equivalent of validated calls', 'toolConfig.functionCallingConfig.mode');
+      return { toolChoice: 'auto', tools: narrow(tools, allowed) };
+    case 'ANY': {
+      if (allowed === undefined || allowed.length === 0) return { toolChoice: 'required', tools };
+      const narrowed = narrow(tools, allowed);
+      if (allowed.length === 1) return { toolChoice: { type: 'function', function: { name: allowed[0]! } }, tools };
+      return { toolChoice: 'required', tools: narrowed };
+    }
+    default:
+      fail('mode is not one of AUTO, ANY, NONE, VALIDATED', 'toolConfig.functionCallingConfig.mode', quoted(mode));
+  }
+}
+
+function narrow(tools: ChatTool[], allowed: string[] | undefined): ChatTool[] {
+  if (allowed === undefined || allowed.length === 0) return tools;
+  const names = new Set(tools.map((t) => t.function.name));
+  allowed.forEach((n, k) => {
+    if (!names.has(n)) fail('names no function declaration', `toolConfig.functionCallingConfig.allowedFunctionNames[${k}]`, quoted(n));
+  });
+  const keep = new Set(allowed);
+  return tools.filter((t) => keep.has(t.function.name));
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
+function fail(message: string, param: string, got?: string): never {
+  throw badRequest(`${param}: ${message}`, param, got);
+}

@@ -1,0 +1,81 @@
+/**
+ * `models/{model}:countTokens` for kinds that cannot count Gemini tokens: an estimate.
+ *
+ * @see https://ai.google.dev/api/tokens#method:-models.counttokens
+ * @see https://ai.google.dev/gemini-api/docs/tokens (258 tokens per image)
+ */
+import { badRequest } from 'gw/plugin';
+import type { CountTokensBody, CountTokensResponse } from './types.ts';
+
+type Obj = Record<string, unknown>;
+
+/** Gemini's documented cost of an image up to 384 px a side; larger ones are tiled, so this is a floor. */
+export const IMAGE_TOKENS = 258;
+/** Per turn, for the role and turn markers every chat template adds. */
+export const TURN_TOKENS = 3;
+
+/**
+ * Estimates the prompt tokens of a countTokens body: `contents`, or a whole
+ * `generateContentRequest` (then its `systemInstruction` and `tools` count too; the two
+ * forms are exclusive, as in Gemini).
+ *
+ * The estimator: ⌈UTF-8 bytes / 4⌉ for each text (about 4 bytes a token for English, and
+ * a CJK character, 3 bytes, lands near its real ~1 token), the same over the JSON of each
+ * functionCall, functionResponse and function declaration, {@link IMAGE_TOKENS} for each
+ * `inlineData` / `fileData` part whatever its type (audio and video length are unknown
+ * without decoding), and {@link TURN_TOKENS} per turn. It is no tokenizer: expect ±25 % on
+ * prose. Answer: `{totalTokens}` (no cached or per-modality breakdown).
+ * @throws GatewayError 400 naming the field when neither or both forms are given, or a turn is malformed.
+ */
+export function estimateCountTokens(body: CountTokensBody): CountTokensResponse {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('request body must be a JSON object');
+  const gcr = body.generateContentRequest;
+  if (gcr !== undefined && body.contents !== undefined) throw badRequest('contents and generateContentRequest are mutually exclusive', 'contents');
+  let total = 0;
+  if (gcr !== undefined) {
+    if (!isObj(gcr)) throw badRequest('generateContentRequest must be an object', 'generateContentRequest');
+    total += contentsTokens(gcr.contents, 'generateContentRequest.contents');
+    if (isObj(gcr.systemInstruction)) total += partsTokens(gcr.systemInstruction.parts, 'generateContentRequest.systemInstruction.parts');
+    else if (typeof gcr.systemInstruction === 'string') total += textTokens(gcr.systemInstruction);
+    if (Array.isArray(gcr.tools)) for (const tool of gcr.tools) total += jsonTokens((tool as Obj | null)?.functionDeclarations);
+  } else {
+    if (body.contents === undefined) throw badRequest('contents or generateContentRequest is required', 'contents');
+    total += contentsTokens(body.contents, 'contents');
+  }
+  return { totalTokens: total };
+}
+
+function contentsTokens(contents: unknown, param: string): number {
+  if (!Array.isArray(contents)) throw badRequest(`${param} must be an array of Content objects`, param);
+  let n = 0;
+  contents.forEach((c, i) => {
+    if (!isObj(c)) throw badRequest(`${param}[${i}] must be a Content object`, `${param}[${i}]`);
+    n += TURN_TOKENS + partsTokens(c.parts, `${param}[${i}].parts`);
+  });
+  return n;
+}
+
+function partsTokens(parts: unknown, param: string): number {
+  if (!Array.isArray(parts)) throw badRequest(`${param} must be an array of Part objects`, param);
+  let n = 0;
+  for (const p of parts) {
+    if (!isObj(p)) continue;
+    if (typeof p.text === 'string') n += textTokens(p.text);
+    else if (p.inlineData !== undefined || p.fileData !== undefined) n += IMAGE_TOKENS;
+    else if (p.functionCall !== undefined) n += jsonTokens(p.functionCall);
+    else if (p.functionResponse !== undefined) n += jsonTokens(p.functionResponse);
+  }
+  return n;
+}
+
+function textTokens(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
+}
+
+function jsonTokens(v: unknown): number {
+  return v === undefined || v === null ? 0 : textTokens(JSON.stringify(v));
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

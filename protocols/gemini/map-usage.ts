@@ -1,0 +1,59 @@
+/**
+ * Usage both ways between Gemini's `usageMetadata` and the common format's `usage` (OpenAI's
+ * semantics: prompt tokens include cached ones, completion tokens include reasoning).
+ *
+ * @see https://ai.google.dev/api/generate-content#UsageMetadata
+ */
+import type { Usage } from 'gw/plugin';
+import type { UsageMetadata } from './types.ts';
+
+/**
+ * Both formats count cached tokens inside the prompt count; they differ on reasoning, which
+ * the common format counts inside `completion_tokens` and Gemini apart:
+ * `promptTokenCount = prompt_tokens`, `candidatesTokenCount = completion_tokens − reasoning`,
+ * `thoughtsTokenCount = reasoning` (only when > 0, as Gemini omits it),
+ * `cachedContentTokenCount = cached_tokens` (only when > 0), `totalTokenCount = total_tokens`
+ * (prompt + completion when absent). Counts are integers ≥ 0.
+ */
+export function toUsageMetadata(usage: Usage): UsageMetadata {
+  const prompt = count(usage.prompt_tokens);
+  const completion = count(usage.completion_tokens);
+  const reasoning = Math.min(completion, count(usage.completion_tokens_details?.reasoning_tokens));
+  const cached = count(usage.prompt_tokens_details?.cached_tokens);
+  const meta: UsageMetadata = { promptTokenCount: prompt, candidatesTokenCount: completion - reasoning };
+  if (reasoning > 0) meta.thoughtsTokenCount = reasoning;
+  meta.totalTokenCount = typeof usage.total_tokens === 'number' && usage.total_tokens >= prompt + completion ? count(usage.total_tokens) : prompt + completion;
+  if (cached > 0) meta.cachedContentTokenCount = cached;
+  return meta;
+}
+
+function count(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/**
+ * prompt = promptTokenCount (+ toolUsePromptTokenCount), completion = candidatesTokenCount
+ * + thoughtsTokenCount (Gemini counts thoughts apart), total = their sum (what Gemini's
+ * `totalTokenCount` is, kept consistent by construction), cached = cachedContentTokenCount,
+ * reasoning = thoughtsTokenCount.
+ */
+export function fromUsageMetadata(meta: UsageMetadata): Usage {
+  const prompt = (meta.promptTokenCount ?? 0) + (meta.toolUsePromptTokenCount ?? 0);
+  const reasoning = meta.thoughtsTokenCount ?? 0;
+  const completion = (meta.candidatesTokenCount ?? 0) + reasoning;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: meta.cachedContentTokenCount ?? 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning },
+  };
+}
+
+/** Whether a usageMetadata carries counts (stream chunks may hold only `trafficType`). */
+export function hasTokenCounts(meta: UsageMetadata | undefined): meta is UsageMetadata {
+  return (
+    meta !== undefined &&
+    (typeof meta.promptTokenCount === 'number' || typeof meta.candidatesTokenCount === 'number' || typeof meta.totalTokenCount === 'number')
+  );
+}
