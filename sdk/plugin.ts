@@ -13,6 +13,7 @@
  *   holdAdmits, fitBound, KeyLocks     what a store backend shares with the built-in ones
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
+ *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
  *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   chargeable, chargedUsage           is rc.usage to be charged (answers, streams that ended early); the charge
@@ -105,6 +106,16 @@ export type {
   ToolChoice,
   Usage,
 } from '../core/format/chat.ts';
+// a usage's parts, read one way by every accounting view (bounded by their wholes)
+export {
+  cachedTokens,
+  cacheHitRate,
+  cacheWrite1hTokens,
+  cacheWriteTokens,
+  completionTokens,
+  promptTokens,
+  reasoningTokens,
+} from '../core/format/usage-parts.ts';
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
 export type {} from './chunk-types.ts';

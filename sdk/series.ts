@@ -110,8 +110,8 @@ export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], reten
 /** How a series' JSON dimensions map to names, and a bucket's counters to the output fields. */
 export interface SeriesShape {
   dims: readonly Dimension[];
-  /** Output fields of summed counters, from a series' counter record (missing fields are 0). */
-  fields(sum: Record<string, number>): Record<string, number>;
+  /** Output fields of summed counters, from a series' counter record (missing fields are 0); null: a ratio without a base. */
+  fields(sum: Record<string, number>): Record<string, number | null>;
 }
 
 /** Where a series' buckets are: the store key and the bucket size `bucketIncr` used there. */

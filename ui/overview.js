@@ -6,6 +6,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Chart, color } from './chart.js';
 import { axisMs, axisUsd, count, ms, pct, usd } from './format.js';
+import { cacheHitRates } from './cache-rate.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
 import { CsvButton, DAY, isoDate, RANGES, RangePicker, rangeOf, slot, toCsv, useRange } from './range.js';
@@ -128,6 +129,7 @@ export function Overview() {
     // rows by position: toSeries with a frame keeps the frame's rows in order (then any extra group)
     const add = (v) => v.reduce((a, b) => a + b, 0);
     const rowsOf = spent && spent.series.length > requests.series.length ? spent : requests;
+    const hits = cacheHitRates(usage, (e) => label(by, e[by]));
     const groups = rowsOf.series.map((g, i) => ({
       label: g.label,
       color: g.color ?? color(i),
@@ -135,8 +137,10 @@ export function Overview() {
       tokens: tokens.series[i] ? add(tokens.series[i].values) : 0,
       errors: errors.series[i] ? add(errors.series[i].values) : 0,
       spend: spent ? (spent.series[i] ? add(spent.series[i].values) : 0) : null,
+      // "other (n)" sums several groups: no one rate
+      cacheHit: hits.groups.has(g.label) ? hits.groups.get(g.label) : undefined,
     }));
-    return { r, requests, tokens, spent, rate, codes, p95, totals, prompt, groups };
+    return { r, requests, tokens, spent, rate, codes, p95, totals, prompt, groups, cacheHit: hits.all };
   }, [data, by]);
   const rangeLabel = RANGES.find(([v]) => v === rv.range)?.[1] ?? '';
   const zone = rv.utc ? 'UTC' : 'local time';
@@ -173,6 +177,7 @@ export function Overview() {
         <${Tile} label="Tokens" value=${count(view.totals.tokens)} hint=${`${count(view.prompt)} prompt · ${count(view.totals.tokens - view.prompt)} completion`} />
         <${Tile} label="Spend" value=${view.totals.spend === null ? '–' : usd(view.totals.spend)} hint=${view.totals.spend === null ? 'budget extension off' : 'priced from [pricing]'} />
         <${Tile} label="Error rate" value=${view.totals.requests ? pct(view.totals.errors / view.totals.requests) : '–'} hint="failed / all requests" />
+        <${Tile} label="Cache hit rate" value=${pct(view.cacheHit)} hint="cached / prompt tokens" />
       </div>
       <div class="grid">
         <${Chart} id="requests" title="Requests" ...${zp} x=${view.requests.x} series=${view.requests.series} stacked integer format=${count} />
@@ -192,13 +197,14 @@ export function Overview() {
           view.groups.length === 0
             ? html`<p class="empty">No requests in this range yet.</p>`
             : html`<table class="cards">
-          <thead><tr><th>${by === 'model' ? 'Model' : 'Key'}</th><th class="num">Requests</th><th class="num">Tokens</th><th class="num">Spend</th><th class="num">Errors</th></tr></thead>
+          <thead><tr><th>${by === 'model' ? 'Model' : 'Key'}</th><th class="num">Requests</th><th class="num">Tokens</th><th class="num">Spend</th><th class="num" title="cached / prompt tokens">Cache hit</th><th class="num">Errors</th></tr></thead>
           <tbody>${view.groups.map(
             (g) => html`<tr>
             <td data-label=${by === 'model' ? 'Model' : 'Key'}><span class="chips"><span class="chip" style=${{ borderColor: g.color }}>${g.label}</span></span></td>
             <td class="num" data-label="Requests">${count(g.requests)}</td>
             <td class="num" data-label="Tokens">${count(g.tokens)}</td>
             <td class="num" data-label="Spend">${g.spend === null ? '–' : usd(g.spend)}</td>
+            <td class="num" data-label="Cache hit">${pct(g.cacheHit)}</td>
             <td class="num" data-label="Errors">${g.errors ? html`<span class="badge bad">${count(g.errors)} · ${pct(g.errors / g.requests)}</span>` : '0'}</td>
           </tr>`,
           )}</tbody>

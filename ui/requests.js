@@ -53,7 +53,11 @@ const FIELDS = [
   ['upstream_ms', 'Upstream', (e) => ms(e.upstream_ms)],
   ['overhead_ms', 'gw overhead', (e) => ms(e.overhead_ms)],
   ['prompt_tokens', 'Prompt tokens', (e) => count(e.prompt_tokens)],
+  // the parts of the prompt and completion above, not added to them
+  ['cached_tokens', '… cache reads', (e) => count(e.cached_tokens)],
+  ['cache_write_tokens', '… cache writes', (e) => count(e.cache_write_tokens)],
   ['completion_tokens', 'Completion tokens', (e) => count(e.completion_tokens)],
+  ['reasoning_tokens', '… reasoning', (e) => count(e.reasoning_tokens)],
   [
     'usage_estimated',
     'Usage',

@@ -68,12 +68,30 @@ export interface ChatRequest {
   [k: string]: unknown;
 }
 
-/** Token usage, OpenAI semantics: prompt_tokens includes cached tokens, completion_tokens includes reasoning. */
+/**
+ * Token usage, OpenAI semantics, the one shape every vendor's counts are mapped to (the
+ * protocol kits' usage mapping) and every accounting view reads. The parts are subsets of
+ * the totals, never added to them:
+ * - `prompt_tokens`: all input, cache reads and cache writes included;
+ * - `prompt_tokens_details.cached_tokens`: input read from the vendor's prompt cache;
+ * - `prompt_tokens_details.cache_write_tokens`: input written to the prompt cache, every TTL;
+ * - `prompt_tokens_details.cache_write_1h_tokens`: the part of those writes at the 1-hour
+ *   TTL, when the vendor reports it (Anthropic's `cache_creation.ephemeral_1h_input_tokens`);
+ *   absent means the vendor did not split them (price them at its default TTL);
+ * - `completion_tokens`: all output, reasoning included;
+ * - `completion_tokens_details.reasoning_tokens`: the reasoning (thinking) part of the output.
+ * A part left out is 0. Other vendor detail fields (`audio_tokens`…) pass through untouched.
+ */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; [k: string]: unknown } | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    cache_write_tokens?: number;
+    cache_write_1h_tokens?: number;
+    [k: string]: unknown;
+  } | null;
   completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown } | null;
   [k: string]: unknown;
 }

@@ -54,6 +54,8 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by TTL (they add up to `cache_creation_input_tokens`); sent since the 1-hour TTL exists. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null; [k: string]: unknown } | null;
   [k: string]: unknown;
 }
 

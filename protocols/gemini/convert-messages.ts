@@ -50,6 +50,7 @@ export function convertMessages(messages: ChatMessage[], warnings: string[]): Co
 
   messages.forEach((msg, i) => {
     const at = `messages[${i}]`;
+    if (Array.isArray(msg.content)) cacheMarkersDropped(msg.content, at, warnings);
     switch (msg.role) {
       case 'system':
       case 'developer':
@@ -119,6 +120,14 @@ function attachForeignSignatures(contents: Content[], foreignCalls: Map<Part, st
 }
 
 /** The text parts of `content`, appended to `parts` (a new array when not given). */
+/** Anthropic-style `cache_control` on chat content parts (LiteLLM's convention): Gemini has no per-part marker. */
+function cacheMarkersDropped(content: ContentPart[], at: string, warnings: string[]): void {
+  for (let j = 0; j < content.length; j++) {
+    if (content[j]?.cache_control !== undefined)
+      warnings.push(`${at}.content[${j}].cache_control dropped: Gemini caches by cachedContent resources, not per-part markers`);
+  }
+}
+
 function textParts(content: ChatMessage['content'], at: string, parts: Part[] = []): Part[] {
   if (content === null || content === undefined) return parts;
   if (typeof content === 'string') {

@@ -39,6 +39,7 @@ export function convertTools(tools: ChatRequest['tools'], warnings: string[]): T
       decl.parametersJsonSchema = withoutSchemaKeyword(fn.parameters);
     }
     if (fn.strict === true) warnings.push(`${at}.function.strict dropped: Gemini has no strict mode for function calls`);
+    if (tool.cache_control !== undefined) warnings.push(`${at}.cache_control dropped: Gemini caches by cachedContent resources, not per-tool markers`);
     return decl;
   });
   return [{ functionDeclarations: declarations }];

@@ -9,5 +9,6 @@
  */
 export { chatErrorFrame, chatFrames, OPENAI_CHAT } from './chat-frames.ts';
 export { type CompatibleSettings, createCompatibleProvider } from './compatible.ts';
+export { mayReportCacheWrites, withCacheWrites } from './map-usage.ts';
 export { type ModelList, modelIds, modelList } from './models.ts';
 export { chatMessageSchema, chatRequestSchema, embeddingsRequestSchema } from './schema.ts';

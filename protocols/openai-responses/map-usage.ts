@@ -10,7 +10,7 @@ import type { ResponsesUsage } from './types.ts';
 /**
  * Token counts, integers ≥ 0, same semantics on both sides: `input_tokens = prompt_tokens`
  * (cached included; `input_tokens_details.cached_tokens` / `cache_write_tokens` from
- * `prompt_tokens_details`), `output_tokens = completion_tokens` (reasoning included;
+ * `prompt_tokens_details`, and `cache_write_1h_tokens` when the upstream split its writes), `output_tokens = completion_tokens` (reasoning included;
  * `output_tokens_details.reasoning_tokens` from `completion_tokens_details`),
  * `total_tokens` as reported, else input + output. No usage → `null`: the upstream reported
  * none, and zeros would read as a free answer.
@@ -20,12 +20,15 @@ export function toResponsesUsage(usage: Usage | null | undefined): ResponsesUsag
   const input = count(usage.prompt_tokens);
   const output = count(usage.completion_tokens);
   const total = count(usage.total_tokens);
+  const details: ResponsesUsage['input_tokens_details'] = {
+    cached_tokens: count(usage.prompt_tokens_details?.cached_tokens),
+    cache_write_tokens: count(usage.prompt_tokens_details?.cache_write_tokens),
+  };
+  const h1 = count(usage.prompt_tokens_details?.cache_write_1h_tokens);
+  if (h1 > 0) details.cache_write_1h_tokens = h1;
   return {
     input_tokens: input,
-    input_tokens_details: {
-      cached_tokens: count(usage.prompt_tokens_details?.cached_tokens),
-      cache_write_tokens: count(usage.prompt_tokens_details?.cache_write_tokens),
-    },
+    input_tokens_details: details,
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: count(usage.completion_tokens_details?.reasoning_tokens) },
     total_tokens: total > 0 ? total : input + output,
@@ -38,7 +41,9 @@ function count(n: unknown): number {
 
 /**
  * Responses usage (a native upstream's `response.usage`) → common-format usage, for
- * accounting: `prompt_tokens = input_tokens` (`cached_tokens` kept), `completion_tokens =
+ * accounting: `prompt_tokens = input_tokens` (`cached_tokens`, `cache_write_tokens` and
+ * `cache_write_1h_tokens` kept; DashScope's `prompt_tokens_details` with its
+ * `cache_creation_input_tokens` read the same way), `completion_tokens =
  * output_tokens` (`reasoning_tokens` kept), `total_tokens` as reported, else the sum.
  * undefined when there is none (a failed or cut response).
  */
@@ -49,9 +54,17 @@ export function fromResponsesUsage(u: unknown): Usage | undefined {
   const output = count(r.output_tokens);
   const total = count(r.total_tokens);
   const usage: Usage = { prompt_tokens: input, completion_tokens: output, total_tokens: total > 0 ? total : input + output };
-  const cached = count(r.input_tokens_details?.cached_tokens);
-  const written = count(r.input_tokens_details?.cache_write_tokens);
-  if (cached > 0 || written > 0) usage.prompt_tokens_details = written > 0 ? { cached_tokens: cached, cache_write_tokens: written } : { cached_tokens: cached };
+  // DashScope's Responses API reports its cache counts under the chat names (`prompt_tokens_details`)
+  const d = r.input_tokens_details ?? (r as { prompt_tokens_details?: Record<string, unknown> }).prompt_tokens_details;
+  const cached = count(d?.cached_tokens);
+  const written = count(d?.cache_write_tokens) || count(d?.cache_creation_input_tokens);
+  const h1 = count(d?.cache_write_1h_tokens);
+  if (cached > 0 || written > 0) {
+    const details: NonNullable<Usage['prompt_tokens_details']> = { cached_tokens: cached };
+    if (written > 0) details.cache_write_tokens = written;
+    if (h1 > 0) details.cache_write_1h_tokens = h1;
+    usage.prompt_tokens_details = details;
+  }
   const reasoning = count(r.output_tokens_details?.reasoning_tokens);
   if (reasoning > 0) usage.completion_tokens_details = { reasoning_tokens: reasoning };
   return usage;

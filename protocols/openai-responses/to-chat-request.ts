@@ -37,6 +37,8 @@ const HANDLED = new Set([
   'reasoning',
   'user',
   'safety_identifier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
   'metadata',
   'stream',
   // state: the route stores responses and resolves previous_response_id before translating
@@ -69,7 +71,8 @@ const CALL_ITEMS = new Set(['local_shell_call', 'shell_call', 'custom_tool_call'
  * - Tools, tool_choice: see map-tools.ts (namespaces flattened, built-ins dropped).
  * - `max_output_tokens` → `max_tokens`; `text.format` → `response_format`;
  *   `reasoning.effort` → `reasoning_effort`; `temperature`, `top_p`, `parallel_tool_calls`,
- *   `user`, `safety_identifier`, `metadata` as they are; `stream: true` → also
+ *   `user`, `safety_identifier`, `prompt_cache_key`, `prompt_cache_retention`, `metadata`
+ *   as they are; `stream: true` → also
  *   `stream_options.include_usage` (gw accounts every stream).
  *
  * @throws GatewayError 400 with `param` naming the field (e.g. `input[2].content[0].file_url`)
@@ -115,7 +118,8 @@ export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
   }
   convertText(body.text, req, w);
   convertReasoning(body.reasoning, req, w);
-  for (const key of ['user', 'safety_identifier'] as const) {
+  // the prompt cache's routing key and TTL: chat completions has both (a vendor without them drops them, logged)
+  for (const key of ['user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention'] as const) {
     const v = body[key];
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string') fail(`${key} must be a string`, key);

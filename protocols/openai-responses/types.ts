@@ -178,7 +178,8 @@ export type ResponsesOutputItem =
  */
 export interface ResponsesUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number; cache_write_tokens?: number; [k: string]: unknown };
+  /** `cache_write_tokens` / `cache_write_1h_tokens`: gw's names for prompt-cache writes (OpenAI sends neither). */
+  input_tokens_details: { cached_tokens: number; cache_write_tokens?: number; cache_write_1h_tokens?: number; [k: string]: unknown };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number; [k: string]: unknown };
   total_tokens: number;

@@ -17,6 +17,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RequestContext } from '../../core/context.ts';
 import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../../core/error-codes.ts';
 import type { GatewayError } from '../../core/errors.ts';
+import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../core/format/usage-parts.ts';
 import type { Hooks } from '../../core/hooks.ts';
 import type { ConnectionLimit } from '../../core/http/limit.ts';
 import { accountOf, chargedUsage } from '../../core/plugins/helpers.ts';
@@ -53,6 +54,9 @@ interface UsageSeries {
   model: string;
   prompt: number;
   completion: number;
+  cached: number;
+  cacheWrite: number;
+  reasoning: number;
   usd: number;
 }
 
@@ -94,12 +98,18 @@ export class GatewayMetrics {
     family(
       reg,
       'gw_tokens_total',
-      'Tokens the upstreams reported (a stream that ended early: what it was charged, maybe estimated), by gateway key name, served model and type (prompt|completion)',
+      'Tokens the upstreams reported (a stream that ended early: what it was charged, maybe estimated), by gateway key name, served model and type: ' +
+        'input|cached|cache_write|output|reasoning (the parts; they add up to the total) and prompt|completion (the totals: prompt = input+cached+cache_write, completion = output+reasoning)',
       'counter',
       () =>
         [...this.usage.values()].flatMap((u) => [
           { labels: { key: u.key, model: u.model, type: 'prompt' }, value: u.prompt },
           { labels: { key: u.key, model: u.model, type: 'completion' }, value: u.completion },
+          { labels: { key: u.key, model: u.model, type: 'input' }, value: u.prompt - u.cached - u.cacheWrite },
+          { labels: { key: u.key, model: u.model, type: 'cached' }, value: u.cached },
+          { labels: { key: u.key, model: u.model, type: 'cache_write' }, value: u.cacheWrite },
+          { labels: { key: u.key, model: u.model, type: 'output' }, value: u.completion - u.reasoning },
+          { labels: { key: u.key, model: u.model, type: 'reasoning' }, value: u.reasoning },
         ]),
     );
     family(
@@ -231,16 +241,12 @@ export class GatewayMetrics {
     const account = accountOf(rc);
     const ukey = `${account}\u0000${model}`;
     let a = this.usage.get(ukey);
-    if (!a) this.usage.set(ukey, (a = { key: account, model, prompt: 0, completion: 0, usd: 0 }));
-    const prompt = count(u.prompt_tokens);
-    const completion = count(u.completion_tokens);
-    a.prompt += prompt;
-    a.completion += completion;
+    if (!a) this.usage.set(ukey, (a = { key: account, model, prompt: 0, completion: 0, cached: 0, cacheWrite: 0, reasoning: 0, usd: 0 }));
+    a.prompt += promptTokens(u);
+    a.completion += completionTokens(u);
+    a.cached += cachedTokens(u);
+    a.cacheWrite += cacheWriteTokens(u);
+    a.reasoning += reasoningTokens(u);
     if (rc.cost) a.usd += rc.cost.total;
   }
-}
-
-/** A token count as reported; 0 when an upstream left it out. */
-function count(v: unknown): number {
-  return typeof v === 'number' && v > 0 && Number.isFinite(v) ? v : 0;
 }

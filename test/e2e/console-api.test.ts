@@ -39,7 +39,7 @@ function sumBy(entries: any[], field: string): Record<string, Record<string, num
   return out;
 }
 
-test('usage over time: hour and day buckets grouped by key, model, provider; errors counted; lifetime shape unchanged', async (t) => {
+test('usage over time: hour and day buckets grouped by key, model, provider; errors counted; the lifetime shape', async (t) => {
   const up = await openaiUpstream({ usageOf });
   const gw = await gatewayWith(t, up, '[aliases]\ngpt4 = "gpt-4o"\n\n[extensions.usage]\n');
   const c = client(gw);
@@ -60,7 +60,19 @@ test('usage over time: hour and day buckets grouped by key, model, provider; err
   const lifetime = await admin(gw, 'GET', '/v1/usage');
   t.deepEqual(
     lifetime.body.map((e: any) => Object.keys(e)),
-    lifetime.body.map(() => ['key', 'model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'requests', 'estimated_requests']),
+    lifetime.body.map(() => [
+      'key',
+      'model',
+      'prompt_tokens',
+      'completion_tokens',
+      'total_tokens',
+      'cached_tokens',
+      'cache_write_tokens',
+      'reasoning_tokens',
+      'cache_hit_rate',
+      'requests',
+      'estimated_requests',
+    ]),
   );
 
   const hourly = await admin(gw, 'GET', '/v1/usage?bucket=hour&group_by=model');

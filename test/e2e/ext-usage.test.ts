@@ -125,5 +125,19 @@ test('usage: kept across kill -9 — every answered request, stream and non-stre
   const second = await spawnGateway(['--config', config]);
   kids.push(second);
   const r = await admin(second, 'GET', '/v1/usage');
-  t.deepEqual(r.body, [{ key: 'default', model: 'gpt-4o', prompt_tokens: 27, completion_tokens: 5, total_tokens: 32, requests: 2, estimated_requests: 0 }]);
+  t.deepEqual(r.body, [
+    {
+      key: 'default',
+      model: 'gpt-4o',
+      prompt_tokens: 27,
+      completion_tokens: 5,
+      total_tokens: 32,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+      cache_hit_rate: 0,
+      requests: 2,
+      estimated_requests: 0,
+    },
+  ]);
 });

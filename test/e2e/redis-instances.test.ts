@@ -10,6 +10,9 @@ import { POLL_MS } from '../../server/runtime/runtime.ts';
 import { baseConfig, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import type { MockUpstream } from '../helpers/upstream.ts';
+
+/** A /v1/usage entry's parts when the upstream reported no cache or reasoning tokens. */
+const NO_PARTS = { cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, cache_hit_rate: 0 };
 import { admin, ADMIN_TOKEN, gatewaysOf, HI, json, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
 
 /** Admin POST with a JSON body; raw Response. */
@@ -96,7 +99,16 @@ test('a budget across instances is not overspent beyond the in-flight rule; usag
   t.is(up.received.length, ok);
   const usage = (await admin(gws[2]!, 'GET', '/v1/usage')).body;
   t.deepEqual(usage, [
-    { key: 'default', model: 'gpt-4o', prompt_tokens: 10 * ok, completion_tokens: 100 * ok, total_tokens: 110 * ok, requests: ok, estimated_requests: 0 },
+    {
+      key: 'default',
+      model: 'gpt-4o',
+      prompt_tokens: 10 * ok,
+      completion_tokens: 100 * ok,
+      total_tokens: 110 * ok,
+      ...NO_PARTS,
+      requests: ok,
+      estimated_requests: 0,
+    },
   ]);
 });
 
@@ -154,6 +166,7 @@ test('usage totals over three instances equal the sum of upstream-reported usage
         prompt_tokens: e.prompt,
         completion_tokens: e.completion,
         total_tokens: e.prompt + e.completion,
+        ...NO_PARTS,
         requests: e.requests,
         estimated_requests: 0,
       };

@@ -149,7 +149,14 @@ test('usage: cached tokens move out of input_tokens', (t) => {
   t.deepEqual(res.usage, { input_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 172, output_tokens: 93 });
   t.deepEqual(
     toMessagesUsage({ prompt_tokens: 100, completion_tokens: 7, total_tokens: 107, prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 50 } }),
-    { input_tokens: 20, cache_creation_input_tokens: 50, cache_read_input_tokens: 30, output_tokens: 7 },
+    // writes without a TTL split are Anthropic's default, 5 minutes
+    {
+      input_tokens: 20,
+      cache_creation_input_tokens: 50,
+      cache_read_input_tokens: 30,
+      cache_creation: { ephemeral_5m_input_tokens: 50, ephemeral_1h_input_tokens: 0 },
+      output_tokens: 7,
+    },
   );
   t.deepEqual(toMessagesUsage(null), { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
   // Usage semantics round-trip: prompt_tokens = input + cache read + cache write.

@@ -5,7 +5,7 @@
  * when the caller passes them, and only then the error message as the client got it:
  * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
-import { chargedUsage, type FinishedRequest, messageForStores } from 'gw/plugin';
+import { cachedTokens, cacheWriteTokens, chargedUsage, type FinishedRequest, messageForStores, reasoningTokens } from 'gw/plugin';
 
 /** A request's cost by part, USD (rounded to 1e-9): what `cost_usd` is the sum of. */
 export interface CostParts {
@@ -60,6 +60,14 @@ export interface LogEntry {
    */
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /**
+   * The parts of that usage (null with it): of prompt_tokens, those read from
+   * (`cached_tokens`) and written to (`cache_write_tokens`) the vendor's prompt cache; of
+   * completion_tokens, the reasoning ones (`reasoning_tokens`).
+   */
+  cached_tokens: number | null;
+  cache_write_tokens: number | null;
+  reasoning_tokens: number | null;
   /**
    * What that usage cost, USD, as the budget charges it (the core's `rc.cost`: each part at
    * its own rate); null when its model has no price or it was charged no usage.
@@ -139,6 +147,9 @@ const FIELDS = [
   'cost',
   'upstream_status',
   'upstream_code',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
@@ -146,6 +157,7 @@ const TRACE_AT = 23;
 const COST_AT = 24;
 const UPSTREAM_STATUS_AT = 25;
 const UPSTREAM_CODE_AT = 26;
+const TOKEN_PARTS_AT = 27;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -194,13 +206,20 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   ];
   if (bodies) row.push(bodies[0], bodies[1]);
   const upstreamFailed = err?.upstreamStatus !== undefined || err?.upstreamCode !== undefined;
-  if (rc?.usageEstimated || f.traceId !== undefined || parts || upstreamFailed) {
+  // the usage's token parts go last, and only when one is not 0: most rows stay as short as before
+  const cached = cachedTokens(u);
+  const written = cacheWriteTokens(u);
+  const reasoning = reasoningTokens(u);
+  const tokenParts = cached > 0 || written > 0 || reasoning > 0;
+  const tail = parts !== undefined || upstreamFailed || tokenParts;
+  if (rc?.usageEstimated || f.traceId !== undefined || tail) {
     if (!bodies) row.push(0, 0);
     row.push(rc?.usageEstimated === true);
   }
-  if (f.traceId !== undefined || parts || upstreamFailed) row.push(f.traceId ?? null);
-  if (parts || upstreamFailed) row.push(parts ?? null);
-  if (upstreamFailed) row.push(err!.upstreamStatus ?? null, err!.upstreamCode ?? null);
+  if (f.traceId !== undefined || tail) row.push(f.traceId ?? null);
+  if (tail) row.push(parts ?? null);
+  if (upstreamFailed || tokenParts) row.push(err?.upstreamStatus ?? null, err?.upstreamCode ?? null);
+  if (tokenParts) row.push(cached, written, reasoning);
   return row;
 }
 
@@ -217,6 +236,12 @@ export function fromRow(row: unknown[]): LogEntry {
   e.cost = typeof row[COST_AT] === 'object' ? row[COST_AT] : null;
   e.upstream_status = typeof row[UPSTREAM_STATUS_AT] === 'number' ? row[UPSTREAM_STATUS_AT] : null;
   e.upstream_code = typeof row[UPSTREAM_CODE_AT] === 'string' ? row[UPSTREAM_CODE_AT] : null;
+  // a row without token parts had none: 0 when the request was charged a usage, null when not
+  const charged = e.prompt_tokens !== null || e.completion_tokens !== null;
+  for (let i = 0; i < 3; i++) {
+    const v = row[TOKEN_PARTS_AT + i];
+    e[FIELDS[TOKEN_PARTS_AT + i]!] = typeof v === 'number' ? v : charged ? 0 : null;
+  }
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];

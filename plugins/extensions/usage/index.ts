@@ -21,12 +21,17 @@
  * Latency percentiles per (model, provider) over time: latency.ts
  * (`GET /v1/usage?metrics=latency`).
  *
- * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens, requests,
+ * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens,
+ * cached_tokens, cache_write_tokens, reasoning_tokens, cache_hit_rate, requests,
  * estimated_requests}]` (lifetime; `requests` = answered requests and streams charged for
  * what they streamed; `estimated_requests` = those of them whose usage is gw's estimate);
  * with any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>,
- * requests, errors, error_codes: {<code>: n}, estimated_requests, prompt_tokens, completion_tokens, total_tokens}]`
- * where `requests` counts answered and failed requests alike. With `metrics=latency`:
+ * requests, errors, error_codes: {<code>: n}, estimated_requests, prompt_tokens,
+ * completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
+ * cache_hit_rate}]` where `requests` counts answered and failed requests alike. The parts
+ * are the common usage's (`prompt_tokens_details`, `completion_tokens_details`), subsets of
+ * the totals; `cache_hit_rate` = cached_tokens / prompt_tokens (null without prompt tokens).
+ * With `metrics=latency`:
  * `[{bucket_start, model, provider, requests, latency_p50_ms…, ttfb_…, overhead_…}]`
  * (`bucket=minute` too, for the last `latency_minutes_hours`).
  */
@@ -35,6 +40,9 @@ import { z } from 'zod';
 import {
   accountOf,
   BUCKETS_KEY,
+  cachedTokens,
+  cacheHitRate,
+  cacheWriteTokens,
   chargeable,
   defineExtension,
   errors,
@@ -46,6 +54,7 @@ import {
   OPEN_ACCOUNT,
   parseSeriesQuery,
   readSeries,
+  reasoningTokens,
   type RequestContext,
   SERIES_DISABLED,
   type SeriesShape,
@@ -80,6 +89,14 @@ export interface UsageEntry {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of `prompt_tokens`, those read from the vendor's prompt cache. */
+  cached_tokens: number;
+  /** Of `prompt_tokens`, those written to the vendor's prompt cache (every TTL). */
+  cache_write_tokens: number;
+  /** Of `completion_tokens`, the reasoning (thinking) tokens. */
+  reasoning_tokens: number;
+  /** cached_tokens / prompt_tokens (0…1, 4 decimals); null without prompt tokens. */
+  cache_hit_rate: number | null;
   requests: number;
   /** Of `requests`, the streams that ended early whose usage gw estimated (docs/design.md usage fine print). */
   estimated_requests: number;
@@ -93,8 +110,6 @@ function counterKey(name: string, model: string): string {
 const SHAPE: SeriesShape = {
   dims: ['key', 'model', 'provider'],
   fields: (s) => {
-    const prompt = s.prompt_tokens ?? 0;
-    const completion = s.completion_tokens ?? 0;
     // errors by gw's error code (catalog codes; `http_<status>` for an answer without one)
     const codes: Record<string, number> = {};
     for (const f in s) if (f.startsWith(CODE)) codes[f.slice(CODE.length)] = s[f]!;
@@ -102,13 +117,27 @@ const SHAPE: SeriesShape = {
       requests: s.requests ?? 0,
       errors: s.errors ?? 0,
       estimated_requests: s.estimated ?? 0,
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
+      ...tokenFields(s),
       error_codes: codes as unknown as number,
     };
   },
 };
+
+/** The token fields of an entry from its summed counters (a counter never written reads 0). */
+function tokenFields(c: Record<string, number>) {
+  const prompt = c.prompt_tokens ?? 0;
+  const completion = c.completion_tokens ?? 0;
+  const cached = c.cached_tokens ?? 0;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    cached_tokens: cached,
+    cache_write_tokens: c.cache_write_tokens ?? 0,
+    reasoning_tokens: c.reasoning_tokens ?? 0,
+    cache_hit_rate: cacheHitRate(cached, prompt),
+  };
+}
 
 /** Counter field prefix of errors by code in the hour buckets. */
 const CODE = 'e:';
@@ -140,6 +169,13 @@ function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFai
     const u = rc.usage;
     const account = accountOf(rc);
     const deltas: Record<string, number> = { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, requests: 1 };
+    // the parts only when there are some: most requests have none, and a missing counter reads 0
+    const cached = cachedTokens(u);
+    if (cached > 0) deltas.cached_tokens = cached;
+    const written = cacheWriteTokens(u);
+    if (written > 0) deltas.cache_write_tokens = written;
+    const reasoning = reasoningTokens(u);
+    if (reasoning > 0) deltas.reasoning_tokens = reasoning;
     if (rc.usageEstimated) deltas.estimated = 1;
     rc.state.set(RECORDED, true);
     const lifetime = store.incr(counterKey(account, rc.servedModel), deltas);
@@ -205,17 +241,7 @@ export async function listUsage(store: Store): Promise<UsageEntry[]> {
   for await (const [k, v] of store.entries(PREFIX)) {
     const [key, model] = JSON.parse(k.slice(PREFIX.length)) as [string, string];
     const c = JSON.parse(v) as Record<string, number>;
-    const prompt = c.prompt_tokens ?? 0;
-    const completion = c.completion_tokens ?? 0;
-    out.push({
-      key,
-      model,
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-      requests: c.requests ?? 0,
-      estimated_requests: c.estimated ?? 0,
-    });
+    out.push({ key, model, ...tokenFields(c), requests: c.requests ?? 0, estimated_requests: c.estimated ?? 0 });
   }
   return out;
 }

@@ -2,7 +2,7 @@
  * The `dashscope` kind (Alibaba Cloud Model Studio, Qwen; family A). Chat and embeddings
  * go to the OpenAI-compatible origin and pass through unchanged, vendor fields included
  * (`enable_thinking`, `thinking_budget`, `enable_search` in requests, `reasoning_content`
- * in answers); /v1/messages goes natively to the Anthropic-compatible origin. Models are
+ * in answers; explicit-cache writes also under the common `cache_write_tokens`, quirks.ts); /v1/messages goes natively to the Anthropic-compatible origin. Models are
  * discovered from the common origin's `/models` (the Messages origin has none).
  * Auth: `Authorization: Bearer` on both origins (the Messages origin also accepts
  * `x-api-key`; gw sends Bearer).
@@ -14,6 +14,7 @@
  */
 import { defineProvider } from 'gw/plugin';
 import { createDualOriginProvider, dualOriginSchema } from 'gw/plugin/anthropic-messages';
+import { dashScopeChunkNeedsMap, mapDashScopeChunk, mapDashScopeCompletion } from './quirks.ts';
 
 export const DASHSCOPE_BASE_URL = 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1';
 export const DASHSCOPE_MESSAGES_ORIGIN = 'https://dashscope-intl.aliyuncs.com/apps/anthropic';
@@ -23,6 +24,10 @@ export default defineProvider({
   configSchema: dualOriginSchema,
   routing: ['max_retries', 'weight'],
   setup(ctx) {
-    return createDualOriginProvider(ctx, { common: DASHSCOPE_BASE_URL, messages: DASHSCOPE_MESSAGES_ORIGIN });
+    return createDualOriginProvider(
+      ctx,
+      { common: DASHSCOPE_BASE_URL, messages: DASHSCOPE_MESSAGES_ORIGIN },
+      { mapChunk: mapDashScopeChunk, mapChunkIf: dashScopeChunkNeedsMap, mapCompletion: mapDashScopeCompletion },
+    );
   },
 });
