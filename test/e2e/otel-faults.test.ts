@@ -64,7 +64,9 @@ test('a hanging collector: requests keep their latency, 10,000 requests keep mem
   const healthy = await setupOtel(t, upstream, (o) => localProvider(o, ['m']), { otel: 'metrics = false' });
   const hanging = await setupOtel(t, upstream, (o) => localProvider(o, ['m']), {
     mode: 'hang',
-    otel: 'metrics = false\nmax_queue_size = 256\nmax_export_batch_size = 128\nexport_timeout_ms = 300',
+    // an export times out after 2 s: the queue drains at most 64 spans/s, so any machine's
+    // load fills it (at 300 ms a slow runner's ~160 requests/s never did)
+    otel: 'metrics = false\nmax_queue_size = 256\nmax_export_batch_size = 128\nexport_timeout_ms = 2000',
   });
   // latency beside a healthy collector, the two interleaved so both see the same machine
   await load(healthy.gw.url, 100, 8);
@@ -98,7 +100,7 @@ test('a hanging collector: requests keep their latency, 10,000 requests keep mem
   t.true(m.gw_otel_span_queue_size! <= 256);
   // the exports in flight time out too: then every span sent is counted as dropped
   const dropped = () => m['gw_otel_spans_dropped_total{reason="queue_full"}']! + m['gw_otel_spans_dropped_total{reason="export_failed"}']!;
-  for (let i = 0; i < 100 && dropped() < sent; i++) {
+  for (let i = 0; i < 300 && dropped() < sent; i++) {
     await new Promise((r) => setTimeout(r, 50));
     m = await otelMetrics(hanging.gw.url);
   }

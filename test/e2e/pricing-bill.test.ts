@@ -150,7 +150,8 @@ test('the same model at two providers: each request at the price of the provider
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 100 }),
+      // two conversations: prompt-cache affinity keeps one conversation on one provider
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `Hi ${i}` }], max_tokens: 100 }),
     });
     t.is(res.status, 200);
     costs.push(res.headers.get('x-gw-cost-usd')!);

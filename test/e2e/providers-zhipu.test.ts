@@ -174,5 +174,5 @@ test('error inside the stream (data: {"error":…}) → SSE error event after th
   t.is(res.status, 200);
   const fr = frames(await res.text());
   t.is(fr.length, 4);
-  t.like(JSON.parse(fr[3]!.data).error, { code: '1305' });
+  t.like(JSON.parse(fr[3]!.data).error, { code: 'upstream_error', upstream_code: '1305' });
 });

@@ -162,9 +162,10 @@ test('in-band failures of a native stream: the recorded quota error; a first rat
     .filter(Boolean)
     .map((l) => JSON.parse(l));
   const e = responsesStreamError(error, 'openai');
-  t.like(e, { status: 502, code: 'insufficient_quota', provider: 'openai' });
+  // a mid-stream failure is upstream_error on every kind; the vendor's code is kept beside it
+  t.like(e, { status: 502, code: 'upstream_error', upstreamCode: 'insufficient_quota', provider: 'openai' });
   t.regex(e.message, /provider openai failed mid-stream: You exceeded your current quota/);
-  t.like(responsesStreamError(failed, 'openai'), { status: 502, code: 'insufficient_quota' });
+  t.like(responsesStreamError(failed, 'openai'), { status: 502, code: 'upstream_error', upstreamCode: 'insufficient_quota' });
   const first = responsesStreamError({ type: 'error', code: 'rate_limit_exceeded', message: 'slow down' }, 'openai', true);
   t.like(first, { status: 429, code: 'rate_limit_exceeded' });
   t.is(first.message, 'provider openai: slow down');
