@@ -19,12 +19,17 @@ const KINDS: Readonly<Record<string, string>> = { openai: 'openai', azure: 'azur
 /** Kinds priced by gw's supplement. */
 const SUPPLEMENTS: Readonly<Record<string, typeof DASHSCOPE>> = { dashscope: DASHSCOPE };
 
+/** The mock kind's price: zero for every part. */
+const FREE: PriceSpec = { rates: { input: 0, output: 0 } };
+
 /** The table: the dataset's version in its name, e.g. `@pydantic/genai-prices 0.1.8 + gw dashscope 2026-11-27`. */
 export function bundledPrices(): PriceTable {
   const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.resolve(PACKAGE)), 'utf8')) as { version: string }).version;
   return {
     name: `${PACKAGE} ${version} + gw dashscope ${DASHSCOPE[0]?.read}`,
     lookup(kind, model) {
+      // the mock kind answers from gw itself: nothing to pay, and no "no price" warning on the example config
+      if (kind === 'mock') return { spec: FREE, entry: 'mock (free)' };
       const supplement = Object.hasOwn(SUPPLEMENTS, kind) ? SUPPLEMENTS[kind] : undefined;
       if (supplement) {
         const e = supplement.find((s) => snapshotOf(s.id, model));

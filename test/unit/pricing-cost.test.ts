@@ -230,3 +230,10 @@ test('compilePrice refuses negative rates and bad tier starts', (t) => {
   t.throws(() => compilePrice({ rates: { input: 1, output: { base: 1, tiers: [{ start: 1.5, price: 2 }] } } }), { instanceOf: RangeError });
   t.throws(() => compilePrice({ rates: { input: 1, output: Number.NaN } }), { instanceOf: RangeError });
 });
+
+test('the mock kind is free in the bundled table: the example config has no unpriced model', (t) => {
+  const hit = table.lookup('mock', 'mock-1');
+  t.is(hit?.entry, 'mock (free)');
+  t.deepEqual(hit?.spec.rates, { input: 0, output: 0 });
+  t.is(table.lookup('openai', 'mock-1'), undefined);
+});
