@@ -1,21 +1,32 @@
 /**
  * The bundled price table (docs/design.md "Pricing"): @pydantic/genai-prices' data (MIT;
  * bundled in the package, no network) for the built-in kinds, plus gw's own DashScope
- * supplement (dashscope.ts). Read once at startup into PriceSpecs the core compiles; the
- * package's own calculator is never called per request. A dated model id finds its family
+ * supplement (dashscope.ts). The part gw uses is kept in genai-prices.json (extract.ts,
+ * `npm run prices:update`), read once at startup into PriceSpecs the core compiles; the
+ * package is not loaded by a running gateway. A dated model id finds its family
  * by the dataset's match rules (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`).
  * Updating the table = updating the package (README "Prices").
  */
-import { readFileSync } from 'node:fs';
-import { findProvider, type MatchLogic, type ModelInfo, type ModelPrice, type Provider } from '@pydantic/genai-prices';
+import type { MatchLogic, ModelPrice } from '@pydantic/genai-prices';
+import type { PriceData } from './extract.ts';
+import genaiPrices from './genai-prices.json' with { type: 'json' };
 import type { PriceTable } from '../../core/pricing/book.ts';
 import type { PartRates, PriceSpec, Rate } from '../../core/pricing/price.ts';
 import { DASHSCOPE } from './dashscope.ts';
 
 const PACKAGE = '@pydantic/genai-prices';
 
+type Provider = PriceData['providers'][string] & { id: string };
+type ModelInfo = Provider['models'][number];
+
 /** gw kind → the dataset's provider (its own fallbacks follow: azure → openai, anthropic…). */
-const KINDS: Readonly<Record<string, string>> = { openai: 'openai', azure: 'azure', anthropic: 'anthropic', gemini: 'google', zhipu: 'zhipuai' };
+export const KIND_PROVIDERS: Readonly<Record<string, string>> = {
+  openai: 'openai',
+  azure: 'azure',
+  anthropic: 'anthropic',
+  gemini: 'google',
+  zhipu: 'zhipuai',
+};
 /** Kinds priced by gw's supplement. */
 const SUPPLEMENTS: Readonly<Record<string, typeof DASHSCOPE>> = { dashscope: DASHSCOPE };
 
@@ -24,7 +35,21 @@ const FREE: PriceSpec = { rates: { input: 0, output: 0 } };
 
 /** The table: the dataset's version in its name, e.g. `@pydantic/genai-prices 0.1.8 + gw dashscope 2026-11-27`. */
 export function bundledPrices(): PriceTable {
-  const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.resolve(PACKAGE)), 'utf8')) as { version: string }).version;
+  const data = genaiPrices as unknown as PriceData;
+  const version = data.version;
+  const findProvider = ({ providerId }: { providerId: string }): Provider | undefined =>
+    Object.hasOwn(data.providers, providerId) ? { id: providerId, ...data.providers[providerId]! } : undefined;
+  const findModel = (p: Provider, model: string, seen = new Set<string>()): { provider: string; model: ModelInfo } | undefined => {
+    seen.add(p.id);
+    const m = p.models.find((x) => matches(x.match, model));
+    if (m) return { provider: p.id, model: m };
+    for (const id of p.fallback) {
+      const f = seen.has(id) ? undefined : findProvider({ providerId: id });
+      const hit = f && findModel(f, model, seen);
+      if (hit) return hit;
+    }
+    return undefined;
+  };
   return {
     name: `${PACKAGE} ${version} + gw dashscope ${DASHSCOPE[0]?.read}`,
     lookup(kind, model) {
@@ -35,7 +60,7 @@ export function bundledPrices(): PriceTable {
         const e = supplement.find((s) => snapshotOf(s.id, model));
         return e ? { spec: { rates: e.rates }, entry: `${kind}/${e.id}` } : undefined;
       }
-      const providerId = Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
+      const providerId = Object.hasOwn(KIND_PROVIDERS, kind) ? KIND_PROVIDERS[kind] : undefined;
       const provider = providerId === undefined ? undefined : findProvider({ providerId });
       if (!provider) return undefined;
       const found = findModel(provider, model) ?? (undated(model) !== model ? findModel(provider, undated(model)) : undefined);
@@ -49,19 +74,6 @@ export function bundledPrices(): PriceTable {
 /** `id` itself, `<id>-latest` or a dated snapshot `<id>-YYYY-MM-DD`. */
 function snapshotOf(id: string, model: string): boolean {
   return model === id || (model.startsWith(`${id}-`) && /^(latest|\d{4}-\d{2}-\d{2})$/.test(model.slice(id.length + 1)));
-}
-
-/** The dataset's lookup: the provider's models in order, then its fallback providers'. */
-function findModel(p: Provider, model: string, seen = new Set<string>()): { provider: string; model: ModelInfo } | undefined {
-  seen.add(p.id);
-  const m = p.models.find((x) => matches(x.match, model));
-  if (m) return { provider: p.id, model: m };
-  for (const id of p.fallback_model_providers ?? []) {
-    const f = seen.has(id) ? undefined : findProvider({ providerId: id });
-    const hit = f && findModel(f, model, seen);
-    if (hit) return hit;
-  }
-  return undefined;
 }
 
 /** The dataset's match rules (case-insensitive but `regex`). */
