@@ -135,7 +135,8 @@ test('redis frozen (no answers): a store operation unanswered for 2 s is a 503, 
   r.resume();
   t.is(res.status, 503);
   t.regex((await json(res)).error.message, /no answer within 2 s/);
-  t.true(took >= 1900 && took < 3500, `took ${took} ms`);
+  // the 2 s store deadline, not a hang; a loaded 2-core runner was seen answering at 4.0 s
+  t.true(took >= 1900 && took < 6000, `took ${took} ms`);
   t.is(up.received.length, 1);
   t.is((await post(g, '/v1/chat/completions', { model: 'gpt-4o', messages: HI })).status, 200);
 });
