@@ -9,7 +9,7 @@
  * the noise of sockets: bench/affinity-micro.ts.
  * Knobs: BENCH_AFFINITY_CYCLES (2), BENCH_AFFINITY_WARMUP_SECONDS (5), BENCH_SECONDS.
  */
-import { abba, withPair } from './abba-pair.ts';
+import { abbaPhases, withPair } from './abba.ts';
 import type { Pooled } from './headline.ts';
 import { runLoad } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
@@ -35,7 +35,8 @@ const note = (s: string) => process.stderr.write(`affinity: ${s}\n`);
 export async function measureAffinity(): Promise<AffinityRow[]> {
   const cycles = Math.max(1, Math.round(envNumber('BENCH_AFFINITY_CYCLES', 2)));
   const warm = envNumber('BENCH_AFFINITY_WARMUP_SECONDS', 5);
-  return withPair(group2(false), group2(true), async ({ off, on, phase }) => {
+  return withPair(group2(false), group2(true), async (pair) => {
+    const { off, on } = pair;
     const workloads: Array<[string, boolean]> = [
       ['JSON chat, one conversation, c50', false],
       ['JSON chat, a new conversation each, c50', true],
@@ -45,9 +46,8 @@ export async function measureAffinity(): Promise<AffinityRow[]> {
     const rows: AffinityRow[] = [];
     for (const [what, unique] of workloads) {
       note(`${what}: off, on, on, off × ${cycles}…`);
-      const side = (g: typeof off) => ({ target: toTarget(g.url, { path: chatPath, body: chat, unique }, true), pid: g.child.proc.pid! });
-      const r = await abba(side(off), side(on), phase(50), cycles);
-      rows.push({ what, off: r.a, on: r.b, ratio: r.b.rps / r.a.rps, cycles: r.cycles });
+      const r = await abbaPhases(pair, 50, (g) => toTarget(g.url, { path: chatPath, body: chat, unique }, true), cycles);
+      rows.push({ what, off: r.off, on: r.on, ratio: r.on.rps / r.off.rps, cycles: r.cycles });
     }
     return rows;
   });

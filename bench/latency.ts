@@ -12,13 +12,12 @@
  */
 import type { FinishedRequest, Store } from 'gw/plugin';
 import { LatencyRecorder } from '../plugins/extensions/usage/latency.ts';
-import { abba } from './abba.ts';
+import { abba, withPair } from './abba.ts';
 import { runLoad } from './load.ts';
 import { measurePhase } from './measure.ts';
 import { envNumber, toTarget } from './options.ts';
 import { pool, type Pooled } from './headline.ts';
 import { chat, chatPath, chatStream, usageLatency } from './scenarios.ts';
-import { startGw, startUpstream } from './setup.ts';
 
 /** The name `--only` knows it by. */
 export const LATENCY = 'latency-sketches';
@@ -92,16 +91,8 @@ export async function measureObserve(n = 300_000): Promise<{ observeNs: number; 
 export async function measureLatency(): Promise<LatencyResult> {
   const micro = await measureObserve();
   note(`observe ${micro.observeNs.toFixed(0)} ns/request, ${micro.withFlushNs.toFixed(0)} ns with the flushes`);
-  const seconds = envNumber('BENCH_SECONDS', 4);
   const cycles = Math.max(1, Math.round(envNumber('BENCH_LATENCY_CYCLES', 2)));
-  const stops: Array<() => Promise<void>> = [];
-  try {
-    const up = await startUpstream();
-    stops.push(() => up.child.stop());
-    const off = await startGw(usageLatency(false), up.url);
-    stops.push(() => off.stop());
-    const on = await startGw(usageLatency(true), up.url);
-    stops.push(() => on.stop());
+  return withPair(usageLatency(false), usageLatency(true), async ({ off, on, phase }) => {
     const workloads: Array<[string, typeof chat]> = [
       ['JSON chat, 50 connections', chat],
       ['20-chunk stream, 50 connections', chatStream],
@@ -115,17 +106,7 @@ export async function measureLatency(): Promise<LatencyResult> {
         off,
         on,
         cycles,
-        (g) =>
-          measurePhase(toTarget(g.url, { path: chatPath, body }, true), {
-            connections: 50,
-            seconds,
-            warmupSeconds: 1,
-            streams: 0,
-            streamConcurrency: 1,
-            upstreamPid: up.child.proc.pid!,
-            upstreamCalls: up.calls,
-            gwPid: g.child.proc.pid!,
-          }),
+        (g) => measurePhase(toTarget(g.url, { path: chatPath, body }, true), { ...phase(50), gwPid: g.child.proc.pid! }),
         (setting, r) => runs.push({ setting, rps: r.load.rps, cpuMsPerReq: r.gwCpuMsPerReq ?? Number.NaN }),
       );
       const a = pool(by.off);
@@ -133,9 +114,7 @@ export async function measureLatency(): Promise<LatencyResult> {
       rows.push({ what, runs, off: a, on: b, ratio: b.rps / a.rps });
     }
     return { ...micro, rows };
-  } finally {
-    for (const stop of stops.reverse()) await stop();
-  }
+  });
 }
 
 /** The report: the in-process cost, then every ABBA run and the pooled ratio per workload. */

@@ -7,9 +7,9 @@
  * and the added p50 latency at 1 connection. Aim: throughput with otel ≥ 0.9× without.
  * Knobs: BENCH_OTEL_CYCLES (2), BENCH_OTEL_WARMUP_SECONDS (5), BENCH_SECONDS.
  */
-import { abba } from './abba.ts';
-import { ADMIN, startGw, startUpstream } from './setup.ts';
-import { measurePhase, type PhaseOptions } from './measure.ts';
+import { abba, withPair } from './abba.ts';
+import { ADMIN } from './setup.ts';
+import { measurePhase } from './measure.ts';
 import { envNumber, toTarget } from './options.ts';
 import { runLoad } from './load.ts';
 import { pool, type Pooled } from './headline.ts';
@@ -38,26 +38,9 @@ const note = (s: string) => process.stderr.write(`otel: ${s}\n`);
 
 /** Measures every row; starts and stops its own children. */
 export async function measureOtel(): Promise<OtelResult> {
-  const seconds = envNumber('BENCH_SECONDS', 4);
   const cycles = Math.max(1, Math.round(envNumber('BENCH_OTEL_CYCLES', 2)));
   const warm = envNumber('BENCH_OTEL_WARMUP_SECONDS', 5);
-  const stops: Array<() => Promise<void>> = [];
-  try {
-    const up = await startUpstream();
-    stops.push(() => up.child.stop());
-    const off = await startGw(plain, up.url);
-    stops.push(() => off.stop());
-    const on = await startGw(otelOn, up.url);
-    stops.push(() => on.stop());
-    const phase = (connections: number): PhaseOptions => ({
-      connections,
-      seconds,
-      warmupSeconds: 1,
-      streams: 0,
-      streamConcurrency: 1,
-      upstreamPid: up.child.proc.pid!,
-      upstreamCalls: up.calls,
-    });
+  return withPair(plain, otelOn, async ({ off, on, phase }) => {
     const workloads: Array<[string, typeof chat, number]> = [
       ['JSON chat, 50 connections', chat, 50],
       ['20-chunk stream, 50 connections', chatStream, 50],
@@ -80,9 +63,7 @@ export async function measureOtel(): Promise<OtelResult> {
       exported: sample(/^gw_otel_spans_exported_total (\S+)$/gm),
       dropped: sample(/^gw_otel_spans_dropped_total\{[^}]*\} (\S+)$/gm),
     };
-  } finally {
-    for (const stop of stops.reverse()) await stop();
-  }
+  });
 }
 
 /** The report: per workload req/s, p50, CPU per request off and on, and the ratio. */
