@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, FLAGS, haveChromium } from './helpers/browser.ts';
+import { CHROMIUM, FLAGS, haveChromium } from './helpers/chromium.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from './helpers/gateway.ts';
 import { startReceiver } from './helpers/otlp-receiver.ts';
 import { fixture, replyJson, replySse, startUpstream } from './helpers/upstream.ts';

@@ -18,7 +18,7 @@ import { chromium } from 'playwright-core';
 import type { FinishedRequest } from '../core/hooks.ts';
 import { LatencyRecorder } from '../plugins/extensions/usage/latency.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';
-import { CHROMIUM, FLAGS, haveChromium } from './helpers/browser.ts';
+import { CHROMIUM, FLAGS, haveChromium } from './helpers/chromium.ts';
 import { ADMIN_TOKEN, startGateway } from './helpers/gateway.ts';
 
 const OUT_DIR = process.argv[2] ?? fileURLToPath(new URL('../docs/img/', import.meta.url));

@@ -20,7 +20,7 @@ import { fixture, fixtureJson, replyJson, startUpstream, type MockUpstream } fro
 /** Seeded and bounded so `npm test` stays fast; `GW_PROP_RUNS=5000 GW_PROP_SEED=… npx ava test/e2e/prop-bodies.test.ts` explores further. */
 const SEED = Number(process.env.GW_PROP_SEED ?? 20_141);
 /** Runs per route: mutated JSON bodies, and raw bodies under other content types and encodings. */
-const BODY_RUNS = Number(process.env.GW_PROP_RUNS ?? 70);
+const BODY_RUNS = Number(process.env.GW_PROP_RUNS ?? 40);
 const RAW_RUNS = Math.ceil(BODY_RUNS / 3);
 /** Long and wide bodies are a few MB each: fewer runs. */
 const WIDE_RUNS = Math.ceil(BODY_RUNS / 14);
