@@ -3,7 +3,7 @@
  * `node --cpu-prof`, after BENCH_PROFILE_WARMUP_SECONDS (15) of the same load, then the
  * profile of the measured window summarised (bench/cpuprofile-top.ts). The profile
  * is written when gw exits after SIGTERM; its path is printed. BENCH_PROFILE_SCENARIO
- * picks another scenario (default json-c50).
+ * picks another scenario (default json-c50), BENCH_PROFILE_CONNECTIONS its connections.
  */
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,15 +22,16 @@ export async function runProfile(): Promise<void> {
   if (!s) throw new Error(`no scenario '${name}'`);
   const seconds = envNumber('BENCH_SECONDS', 5);
   const warmup = envNumber('BENCH_PROFILE_WARMUP_SECONDS', 15);
+  const connections = envNumber('BENCH_PROFILE_CONNECTIONS', s.connections);
   const dir = await mkdtemp(join(tmpdir(), 'gw-prof-'));
   try {
     const up = await startUpstream();
     const gw = await startGw(s.gw, up.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     const target = toTarget(gw.url, s.request, true);
     // a fresh process is profiled warm: V8 tiers gw's hot path up over its first ~10 s of load
-    await runLoad(target, s.connections, warmup);
+    await runLoad(target, connections, warmup);
     const t0 = process.hrtime.bigint();
-    const load = await runLoad(target, s.connections, seconds);
+    const load = await runLoad(target, connections, seconds);
     const t1 = process.hrtime.bigint();
     await gw.stop();
     const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));

@@ -70,6 +70,7 @@ export const otelOn: GwSetup = {
 endpoint = "${up}"
 sampling_ratio = 1.0
 metrics_interval_ms = 5000
+${process.env.BENCH_OTEL_TOML ?? ''}
 `,
 };
 

@@ -32,8 +32,8 @@ export default defineExtension({
     }
     const telemetry = createTelemetry(s, gateway.version);
     const genai = telemetry.meter ? new GenAiMetrics(telemetry.meter) : undefined;
-    const tracer = new RequestTracer(telemetry.tracer, s, genai);
     const account = telemetry.account;
+    const tracer = new RequestTracer(telemetry.tracer, s, genai, account);
 
     hooks.onArrival.tap(PLUGIN_NAME, (a) => tracer.arrival(a));
     hooks.onUpstreamStart.tap(PLUGIN_NAME, (rc, at) => tracer.upstreamStart(rc, at));

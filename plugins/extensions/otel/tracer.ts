@@ -64,6 +64,7 @@ import type { OtelSettings } from './config.ts';
 import { inputContent, outputContent, StreamText } from './content.ts';
 import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
 import { type GenAiMetrics, record } from './metrics.ts';
+import type { SpanAccount } from './span-account.ts';
 
 /** gw's own attributes (no convention names these). */
 export const GW = {
@@ -96,6 +97,8 @@ interface RequestTrace {
   /** The server span's context: the parent of every attempt's span. */
   readonly ctx: Context;
   readonly sampled: boolean;
+  /** Whether its spans go to the recent list (SpanAccount.admitRecent). */
+  readonly recent: boolean;
   /** The attempt running now (attempts run one at a time) and its span. */
   attempt: UpstreamAttempt | undefined;
   span: Span | undefined;
@@ -116,11 +119,13 @@ export class RequestTracer {
   private readonly tracer: Tracer;
   private readonly s: OtelSettings;
   private readonly metrics: GenAiMetrics | undefined;
+  private readonly account: SpanAccount;
 
-  constructor(tracer: Tracer, s: OtelSettings, metrics: GenAiMetrics | undefined) {
+  constructor(tracer: Tracer, s: OtelSettings, metrics: GenAiMetrics | undefined, account: SpanAccount) {
     this.tracer = tracer;
     this.s = s;
     this.metrics = metrics;
+    this.account = account;
   }
 
   arrival(a: ArrivingRequest): void {
@@ -134,10 +139,14 @@ export class RequestTracer {
       },
       parent,
     );
+    const sampled = server.isRecording();
+    const recent = sampled && this.account.admitRecent(a.time);
+    if (recent) this.account.markRecent(server);
     const t: RequestTrace = {
       server,
       ctx: trace.setSpan(parent, server),
-      sampled: server.isRecording(),
+      sampled,
+      recent,
       attempt: undefined,
       span: undefined,
       winner: undefined,
@@ -169,6 +178,7 @@ export class RequestTracer {
       };
     }
     const span = this.tracer.startSpan(`${operationName(rc)} ${at.model}`, { kind: SpanKind.CLIENT, startTime: at.startedAt, attributes }, t.ctx);
+    if (t.recent) this.account.markRecent(span);
     t.attempt = at;
     t.span = span;
     const headers: Record<string, string> = {};
