@@ -76,6 +76,12 @@ export interface CachedResponse {
 export interface ResponseInfo {
   /** Serialized response body as sent to the client (non-streaming only). */
   body: string | undefined;
+  /**
+   * The same body as an object when gw already parsed it (a native answer as its format read
+   * it, an upstream's common-format answer sent unchanged), so a tap need not parse `body`
+   * again; undefined otherwise. Shared: read it, never change it.
+   */
+  value?: unknown;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface Answer {
   /** Default 200. */
   status?: number;
   body: string;
+  /** `body` as an object when the caller has it parsed (onResponse's `value`). */
+  value?: unknown;
   headers?: Record<string, string>;
   /** Default `application/json`. */
   contentType?: string;
@@ -28,7 +30,7 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
   // an upstream answer without usage is charged gw's estimate of it (its body is the output, framing and all)
   if (status < 400) estimateUnreported(rc, answer.body);
   chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
-  if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: answer.body });
+  if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: answer.body, value: answer.value });
   // LiteLLM's x-litellm-response-cost convention; none when nothing was charged or nothing prices the model
   if (rc.cost) ctx.set('x-gw-cost-usd', usdText(rc.cost.total));
   sendText(ctx, status, answer.body, answer.headers, answer.contentType);

@@ -69,8 +69,11 @@ export interface NativeGenerate<S> {
   call?(native: NativeCall, body: Record<string, unknown>, call: CallContext, env: AttemptEnv<S>): Promise<NativeResult | undefined>;
   /** A stream's first event as a failure before the stream (an error event, malformed data), else undefined. */
   firstError(ev: SseEvent, provider: string): GatewayError | undefined;
-  /** A whole answer's bytes: set `rc.usage` from them (and keep them, if the format stores answers). @throws UPSTREAM_MALFORMED */
-  json(raw: string, env: AnswerEnv<S>): void | Promise<void>;
+  /**
+   * A whole answer's bytes: set `rc.usage` from them (and keep them, if the format stores
+   * answers); answers them parsed (onResponse's `value`). @throws UPSTREAM_MALFORMED
+   */
+  json(raw: string, env: AnswerEnv<S>): unknown;
   /** The reader of one native stream; it feeds `progress` with the output it forwards (the early-end estimate). */
   stream(env: AnswerEnv<S>, progress: StreamProgress): PassthroughReader;
 }
@@ -183,8 +186,8 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
     if ('native' in v) {
       const r = v.native;
       if (r.type === 'json') {
-        await native!.json(r.raw, env);
-        return pipeline.finish(ctx, a, { status: r.status, body: r.raw, headers: served.headers, contentType: r.contentType });
+        const value = await native!.json(r.raw, env);
+        return pipeline.finish(ctx, a, { status: r.status, body: r.raw, value, headers: served.headers, contentType: r.contentType });
       }
       const progress = new StreamProgress();
       const reader = native!.stream(env, progress);
@@ -204,7 +207,9 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
     const headers = more ? { ...served.headers, ...more } : served.headers;
     if (r.type === 'json') {
       rc.usage = r.body.usage ?? undefined;
-      return pipeline.finish(ctx, a, { body: await g.translated.json(r.body, r.raw, tenv), headers });
+      const body = await g.translated.json(r.body, r.raw, tenv);
+      // the upstream's bytes sent unchanged: they are the completion already parsed
+      return pipeline.finish(ctx, a, { body, value: body === r.raw ? r.body : undefined, headers });
     }
     const t = g.translated.stream(tenv);
     const progress = new StreamProgress();

@@ -217,12 +217,14 @@ export class RequestTracer {
   response(rc: RequestContext, info: ResponseInfo): void {
     const t = rc.state.get(TRACE) as RequestTrace | undefined;
     if (!t?.sampled || info.body === undefined || !t.winnerSpan || rc.status >= 400) return;
-    let body: unknown;
-    try {
-      body = JSON.parse(info.body);
-    } catch {
-      return;
-    }
+    let body = info.value;
+    // parsed only when the kernel did not parse the answer itself (a translated answer)
+    if (body === undefined)
+      try {
+        body = JSON.parse(info.body);
+      } catch {
+        return;
+      }
     (t.facts ??= new ResponseFacts()).body(rc.format, body);
     if (this.s.captureContent) t.output = JSON.stringify(outputContent(rc.format, body, this.s.contentMaxChars));
   }

@@ -40,13 +40,15 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
   native: {
     firstError: messagesFirstError,
     json(raw, { rc }) {
-      let usage: MessagesUsage | undefined;
+      let parsed: { usage?: MessagesUsage };
       try {
-        usage = (JSON.parse(raw) as { usage?: MessagesUsage }).usage;
+        parsed = JSON.parse(raw) as { usage?: MessagesUsage };
       } catch {
         throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
       }
+      const usage = parsed?.usage;
       rc.usage = usage ? fromMessagesUsage(usage) : undefined;
+      return parsed;
     },
     stream: ({ rc }, progress) => new MessagesStreamReader(rc, progress),
   },

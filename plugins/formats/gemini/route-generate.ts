@@ -63,6 +63,7 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
         }
         const usage = parsed?.usageMetadata;
         rc.usage = hasTokenCounts(usage) ? fromUsageMetadata(usage) : undefined;
+        return parsed;
       },
       stream: ({ rc, ctx }, progress) => new GeminiStreamReader(rc, progress, framingOf(ctx.query.alt)),
     },

@@ -145,6 +145,7 @@ export function responsesGenerate(d: RouteDeps): Generate<Turn, Translation, Res
         }
         rc.usage = fromResponsesUsage(parsed?.usage);
         await state.save(parsed, true);
+        return parsed;
       },
       stream: ({ rc, state }, progress) => new ResponsesStreamReader(rc, progress, (response) => state.save(response, true)),
     },
