@@ -100,10 +100,13 @@ export const cases: Record<string, () => unknown> = {
   },
 };
 
-if (parentPort && typeof workerData === 'string') {
-  try {
-    parentPort.postMessage({ value: await cases[workerData]!() });
-  } catch (err) {
-    parentPort.postMessage({ error: `${(err as Error).name}: ${(err as Error).message}` });
+// in a worker: runs each named case in turn (one module load for all) and posts each outcome
+if (parentPort && Array.isArray(workerData)) {
+  for (const name of workerData as string[]) {
+    try {
+      parentPort.postMessage({ name, value: await cases[name]!() });
+    } catch (err) {
+      parentPort.postMessage({ name, error: `${(err as Error).name}: ${(err as Error).message}` });
+    }
   }
 }

@@ -10,16 +10,26 @@ import { WIDE } from '../helpers/wide-array-cases.ts';
 
 const CASES = new URL('../helpers/wide-array-cases.ts', import.meta.url);
 
-/** Runs a case in a worker whose stack is node's main-thread default (984 KB, ~1 MB). */
-function run(name: string): Promise<{ value?: unknown; error?: string }> {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(CASES, { workerData: name, resourceLimits: { stackSizeMb: 1 } });
-    w.once('message', (m) => {
-      resolve(m);
-      void w.terminate();
-    });
-    w.once('error', reject);
+type Outcome = { value?: unknown; error?: string };
+
+/**
+ * Runs the named cases in one worker whose stack is node's main-thread default (984 KB,
+ * ~1 MB), one after the other (gw's modules load once); each case's outcome by name.
+ */
+function runAll(names: string[]): Map<string, Promise<Outcome>> {
+  const settle = new Map<string, (o: Outcome) => void>();
+  const out = new Map(names.map((n) => [n, new Promise<Outcome>((resolve) => settle.set(n, resolve))]));
+  const w = new Worker(CASES, { workerData: names, resourceLimits: { stackSizeMb: 1 } });
+  let left = names.length;
+  w.on('message', (m: Outcome & { name: string }) => {
+    settle.get(m.name)?.(m);
+    if (--left === 0) void w.terminate();
   });
+  // a worker that dies (a stack overflow outside a case's try) fails every case still waiting
+  w.once('error', (err) => {
+    for (const resolve of settle.values()) resolve({ error: `worker: ${err.message}` });
+  });
+  return out;
 }
 
 const cases: Array<[string, unknown]> = [
@@ -38,9 +48,11 @@ const cases: Array<[string, unknown]> = [
   ['cli table', { lines: WIDE + 1, head: 'name' }],
 ];
 
+const outcomes = runAll(cases.map(([name]) => name));
+
 for (const [name, expected] of cases) {
   test(`${name}: 130,000 items on a main-thread stack`, async (t) => {
-    const r = await run(name);
+    const r = await outcomes.get(name)!;
     t.is(r.error, undefined);
     t.like(r.value as object, expected as object);
   });
