@@ -5,7 +5,8 @@
  * /v1/metrics), each warmed, then measured in ABBA order (off, on, on, off per cycle) so the
  * machine's drift hits both alike: throughput at 50 connections (JSON and 20-chunk streams)
  * and the added p50 latency at 1 connection. Aim: throughput with otel ≥ 0.9× without.
- * Knobs: BENCH_OTEL_CYCLES (2), BENCH_OTEL_WARMUP_SECONDS (5), BENCH_SECONDS, BENCH_OTEL_TOML
+ * Knobs: BENCH_OTEL_CYCLES (2), BENCH_OTEL_WARMUP_SECONDS (5), BENCH_SECONDS, BENCH_OTEL_SAMPLING
+ * (1.0), BENCH_OTEL_TOML
  * (lines added to the on side's `[extensions.otel]`, e.g. `metrics = false`, to see what a part costs).
  */
 import { abba, withPair } from './abba.ts';

@@ -68,7 +68,7 @@ export const otelOn: GwSetup = {
   toml: (up) => `${upstreamProvider('upstream', up)}
 [extensions.otel]
 endpoint = "${up}"
-sampling_ratio = 1.0
+sampling_ratio = ${process.env.BENCH_OTEL_SAMPLING ?? '1.0'}
 metrics_interval_ms = 5000
 ${process.env.BENCH_OTEL_TOML ?? ''}
 `,
