@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
-import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post } from '../e2e/ext-helpers.ts';
+import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const EXTENSIONS = `[pricing."gpt-4o"]
 input_per_mtok = 2.5

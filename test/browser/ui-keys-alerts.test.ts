@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
 import { startUpstream } from '../helpers/upstream.ts';
-import { ADMIN_TOKEN, adminJson, gatewayWith, HI, KEY, openaiUpstream, post } from '../e2e/ext-helpers.ts';
+import { ADMIN_TOKEN, adminJson, gatewayWith, HI, KEY, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const EXTENSIONS = `[pricing."gpt-4o"]
 input_per_mtok = 2.5

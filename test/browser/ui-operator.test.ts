@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
 import { baseConfig, startGateway } from '../helpers/gateway.ts';
-import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../e2e/ext-helpers.ts';
+import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 const CHEAP = Array.from({ length: 8 }, (_, i) => `cheap-${i + 1}`);
 const DEAR = ['opus-a', 'opus-b'];

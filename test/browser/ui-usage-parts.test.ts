@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
 import { baseConfig, startGateway } from '../helpers/gateway.ts';
 import { fixtureJson, replyJson, startUpstream } from '../helpers/upstream.ts';
-import { ADMIN_TOKEN, admin, client, KEY2, providerSection } from '../e2e/ext-helpers.ts';
+import { ADMIN_TOKEN, admin, client, KEY2, providerSection } from '../helpers/ext-helpers.ts';
 
 /** Per model: what the upstream reports (gpt-4o reads 80% of its prompt from the cache, with reasoning; the mini none). */
 const USAGE: Record<string, object> = {

@@ -12,7 +12,7 @@ import test from 'ava';
 import { parseConfig } from '../../server/config/load.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, startUpstream, type MockUpstream } from '../helpers/upstream.ts';
-import { client, post } from './ext-helpers.ts';
+import { client, post } from '../helpers/ext-helpers.ts';
 
 const MODELS = ['qwen3-coder-plus', 'qwen3-coder-flash', 'default-model', 'exact-target'];
 const ALIASES = `[aliases]

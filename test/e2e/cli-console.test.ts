@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
-import { admin, client, gatewayWith, HI, openaiUpstream, post } from './ext-helpers.ts';
+import { admin, client, gatewayWith, HI, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const GW_BIN = fileURLToPath(new URL('../../cli/gw.js', import.meta.url));
 const envFor = (gw: { url: string }) => ({ GW_URL: gw.url, GW_ADMIN_TOKEN: ADMIN_TOKEN });

@@ -7,7 +7,7 @@ import test from 'ava';
 import OpenAI from 'openai';
 import { runCli } from '../helpers/cli.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { HI, openaiUpstream, providerSection } from './ext-helpers.ts';
+import { HI, openaiUpstream, providerSection } from '../helpers/ext-helpers.ts';
 
 const envFor = (gw: TestGateway) => ({ GW_URL: gw.url, GW_ADMIN_TOKEN: ADMIN_TOKEN });
 

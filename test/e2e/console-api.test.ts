@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
-import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 const UP_SECRET = 'sk-upstream-secret-value';
 const usageOf = (json: any) => ({

@@ -11,7 +11,7 @@ import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '..
 import { runCli } from '../helpers/cli.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { replyJson, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
-import { admin, adminJson, HI, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, adminJson, HI, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 const SECRET = 'alert-header-secret-0123456789';
 process.env.GW_TEST_ALERT_SECRET = SECRET;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { findPlugin } from '../../core/plugins/loader.ts';
-import { admin, client, gatewayWith, HI, openaiUpstream, post, json } from './ext-helpers.ts';
+import { admin, client, gatewayWith, HI, openaiUpstream, post, json } from '../helpers/ext-helpers.ts';
 
 test('gw-plugin-audit is found in node_modules (not built in) and checked against the contract', async (t) => {
   const found = await findPlugin('extension', 'audit');

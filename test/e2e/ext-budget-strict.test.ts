@@ -11,7 +11,7 @@ import { usd } from '../../plugins/extensions/budget/spend.ts';
 import { estimatePromptTokens } from '../../plugins/extensions/budget/estimate.ts';
 import { baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
-import { admin, gatewaysOf, json, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, gatewaysOf, json, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 import type { MockUpstream } from '../helpers/upstream.ts';
 
 /** $0.01 per output token, input $10 per million: max_tokens 100 costs ~$1. */

@@ -2,7 +2,7 @@ import test from 'ava';
 import OpenAI from 'openai';
 import { estimateTokens } from '../../core/format/estimate.ts';
 import { usd } from '../../plugins/extensions/budget/spend.ts';
-import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, json } from './ext-helpers.ts';
+import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, json } from '../helpers/ext-helpers.ts';
 
 /** $0.01 per output token, input nearly free: a request with max_tokens 100 costs ~$1. */
 const PRICING =

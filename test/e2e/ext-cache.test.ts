@@ -1,7 +1,7 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEY2 } from '../helpers/gateway.ts';
-import { admin, client, gatewayWith, HI, KEY, openaiUpstream, post } from './ext-helpers.ts';
+import { admin, client, gatewayWith, HI, KEY, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 test('cache: miss then hit for the same body bytes, shared across keys; the upstream is called once', async (t) => {
   const up = await openaiUpstream();

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { REDACT_PATHS } from '../../server/log.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
-import { client, gatewayWith, HI, KEY, openaiUpstream, post } from './ext-helpers.ts';
+import { client, gatewayWith, HI, KEY, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const lines = (logs: string[]) => logs.map((l) => JSON.parse(l));
 

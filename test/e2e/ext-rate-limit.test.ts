@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { baseConfig, startGateway } from '../helpers/gateway.ts';
 import { fixture, startUpstream } from '../helpers/upstream.ts';
-import { client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, json } from './ext-helpers.ts';
+import { client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, json } from '../helpers/ext-helpers.ts';
 
 test('rate_limit: 429 with retry-after and the OpenAI error shape past requests_per_minute; another key is unaffected; refused requests never reach the upstream', async (t) => {
   const up = await openaiUpstream();

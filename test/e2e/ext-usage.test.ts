@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { estimateTokens } from '../../core/format/estimate.ts';
 import { baseConfig, spawnGateway, startGateway } from '../helpers/gateway.ts';
-import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 /** Usage the upstream reports, derived from the request so every call differs. */
 const usageOf = (json: any) => ({

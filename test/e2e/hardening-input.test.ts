@@ -10,7 +10,7 @@ import test from 'ava';
 import { azureUrls } from '../../plugins/providers/azure/index.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { replySse, startUpstream, toSse } from '../helpers/upstream.ts';
-import { json, openaiUpstream, providerSection } from './ext-helpers.ts';
+import { json, openaiUpstream, providerSection } from '../helpers/ext-helpers.ts';
 import { scrape, value } from './metrics-helpers.ts';
 
 const MOCK = '[providers.mock]\nmodels = ["mock-1", "mock-embed"]\ndelay_ms = 0\n';

@@ -2,7 +2,7 @@ import test from 'ava';
 import { estimateTokens } from '../../core/format/estimate.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, startUpstream } from '../helpers/upstream.ts';
-import { client, gatewayWith, HI, openaiUpstream, post } from './ext-helpers.ts';
+import { client, gatewayWith, HI, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 import { parseMetrics, scrape, value } from './metrics-helpers.ts';
 
 const USAGE = { prompt_tokens: 10, completion_tokens: 5 };

@@ -11,7 +11,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { baseConfig, KEY, spawnGateway } from '../helpers/gateway.ts';
 import { startReceiver } from '../helpers/otlp-receiver.ts';
 import { redisFor } from '../helpers/redis.ts';
-import { HI, openaiUpstream, providerSection } from './ext-helpers.ts';
+import { HI, openaiUpstream, providerSection } from '../helpers/ext-helpers.ts';
 import { SERVER } from './otel-helpers.ts';
 
 test('--workers 2: each worker exports its own spans under its own service.instance.id, every request once', async (t) => {

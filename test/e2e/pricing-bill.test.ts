@@ -6,7 +6,7 @@
  * a model with no price (startup warning, cost null, the budget's refusal and the allow override).
  */
 import test, { type ExecutionContext } from 'ava';
-import { admin, ADMIN_TOKEN, KEY } from './ext-helpers.ts';
+import { admin, ADMIN_TOKEN, KEY } from '../helpers/ext-helpers.ts';
 import { baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { fixture, fixtureJson, replyJson, replySse, startUpstream, type Handler, type MockUpstream } from '../helpers/upstream.ts';
 import { bundledPrices } from '../../server/pricing/bundled.ts';

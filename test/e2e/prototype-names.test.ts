@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { ADMIN_TOKEN, baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { openaiUpstream } from './ext-helpers.ts';
+import { openaiUpstream } from '../helpers/ext-helpers.ts';
 
 const NAMES = ['constructor', 'toString', 'hasOwnProperty'] as const;
 const secret = (name: string) => `sk-proto-test-${name}-0123456789abcdef`;

@@ -14,7 +14,7 @@ import { runCli } from '../helpers/cli.ts';
 import { baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { haveRedisServer, redisFor, startRedis } from '../helpers/redis.ts';
 import { replySse, startUpstream, toSse } from '../helpers/upstream.ts';
-import { admin, ADMIN_TOKEN, HI, json, KEY, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, ADMIN_TOKEN, HI, json, KEY, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 const PRICING = '[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n[pricing."text-embedding-3-small"]\ninput_per_mtok = 1\noutput_per_mtok = 0\n';
 

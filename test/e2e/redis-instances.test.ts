@@ -13,7 +13,7 @@ import type { MockUpstream } from '../helpers/upstream.ts';
 
 /** A /v1/usage entry's parts when the upstream reported no cache or reasoning tokens. */
 const NO_PARTS = { cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, cache_hit_rate: 0 };
-import { admin, ADMIN_TOKEN, gatewaysOf, HI, json, KEY, KEY2, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, ADMIN_TOKEN, gatewaysOf, HI, json, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 /** Admin POST with a JSON body; raw Response. */
 function adminPost(g: { url: string }, path: string, body: unknown): Promise<Response> {

@@ -11,7 +11,7 @@ import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import test from 'ava';
 import OpenAI from 'openai';
 import { runCodex } from '../helpers/codex.ts';
-import { admin } from './ext-helpers.ts';
+import { admin } from '../helpers/ext-helpers.ts';
 import { KEY, replyChat, replyMessages, rig, type Scripted } from './responses-helpers.ts';
 
 /** The exec_command call Codex runs, then the answer once its output came back. */

@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { ADMIN_TOKEN, baseConfig, KEY2, startGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, startUpstream } from '../helpers/upstream.ts';
-import { admin } from './ext-helpers.ts';
+import { admin } from '../helpers/ext-helpers.ts';
 import { KEY, providerToml, replyMessages, rig } from './responses-helpers.ts';
 
 const MODEL = 'claude-sonnet-4-5';

@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import test from 'ava';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, replySse, startUpstream } from '../helpers/upstream.ts';
-import { admin, client, HI, json, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, client, HI, json, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 import { scrape, value } from './metrics-helpers.ts';
 
 test('a tap returning null before budget is a plugin error (500 naming it), never a budget bypass', async (t) => {

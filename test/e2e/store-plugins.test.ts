@@ -20,7 +20,7 @@ import { openStore } from '../../server/open-store.ts';
 import { serve } from '../../server/server.ts';
 import { baseConfig } from '../helpers/gateway.ts';
 import { tempPackage } from '../helpers/temp-plugin.ts';
-import { admin, client, gatewayWith, openaiUpstream } from './ext-helpers.ts';
+import { admin, client, gatewayWith, openaiUpstream } from '../helpers/ext-helpers.ts';
 
 const log = createLogger('silent');
 

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { replySse, startUpstream, toSse } from '../helpers/upstream.ts';
-import { json } from './ext-helpers.ts';
+import { json } from '../helpers/ext-helpers.ts';
 import { scrape, value } from './metrics-helpers.ts';
 
 const chunk = (content: string) => ({

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post } from './ext-helpers.ts';
+import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 /** Polls `fn` until it returns a value (background writes land within a second or two). */
 async function eventually<T>(fn: () => Promise<T | undefined>, ms = 5000): Promise<T | undefined> {

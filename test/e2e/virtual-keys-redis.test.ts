@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
-import { admin, adminJson, HI, json, openaiUpstream, post, providerSection } from './ext-helpers.ts';
+import { admin, adminJson, HI, json, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 /** docs/design.md "Store and processes": runtime provider and key changes reach every instance within 2 s. */
 const PROPAGATION_MS = 2000;

@@ -9,7 +9,7 @@ import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
-import { admin, adminJson, client, HI, json, openaiUpstream, post } from './ext-helpers.ts';
+import { admin, adminJson, client, HI, json, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5', 'text-embedding-3-small'];
 

@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.ts';
 import { baseConfig, KEY, spawnGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { fixture, replySse } from '../helpers/upstream.ts';
-import { HI, openaiUpstream, providerSection } from './ext-helpers.ts';
+import { HI, openaiUpstream, providerSection } from '../helpers/ext-helpers.ts';
 import { scrape, value } from './metrics-helpers.ts';
 
 async function tempConfig(t: { teardown(f: () => Promise<void>): void }, toml: string): Promise<string> {

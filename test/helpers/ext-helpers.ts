@@ -4,8 +4,8 @@
  */
 import type { ExecutionContext } from 'ava';
 import OpenAI from 'openai';
-import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { fixture, fixtureJson, replyJson, replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
+import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway, type TestGateway } from './gateway.ts';
+import { fixture, fixtureJson, replyJson, replySse, startUpstream, toSse, type MockUpstream } from './upstream.ts';
 
 export { ADMIN_TOKEN, KEY, KEY2 };
 
