@@ -5,13 +5,10 @@
  * failed request, a wrong token, the transfer size of a load, and a screenshot of every page
  * (kept in a temp dir whose path the test logs; GW_SCREENSHOTS=<dir> picks the dir).
  */
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import OpenAI from 'openai';
-import { mkdir, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
+import { openPage, screenshot, signIn } from '../helpers/console-page.ts';
 import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const EXTENSIONS = `[pricing."gpt-4o"]
@@ -33,31 +30,6 @@ const usageOf = (json: any) => ({
   prompt_tokens: 10 + String(json?.messages?.[0]?.content ?? json?.input ?? '').length,
   completion_tokens: json?.max_tokens ?? 5,
 });
-
-/** Where this run's screenshots go (created once, kept). */
-let shotDir: Promise<string> | undefined;
-async function shot(t: ExecutionContext, page: Page, name: string): Promise<string> {
-  shotDir ??= process.env.GW_SCREENSHOTS
-    ? mkdir(process.env.GW_SCREENSHOTS, { recursive: true }).then(() => process.env.GW_SCREENSHOTS!)
-    : mkdtemp(join(tmpdir(), 'gw-ui-shots-'));
-  const file = join(await shotDir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  t.log(`screenshot: ${file}`);
-  return file;
-}
-
-/** Opens /ui/ and signs in with `token`. */
-async function signIn(page: Page, url: string, token: string): Promise<void> {
-  await page.goto(`${url}/ui/`);
-  await page.getByLabel('Admin token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** Goes to a page of the console and waits for its heading. */
-async function open(page: Page, hash: string, heading: string): Promise<void> {
-  await page.goto(`${page.url().split('#')[0]}#/${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
 
 test('sign in → overview chart matches /v1/usage → create a key, use it, revoke it, refused → request log filtered to one failed request', async (t) => {
   const up = await openaiUpstream({ usageOf });
@@ -134,20 +106,20 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
       .textContent(),
     String(api.reduce((n, e) => n + e.requests, 0)),
   );
-  await shot(t, page, 'overview');
+  await screenshot(t, page, 'overview');
   await page.getByRole('button', { name: 'By key' }).click();
   await page.locator('[data-chart=requests] .legend', { hasText: 'second' }).waitFor();
-  await shot(t, page, 'overview-by-key');
+  await screenshot(t, page, 'overview-by-key');
 
   // keys: create one (shown once), use it, revoke it, see it refused
-  await open(page, 'keys', 'Keys');
+  await openPage(page, 'keys', 'Keys');
   await page.locator('tr[data-key=default]').waitFor();
   t.regex((await page.locator('tr[data-key=default]').textContent()) ?? '', /\$[\d.]+ of \$5\.00/);
   await page.getByLabel('Key name').fill('browser-key');
   await page.getByRole('button', { name: 'Create key' }).click();
   const secret = (await page.locator('code.new-key').textContent())!.trim();
   t.regex(secret, /^sk-[A-Za-z0-9_-]{32,}$/);
-  await shot(t, page, 'keys-created');
+  await screenshot(t, page, 'keys-created');
   const fresh = new OpenAI({ baseURL: gw.baseURL, apiKey: secret, maxRetries: 0 });
   t.is((await fresh.chat.completions.create({ model: 'gpt-4o', messages: HI })).choices[0]!.message.content, 'ok');
   const row = page.locator('tr[data-key=browser-key]');
@@ -159,17 +131,17 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   const refused = await fresh.chat.completions.create({ model: 'gpt-4o', messages: HI }).catch((e: unknown) => e as { status?: number });
   t.is((refused as { status?: number }).status, 401);
   t.false((await page.content()).includes(secret), 'the secret is gone from the page once dismissed by the revocation');
-  await shot(t, page, 'keys');
+  await screenshot(t, page, 'keys');
 
   // models & providers: health of the provider
-  await open(page, 'models', 'Models & providers');
+  await openPage(page, 'models', 'Models & providers');
   const provider = page.locator('tr[data-provider=up]');
   await provider.getByText(/req ·/).first().waitFor();
   t.regex((await provider.textContent()) ?? '', /closed/);
-  await shot(t, page, 'models');
+  await screenshot(t, page, 'models');
 
   // requests: filter down to the one failed request of key 'second'
-  await open(page, 'requests', 'Requests');
+  await openPage(page, 'requests', 'Requests');
   await page.locator('tr[data-request-id]').first().waitFor();
   await page.getByLabel('Status').selectOption('error');
   await page.getByLabel('Key').selectOption('second');
@@ -180,7 +152,7 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   await rows.first().click();
   const detail = page.getByRole('complementary', { name: 'Request details' });
   await detail.getByText(/upstream exploded/).waitFor();
-  await shot(t, page, 'requests');
+  await screenshot(t, page, 'requests');
 
   t.false(
     urls.some((u) => u.includes(ADMIN_TOKEN) || u.includes(secret)),
@@ -203,7 +175,7 @@ test('a wrong token or a gateway key shows what is wrong, not a blank page; phon
     .getByText(/The admin token was refused: invalid admin token/)
     .waitFor();
   t.is(await page.evaluate(() => sessionStorage.getItem('gw.adminToken')), null);
-  await shot(t, page, 'signin-wrong-token');
+  await screenshot(t, page, 'signin-wrong-token');
   await page.getByLabel('Admin token').fill(KEY);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page
@@ -218,15 +190,15 @@ test('a wrong token or a gateway key shows what is wrong, not a blank page; phon
     ['models', 'Models & providers'],
     ['requests', 'Requests'],
   ] as const) {
-    await open(page, hash, heading);
+    await openPage(page, hash, heading);
     await page.waitForLoadState('networkidle');
     // nothing wider than the screen: no sideways scrolling of the page
     t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= innerWidth + 1'), `${hash} fits 390 px`);
-    await shot(t, page, `phone-dark-${hash}`);
+    await screenshot(t, page, `phone-dark-${hash}`);
   }
   // the admin token stops working (config reloaded with another): signed out with the reason
   await page.evaluate(() => sessionStorage.setItem('gw.adminToken', 'sk-stale-admin-token-00000000000'));
-  await open(page, 'keys', 'Keys').catch(() => undefined);
+  await openPage(page, 'keys', 'Keys').catch(() => undefined);
   await page
     .getByRole('alert')
     .getByText(/no longer accepted/)

@@ -6,14 +6,12 @@
 as it fired, in light and dark mode, at phone width. Screenshots are kept in a
  * temp dir (GW_SCREENSHOTS=<dir> picks it).
  */
-import test, { type ExecutionContext } from 'ava';
-import { mkdir, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import test from 'ava';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
+import { openPage, screenshot, signIn } from '../helpers/console-page.ts';
 import { startUpstream } from '../helpers/upstream.ts';
-import { ADMIN_TOKEN, adminJson, gatewayWith, HI, KEY, openaiUpstream, post } from '../helpers/ext-helpers.ts';
+import { adminJson, gatewayWith, HI, KEY, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const EXTENSIONS = `[pricing."gpt-4o"]
 input_per_mtok = 2.5
@@ -30,24 +28,11 @@ default_budget = 5.0
 `;
 const usageOf = () => ({ prompt_tokens: 1000, completion_tokens: 100 });
 
-let shotDir: Promise<string> | undefined;
-async function shot(t: ExecutionContext, page: Page, name: string): Promise<void> {
-  shotDir ??= process.env.GW_SCREENSHOTS
-    ? mkdir(process.env.GW_SCREENSHOTS, { recursive: true }).then(() => process.env.GW_SCREENSHOTS!)
-    : mkdtemp(join(tmpdir(), 'gw-ui-shots-'));
-  const file = join(await shotDir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  t.log(`screenshot: ${file}`);
-}
-
 /** Signs in and opens the console page `hash` (its heading `heading`). */
-async function openPage(page: Page, url: string, hash: string, heading: string): Promise<void> {
-  await page.goto(`${url}/ui/`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+async function signInTo(page: Page, url: string, hash: string, heading: string): Promise<void> {
+  await signIn(page, url);
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  await page.goto(`${url}/ui/#/${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await openPage(page, hash, heading);
 }
 
 /** Classes and widths of the panels wider than their box. */
@@ -68,7 +53,7 @@ test('edit a key on the Keys page (budget, period, models), then the next reques
   const page = b.context.pages()[0] ?? (await b.context.newPage());
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  await openPage(page, gw.url, 'keys', 'Keys');
+  await signInTo(page, gw.url, 'keys', 'Keys');
   const row = page.locator('tr[data-key=team]');
   await row.waitFor();
   t.regex((await row.textContent()) ?? '', /team=ml/);
@@ -112,7 +97,7 @@ test('edit a key on the Keys page (budget, period, models), then the next reques
   await panel.locator('[data-resets]', { hasText: /-01 00:00 UTC/ }).waitFor();
   t.regex((await panel.locator('[data-period]').textContent()) ?? '', /^monthly from \d{4}-\d\d-01 00:00 UTC$/);
   await panel.locator('[data-history] tbody tr').first().waitFor();
-  await shot(t, page, 'keys-manage');
+  await screenshot(t, page, 'keys-manage');
 
   // rotate with a one-hour grace: the new secret works and so does the old one
   await panel.getByLabel('Grace period').selectOption('3600');
@@ -164,7 +149,7 @@ test('edit a key on the Keys page (budget, period, models), then the next reques
   await panel.waitFor();
   const overflow = await page.evaluate<string[]>(OVERFLOWING);
   t.deepEqual(overflow, []);
-  await shot(t, page, 'keys-manage-phone');
+  await screenshot(t, page, 'keys-manage-phone');
 });
 
 for (const colorScheme of ['light', 'dark'] as const)
@@ -189,13 +174,13 @@ format = "slack"
     // $0.0035 of $0.006: past 50%
     t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 1 }, KEY)).status, 200);
     const page = b.context.pages()[0] ?? (await b.context.newPage());
-    await openPage(page, gw.url, 'alerts', 'Alerts');
+    await signInTo(page, gw.url, 'alerts', 'Alerts');
     const row = page.locator('tr[data-alert^="budget:default:"]');
     await row.waitFor({ timeout: 15_000 });
     t.regex((await row.textContent()) ?? '', /warning.*budget.*key 'default' has spent 58% of its \$0\.006 lifetime budget \(threshold 50%\)/);
     t.regex((await page.locator('ul.plain').first().textContent()) ?? '', /ops-slack\s*slack/);
     t.deepEqual(await page.evaluate<string[]>(OVERFLOWING), []);
     t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= innerWidth + 1'), 'the page fits 390 px');
-    await shot(t, page, `alerts-phone-${colorScheme}`);
+    await screenshot(t, page, `alerts-phone-${colorScheme}`);
     t.is(hook.received.length, 1);
   });

@@ -7,10 +7,10 @@
  */
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
+import { openPage, signIn } from '../helpers/console-page.ts';
 import { baseConfig, startGateway } from '../helpers/gateway.ts';
-import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
+import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 const CHEAP = Array.from({ length: 8 }, (_, i) => `cheap-${i + 1}`);
 const DEAR = ['opus-a', 'opus-b'];
@@ -34,17 +34,6 @@ default_budget = 1000000.0
 [extensions.request_log]
 `;
 const LIMITED = 'sk-limited-key-000000000000000000';
-
-async function signIn(page: Page, url: string): Promise<void> {
-  await page.goto(`${url}/ui/`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-async function open(page: Page, hash: string, heading: string): Promise<void> {
-  await page.goto(`${page.url().split('#')[0]}#/${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
 
 /** "$1.23" → 1.23 */
 const dollars = (s: string) => Number(s.replace(/[$,]/g, ''));
@@ -122,7 +111,7 @@ test('requests: newest arrival first, with dates; the status filter offers 400, 
 
   const page = b.context.pages()[0] ?? (await b.context.newPage());
   await signIn(page, gw.url);
-  await open(page, 'requests', 'Requests');
+  await openPage(page, 'requests', 'Requests');
   await page.locator('table.log tbody tr').nth(1).waitFor();
   const times = await page.locator('table.log tbody td[data-label="Time"] time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')!));
   t.is(times.length, 2);
@@ -183,7 +172,7 @@ test('phone width (390 px), light and dark: no card on any page is wider than it
       ['requests', 'Requests'],
       ['traces', 'Traces'],
     ] as const) {
-      await open(page, hash, heading);
+      await openPage(page, hash, heading);
       await page.waitForLoadState('networkidle');
       const over = await page.evaluate<string[]>(
         // a card wider than its box, or a box that scrolls sideways (what it cuts off is out of sight)
@@ -268,7 +257,7 @@ test('Models page: the per-model latency chart shows the model the mock made slo
   await sleep(1300); // the sketches are written once a second
   const page = b.context.pages()[0] ?? (await b.context.newPage());
   await signIn(page, gw.url);
-  await open(page, 'models', 'Models & providers');
+  await openPage(page, 'models', 'Models & providers');
   const cells = page.locator('figure[data-chart="model-latency"] td[data-series]');
   await cells.first().waitFor({ state: 'attached' });
   const values = await cells.evaluateAll((els) => els.map((e) => [e.getAttribute('data-series'), Number(e.getAttribute('data-value'))] as const));

@@ -7,9 +7,10 @@
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
+import { signIn } from '../helpers/console-page.ts';
 import { baseConfig, startGateway } from '../helpers/gateway.ts';
 import { fixtureJson, replyJson, startUpstream } from '../helpers/upstream.ts';
-import { ADMIN_TOKEN, admin, client, KEY2, providerSection } from '../helpers/ext-helpers.ts';
+import { admin, client, KEY2, providerSection } from '../helpers/ext-helpers.ts';
 
 /** Per model: what the upstream reports (gpt-4o reads 80% of its prompt from the cache, with reasoning; the mini none). */
 const USAGE: Record<string, object> = {
@@ -50,9 +51,7 @@ test('overview: cache hit rate over the range, per model and per key, as /v1/usa
   t.is(rate(lifetime), 240 / 350);
 
   const page = b.context.pages()[0] ?? (await b.context.newPage());
-  await page.goto(`${gw.url}/ui/`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, gw.url);
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   const tile = page.locator('.tile').filter({ has: page.locator('.label', { hasText: /^Cache hit rate$/ }) });
   await tile.locator('.value', { hasText: '%' }).waitFor();

@@ -1,0 +1,36 @@
+/**
+ * Steps the console's browser tests share: sign in, open a page by its hash and wait for its
+ * heading, take a screenshot (into GW_SCREENSHOTS when set, else a temp dir made once per file).
+ */
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecutionContext } from 'ava';
+import type { Page } from 'playwright-core';
+import { ADMIN_TOKEN } from './gateway.ts';
+
+/** Opens `${url}/ui/` and signs in with `token` (default the test gateways' admin token). */
+export async function signIn(page: Page, url: string, token = ADMIN_TOKEN): Promise<void> {
+  await page.goto(`${url}/ui/`);
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Goes to the console page `#/<hash>` of the signed-in page and waits for its heading. */
+export async function openPage(page: Page, hash: string, heading: string): Promise<void> {
+  await page.goto(`${page.url().split('#')[0]}#/${hash}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+let shotDir: Promise<string> | undefined;
+
+/** A full-page screenshot named `<name>.png`; its path is logged and answered. */
+export async function screenshot(t: ExecutionContext, page: Page, name: string): Promise<string> {
+  shotDir ??= process.env.GW_SCREENSHOTS
+    ? mkdir(process.env.GW_SCREENSHOTS, { recursive: true }).then(() => process.env.GW_SCREENSHOTS!)
+    : mkdtemp(join(tmpdir(), 'gw-ui-shots-'));
+  const file = join(await shotDir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  t.log(`screenshot: ${file}`);
+  return file;
+}
