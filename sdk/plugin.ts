@@ -201,3 +201,5 @@ export { snippet } from '../core/http/upstream.ts';
 export { setOwn } from '../core/own.ts';
 // a tool call's arguments as the object a Messages or Gemini tool_use/functionCall carries
 export { toToolInput } from './tool-input.ts';
+// a common-format `stop` as the list Messages and Gemini take
+export { stopSequences } from './stop-sequences.ts';

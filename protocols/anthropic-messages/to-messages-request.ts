@@ -5,7 +5,7 @@
  *
  * @see https://docs.anthropic.com/en/api/messages
  */
-import { badRequest, type ChatRequest, own, quoted } from 'gw/plugin';
+import { badRequest, type ChatRequest, own, quoted, stopSequences } from 'gw/plugin';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
 import { mapTools, stripSchemaDialect } from './map-tools.ts';
 import { defaultMaxTokens, hasFixedSampling, supportsStructuredOutputs, thinkingStyle } from './model-capabilities.ts';
@@ -151,13 +151,6 @@ function maxTokens(req: ChatRequest, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw badRequest(`${field} must be a non-negative integer`, field);
   return value;
-}
-
-function stopSequences(stop: ChatRequest['stop']): string[] | undefined {
-  if (stop === undefined || stop === null) return undefined;
-  const list = typeof stop === 'string' ? [stop] : stop;
-  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) throw badRequest('stop must be a string or an array of strings', 'stop');
-  return list.length > 0 ? list : undefined;
 }
 
 /**

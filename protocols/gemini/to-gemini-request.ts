@@ -5,7 +5,7 @@
  * @see https://ai.google.dev/gemini-api/docs/structured-output
  * @see https://ai.google.dev/gemini-api/docs/thinking
  */
-import { badRequest, type ChatRequest, quoted } from 'gw/plugin';
+import { badRequest, type ChatRequest, quoted, stopSequences } from 'gw/plugin';
 import { convertMessages } from './convert-messages.ts';
 import { convertToolChoice, convertTools, withoutSchemaKeyword } from './map-tools.ts';
 import type { GenerateContentRequest, GenerationConfig, ThinkingConfig } from './types.ts';
@@ -106,13 +106,6 @@ function toGenerationConfig(req: ChatRequest): GenerationConfig {
   Object.assign(config, responseFormat(req.response_format));
   set('thinkingConfig', thinkingConfig(req.reasoning_effort));
   return config;
-}
-
-function stopSequences(stop: ChatRequest['stop']): string[] | undefined {
-  if (stop === undefined || stop === null) return undefined;
-  const list = typeof stop === 'string' ? [stop] : stop;
-  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) throw badRequest('stop must be a string or an array of strings', 'stop');
-  return list.length > 0 ? list : undefined;
 }
 
 /** json_object → JSON mime type; json_schema → JSON mime type + `responseJsonSchema`. */
