@@ -38,7 +38,7 @@ schedule_delay_ms = 20
 metrics_interval_ms = 100
 `),
   );
-  const gw = await spawnGateway(['serve', '--config', file, '--workers', '2'], { timeoutMs: 30_000 });
+  const gw = await spawnGateway(['serve', '--config', file, '--workers', '2']);
   t.teardown(() => {
     if (gw.child.exitCode === null) gw.child.kill('SIGKILL');
   });

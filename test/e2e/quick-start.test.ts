@@ -27,7 +27,7 @@ test("the quick start: the README's request on the example config, then /ui with
   const dir = await mkdtemp(join(tmpdir(), 'gw-quick-'));
   const config = join(dir, 'gateway.toml');
   await copyFile(EXAMPLE, config);
-  const gw = await spawnGateway(['serve', '--config', config, '--bind', '127.0.0.1:0'], { timeoutMs: 30_000 });
+  const gw = await spawnGateway(['serve', '--config', config, '--bind', '127.0.0.1:0']);
   t.teardown(async () => {
     gw.child.kill('SIGTERM');
     await gw.exited;

@@ -77,7 +77,7 @@ test('--workers 2 on Redis: one startup line, connections spread over both worke
   const up = await openaiUpstream();
   t.teardown(() => up.close());
   const file = await tempConfig(t, baseConfig(`${providerSection(up)}\n[store]\nurl = "${redis.url}"\n`));
-  const gw = await spawnGateway(['serve', '--config', file, '--workers', '2'], { timeoutMs: 30_000 });
+  const gw = await spawnGateway(['serve', '--config', file, '--workers', '2']);
   t.teardown(() => {
     if (gw.child.exitCode === null) gw.child.kill('SIGKILL');
   });

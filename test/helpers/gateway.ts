@@ -109,12 +109,15 @@ export interface GatewayProcess {
 /**
  * Runs `gw <args>` as a subprocess (`node [nodeArgs] cli/gw.js <args>`) and waits for its
  * startup line.
- * @throws when it exits or prints no startup line within `timeoutMs`.
+ * @throws when it exits or prints no startup line within `timeoutMs` (default 60 s).
  */
 export async function spawnGateway(
   args: string[],
   opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<GatewayProcess> {
+  // a start takes about a second alone; a file's tests start several at once beside other
+  // files' processes, and ten starts at once on 2 cores were seen to take 15-25 s
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), GW_BIN, ...args], {
     cwd: opts.cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...opts.env },
@@ -129,8 +132,8 @@ export async function spawnGateway(
     const t = setTimeout(() => {
       // the caller never gets the child: do not leave it running
       child.kill('SIGKILL');
-      reject(new Error(`gw did not start within ${opts.timeoutMs ?? 15000} ms\nstdout: ${out}\nstderr: ${err}`));
-    }, opts.timeoutMs ?? 15_000);
+      reject(new Error(`gw did not start within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
+    }, timeoutMs);
     const check = () => {
       const m = /listening on (\S+) \(/.exec(out);
       if (m) {
