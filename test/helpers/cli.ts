@@ -14,7 +14,7 @@ export interface CliResult {
 
 /**
  * Runs `gw <args>` to completion with `env` added to the test's environment.
- * Rejects when it runs longer than `timeoutMs` (default 20 s).
+ * Rejects when it runs longer than `timeoutMs` (default 60 s: a start under load may take 15-25 s).
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, opts: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
@@ -29,8 +29,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, opts: { cwd?
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     const t = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`gw ${args.join(' ')} ran over ${opts.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 20_000);
+      reject(new Error(`gw ${args.join(' ')} ran over ${opts.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(t);

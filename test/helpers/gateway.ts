@@ -81,7 +81,7 @@ export async function startGateway(
 
 const GW_BIN = fileURLToPath(new URL('../../cli/gw.js', import.meta.url));
 
-/** Runs `gw <args>` as a subprocess to its exit (killed after 15 s); its exit code and output. */
+/** Runs `gw <args>` as a subprocess to its exit (killed after 60 s, as a start under load may take 15-25 s); its exit code and output. */
 export function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [GW_BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -89,7 +89,7 @@ export function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const kill = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.once('exit', (code) => {
       clearTimeout(kill);
       resolve({ code, stdout, stderr });
