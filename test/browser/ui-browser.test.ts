@@ -8,6 +8,8 @@
 import test from 'ava';
 import OpenAI from 'openai';
 import { browserFor } from '../helpers/browser.ts';
+import { chatCompletion } from '../helpers/completion.ts';
+import { replyJson } from '../helpers/upstream.ts';
 import { openPage, screenshot, signIn } from '../helpers/console-page.ts';
 import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
@@ -50,17 +52,7 @@ test('sign in → overview chart matches /v1/usage → create a key, use it, rev
   });
   t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI }, KEY2)).status, 502);
   up.handle((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'x',
-        object: 'chat.completion',
-        created: 1,
-        model: 'gpt-4o',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-      }),
-    );
+    replyJson(res, 200, chatCompletion('ok', 'gpt-4o'));
   });
 
   const page = b.context.pages()[0] ?? (await b.context.newPage());

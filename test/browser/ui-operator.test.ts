@@ -8,6 +8,8 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { browserFor } from '../helpers/browser.ts';
+import { chatCompletion } from '../helpers/completion.ts';
+import { replyJson } from '../helpers/upstream.ts';
 import { openPage, signIn } from '../helpers/console-page.ts';
 import { baseConfig, startGateway } from '../helpers/gateway.ts';
 import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
@@ -91,17 +93,7 @@ test('requests: newest arrival first, with dates; the status filter offers 400, 
   // a slow request arrives first and ends last; a quick one arrives while it is in flight
   up.handle(async (req, res) => {
     if (req.json?.messages?.[0]?.content === 'slow') await sleep(600);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'x',
-        object: 'chat.completion',
-        created: 1,
-        model: 'gpt-4o',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-      }),
-    );
+    replyJson(res, 200, chatCompletion('ok', 'gpt-4o'));
   });
   const slow = client(gw).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'slow' }] });
   await sleep(150);

@@ -6,6 +6,7 @@
  * committed is not acknowledged.
  */
 import test from 'ava';
+import { chatCompletion } from '../helpers/completion.ts';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from '../helpers/cli.ts';
 import { baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { haveRedisServer, redisFor, startRedis } from '../helpers/redis.ts';
-import { replySse, startUpstream, toSse } from '../helpers/upstream.ts';
+import { replyJson, replySse, startUpstream, toSse } from '../helpers/upstream.ts';
 import { admin, ADMIN_TOKEN, HI, json, KEY, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
 const PRICING = '[pricing."gpt-4o"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n[pricing."text-embedding-3-small"]\ninput_per_mtok = 1\noutput_per_mtok = 0\n';
@@ -166,17 +167,7 @@ test('nothing acknowledged is lost: an answer whose usage cannot be committed is
       };
       return replySse(res, toSse([chunk('Hel'), chunk('lo', 'stop'), usage]));
     }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'x',
-        object: 'chat.completion',
-        created: 1,
-        model: 'gpt-4o',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-      }),
-    );
+    replyJson(res, 200, chatCompletion('hi', 'gpt-4o', { prompt_tokens: 5, completion_tokens: 2 }));
   });
   t.teardown(() => up.close());
   const g = await gw(t, r.url, providerSection(up), '[extensions.usage]\n');

@@ -19,7 +19,7 @@
  */
 import { TraceFlags } from '@opentelemetry/api';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
-import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 
 /** New traces a second that enter the recent list (the console's trace view). */
 export const RECENT_TRACES_PER_SECOND = 20;
@@ -87,7 +87,7 @@ export class SpanAccount implements SpanExporter {
   }
 
   /** Keeps `span` in the recent list once exported (call before it ends). */
-  markRecent(span: Span | ReadableSpan | object): void {
+  markRecent(span: object): void {
     this.marked.add(span);
   }
 
