@@ -1,7 +1,7 @@
 /**
  * onResponse's `value`: the answer as an object when gw parsed it anyway, so a tap (the otel
  * extension reads the response id, model and finish reasons) need not parse the body again.
- * A native answer hands its format's parse; a common-format answer sent as the upstream's
+ * A native answer (Messages, Gemini) hands its format's parse; a common-format answer sent as the upstream's
  * bytes hands the completion the kernel read; an answer a translation built has none.
  */
 import test from 'ava';
@@ -39,11 +39,13 @@ export default defineExtension({
   );
   const up = await startUpstream((req, res) => {
     if (req.url.startsWith('/v1/messages')) return void replyJson(res, 200, JSON.parse(fixture('anthropic/vercel-ai/anthropic-text.json')));
+    if (req.url.includes(':generateContent')) return void replyJson(res, 200, JSON.parse(fixture('gemini/vercel-ai/google-text.json')));
     return void replyJson(res, 200, JSON.parse(fixture('openai/spec-examples/chat.default.response.json')));
   });
   const gw = await startGateway(
     baseConfig(`[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmodels = ["claude-x"]\n
 [providers.oa]\nkind = "openai"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-x"]\n
+[providers.gem]\nkind = "gemini"\napi_key = "gk-0123456789"\nbase_url = "${up.origin}"\nmodels = ["gem-x"]\n
 [extensions.${name}]\n`),
   );
   t.teardown(async () => {
@@ -57,10 +59,12 @@ export default defineExtension({
   t.is((await post('/v1/chat/completions', { model: 'gpt-x', messages: msg.messages })).status, 200);
   t.is((await post('/v1/messages', { model: 'claude-x', ...msg })).status, 200);
   t.is((await post('/v1/messages', { model: 'gpt-x', ...msg })).status, 200);
+  t.is((await post('/v1beta/models/gem-x:generateContent', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] })).status, 200);
   const seen = (globalThis as Record<string, unknown>)[slot] as Seen[];
   t.deepEqual(seen, [
     { route: 'chat', model: 'gpt-x', hasValue: true, same: true },
     { route: 'messages', model: 'claude-x', hasValue: true, same: true },
     { route: 'messages', model: 'gpt-x', hasValue: false, same: true },
+    { route: 'gemini', model: 'gem-x', hasValue: true, same: true },
   ]);
 });
