@@ -36,6 +36,21 @@ export async function abba<S, R>(
   return out;
 }
 
+/**
+ * The added cost of `on` over `off` (each run returns a number, e.g. µs of CPU per request):
+ * one discarded run of each first (the JIT settles), then `cycles` ABBA cycles; each cycle's
+ * delta is (on + on − off − off) / 2. Returns the median cycle's delta and every cycle's.
+ */
+export async function abbaDelta(cycles: number, off: () => Promise<number>, on: () => Promise<number>): Promise<{ median: number; cycles: number[] }> {
+  await off();
+  await on();
+  const r = await abba(off, on, cycles, (run) => run());
+  const deltas: number[] = [];
+  for (let c = 0; c < cycles; c++) deltas.push((r.on[2 * c]! + r.on[2 * c + 1]! - r.off[2 * c]! - r.off[2 * c + 1]!) / 2);
+  const sorted = deltas.toSorted((x, y) => x - y);
+  return { median: sorted[Math.floor(sorted.length / 2)]!, cycles: deltas };
+}
+
 /** One upstream and two gw processes on it (`off`, `on`), and the phase options of a run at `connections`. */
 export interface Pair {
   up: Upstream;

@@ -17,28 +17,19 @@ import { RequestContext } from '../core/context.ts';
 import { createHooks, type FinishedRequest } from '../core/hooks.ts';
 import { keyInfo } from '../core/keys.ts';
 import { createLogger } from '../server/log.ts';
-import type { GatewayInfo } from '../core/plugins/contract.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';
 import alerts from '../plugins/extensions/alerts/index.ts';
 import { BUDGET_SETTLED } from '../sdk/facts.ts';
+import { abbaDelta } from './abba.ts';
+import { microGateway, setupExtension } from './micro-gateway.ts';
 
 const N = Number(process.env.MICRO_REQUESTS ?? 200_000);
 const CYCLES = Number(process.env.MICRO_CYCLES ?? 3);
 const log = createLogger('error');
 const KEY = keyInfo('default', { budget: 10 });
-const info: GatewayInfo = {
-  maxCost: () => 0,
-  priced: () => true,
-  resolveModel: (m) => m,
-  models: () => ['m'],
-  keyNames: () => ['default'],
-  key: () => KEY,
-  keyTags: () => undefined,
+const info = microGateway(KEY, 'm', {
   providers: () => [{ name: 'upstream', kind: 'openai', circuit: 'closed', health: () => ({ last_5m: { served: 0 } }) as never }],
-  now: () => Date.now(),
-  version: '0',
-  maxBodyBytes: 33_554_432,
-};
+});
 
 const SECTION = {
   webhooks: [{ name: 'sink', url: 'http://127.0.0.1:9/hook' }],
@@ -57,18 +48,7 @@ async function run(withAlerts: boolean, spentPct: number): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-alerts-micro-'));
   const store = await openLevelStore(dir);
   const hooks = createHooks();
-  const handle = withAlerts
-    ? await alerts.setup({
-        name: 'alerts',
-        config: alerts.configSchema.parse(SECTION),
-        store: store.namespace('ext:alerts'),
-        hooks,
-        log,
-        routes: { get() {}, post() {}, delete() {} },
-        gateway: info,
-        metrics: { counter() {}, gauge() {} },
-      })
-    : undefined;
+  const handle = withAlerts ? await setupExtension(alerts, SECTION, hooks, info, log, store.namespace('ext:alerts')) : undefined;
   const settled = { key: 'default', spentUsd: spentPct / 10, costUsd: 0.001, budgetUsd: 10, period: undefined, periodStart: undefined, resetsAt: undefined };
   const one = (i: number) => {
     const rc = new RequestContext(
@@ -143,19 +123,12 @@ export const ALERTS_EVAL = 'alerts-eval';
 export async function measureAlerts(cycles = CYCLES): Promise<AlertsEvalRow[]> {
   const rows: AlertsEvalRow[] = [];
   for (const pct of [30, 85]) {
-    // one discarded run of each first: the JIT settles before anything is counted
-    await run(false, pct);
-    await run(true, pct);
-    const deltas: number[] = [];
-    for (let c = 0; c < cycles; c++) {
-      const a1 = await run(false, pct);
-      const b1 = await run(true, pct);
-      const b2 = await run(true, pct);
-      const a2 = await run(false, pct);
-      deltas.push((b1 + b2 - a1 - a2) / 2);
-    }
-    const sorted = [...deltas].sort((x, y) => x - y);
-    rows.push({ what: `spent ${pct}% of the budget`, usPerRequest: sorted[Math.floor(sorted.length / 2)]!, cycles: deltas });
+    const d = await abbaDelta(
+      cycles,
+      () => run(false, pct),
+      () => run(true, pct),
+    );
+    rows.push({ what: `spent ${pct}% of the budget`, usPerRequest: d.median, cycles: d.cycles });
   }
   return rows;
 }

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { RequestContext } from '../core/context.ts';
 import { createHooks, type FinishedRequest } from '../core/hooks.ts';
 import { createLogger } from '../server/log.ts';
-import type { ExtensionPlugin, GatewayInfo } from '../core/plugins/contract.ts';
+import type { ExtensionPlugin } from '../core/plugins/contract.ts';
+import { microGateway, setupExtension } from './micro-gateway.ts';
 import { keyInfo } from '../core/keys.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';
 import requestLog from '../plugins/extensions/request_log/index.ts';
@@ -22,40 +23,14 @@ const N = Number(process.env.MICRO_REQUESTS ?? 40_000);
 const CONCURRENCY = Number(process.env.MICRO_CONCURRENCY ?? 10);
 const log = createLogger('error');
 const KEY = keyInfo('default');
-const info: GatewayInfo = {
-  maxCost: (_m, prompt, output) => (prompt * 1 + output * 2) / 1e6,
-  priced: () => true,
-  resolveModel: (m) => m,
-  models: () => ['m'],
-  keyNames: () => ['default'],
-  key: () => KEY,
-  keyTags: () => undefined,
-  providers: () => [],
-  now: () => Date.now(),
-  version: '0',
-  maxBodyBytes: 33_554_432,
-};
+const info = microGateway(KEY, 'm', { maxCost: (_m, prompt, output) => (prompt * 1 + output * 2) / 1e6 });
 
 async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<string, unknown>]>): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-micro-'));
   const store = await openLevelStore(dir);
   const hooks = createHooks();
   const handles = [];
-  for (const [plugin, section] of sections) {
-    const routes = { get() {}, post() {}, delete() {} };
-    handles.push(
-      await plugin.setup({
-        name: plugin.name,
-        config: plugin.configSchema.parse(section),
-        store: store.namespace(`ext:${plugin.name}`),
-        hooks,
-        log,
-        routes,
-        gateway: info,
-        metrics: { counter() {}, gauge() {} },
-      }),
-    );
-  }
+  for (const [plugin, section] of sections) handles.push(await setupExtension(plugin, section, hooks, info, log, store.namespace(`ext:${plugin.name}`)));
   const one = async (i: number) => {
     const t0 = performance.now();
     const rc = new RequestContext(

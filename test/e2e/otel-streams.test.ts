@@ -21,6 +21,10 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
   GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
   GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI,
+  METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+  METRIC_GEN_AI_SERVER_REQUEST_DURATION,
+  METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
+  METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
 } from '@opentelemetry/semantic-conventions/incubating';
 import test from 'ava';
 import { fixture, replyJson, replySse } from '../helpers/upstream.ts';
@@ -77,6 +81,44 @@ for (const [name, path, body] of STREAMS) {
     );
   });
 }
+
+test('a stream’s GenAI metrics: attempt and request durations and time to first token in seconds, each value in its bucket', async (t) => {
+  const { rx, gw } = await setupOtel(
+    t,
+    (_r, res) => replySse(res, CHAT_SSE, { delayMs: 2 }),
+    (o) => localProvider(o, [MODEL]),
+  );
+  const t0 = performance.now();
+  const res = await post(`${gw.baseURL}/chat/completions`, { model: MODEL, stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+  await res.text();
+  const wallS = (performance.now() - t0) / 1000;
+  const names = [
+    METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+    METRIC_GEN_AI_SERVER_REQUEST_DURATION,
+    METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
+    METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
+  ];
+  for (let i = 0; i < 100 && !names.every((n) => rx.points.some((p) => p.metric === n)); i++) await new Promise((r) => setTimeout(r, 30));
+  const point = (n: string) => {
+    const p = rx.points.find((x) => x.metric === n);
+    if (!p) throw new Error(`no ${n} point`);
+    return p;
+  };
+  for (const n of names) {
+    const p = point(n);
+    t.is(p.count, 1, n);
+    // seconds of this one request, never an epoch mixed with a monotonic clock
+    t.true(p.sum > 0 && p.sum <= wallS, `${n}: ${p.sum} s of a ${wallS} s request`);
+    const bucket = p.bounds.findIndex((b) => p.sum <= b);
+    t.is(p.counts[bucket === -1 ? p.bounds.length : bucket], 1, n);
+    t.is(
+      p.counts.reduce((a, b) => a + b, 0),
+      1,
+      n,
+    );
+  }
+  t.true(point(METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN).sum <= point(METRIC_GEN_AI_SERVER_REQUEST_DURATION).sum);
+});
 
 test('a stream cut mid-way: its CLIENT span ends in error with the code, after a first-token event', async (t) => {
   const { rx, gw } = await setupOtel(

@@ -41,6 +41,8 @@ export interface ReceivedPoint {
   count: number;
   sum: number;
   bounds: number[];
+  /** counts[i]: values in (bounds[i-1], bounds[i]]; the last, above every bound. */
+  counts: number[];
 }
 
 export type ReceiverMode = 'ok' | 'hang' | 'fail';
@@ -202,6 +204,7 @@ function flattenPoints(msg: Any): ReceivedPoint[] {
             count: Number(p.count),
             sum: Number(p.sum),
             bounds: p.explicitBounds ?? [],
+            counts: (p.bucketCounts ?? []).map(Number),
           });
   return out;
 }

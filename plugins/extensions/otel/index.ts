@@ -14,7 +14,6 @@
  */
 import { defineExtension, redactUrl } from 'gw/plugin';
 import { configSchema, resolveSettings } from './config.ts';
-import { GenAiMetrics } from './metrics.ts';
 import { parseSpanQuery, tracesOf } from './recent.ts';
 import { createTelemetry } from './telemetry.ts';
 import { RequestTracer } from './tracer.ts';
@@ -31,9 +30,9 @@ export default defineExtension({
       return;
     }
     const telemetry = createTelemetry(s, gateway.version);
-    const genai = telemetry.meter ? new GenAiMetrics(telemetry.meter) : undefined;
+    const genai = telemetry.metrics;
     const account = telemetry.account;
-    const tracer = new RequestTracer(telemetry.tracer, s, genai, account);
+    const tracer = new RequestTracer(telemetry.spans, s, genai, account);
 
     hooks.onArrival.tap(PLUGIN_NAME, (a) => tracer.arrival(a));
     hooks.onUpstreamStart.tap(PLUGIN_NAME, (rc, at) => tracer.upstreamStart(rc, at));

@@ -4,7 +4,6 @@
  * upstreams (operation duration, token usage, per attempt) and a GenAI server towards its
  * clients (time to first token, time per output token, request duration, per request).
  */
-import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
 import {
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
@@ -12,6 +11,7 @@ import {
   METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
   METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { DeltaHistogram } from './histograms.ts';
 
 // the conventions' ExplicitBucketBoundaries for each instrument
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
@@ -19,17 +19,16 @@ const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0];
 const TPOT_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5];
 
-/** The instruments gw records into. */
+/** The instruments gw records into (histograms.ts: aggregated by gw, exported by the SDK's reader). */
 export class GenAiMetrics {
-  readonly operationDuration: Histogram;
-  readonly tokenUsage: Histogram;
-  readonly timeToFirstToken: Histogram;
-  readonly timePerOutputToken: Histogram;
-  readonly requestDuration: Histogram;
+  readonly operationDuration: DeltaHistogram;
+  readonly tokenUsage: DeltaHistogram;
+  readonly timeToFirstToken: DeltaHistogram;
+  readonly timePerOutputToken: DeltaHistogram;
+  readonly requestDuration: DeltaHistogram;
 
-  constructor(meter: Meter) {
-    const h = (name: string, description: string, unit: string, buckets: number[]) =>
-      meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: buckets } });
+  constructor() {
+    const h = (name: string, description: string, unit: string, buckets: number[]) => new DeltaHistogram(name, description, unit, buckets);
     this.operationDuration = h(METRIC_GEN_AI_CLIENT_OPERATION_DURATION, 'GenAI operation duration (each upstream attempt)', 's', DURATION_BUCKETS);
     this.tokenUsage = h(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, 'Number of input and output tokens used', '{token}', TOKEN_BUCKETS);
     this.timeToFirstToken = h(METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN, 'Time to generate first token for successful responses', 's', TTFT_BUCKETS);
@@ -41,9 +40,9 @@ export class GenAiMetrics {
     );
     this.requestDuration = h(METRIC_GEN_AI_SERVER_REQUEST_DURATION, 'Generative AI server request duration such as time-to-last byte', 's', DURATION_BUCKETS);
   }
-}
 
-/** Records `v` when `m` is on (metrics = true). */
-export function record(h: Histogram | undefined, v: number, a: Attributes): void {
-  if (h !== undefined && Number.isFinite(v) && v >= 0) h.record(v, a);
+  /** Every instrument, for the producer. */
+  all(): DeltaHistogram[] {
+    return [this.operationDuration, this.tokenUsage, this.timeToFirstToken, this.timePerOutputToken, this.requestDuration];
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * Counts every span on its way out and keeps the last ones exported for the console. It sits
- * twice in the pipeline: `front`, the processor the tracer provider calls, in front of the
+ * twice in the pipeline: `front`, the processor an ended span goes to (span.ts), in front of the
  * batch processor; and as the batch processor's exporter, in front of the OTLP exporter.
  *
  *   span ended ─▶ front ─▶ BatchSpanProcessor (queue ≤ max) ─▶ this.export ─▶ OTLP exporter
@@ -35,7 +35,7 @@ export class SpanAccount implements SpanExporter {
   droppedQueueFull = 0;
   /** Spans in exports that failed or timed out. */
   droppedExportFailed = 0;
-  /** The processor the tracer provider calls; set by `watch`. */
+  /** The processor ended spans go to; set by `watch`. */
   front: SpanProcessor = NOOP;
   private readonly inner: SpanExporter;
   private readonly maxQueue: number;

@@ -1,6 +1,7 @@
 /**
- * The OpenTelemetry SDK objects of one gateway: a tracer provider whose batch span processor
- * has a bounded queue and exports over OTLP/HTTP (protobuf or JSON), and a meter provider
+ * The OpenTelemetry SDK objects of one gateway: gw's spans (span.ts), sampled by the SDK's
+ * parent-based ratio sampler and ended into the SDK's batch span processor, which has a
+ * bounded queue and exports over OTLP/HTTP (protobuf or JSON); and a meter provider
  * exporting the GenAI metrics the same way. Nothing is registered globally (several gateways
  * share a test process; gw's own spans are its only spans), so contexts are passed explicitly.
  *
@@ -9,26 +10,28 @@
  * not fit or fails is dropped and counted (SpanAccount, `gw_otel_spans_dropped_total`).
  */
 import { randomUUID } from 'node:crypto';
-import type { Tracer } from '@opentelemetry/api';
-import type { Meter } from '@opentelemetry/api';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { OtelSettings } from './config.ts';
+import { HistogramProducer } from './histograms.ts';
+import { GenAiMetrics } from './metrics.ts';
 import { SpanAccount } from './span-account.ts';
+import { SpanFactory } from './span.ts';
 
 /** The instrumentation scope gw's spans and metrics carry. */
 export const SCOPE = 'gw';
 
 export interface Telemetry {
-  readonly tracer: Tracer;
-  /** undefined when `metrics = false`. */
-  readonly meter: Meter | undefined;
+  /** Starts the spans; the ended ones go to the batch processor. */
+  readonly spans: SpanFactory;
+  /** The GenAI histograms; undefined when `metrics = false`. */
+  readonly metrics: GenAiMetrics | undefined;
   /** Spans queued, exported, dropped; the recent ones for the console. */
   readonly account: SpanAccount;
   /** Exports what is queued (spans and metrics). */
@@ -55,14 +58,13 @@ export function createTelemetry(s: OtelSettings, version: string): Telemetry {
     exportTimeoutMillis: s.exportTimeoutMs + 1000,
   });
   account.watch(processor);
-  const tracerProvider = new TracerProvider({
-    resource,
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.samplingRatio) }),
-    spanProcessors: [account.front],
-  });
+  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.samplingRatio) });
+  const spans = new SpanFactory(sampler, resource, { name: SCOPE, version }, account.front);
 
   let meterProvider: MeterProvider | undefined;
+  let metrics: GenAiMetrics | undefined;
   if (s.metrics) {
+    metrics = new GenAiMetrics();
     const metricUrl = base === undefined ? undefined : `${base}/v1/metrics`;
     // delta: each process exports its own increments, so instances and --workers add up at the backend
     const opts = { ...common, url: metricUrl, temporalityPreference: AggregationTemporality.DELTA };
@@ -74,20 +76,21 @@ export function createTelemetry(s: OtelSettings, version: string): Telemetry {
           exporter,
           exportIntervalMillis: s.metricsIntervalMs,
           exportTimeoutMillis: Math.min(s.metricsIntervalMs, s.exportTimeoutMs),
+          metricProducers: [new HistogramProducer({ name: SCOPE, version }, metrics.all())],
         }),
       ],
     });
   }
 
   return {
-    tracer: tracerProvider.getTracer(SCOPE, version),
-    meter: meterProvider?.getMeter(SCOPE, version),
+    spans,
+    metrics,
     account,
     async flush() {
-      await Promise.allSettled([tracerProvider.forceFlush(), meterProvider?.forceFlush()]);
+      await Promise.allSettled([account.front.forceFlush(), meterProvider?.forceFlush()]);
     },
     async shutdown() {
-      await Promise.allSettled([tracerProvider.shutdown(), meterProvider?.shutdown()]);
+      await Promise.allSettled([account.front.shutdown(), meterProvider?.shutdown()]);
     },
   };
 }

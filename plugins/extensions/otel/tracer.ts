@@ -15,18 +15,7 @@
  *
  * Nothing here touches the request's answer but the trace header, and no tap throws into it.
  */
-import {
-  type Attributes,
-  type Context,
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import { type Attributes, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import {
@@ -63,8 +52,9 @@ import {
 import type { OtelSettings } from './config.ts';
 import { inputContent, outputContent, StreamText } from './content.ts';
 import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
-import { type GenAiMetrics, record } from './metrics.ts';
+import type { GenAiMetrics } from './metrics.ts';
 import type { SpanAccount } from './span-account.ts';
+import { type GwSpan, type SpanFactory, traceHeaders } from './span.ts';
 
 /** gw's own attributes (no convention names these). */
 export const GW = {
@@ -93,18 +83,17 @@ const TRACE = Symbol('otel.trace');
 
 /** What one request's trace holds while it runs. */
 interface RequestTrace {
-  readonly server: Span;
-  /** The server span's context: the parent of every attempt's span. */
-  readonly ctx: Context;
+  /** The parent of every attempt's span. */
+  readonly server: GwSpan;
   readonly sampled: boolean;
   /** Whether its spans go to the recent list (SpanAccount.admitRecent). */
   readonly recent: boolean;
   /** The attempt running now (attempts run one at a time) and its span. */
   attempt: UpstreamAttempt | undefined;
-  span: Span | undefined;
+  span: GwSpan | undefined;
   /** The attempt that answered, its span still open until the answer is over. */
   winner: UpstreamAttempt | undefined;
-  winnerSpan: Span | undefined;
+  winnerSpan: GwSpan | undefined;
   /** Attributes every attempt shares (built at the first). */
   request: Attributes | undefined;
   facts: ResponseFacts | undefined;
@@ -116,13 +105,13 @@ const propagator = new W3CTraceContextPropagator();
 
 /** The taps (see the file comment). */
 export class RequestTracer {
-  private readonly tracer: Tracer;
+  private readonly spans: SpanFactory;
   private readonly s: OtelSettings;
   private readonly metrics: GenAiMetrics | undefined;
   private readonly account: SpanAccount;
 
-  constructor(tracer: Tracer, s: OtelSettings, metrics: GenAiMetrics | undefined, account: SpanAccount) {
-    this.tracer = tracer;
+  constructor(spans: SpanFactory, s: OtelSettings, metrics: GenAiMetrics | undefined, account: SpanAccount) {
+    this.spans = spans;
     this.s = s;
     this.metrics = metrics;
     this.account = account;
@@ -130,21 +119,17 @@ export class RequestTracer {
 
   arrival(a: ArrivingRequest): void {
     const parent = a.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, a.headers, defaultTextMapGetter);
-    const server = this.tracer.startSpan(
-      `${a.method} ${a.path}`,
-      {
-        kind: SpanKind.SERVER,
-        startTime: a.time,
-        attributes: { [ATTR_HTTP_REQUEST_METHOD]: a.method, [ATTR_HTTP_ROUTE]: a.path, [GW.route]: a.route, [GW.requestId]: a.id },
-      },
-      parent,
-    );
+    const server = this.spans.startTrace(parent, `${a.method} ${a.path}`, SpanKind.SERVER, a.time, {
+      [ATTR_HTTP_REQUEST_METHOD]: a.method,
+      [ATTR_HTTP_ROUTE]: a.path,
+      [GW.route]: a.route,
+      [GW.requestId]: a.id,
+    });
     const sampled = server.isRecording();
     const recent = sampled && this.account.admitRecent(a.time);
     if (recent) this.account.markRecent(server);
     const t: RequestTrace = {
       server,
-      ctx: trace.setSpan(parent, server),
       sampled,
       recent,
       attempt: undefined,
@@ -177,13 +162,11 @@ export class RequestTracer {
         [GW.fallback]: at.fallback,
       };
     }
-    const span = this.tracer.startSpan(`${operationName(rc)} ${at.model}`, { kind: SpanKind.CLIENT, startTime: at.startedAt, attributes }, t.ctx);
+    const span = this.spans.startChild(t.server, `${operationName(rc)} ${at.model}`, SpanKind.CLIENT, epoch(at.startedAt), attributes);
     if (t.recent) this.account.markRecent(span);
     t.attempt = at;
     t.span = span;
-    const headers: Record<string, string> = {};
-    propagator.inject(trace.setSpan(t.ctx, span), headers, defaultTextMapSetter);
-    at.headers = headers;
+    at.headers = traceHeaders(span);
   }
 
   upstreamEnd(rc: RequestContext, at: UpstreamAttempt): void {
@@ -202,9 +185,9 @@ export class RequestTracer {
       span.setAttribute(ATTR_ERROR_TYPE, code);
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(at.error) });
     }
-    span.end(at.endedAt);
+    span.end(epoch(at.endedAt));
     if (this.metrics)
-      record(this.metrics.operationDuration, (at.endedAt - at.startedAt) / 1000, { ...this.attemptMetricAttributes(rc, at), [ATTR_ERROR_TYPE]: code });
+      this.metrics.operationDuration.record((at.endedAt - at.startedAt) / 1000, { ...this.attemptMetricAttributes(rc, at), [ATTR_ERROR_TYPE]: code });
   }
 
   chunk(rc: RequestContext, chunk: Chunk): void {
@@ -273,7 +256,7 @@ export class RequestTracer {
     const span = t.winnerSpan!;
     const failure = f.error;
     // a whole answer's attempt ended when its body was read; a stream's when its last event came
-    const ended = rc.stream ? end : at.endedAt;
+    const ended = rc.stream ? end : epoch(at.endedAt);
     if (t.sampled) {
       const a: Attributes = {};
       const facts = t.facts;
@@ -294,7 +277,7 @@ export class RequestTracer {
       if (rc.stream) {
         const ttfc = (at.endedAt - at.startedAt) / 1000;
         a[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = ttfc;
-        span.addEvent(EVENTS.firstToken, { [ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK]: ttfc }, at.endedAt);
+        span.addEvent(EVENTS.firstToken, { [ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK]: ttfc }, epoch(at.endedAt));
         if (failure === undefined) span.addEvent(EVENTS.end, undefined, end);
         else span.addEvent(EVENTS.failure, { [ATTR_ERROR_TYPE]: errorType(failure), 'exception.message': errorMessage(failure) ?? '' }, end);
       }
@@ -309,11 +292,11 @@ export class RequestTracer {
     if (!m) return;
     const attrs = this.attemptMetricAttributes(rc, at, t.facts?.model);
     if (failure !== undefined && rc.stream) attrs[ATTR_ERROR_TYPE] = errorType(failure);
-    record(m.operationDuration, (ended - at.startedAt) / 1000, attrs);
+    m.operationDuration.record((ended - epoch(at.startedAt)) / 1000, attrs);
     const u = rc.usage;
     if (u !== undefined) {
-      record(m.tokenUsage, u.prompt_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_INPUT });
-      record(m.tokenUsage, u.completion_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_OUTPUT });
+      m.tokenUsage.record(u.prompt_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_INPUT });
+      m.tokenUsage.record(u.completion_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_OUTPUT });
     }
   }
 
@@ -323,12 +306,12 @@ export class RequestTracer {
     const a: Attributes = { ...this.requestMetricAttributes(rc), [ATTR_GEN_AI_PROVIDER_NAME]: t.winner ? providerName(t.winner.kind) : 'gw' };
     if (t.facts?.model !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = t.facts.model;
     if (f.error !== undefined) a[ATTR_ERROR_TYPE] = errorType(f.error);
-    record(m.requestDuration, f.totalMs / 1000, a);
+    m.requestDuration.record(f.totalMs / 1000, a);
     if (!rc.stream || f.error !== undefined || rc.firstByteMs <= 0) return;
     const ttft = rc.firstByteMs / 1000;
-    record(m.timeToFirstToken, ttft, a);
+    m.timeToFirstToken.record(ttft, a);
     const out = rc.usage?.completion_tokens;
-    if (typeof out === 'number' && out > 1) record(m.timePerOutputToken, (f.totalMs / 1000 - ttft) / (out - 1), a);
+    if (typeof out === 'number' && out > 1) m.timePerOutputToken.record((f.totalMs / 1000 - ttft) / (out - 1), a);
   }
 
   private requestMetricAttributes(rc: RequestContext): Attributes {
@@ -375,6 +358,11 @@ function errorType(err: unknown): string {
 function errorMessage(err: unknown): string | undefined {
   if (err instanceof GatewayError) return messageForStores(err, false);
   return err instanceof Error ? err.name : undefined;
+}
+
+/** Epoch ms of a `performance.now()` reading (an attempt's times). */
+function epoch(perfMs: number): number {
+  return performance.timeOrigin + perfMs;
 }
 
 function round(ms: number): number {

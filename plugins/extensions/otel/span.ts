@@ -1,0 +1,198 @@
+/**
+ * gw's spans: the OpenTelemetry SDK's `ReadableSpan`, which its BatchSpanProcessor, its
+ * OTLP exporters (protobuf and JSON) and the console's recent list read, recorded without
+ * the SDK's `Span`. The SDK's span validates every attribute as it is set, allocating a
+ * WeakSet per value, and copies attribute objects into fresh ones; with the tracer around it
+ * that was three quarters of the 28 KB a traced request allocated (bench/otel-micro.ts).
+ * gw sets only attributes it built, of the conventions' types, so it keeps them as given.
+ *
+ * Times are epoch ms (`performance.timeOrigin + performance.now()`, gw's clock everywhere);
+ * the HrTime pairs the exporters read are made once, when the span ends.
+ */
+import {
+  type Attributes,
+  type AttributeValue,
+  type Context,
+  type HrTime,
+  isSpanContextValid,
+  type Link,
+  type SpanContext,
+  type SpanKind,
+  type SpanStatus,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import { hrTimeDuration, millisToHrTime } from '@opentelemetry/core';
+import type { Resource } from '@opentelemetry/resources';
+import { RandomIdGenerator, type ReadableSpan, type Sampler, SamplingDecision, type TimedEvent } from '@opentelemetry/sdk-trace';
+
+/** The instrumentation scope every span of one gateway shares. */
+export interface Scope {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** Where an ended span goes (the counting processor in front of the batch processor). */
+export interface SpanSink {
+  onEnd(span: ReadableSpan): void;
+}
+
+const NO_LINKS: Link[] = [];
+/** What an unsampled span holds: nothing is ever added to it. */
+const NO_ATTRIBUTES: Attributes = Object.freeze({}) as Attributes;
+const NO_EVENTS: TimedEvent[] = Object.freeze([]) as unknown as TimedEvent[];
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+const ZERO: HrTime = [0, 0];
+
+/** One span: recording when its trace is sampled, else only its context (for `traceparent`). */
+export class GwSpan implements ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly parentSpanContext: SpanContext | undefined;
+  readonly attributes: Attributes;
+  readonly links: Link[] = NO_LINKS;
+  events: TimedEvent[];
+  status: SpanStatus = UNSET;
+  readonly resource: Resource;
+  readonly instrumentationScope: Scope;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  startTime: HrTime;
+  endTime: HrTime = ZERO;
+  duration: HrTime = ZERO;
+  ended = false;
+  private readonly recording: boolean;
+  private readonly context: SpanContext;
+  private readonly startMs: number;
+  private readonly sink: SpanSink;
+
+  /**
+   * `attributes` becomes the span's own object (not copied): the caller hands over one it
+   * built; undefined for an unsampled span. `startMs`: epoch ms.
+   */
+  constructor(
+    context: SpanContext,
+    parent: SpanContext | undefined,
+    name: string,
+    kind: SpanKind,
+    startMs: number,
+    attributes: Attributes | undefined,
+    resource: Resource,
+    scope: Scope,
+    sink: SpanSink,
+  ) {
+    this.context = context;
+    this.recording = (context.traceFlags & TraceFlags.SAMPLED) !== 0;
+    this.parentSpanContext = parent;
+    this.name = name;
+    this.kind = kind;
+    this.startMs = startMs;
+    this.startTime = ZERO;
+    this.attributes = this.recording ? (attributes ?? {}) : NO_ATTRIBUTES;
+    this.events = this.recording ? [] : NO_EVENTS;
+    this.resource = resource;
+    this.instrumentationScope = scope;
+    this.sink = sink;
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+
+  /** Whether its trace is sampled (only then are attributes, events and status kept). */
+  isRecording(): boolean {
+    return this.recording;
+  }
+
+  setAttribute(key: string, value: AttributeValue): void {
+    if (this.recording && !this.ended) this.attributes[key] = value;
+  }
+
+  /** Adds every defined value of `a`. */
+  setAttributes(a: Attributes): void {
+    if (!this.recording || this.ended) return;
+    for (const k in a) if (a[k] !== undefined) this.attributes[k] = a[k];
+  }
+
+  /** An event at `timeMs` (epoch ms). */
+  addEvent(name: string, attributes: Attributes | undefined, timeMs: number): void {
+    if (this.recording && !this.ended) this.events.push({ name, attributes, time: millisToHrTime(timeMs), droppedAttributesCount: 0 });
+  }
+
+  /** An error status keeps its message; OK is final, as the API specifies. */
+  setStatus(status: SpanStatus): void {
+    if (!this.recording || this.ended || this.status.code === SpanStatusCode.OK || status.code === SpanStatusCode.UNSET) return;
+    this.status =
+      status.code === SpanStatusCode.ERROR && typeof status.message === 'string' ? { code: status.code, message: status.message } : { code: status.code };
+  }
+
+  /** Ends it at `endMs` (epoch ms; an end before the start counts as the start) and hands a sampled one to the sink. Once only. */
+  end(endMs: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.recording) return;
+    this.startTime = millisToHrTime(this.startMs);
+    this.endTime = millisToHrTime(Math.max(endMs, this.startMs));
+    this.duration = hrTimeDuration(this.startTime, this.endTime);
+    this.sink.onEnd(this);
+  }
+}
+
+const ROOT_FLAGS = { sampled: TraceFlags.SAMPLED, unsampled: TraceFlags.NONE } as const;
+
+/**
+ * Starts gw's spans as the SDK's tracer would: a trace's first span asks the sampler (the
+ * SDK's own, parent-based, so a client's `traceparent` decides when it carries one) and
+ * continues the client's trace id and `tracestate`; a child takes its parent's trace, flags
+ * and state, as the parent-based sampler decides for a local parent. Ids come from the SDK's
+ * generator.
+ */
+export class SpanFactory {
+  private readonly ids = new RandomIdGenerator();
+  private readonly sampler: Sampler;
+  private readonly resource: Resource;
+  private readonly scope: Scope;
+  private readonly sink: SpanSink;
+
+  constructor(sampler: Sampler, resource: Resource, scope: Scope, sink: SpanSink) {
+    this.sampler = sampler;
+    this.resource = resource;
+    this.scope = scope;
+    this.sink = sink;
+  }
+
+  /** A trace's first span in this process, child of the remote span `parent` carries, if any. */
+  startTrace(parent: Context, name: string, kind: SpanKind, startMs: number, attributes: Attributes): GwSpan {
+    const remote = trace.getSpanContext(parent);
+    const valid = remote !== undefined && isSpanContextValid(remote);
+    const traceId = valid ? remote.traceId : this.ids.generateTraceId();
+    const r = this.sampler.shouldSample(parent, traceId, name, kind, attributes, NO_LINKS);
+    const sampled = r.decision === SamplingDecision.RECORD_AND_SAMPLED;
+    if (sampled && r.attributes) Object.assign(attributes, r.attributes);
+    const context: SpanContext = {
+      traceId,
+      spanId: this.ids.generateSpanId(),
+      traceFlags: sampled ? ROOT_FLAGS.sampled : ROOT_FLAGS.unsampled,
+      traceState: r.traceState ?? (valid ? remote.traceState : undefined),
+    };
+    return new GwSpan(context, valid ? remote : undefined, name, kind, startMs, sampled ? attributes : undefined, this.resource, this.scope, this.sink);
+  }
+
+  /** A child of `parent` in the same trace. `attributes` is only kept when the trace is sampled. */
+  startChild(parent: GwSpan, name: string, kind: SpanKind, startMs: number, attributes: Attributes | undefined): GwSpan {
+    const p = parent.spanContext();
+    const context: SpanContext = { traceId: p.traceId, spanId: this.ids.generateSpanId(), traceFlags: p.traceFlags, traceState: p.traceState };
+    return new GwSpan(context, p, name, kind, startMs, parent.isRecording() ? attributes : undefined, this.resource, this.scope, this.sink);
+  }
+}
+
+/** The W3C `traceparent` (version 00) and `tracestate` headers that make `span` the parent of the callee's spans. */
+export function traceHeaders(span: GwSpan): Record<string, string> {
+  const c = span.spanContext();
+  const h: Record<string, string> = { traceparent: `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 0xff).toString(16).padStart(2, '0')}` };
+  const state = c.traceState?.serialize();
+  if (state) h.tracestate = state;
+  return h;
+}
