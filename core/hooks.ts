@@ -92,10 +92,16 @@ export interface ResponseInfo {
 // biome-ignore lint/suspicious/noEmptyInterface: filled by augmentation
 export interface ChunkTypes {}
 
-/** A chunk as it leaves for the client, discriminated by its format. */
+/**
+ * A chunk as it leaves for the client, discriminated by its format. `data` is its JSON text
+ * when gw passes it on unparsed (then `value` is parsed on first read, once for every tap:
+ * a tap that only needs `data`, or nothing from this chunk, costs no parse); undefined when
+ * gw built the chunk. One object serves every chunk of a stream: read it during the call,
+ * never keep it.
+ */
 export type Chunk = keyof ChunkTypes extends never
-  ? { format: string; value: unknown }
-  : { [F in keyof ChunkTypes]: { format: F; value: ChunkTypes[F] } }[keyof ChunkTypes];
+  ? { readonly format: string; readonly value: unknown; readonly data?: string }
+  : { [F in keyof ChunkTypes]: { readonly format: F; readonly value: ChunkTypes[F]; readonly data?: string } }[keyof ChunkTypes];
 
 /** A gateway request that is over, as the app's boundary saw it (onFinish). */
 export interface FinishedRequest {

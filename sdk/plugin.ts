@@ -158,6 +158,7 @@ export type { StreamAnswer } from '../core/pipeline/stream.ts';
 // reading upstream streams: one rule for malformed event data on every path (core/format/sse-data.ts)
 export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../core/format/sse-data.ts';
 export { chunkOf } from '../core/pipeline/upstream-calls.ts';
+export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
 export { dataField } from '../core/http/sse-write.ts';
 export { estimateTextTokens, estimateTokens, StreamProgress } from '../core/format/estimate.ts';

@@ -5,7 +5,7 @@
  * that says what its events mean (usage, the end, a failure) and how each is framed.
  *
  * Events are parsed only where gw needs them (the reader's `mustParse`: usage, failures,
- * the end) or an onChunk tap listens; the others are checked for their framing only
+ * the end) or an onChunk tap reads a chunk's `value`; the others are checked for their framing only
  * (core/format/sse-data.ts), since a parse per event would cost more than the rest of gw's
  * work on it. Blank data is skipped; data that is not a JSON object is 502
  * `upstream_malformed`. An event that reports a failure goes out with every provider key
@@ -14,7 +14,8 @@
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../format/sse-data.ts';
-import type { Chunk, Hooks } from '../hooks.ts';
+import type { Hooks } from '../hooks.ts';
+import { ChunkHolder } from './chunk-holder.ts';
 import type { SseEvent } from '../provider.ts';
 import type { SecretRedactor } from '../redact.ts';
 
@@ -34,8 +35,7 @@ export interface PassthroughReader {
   /** True for an event that reports a failure: it is read and forwarded with the provider keys redacted (an upstream may quote its credentials there). */
   failing(type: string | undefined, data: string): boolean;
   /**
-   * Reads one event: `parsed` is its data as an object when it was parsed (mustParse, or an
-   * onChunk tap listens). Updates `rc.usage` and the stream's progress as the protocol
+   * Reads one event: `parsed` is its data as an object when `mustParse` said so. Updates `rc.usage` and the stream's progress as the protocol
    * reports them.
    */
   read(type: string | undefined, data: string, parsed: object | undefined): PassthroughStep;
@@ -67,15 +67,14 @@ export async function* passthroughFrames(
   reader: PassthroughReader,
   secrets: SecretRedactor,
 ): AsyncGenerator<string, string | undefined> {
-  const tapped = hooks.onChunk.isUsed();
-  const holder = { format, value: undefined as unknown } as { format: string; value: unknown };
+  const holder = hooks.onChunk.isUsed() ? new ChunkHolder(format) : undefined;
   const provider = rc.provider!;
   for await (let ev of events) {
     const type = reader.typeOf(ev);
     if (reader.failing(type, ev.data)) ev = { event: ev.event, data: secrets.redact(ev.data) };
     const data = ev.data;
     let parsed: object | undefined;
-    if (tapped || reader.mustParse(type, data)) {
+    if (reader.mustParse(type, data)) {
       if (isBlank(data)) continue;
       parsed = parseEventObject(data, provider);
     } else if (!objectFramed(data)) {
@@ -83,11 +82,8 @@ export async function* passthroughFrames(
       throw malformedEvent(provider, data);
     }
     const step = reader.read(type, data, parsed);
-    if (tapped) {
-      holder.value = parsed;
-      // the holder's type is the format's (ChunkTypes): this loop is generic over it
-      hooks.onChunk.call(rc, holder as Chunk);
-    }
+    // a tap parses the data only if it reads `value` (chunk-holder.ts)
+    if (holder !== undefined) hooks.onChunk.call(rc, holder.next(data, parsed));
     const frame = reader.frame(ev, step);
     if (step === 'end') {
       await reader.beforeEnd?.();

@@ -8,7 +8,8 @@
 import type { RequestContext } from '../context.ts';
 import type { ChatCompletionChunk } from '../format/chat.ts';
 import type { StreamProgress } from '../format/estimate.ts';
-import type { Chunk, Hooks } from '../hooks.ts';
+import type { Hooks } from '../hooks.ts';
+import { ChunkHolder } from './chunk-holder.ts';
 import type { StreamItem } from '../provider.ts';
 import { chunkOf } from './upstream-calls.ts';
 
@@ -46,12 +47,8 @@ export async function* translatedFrames<E>(
   s: TranslatedStream<E>,
 ): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
-  const holder = { format, value: undefined as unknown } as { format: string; value: unknown };
-  const show = (ev: E): void => {
-    holder.value = ev;
-    // the holder's type is the format's (ChunkTypes): this loop is generic over it
-    hooks.onChunk.call(rc, holder as Chunk);
-  };
+  const holder = new ChunkHolder(format);
+  const show = (ev: E): void => hooks.onChunk.call(rc, holder.next(undefined, ev));
   for await (const item of items) {
     const chunk = chunkOf(item, rc.provider);
     progress.chunk(chunk);

@@ -2,8 +2,8 @@
  * A native Gemini stream as gw reads it while forwarding it (the passthrough loop,
  * core/pipeline/passthrough.ts), each response's data unchanged in the client's framing
  * (SSE or the JSON array). Usage: Gemini's usageMetadata is cumulative, so only the last
- * response carrying counts is parsed, at the end or when the stream ends early (every
- * response when an onChunk tap parses them anyway). No finishReason by the end → truncated.
+ * response carrying counts is parsed, at the end or when the stream ends early. No
+ * finishReason by the end → truncated.
  * An error payload (`{"error": …}` after HTTP 200) is forwarded, then the stream fails.
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */

@@ -2,13 +2,13 @@
  * A chat completions stream as the client gets it: the provider's chunks framed as SSE
  * `data:` events, ending with `data: [DONE]`, and a failure after the first byte as one
  * `data: {"error": …}` event. The chunks are the common format itself, so nothing is
- * translated here: raw chunk text goes out as it came unless a hook or the usage rule needs
- * it parsed.
+ * translated here: raw chunk text goes out as it came unless the usage rule needs it parsed
+ * (or a hook reads its value).
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import {
   type ChatCompletionChunk,
-  type Chunk,
+  ChunkHolder,
   chunkOf,
   dataField,
   type GatewayError,
@@ -35,8 +35,8 @@ const ARGUMENTS = '"arguments":';
 /**
  * Turns provider stream items into SSE frames for the client, enforcing docs/design.md's usage
  * rule: the client gets exactly one usage chunk (`choices: []`), after the finish chunk,
- * and only when it asked; no other chunk carries usage. Raw items are parsed only when a
- * hook needs the chunk or the text may carry usage.
+ * and only when it asked; no other chunk carries usage. Raw items are parsed only when the
+ * text may carry usage, or when an onChunk tap reads the chunk's value.
  */
 export async function* chatFrames(
   hooks: Hooks,
@@ -46,15 +46,15 @@ export async function* chatFrames(
   progress: StreamProgress,
 ): AsyncGenerator<string, string | undefined> {
   const onChunk = hooks.onChunk;
-  const tapped = onChunk.isUsed();
-  const holder = { format: OPENAI_CHAT, value: undefined as unknown } as Chunk & { value: unknown };
+  // a tap parses a raw chunk only if it reads `value` (ChunkHolder)
+  const holder = onChunk.isUsed() ? new ChunkHolder(OPENAI_CHAT) : undefined;
   let usageChunk: ChatCompletionChunk | string | undefined;
   for await (const item of items) {
     let text: string | undefined;
     let chunk: ChatCompletionChunk | undefined;
     if (typeof item === 'string') {
       text = item;
-      if (tapped || USAGE.test(item)) chunk = chunkOf(item, rc.provider);
+      if (USAGE.test(item)) chunk = chunkOf(item, rc.provider);
       else {
         progress.field(item, CONTENT);
         progress.field(item, ARGUMENTS);
@@ -65,10 +65,7 @@ export async function* chatFrames(
       rc.usage = chunk.usage;
       if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) {
         usageChunk = text ?? chunk;
-        if (tapped) {
-          holder.value = chunk;
-          onChunk.call(rc, holder);
-        }
+        if (holder) onChunk.call(rc, holder.next(text, chunk));
         continue;
       }
       // usage on a content chunk (some compatible upstreams): moved to its own chunk
@@ -76,10 +73,7 @@ export async function* chatFrames(
       chunk = { ...chunk, usage: null };
       text = undefined;
     }
-    if (tapped && chunk) {
-      holder.value = chunk;
-      onChunk.call(rc, holder);
-    }
+    if (holder) onChunk.call(rc, holder.next(text, chunk));
     yield text === undefined ? `data: ${JSON.stringify(chunk)}\n\n` : `${dataField(text)}\n\n`;
   }
   if (includeUsage && usageChunk !== undefined) yield `${typeof usageChunk === 'string' ? dataField(usageChunk) : `data: ${JSON.stringify(usageChunk)}`}\n\n`;

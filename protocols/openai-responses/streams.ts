@@ -1,7 +1,7 @@
 /**
  * A native Responses stream as gw reads it while forwarding it (the passthrough loop,
  * core/pipeline/passthrough.ts). Only the events gw needs are parsed: the terminal ones
- * (usage, the Response to store) and failures, every event when an onChunk tap listens.
+ * (usage, the Response to store) and failures; an onChunk tap parses the others it reads.
  * The final Response is handed to `save` (the store) before the terminating event
  * (`response.completed` / `response.incomplete`) goes out, so a client that got the end of
  * the stream can read the response back at once. `response.created` is kept as text,

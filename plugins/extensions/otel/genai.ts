@@ -113,6 +113,18 @@ export class ResponseFacts {
     else if (format === 'openai-responses') this.reason(responsesReason(o));
   }
 
+  /**
+   * Whether a stream chunk of `format` whose JSON text is `data` can tell anything not yet
+   * known (undefined `data`: the chunk is an object already, reading it is free). Only the
+   * first chunks (id, model) and those carrying a finish reason can; the others are left
+   * unparsed.
+   */
+  wants(format: string, data: string | undefined): boolean {
+    if (data === undefined || this.id === undefined || this.model === undefined) return true;
+    const finish = FINISH[format];
+    return finish === undefined || finish.test(data);
+  }
+
   /** Reads one stream chunk or event of `format`, as onChunk shows it. */
   chunk(format: string, v: unknown): void {
     const o = obj(v);
@@ -156,6 +168,14 @@ export class ResponseFacts {
     (this.finishReasons ??= []).push(v);
   }
 }
+
+/** What a chunk's text holds when it carries a finish reason, by format (ResponseFacts.wants). */
+const FINISH: Readonly<Record<string, RegExp>> = {
+  'openai-chat': /"finish_reason"\s*:\s*"/,
+  'anthropic-messages': /"stop_reason"\s*:\s*"/,
+  'openai-responses': /"type"\s*:\s*"response\.(?:completed|incomplete)"/,
+  gemini: /"finishReason"\s*:\s*"/,
+};
 
 /** A Responses answer has no finish reason: its status, or why it is incomplete. */
 function responsesReason(r: Obj): string | undefined {

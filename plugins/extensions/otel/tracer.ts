@@ -8,7 +8,8 @@
  *   onUpstreamEnd    a failed attempt's span ends with its error; the answering one stays
  *                    open until the answer is over (a stream's last event)
  *   onChunk          a stream's response id, model and finish reasons (and its text with
- *                    capture_content), only while the trace is sampled
+ *                    capture_content), only while the trace is sampled; a chunk that can
+ *                    tell none of them is not parsed (ResponseFacts.wants)
  *   onResponse       the same from a whole answer's body
  *   onFinish         usage, cost, first-token time, the end or the failure; both spans end;
  *                    the GenAI metrics are recorded (sampled or not)
@@ -193,8 +194,12 @@ export class RequestTracer {
   chunk(rc: RequestContext, chunk: Chunk): void {
     const t = rc.state.get(TRACE) as RequestTrace | undefined;
     if (!t?.sampled) return;
-    (t.facts ??= new ResponseFacts()).chunk(chunk.format, chunk.value);
-    if (this.s.captureContent) (t.text ??= new StreamText(this.s.contentMaxChars)).chunk(chunk.format, chunk.value);
+    const facts = (t.facts ??= new ResponseFacts());
+    if (this.s.captureContent) {
+      const v = chunk.value;
+      facts.chunk(chunk.format, v);
+      (t.text ??= new StreamText(this.s.contentMaxChars)).chunk(chunk.format, v);
+    } else if (facts.wants(chunk.format, chunk.data)) facts.chunk(chunk.format, chunk.value);
   }
 
   response(rc: RequestContext, info: ResponseInfo): void {

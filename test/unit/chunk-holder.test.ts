@@ -1,0 +1,60 @@
+/**
+ * The chunk onChunk taps see (core/pipeline/chunk-holder.ts): raw text is parsed only when a
+ * tap reads `value`, once for every tap; an object gw built is handed as is; text that is not
+ * JSON reads as undefined instead of failing the stream. And the otel tap's use of it: only
+ * the chunks that can carry a response fact are parsed (ResponseFacts.wants).
+ */
+import test from 'ava';
+import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
+import { ResponseFacts } from '../../plugins/extensions/otel/genai.ts';
+
+test('raw text is parsed on the first read of value, once, and only then', (t) => {
+  const h = new ChunkHolder('openai-chat');
+  const parse = JSON.parse;
+  let parses = 0;
+  JSON.parse = (text: string) => {
+    parses++;
+    return parse(text);
+  };
+  try {
+    const c = h.next('{"id":"a","choices":[]}', undefined);
+    t.is(c.data, '{"id":"a","choices":[]}');
+    t.is(parses, 0);
+    t.deepEqual(c.value, { id: 'a', choices: [] });
+    t.is(c.value, c.value);
+    t.is(parses, 1);
+    h.next('{"id":"b"}', undefined);
+    t.is(parses, 1, 'a chunk nobody reads is never parsed');
+    t.deepEqual(h.next('{"id":"c"}', undefined).value, { id: 'c' });
+    t.is(parses, 2);
+  } finally {
+    JSON.parse = parse;
+  }
+});
+
+test('an object gw built is handed as is, with no text; text that is not JSON reads as undefined', (t) => {
+  const h = new ChunkHolder('anthropic-messages');
+  const ev = { type: 'message_stop' };
+  const c = h.next(undefined, ev);
+  t.is(c.value, ev);
+  t.is(c.data, undefined);
+  t.is(h.next('{"type":', undefined).value as unknown, undefined);
+  const parsed = { id: 'x' };
+  t.is(h.next('{"id":"x"}', parsed).value, parsed, 'an event gw parsed anyway is not parsed again');
+});
+
+test('ResponseFacts.wants: the first chunks and those with a finish reason, per format', (t) => {
+  const facts = new ResponseFacts();
+  t.true(facts.wants('openai-chat', '{"id":"c1","model":"m","choices":[{"delta":{"content":"Hi"},"finish_reason":null}]}'));
+  facts.chunk('openai-chat', { id: 'c1', model: 'm', choices: [{ delta: { content: 'Hi' }, finish_reason: null }] });
+  t.false(facts.wants('openai-chat', '{"id":"c1","model":"m","choices":[{"delta":{"content":"there"},"finish_reason":null}]}'));
+  t.true(facts.wants('openai-chat', '{"id":"c1","model":"m","choices":[{"delta":{},"finish_reason":"stop"}]}'));
+  t.true(facts.wants('openai-chat', undefined));
+  t.false(facts.wants('anthropic-messages', '{"type":"content_block_delta","delta":{"type":"text_delta","text":"Hi"}}'));
+  t.true(facts.wants('anthropic-messages', '{"type":"message_delta","delta":{"stop_reason":"end_turn"}}'));
+  t.false(facts.wants('openai-responses', '{"type":"response.output_text.delta","delta":"Hi"}'));
+  t.true(facts.wants('openai-responses', '{"type":"response.completed","response":{"status":"completed"}}'));
+  t.false(facts.wants('gemini', '{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}'));
+  t.true(facts.wants('gemini', '{"candidates":[{"content":{"parts":[{"text":"."}]},"finishReason":"STOP"}]}'));
+  t.true(facts.wants('my-format', '{"anything":1}'), 'a format it does not know: every chunk');
+});
