@@ -38,7 +38,8 @@ export default defineExtension({
     hooks.onUpstreamStart.tap(PLUGIN_NAME, (rc, at) => tracer.upstreamStart(rc, at));
     hooks.onUpstreamEnd.tap(PLUGIN_NAME, (rc, at) => tracer.upstreamEnd(rc, at));
     hooks.onChunk.tap(PLUGIN_NAME, (rc, chunk) => tracer.chunk(rc, chunk));
-    hooks.onResponse.tapPromise(PLUGIN_NAME, async (rc, info) => tracer.response(rc, info));
+    // a sync tap on the async hook: no promise of its own per request
+    hooks.onResponse.tap(PLUGIN_NAME, (rc, info) => tracer.response(rc, info));
     hooks.onFinish.tap(PLUGIN_NAME, (f) => tracer.finish(f));
 
     metrics.counter('gw_otel_spans_exported_total', 'Spans the OTLP collector accepted', () => account.exported);
