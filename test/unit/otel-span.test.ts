@@ -30,6 +30,7 @@ test('a sampled trace: server and client spans recorded, ended once each with Hr
   t.is(client.spanContext().traceId, server.spanContext().traceId);
   t.is(client.parentSpanContext?.spanId, server.spanContext().spanId);
   t.is(server.parentSpanContext, undefined);
+  t.deepEqual([client.startTime, client.endTime, client.duration, client.events], [[1_700_000_000, 10_000_000], [0, 0], [0, 0], []]);
   client.setAttributes({ 'gen_ai.usage.input_tokens': 12, skipped: undefined });
   client.addEvent('gw.stream.first_token', undefined, 1_700_000_000_020);
   client.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream_timeout' });

@@ -7,7 +7,9 @@
  * gw sets only attributes it built, of the conventions' types, so it keeps them as given.
  *
  * Times are epoch ms (`performance.timeOrigin + performance.now()`, gw's clock everywhere);
- * the HrTime pairs the exporters read are made once, when the span ends.
+ * the HrTime pairs the exporters read are made when read. An ended span waits for its export
+ * batch long enough for the young generation's collections to copy it, so it holds as few
+ * objects as it can: no time pairs, no event list until an event comes.
  */
 import {
   type Attributes,
@@ -52,20 +54,19 @@ export class GwSpan implements ReadableSpan {
   readonly parentSpanContext: SpanContext | undefined;
   readonly attributes: Attributes;
   readonly links: Link[] = NO_LINKS;
-  events: TimedEvent[];
+  events: TimedEvent[] = NO_EVENTS;
   status: SpanStatus = UNSET;
   readonly resource: Resource;
   readonly instrumentationScope: Scope;
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  startTime: HrTime;
-  endTime: HrTime = ZERO;
-  duration: HrTime = ZERO;
   ended = false;
   private readonly recording: boolean;
   private readonly context: SpanContext;
   private readonly startMs: number;
+  /** Epoch ms; NaN until the span ends. */
+  private endMs = Number.NaN;
   private readonly sink: SpanSink;
 
   /**
@@ -89,9 +90,7 @@ export class GwSpan implements ReadableSpan {
     this.name = name;
     this.kind = kind;
     this.startMs = startMs;
-    this.startTime = ZERO;
     this.attributes = this.recording ? (attributes ?? {}) : NO_ATTRIBUTES;
-    this.events = this.recording ? [] : NO_EVENTS;
     this.resource = resource;
     this.instrumentationScope = scope;
     this.sink = sink;
@@ -99,6 +98,19 @@ export class GwSpan implements ReadableSpan {
 
   spanContext(): SpanContext {
     return this.context;
+  }
+
+  get startTime(): HrTime {
+    return millisToHrTime(this.startMs);
+  }
+
+  /** [0, 0] until the span ends. */
+  get endTime(): HrTime {
+    return this.ended ? millisToHrTime(this.endMs) : ZERO;
+  }
+
+  get duration(): HrTime {
+    return this.ended ? hrTimeDuration(this.startTime, this.endTime) : ZERO;
   }
 
   /** Whether its trace is sampled (only then are attributes, events and status kept). */
@@ -118,7 +130,9 @@ export class GwSpan implements ReadableSpan {
 
   /** An event at `timeMs` (epoch ms). */
   addEvent(name: string, attributes: Attributes | undefined, timeMs: number): void {
-    if (this.recording && !this.ended) this.events.push({ name, attributes, time: millisToHrTime(timeMs), droppedAttributesCount: 0 });
+    if (!this.recording || this.ended) return;
+    if (this.events === NO_EVENTS) this.events = [];
+    this.events.push({ name, attributes, time: millisToHrTime(timeMs), droppedAttributesCount: 0 });
   }
 
   /** An error status keeps its message; OK is final, as the API specifies. */
@@ -132,11 +146,8 @@ export class GwSpan implements ReadableSpan {
   end(endMs: number): void {
     if (this.ended) return;
     this.ended = true;
-    if (!this.recording) return;
-    this.startTime = millisToHrTime(this.startMs);
-    this.endTime = millisToHrTime(Math.max(endMs, this.startMs));
-    this.duration = hrTimeDuration(this.startTime, this.endTime);
-    this.sink.onEnd(this);
+    this.endMs = Math.max(endMs, this.startMs);
+    if (this.recording) this.sink.onEnd(this);
   }
 }
 

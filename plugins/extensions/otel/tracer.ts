@@ -79,6 +79,9 @@ export const GW = {
 /** Span events of a stream (on the client span of the answering attempt). */
 export const EVENTS = { firstToken: 'gw.stream.first_token', end: 'gw.stream.end', failure: 'gw.stream.error', firstByte: 'gw.stream.first_byte' } as const;
 
+/** Second parts of span names kept per first part (RequestTracer.nameOf). */
+const NAME_PARTS = 1000;
+
 /** rc.state slot of a request's trace. */
 const TRACE = Symbol('otel.trace');
 
@@ -110,6 +113,8 @@ export class RequestTracer {
   private readonly s: OtelSettings;
   private readonly metrics: GenAiMetrics | undefined;
   private readonly account: SpanAccount;
+  /** Span names by their two parts (NAME_PARTS at most per first part). */
+  private readonly names = new Map<string, Map<string, string>>();
 
   constructor(spans: SpanFactory, s: OtelSettings, metrics: GenAiMetrics | undefined, account: SpanAccount) {
     this.spans = spans;
@@ -120,7 +125,7 @@ export class RequestTracer {
 
   arrival(a: ArrivingRequest): void {
     const parent = a.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, a.headers, defaultTextMapGetter);
-    const server = this.spans.startTrace(parent, `${a.method} ${a.path}`, SpanKind.SERVER, a.time, {
+    const server = this.spans.startTrace(parent, this.nameOf(a.method, a.path), SpanKind.SERVER, a.time, {
       [ATTR_HTTP_REQUEST_METHOD]: a.method,
       [ATTR_HTTP_ROUTE]: a.path,
       [GW.route]: a.route,
@@ -163,7 +168,7 @@ export class RequestTracer {
         [GW.fallback]: at.fallback,
       };
     }
-    const span = this.spans.startChild(t.server, `${operationName(rc)} ${at.model}`, SpanKind.CLIENT, epoch(at.startedAt), attributes);
+    const span = this.spans.startChild(t.server, this.nameOf(operationName(rc), at.model), SpanKind.CLIENT, epoch(at.startedAt), attributes);
     if (t.recent) this.account.markRecent(span);
     t.attempt = at;
     t.span = span;
@@ -253,6 +258,23 @@ export class RequestTracer {
     }
     server.end(end);
     if (rc !== undefined && this.metrics) this.serverMetrics(t, rc, f);
+  }
+
+  /**
+   * `${a} ${b}` as one shared string per name: a span waiting for its export batch then holds
+   * no concatenation of its own for the garbage collector to copy. The parts are route paths,
+   * methods, operations and configured model names, so the set is small; past NAME_PARTS a
+   * name is made each time.
+   */
+  private nameOf(a: string, b: string): string {
+    let byB = this.names.get(a);
+    if (byB === undefined) this.names.set(a, (byB = new Map()));
+    let name = byB.get(b);
+    if (name === undefined) {
+      name = `${a} ${b}`;
+      if (byB.size < NAME_PARTS) byB.set(b, name);
+    }
+    return name;
   }
 
   /** Ends the answering attempt's span: response facts, usage, cost, the stream's events. */
