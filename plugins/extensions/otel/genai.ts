@@ -27,6 +27,7 @@ import {
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { RequestContext } from 'gw/plugin';
+import { attributeSet } from './span.ts';
 
 /** `gen_ai.provider.name` by provider kind: the conventions' well-known values; any other kind is named as itself. */
 const PROVIDER_NAMES: Readonly<Record<string, string>> = {
@@ -73,7 +74,8 @@ export function requestAttributes(rc: RequestContext): Attributes {
   const b = rc.body;
   const gemini = rc.format === 'gemini';
   const p = gemini ? (obj(b.generationConfig) ?? {}) : b;
-  const a: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: operationName(rc) };
+  const a = attributeSet();
+  a[ATTR_GEN_AI_OPERATION_NAME] = operationName(rc);
   if (rc.stream) a[ATTR_GEN_AI_REQUEST_STREAM] = true;
   if (rc.maxOutputTokens !== undefined) a[ATTR_GEN_AI_REQUEST_MAX_TOKENS] = rc.maxOutputTokens;
   if (rc.choices !== 1) a[ATTR_GEN_AI_REQUEST_CHOICE_COUNT] = rc.choices;

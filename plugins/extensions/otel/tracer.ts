@@ -55,7 +55,7 @@ import { inputContent, outputContent, StreamText } from './content.ts';
 import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
 import type { GenAiMetrics } from './metrics.ts';
 import type { SpanAccount } from './span-account.ts';
-import { type GwSpan, type SpanFactory, traceHeaders } from './span.ts';
+import { attributeSet, type GwSpan, type SpanFactory, traceHeaders } from './span.ts';
 
 /** gw's own attributes (no convention names these). */
 export const GW = {
@@ -125,12 +125,12 @@ export class RequestTracer {
 
   arrival(a: ArrivingRequest): void {
     const parent = a.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, a.headers, defaultTextMapGetter);
-    const server = this.spans.startTrace(parent, this.nameOf(a.method, a.path), SpanKind.SERVER, a.time, {
-      [ATTR_HTTP_REQUEST_METHOD]: a.method,
-      [ATTR_HTTP_ROUTE]: a.path,
-      [GW.route]: a.route,
-      [GW.requestId]: a.id,
-    });
+    const attributes = attributeSet();
+    attributes[ATTR_HTTP_REQUEST_METHOD] = a.method;
+    attributes[ATTR_HTTP_ROUTE] = a.path;
+    attributes[GW.route] = a.route;
+    attributes[GW.requestId] = a.id;
+    const server = this.spans.startTrace(parent, this.nameOf(a.method, a.path), SpanKind.SERVER, a.time, attributes);
     const sampled = server.isRecording();
     const recent = sampled && this.account.admitRecent(a.time);
     if (recent) this.account.markRecent(server);
@@ -158,15 +158,13 @@ export class RequestTracer {
     let attributes: Attributes | undefined;
     if (t.sampled) {
       t.request ??= requestAttributes(rc);
-      attributes = {
-        ...t.request,
-        [ATTR_GEN_AI_PROVIDER_NAME]: providerName(at.kind),
-        [ATTR_GEN_AI_REQUEST_MODEL]: at.model,
-        [GW.provider]: at.provider,
-        [GW.attempt]: at.number,
-        [GW.retry]: at.retry,
-        [GW.fallback]: at.fallback,
-      };
+      attributes = Object.assign(attributeSet(), t.request);
+      attributes[ATTR_GEN_AI_PROVIDER_NAME] = providerName(at.kind);
+      attributes[ATTR_GEN_AI_REQUEST_MODEL] = at.model;
+      attributes[GW.provider] = at.provider;
+      attributes[GW.attempt] = at.number;
+      attributes[GW.retry] = at.retry;
+      attributes[GW.fallback] = at.fallback;
     }
     const span = this.spans.startChild(t.server, this.nameOf(operationName(rc), at.model), SpanKind.CLIENT, epoch(at.startedAt), attributes);
     if (t.recent) this.account.markRecent(span);
@@ -192,8 +190,11 @@ export class RequestTracer {
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(at.error) });
     }
     span.end(epoch(at.endedAt));
-    if (this.metrics)
-      this.metrics.operationDuration.record((at.endedAt - at.startedAt) / 1000, { ...this.attemptMetricAttributes(rc, at), [ATTR_ERROR_TYPE]: code });
+    if (this.metrics) {
+      const a = this.attemptMetricAttributes(rc, at);
+      a[ATTR_ERROR_TYPE] = code;
+      this.metrics.operationDuration.record((at.endedAt - at.startedAt) / 1000, a);
+    }
   }
 
   chunk(rc: RequestContext, chunk: Chunk): void {
@@ -236,7 +237,8 @@ export class RequestTracer {
     const server = t.server;
     const failure = f.error;
     if (t.sampled) {
-      const a: Attributes = { [ATTR_HTTP_RESPONSE_STATUS_CODE]: f.status };
+      const a = attributeSet();
+      a[ATTR_HTTP_RESPONSE_STATUS_CODE] = f.status;
       if (f.key !== undefined) a[GW.key] = f.key.name;
       if (f.model !== undefined) a[GW.model] = f.model;
       if (rc !== undefined) {
@@ -285,7 +287,7 @@ export class RequestTracer {
     // a whole answer's attempt ended when its body was read; a stream's when its last event came
     const ended = rc.stream ? end : epoch(at.endedAt);
     if (t.sampled) {
-      const a: Attributes = {};
+      const a = attributeSet();
       const facts = t.facts;
       if (facts?.id !== undefined) a[ATTR_GEN_AI_RESPONSE_ID] = facts.id;
       if (facts?.model !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = facts.model;
@@ -304,9 +306,16 @@ export class RequestTracer {
       if (rc.stream) {
         const ttfc = (at.endedAt - at.startedAt) / 1000;
         a[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = ttfc;
-        span.addEvent(EVENTS.firstToken, { [ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK]: ttfc }, epoch(at.endedAt));
+        const first = attributeSet();
+        first[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = ttfc;
+        span.addEvent(EVENTS.firstToken, first, epoch(at.endedAt));
         if (failure === undefined) span.addEvent(EVENTS.end, undefined, end);
-        else span.addEvent(EVENTS.failure, { [ATTR_ERROR_TYPE]: errorType(failure), 'exception.message': errorMessage(failure) ?? '' }, end);
+        else {
+          const failed = attributeSet();
+          failed[ATTR_ERROR_TYPE] = errorType(failure);
+          failed['exception.message'] = errorMessage(failure) ?? '';
+          span.addEvent(EVENTS.failure, failed, end);
+        }
       }
       if (failure !== undefined && rc.stream) {
         a[ATTR_ERROR_TYPE] = errorType(failure);
@@ -322,15 +331,20 @@ export class RequestTracer {
     m.operationDuration.record((ended - epoch(at.startedAt)) / 1000, attrs);
     const u = rc.usage;
     if (u !== undefined) {
-      m.tokenUsage.record(u.prompt_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_INPUT });
-      m.tokenUsage.record(u.completion_tokens, { ...attrs, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_VALUE_OUTPUT });
+      const input = Object.assign(attributeSet(), attrs);
+      input[ATTR_GEN_AI_TOKEN_TYPE] = GEN_AI_TOKEN_TYPE_VALUE_INPUT;
+      m.tokenUsage.record(u.prompt_tokens, input);
+      const output = Object.assign(attributeSet(), attrs);
+      output[ATTR_GEN_AI_TOKEN_TYPE] = GEN_AI_TOKEN_TYPE_VALUE_OUTPUT;
+      m.tokenUsage.record(u.completion_tokens, output);
     }
   }
 
   /** gw as a GenAI server: request duration, and for a stream that succeeded its first-token and per-token times. */
   private serverMetrics(t: RequestTrace, rc: RequestContext, f: FinishedRequest): void {
     const m = this.metrics!;
-    const a: Attributes = { ...this.requestMetricAttributes(rc), [ATTR_GEN_AI_PROVIDER_NAME]: t.winner ? providerName(t.winner.kind) : 'gw' };
+    const a = this.requestMetricAttributes(rc);
+    a[ATTR_GEN_AI_PROVIDER_NAME] = t.winner ? providerName(t.winner.kind) : 'gw';
     if (t.facts?.model !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = t.facts.model;
     if (f.error !== undefined) a[ATTR_ERROR_TYPE] = errorType(f.error);
     m.requestDuration.record(f.totalMs / 1000, a);
@@ -342,15 +356,17 @@ export class RequestTracer {
   }
 
   private requestMetricAttributes(rc: RequestContext): Attributes {
-    return { [ATTR_GEN_AI_OPERATION_NAME]: operationName(rc), [ATTR_GEN_AI_REQUEST_MODEL]: rc.canonicalModel };
+    const a = attributeSet();
+    a[ATTR_GEN_AI_OPERATION_NAME] = operationName(rc);
+    a[ATTR_GEN_AI_REQUEST_MODEL] = rc.canonicalModel;
+    return a;
   }
 
   private attemptMetricAttributes(rc: RequestContext, at: UpstreamAttempt, responseModel?: string): Attributes {
-    const a: Attributes = {
-      [ATTR_GEN_AI_OPERATION_NAME]: operationName(rc),
-      [ATTR_GEN_AI_PROVIDER_NAME]: providerName(at.kind),
-      [ATTR_GEN_AI_REQUEST_MODEL]: at.model,
-    };
+    const a = attributeSet();
+    a[ATTR_GEN_AI_OPERATION_NAME] = operationName(rc);
+    a[ATTR_GEN_AI_PROVIDER_NAME] = providerName(at.kind);
+    a[ATTR_GEN_AI_REQUEST_MODEL] = at.model;
     if (responseModel !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = responseModel;
     return a;
   }
