@@ -5,10 +5,10 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { POLL_MS } from '../../server/runtime/runtime.ts';
 import { baseConfig, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
+import { within } from '../helpers/within.ts';
 import type { MockUpstream } from '../helpers/upstream.ts';
 
 /** A /v1/usage entry's parts when the upstream reported no cache or reasoning tokens. */
@@ -196,19 +196,6 @@ test('a cache entry written via one instance is hit via another', async (t) => {
   t.is((await post(gws[1]!, '/v1/chat/completions', body)).headers.get('x-gw-cache'), 'miss');
   t.is(up.received.length, 2);
 });
-
-/** Polls `check` until it holds; returns the ms it took, or fails the test past `limitMs`. */
-async function within(t: ExecutionContext, what: string, limitMs: number, check: () => Promise<boolean>): Promise<number> {
-  const t0 = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - t0;
-    if (Date.now() - t0 > limitMs) {
-      t.fail(`${what}: not seen within ${limitMs} ms`);
-      return Date.now() - t0;
-    }
-    await sleep(25);
-  }
-}
 
 test('runtime keys and providers: created, revoked or deleted on one instance, seen by the others within 2 s', async (t) => {
   const up = await openaiUpstream();

@@ -9,6 +9,7 @@ import OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
+import { within } from '../helpers/within.ts';
 import { replySse, startUpstream, toSse, type MockUpstream } from '../helpers/upstream.ts';
 import { admin, adminJson, HI, json, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 
@@ -37,19 +38,6 @@ async function instances(
   });
   for (let i = 0; i < n; i++) gws.push(await startGateway(toml, opts));
   return gws;
-}
-
-/** Polls `check` until it holds; the ms it took, or a failed test past `limitMs`. */
-async function within(t: ExecutionContext, what: string, limitMs: number, check: () => Promise<boolean>): Promise<number> {
-  const t0 = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - t0;
-    if (Date.now() - t0 > limitMs) {
-      t.fail(`${what}: not seen within ${limitMs} ms`);
-      return Date.now() - t0;
-    }
-    await sleep(25);
-  }
 }
 
 test('three instances: per-key requests_per_minute beside the default, exact under load spread over all three', async (t) => {
