@@ -10,16 +10,10 @@ import OpenAI from 'openai';
 import { browserFor } from '../helpers/browser.ts';
 import { chatCompletion } from '../helpers/completion.ts';
 import { replyJson } from '../helpers/upstream.ts';
-import { openPage, screenshot, signIn } from '../helpers/console-page.ts';
+import { CONSOLE_PRICING, openPage, screenshot, signIn } from '../helpers/console-page.ts';
 import { ADMIN_TOKEN, admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
-const EXTENSIONS = `[pricing."gpt-4o"]
-input_per_mtok = 2.5
-output_per_mtok = 10.0
-[pricing."text-embedding-3-small"]
-input_per_mtok = 0.02
-output_per_mtok = 0.0
-
+const EXTENSIONS = `${CONSOLE_PRICING}
 [extensions.rate_limit]
 requests_per_minute = 600
 tokens_per_minute = 1000000

@@ -9,17 +9,11 @@ as it fired, in light and dark mode, at phone width. Screenshots are kept in a
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import { browserFor } from '../helpers/browser.ts';
-import { openPage, screenshot, signIn } from '../helpers/console-page.ts';
+import { CONSOLE_PRICING, openPage, screenshot, signIn } from '../helpers/console-page.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { adminJson, gatewayWith, HI, KEY, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
-const EXTENSIONS = `[pricing."gpt-4o"]
-input_per_mtok = 2.5
-output_per_mtok = 10.0
-[pricing."text-embedding-3-small"]
-input_per_mtok = 0.02
-output_per_mtok = 0.0
-
+const EXTENSIONS = `${CONSOLE_PRICING}
 [extensions.rate_limit]
 requests_per_minute = 600
 [extensions.usage]

@@ -34,3 +34,12 @@ export async function screenshot(t: ExecutionContext, page: Page, name: string):
   t.log(`screenshot: ${file}`);
   return file;
 }
+
+/** The prices the console's browser tests charge at (chat and embeddings), ahead of their `[extensions.*]` sections. */
+export const CONSOLE_PRICING = `[pricing."gpt-4o"]
+input_per_mtok = 2.5
+output_per_mtok = 10.0
+[pricing."text-embedding-3-small"]
+input_per_mtok = 0.02
+output_per_mtok = 0.0
+`;

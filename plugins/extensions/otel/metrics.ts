@@ -28,17 +28,31 @@ export class GenAiMetrics {
   readonly requestDuration: DeltaHistogram;
 
   constructor() {
-    const h = (name: string, description: string, unit: string, buckets: number[]) => new DeltaHistogram(name, description, unit, buckets);
-    this.operationDuration = h(METRIC_GEN_AI_CLIENT_OPERATION_DURATION, 'GenAI operation duration (each upstream attempt)', 's', DURATION_BUCKETS);
-    this.tokenUsage = h(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, 'Number of input and output tokens used', '{token}', TOKEN_BUCKETS);
-    this.timeToFirstToken = h(METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN, 'Time to generate first token for successful responses', 's', TTFT_BUCKETS);
-    this.timePerOutputToken = h(
+    this.operationDuration = new DeltaHistogram(
+      METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+      'GenAI operation duration (each upstream attempt)',
+      's',
+      DURATION_BUCKETS,
+    );
+    this.tokenUsage = new DeltaHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, 'Number of input and output tokens used', '{token}', TOKEN_BUCKETS);
+    this.timeToFirstToken = new DeltaHistogram(
+      METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
+      'Time to generate first token for successful responses',
+      's',
+      TTFT_BUCKETS,
+    );
+    this.timePerOutputToken = new DeltaHistogram(
       METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
       'Time per output token generated after the first token for successful responses',
       's',
       TPOT_BUCKETS,
     );
-    this.requestDuration = h(METRIC_GEN_AI_SERVER_REQUEST_DURATION, 'Generative AI server request duration such as time-to-last byte', 's', DURATION_BUCKETS);
+    this.requestDuration = new DeltaHistogram(
+      METRIC_GEN_AI_SERVER_REQUEST_DURATION,
+      'Generative AI server request duration such as time-to-last byte',
+      's',
+      DURATION_BUCKETS,
+    );
   }
 
   /** Every instrument, for the producer. */
