@@ -17,32 +17,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Session } from 'node:inspector/promises';
 import { setImmediate as turn } from 'node:timers/promises';
-import { RequestContext } from '../core/context.ts';
-import { createHooks, type ArrivingRequest, type FinishedRequest, type UpstreamAttempt } from '../core/hooks.ts';
-import { keyInfo } from '../core/keys.ts';
+import { createHooks } from '../core/hooks.ts';
 import otel from '../plugins/extensions/otel/index.ts';
 import { createLogger } from '../server/log.ts';
 import { abbaDelta } from './abba.ts';
 import { microGateway, setupExtension } from './micro-gateway.ts';
+import { chatRequest, KEY, MODEL } from './otel-request.ts';
 
 const N = Number(process.env.MICRO_REQUESTS ?? 100_000);
 const CYCLES = Number(process.env.MICRO_CYCLES ?? 3);
 /** Requests before the measured ones in each run (the JIT settles; the SDK's exporter connects). */
 const WARM = 5000;
 const log = createLogger('error');
-const KEY = keyInfo('default', {});
-const MODEL = 'gpt-4o-mini';
-const BODY = { model: MODEL, messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, temperature: 0.2 };
-const RAW = JSON.stringify(BODY);
-const ANSWER = {
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1,
-  model: MODEL,
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello!' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 } },
-};
-const ANSWER_TEXT = JSON.stringify(ANSWER);
 const info = microGateway(KEY, MODEL);
 
 /** A variant: the extension's section, or none. */
@@ -66,80 +52,7 @@ async function run(v: Variant, url: string): Promise<number> {
   const hooks = createHooks();
   const section = { endpoint: url, metrics_interval_ms: 5000, ...v.section, ...JSON.parse(process.env.MICRO_OTEL ?? '{}') };
   const handle = v.section ? await setupExtension(otel, section, hooks, info, log) : undefined;
-  const headers = { 'content-type': 'application/json', authorization: 'Bearer sk-x' };
-  const one = async (i: number) => {
-    const t0 = performance.now();
-    let state = new Map<string | symbol, unknown>();
-    let traceId: string | undefined;
-    if (hooks.onArrival.isUsed()) {
-      const a: ArrivingRequest = {
-        id: `req-${i}`,
-        route: 'chat',
-        method: 'POST',
-        path: '/v1/chat/completions',
-        headers,
-        time: performance.timeOrigin + t0,
-        state,
-        traceId: undefined,
-        setHeader: () => {},
-      };
-      hooks.onArrival.call(a);
-      state = a.state;
-      traceId = a.traceId;
-    }
-    const rc = new RequestContext(
-      `req-${i}`,
-      { route: 'chat', format: 'openai-chat', operation: 'generate', model: MODEL, stream: false },
-      KEY,
-      BODY,
-      RAW,
-      MODEL,
-      t0,
-      log,
-      state,
-      traceId,
-    );
-    rc.attempts = 1;
-    const at: UpstreamAttempt = {
-      provider: 'upstream',
-      kind: 'openai',
-      model: MODEL,
-      fallback: false,
-      number: 1,
-      retry: 0,
-      startedAt: performance.now(),
-      headers: undefined,
-      endedAt: 0,
-      outcome: undefined,
-      error: undefined,
-    };
-    if (hooks.onUpstreamStart.isUsed()) hooks.onUpstreamStart.call(rc, at);
-    at.endedAt = performance.now();
-    at.outcome = 'ok';
-    if (hooks.onUpstreamEnd.isUsed()) hooks.onUpstreamEnd.call(rc, at);
-    rc.provider = 'upstream';
-    rc.servedModel = MODEL;
-    rc.upstreamMs = at.endedAt - at.startedAt;
-    rc.usage = ANSWER.usage;
-    rc.status = 200;
-    if (hooks.onResponse.isUsed()) await hooks.onResponse.promise(rc, { body: ANSWER_TEXT, value: ANSWER });
-    const f: FinishedRequest = {
-      id: rc.id,
-      route: 'chat',
-      time: performance.timeOrigin + t0,
-      totalMs: performance.now() - t0,
-      ttfbMs: 1,
-      status: 200,
-      key: KEY,
-      model: MODEL,
-      rc,
-      error: undefined,
-      rawBody: RAW,
-      traceId,
-      state,
-    };
-    if (hooks.onFinish.isUsed()) hooks.onFinish.call(f);
-  };
+  const one = (i: number) => chatRequest(hooks, i, log);
   const pass = async (from: number, to: number) => {
     for (let i = from; i < to; i++) {
       await one(i);

@@ -78,9 +78,10 @@ export class GwSpan implements ReadableSpan {
   ended = false;
   private readonly recording: boolean;
   private readonly context: SpanContext;
-  private readonly startMs: number;
+  /** Epoch ms (the encoder reads it; exporters read `startTime`). */
+  readonly startMs: number;
   /** Epoch ms; NaN until the span ends. */
-  private endMs = Number.NaN;
+  endMs = Number.NaN;
   private readonly sink: SpanSink;
 
   /**

@@ -13,15 +13,18 @@ import { randomUUID } from 'node:crypto';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
+import { TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import { detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, ParentBasedSampler, type SpanExporter, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { OtelSettings } from './config.ts';
 import { HistogramProducer } from './histograms.ts';
 import { GenAiMetrics } from './metrics.ts';
 import { SpanAccount } from './span-account.ts';
+import { SpanEncoder } from './span-encoder.ts';
 import { SpanFactory } from './span.ts';
 
 /** The instrumentation scope gw's spans and metrics carry. */
@@ -47,7 +50,7 @@ export function createTelemetry(s: OtelSettings, version: string): Telemetry {
   const json = s.protocol === 'http/json';
   const common = { headers: s.headers, timeoutMillis: s.exportTimeoutMs, concurrencyLimit: 2 };
   const traceUrl = base === undefined ? undefined : `${base}/v1/traces`;
-  const inner = json ? new JsonTraceExporter({ ...common, url: traceUrl }) : new ProtoTraceExporter({ ...common, url: traceUrl });
+  const inner = json ? new JsonTraceExporter({ ...common, url: traceUrl }) : protobufTraceExporter({ ...common, url: traceUrl });
   const account = new SpanAccount(inner, s.maxQueueSize, s.recentSpans);
   const processor = new BatchSpanProcessor({
     exporter: account,
@@ -93,6 +96,17 @@ export function createTelemetry(s: OtelSettings, version: string): Telemetry {
       await Promise.allSettled([account.front.shutdown(), meterProvider?.shutdown()]);
     },
   };
+}
+
+/**
+ * The SDK's OTLP/HTTP protobuf trace exporter (`@opentelemetry/exporter-trace-otlp-proto`
+ * builds the same one) with gw's span encoder as its serializer: same bytes, a fraction of
+ * the CPU (span-encoder.ts). Sending, retries, timeouts and the `OTEL_EXPORTER_OTLP_*`
+ * settings are the SDK's.
+ */
+function protobufTraceExporter(config: Parameters<typeof convertLegacyHttpOptions>[0]): SpanExporter {
+  const options = convertLegacyHttpOptions(config, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
+  return new OTLPExporterBase(createOtlpHttpExportDelegate(options, new SpanEncoder(), 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined));
 }
 
 /**
