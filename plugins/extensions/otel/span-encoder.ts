@@ -138,7 +138,11 @@ export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServ
       if (ctx.traceId.length !== 32 || ctx.spanId.length !== 16) return false;
       const parent = s.parentSpanContext?.spanId;
       if (parent && parent.length !== 16) return false;
-      for (const e of s.events) if (e.attributes !== undefined && !plain(e.attributes)) return false;
+      const events = s.events;
+      for (let j = 0; j < events.length; j++) {
+        const a = events[j]!.attributes;
+        if (a !== undefined && !plain(a)) return false;
+      }
     }
     return true;
   }

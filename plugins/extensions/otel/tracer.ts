@@ -237,7 +237,8 @@ export class RequestTracer {
     const server = t.server;
     const failure = f.error;
     if (t.sampled) {
-      const a = attributeSet();
+      // the span's own attribute set, written in place (the span is recording and not yet ended)
+      const a = server.attributes;
       a[ATTR_HTTP_RESPONSE_STATUS_CODE] = f.status;
       if (f.key !== undefined) a[GW.key] = f.key.name;
       if (f.model !== undefined) a[GW.model] = f.model;
@@ -254,7 +255,6 @@ export class RequestTracer {
       } else a[GW.overheadMs] = round(f.totalMs);
       if (failure !== undefined) a[ATTR_ERROR_TYPE] = errorType(failure);
       else if (f.status >= 400) a[ATTR_ERROR_TYPE] = String(f.status);
-      server.setAttributes(a);
       // a server span is an error for a 5xx only: a 4xx is the client's (HTTP conventions)
       if (f.status >= 500) server.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(failure) });
     }
@@ -287,7 +287,7 @@ export class RequestTracer {
     // a whole answer's attempt ended when its body was read; a stream's when its last event came
     const ended = rc.stream ? end : epoch(at.endedAt);
     if (t.sampled) {
-      const a = attributeSet();
+      const a = span.attributes;
       const facts = t.facts;
       if (facts?.id !== undefined) a[ATTR_GEN_AI_RESPONSE_ID] = facts.id;
       if (facts?.model !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = facts.model;
@@ -321,7 +321,6 @@ export class RequestTracer {
         a[ATTR_ERROR_TYPE] = errorType(failure);
         span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(failure) });
       }
-      span.setAttributes(a);
     }
     span.end(ended);
     const m = this.metrics;
