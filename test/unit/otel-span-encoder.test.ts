@@ -95,6 +95,18 @@ test('lengths past their reserved bytes: long values, a span over 16 KB, a batch
   same(t, new SpanEncoder(), ended);
 });
 
+test('a batch of megabytes (captured content) gives the SDK’s bytes, and its buffer is not kept for the next batch', (t) => {
+  const enc = new SpanEncoder();
+  const { spans, ended } = factory();
+  const big = spans.startTrace(ROOT_CONTEXT, 'POST /v1/chat/completions', SpanKind.SERVER, T0, attributeSet());
+  big.setAttribute('gen_ai.input.messages', 'x'.repeat(5_000_000));
+  big.end(T0 + 1);
+  same(t, enc, ended);
+  t.true((enc as unknown as { buf: Buffer }).buf.length <= 1 << 22);
+  request(spans, 1);
+  same(t, enc, ended.slice(1));
+});
+
 test('batch after batch: the reused buffer, cached keys and header, and a new resource, give the SDK’s bytes each time', (t) => {
   const enc = new SpanEncoder();
   const one = factory();

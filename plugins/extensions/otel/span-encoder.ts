@@ -23,6 +23,9 @@ import { GwSpan, type Scope } from './span.ts';
 
 /** Attribute keys whose encoding is kept (gw's own and the conventions' are a few dozen). */
 const MAX_KEYS = 1024;
+/** The reused buffer's starting size, and the size past which it is not kept after a batch (bytes). */
+const START_BUFFER = 1 << 16;
+const MAX_KEPT_BUFFER = 1 << 22;
 /** Longest string value kept with its key. */
 const MAX_CACHED_CHARS = 64;
 const MIN_INT64 = -(2 ** 63);
@@ -86,7 +89,7 @@ interface KeyEntry {
 
 /** The `ISerializer` the OTLP/HTTP trace exporter takes; responses are read by the SDK's. */
 export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServiceResponse> {
-  private buf = Buffer.allocUnsafe(1 << 16);
+  private buf = Buffer.allocUnsafe(START_BUFFER);
   private pos = 0;
   /** What each attribute key has encoded. */
   private readonly keys = new Map<string, KeyEntry>();
@@ -112,7 +115,10 @@ export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServ
     this.end(scopeSpans, 3);
     if (first.resource.schemaUrl) this.string(T.schemaUrl, first.resource.schemaUrl);
     this.end(resourceSpans, 3);
-    return this.copy(0, this.pos);
+    const out = this.copy(0, this.pos);
+    // a batch of captured message content can grow the buffer to megabytes: not kept for the next
+    if (this.buf.length > MAX_KEPT_BUFFER) this.buf = Buffer.allocUnsafe(START_BUFFER);
+    return out;
   }
 
   /** A fresh array of the buffer's bytes [from, to). */
