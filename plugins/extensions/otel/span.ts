@@ -80,8 +80,7 @@ export class GwSpan implements ReadableSpan {
   private readonly context: SpanContext;
   /** Epoch ms (the encoder reads it; exporters read `startTime`). */
   readonly startMs: number;
-  /** Epoch ms; NaN until the span ends. */
-  endMs = Number.NaN;
+  private endAtMs = Number.NaN;
   private readonly sink: SpanSink;
 
   /**
@@ -121,7 +120,12 @@ export class GwSpan implements ReadableSpan {
 
   /** [0, 0] until the span ends. */
   get endTime(): HrTime {
-    return this.ended ? millisToHrTime(this.endMs) : ZERO;
+    return this.ended ? millisToHrTime(this.endAtMs) : ZERO;
+  }
+
+  /** Epoch ms; NaN until the span ends (the encoder reads it; exporters read `endTime`). */
+  get endMs(): number {
+    return this.endAtMs;
   }
 
   get duration(): HrTime {
@@ -161,7 +165,7 @@ export class GwSpan implements ReadableSpan {
   end(endMs: number): void {
     if (this.ended) return;
     this.ended = true;
-    this.endMs = Math.max(endMs, this.startMs);
+    this.endAtMs = Math.max(endMs, this.startMs);
     if (this.recording) this.sink.onEnd(this);
   }
 }
