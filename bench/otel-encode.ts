@@ -17,6 +17,7 @@ import { RequestTracer } from '../plugins/extensions/otel/tracer.ts';
 import { createLogger } from '../server/log.ts';
 import { abba } from './abba.ts';
 import { chatRequest } from './otel-request.ts';
+import { percentile } from './stats.ts';
 
 const BATCH = 512;
 const BATCHES = 200;
@@ -33,20 +34,15 @@ async function recordedSpans(): Promise<ReadableSpan[]> {
     { name: 'gw', version: '0.0.0' },
     { onEnd: (span) => ended.push(span) },
   );
-  const tracer = new RequestTracer(factory, s, undefined, new SpanAccount(ProtobufTraceExporterless, BATCH, 0));
   const hooks = createHooks();
-  hooks.onArrival.tap('otel', (a) => tracer.arrival(a));
-  hooks.onUpstreamStart.tap('otel', (rc, at) => tracer.upstreamStart(rc, at));
-  hooks.onUpstreamEnd.tap('otel', (rc, at) => tracer.upstreamEnd(rc, at));
-  hooks.onResponse.tap('otel', (rc, info) => tracer.response(rc, info));
-  hooks.onFinish.tap('otel', (f) => tracer.finish(f));
+  new RequestTracer(factory, s, undefined, new SpanAccount(NO_EXPORT, BATCH, 0)).tap(hooks, 'otel');
   const log = createLogger('error');
   for (let i = 0; ended.length < BATCH; i++) await chatRequest(hooks, i, log);
   return ended.slice(0, BATCH);
 }
 
 /** The tracer's account needs an exporter; nothing is exported here. */
-const ProtobufTraceExporterless = { export: () => {}, shutdown: () => Promise.resolve() };
+const NO_EXPORT = { export: () => {}, shutdown: () => Promise.resolve() };
 
 const spans = await recordedSpans();
 const gw = new SpanEncoder();
@@ -62,7 +58,11 @@ const time = (e: { serializeRequest(s: ReadableSpan[]): Uint8Array | undefined }
   return (c.user + c.system) / BATCHES / BATCH;
 };
 const r = await abba(sdk, gw, CYCLES, async (e) => time(e));
-const median = (v: number[]) => v.toSorted((a, b) => a - b)[v.length >> 1]!;
+const median = (v: number[]) =>
+  percentile(
+    v.toSorted((a, b) => a - b),
+    50,
+  );
 const fmt = (v: number[]) => v.map((x) => x.toFixed(2)).join(', ');
 process.stdout.write(
   `otel-encode: ${BATCH}-span batches of the bench's JSON chat (${bytes.length} bytes, ${(bytes.length / BATCH).toFixed(0)} a span), ABBA × ${CYCLES}\n`,

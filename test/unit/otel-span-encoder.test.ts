@@ -119,7 +119,7 @@ test('batch after batch: the reused buffer, cached keys and header, and a new re
   same(t, enc, one.ended);
 });
 
-test('a batch it does not know goes to the SDK whole: a span not gw’s, two resources, an object value, an empty batch', (t) => {
+test('a batch it does not know goes to the SDK whole: a span not gw’s, two resources, an object value (in a span, an array, an event), an empty batch', (t) => {
   const enc = new SpanEncoder();
   const { spans, ended } = factory();
   request(spans, 0);
@@ -133,6 +133,17 @@ test('a batch it does not know goes to the SDK whole: a span not gw’s, two res
   (kv.attributes as Record<string, unknown>)['gw.object'] = { a: 1 };
   kv.end(T0 + 1);
   same(t, enc, ended.slice(-1));
+  const nested = spans.startTrace(ROOT_CONTEXT, 'nested', SpanKind.SERVER, T0, attributeSet());
+  (nested.attributes as Record<string, unknown>)['gw.list'] = ['a', { b: 2 }];
+  nested.end(T0 + 1);
+  same(t, enc, ended.slice(-1));
+  const event = spans.startTrace(ROOT_CONTEXT, 'event', SpanKind.SERVER, T0, attributeSet());
+  event.addEvent('gw.object', { 'gw.object': { c: 3 } } as unknown as Record<string, string>, T0 + 1);
+  event.end(T0 + 2);
+  same(t, enc, ended.slice(-1));
+  // after a batch the SDK wrote, the encoder's own state is clean
+  request(spans, 2);
+  same(t, enc, ended.slice(-2));
   t.deepEqual(enc.serializeRequest([]), ProtobufTraceSerializer.serializeRequest([]));
 });
 

@@ -30,17 +30,8 @@ export default defineExtension({
       return;
     }
     const telemetry = createTelemetry(s, gateway.version);
-    const genai = telemetry.metrics;
     const account = telemetry.account;
-    const tracer = new RequestTracer(telemetry.spans, s, genai, account);
-
-    hooks.onArrival.tap(PLUGIN_NAME, (a) => tracer.arrival(a));
-    hooks.onUpstreamStart.tap(PLUGIN_NAME, (rc, at) => tracer.upstreamStart(rc, at));
-    hooks.onUpstreamEnd.tap(PLUGIN_NAME, (rc, at) => tracer.upstreamEnd(rc, at));
-    hooks.onChunk.tap(PLUGIN_NAME, (rc, chunk) => tracer.chunk(rc, chunk));
-    // a sync tap on the async hook: no promise of its own per request
-    hooks.onResponse.tap(PLUGIN_NAME, (rc, info) => tracer.response(rc, info));
-    hooks.onFinish.tap(PLUGIN_NAME, (f) => tracer.finish(f));
+    new RequestTracer(telemetry.spans, s, telemetry.metrics, account).tap(hooks, PLUGIN_NAME);
 
     metrics.counter('gw_otel_spans_exported_total', 'Spans the OTLP collector accepted', () => account.exported);
     metrics.counter(

@@ -98,13 +98,17 @@ export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServ
   private scope: Scope | undefined;
   private resourceBytes: Uint8Array | undefined;
   private scopeBytes: Uint8Array | undefined;
+  /** Set when the batch being written holds a value of a type this does not write (an object): the SDK's serializer writes the batch instead. */
+  private foreign = false;
 
   /** The request's bytes (a fresh array: the exporter may hold it for a retry). */
   serializeRequest(spans: ReadableSpan[]): Uint8Array | undefined {
     if (spans.length === 0 || !this.knows(spans)) return ProtobufTraceSerializer.serializeRequest(spans);
     const first = spans[0] as GwSpan;
+    // the SDK's resources keep attribute values only, so the cached header is never foreign
     this.header(first.resource, first.instrumentationScope);
     this.pos = 0;
+    this.foreign = false;
     this.byte(T.resourceSpans);
     const resourceSpans = this.begin(3);
     this.raw(this.resourceBytes!);
@@ -115,6 +119,7 @@ export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServ
     this.end(scopeSpans, 3);
     if (first.resource.schemaUrl) this.string(T.schemaUrl, first.resource.schemaUrl);
     this.end(resourceSpans, 3);
+    if (this.foreign) return ProtobufTraceSerializer.serializeRequest(spans);
     const out = this.copy(0, this.pos);
     // a batch of captured message content can grow the buffer to megabytes: not kept for the next
     if (this.buf.length > MAX_KEPT_BUFFER) this.buf = Buffer.allocUnsafe(START_BUFFER);
@@ -132,23 +137,18 @@ export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServ
     return ProtobufTraceSerializer.deserializeResponse(data);
   }
 
-  /** Whether every span is gw's, of one resource and scope, with only values this encodes. */
+  /** Whether every span is gw's, of one resource and scope, without links (attribute values are checked as they are written). */
   private knows(spans: ReadableSpan[]): boolean {
     const first = spans[0];
     if (!(first instanceof GwSpan)) return false;
     for (let i = 0; i < spans.length; i++) {
       const s = spans[i];
       if (!(s instanceof GwSpan) || s.resource !== first.resource || s.instrumentationScope !== first.instrumentationScope) return false;
-      if (s.links.length > 0 || !plain(s.attributes)) return false;
+      if (s.links.length > 0) return false;
       const ctx = s.spanContext();
       if (ctx.traceId.length !== 32 || ctx.spanId.length !== 16) return false;
       const parent = s.parentSpanContext?.spanId;
       if (parent && parent.length !== 16) return false;
-      const events = s.events;
-      for (let j = 0; j < events.length; j++) {
-        const a = events[j]!.attributes;
-        if (a !== undefined && !plain(a)) return false;
-      }
     }
     return true;
   }
@@ -270,7 +270,7 @@ export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServ
     }
   }
 
-  /** An AnyValue's content; undefined and null leave it empty, as the SDK does. */
+  /** An AnyValue's content; undefined and null leave it empty, as the SDK does; any other object marks the batch foreign. */
   private any(v: AttributeValue | undefined | null): void {
     if (typeof v === 'string') this.string(T.string, v);
     else if (typeof v === 'boolean') {
@@ -300,7 +300,7 @@ export class SpanEncoder implements ISerializer<ReadableSpan[], IExportTraceServ
       this.byte(T.bytes);
       this.varint(v.length);
       this.raw(v);
-    }
+    } else if (v !== undefined && v !== null) this.foreign = true;
   }
 
   /** Reserves `reserved` bytes for a length; returns where they start. */
@@ -469,18 +469,4 @@ function varintSize(v: number): number {
   if (v < 2097152) return 3;
   if (v < 268435456) return 4;
   return 5;
-}
-
-/** Whether every value is one the encoder writes (strings, numbers, booleans, their arrays, bytes, undefined). */
-function plain(a: Attributes): boolean {
-  for (const k in a) {
-    const v = a[k];
-    if (v === undefined || v === null || typeof v !== 'object' || v instanceof Uint8Array) continue;
-    if (!Array.isArray(v)) return false;
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (x !== undefined && x !== null && typeof x === 'object') return false;
-    }
-  }
-  return true;
 }

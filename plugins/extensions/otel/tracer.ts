@@ -44,6 +44,7 @@ import {
   type Chunk,
   type FinishedRequest,
   GatewayError,
+  type Hooks,
   messageForStores,
   type RequestContext,
   type ResponseInfo,
@@ -121,6 +122,17 @@ export class RequestTracer {
     this.s = s;
     this.metrics = metrics;
     this.account = account;
+  }
+
+  /** Taps every hook the trace follows (see the file comment) under `name`. */
+  tap(hooks: Hooks, name: string): void {
+    hooks.onArrival.tap(name, (a) => this.arrival(a));
+    hooks.onUpstreamStart.tap(name, (rc, at) => this.upstreamStart(rc, at));
+    hooks.onUpstreamEnd.tap(name, (rc, at) => this.upstreamEnd(rc, at));
+    hooks.onChunk.tap(name, (rc, chunk) => this.chunk(rc, chunk));
+    // a sync tap on the async hook: no promise of its own per request
+    hooks.onResponse.tap(name, (rc, info) => this.response(rc, info));
+    hooks.onFinish.tap(name, (f) => this.finish(f));
   }
 
   arrival(a: ArrivingRequest): void {
