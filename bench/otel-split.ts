@@ -1,0 +1,137 @@
+/**
+ * `npx node --conditions=gw-source bench/otel-split.ts` (after `npm run build`): where the
+ * otel extension's cost per request goes, part by part, measured as gw CPU per request of
+ * several gw processes loaded one after the other in short slices.
+ *
+ * The `--only otel` bench compares two processes over runs of seconds, and on a small shared
+ * machine its ratio swings by a third between runs. Here each process gets many 1-second
+ * slices in ABBA order (every setup, then every setup reversed, per cycle), so drift in the
+ * machine's speed hits all alike; every gw is pinned to one core and the upstream and the load
+ * generator to the other (with `taskset`, when it is on PATH), so they do not compete. A twin
+ * of the untraced baseline shows what two identical processes differ by: no difference
+ * smaller than that is resolved.
+ *
+ * Setups: untraced, its twin, and the extension tapped but unsampled (`sampling_ratio = 0`)
+ * and sampled (1.0), each without and with the GenAI metrics; sampled spans go over
+ * OTLP/protobuf to the bench upstream. Reported: gw CPU per request (µs, every slice pooled;
+ * `main`: its main thread's share, the rest being V8's GC and compiler threads and libuv's)
+ * and its ratio to the untraced process, pooled and per cycle (median, range, then every cycle's).
+ * Knobs: SPLIT_CYCLES (12), SPLIT_SLICE_SECONDS (1), SPLIT_CONNECTIONS (50).
+ */
+import { execFileSync } from 'node:child_process';
+import { runLoad } from './load.ts';
+import { envNumber, toTarget } from './options.ts';
+import { readFileSync } from 'node:fs';
+import { cpuTimes, parseStatCpu } from './procs.ts';
+import { chat, chatPath, type GwSetup, plain } from './scenarios.ts';
+import { type Gw, startGw, startUpstream } from './setup.ts';
+import { percentile } from './stats.ts';
+
+const CYCLES = Math.max(1, Math.round(envNumber('SPLIT_CYCLES', 12)));
+const SLICE = envNumber('SPLIT_SLICE_SECONDS', 1);
+const CONNECTIONS = Math.max(1, Math.round(envNumber('SPLIT_CONNECTIONS', 50)));
+
+/** The otel extension at `sampling`, with or without its metrics. */
+function otel(sampling: number, metrics: boolean): GwSetup {
+  return {
+    id: `otel-${sampling}-${metrics ? 'metrics' : 'no-metrics'}`,
+    needs: ['plugins/extensions/otel'],
+    toml: (up) => `${plain.toml(up)}
+[extensions.otel]
+endpoint = "${up}"
+sampling_ratio = ${sampling}
+metrics = ${metrics}
+metrics_interval_ms = 5000
+`,
+  };
+}
+
+const SETUPS: Array<[string, GwSetup]> = [
+  ['untraced', plain],
+  ['untraced (twin)', plain],
+  ['unsampled, no metrics', otel(0, false)],
+  ['unsampled, metrics', otel(0, true)],
+  ['sampled, no metrics', otel(1, false)],
+  ['sampled, metrics', otel(1, true)],
+];
+
+/** Pins `pid` and its threads to `cpu`; false when taskset is missing. */
+function pin(pid: number, cpu: number): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU ms of `pid`'s main thread alone (JavaScript; not the GC's, the compiler's or libuv's helper threads). */
+function mainThreadMs(pid: number): number {
+  const t = parseStatCpu(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+  return t.userMs + t.sysMs;
+}
+
+interface Run {
+  label: string;
+  gw: Gw;
+  cpuMs: number;
+  mainMs: number;
+  requests: number;
+  /** CPU µs per request of each slice, in order. */
+  slices: number[];
+}
+
+const up = await startUpstream();
+const runs: Run[] = [];
+try {
+  const pinned = pin(process.pid, 0) && pin(up.child.proc.pid!, 0);
+  for (const [label, setup] of SETUPS) {
+    const gw = await startGw(setup, up.url);
+    runs.push({ label, gw, cpuMs: 0, mainMs: 0, requests: 0, slices: [] });
+    if (pinned) pin(gw.child.proc.pid!, 1);
+  }
+  process.stderr.write(
+    `otel-split: ${runs.length} gw processes${pinned ? ' on core 1, upstream and load on core 0' : ' (taskset missing: not pinned)'}; warming…\n`,
+  );
+  const target = (g: Gw) => toTarget(g.url, { path: chatPath, body: chat }, true);
+  for (const r of runs) await runLoad(target(r.gw), CONNECTIONS, 8);
+  for (let c = 0; c < CYCLES; c++) {
+    for (const r of [...runs, ...runs.toReversed()]) {
+      const pid = r.gw.child.proc.pid!;
+      const a = cpuTimes(pid);
+      const m = mainThreadMs(pid);
+      const load = await runLoad(target(r.gw), CONNECTIONS, SLICE);
+      const b = cpuTimes(pid);
+      r.mainMs += mainThreadMs(pid) - m;
+      const cpu = b.userMs + b.sysMs - a.userMs - a.sysMs;
+      r.cpuMs += cpu;
+      r.requests += load.requests;
+      r.slices.push((cpu / Math.max(1, load.requests)) * 1000);
+    }
+    process.stderr.write(`otel-split: cycle ${c + 1}/${CYCLES}\n`);
+  }
+  const base = runs[0]!;
+  const lines = [
+    `gw CPU per request, ${CYCLES} ABBA cycles of ${SLICE} s slices at ${CONNECTIONS} connections (JSON chat)`,
+    `${'setup'.padEnd(24)}${'µs/req'.padStart(8)}${'ratio'.padStart(8)}${'main µs'.padStart(9)}${'median cycle'.padStart(14)}${'range'.padStart(13)}`,
+  ];
+  const cycles: string[] = ['ratio per cycle (off = the untraced process in the same cycle)'];
+  for (const r of runs) {
+    const perCycle: number[] = [];
+    for (let c = 0; c < CYCLES; c++) {
+      const mine = r.slices[2 * c]! + r.slices[2 * c + 1]!;
+      const theirs = base.slices[2 * c]! + base.slices[2 * c + 1]!;
+      perCycle.push(mine / theirs);
+    }
+    cycles.push(`${r.label.padEnd(24)}${perCycle.map((x) => x.toFixed(2)).join(' ')}`);
+    const sorted = perCycle.toSorted((x, y) => x - y);
+    const usPerReq = (r.cpuMs / r.requests) * 1000;
+    lines.push(
+      `${r.label.padEnd(24)}${usPerReq.toFixed(0).padStart(8)}${(usPerReq / ((base.cpuMs / base.requests) * 1000)).toFixed(3).padStart(8)}${((r.mainMs / r.requests) * 1000).toFixed(0).padStart(9)}${percentile(sorted, 50).toFixed(3).padStart(14)}${`${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}`.padStart(13)}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n${cycles.join('\n')}\n`);
+} finally {
+  for (const r of runs) await r.gw.stop();
+  await up.child.stop();
+}
