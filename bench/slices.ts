@@ -1,22 +1,27 @@
 /**
- * `npx node --conditions=gw-source bench/otel-split.ts` (after `npm run build`): where the
- * otel extension's cost per request goes, part by part, measured as gw CPU per request of
- * several gw processes loaded one after the other in short slices.
+ * `npx node --conditions=gw-source bench/slices.ts [otel|young-gen]` (after `npm run build`):
+ * gw CPU per request of several gw setups, each its own process, loaded one after the other
+ * in short slices: where the otel extension's cost goes (`otel`, the default), or what V8's
+ * young-generation size does to CPU and peak RSS (`young-gen`).
  *
  * The `--only otel` bench compares two processes over runs of seconds, and on a small shared
  * machine its ratio swings by a third between runs. Here each process gets many 1-second
  * slices in ABBA order (every setup, then every setup reversed, per cycle), so drift in the
  * machine's speed hits all alike; every gw is pinned to one core and the upstream and the load
  * generator to the other (with `taskset`, when it is on PATH), so they do not compete. A twin
- * of the untraced baseline shows what two identical processes differ by: no difference
- * smaller than that is resolved.
+ * of the first setup shows what two identical processes differ by: no difference smaller
+ * than that is resolved.
  *
- * Setups: untraced, its twin, and the extension tapped but unsampled (`sampling_ratio = 0`)
+ * `otel`: untraced, its twin, and the extension tapped but unsampled (`sampling_ratio = 0`)
  * and sampled (1.0), each without and with the GenAI metrics; sampled spans go over
- * OTLP/protobuf to the bench upstream. Reported: gw CPU per request (µs, every slice pooled;
- * `main`: its main thread's share, the rest being V8's GC and compiler threads and libuv's)
- * and its ratio to the untraced process, pooled and per cycle (median, range, then every cycle's).
- * Knobs: SPLIT_CYCLES (12), SPLIT_SLICE_SECONDS (1), SPLIT_CONNECTIONS (50).
+ * OTLP/protobuf to the bench upstream. `young-gen`: untraced at gw's semi-space of 8 MB
+ * (cli/heap.ts), its twin, and 16, 32 and 64 MB (`--max-semi-space-size`, which gw keeps
+ * when given).
+ *
+ * Reported: gw CPU per request (µs, every slice pooled; `main`: its main thread's share, the
+ * rest being V8's collector and compiler threads and libuv's), its ratio to the first setup,
+ * pooled and per cycle (median, range, then every cycle's), and each process's peak RSS
+ * (VmHWM). Knobs: SPLIT_CYCLES (12), SPLIT_SLICE_SECONDS (1), SPLIT_CONNECTIONS (50).
  */
 import { execFileSync } from 'node:child_process';
 import { runLoad } from './load.ts';
@@ -46,14 +51,29 @@ metrics_interval_ms = 5000
   };
 }
 
-const SETUPS: Array<[string, GwSetup]> = [
-  ['untraced', plain],
-  ['untraced (twin)', plain],
-  ['unsampled, no metrics', otel(0, false)],
-  ['unsampled, metrics', otel(0, true)],
-  ['sampled, no metrics', otel(1, false)],
-  ['sampled, metrics', otel(1, true)],
-];
+/** A setup's label, its gw, and node flags for its process. */
+type Setup = [string, GwSetup, string[]];
+
+const SETS: Record<string, Setup[]> = {
+  otel: [
+    ['untraced', plain, []],
+    ['untraced (twin)', plain, []],
+    ['unsampled, no metrics', otel(0, false), []],
+    ['unsampled, metrics', otel(0, true), []],
+    ['sampled, no metrics', otel(1, false), []],
+    ['sampled, metrics', otel(1, true), []],
+  ],
+  'young-gen': [
+    ['semi-space 8 MB (gw)', plain, []],
+    ['semi-space 8 MB (twin)', plain, []],
+    ['semi-space 16 MB', plain, ['--max-semi-space-size=16']],
+    ['semi-space 32 MB', plain, ['--max-semi-space-size=32']],
+    ['semi-space 64 MB', plain, ['--max-semi-space-size=64']],
+  ],
+};
+const SET = process.argv[2] ?? 'otel';
+const SETUPS = SETS[SET];
+if (SETUPS === undefined) throw new Error(`bench/slices.ts: unknown set "${SET}"; expected one of ${Object.keys(SETS).join(', ')}`);
 
 /** Pins `pid` and its threads to `cpu`; false when taskset is missing. */
 function pin(pid: number, cpu: number): boolean {
@@ -71,6 +91,12 @@ function mainThreadMs(pid: number): number {
   return t.userMs + t.sysMs;
 }
 
+/** `pid`'s peak resident set, kB (0 when /proc does not say). */
+function peakRssKb(pid: number): number {
+  const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
 interface Run {
   label: string;
   gw: Gw;
@@ -85,13 +111,13 @@ const up = await startUpstream();
 const runs: Run[] = [];
 try {
   const pinned = pin(process.pid, 0) && pin(up.child.proc.pid!, 0);
-  for (const [label, setup] of SETUPS) {
-    const gw = await startGw(setup, up.url);
+  for (const [label, setup, flags] of SETUPS) {
+    const gw = await startGw(setup, up.url, flags);
     runs.push({ label, gw, cpuMs: 0, mainMs: 0, requests: 0, slices: [] });
     if (pinned) pin(gw.child.proc.pid!, 1);
   }
   process.stderr.write(
-    `otel-split: ${runs.length} gw processes${pinned ? ' on core 1, upstream and load on core 0' : ' (taskset missing: not pinned)'}; warming…\n`,
+    `slices (${SET}): ${runs.length} gw processes${pinned ? ' on core 1, upstream and load on core 0' : ' (taskset missing: not pinned)'}; warming…\n`,
   );
   const target = (g: Gw) => toTarget(g.url, { path: chatPath, body: chat }, true);
   for (const r of runs) await runLoad(target(r.gw), CONNECTIONS, 8);
@@ -108,14 +134,14 @@ try {
       r.requests += load.requests;
       r.slices.push((cpu / Math.max(1, load.requests)) * 1000);
     }
-    process.stderr.write(`otel-split: cycle ${c + 1}/${CYCLES}\n`);
+    process.stderr.write(`slices: cycle ${c + 1}/${CYCLES}\n`);
   }
   const base = runs[0]!;
   const lines = [
     `gw CPU per request, ${CYCLES} ABBA cycles of ${SLICE} s slices at ${CONNECTIONS} connections (JSON chat)`,
     `${'setup'.padEnd(24)}${'µs/req'.padStart(8)}${'ratio'.padStart(8)}${'main µs'.padStart(9)}${'median cycle'.padStart(14)}${'range'.padStart(13)}`,
   ];
-  const cycles: string[] = ['ratio per cycle (off = the untraced process in the same cycle)'];
+  const cycles: string[] = ['ratio per cycle (against the first setup in the same cycle)'];
   for (const r of runs) {
     const perCycle: number[] = [];
     for (let c = 0; c < CYCLES; c++) {
@@ -130,7 +156,9 @@ try {
       `${r.label.padEnd(24)}${usPerReq.toFixed(0).padStart(8)}${(usPerReq / ((base.cpuMs / base.requests) * 1000)).toFixed(3).padStart(8)}${((r.mainMs / r.requests) * 1000).toFixed(0).padStart(9)}${percentile(sorted, 50).toFixed(3).padStart(14)}${`${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}`.padStart(13)}`,
     );
   }
-  process.stdout.write(`${lines.join('\n')}\n\n${cycles.join('\n')}\n`);
+  const rss = ['peak RSS (VmHWM) after the slices'];
+  for (const r of runs) rss.push(`${r.label.padEnd(24)}${(peakRssKb(r.gw.child.proc.pid!) / 1024).toFixed(1).padStart(8)} MiB`);
+  process.stdout.write(`${lines.join('\n')}\n\n${cycles.join('\n')}\n\n${rss.join('\n')}\n`);
 } finally {
   for (const r of runs) await r.gw.stop();
   await up.child.stop();
