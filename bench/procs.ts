@@ -216,6 +216,8 @@ export function parseVmRssMiB(status: string): number {
 
 const STATUS_FIELDS = {
   VmRSS: /^VmRSS:\s+(\d+)\s+kB/m,
+  /** The peak resident set. */
+  VmHWM: /^VmHWM:\s+(\d+)\s+kB/m,
   RssAnon: /^RssAnon:\s+(\d+)\s+kB/m,
   RssFile: /^RssFile:\s+(\d+)\s+kB/m,
 };

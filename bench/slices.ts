@@ -21,20 +21,20 @@
  * Reported: gw CPU per request (µs, every slice pooled; `main`: its main thread's share, the
  * rest being V8's collector and compiler threads and libuv's), its ratio to the first setup,
  * pooled and per cycle (median, range, then every cycle's), and each process's peak RSS
- * (VmHWM). Knobs: SPLIT_CYCLES (12), SPLIT_SLICE_SECONDS (1), SPLIT_CONNECTIONS (50).
+ * (VmHWM). Knobs: SLICES_CYCLES (12), SLICES_SECONDS (1), SLICES_CONNECTIONS (50).
  */
 import { execFileSync } from 'node:child_process';
 import { runLoad } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
 import { readFileSync } from 'node:fs';
-import { cpuTimes, parseStatCpu } from './procs.ts';
+import { cpuTimes, parseStatCpu, statusMiB } from './procs.ts';
 import { chat, chatPath, type GwSetup, plain } from './scenarios.ts';
 import { type Gw, startGw, startUpstream } from './setup.ts';
 import { percentile } from './stats.ts';
 
-const CYCLES = Math.max(1, Math.round(envNumber('SPLIT_CYCLES', 12)));
-const SLICE = envNumber('SPLIT_SLICE_SECONDS', 1);
-const CONNECTIONS = Math.max(1, Math.round(envNumber('SPLIT_CONNECTIONS', 50)));
+const CYCLES = Math.max(1, Math.round(envNumber('SLICES_CYCLES', 12)));
+const SLICE = envNumber('SLICES_SECONDS', 1);
+const CONNECTIONS = Math.max(1, Math.round(envNumber('SLICES_CONNECTIONS', 50)));
 
 /** The otel extension at `sampling`, with or without its metrics. */
 function otel(sampling: number, metrics: boolean): GwSetup {
@@ -89,12 +89,6 @@ function pin(pid: number, cpu: number): boolean {
 function mainThreadMs(pid: number): number {
   const t = parseStatCpu(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
   return t.userMs + t.sysMs;
-}
-
-/** `pid`'s peak resident set, kB (0 when /proc does not say). */
-function peakRssKb(pid: number): number {
-  const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : 0;
 }
 
 interface Run {
@@ -157,7 +151,12 @@ try {
     );
   }
   const rss = ['peak RSS (VmHWM) after the slices'];
-  for (const r of runs) rss.push(`${r.label.padEnd(24)}${(peakRssKb(r.gw.child.proc.pid!) / 1024).toFixed(1).padStart(8)} MiB`);
+  for (const r of runs)
+    rss.push(
+      `${r.label.padEnd(24)}${statusMiB(readFileSync(`/proc/${r.gw.child.proc.pid}/status`, 'utf8'), 'VmHWM')
+        .toFixed(1)
+        .padStart(8)} MiB`,
+    );
   process.stdout.write(`${lines.join('\n')}\n\n${cycles.join('\n')}\n\n${rss.join('\n')}\n`);
 } finally {
   for (const r of runs) await r.gw.stop();
