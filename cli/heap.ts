@@ -10,7 +10,7 @@
  *   330-350 MB; 8 MB semi-spaces hold it near 220-245 MB. That is bought with CPU: the young
  *   generation is collected more often, each time copying what the requests in flight hold.
  *   bench/slices.ts young-gen measured 7-16% more CPU per request than at 32 MB (peak RSS
- *   140-144 against 186-191 MB, untraced); docs/operations.md gives operators the choice.
+ *   140 against 186-187 MiB, untraced); docs/operations.md gives operators the choice.
  * - V8 13 (Node 24) keeps the pages a mark-compact frees in a pool, committed, and releases
  *   them only in a memory-reducing GC, which a busy server never gets (and which an idle
  *   Node 24 often does not schedule either: nodejs/node#66564). So RSS stays at the old
