@@ -61,17 +61,25 @@ models = ["${MODEL}"]
 /** One provider, no extensions. */
 export const plain: GwSetup = { id: 'plain', toml: (up) => upstreamProvider('upstream', up) };
 
-/** One provider and the otel extension at sampling 1.0, exporting spans and metrics to the bench upstream (it accepts OTLP). */
+/**
+ * The config of one provider and the otel extension at `sampling`, exporting spans and
+ * metrics to the bench upstream (it accepts OTLP); `extra`: lines added to the section.
+ */
+export function otelToml(up: string, sampling: string, extra = ''): string {
+  return `${upstreamProvider('upstream', up)}
+[extensions.otel]
+endpoint = "${up}"
+sampling_ratio = ${sampling}
+metrics_interval_ms = 5000
+${extra}
+`;
+}
+
+/** otelToml at sampling 1.0, or BENCH_OTEL_SAMPLING, with BENCH_OTEL_TOML's lines. */
 export const otelOn: GwSetup = {
   id: 'otel',
   needs: ['plugins/extensions/otel'],
-  toml: (up) => `${upstreamProvider('upstream', up)}
-[extensions.otel]
-endpoint = "${up}"
-sampling_ratio = ${process.env.BENCH_OTEL_SAMPLING ?? '1.0'}
-metrics_interval_ms = 5000
-${process.env.BENCH_OTEL_TOML ?? ''}
-`,
+  toml: (up) => otelToml(up, process.env.BENCH_OTEL_SAMPLING ?? '1.0', process.env.BENCH_OTEL_TOML ?? ''),
 };
 
 /** One provider and the usage extension, with (`on`) or without its latency sketches (bench/latency.ts). */

@@ -28,7 +28,7 @@ import { runLoad } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
 import { readFileSync } from 'node:fs';
 import { cpuTimes, parseStatCpu, statusMiB } from './procs.ts';
-import { chat, chatPath, type GwSetup, plain } from './scenarios.ts';
+import { chat, chatPath, type GwSetup, otelToml, plain } from './scenarios.ts';
 import { type Gw, startGw, startUpstream } from './setup.ts';
 import { percentile } from './stats.ts';
 
@@ -41,13 +41,7 @@ function otel(sampling: number, metrics: boolean): GwSetup {
   return {
     id: `otel-${sampling}-${metrics ? 'metrics' : 'no-metrics'}`,
     needs: ['plugins/extensions/otel'],
-    toml: (up) => `${plain.toml(up)}
-[extensions.otel]
-endpoint = "${up}"
-sampling_ratio = ${sampling}
-metrics = ${metrics}
-metrics_interval_ms = 5000
-`,
+    toml: (up) => otelToml(up, String(sampling), `metrics = ${metrics}`),
   };
 }
 

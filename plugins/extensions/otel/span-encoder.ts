@@ -6,7 +6,8 @@
  * attribute key once per process and a key's repeated value (the model, the route, the
  * provider) once while it repeats, ids and times straight from the span's strings and epoch
  * ms, no length estimated in a pass of its own, and one buffer reused from batch to batch.
- * At sampling 1.0 the SDK's serializer was the largest part of tracing's cost per request.
+ * In process it was the largest part of the extension's own work (bench/otel-micro.ts); under
+ * load the export path is a small part of tracing's cost (docs/opentelemetry.md, Cost).
  *
  * It plugs into the SDK's OTLP/HTTP exporter as its serializer (telemetry.ts), so sending,
  * retries, timeouts, headers and the `OTEL_*` settings stay the SDK's. A batch it does not
