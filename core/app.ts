@@ -13,7 +13,7 @@ import Koa, { type Context, type Next } from 'koa';
 import { Router } from '@koa/router';
 import type { Logger } from 'pino';
 import { METHOD_NOT_ALLOWED, METHOD_NOT_IMPLEMENTED, ROUTE_NOT_FOUND } from './error-codes.ts';
-import type { GatewayError } from './errors.ts';
+import { type GatewayError, shouldRetry } from './errors.ts';
 import { authenticate, requireAdmin } from './http/auth.ts';
 import { jsonBody } from './http/body.ts';
 import { notifyArrival } from './pipeline/arrival.ts';
@@ -109,6 +109,8 @@ export function createApp(gw: AppHost): Koa {
         ctx.status = ge.status;
         ctx.type = 'application/json';
         ctx.set('x-request-id', st.id);
+        const retry = shouldRetry(ge);
+        if (retry !== undefined) ctx.set('x-should-retry', retry);
         if (ge.headers) ctx.set(ge.headers);
         ctx.body = (st.route?.errors ?? OPENAI_ERRORS).errorBody(ge);
       }

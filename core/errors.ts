@@ -55,6 +55,11 @@ export interface ErrorDef {
   readonly upstream: boolean;
   /** A limit refused the request before any upstream call: the `reason` label of gw_refusals_total. */
   readonly refusal: string | undefined;
+  /**
+   * false: repeating the request cannot help, though its status is one clients retry (a
+   * provider rejecting gw's credentials is a 502, a spent budget a 429). See `shouldRetry`.
+   */
+  readonly retry: false | undefined;
 }
 
 /**
@@ -120,7 +125,7 @@ export interface ErrorFactory<P> extends ErrorDef {
 /**
  * Defines a catalog entry.
  * @param message the message template: a string, or a function of the parameters
- * @param opts `type` (default from the status), `upstream`, `refusal` (see ErrorDef), a
+ * @param opts `type` (default from the status), `upstream`, `refusal`, `retry` (see ErrorDef), a
  *   default `param`, and `logMessage`: the template of the log-safe message for an entry
  *   whose message quotes the client's request (a header value, an id, a parser's excerpt)
  */
@@ -128,9 +133,9 @@ export function defineError<P = void>(
   code: string,
   status: number,
   message: string | ((params: P) => string),
-  opts: { type?: ErrorType; upstream?: boolean; refusal?: string; param?: string; logMessage?: string | ((params: P) => string) } = {},
+  opts: { type?: ErrorType; upstream?: boolean; refusal?: string; retry?: false; param?: string; logMessage?: string | ((params: P) => string) } = {},
 ): ErrorFactory<P> {
-  const def: ErrorDef = { code, status, type: opts.type ?? typeForStatus(status), upstream: opts.upstream ?? false, refusal: opts.refusal };
+  const def: ErrorDef = { code, status, type: opts.type ?? typeForStatus(status), upstream: opts.upstream ?? false, refusal: opts.refusal, retry: opts.retry };
   const render = typeof message === 'string' ? () => message : message;
   const safe = opts.logMessage;
   const renderSafe = safe === undefined ? undefined : typeof safe === 'string' ? () => safe : safe;
@@ -164,6 +169,19 @@ function refusalSummary(status: number, extra: ErrorExtra & { code?: string | nu
   const code = extra.code ? `, ${extra.code}` : '';
   const param = extra.param ? `, param ${extra.param}` : '';
   return `provider ${extra.provider ?? '(unknown)'} refused the request (HTTP ${status}${code}${param}); its message may quote the request and is kept with bodies only`;
+}
+
+/**
+ * The `x-should-retry` header gw answers `err` with, or undefined for none. The OpenAI and
+ * Anthropic SDKs read it before their own rule (retry 408, 409, 429 and 5xx), and Claude Code
+ * retries even a 401 for minutes unless it says false. So it says false for every other 4xx
+ * (the request must change first) and for a catalog entry marked `retry: false`; retryable
+ * statuses otherwise get no header, leaving the client's backoff as it is.
+ */
+export function shouldRetry(err: GatewayError): 'false' | undefined {
+  const s = err.status;
+  if (err.def?.retry === false) return 'false';
+  return s >= 400 && s < 500 && s !== 408 && s !== 409 && s !== 429 ? 'false' : undefined;
 }
 
 /** The error `type` a status stands for when the catalog gives none. */

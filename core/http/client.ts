@@ -31,7 +31,8 @@ export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: numb
   'upstream_auth_failed',
   502,
   (p) => `provider ${p.provider} rejected gw's credentials (HTTP ${p.status}): ${p.message}; check the provider's api_key`,
-  { upstream: true },
+  // a 502 that repeating cannot cure: the operator must fix the provider's key
+  { upstream: true, retry: false },
 );
 
 /** What a kind reads out of one of its error bodies. */

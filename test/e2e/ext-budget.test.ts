@@ -30,8 +30,11 @@ test('budget: 50 parallel requests against a budget of ~5 requests — overspend
   t.true(overspend < perRequest, `overspend ${overspend} must stay below one in-flight request`);
   t.is(ok, 5);
   t.is(b.reserved_usd, 0);
-  // spent >= budget: every later request is refused before the upstream
-  t.is((await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 1 })).status, 429);
+  // spent >= budget: every later request is refused before the upstream, and told not to retry
+  // (a 429 the SDKs would otherwise retry, Claude Code for minutes)
+  const later = await post(gw, '/v1/chat/completions', { model: 'gpt-4o', messages: HI, max_tokens: 1 });
+  t.is(later.status, 429);
+  t.is(later.headers.get('x-should-retry'), 'false');
   t.is(up.received.length, ok);
 });
 

@@ -36,7 +36,7 @@ interface Setup {
 }
 
 /**
- * gw with providers: `up` (gpt-4o, gpt-4o-mini, broken-model, refused-model, limited-model),
+ * gw with providers: `up` (gpt-4o, gpt-4o-mini, broken-model, refused-model, limited-model, keyless-model),
  * `slow` (same upstream, timeout 0.3 s: slow-model) and `dead` (closed port: dead-model).
  */
 async function setup(t: import('ava').ExecutionContext, level: 'warn' | 'trace' = 'warn'): Promise<Setup> {
@@ -55,6 +55,8 @@ async function setup(t: import('ava').ExecutionContext, level: 'warn' | 'trace' 
           { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
           { 'retry-after': '20' },
         );
+      case 'keyless-model':
+        return replyJson(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
       case 'slow-model':
         return; // never answers; the gateway's timeout must fire
       default:
@@ -68,7 +70,7 @@ async function setup(t: import('ava').ExecutionContext, level: 'warn' | 'trace' 
     `max_body_bytes = 4096\n${baseConfig(`[providers.up]
 api_key = "${UP_KEY}"
 base_url = "${up.origin}/v1"
-models = ["gpt-4o", "gpt-4o-mini", "broken-model", "refused-model", "limited-model"]
+models = ["gpt-4o", "gpt-4o-mini", "broken-model", "refused-model", "limited-model", "keyless-model"]
 max_retries = 0
 
 [providers.slow]
@@ -247,6 +249,32 @@ test('502: upstream 500 (its status and message kept) and an unreachable upstrea
   shape(t, dead.error);
   t.regex(dead.error.message as string, /unreachable/);
   t.false(dead.text.includes(DEAD_KEY));
+});
+
+test('x-should-retry: false where repeating the request cannot help; none where the SDKs retry by their own rules', async (t) => {
+  const s = await setup(t);
+  const never = {
+    '400 invalid body': await s.post({ model: 'gpt-4o', messages: 7 }),
+    '400 from the upstream': await s.post(msg('hi', 'refused-model')),
+    '401 unknown key': await s.post(msg(), { authorization: 'Bearer sk-no-such-key-000000000000000000', 'content-type': 'application/json' }),
+    '404 unknown model': await s.post(msg('hi', 'no-such-model')),
+    '415 not JSON': await s.post('hi', { authorization: `Bearer ${KEY}`, 'content-type': 'text/plain' }),
+    // the provider's key is wrong: a 502, which SDKs (and Claude Code, for minutes) would retry
+    '502 upstream_auth_failed': await s.post(msg('hi', 'keyless-model')),
+  };
+  for (const [what, r] of Object.entries(never)) {
+    t.true(r.status >= 400, what);
+    t.is(r.headers.get('x-should-retry'), 'false', what);
+  }
+  t.is(never['502 upstream_auth_failed'].status, 502);
+  t.is(never['502 upstream_auth_failed'].error.code, 'upstream_auth_failed');
+  const retried = {
+    '429 from the upstream': await s.post(msg('hi', 'limited-model')),
+    '502 upstream 500': await s.post(msg('hi', 'broken-model')),
+    '502 unreachable': await s.post(msg('hi', 'dead-model')),
+  };
+  for (const [what, r] of Object.entries(retried)) t.is(r.headers.get('x-should-retry'), null, what);
+  t.is(retried['429 from the upstream'].status, 429);
 });
 
 test('504: an upstream slower than timeout_seconds; the upstream request is closed', async (t) => {

@@ -124,7 +124,8 @@ export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: 
   429,
   (p) =>
     `${p.need === undefined ? 'budget exhausted' : `budget too small for this request (it reserves $${usd(p.need)}, $${usd(Math.max(0, p.limit - p.spent - p.held))} is left)`} for key '${p.key}': spent $${usd(p.spent)} of $${p.limit}${p.period ? ` this ${PERIOD_NOUN[p.period]}` : ''}${p.held ? ` ($${usd(p.held)} more held by requests in flight)` : ''}${p.resets === undefined ? '' : `; resets at ${rfc3339(p.resets)}`}`,
-  { refusal: 'budget' },
+  // a 429 that a client's backoff of seconds cannot outwait: the period ends, or an admin raises the budget
+  { refusal: 'budget', retry: false },
 );
 
 const PERIOD_NOUN: Record<string, string> = { daily: 'day', weekly: 'week', monthly: 'month' };
