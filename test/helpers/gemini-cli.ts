@@ -27,12 +27,12 @@
  *   `functionResponse {id, name, response: {output}}`. Tools that write or run commands need
  *   `--yolo` (or `--approval-mode yolo`).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { README_ORIGIN, readmeBlock } from './readme.ts';
+import { type BoundedRun, runBounded } from './run-bounded.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GEMINI_BIN = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js');
@@ -59,14 +59,8 @@ export interface GeminiCliOptions {
   timeoutMs?: number;
 }
 
-export interface GeminiCliResult {
-  /** Exit code; null when killed. */
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** True when the run was killed for exceeding `timeoutMs`. */
-  timedOut: boolean;
-}
+/** The run's exit code, output and whether it was killed at its time limit. */
+export type GeminiCliResult = BoundedRun;
 
 /** How the README's two Gemini CLI blocks begin. */
 const SETTINGS_RECIPE = '{\n  "security"';
@@ -131,31 +125,8 @@ export async function runGeminiCli(opts: GeminiCliOptions): Promise<GeminiCliRes
       ...opts.env,
     };
     const args = [GEMINI_BIN, '-m', opts.model ?? 'gemini-2.5-flash', ...(opts.args ?? []), '-p', opts.prompt];
-    return await run(node, args, work, env, opts.timeoutMs ?? 60_000);
+    return await runBounded(node, args, work, env, opts.timeoutMs ?? 60_000);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function run(node: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<GeminiCliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut });
-    });
-  });
 }
