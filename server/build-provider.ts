@@ -15,7 +15,8 @@ import type { BuiltProvider } from '../core/runtime/snapshot.ts';
 import type { Store } from '../core/store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
 import { findPlugin, runSetup } from '../core/plugins/loader.ts';
-import { routingSettingsSchema } from '../core/plugins/provider-schema.ts';
+import { outputCapsSchema, routingSettingsSchema } from '../core/plugins/provider-schema.ts';
+import { compileOutputCaps } from '../core/output-caps.ts';
 import { pricingSchema } from '../core/config/schema.ts';
 import { specOf } from '../core/pricing/schema.ts';
 import { compileConfigured } from '../core/pricing/book.ts';
@@ -40,6 +41,8 @@ const clientSettingsSchema = z.strictObject({
 const CLIENT_KEYS = ['max_event_bytes', 'max_connections'];
 /** `pricing`: this provider's own prices (`[providers.<name>.pricing."<model>"]`), read by the core for every kind. */
 const PRICING_KEY = 'pricing';
+/** `max_output_tokens`: its models' output-token caps, read by the core for every kind. */
+const OUTPUT_CAP_KEY = 'max_output_tokens';
 
 /**
  * One provider from its section.
@@ -74,8 +77,10 @@ export async function buildProvider(
   const routingFields: Record<string, unknown> = {};
   const clientFields: Record<string, unknown> = {};
   let pricingField: unknown = {};
+  let outputCapField: unknown;
   for (const [k, v] of Object.entries(section)) {
     if (k === PRICING_KEY) pricingField = v;
+    else if (k === OUTPUT_CAP_KEY) outputCapField = v;
     else if (CLIENT_KEYS.includes(k)) clientFields[k] = v;
     else if (!(ROUTING_KEYS as readonly string[]).includes(k)) own[k] = v;
     else if (accepted.includes(k as RoutingSetting)) routingFields[k] = v;
@@ -85,6 +90,8 @@ export async function buildProvider(
   if (!routing.success) throw ConfigError.fromZod(file, ['providers', name], routing.error);
   const client = clientSettingsSchema.safeParse(clientFields);
   if (!client.success) throw ConfigError.fromZod(file, ['providers', name], client.error);
+  const outputCap = outputCapsSchema.optional().safeParse(outputCapField);
+  if (!outputCap.success) throw ConfigError.fromZod(file, ['providers', name, OUTPUT_CAP_KEY], outputCap.error);
   const pricing = pricingSchema.safeParse(pricingField);
   if (!pricing.success) throw ConfigError.fromZod(file, ['providers', name, PRICING_KEY], pricing.error);
   const parsed = plugin.configSchema.safeParse(own);
@@ -128,7 +135,7 @@ export async function buildProvider(
     provider,
     section,
     json: JSON.stringify(section),
-    routing: { maxRetries: routing.data.max_retries, weight: routing.data.weight },
+    routing: { maxRetries: routing.data.max_retries, weight: routing.data.weight, outputCap: compileOutputCaps(outputCap.data) },
     pricing: {
       name,
       // the bundled table prices a kind's own plugin only: a self-defined kind served by the openai plugin (base_url) has none

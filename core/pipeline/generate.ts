@@ -140,6 +140,13 @@ export interface Generate<S = undefined, X = undefined, E = unknown> {
   cached?(ctx: Context, rc: RequestContext): Promise<void>;
   /** The format's per-request state, prepared once the request is admitted and not cached. */
   prepare?(a: Admission, ctx: Context): S | Promise<S>;
+  /**
+   * The body with its output-token cap lowered to `cap` tokens, for an attempt whose served
+   * model has a lower one (`max_output_tokens` of its provider, core/output-caps.ts) than
+   * the request's (`read`'s `maxOutputTokens`). Native and translated calls both get it.
+   * Absent: requests of this format go as sent.
+   */
+  capOutput?(body: Record<string, unknown>, cap: number): Record<string, unknown>;
   /** Absent: the format is always translated (or is the common format itself). */
   native?: NativeGenerate<S>;
   translated: TranslatedGenerate<S, X, E>;
@@ -169,8 +176,17 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
     const native = g.native;
     const op = native?.op?.(ctx);
 
-    const served = await pipeline.dispatch<Outcome<X>>(a, async (p, target, b, call) => {
+    const capping = g.capOutput !== undefined && rc.maxOutputTokens !== undefined;
+    const served = await pipeline.dispatch<Outcome<X>>(a, async (p, target, asked, sent) => {
       const env: AttemptEnv<S> = { rc, provider: p, state };
+      let b = asked;
+      let call = sent;
+      const cap = capping ? a.snap.table.members.get(p.name)?.settings.outputCap?.(target) : undefined;
+      if (cap !== undefined && rc.maxOutputTokens! > cap) {
+        b = g.capOutput!(asked, cap);
+        call = { ...sent, rawBody: undefined };
+        if (rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, model: target, asked: rc.maxOutputTokens, cap }, 'output cap lowered');
+      }
       const entry = native && p.native?.[format];
       if (entry) {
         const r = native.call ? await native.call(entry, b, call, env) : await entry(b, call, op);

@@ -27,4 +27,14 @@ export const routingSettingsSchema = z.strictObject({
   weight: z.number().positive().default(1),
 });
 
+/**
+ * `max_output_tokens`, read by the core for every kind (core/output-caps.ts): the largest
+ * output-token cap a request may send to this provider's models, as one number or by model
+ * id or `*` pattern.
+ */
+export const outputCapsSchema = z.union([
+  z.number().int().positive(),
+  z.record(z.string().min(1), z.number().int().positive(), { error: 'expected a number of tokens, or a table of model ids or patterns and numbers of tokens' }),
+]);
+
 export type ProviderBaseConfig = z.output<typeof providerBaseSchema>;

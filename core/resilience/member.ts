@@ -6,6 +6,7 @@
  * changes reach providers whose own section did not change.
  */
 import type { GatewayError } from '../errors.ts';
+import type { OutputCap } from '../output-caps.ts';
 import type { Provider } from '../provider.ts';
 import { Breaker, type BreakerSettings } from './breaker.ts';
 import { ProviderHealth } from './health.ts';
@@ -16,6 +17,8 @@ export interface MemberSettings {
   maxRetries: number;
   /** Share in a `weighted` group. */
   weight: number;
+  /** Its models' output-token caps (`max_output_tokens`); undefined: none. */
+  outputCap?: OutputCap;
 }
 
 export const DEFAULT_MEMBER_SETTINGS: MemberSettings = Object.freeze({ maxRetries: 2, weight: 1 });

@@ -38,7 +38,7 @@ export interface BuiltProvider {
   readonly section: Record<string, unknown>;
   /** Serialized section: an unchanged section keeps its provider (and its breaker). */
   readonly json: string;
-  /** Routing settings read by the core (`max_retries`, `weight`). */
+  /** Per-provider settings read by the core for dispatch (`max_retries`, `weight`, `max_output_tokens`). */
   readonly routing: MemberSettings;
   /** Its prices and the kind whose bundled prices apply (`pricing` of the section). */
   readonly pricing: PricedProvider;

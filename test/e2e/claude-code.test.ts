@@ -4,7 +4,8 @@
  *   key swapped for the provider's and the usage in the request log;
  * - on an OpenAI-format model reached by the README's alias patterns (Claude Code's default
  *   model name → `qwen3-coder-plus`), gw translates both ways through a turn where the CLI
- *   calls its Read tool and answers from the file, and the tokens Claude Code counts are the
+ *   calls its Read tool and answers from the file, the 128,000 output tokens it asks for are
+ *   lowered to the provider's `max_output_tokens`, and the tokens Claude Code counts are the
  *   ones gw bills;
  * - with a wrong gateway key it stops at once with gw's message (it retried a 401 for
  *   minutes before gw said `x-should-retry: false`).
@@ -121,7 +122,8 @@ test.serial(
         sse(res, chatTurn(r.json.model, answered ? { text: ANSWER } : { read: `${dir}/notes.txt` }));
       },
       (u) =>
-        `${readmeBlock('[aliases]')}\n[providers.qwen]\nkind = "openai"\napi_key = "${UPSTREAM_KEY}"\nbase_url = "${u.origin}/v1"\nmax_retries = 0\nmodels = ["qwen3-coder-plus", "qwen3-coder-flash"]\n`,
+        // qwen3-coder-plus answers at most 65,536 tokens; Claude Code asks for 128,000
+        `${readmeBlock('[aliases]')}\n[providers.qwen]\nkind = "openai"\napi_key = "${UPSTREAM_KEY}"\nbase_url = "${u.origin}/v1"\nmax_retries = 0\nmodels = ["qwen3-coder-plus", "qwen3-coder-flash"]\nmax_output_tokens = 65536\n`,
     );
     const r = await runClaudeCode({
       baseUrl: gw.url,
@@ -141,7 +143,7 @@ test.serial(
     for (const req of up.received) {
       t.is(req.url, '/v1/chat/completions');
       t.is(req.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
-      t.like(req.json, { model: 'qwen3-coder-plus', stream: true, stream_options: { include_usage: true } });
+      t.like(req.json, { model: 'qwen3-coder-plus', stream: true, stream_options: { include_usage: true }, max_tokens: 65536 });
       t.is(req.json.messages[0].role, 'system', "Claude Code's system prompt");
       t.true(req.json.tools.some((tool: { function: { name: string } }) => tool.function.name === 'Read'));
     }

@@ -37,6 +37,7 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
     return { facts: { route: 'messages', model: body.model as string, stream: body.stream === true, maxOutputTokens: body.max_tokens as number } };
   },
   affinity: messagesAffinity,
+  capOutput: (body, cap) => ({ ...body, max_tokens: cap }),
   native: {
     firstError: messagesFirstError,
     json(raw, { rc }) {

@@ -51,6 +51,7 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
     },
     framing: (ctx) => framingHeaders(ctx.query.alt),
     affinity: geminiAffinity,
+    capOutput: (body, cap) => ({ ...body, generationConfig: { ...(body.generationConfig as object), maxOutputTokens: cap } }),
     native: {
       op: () => op,
       firstError: geminiFirstError,

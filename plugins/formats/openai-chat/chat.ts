@@ -12,6 +12,9 @@ interface ChatFacts {
   includeUsage: boolean;
 }
 
+/** The fields of a chat request that cap its output (the newer one, then the deprecated one). */
+const CAP_FIELDS = ['max_completion_tokens', 'max_tokens'] as const;
+
 /**
  * The generate route of POST /v1/chat/completions. The common format itself: the body goes
  * to `provider.chat` as it came (its bytes too, when gw changed nothing), and a stream's
@@ -33,6 +36,11 @@ export const chatGenerate: Generate<undefined, ChatFacts, ChatCompletionChunk> =
     };
   },
   affinity: chatAffinity,
+  capOutput(body, cap) {
+    const out = { ...body };
+    for (const k of CAP_FIELDS) if (typeof out[k] === 'number' && (out[k] as number) > cap) out[k] = cap;
+    return out;
+  },
   translated: {
     toChat: (body) => ({
       req: body as ChatRequest,

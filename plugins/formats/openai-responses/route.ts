@@ -94,6 +94,7 @@ export function responsesGenerate(d: RouteDeps): Generate<Turn, Translation, Res
       };
     },
     affinity: responsesAffinity,
+    capOutput: (body, cap) => ({ ...body, max_output_tokens: cap }),
     cached: (ctx, rc) => storeCacheHit(d.store, ctx, rc),
     async prepare(a) {
       const rc = a.rc;
