@@ -120,8 +120,10 @@ ${setup.toml(upstreamUrl)}${store}`;
 /**
  * Starts gw for `setup` in a fresh temp dir (config and store), with extra node flags
  * (e.g. `--cpu-prof`); `--workers N` when the setup says so. The dir is removed on stop.
+ * `root`: the checkout whose `cli/gw.js` runs (default this one; another tree, built, to
+ * compare two versions of gw).
  */
-export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: string[] = [], redisUrl?: string): Promise<Gw> {
+export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: string[] = [], redisUrl?: string, root = ROOT): Promise<Gw> {
   const dir = await mkdtemp(join(tmpdir(), `gw-bench-${setup.id}-`));
   const config = join(dir, 'gateway.toml');
   await writeFile(config, gwConfig(setup, upstreamUrl, redisUrl));
@@ -130,7 +132,7 @@ export async function startGw(setup: GwSetup, upstreamUrl: string, nodeFlags: st
   try {
     child = await startChild(
       `gw (${setup.id})`,
-      [...nodeFlags, join(ROOT, 'cli/gw.js'), 'serve', '--config', config, '--bind', '127.0.0.1:0', ...workers],
+      [...nodeFlags, join(root, 'cli/gw.js'), 'serve', '--config', config, '--bind', '127.0.0.1:0', ...workers],
       /listening on (\S+) \(/,
       { env: { LOG_LEVEL: GW_LOG_LEVEL } },
     );

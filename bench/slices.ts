@@ -1,8 +1,10 @@
 /**
- * `npx node --conditions=gw-source bench/slices.ts [otel|young-gen]` (after `npm run build`):
- * gw CPU per request of several gw setups, each its own process, loaded one after the other
- * in short slices: where the otel extension's cost goes (`otel`, the default), or what V8's
- * young-generation size does to CPU and peak RSS (`young-gen`).
+ * `npx node --conditions=gw-source bench/slices.ts [otel|young-gen|trees <other checkout>]`
+ * (after `npm run build`, in both trees for `trees`): gw CPU per request of several gw
+ * setups, each its own process, loaded one after the other in short slices: where the otel
+ * extension's cost goes (`otel`, the default), what V8's young-generation size does to CPU
+ * and peak RSS (`young-gen`), or what a change costs against another checkout of gw
+ * (`trees`, e.g. a `git worktree` of the previous commit with its own `npm ci`).
  *
  * The `--only otel` bench compares two processes over runs of seconds, and on a small shared
  * machine its ratio swings by a third between runs. Here each process gets many 1-second
@@ -16,7 +18,8 @@
  * and sampled (1.0), each without and with the GenAI metrics; sampled spans go over
  * OTLP/protobuf to the bench upstream. `young-gen`: untraced at gw's semi-space of 8 MB
  * (cli/heap.ts), its twin, and 16, 32 and 64 MB (`--max-semi-space-size`, which gw keeps
- * when given).
+ * when given). `trees`: this tree, its twin, the other tree, and this tree with the bench
+ * model's `max_output_tokens` below the bench request's 64 (every request's cap lowered).
  *
  * Reported: gw CPU per request (µs, every slice pooled; `main`: its main thread's share, the
  * rest being V8's collector and compiler threads and libuv's), its ratio to the first setup,
@@ -45,8 +48,11 @@ function otel(sampling: number, metrics: boolean): GwSetup {
   };
 }
 
-/** A setup's label, its gw, and node flags for its process. */
-type Setup = [string, GwSetup, string[]];
+/** A setup's label, its gw, node flags for its process, and the checkout it runs from (default this one). */
+type Setup = [string, GwSetup, string[], string?];
+
+/** The plain setup with every request's output cap lowered (the bench chat asks for 64 tokens). */
+const capped: GwSetup = { ...plain, id: 'capped', toml: (up) => `${plain.toml(up)}max_output_tokens = 32\n` };
 
 const SETS: Record<string, Setup[]> = {
   otel: [
@@ -64,10 +70,17 @@ const SETS: Record<string, Setup[]> = {
     ['semi-space 32 MB', plain, ['--max-semi-space-size=32']],
     ['semi-space 64 MB', plain, ['--max-semi-space-size=64']],
   ],
+  trees: [
+    ['this tree', plain, []],
+    ['this tree (twin)', plain, []],
+    [`other tree`, plain, [], process.argv[3]],
+    ['this tree, caps lowered', capped, []],
+  ],
 };
 const SET = process.argv[2] ?? 'otel';
 const SETUPS = SETS[SET];
 if (SETUPS === undefined) throw new Error(`bench/slices.ts: unknown set "${SET}"; expected one of ${Object.keys(SETS).join(', ')}`);
+if (SET === 'trees' && !process.argv[3]) throw new Error('bench/slices.ts trees: give the other checkout, e.g. bench/slices.ts trees /tmp/gw-old');
 
 /** Pins `pid` and its threads to `cpu`; false when taskset is missing. */
 function pin(pid: number, cpu: number): boolean {
@@ -99,8 +112,8 @@ const up = await startUpstream();
 const runs: Run[] = [];
 try {
   const pinned = pin(process.pid, 0) && pin(up.child.proc.pid!, 0);
-  for (const [label, setup, flags] of SETUPS) {
-    const gw = await startGw(setup, up.url, flags);
+  for (const [label, setup, flags, root] of SETUPS) {
+    const gw = await startGw(setup, up.url, flags, undefined, root);
     runs.push({ label, gw, cpuMs: 0, mainMs: 0, requests: 0, slices: [] });
     if (pinned) pin(gw.child.proc.pid!, 1);
   }
