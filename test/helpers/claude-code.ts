@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { README_ORIGIN, readmeBlock } from './readme.ts';
+import { readmeBlock, readmeExports } from './readme.ts';
 import { type BoundedRun, runBounded } from './run-bounded.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,7 +56,6 @@ export interface ClaudeCodeResult extends BoundedRun {
 
 /** How the README's Claude Code block begins. */
 const SHELL_RECIPE = 'export ANTHROPIC_BASE_URL=';
-const KEY_PLACEHOLDER = '<gateway key>';
 
 /**
  * The variables the README exports, its address and key placeholder replaced by `baseUrl`
@@ -66,10 +65,7 @@ const KEY_PLACEHOLDER = '<gateway key>';
 export function readmeClaudeEnv(baseUrl: string, apiKey: string): Record<string, string> {
   const block = readmeBlock(SHELL_RECIPE);
   if (!/^claude$/m.test(block)) throw new Error("README.md's Claude Code recipe: expected a `claude` line after the exports");
-  const env: Record<string, string> = {};
-  for (const [, name, value] of block.matchAll(/^export (\w+)=(.*?)\s*(?:#.*)?$/gm))
-    env[name!] = value!.replace(README_ORIGIN, baseUrl).replace(KEY_PLACEHOLDER, apiKey);
-  return env;
+  return readmeExports(block, baseUrl, apiKey);
 }
 
 /**

@@ -31,7 +31,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { README_ORIGIN, readmeBlock } from './readme.ts';
+import { readmeBlock, readmeExports } from './readme.ts';
 import { type BoundedRun, runBounded } from './run-bounded.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,7 +65,6 @@ export type GeminiCliResult = BoundedRun;
 /** How the README's two Gemini CLI blocks begin. */
 const SETTINGS_RECIPE = '{\n  "security"';
 const SHELL_RECIPE = 'export GOOGLE_GEMINI_BASE_URL=';
-const KEY_PLACEHOLDER = '<gateway key>';
 
 /** The settings every run gets: the README's (API-key auth), then nothing phoning home and no retries. */
 export function defaultGeminiSettings(): Record<string, unknown> {
@@ -86,10 +85,7 @@ export function defaultGeminiSettings(): Record<string, unknown> {
 export function readmeGeminiEnv(baseUrl: string, apiKey: string): Record<string, string> {
   const block = readmeBlock(SHELL_RECIPE);
   if (!/^gemini -m <model> -p /m.test(block)) throw new Error("README.md's Gemini CLI recipe: expected a `gemini -m <model> -p …` line");
-  const env: Record<string, string> = {};
-  for (const [, name, value] of block.matchAll(/^export (\w+)=(.*?)\s*(?:#.*)?$/gm))
-    env[name!] = value!.replace(README_ORIGIN, baseUrl).replace(KEY_PLACEHOLDER, apiKey);
-  return env;
+  return readmeExports(block, baseUrl, apiKey);
 }
 
 /**

@@ -8,6 +8,19 @@ const README = new URL('../../README.md', import.meta.url);
 
 /** The gateway address the README's recipes use; tests put their own in its place. */
 export const README_ORIGIN = 'http://127.0.0.1:8080';
+/** The README's stand-in for a gateway key. */
+const KEY_PLACEHOLDER = '<gateway key>';
+
+/**
+ * The variables a shell block of the README exports (`export NAME=value  # comment`), its
+ * address and key placeholder replaced by `baseUrl` and `apiKey`.
+ */
+export function readmeExports(block: string, baseUrl: string, apiKey: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [, name, value] of block.matchAll(/^export (\w+)=(.*?)\s*(?:#.*)?$/gm))
+    env[name!] = value!.replace(README_ORIGIN, baseUrl).replace(KEY_PLACEHOLDER, apiKey);
+  return env;
+}
 
 /**
  * A fenced code block of a Markdown file: its language tag (```toml → `toml`), its lines
