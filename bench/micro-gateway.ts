@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 export function microGateway(key: KeyInfo, model: string, overrides: Partial<GatewayInfo> = {}): GatewayInfo {
   return {
     maxCost: () => 0,
+    outputCap: () => undefined,
     priced: () => true,
     resolveModel: (m) => m,
     models: () => [model],

@@ -104,6 +104,15 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   const info: GatewayInfo = {
     maxCost: (model, prompt, output, asked) => snapshot.prices.maxCost(model, snapshot.table.find(model)?.members ?? [], prompt, output, clock(), asked),
     priced: (model) => snapshot.prices.priced(model, snapshot.table.find(model)?.members ?? []),
+    outputCap(model) {
+      let most: number | undefined;
+      for (const m of snapshot.table.find(model)?.members ?? []) {
+        const cap = m.settings.outputCap?.(model);
+        if (cap === undefined) return undefined;
+        if (most === undefined || cap > most) most = cap;
+      }
+      return most;
+    },
     resolveModel: (m) => snapshot.table.resolve(m),
     models: () => snapshot.table.models(),
     keyNames: () => snapshot.keys.names(),

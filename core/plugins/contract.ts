@@ -33,6 +33,12 @@ export interface GatewayInfo {
    * core before onResponse/onError.
    */
   maxCost(model: string, promptTokens: number, outputTokens: number, asked?: string): number | null;
+  /**
+   * The most output tokens one choice of a request for `model` (canonical) is sent with: the
+   * largest `max_output_tokens` cap among the providers serving it (core/output-caps.ts);
+   * undefined when one of them has none (then the request's own cap is what it gets).
+   */
+  outputCap(model: string): number | undefined;
   /** Whether `model` (canonical) has a price at some provider serving it. */
   priced(model: string): boolean;
   /** Canonical model id for a name or alias (the name itself when no alias). */

@@ -168,3 +168,42 @@ test('a bad max_output_tokens is a config error naming it', async (t) => {
     t.regex(err!.message, /providers\.openai\.max_output_tokens/, bad);
   }
 });
+
+test('the budget reserves what the served model can answer: a strict budget admits a request whose asked cap it could not hold', async (t) => {
+  // $10 per million output tokens, $1 to spend: 128,000 tokens reserve $1.28, 65,536 reserve $0.66
+  const g = await startGateway(
+    baseConfig(`[providers.capped]
+kind = "openai"
+api_key = "sk-up"
+base_url = "${up.origin}/v1"
+models = ["capped-m"]
+max_output_tokens = 65536
+[providers.open]
+kind = "openai"
+api_key = "sk-up"
+base_url = "${up.origin}/v1"
+models = ["open-m"]
+[pricing."capped-m"]
+input_per_mtok = 0.001
+output_per_mtok = 10
+[pricing."open-m"]
+input_per_mtok = 0.001
+output_per_mtok = 10
+[extensions.budget]
+default_budget = 1.0
+strict = true
+`),
+  );
+  t.teardown(() => g.stop());
+  const post = (model: string) =>
+    fetch(`${g.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: HI, max_tokens: 128_000 }),
+    });
+  const open = await post('open-m');
+  t.is(open.status, 429);
+  t.regex((await open.json()).error.message, /reserves \$1\.28/);
+  const capped = await post('capped-m');
+  t.is(capped.status, 200, await capped.clone().text());
+});

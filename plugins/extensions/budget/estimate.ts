@@ -15,9 +15,12 @@ export function estimatePromptTokens(rawBody: string): number {
 /**
  * Output tokens the request may produce: its output cap (`max_tokens`,
  * `max_output_tokens`…, as its format read it), else `fallback` (the model's default
- * reserve), times its choices; 0 for embeddings.
+ * reserve), no more than `served` (the most its providers send a request with:
+ * `gateway.outputCap`, e.g. Claude Code's 128,000 lowered to 65,536), times its choices; 0
+ * for embeddings.
  */
-export function reserveOutputTokens(rc: RequestContext, fallback: number): number {
+export function reserveOutputTokens(rc: RequestContext, fallback: number, served?: number): number {
   if (rc.operation !== 'generate') return 0;
-  return (rc.maxOutputTokens ?? fallback) * rc.choices;
+  const asked = rc.maxOutputTokens ?? fallback;
+  return (served !== undefined && served < asked ? served : asked) * rc.choices;
 }

@@ -147,7 +147,8 @@ export default defineExtension({
       // counting tokens costs nothing upstream
       if (rc.operation === 'count') return undefined;
       const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
-      const most = gateway.maxCost(rc.canonicalModel, estimatePromptTokens(rc.rawBody), reserveOutputTokens(rc, reserve), rc.model);
+      const output = reserveOutputTokens(rc, reserve, gateway.outputCap(rc.canonicalModel));
+      const most = gateway.maxCost(rc.canonicalModel, estimatePromptTokens(rc.rawBody), output, rc.model);
       if (most === null && config.unpriced === 'refuse') throw MODEL_NOT_PRICED(rc.canonicalModel);
       const estimate = most ?? 0;
       const account = accountOf(rc);
