@@ -203,7 +203,7 @@ strict = true
     });
   const open = await post('open-m');
   t.is(open.status, 429);
-  t.regex((await open.json()).error.message, /reserves \$1\.28/);
+  t.regex(((await open.json()) as { error: { message: string } }).error.message, /reserves \$1\.28/);
   const capped = await post('capped-m');
   t.is(capped.status, 200, await capped.clone().text());
 });
