@@ -99,7 +99,7 @@ export async function runClaudeCode(opts: ClaudeCodeOptions): Promise<ClaudeCode
       TMPDIR: dir,
     };
     const args = ['-p', opts.prompt, ...(opts.model ? ['--model', opts.model] : []), ...(opts.args ?? [])];
-    return { ...(await runBounded(CLAUDE_BIN, args, work, env, opts.timeoutMs ?? 60_000)), workspace: work };
+    return { ...(await runBounded(CLAUDE_BIN, args, work, env, opts.timeoutMs ?? 60_000, true)), workspace: work };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 /**
  * Runs an agent's CLI to its exit, bounded in time: its output collected, and at `timeoutMs`
- * its whole process group killed (an agent's tools run as its children).
+ * the CLI killed, with its whole process group when it runs in one of its own (`group`: an
+ * agent whose tools run as its children).
  */
 import { spawn } from 'node:child_process';
 
@@ -14,12 +15,13 @@ export interface BoundedRun {
 }
 
 /**
- * Spawns `command args` in `cwd` with exactly `env`, stdin closed.
+ * Spawns `command args` in `cwd` with exactly `env`, stdin closed; with `group`, in a process
+ * group of its own.
  * Rejects only when it cannot be started; its own failures are in `code` and `stderr`.
  */
-export function runBounded(command: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<BoundedRun> {
+export function runBounded(command: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs: number, group = false): Promise<BoundedRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -28,7 +30,8 @@ export function runBounded(command: string, args: string[], cwd: string, env: Re
     const timer = setTimeout(() => {
       timedOut = true;
       try {
-        process.kill(-child.pid!, 'SIGKILL');
+        if (group) process.kill(-child.pid!, 'SIGKILL');
+        else child.kill('SIGKILL');
       } catch {
         // already gone
       }
