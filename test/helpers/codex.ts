@@ -18,13 +18,13 @@
  * - a minimal environment (PATH, HOME and CODEX_HOME in the temp dir, the recipe's key
  *   variable): no OPENAI_API_KEY or proxy settings leak in.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { README_ORIGIN, readmeBlock } from './readme.ts';
+import { runBounded } from './run-bounded.ts';
 
 /** The npm package's launcher; it execs the platform's native binary. */
 const CODEX_JS = createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
@@ -94,38 +94,12 @@ export async function runCodex(opts: CodexOptions): Promise<CodexRun> {
   const config = codexConfig(opts.baseURL, opts.model ?? 'test-model', opts.extraConfig);
   await writeFile(join(home, 'config.toml'), config.toml);
   const args = [CODEX_JS, 'exec', '--skip-git-repo-check', '--ephemeral', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', opts.prompt];
-  const child = spawn(process.execPath, args, {
-    cwd: work,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CODEX_HOME: home, [config.keyVar]: opts.apiKey },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // its own process group, so a timeout also stops the shell commands it started
-    detached: true,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => {
-    stdout += s;
-  });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => {
-    stderr += s;
-  });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }, opts.timeoutMs ?? 60_000);
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CODEX_HOME: home, [config.keyVar]: opts.apiKey };
   try {
-    const exitCode = await new Promise<number | null>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (code) => resolve(code));
-    });
-    return { stdout, stderr, exitCode, timedOut };
+    // its own process group, so a timeout also stops the shell commands it started
+    const r = await runBounded(process.execPath, args, work, env, opts.timeoutMs ?? 60_000, true);
+    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.code, timedOut: r.timedOut };
   } finally {
-    clearTimeout(timer);
     await rm(dir, { recursive: true, force: true });
   }
 }
