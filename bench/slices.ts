@@ -23,10 +23,13 @@
  *
  * Reported: gw CPU per request (µs, every slice pooled; `main`: its main thread's share, the
  * rest being V8's collector and compiler threads and libuv's), its ratio to the first setup,
- * pooled and per cycle (median, range, then every cycle's), and each process's peak RSS
- * (VmHWM). Knobs: SLICES_CYCLES (12), SLICES_SECONDS (1), SLICES_CONNECTIONS (50).
+ * pooled and per cycle (median, range, then every cycle's), the main thread's µs per request
+ * in the young generation's collections (scavenges) and the old generation's (mark-compact,
+ * incremental marking included; every gw runs with `--trace-gc`, bench/gc-trace.ts), and
+ * each process's peak RSS (VmHWM). Knobs: SLICES_CYCLES (12), SLICES_SECONDS (1), SLICES_CONNECTIONS (50).
  */
 import { execFileSync } from 'node:child_process';
+import { GcMeter } from './gc-trace.ts';
 import { runLoad } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
 import { readFileSync } from 'node:fs';
@@ -104,6 +107,10 @@ interface Run {
   cpuMs: number;
   mainMs: number;
   requests: number;
+  /** gw's collections (`--trace-gc`): ms in the slices, young and old generation. */
+  gc: GcMeter;
+  scavengeMs: number;
+  markCompactMs: number;
   /** CPU µs per request of each slice, in order. */
   slices: number[];
 }
@@ -113,8 +120,8 @@ const runs: Run[] = [];
 try {
   const pinned = pin(process.pid, 0) && pin(up.child.proc.pid!, 0);
   for (const [label, setup, flags, root] of SETUPS) {
-    const gw = await startGw(setup, up.url, flags, undefined, root);
-    runs.push({ label, gw, cpuMs: 0, mainMs: 0, requests: 0, slices: [] });
+    const gw = await startGw(setup, up.url, [...flags, '--trace-gc'], undefined, root);
+    runs.push({ label, gw, cpuMs: 0, mainMs: 0, requests: 0, gc: new GcMeter(gw.child.proc.stdout!), scavengeMs: 0, markCompactMs: 0, slices: [] });
     if (pinned) pin(gw.child.proc.pid!, 1);
   }
   process.stderr.write(
@@ -127,9 +134,13 @@ try {
       const pid = r.gw.child.proc.pid!;
       const a = cpuTimes(pid);
       const m = mainThreadMs(pid);
+      const scavenge = r.gc.scavengeMs;
+      const markCompact = r.gc.markCompactMs;
       const load = await runLoad(target(r.gw), CONNECTIONS, SLICE);
       const b = cpuTimes(pid);
       r.mainMs += mainThreadMs(pid) - m;
+      r.scavengeMs += r.gc.scavengeMs - scavenge;
+      r.markCompactMs += r.gc.markCompactMs - markCompact;
       const cpu = b.userMs + b.sysMs - a.userMs - a.sysMs;
       r.cpuMs += cpu;
       r.requests += load.requests;
@@ -140,7 +151,7 @@ try {
   const base = runs[0]!;
   const lines = [
     `gw CPU per request, ${CYCLES} ABBA cycles of ${SLICE} s slices at ${CONNECTIONS} connections (JSON chat)`,
-    `${'setup'.padEnd(24)}${'µs/req'.padStart(8)}${'ratio'.padStart(8)}${'main µs'.padStart(9)}${'median cycle'.padStart(14)}${'range'.padStart(13)}`,
+    `${'setup'.padEnd(24)}${'µs/req'.padStart(8)}${'ratio'.padStart(8)}${'main µs'.padStart(9)}${'median cycle'.padStart(14)}${'range'.padStart(13)}${'scavenge µs'.padStart(13)}${'mark-compact µs'.padStart(17)}`,
   ];
   const cycles: string[] = ['ratio per cycle (against the first setup in the same cycle)'];
   for (const r of runs) {
@@ -154,7 +165,7 @@ try {
     const sorted = perCycle.toSorted((x, y) => x - y);
     const usPerReq = (r.cpuMs / r.requests) * 1000;
     lines.push(
-      `${r.label.padEnd(24)}${usPerReq.toFixed(0).padStart(8)}${(usPerReq / ((base.cpuMs / base.requests) * 1000)).toFixed(3).padStart(8)}${((r.mainMs / r.requests) * 1000).toFixed(0).padStart(9)}${percentile(sorted, 50).toFixed(3).padStart(14)}${`${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}`.padStart(13)}`,
+      `${r.label.padEnd(24)}${usPerReq.toFixed(0).padStart(8)}${(usPerReq / ((base.cpuMs / base.requests) * 1000)).toFixed(3).padStart(8)}${((r.mainMs / r.requests) * 1000).toFixed(0).padStart(9)}${percentile(sorted, 50).toFixed(3).padStart(14)}${`${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}`.padStart(13)}${((r.scavengeMs / r.requests) * 1000).toFixed(1).padStart(13)}${((r.markCompactMs / r.requests) * 1000).toFixed(1).padStart(17)}`,
     );
   }
   const rss = ['peak RSS (VmHWM) after the slices'];

@@ -1,9 +1,11 @@
 /**
- * The bench's pure parts: /proc parsing, percentiles, canned payloads, targets and the
+ * The bench's pure parts: /proc parsing, `--trace-gc` lines, percentiles, canned payloads, targets and the
  * CPU profile summary. Run with `npx ava --config bench/ava.config.js`.
  */
+import { PassThrough } from 'node:stream';
 import test from 'ava';
 import { areaOf, summarizeProfile, type CpuProfile } from '../cpuprofile-top.ts';
+import { GcMeter, parseGcLine } from '../gc-trace.ts';
 import { toTarget } from '../options.ts';
 import { buildPayloads, CLIENT_CHUNKS, TEXT_PIECES } from '../payloads.ts';
 import { CLK_TCK, parseStatCpu, parseVmRssMiB, statusMiB } from '../procs.ts';
@@ -163,4 +165,35 @@ test('aims: checked against their scenarios, met or missed', (t) => {
   // the virtual key aim comes from the in-process measurement (µs → ms)
   t.like(checkAims([], undefined, { extraUs: 5 })[0], { aim: 'virtual key: extra CPU <= 0.03 ms', value: 0.005, met: true });
   t.false(checkAims([], undefined, { extraUs: 31 })[0]!.met);
+});
+
+test('parseGcLine reads a scavenge pause, and a mark-compact pause with its incremental marking steps', (t) => {
+  t.deepEqual(
+    parseGcLine(
+      '[7626:0x7f404ff7a000]    39486 ms: Scavenge 51.7 (81.9) -> 47.1 (81.9) MB, pooled: 6 MB, 3.90 / 0.00 ms  (average mu = 0.984, current mu = 0.982) task; ',
+    ),
+    { kind: 'scavenge', ms: 3.9 },
+  );
+  const mc = parseGcLine(
+    '[7626:0x7f404ff7a000]    40112 ms: Mark-Compact 60.1 (85.2) -> 45.3 (80.1) MB, pooled: 0 MB, 5.12 / 0.00 ms  (+ 12.3 ms in 40 steps since start of marking, biggest step 1.2 ms, walltime since start of marking 180 ms) finalize incremental marking via task; GC in old space requested',
+  );
+  t.is(mc?.kind, 'mark-compact');
+  t.is(Math.round(mc!.ms * 100) / 100, 17.42);
+  t.deepEqual(parseGcLine('[1:0x1]  5 ms: Mark-Compact 4.0 (5.0) -> 3.0 (5.0) MB, 2.50 / 0.00 ms  (average mu = 1.000) allocation failure;'), {
+    kind: 'mark-compact',
+    ms: 2.5,
+  });
+  t.is(parseGcLine('listening on 127.0.0.1:4000 (1 models)'), undefined);
+});
+
+test('GcMeter sums the lines of a stream, a line split across chunks included', async (t) => {
+  const out = new PassThrough();
+  const gc = new GcMeter(out);
+  out.write('[1:0x1]  10 ms: Scavenge 5.0 (6.0) -> 4.0 (6.0) MB, pooled: 0 MB, 1.25 / 0.00 ms  task;\n[1:0x1]  20 ms: Scav');
+  out.write('enge 5.0 (6.0) -> 4.0 (6.0) MB, pooled: 0 MB, 0.75 / 0.00 ms  task;\nnot a gc line\n');
+  await new Promise((r) => setImmediate(r));
+  t.is(gc.scavenges, 2);
+  t.is(gc.scavengeMs, 2);
+  t.is(gc.markCompacts, 0);
+  t.is(gc.totalMs, 2);
 });
