@@ -19,6 +19,7 @@ import {
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   ATTR_GEN_AI_RESPONSE_ID,
   ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_TOKEN_TYPE,
   ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
@@ -27,6 +28,7 @@ import {
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+  METRIC_GEN_AI_SERVER_REQUEST_DURATION,
 } from '@opentelemetry/semantic-conventions/incubating';
 import test from 'ava';
 import { ADMIN_TOKEN, KEY } from '../helpers/gateway.ts';
@@ -255,6 +257,39 @@ test('the GenAI metrics arrive over OTLP with the conventions’ names, units an
   t.is(duration.unit, 's');
   t.deepEqual(duration.bounds, [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
   t.is(duration.attributes[ATTR_GEN_AI_PROVIDER_NAME], 'openai');
+});
+
+test('each GenAI metric point carries its series’ attributes: a failed attempt its error.type, the answering one the response model', async (t) => {
+  let n = 0;
+  const { rx, gw } = await setupOtel(
+    t,
+    (_r, res) => (n++ === 0 ? replyJson(res, 500, { error: { message: 'boom', type: 'server_error' } }) : replyJson(res, 200, COMPLETION)),
+    (o) => openai(o, 'max_retries = 1'),
+  );
+  const res = await post(`${gw.baseURL}/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+  t.is(res.status, 200);
+  const want = [METRIC_GEN_AI_CLIENT_OPERATION_DURATION, METRIC_GEN_AI_CLIENT_TOKEN_USAGE, METRIC_GEN_AI_SERVER_REQUEST_DURATION];
+  for (let i = 0; i < 100 && !want.every((m) => rx.points.some((p) => p.metric === m)); i++) await new Promise((r) => setTimeout(r, 30));
+  const attempt = {
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
+    [ATTR_GEN_AI_PROVIDER_NAME]: GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
+    [ATTR_GEN_AI_REQUEST_MODEL]: 'gpt-4o',
+  };
+  const answered = { ...attempt, [ATTR_GEN_AI_RESPONSE_MODEL]: 'gpt-4o-2024-08-06' };
+  const series = (metric: string) =>
+    rx.points
+      .filter((p) => p.metric === metric)
+      .map((p) => [p.attributes, p.count])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  t.deepEqual(series(METRIC_GEN_AI_CLIENT_OPERATION_DURATION), [
+    [{ ...attempt, [ATTR_ERROR_TYPE]: 'upstream_error' }, 1],
+    [answered, 1],
+  ]);
+  t.deepEqual(series(METRIC_GEN_AI_CLIENT_TOKEN_USAGE), [
+    [{ ...answered, [ATTR_GEN_AI_TOKEN_TYPE]: 'input' }, 1],
+    [{ ...answered, [ATTR_GEN_AI_TOKEN_TYPE]: 'output' }, 1],
+  ]);
+  t.deepEqual(series(METRIC_GEN_AI_SERVER_REQUEST_DURATION), [[answered, 1]]);
 });
 
 test('spans are listed for the console at GET /v1/otel/spans (admin only), by trace', async (t) => {

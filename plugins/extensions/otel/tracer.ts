@@ -54,6 +54,7 @@ import {
 import type { OtelSettings } from './config.ts';
 import { inputContent, outputContent, StreamText } from './content.ts';
 import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
+import { AttributeLayout } from './histograms.ts';
 import type { GenAiMetrics } from './metrics.ts';
 import type { SpanAccount } from './span-account.ts';
 import { attributeSet, type GwSpan, type SpanFactory, traceHeaders } from './span.ts';
@@ -82,6 +83,23 @@ export const EVENTS = { firstToken: 'gw.stream.first_token', end: 'gw.stream.end
 
 /** Second parts of span names kept per first part (RequestTracer.nameOf). */
 const NAME_PARTS = 1000;
+
+/** The metrics' attributes per upstream attempt (operation duration) and per request (gw as a GenAI server), in the order record() takes their values. */
+const ATTEMPT = new AttributeLayout([
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_ERROR_TYPE,
+]);
+const TOKENS = new AttributeLayout([...ATTEMPT.keys, ATTR_GEN_AI_TOKEN_TYPE]);
+const SERVER = new AttributeLayout([
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_ERROR_TYPE,
+]);
 
 /** rc.state slot of a request's trace. */
 const TRACE = Symbol('otel.trace');
@@ -202,11 +220,7 @@ export class RequestTracer {
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(at.error) });
     }
     span.end(epoch(at.endedAt));
-    if (this.metrics) {
-      const a = this.attemptMetricAttributes(rc, at);
-      a[ATTR_ERROR_TYPE] = code;
-      this.metrics.operationDuration.record((at.endedAt - at.startedAt) / 1000, a);
-    }
+    this.metrics?.operationDuration.record((at.endedAt - at.startedAt) / 1000, ATTEMPT, operationName(rc), providerName(at.kind), at.model, undefined, code);
   }
 
   chunk(rc: RequestContext, chunk: Chunk): void {
@@ -337,49 +351,32 @@ export class RequestTracer {
     span.end(ended);
     const m = this.metrics;
     if (!m) return;
-    const attrs = this.attemptMetricAttributes(rc, at, t.facts?.model);
-    if (failure !== undefined && rc.stream) attrs[ATTR_ERROR_TYPE] = errorType(failure);
-    m.operationDuration.record((ended - epoch(at.startedAt)) / 1000, attrs);
+    const op = operationName(rc);
+    const provider = providerName(at.kind);
+    const responseModel = t.facts?.model;
+    const error = failure !== undefined && rc.stream ? errorType(failure) : undefined;
+    m.operationDuration.record((ended - epoch(at.startedAt)) / 1000, ATTEMPT, op, provider, at.model, responseModel, error);
     const u = rc.usage;
     if (u !== undefined) {
-      const input = Object.assign(attributeSet(), attrs);
-      input[ATTR_GEN_AI_TOKEN_TYPE] = GEN_AI_TOKEN_TYPE_VALUE_INPUT;
-      m.tokenUsage.record(u.prompt_tokens, input);
-      const output = Object.assign(attributeSet(), attrs);
-      output[ATTR_GEN_AI_TOKEN_TYPE] = GEN_AI_TOKEN_TYPE_VALUE_OUTPUT;
-      m.tokenUsage.record(u.completion_tokens, output);
+      m.tokenUsage.record(u.prompt_tokens, TOKENS, op, provider, at.model, responseModel, error, GEN_AI_TOKEN_TYPE_VALUE_INPUT);
+      m.tokenUsage.record(u.completion_tokens, TOKENS, op, provider, at.model, responseModel, error, GEN_AI_TOKEN_TYPE_VALUE_OUTPUT);
     }
   }
 
   /** gw as a GenAI server: request duration, and for a stream that succeeded its first-token and per-token times. */
   private serverMetrics(t: RequestTrace, rc: RequestContext, f: FinishedRequest): void {
     const m = this.metrics!;
-    const a = this.requestMetricAttributes(rc);
-    a[ATTR_GEN_AI_PROVIDER_NAME] = t.winner ? providerName(t.winner.kind) : 'gw';
-    if (t.facts?.model !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = t.facts.model;
-    if (f.error !== undefined) a[ATTR_ERROR_TYPE] = errorType(f.error);
-    m.requestDuration.record(f.totalMs / 1000, a);
+    const op = operationName(rc);
+    const provider = t.winner ? providerName(t.winner.kind) : 'gw';
+    const responseModel = t.facts?.model;
+    const error = f.error !== undefined ? errorType(f.error) : undefined;
+    m.requestDuration.record(f.totalMs / 1000, SERVER, op, rc.canonicalModel, provider, responseModel, error);
     if (!rc.stream || f.error !== undefined || rc.firstByteMs <= 0) return;
     const ttft = rc.firstByteMs / 1000;
-    m.timeToFirstToken.record(ttft, a);
+    m.timeToFirstToken.record(ttft, SERVER, op, rc.canonicalModel, provider, responseModel);
     const out = rc.usage?.completion_tokens;
-    if (typeof out === 'number' && out > 1) m.timePerOutputToken.record((f.totalMs / 1000 - ttft) / (out - 1), a);
-  }
-
-  private requestMetricAttributes(rc: RequestContext): Attributes {
-    const a = attributeSet();
-    a[ATTR_GEN_AI_OPERATION_NAME] = operationName(rc);
-    a[ATTR_GEN_AI_REQUEST_MODEL] = rc.canonicalModel;
-    return a;
-  }
-
-  private attemptMetricAttributes(rc: RequestContext, at: UpstreamAttempt, responseModel?: string): Attributes {
-    const a = attributeSet();
-    a[ATTR_GEN_AI_OPERATION_NAME] = operationName(rc);
-    a[ATTR_GEN_AI_PROVIDER_NAME] = providerName(at.kind);
-    a[ATTR_GEN_AI_REQUEST_MODEL] = at.model;
-    if (responseModel !== undefined) a[ATTR_GEN_AI_RESPONSE_MODEL] = responseModel;
-    return a;
+    if (typeof out === 'number' && out > 1)
+      m.timePerOutputToken.record((f.totalMs / 1000 - ttft) / (out - 1), SERVER, op, rc.canonicalModel, provider, responseModel);
   }
 }
 
