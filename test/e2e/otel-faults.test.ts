@@ -133,8 +133,8 @@ test('a collector that is down: each span sent is counted as dropped (export_fai
   t.is(m.gw_otel_spans_exported_total, 0);
 });
 
-test('sampling_ratio = 0 sends no span; a sampled traceparent from the client is still followed', async (t) => {
-  const { rx, gw } = await setupOtel(
+test('sampling_ratio = 0 sends no span, yet each upstream call gets an unsampled child traceparent of the answer’s trace; a sampled traceparent from the client is still followed', async (t) => {
+  const { up, rx, gw } = await setupOtel(
     t,
     (_r, res) => replyJson(res, 200, COMPLETION),
     (o) => localProvider(o, ['m']),
@@ -142,11 +142,15 @@ test('sampling_ratio = 0 sends no span; a sampled traceparent from the client is
       otel: 'metrics = false\nsampling_ratio = 0',
     },
   );
+  const traces: string[] = [];
   for (let i = 0; i < 20; i++) {
     const r = await post(`${gw.baseURL}/chat/completions`, JSON.parse(BODY));
     t.is(r.status, 200);
-    t.regex(r.headers.get('x-gw-trace-id') ?? '', /^[0-9a-f]{32}$/);
+    traces.push(r.headers.get('x-gw-trace-id') ?? '');
+    t.regex(traces[i]!, /^[0-9a-f]{32}$/);
+    t.regex(String(up.received[i]!.headers.traceparent), new RegExp(`^00-${traces[i]}-[0-9a-f]{16}-00$`));
   }
+  t.is(new Set(traces).size, 20);
   await new Promise((r) => setTimeout(r, 200));
   t.is(rx.spans.length, 0);
   t.is(rx.requests.filter((q) => q.path === '/v1/traces').length, 0);

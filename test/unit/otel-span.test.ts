@@ -9,10 +9,16 @@ import { TraceState } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import test from 'ava';
-import { SpanFactory, traceHeaders } from '../../plugins/extensions/otel/span.ts';
+import { ContextSpan, GwSpan, SpanFactory, type TraceSpan, traceHeaders } from '../../plugins/extensions/otel/span.ts';
 
 const RESOURCE = resourceFromAttributes({ 'service.name': 'gw' });
 const SCOPE = { name: 'gw', version: '1' };
+
+/** `span` as the recording span a sampled trace gets. */
+function recording(span: TraceSpan): GwSpan {
+  if (!(span instanceof GwSpan)) throw new Error('expected a recording span');
+  return span;
+}
 
 function factory(on: boolean): { spans: SpanFactory; ended: ReadableSpan[] } {
   const ended: ReadableSpan[] = [];
@@ -22,8 +28,10 @@ function factory(on: boolean): { spans: SpanFactory; ended: ReadableSpan[] } {
 
 test('a sampled trace: server and client spans recorded, ended once each with HrTime times, the client under the server', (t) => {
   const { spans, ended } = factory(true);
-  const server = spans.startTrace(ROOT_CONTEXT, 'POST /v1/chat/completions', SpanKind.SERVER, 1_700_000_000_000.5, { 'http.route': '/v1/chat/completions' });
-  const client = spans.startChild(server, 'chat m', SpanKind.CLIENT, 1_700_000_000_010, { 'gen_ai.request.model': 'm' });
+  const server = recording(
+    spans.startTrace(ROOT_CONTEXT, 'POST /v1/chat/completions', SpanKind.SERVER, 1_700_000_000_000.5, { 'http.route': '/v1/chat/completions' }),
+  );
+  const client = recording(spans.startChild(server, 'chat m', SpanKind.CLIENT, 1_700_000_000_010, { 'gen_ai.request.model': 'm' }));
   t.true(server.isRecording());
   t.is(server.spanContext().traceFlags, TraceFlags.SAMPLED);
   t.regex(server.spanContext().traceId, /^[0-9a-f]{32}$/);
@@ -56,7 +64,7 @@ test('a sampled trace: server and client spans recorded, ended once each with Hr
   t.deepEqual(ended[1]!.startTime, [1_700_000_000, 500_000]);
 });
 
-test('an unsampled trace: spans keep nothing and reach no processor, yet carry ids for traceparent', (t) => {
+test('an unsampled trace: its spans are contexts alone, keep nothing and reach no processor, yet carry ids for traceparent', (t) => {
   const { spans, ended } = factory(false);
   const server = spans.startTrace(ROOT_CONTEXT, 's', SpanKind.SERVER, 1, { a: 1 });
   const client = spans.startChild(server, 'c', SpanKind.CLIENT, 2, { b: 2 });
@@ -65,7 +73,10 @@ test('an unsampled trace: spans keep nothing and reach no processor, yet carry i
   client.end(4);
   server.end(5);
   t.false(client.isRecording());
-  t.deepEqual([client.attributes, client.events], [{}, []]);
+  t.true(server instanceof ContextSpan && client instanceof ContextSpan);
+  t.deepEqual(client.attributes, {});
+  t.is(client.spanContext().traceId, server.spanContext().traceId);
+  t.not(client.spanContext().spanId, server.spanContext().spanId);
   t.is(ended.length, 0);
   t.regex(traceHeaders(client).traceparent!, new RegExp(`^00-${server.spanContext().traceId}-${client.spanContext().spanId}-00$`));
 });
@@ -79,7 +90,7 @@ test("a client's sampled traceparent is followed even by a sampler that samples 
     isRemote: true,
     traceState: new TraceState('vendor=opaque'),
   };
-  const server = spans.startTrace(trace.setSpanContext(ROOT_CONTEXT, remote), 's', SpanKind.SERVER, 1, {});
+  const server = recording(spans.startTrace(trace.setSpanContext(ROOT_CONTEXT, remote), 's', SpanKind.SERVER, 1, {}));
   t.true(server.isRecording());
   t.is(server.spanContext().traceId, remote.traceId);
   t.is(server.parentSpanContext?.spanId, remote.spanId);

@@ -170,6 +170,43 @@ export class GwSpan implements ReadableSpan {
   }
 }
 
+/**
+ * A span of a trace that is not sampled: its context alone, for the `traceparent` it
+ * propagates and the trace id the answer names; nothing is ever recorded on it or exported.
+ * Its own small class, not an unsampled GwSpan: a request of an unsampled trace (the lever
+ * `sampling_ratio` gives operators) then builds two objects of one field each, where a
+ * GwSpan has twenty.
+ */
+export class ContextSpan {
+  readonly attributes: Attributes = NO_ATTRIBUTES;
+  private readonly context: SpanContext;
+
+  constructor(context: SpanContext) {
+    this.context = context;
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+
+  isRecording(): boolean {
+    return false;
+  }
+
+  setAttribute(_key: string, _value: AttributeValue): void {}
+
+  setAttributes(_a: Attributes): void {}
+
+  addEvent(_name: string, _attributes: Attributes | undefined, _timeMs: number): void {}
+
+  setStatus(_status: SpanStatus): void {}
+
+  end(_endMs: number): void {}
+}
+
+/** A span as the tracer holds it: recording (its trace is sampled) or its context alone. */
+export type TraceSpan = GwSpan | ContextSpan;
+
 const ROOT_FLAGS = { sampled: TraceFlags.SAMPLED, unsampled: TraceFlags.NONE } as const;
 
 /**
@@ -193,33 +230,42 @@ export class SpanFactory {
     this.sink = sink;
   }
 
-  /** A trace's first span in this process, child of the remote span `parent` carries, if any. */
-  startTrace(parent: Context, name: string, kind: SpanKind, startMs: number, attributes: Attributes): GwSpan {
+  /**
+   * A trace's first span in this process, child of the remote span `parent` carries, if any:
+   * a GwSpan when the trace is sampled, else a ContextSpan. `attributes` are the sampler's
+   * input and the span's own when sampled; a caller that builds them only for a sampled span
+   * leaves them out and writes the span's `attributes` after (gw's sampler, parent-based
+   * ratio, reads none).
+   */
+  startTrace(parent: Context, name: string, kind: SpanKind, startMs: number, attributes?: Attributes): TraceSpan {
     const remote = trace.getSpanContext(parent);
     const valid = remote !== undefined && isSpanContextValid(remote);
     const traceId = valid ? remote.traceId : this.ids.generateTraceId();
-    const r = this.sampler.shouldSample(parent, traceId, name, kind, attributes, NO_LINKS);
+    const r = this.sampler.shouldSample(parent, traceId, name, kind, attributes ?? NO_ATTRIBUTES, NO_LINKS);
     const sampled = r.decision === SamplingDecision.RECORD_AND_SAMPLED;
-    if (sampled && r.attributes) Object.assign(attributes, r.attributes);
     const context: SpanContext = {
       traceId,
       spanId: this.ids.generateSpanId(),
       traceFlags: sampled ? ROOT_FLAGS.sampled : ROOT_FLAGS.unsampled,
       traceState: r.traceState ?? (valid ? remote.traceState : undefined),
     };
-    return new GwSpan(context, valid ? remote : undefined, name, kind, startMs, sampled ? attributes : undefined, this.resource, this.scope, this.sink);
+    if (!sampled) return new ContextSpan(context);
+    const own = attributes ?? attributeSet();
+    if (r.attributes) Object.assign(own, r.attributes);
+    return new GwSpan(context, valid ? remote : undefined, name, kind, startMs, own, this.resource, this.scope, this.sink);
   }
 
-  /** A child of `parent` in the same trace. `attributes` is only kept when the trace is sampled. */
-  startChild(parent: GwSpan, name: string, kind: SpanKind, startMs: number, attributes: Attributes | undefined): GwSpan {
+  /** A child of `parent` in the same trace, recording as its parent is. `attributes` is only kept when the trace is sampled. */
+  startChild(parent: TraceSpan, name: string, kind: SpanKind, startMs: number, attributes: Attributes | undefined): TraceSpan {
     const p = parent.spanContext();
     const context: SpanContext = { traceId: p.traceId, spanId: this.ids.generateSpanId(), traceFlags: p.traceFlags, traceState: p.traceState };
-    return new GwSpan(context, p, name, kind, startMs, parent.isRecording() ? attributes : undefined, this.resource, this.scope, this.sink);
+    if (!parent.isRecording()) return new ContextSpan(context);
+    return new GwSpan(context, p, name, kind, startMs, attributes, this.resource, this.scope, this.sink);
   }
 }
 
 /** The W3C `traceparent` (version 00) and `tracestate` headers that make `span` the parent of the callee's spans. */
-export function traceHeaders(span: GwSpan): Record<string, string> {
+export function traceHeaders(span: TraceSpan): Record<string, string> {
   const c = span.spanContext();
   const h: Record<string, string> = { traceparent: `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 0xff).toString(16).padStart(2, '0')}` };
   const state = c.traceState?.serialize();

@@ -57,7 +57,7 @@ import { operationName, providerName, requestAttributes, ResponseFacts } from '.
 import { AttributeLayout } from './histograms.ts';
 import type { GenAiMetrics } from './metrics.ts';
 import type { SpanAccount } from './span-account.ts';
-import { attributeSet, type GwSpan, type SpanFactory, traceHeaders } from './span.ts';
+import { attributeSet, GwSpan, type SpanFactory, type TraceSpan, traceHeaders } from './span.ts';
 
 /** gw's own attributes (no convention names these). */
 export const GW = {
@@ -107,16 +107,16 @@ const TRACE = Symbol('otel.trace');
 /** What one request's trace holds while it runs. */
 interface RequestTrace {
   /** The parent of every attempt's span. */
-  readonly server: GwSpan;
+  readonly server: TraceSpan;
   readonly sampled: boolean;
   /** Whether its spans go to the recent list (SpanAccount.admitRecent). */
   readonly recent: boolean;
   /** The attempt running now (attempts run one at a time) and its span. */
   attempt: UpstreamAttempt | undefined;
-  span: GwSpan | undefined;
+  span: TraceSpan | undefined;
   /** The attempt that answered, its span still open until the answer is over. */
   winner: UpstreamAttempt | undefined;
-  winnerSpan: GwSpan | undefined;
+  winnerSpan: TraceSpan | undefined;
   /** Attributes every attempt shares (built at the first). */
   request: Attributes | undefined;
   facts: ResponseFacts | undefined;
@@ -155,13 +155,16 @@ export class RequestTracer {
 
   arrival(a: ArrivingRequest): void {
     const parent = a.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, a.headers, defaultTextMapGetter);
-    const attributes = attributeSet();
-    attributes[ATTR_HTTP_REQUEST_METHOD] = a.method;
-    attributes[ATTR_HTTP_ROUTE] = a.path;
-    attributes[GW.route] = a.route;
-    attributes[GW.requestId] = a.id;
-    const server = this.spans.startTrace(parent, this.nameOf(a.method, a.path), SpanKind.SERVER, a.time, attributes);
-    const sampled = server.isRecording();
+    const server = this.spans.startTrace(parent, this.nameOf(a.method, a.path), SpanKind.SERVER, a.time);
+    // an unsampled trace's span is its context alone (span.ts ContextSpan): nothing built for it
+    const sampled = server instanceof GwSpan;
+    if (sampled) {
+      const attributes = server.attributes;
+      attributes[ATTR_HTTP_REQUEST_METHOD] = a.method;
+      attributes[ATTR_HTTP_ROUTE] = a.path;
+      attributes[GW.route] = a.route;
+      attributes[GW.requestId] = a.id;
+    }
     const recent = sampled && this.account.admitRecent(a.time);
     if (recent) this.account.markRecent(server);
     const t: RequestTrace = {
