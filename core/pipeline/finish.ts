@@ -5,6 +5,7 @@
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
+import { runSeries } from '../hooks.ts';
 import { chargeCost, usdText } from '../pricing/charge.ts';
 import type { GwState } from './state.ts';
 import type { PipelineHost } from './host.ts';
@@ -30,7 +31,10 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
   // an upstream answer without usage is charged gw's estimate of it (its body is the output, framing and all)
   if (status < 400) estimateUnreported(rc, answer.body);
   chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
-  if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: answer.body, value: answer.value });
+  if (gw.hooks.onResponse.isUsed()) {
+    const taps = runSeries(gw.hooks.onResponse, rc, { body: answer.body, value: answer.value });
+    if (taps) await taps;
+  }
   // LiteLLM's x-litellm-response-cost convention; none when nothing was charged or nothing prices the model
   if (rc.cost) ctx.set('x-gw-cost-usd', usdText(rc.cost.total));
   sendText(ctx, status, answer.body, answer.headers, answer.contentType);

@@ -16,6 +16,7 @@ import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import type { StreamProgress } from '../format/estimate.ts';
+import { runSeries } from '../hooks.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../http/sse-write.ts';
 import { redactError, type SecretRedactor } from '../redact.ts';
@@ -108,7 +109,10 @@ export async function pumpStream(
     // a whole stream without usage is charged gw's estimate of it, as one that ended early would be
     estimateUnreported(rc, s.progress?.bytes ?? 0);
     chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
-    if (gw.hooks.onResponse.isUsed()) await gw.hooks.onResponse.promise(rc, { body: undefined });
+    if (gw.hooks.onResponse.isUsed()) {
+      const taps = runSeries(gw.hooks.onResponse, rc, { body: undefined });
+      if (taps) await taps;
+    }
     // the key's in-flight slot is free before the client can see the end
     const freed = gw.inflight.release(rc);
     if (freed) await freed;
@@ -148,7 +152,8 @@ export async function notifyError(gw: PipelineHost, rc: RequestContext, err: Gat
   rc.error = err;
   if (!gw.hooks.onError.isUsed()) return;
   try {
-    await gw.hooks.onError.promise(rc, err);
+    const taps = runSeries(gw.hooks.onError, rc, err);
+    if (taps) await taps;
   } catch (e) {
     rc.log.error({ err: e, req: rc.id }, 'onError hook failed');
   }
