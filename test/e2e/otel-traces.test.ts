@@ -181,6 +181,8 @@ test('a retry: one CLIENT span per attempt under the SERVER span, the failed one
   t.is(ok.attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS], 1200);
   t.false(ATTR_GEN_AI_USAGE_INPUT_TOKENS in failed.attributes);
   t.is(server.attributes['gw.attempts'], 2);
+  // the request's attributes are every attempt's, the retry's built again
+  for (const c of clients) t.deepEqual([c.attributes[ATTR_GEN_AI_OPERATION_NAME], c.attributes[ATTR_GEN_AI_REQUEST_MODEL]], ['chat', 'gpt-4o']);
   t.deepEqual(
     up.received.map((r) => String(r.headers.traceparent).split('-')[2]),
     clients.map((c) => c.spanId),

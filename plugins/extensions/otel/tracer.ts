@@ -117,8 +117,6 @@ interface RequestTrace {
   /** The attempt that answered, its span still open until the answer is over. */
   winner: UpstreamAttempt | undefined;
   winnerSpan: TraceSpan | undefined;
-  /** Attributes every attempt shares (built at the first). */
-  request: Attributes | undefined;
   facts: ResponseFacts | undefined;
   text: StreamText | undefined;
   output: string | undefined;
@@ -175,7 +173,6 @@ export class RequestTracer {
       span: undefined,
       winner: undefined,
       winnerSpan: undefined,
-      request: undefined,
       facts: undefined,
       text: undefined,
       output: undefined,
@@ -190,8 +187,9 @@ export class RequestTracer {
     if (!t) return;
     let attributes: Attributes | undefined;
     if (t.sampled) {
-      t.request ??= requestAttributes(rc);
-      attributes = Object.assign(attributeSet(), t.request);
+      // the request's attributes, built into each attempt's own set: a retry builds them again
+      // (rare), where keeping them to copy cost every request a second set
+      attributes = requestAttributes(rc);
       attributes[ATTR_GEN_AI_PROVIDER_NAME] = providerName(at.kind);
       attributes[ATTR_GEN_AI_REQUEST_MODEL] = at.model;
       attributes[GW.provider] = at.provider;
