@@ -122,6 +122,20 @@ function logLines(out: string, msg: string): Array<Record<string, unknown>> {
     .filter((l) => l.msg === msg);
 }
 
+/**
+ * The `msg` lines of gw's stdout once `n` of them arrived, or what arrived in 5 s: gw writes
+ * its log asynchronously (server/log.ts), so a line can reach the pipe well after the answer
+ * on a loaded machine (a fixed 100 ms wait failed there).
+ */
+async function awaitLogLines(gw: GatewayProcess, msg: string, n: number): Promise<Array<Record<string, unknown>>> {
+  for (let i = 0; i < 250; i++) {
+    const lines = logLines(gw.stdout(), msg);
+    if (lines.length >= n) return lines;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return logLines(gw.stdout(), msg);
+}
+
 test('LOG_LEVEL=warn: no request lines; -v: request, response and provider call lines at info (flags win over LOG_LEVEL)', async (t) => {
   // one dir each: the store is locked by the process that has it open
   const file = async () => mockConfig(await tempDir(t));
@@ -131,17 +145,17 @@ test('LOG_LEVEL=warn: no request lines; -v: request, response and provider call 
   t.is((await chat(loud.url, { model: 'mock-a', messages: [{ role: 'user', content: 'hi' }] })).status, 200);
   const envInfo = await started(t, ['serve', '--config', await file(), '--bind', '127.0.0.1:0'], { LOG_LEVEL: 'info' });
   t.is((await chat(envInfo.url, { model: 'mock-a', messages: [{ role: 'user', content: 'hi' }] })).status, 200);
-  await new Promise((r) => setTimeout(r, 100));
-  t.is(logLines(quiet.stdout(), 'request').length, 0);
   for (const gw of [loud, envInfo]) {
-    const req = logLines(gw.stdout(), 'request');
-    const res = logLines(gw.stdout(), 'response');
+    const req = await awaitLogLines(gw, 'request', 1);
+    const res = await awaitLogLines(gw, 'response', 1);
     t.is(req.length, 1, gw.stdout());
     t.is(req[0]!.path, '/v1/chat/completions');
     t.is(res[0]!.status, 200);
     t.is(res[0]!.model, 'mock-a');
     t.is(res[0]!.provider, 'mock');
   }
+  // the quiet gw answered before the other two did: a line of its would have arrived by now
+  t.is(logLines(quiet.stdout(), 'request').length, 0);
   t.false(loud.stdout().includes(KEY));
 });
 
@@ -151,8 +165,7 @@ test('-vvv (trace) logs no secret', async (t) => {
   const gw = await started(t, ['-vvv', 'serve', '--config', file, '--bind', '127.0.0.1:0']);
   await chat(gw.url, { model: 'mock-a', messages: [{ role: 'user', content: 'hi' }] });
   await chat(gw.url, { model: 'mock-a', messages: [{ role: 'user', content: 'hi' }] }, 'sk-cli-admin-0123456789abcdef');
-  await new Promise((r) => setTimeout(r, 100));
-  t.true(logLines(gw.stdout(), 'request').length >= 2);
+  t.true((await awaitLogLines(gw, 'request', 2)).length >= 2);
   t.false(gw.stdout().includes(KEY));
   t.false(gw.stdout().includes('sk-cli-admin-0123456789abcdef'));
 });
@@ -162,8 +175,7 @@ test('-vv after the subcommand works too (npx would take a -v before it for itse
   const file = await mockConfig(dir);
   const gw = await started(t, ['serve', '-vv', '--config', file, '--bind', '127.0.0.1:0']);
   await chat(gw.url, { model: 'mock-a', messages: [{ role: 'user', content: 'hi' }] });
-  await new Promise((r) => setTimeout(r, 100));
-  const dispatched = logLines(gw.stdout(), 'dispatched');
+  const dispatched = await awaitLogLines(gw, 'dispatched', 1);
   t.is(dispatched.length, 1);
   t.is(dispatched[0]!.level, 20);
 });
