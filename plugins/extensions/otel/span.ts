@@ -61,7 +61,7 @@ const NO_EVENTS: TimedEvent[] = Object.freeze([]) as unknown as TimedEvent[];
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
 const ZERO: HrTime = [0, 0];
 
-/** One span: recording when its trace is sampled, else only its context (for `traceparent`). */
+/** A span of a sampled trace, recorded and handed to the sink as it ends (an unsampled one is a ContextSpan). */
 export class GwSpan implements ReadableSpan {
   readonly name: string;
   readonly kind: SpanKind;
@@ -76,7 +76,6 @@ export class GwSpan implements ReadableSpan {
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
   ended = false;
-  private readonly recording: boolean;
   private readonly context: SpanContext;
   /** Epoch ms (the encoder reads it; exporters read `startTime`). */
   readonly startMs: number;
@@ -85,7 +84,7 @@ export class GwSpan implements ReadableSpan {
 
   /**
    * `attributes` becomes the span's own object (not copied): the caller hands over one it
-   * built; undefined for an unsampled span. `startMs`: epoch ms.
+   * built; undefined for a fresh one. `startMs`: epoch ms.
    */
   constructor(
     context: SpanContext,
@@ -99,12 +98,11 @@ export class GwSpan implements ReadableSpan {
     sink: SpanSink,
   ) {
     this.context = context;
-    this.recording = (context.traceFlags & TraceFlags.SAMPLED) !== 0;
     this.parentSpanContext = parent;
     this.name = name;
     this.kind = kind;
     this.startMs = startMs;
-    this.attributes = this.recording ? (attributes ?? attributeSet()) : NO_ATTRIBUTES;
+    this.attributes = attributes ?? attributeSet();
     this.resource = resource;
     this.instrumentationScope = scope;
     this.sink = sink;
@@ -132,50 +130,49 @@ export class GwSpan implements ReadableSpan {
     return this.ended ? hrTimeDuration(this.startTime, this.endTime) : ZERO;
   }
 
-  /** Whether its trace is sampled (only then are attributes, events and status kept). */
+  /** Always: only a sampled trace's spans are GwSpans. */
   isRecording(): boolean {
-    return this.recording;
+    return true;
   }
 
   setAttribute(key: string, value: AttributeValue): void {
-    if (this.recording && !this.ended) this.attributes[key] = value;
+    if (!this.ended) this.attributes[key] = value;
   }
 
   /** Adds every defined value of `a`. */
   setAttributes(a: Attributes): void {
-    if (!this.recording || this.ended) return;
+    if (this.ended) return;
     for (const k in a) if (a[k] !== undefined) this.attributes[k] = a[k];
   }
 
   /** An event at `timeMs` (epoch ms). */
   addEvent(name: string, attributes: Attributes | undefined, timeMs: number): void {
-    if (!this.recording || this.ended) return;
+    if (this.ended) return;
     if (this.events === NO_EVENTS) this.events = [];
     this.events.push({ name, attributes, time: millisToHrTime(timeMs), droppedAttributesCount: 0 });
   }
 
   /** An error status keeps its message; OK is final, as the API specifies. */
   setStatus(status: SpanStatus): void {
-    if (!this.recording || this.ended || this.status.code === SpanStatusCode.OK || status.code === SpanStatusCode.UNSET) return;
+    if (this.ended || this.status.code === SpanStatusCode.OK || status.code === SpanStatusCode.UNSET) return;
     this.status =
       status.code === SpanStatusCode.ERROR && typeof status.message === 'string' ? { code: status.code, message: status.message } : { code: status.code };
   }
 
-  /** Ends it at `endMs` (epoch ms; an end before the start counts as the start) and hands a sampled one to the sink. Once only. */
+  /** Ends it at `endMs` (epoch ms; an end before the start counts as the start) and hands it to the sink. Once only. */
   end(endMs: number): void {
     if (this.ended) return;
     this.ended = true;
     this.endAtMs = Math.max(endMs, this.startMs);
-    if (this.recording) this.sink.onEnd(this);
+    this.sink.onEnd(this);
   }
 }
 
 /**
  * A span of a trace that is not sampled: its context alone, for the `traceparent` it
  * propagates and the trace id the answer names; nothing is ever recorded on it or exported.
- * Its own small class, not an unsampled GwSpan: a request of an unsampled trace (the lever
- * `sampling_ratio` gives operators) then builds two objects of one field each, where a
- * GwSpan has twenty.
+ * A class of its own: a request of an unsampled trace (the lever `sampling_ratio` gives
+ * operators) then builds two objects of one field each, where a GwSpan has twenty.
  */
 export class ContextSpan {
   readonly attributes: Attributes = NO_ATTRIBUTES;
