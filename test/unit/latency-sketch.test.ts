@@ -21,8 +21,13 @@ import {
 import { redisFor } from '../helpers/redis.ts';
 
 const HOUR = 3_600_000;
-/** Minute buckets live hours after they end (store TTLs run on real time): the samples are taken now. */
-const NOW = Date.now();
+/**
+ * Minute buckets live hours after they end (store TTLs run on real time): the samples are taken
+ * in the current minute, at its start, so that instance B's clock (1 s ahead) is in the same
+ * minute. Taken at Date.now() the test failed whenever it ran in a minute's last second.
+ */
+const STARTED = Date.now();
+const NOW = STARTED - (STARTED % MINUTE_MS);
 
 /** A finished, answered request of `ms` total (a stream when `ttfb` is given). */
 function finished(model: string, ms: number, ttfb?: number): FinishedRequest {
