@@ -18,7 +18,15 @@ import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentel
 import { TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import { detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, ParentBasedSampler, type SpanExporter, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { OtelSettings } from './config.ts';
 import { HistogramProducer } from './histograms.ts';
@@ -61,7 +69,7 @@ export function createTelemetry(s: OtelSettings, version: string): Telemetry {
     exportTimeoutMillis: s.exportTimeoutMs + 1000,
   });
   account.watch(processor);
-  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.samplingRatio) });
+  const sampler = new ParentBasedSampler({ root: rootSampler(s.samplingRatio) });
   const spans = new SpanFactory(sampler, resource, { name: SCOPE, version }, account.front);
 
   let meterProvider: MeterProvider | undefined;
@@ -96,6 +104,19 @@ export function createTelemetry(s: OtelSettings, version: string): Telemetry {
       await Promise.allSettled([account.front.shutdown(), meterProvider?.shutdown()]);
     },
   };
+}
+
+/**
+ * The SDK's sampler for a trace that starts at gw (no sampled or unsampled `traceparent` from
+ * the client): `sampling_ratio` of the trace ids. At 1 and 0, the SDK's always-on and
+ * always-off samplers: they decide as its ratio sampler does at those ratios for every valid
+ * trace id (gw's always are), without checking the id with a regular expression and reading
+ * its 32 digits on every request.
+ */
+export function rootSampler(ratio: number): Sampler {
+  if (ratio >= 1) return new AlwaysOnSampler();
+  if (ratio <= 0) return new AlwaysOffSampler();
+  return new TraceIdRatioBasedSampler(ratio);
 }
 
 /**
