@@ -57,7 +57,7 @@ export async function startUpstream(handler: Handler): Promise<MockUpstream> {
       });
     });
   });
-  server.keepAliveTimeout = 1000;
+  server.keepAliveTimeout = 5000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
