@@ -15,6 +15,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY cli ./cli
 COPY core ./core
+COPY lib ./lib
 COPY server ./server
 COPY plugins ./plugins
 COPY protocols ./protocols

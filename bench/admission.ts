@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Context } from 'koa';
 import { loadConfig } from '../server/config/load.ts';
 import { createGateway, type Gateway } from '../server/gateway.ts';
-import { authenticate } from '../core/http/auth.ts';
+import { authenticate } from '../lib/http/auth.ts';
 import { createLogger } from '../server/log.ts';
 import { admit } from '../core/pipeline/admit.ts';
 import type { GwState } from '../core/pipeline/state.ts';
@@ -80,7 +80,7 @@ function fakeCtx(gw: Gateway, secret: string, seq: number): Context {
 async function once(gw: Gateway, secret: string, seq: number): Promise<void> {
   const ctx = fakeCtx(gw, secret, seq);
   const st = ctx.state as GwState;
-  st.key = authenticate(ctx, st.snap, ['bearer'], gw.clock);
+  st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, ['bearer'], gw.clock);
   const a = await admit(gw, ctx, 'openai-chat', { facts: { route: 'chat', operation: 'generate', model: MODEL, stream: false, maxOutputTokens: 64 } });
   if (!a) throw new Error('admission answered early');
   const rc = a.rc;

@@ -17,10 +17,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
-import type { Provider } from '../core/provider.ts';
-import { AffinityTable, affinityKey } from '../core/resilience/affinity.ts';
-import { Member } from '../core/resilience/member.ts';
-import { Group } from '../core/resilience/strategy.ts';
+import type { Provider } from '../lib/provider.ts';
+import { AffinityTable, affinityKey } from '../lib/resilience/affinity.ts';
+import { Member } from '../lib/resilience/member.ts';
+import { Group } from '../lib/resilience/strategy.ts';
 import { messagesAffinity } from '../plugins/formats/anthropic-messages/affinity.ts';
 import { geminiAffinity } from '../plugins/formats/gemini/affinity.ts';
 import { responsesAffinity } from '../plugins/formats/openai-responses/affinity.ts';

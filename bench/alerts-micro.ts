@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 import { RequestContext } from '../core/context.ts';
 import { createHooks, type FinishedRequest } from '../core/hooks.ts';
-import { keyInfo } from '../core/keys.ts';
+import { keyInfo } from '../lib/keys.ts';
 import { createLogger } from '../server/log.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';
 import alerts from '../plugins/extensions/alerts/index.ts';

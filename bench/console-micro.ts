@@ -14,7 +14,7 @@ import { createHooks, type FinishedRequest } from '../core/hooks.ts';
 import { createLogger } from '../server/log.ts';
 import type { ExtensionPlugin } from '../core/plugins/contract.ts';
 import { microGateway, setupExtension } from './micro-gateway.ts';
-import { keyInfo } from '../core/keys.ts';
+import { keyInfo } from '../lib/keys.ts';
 import { openLevelStore } from '../plugins/stores/level/level.ts';
 import requestLog from '../plugins/extensions/request_log/index.ts';
 import usage from '../plugins/extensions/usage/index.ts';

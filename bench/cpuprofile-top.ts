@@ -61,7 +61,7 @@ export function areaOf(url: string, fn: string): string {
     return `npm:${rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
   }
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
-  const m = /\/(core|plugins|protocols|sdk|cli|bench)\/(?:([^/]+)\/)?/.exec(url);
+  const m = /\/(core|lib|server|plugins|protocols|sdk|cli|bench)\/(?:([^/]+)\/)?/.exec(url);
   if (m) return m[2] && !m[2].includes('.') ? `gw:${m[1]}/${m[2]}` : `gw:${m[1]}`;
   return url;
 }

@@ -13,7 +13,7 @@ import { Agent, request } from 'undici';
 const upstream = process.argv[2];
 if (!upstream) throw new Error('usage: node bench/floor-proxy.ts http://127.0.0.1:<port>');
 
-// gw's provider pool has no cap on connections either (core/http/upstream.ts)
+// gw's provider pool has no cap on connections either (lib/http/upstream.ts)
 const agent = new Agent({ keepAliveTimeout: 30_000, pipelining: 1, connections: null });
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -5,8 +5,9 @@
  */
 import type { KeyInfo } from '../core/context.ts';
 import type { Hooks } from '../core/hooks.ts';
-import type { ExtensionHandle, ExtensionPlugin, GatewayInfo } from '../core/plugins/contract.ts';
-import type { Store } from '../core/store/types.ts';
+import type { ExtensionHandle, ExtensionPlugin } from '../core/plugins/contract.ts';
+import type { GatewayInfo } from '../lib/gateway-info.ts';
+import type { Store } from '../lib/store/types.ts';
 import type { Logger } from 'pino';
 
 /** `key` is the only key (named as it says), `model` the only model; `overrides` replace any member. */

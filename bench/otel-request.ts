@@ -7,7 +7,7 @@
  */
 import { RequestContext } from '../core/context.ts';
 import type { ArrivingRequest, FinishedRequest, Hooks, UpstreamAttempt } from '../core/hooks.ts';
-import { keyInfo } from '../core/keys.ts';
+import { keyInfo } from '../lib/keys.ts';
 import type { Logger } from 'pino';
 
 export const KEY = keyInfo('default', {});

@@ -1,6 +1,6 @@
 /**
  * The cost function's time per request (issue 25's aim: at most 2 µs), in process: what the
- * pipeline does once per request when its usage is final (core/pricing/charge.ts): the price
+ * pipeline does once per request when its usage is final (core/pipeline/charge.ts): the price
  * lookup for (provider, served model) in the snapshot's book (a remembered hit), then
  * `costOf` on the request's usage (cache reads and writes, reasoning). Prices from the
  * bundled table: a flat one (gpt-4o), a tiered and dated one (claude-sonnet-4-6), a
@@ -11,9 +11,9 @@
  * (calls per repeat, default 1,000,000; the best of 5 repeats is reported).
  */
 import { fileURLToPath } from 'node:url';
-import type { Usage } from '../core/format/chat.ts';
-import { PriceBook } from '../core/pricing/book.ts';
-import { costOf } from '../core/pricing/cost.ts';
+import type { Usage } from '../lib/format/chat.ts';
+import { PriceBook } from '../lib/pricing/book.ts';
+import { costOf } from '../lib/pricing/cost.ts';
 import { bundledPrices } from '../server/pricing/bundled.ts';
 
 /** The name `--only` and the results use. */
@@ -78,7 +78,7 @@ export function measurePricingCost(calls = Number(process.env.PRICING_BENCH_CALL
 
 /** The readable line. */
 export function formatPricingCost(r: PricingCostResult): string {
-  return `${PRICING_COST} — a request's price lookup + cost (core/pricing), in process, best of 5 x ${r.calls} calls: ${r.usPerCall.toFixed(3)} µs/call (costOf alone ${r.usPerCostOf.toFixed(3)} µs)\n`;
+  return `${PRICING_COST} — a request's price lookup + cost (lib/pricing), in process, best of 5 x ${r.calls} calls: ${r.usPerCall.toFixed(3)} µs/call (costOf alone ${r.usPerCostOf.toFixed(3)} µs)\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

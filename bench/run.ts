@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     for (const s of scenarios) process.stdout.write(`${s.name.padEnd(22)} ${s.what}\n`);
     process.stdout.write(`${GEMINI_TRANSLATE.padEnd(22)} Gemini-in → openai-out stream translation per event, in process (no sockets)\n`);
     process.stdout.write(`${TRANSLATE.padEnd(22)} in-process: chat chunks → Responses events → SSE text, µs per event\n`);
-    process.stdout.write(`${PRICING_COST.padEnd(22)} in-process: a request's price lookup + cost by part (core/pricing), µs per call\n`);
+    process.stdout.write(`${PRICING_COST.padEnd(22)} in-process: a request's price lookup + cost by part (lib/pricing), µs per call\n`);
     process.stdout.write(`${HEADLINE.padEnd(22)} issue 14's figures vs their targets: floor proxy, five extensions, added p50, RSS, 5,000 open streams\n`);
     process.stdout.write(`${OTEL.padEnd(22)} the otel extension (sampling 1.0, OTLP to a local receiver) vs none: throughput and added p50, ABBA\n`);
     process.stdout.write(`${ALERTS_EVAL.padEnd(22)} in-process: the alerts extension's CPU per request (its onFinish tap and check timer), ABBA\n`);

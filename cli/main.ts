@@ -4,7 +4,7 @@
  * One error boundary: expected failures print one line and exit non-zero; bugs print a stack.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { UserError } from '../core/errors.ts';
+import { UserError } from '../lib/user-error.ts';
 import { registerManagementCommands } from './commands/register.ts';
 
 /** `-v` counts: -v info, -vv debug, -vvv trace. */

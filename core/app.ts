@@ -14,17 +14,17 @@ import { Router } from '@koa/router';
 import type { Logger } from 'pino';
 import { METHOD_NOT_ALLOWED, METHOD_NOT_IMPLEMENTED, ROUTE_NOT_FOUND } from './error-codes.ts';
 import { type GatewayError, shouldRetry } from './errors.ts';
-import { authenticate, requireAdmin } from './http/auth.ts';
-import { jsonBody } from './http/body.ts';
+import { authenticate, requireAdmin } from '../lib/http/auth.ts';
+import { jsonBody } from '../lib/http/body.ts';
 import { notifyArrival } from './pipeline/arrival.ts';
 import { notifyFinish } from './pipeline/notify-finish.ts';
 import { asGatewayError } from './pipeline/respond.ts';
-import { redactError } from './redact.ts';
+import { redactError } from '../lib/redact.ts';
 import type { PipelineHost } from './pipeline/host.ts';
 import type { GwState } from './pipeline/state.ts';
 import type { Snapshot } from './runtime/snapshot.ts';
 import { notifyError } from './pipeline/stream.ts';
-import { OPENAI_ERRORS, type RouteRegistry, type RouteSpec } from './routes/registry.ts';
+import { OPENAI_ERRORS, type RouteRegistry, type RouteSpec } from '../lib/routes/registry.ts';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -68,8 +68,8 @@ export function createApp(gw: AppHost): Koa {
     return async (ctx) => {
       const st = ctx.state as GwState;
       if (r.metered !== undefined) notifyArrival(gw.hooks, ctx, st, r.metered, r.path);
-      if (r.auth === 'key') st.key = authenticate(ctx, st.snap, r.keyFrom ?? ['bearer'], gw.clock);
-      else if (r.auth === 'admin') requireAdmin(ctx, st.snap);
+      if (r.auth === 'key') st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, r.keyFrom ?? ['bearer'], gw.clock);
+      else if (r.auth === 'admin') requireAdmin(ctx, st.snap.keys, st.snap.config.admin_token);
       if (r.body === true || (r.body === 'optional' && ctx.get('content-type'))) await body(ctx);
       return r.handler(ctx);
     };

@@ -4,10 +4,12 @@
  */
 import type { Logger } from 'pino';
 import type { GatewayError } from './errors.ts';
-import type { Usage } from './format/chat.ts';
-import type { BudgetPeriod } from './key-settings.ts';
-import type { ResolvedPrice } from './pricing/book.ts';
-import type { Cost } from './pricing/cost.ts';
+import type { Usage } from '../lib/format/chat.ts';
+import type { KeyInfo } from '../lib/keys.ts';
+import type { ResolvedPrice } from '../lib/pricing/book.ts';
+import type { Cost } from '../lib/pricing/cost.ts';
+
+export type { KeyInfo };
 
 /**
  * What a request asks for, whatever its client format: `generate` (a chat completion,
@@ -16,33 +18,6 @@ import type { Cost } from './pricing/cost.ts';
  * embedding reserves no output tokens, a count costs nothing.
  */
 export type Operation = 'generate' | 'embed' | 'count';
-
-/**
- * The gateway key that authenticated the request, with its virtual key settings
- * (docs/design.md "Virtual keys"; core/key-settings.ts). `name` is what accounting uses;
- * the secret and its hash are never here, so plugins may read all of it. Built once per
- * snapshot (core/keys.ts `keyInfo`): reading it on the hot path costs no I/O.
- */
-export interface KeyInfo {
-  readonly name: string;
-  /** `models` patterns as configured; undefined = every model. */
-  readonly models?: readonly string[];
-  /** Overrides `[extensions.rate_limit] requests_per_minute` for this key. */
-  readonly requestsPerMinute?: number;
-  /** Overrides `[extensions.rate_limit] tokens_per_minute` for this key. */
-  readonly tokensPerMinute?: number;
-  /** USD; overrides the budget extension's budget for this key. */
-  readonly budget?: number;
-  /** The budget's period; undefined = lifetime. */
-  readonly budgetPeriod?: BudgetPeriod;
-  /** `expires_at` as epoch ms; undefined = never. */
-  readonly expiresAt?: number;
-  readonly tags?: Readonly<Record<string, string>>;
-  /** Requests in flight at once (across instances on a shared store); undefined = no cap. */
-  readonly maxParallelRequests?: number;
-  /** True when the key may call `model`, a canonical id (after alias resolution); always true without `models`. */
-  allows(model: string): boolean;
-}
 
 /** What the client format tells the core about a request, read from its body in its own terms. */
 export interface RequestFacts {
@@ -104,7 +79,7 @@ export class RequestContext {
   /**
    * True when a stream ended early after its first byte (the client left, the upstream was
    * cut, a timeout, a mid-stream error). The pipeline sets it, with `usage` = what was
-   * streamed (the upstream's reported usage completed by an estimate, core/format/estimate.ts),
+   * streamed (the upstream's reported usage completed by an estimate, lib/format/estimate.ts),
    * before onError: accounting taps charge that usage in onError as they would in
    * onResponse (`chargeable(rc)`); everything else treats the request as the failure it is.
    * A failure before the first byte leaves it false and counts nothing.
@@ -113,7 +88,7 @@ export class RequestContext {
   /** True when `usage` is partly gw's estimate, not the upstream's count (only ever with `partial`). */
   usageEstimated = false;
   /**
-   * What the charged usage cost, by part, in USD (core/pricing/charge.ts), set once before
+   * What the charged usage cost, by part, in USD (core/pipeline/charge.ts), set once before
    * onResponse/onError: null when no price applies to the served model at its provider
    * (never 0), undefined when nothing is charged (cache hit, failure, token count).
    */

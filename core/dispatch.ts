@@ -2,19 +2,20 @@
  * Calling upstreams for one request, before any byte reached the client:
  *   for each model (the requested one, then its `[fallbacks]`):
  *     for each provider of its group, in the group's strategy order (open circuits skipped;
- *     for the requested model, the conversation's member first: core/resilience/affinity.ts):
+ *     for the requested model, the conversation's member first: lib/resilience/affinity.ts):
  *       attempt; on connect error / 408 / 429 / 5xx retry the same provider up to
  *       `max_retries` with backoff (or the upstream's retry-after ≤ 5 s); on a timeout or a
  *       long retry-after move on at once; on any other 4xx fail the request.
  * docs/design.md "Routing, retries, fallbacks".
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CIRCUIT_OPEN, NO_PROVIDER } from './error-codes.ts';
+import { NO_PROVIDER } from './error-codes.ts';
+import { CIRCUIT_OPEN } from '../lib/resilience/breaker.ts';
 import { GatewayError } from './errors.ts';
-import type { Provider } from './provider.ts';
-import type { Member } from './resilience/member.ts';
-import { backoffMs, classify } from './resilience/retry.ts';
-import type { Group } from './resilience/strategy.ts';
+import type { Provider } from '../lib/provider.ts';
+import type { Member } from '../lib/resilience/member.ts';
+import { backoffMs, classify } from '../lib/resilience/retry.ts';
+import type { Group } from '../lib/resilience/strategy.ts';
 import type { RoutingTable } from './routing.ts';
 
 /** Result of a dispatch: the value, the provider and model that produced it, attempts made. */
@@ -32,7 +33,7 @@ export interface DispatchPlan {
   model: string;
   group: Group;
   fallbacks: string[];
-  /** The conversation's affinity key (core/resilience/affinity.ts), when its group keeps affinity and the format read a source. */
+  /** The conversation's affinity key (lib/resilience/affinity.ts), when its group keeps affinity and the format read a source. */
   affinity?: string;
 }
 

@@ -1,20 +1,20 @@
 /**
  * The error mechanism, after fastify's `lib/errors.js`: every error gw answers with is a
  * GatewayError made from an entry of a catalog (`defineError`), which fixes its code, HTTP
- * status, type and message template in one place. The core's entries are in
- * `error-codes.ts`; providers and extensions define their own (a refusal such as
- * `rate_limit_exceeded` lives in its extension, not in the core).
+ * status, type and message template in one place. Each entry lives beside the code that
+ * throws it: the kernel's in `error-codes.ts`, the upstream client's in lib/http/errors.ts,
+ * the host's in server/errors.ts; providers and extensions define their own (a refusal such
+ * as `rate_limit_exceeded` lives in its extension).
  *
- * Two errors are not from the catalog on purpose: an upstream's own 4xx, passed on with
- * its status, message and code (`upstreamError`), and the 500 for a bug.
+ * Two errors are not from a catalog on purpose: an upstream's own 4xx, passed on with its
+ * status, message and code (lib/http/errors.ts `upstreamError`), and the 500 for a bug.
  *
  * Two messages: `message` is the client's answer and may quote the client's own request (the
  * value at fault); `logMessage`, when set, is what the operator's stores keep instead (the
  * request log's `error_message`, the logging extension's lines): the field and the rule,
  * never the value (`messageForStores`). A message quoting nothing of the request needs none.
  *
- * Expected failures outside a request (a bad config file, a missing plugin, an address in
- * use) are UserErrors: the CLI prints their message on one line, without a stack.
+ * Failures outside a request are UserErrors (lib/user-error.ts).
  */
 
 /** Error `type` values, OpenAI's vocabulary (other formats map them to theirs). */
@@ -153,25 +153,6 @@ export function messageForStores(err: GatewayError, withBodies = false): string 
 }
 
 /**
- * An upstream's own error answer passed on (docs/design.md "Errors"): a 4xx keeps its status,
- * message and code; a 5xx is made by the catalog's `upstream_error` instead. A 400 or 422
- * (the upstream refusing the request's content) quotes the request as often as not
- * (`Unknown name "…"`, `Invalid value: '…'`): its log-safe message keeps the status, code
- * and field only.
- */
-export function upstreamError(status: number, message: string, extra: ErrorExtra & { code?: string | null } = {}): GatewayError {
-  const logMessage = extra.logMessage ?? (status === 400 || status === 422 ? refusalSummary(status, extra) : undefined);
-  return new GatewayError(status, message, { ...extra, logMessage, upstreamStatus: extra.upstreamStatus ?? status });
-}
-
-/** `provider openai refused the request (HTTP 400, invalid_value, param messages[0].role); its message is kept with bodies only`. */
-function refusalSummary(status: number, extra: ErrorExtra & { code?: string | null }): string {
-  const code = extra.code ? `, ${extra.code}` : '';
-  const param = extra.param ? `, param ${extra.param}` : '';
-  return `provider ${extra.provider ?? '(unknown)'} refused the request (HTTP ${status}${code}${param}); its message may quote the request and is kept with bodies only`;
-}
-
-/**
  * The `x-should-retry` header gw answers `err` with, or undefined for none. The OpenAI and
  * Anthropic SDKs read it before their own rule (retry 408, 409, 429 and 5xx), and Claude Code
  * retries even a 401 for minutes unless it says false. So it says false for every other 4xx
@@ -184,38 +165,18 @@ export function shouldRetry(err: GatewayError): 'false' | undefined {
   return s >= 400 && s < 500 && s !== 408 && s !== 409 && s !== 429 ? 'false' : undefined;
 }
 
+/** The error `type` of the statuses that have their own; else by class (5xx, 4xx). */
+const TYPE_FOR_STATUS: Readonly<Record<number, ErrorType>> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  502: 'upstream_error',
+  503: 'service_unavailable',
+  504: 'timeout_error',
+};
+
 /** The error `type` a status stands for when the catalog gives none. */
 export function typeForStatus(status: number): ErrorType {
-  switch (status) {
-    case 401:
-      return 'authentication_error';
-    case 403:
-      return 'permission_error';
-    case 404:
-      return 'not_found_error';
-    case 429:
-      return 'rate_limit_error';
-    case 502:
-      return 'upstream_error';
-    case 503:
-      return 'service_unavailable';
-    case 504:
-      return 'timeout_error';
-    default:
-      return status >= 500 ? 'server_error' : 'invalid_request_error';
-  }
-}
-
-/**
- * An expected failure outside a request: bad config, missing plugin, address in use,
- * store unreachable, a management command that failed. The CLI prints `gw: <message>` and
- * exits with `exitCode`; anything else is a bug and prints its stack.
- */
-export class UserError extends Error {
-  exitCode = 1;
-
-  constructor(message: string, opts?: { cause?: unknown }) {
-    super(message, opts);
-    this.name = 'UserError';
-  }
+  return TYPE_FOR_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
 }

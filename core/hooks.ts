@@ -1,57 +1,9 @@
 /**
  * The hook pipeline: nine tapable hooks on one frozen object, tapped once at startup in
- * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request).
- *
- *   onRequest      AsyncSeriesBail  before dispatch, after auth and model resolution.
- *                  Return `undefined` to go on; return an EarlyResponse to answer without
- *                  calling the upstream (later taps are skipped); or throw a GatewayError
- *                  (e.g. 429 from rate_limit/budget). Any other value (null, false, a
- *                  string…) is a broken plugin: the request fails with 500
- *                  `plugin_contract_violation` naming the tap, never a silent skip.
- *   onCacheLookup  AsyncSeriesBail  cacheable requests only (`rc.cacheable`: non-streaming
- *                  `generate`), after onRequest. Return a CachedResponse to answer from
- *                  cache (`rc.cacheHit` is then true), `undefined` to go on; anything
- *                  else is a contract violation as above.
- *   onResponse     AsyncSeries      after a successful response, awaited BEFORE its last byte
- *                  is sent: non-streaming when the body is known; streaming when the upstream
- *                  stream ended, before the terminator goes out. `rc.usage` holds the
- *                  upstream-reported usage. Also runs for cache hits (`rc.cacheHit`) and for
- *                  an onRequest tap's EarlyResponse (`rc.status` set, no `rc.provider`, no
- *                  usage), so an accounting tap must skip those. Commit durable state here.
- *   onChunk        Sync             every stream chunk, in order, as it passes to the client,
- *                  in the client's format: `chunk.format` says which type `chunk.value` has
- *                  (ChunkTypes). The holder object is reused for the whole stream: read it,
- *                  never keep it. `rc.usage` is updated before the call when the chunk
- *                  carried usage. Hot path: synchronous, no I/O, no allocation you can avoid.
- *   onError        AsyncSeries      a request failed (provider error, timeout, mid-stream
- *                  failure, a client that disconnected (499), or a GatewayError thrown by a
- *                  hook); observes only. Every request that reached onRequest ends in exactly
- *                  one of onResponse/onError (onError also when onResponse itself threw).
- *                  A stream that ended early after its first byte (the client left, the
- *                  upstream was cut, a timeout, a mid-stream error) is charged for what it
- *                  streamed: the pipeline sets `rc.partial`, `rc.usage` (the usage the
- *                  upstream had reported, else an estimate) and `rc.usageEstimated` before
- *                  onError, and accounting taps charge it there as they would in onResponse
- *                  (`chargeable(rc)`, core/plugins/helpers.ts). A failure before the first
- *                  byte leaves `rc.partial` false: it counts nothing.
- *   onFinish       Sync             every gateway request once it is over (after a stream's
- *                  last byte; as a JSON answer is handed to the socket), refused ones
- *                  included: 401, 400, 413, 415 and 404 never reach onRequest but do reach
- *                  this. Observes only: synchronous, cheap; do I/O in the background.
- *
- * Three more observe a request's edges (tracing, timing), each free when untapped:
- *
- *   onArrival       Sync            every gateway request as it arrives, before auth and the
- *                   body (ArrivingRequest): read its headers (a W3C `traceparent`), keep
- *                   per-request state (`state` becomes `rc.state`), name its trace
- *                   (`traceId`: the request log shows it) and add response headers that
- *                   every answer carries, errors included.
- *   onUpstreamStart Sync            each upstream attempt (retries and fallbacks included) as
- *                   it starts (UpstreamAttempt): set `attempt.headers` to add headers to
- *                   that attempt's upstream HTTP request (a child `traceparent`).
- *   onUpstreamEnd   Sync            the same attempt as it ends: `outcome` and `error`, its
- *                   `endedAt`. A stream's attempt ends when its first event arrived; the
- *                   stream's own end is the request's (onResponse / onError / onFinish).
+ * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request). When
+ * each runs, what it may return and what it must not do: docs/plugins.md "Hooks", drawn step
+ * by step in "The pipeline". Every request that reached onRequest ends in exactly one of
+ * onResponse and onError; every gateway request, refused ones included, in one onFinish.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook, type Tap } from 'tapable';
@@ -187,14 +139,35 @@ export interface UpstreamAttempt {
 }
 
 export interface Hooks {
+  /**
+   * Before dispatch, after auth and model resolution: `undefined` goes on, an EarlyResponse
+   * answers without the upstream, a thrown GatewayError refuses (429…). Any other value is a
+   * broken plugin: 500 `plugin_contract_violation` naming the tap, never a silent skip.
+   */
   readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
+  /** Cacheable requests only (`rc.cacheable`), after onRequest: a CachedResponse answers (`rc.cacheHit`), `undefined` goes on. */
   readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
+  /**
+   * A successful answer, awaited before its last byte is sent (a stream's: before its
+   * terminator). Also for cache hits and EarlyResponses (no `rc.provider`, no usage): an
+   * accounting tap skips those. Commit durable state here.
+   */
   readonly onResponse: AsyncSeriesHook<[RequestContext, ResponseInfo]>;
+  /** Every stream chunk as it passes to the client, in its format. Hot path: synchronous, no I/O; the holder is reused, never keep it. */
   readonly onChunk: SyncHook<[RequestContext, Chunk]>;
+  /**
+   * A failed request; observes only. A stream cut after its first byte has `rc.partial` and
+   * the usage it is charged (`chargeable(rc)`, core/plugins/helpers.ts); one that failed
+   * before its first byte counts nothing.
+   */
   readonly onError: AsyncSeriesHook<[RequestContext, GatewayError]>;
+  /** Every gateway request once it is over, refused ones (401, 400, 413, 415, 404) included. Synchronous and cheap: I/O in the background. */
   readonly onFinish: SyncHook<[FinishedRequest]>;
+  /** Every gateway request as it arrives, before auth and its body: read a `traceparent`, keep state, name the trace, add response headers. */
   readonly onArrival: SyncHook<[ArrivingRequest]>;
+  /** Each upstream attempt (retries and fallbacks included) as it starts: `attempt.headers` adds upstream request headers. */
   readonly onUpstreamStart: SyncHook<[RequestContext, UpstreamAttempt]>;
+  /** The same attempt as it ends; a stream's attempt ends at its first event. */
   readonly onUpstreamEnd: SyncHook<[RequestContext, UpstreamAttempt]>;
 }
 

@@ -3,13 +3,13 @@
  * the model. A table is immutable; runtime changes build a new one and swap it, so a
  * request in flight keeps the providers it started with.
  */
-import { AliasPatterns, isAliasPattern } from './alias-patterns.ts';
-import type { RoutingConfig } from './config/schema.ts';
+import { AliasPatterns, isAliasPattern } from '../lib/alias-patterns.ts';
+import type { RoutingConfig } from '../lib/config/schema.ts';
 import { MODEL_NOT_FOUND } from './error-codes.ts';
-import { own } from './own.ts';
-import type { Provider } from './provider.ts';
-import type { Member } from './resilience/member.ts';
-import { Group } from './resilience/strategy.ts';
+import { own } from '../lib/own.ts';
+import type { Provider } from '../lib/provider.ts';
+import type { Member } from '../lib/resilience/member.ts';
+import { Group } from '../lib/resilience/strategy.ts';
 
 export { Group };
 

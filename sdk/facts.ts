@@ -3,7 +3,7 @@
  * others to read: plugins never import each other, so the slot and its shape are the
  * contract. Each slot is a `Symbol.for` name, the same symbol in every copy of the SDK.
  */
-import type { BudgetPeriod } from '../core/key-settings.ts';
+import type { BudgetPeriod } from '../lib/key-settings.ts';
 
 /** rc.state slot where the budget extension leaves a BudgetSettled once it charged the request. */
 export const BUDGET_SETTLED: unique symbol = Symbol.for('gw.budget.settled') as never;

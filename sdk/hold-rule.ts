@@ -1,9 +1,9 @@
 /**
- * The admission rule of `Store.hold` (core/store/types.ts), kept once for every store
+ * The admission rule of `Store.hold` (lib/store/types.ts), kept once for every store
  * backend: LevelDB applies it in process, Redis hands `fitBound` to its Lua script, and a
  * third-party backend imports both from `gw/plugin`.
  */
-import type { HoldOptions } from '../core/store/types.ts';
+import type { HoldOptions } from '../lib/store/types.ts';
 
 /** Relative slack of the `fit` test: float sums of prices that equal the limit in decimal still fit. */
 const FIT_SLACK = 1e-9;

@@ -35,26 +35,19 @@
 
 // declaring plugins
 export { defineExtension, defineProvider } from '../core/plugins/contract.ts';
-export type {
-  AdminRoutes,
-  ExtensionHandle,
-  ExtensionPlugin,
-  ExtensionSetup,
-  GatewayInfo,
-  ProviderStatus,
-  ProviderPlugin,
-  ProviderSetup,
-  RoutingSetting,
-} from '../core/plugins/contract.ts';
+export type { ExtensionHandle, ExtensionPlugin, ExtensionSetup, ProviderPlugin, ProviderSetup, RoutingSetting } from '../core/plugins/contract.ts';
+export type { AdminRoutes, GatewayInfo, ProviderStatus } from '../lib/gateway-info.ts';
 export { GW_VERSION } from '../core/plugins/loader.ts';
-export { providerBaseSchema, routingSettingsSchema } from '../core/plugins/provider-schema.ts';
+export { providerBaseSchema, routingSettingsSchema } from '../lib/config/provider-schema.ts';
 
 // errors
-export { defineError, GatewayError, messageForStores, upstreamError, UserError } from '../core/errors.ts';
+export { defineError, GatewayError, messageForStores } from '../core/errors.ts';
+export { UserError } from '../lib/user-error.ts';
+export { upstreamError } from '../lib/http/errors.ts';
 export type { ErrorDef, ErrorExtra, ErrorFactory, ErrorType } from '../core/errors.ts';
-export * as errors from '../core/error-codes.ts';
+export * as errors from './errors.ts';
 export { badRequest } from '../core/error-codes.ts';
-export { UPSTREAM_AUTH_FAILED } from '../core/http/client.ts';
+export { UPSTREAM_AUTH_FAILED } from '../lib/http/client.ts';
 
 // the hook pipeline
 export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, ResponseInfo } from '../core/hooks.ts';
@@ -63,32 +56,32 @@ export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
 // observing a request's edges (tracing): its arrival and each upstream attempt (onArrival,
 // onUpstreamStart, onUpstreamEnd), and the metric families an extension adds to /metrics
 export type { ArrivingRequest, UpstreamAttempt } from '../core/hooks.ts';
-export type { ExtensionMetrics } from '../core/plugins/contract.ts';
+export type { ExtensionMetrics } from '../lib/gateway-info.ts';
 export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/context.ts';
 // virtual keys: a key's settings as rc.key and gateway.key(name) carry them; keyInfo builds one (tests)
-export type { BudgetPeriod, KeySettingName, KeySettings } from '../core/key-settings.ts';
-export { keyInfo } from '../core/keys.ts';
+export type { BudgetPeriod, KeySettingName, KeySettings } from '../lib/key-settings.ts';
+export { keyInfo } from '../lib/keys.ts';
 // facts a plugin leaves in rc.state for the others (sdk/facts.ts): the budget's charge of a request
 export { BUDGET_SETTLED } from './facts.ts';
 export type { BudgetSettled } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 // prices: rc.cost (by part) and rc.price (which price, from where), set by the core once usage is final
-export type { Cost } from '../core/pricing/cost.ts';
-export type { PriceSource, ResolvedPrice } from '../core/pricing/book.ts';
-export { usdText } from '../core/pricing/charge.ts';
+export type { Cost } from '../lib/pricing/cost.ts';
+export type { PriceSource, ResolvedPrice } from '../lib/pricing/book.ts';
+export { usdText } from '../core/pipeline/charge.ts';
 
 // the store, and what a store backend needs beyond its contract
-export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../core/store/types.ts';
-export { defineStore } from '../core/plugins/contract.ts';
-export type { StorePlugin, StoreSetup } from '../core/plugins/contract.ts';
+export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../lib/store/types.ts';
+export { defineStore } from '../lib/store/plugin.ts';
+export type { StorePlugin, StoreSetup } from '../lib/store/plugin.ts';
 export { fitBound, holdAdmits } from './hold-rule.ts';
 export { KeyLocks } from './key-locks.ts';
-export { redactUrl } from '../core/redact.ts';
+export { redactUrl } from '../lib/redact.ts';
 
 // providers
-export type { CallContext, ChatResult, NativeCall, NativeResult, Provider, SseEvent, StreamItem, StreamMapper } from '../core/provider.ts';
-export type { CallOptions, ClientSettings, UpstreamClient, UpstreamErrorInfo } from '../core/http/client.ts';
-export type { UpstreamResponse } from '../core/http/upstream.ts';
+export type { CallContext, ChatResult, NativeCall, NativeResult, Provider, SseEvent, StreamItem, StreamMapper } from '../lib/provider.ts';
+export type { CallOptions, ClientSettings, UpstreamClient, UpstreamErrorInfo } from '../lib/http/client.ts';
+export type { UpstreamResponse } from '../lib/http/upstream.ts';
 
 // the common format
 export type {
@@ -105,7 +98,7 @@ export type {
   ToolCallDelta,
   ToolChoice,
   Usage,
-} from '../core/format/chat.ts';
+} from '../lib/format/chat.ts';
 // a usage's parts, read one way by every accounting view (bounded by their wholes)
 export {
   cachedTokens,
@@ -115,7 +108,7 @@ export {
   completionTokens,
   promptTokens,
   reasoningTokens,
-} from '../core/format/usage-parts.ts';
+} from '../lib/format/usage-parts.ts';
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
 export type {} from './chunk-types.ts';
@@ -125,9 +118,9 @@ export type {} from './chunk-types.ts';
 // declaring a client format: its routes, error shape and key sources; `[formats.<id>]` enables a third-party one
 export { defineFormat } from '../core/plugins/contract.ts';
 export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
-export type { ErrorShape, KeySource, RouteMethod } from '../core/routes/registry.ts';
+export type { ErrorShape, KeySource, RouteMethod } from '../lib/routes/registry.ts';
 // the OpenAI error shape: chat, embeddings, models, admin routes, and any route no format owns
-export { OPENAI_ERRORS } from '../core/routes/registry.ts';
+export { OPENAI_ERRORS } from '../lib/routes/registry.ts';
 // OpenAPI fragments of a format's operations
 export { errorResponses, jsonRequestBody, schemaOf } from '../server/openapi.ts';
 
@@ -148,31 +141,31 @@ export type {
 export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
 export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
 // prompt-cache affinity: what a format's `Generate.affinity` reads to name a conversation
-export { affinityId, affinityPrefix, leadingContent } from '../core/format/affinity.ts';
+export { affinityId, affinityPrefix, leadingContent } from '../lib/format/affinity.ts';
 // the pipeline's four steps, for a format route that is not a generate route (embeddings, counting)
 export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
 export type { Answer } from '../core/pipeline/finish.ts';
 export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
 export type { StreamAnswer } from '../core/pipeline/stream.ts';
 
-// reading upstream streams: one rule for malformed event data on every path (core/format/sse-data.ts)
-export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../core/format/sse-data.ts';
+// reading upstream streams: one rule for malformed event data on every path (lib/format/sse-data.ts)
+export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/format/sse-data.ts';
 export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
-export { dataField } from '../core/http/sse-write.ts';
-export { estimateTextTokens, estimateTokens, StreamProgress } from '../core/format/estimate.ts';
+export { dataField } from '../lib/http/sse-write.ts';
+export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/format/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { quoted } from '../core/error-codes.ts';
-export { Warnings } from '../core/format/warnings.ts';
-export { own } from '../core/own.ts';
+export { Warnings } from '../lib/format/warnings.ts';
+export { own } from '../lib/own.ts';
 export { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
 
 // a format's own routes: the request's key and id, the models its key may call
 export { keyOf, requestIdOf } from '../core/pipeline/state.ts';
-export { modelFor, modelsFor, nearModels } from '../core/routes/model-listing.ts';
-export type { ModelEntry } from '../core/routes/model-listing.ts';
+export type { ModelEntry } from '../lib/model-listing.ts';
+export { modelFor, modelsFor, nearModels } from './models.ts';
 
 // ── Extensions' helpers (issue 24: what plugins/extensions/_shared offered, and the core pieces extensions used) ──
 
@@ -191,15 +184,15 @@ export {
 } from './series.ts';
 export type { Dimension, SeriesQuery, SeriesShape, SeriesSource } from './series.ts';
 // RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
-export { rfc3339 } from '../core/key-settings.ts';
+export { rfc3339 } from '../lib/key-settings.ts';
 export { LEVELS } from '../server/log.ts';
 
 // ── Protocol kits (issue 24: the Anthropic Messages and Gemini kits, and the formats and providers over them) ──
 
 // the start of an upstream's body, for an error that quotes what came back
-export { snippet } from '../core/http/upstream.ts';
+export { snippet } from '../lib/http/upstream.ts';
 // a property set on a converted object without a prototype lookup (keys that come from the client)
-export { setOwn } from '../core/own.ts';
+export { setOwn } from '../lib/own.ts';
 // a tool call's arguments as the object a Messages or Gemini tool_use/functionCall carries
 export { toToolInput } from './tool-input.ts';
 // a common-format `stop` as the list Messages and Gemini take

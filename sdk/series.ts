@@ -12,9 +12,9 @@
  */
 import type { Context } from 'koa';
 import { defineError } from '../core/errors.ts';
-import { own } from '../core/own.ts';
-import type { GatewayInfo } from '../core/plugins/contract.ts';
-import type { Store } from '../core/store/types.ts';
+import { own } from '../lib/own.ts';
+import type { GatewayInfo } from '../lib/gateway-info.ts';
+import type { Store } from '../lib/store/types.ts';
 
 /** A series query parameter gw cannot read (the parameter named in `param`). */
 export const INVALID_QUERY = defineError<string>('invalid_query', 400, (m) => m);

@@ -6,20 +6,20 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { ConfigError } from '../core/config/error.ts';
+import { ConfigError } from '../lib/config/error.ts';
 import { z } from 'zod';
-import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../core/http/client.ts';
-import { ConnectionLimit, type QueueObserver } from '../core/http/limit.ts';
-import { SecretRedactor } from '../core/redact.ts';
+import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../lib/http/client.ts';
+import { ConnectionLimit, type QueueObserver } from '../lib/http/limit.ts';
+import { SecretRedactor } from '../lib/redact.ts';
 import type { BuiltProvider } from '../core/runtime/snapshot.ts';
-import type { Store } from '../core/store/types.ts';
+import type { Store } from '../lib/store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
 import { findPlugin, runSetup } from '../core/plugins/loader.ts';
-import { outputCapsSchema, routingSettingsSchema } from '../core/plugins/provider-schema.ts';
-import { compileOutputCaps } from '../core/output-caps.ts';
-import { pricingSchema } from '../core/config/schema.ts';
-import { specOf } from '../core/pricing/schema.ts';
-import { compileConfigured } from '../core/pricing/book.ts';
+import { outputCapsSchema, routingSettingsSchema } from '../lib/config/provider-schema.ts';
+import { compileOutputCaps } from '../lib/output-caps.ts';
+import { pricingSchema } from '../lib/config/schema.ts';
+import { specOf } from '../lib/pricing/schema.ts';
+import { compileConfigured } from '../lib/pricing/book.ts';
 
 /** What building providers needs from the gateway. */
 export interface ProviderDeps {

@@ -20,10 +20,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { ConfigError } from '../core/config/error.ts';
-import type { GatewayConfig } from '../core/config/schema.ts';
-import { METRICS_UNAVAILABLE } from '../core/error-codes.ts';
-import { UserError } from '../core/errors.ts';
+import { ConfigError } from '../lib/config/error.ts';
+import type { GatewayConfig } from '../lib/config/schema.ts';
+import { METRICS_UNAVAILABLE } from './errors.ts';
+import { UserError } from '../lib/user-error.ts';
 import { UNWIND_MS } from './pending.ts';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 

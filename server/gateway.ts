@@ -7,29 +7,30 @@ import type { Middleware } from 'koa';
 import type { Agent } from 'undici';
 import type { Logger } from 'pino';
 import { mountAdminRoutes } from './admin/routes.ts';
-import { ConfigError } from '../core/config/error.ts';
-import type { GatewayConfig } from '../core/config/schema.ts';
+import { ConfigError } from '../lib/config/error.ts';
+import type { GatewayConfig } from '../lib/config/schema.ts';
 import { createHooks, type Hooks } from '../core/hooks.ts';
-import { createAgent } from '../core/http/upstream.ts';
+import { createAgent } from '../lib/http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
 import { generateHandler } from '../core/pipeline/generate.ts';
 import { createPipeline } from '../core/pipeline/pipeline.ts';
-import type { ExtensionHandle, GatewayInfo } from '../core/plugins/contract.ts';
+import type { ExtensionHandle } from '../core/plugins/contract.ts';
+import type { GatewayInfo } from '../lib/gateway-info.ts';
 import { type EnabledFormat, loadFormats } from '../core/plugins/load-formats.ts';
 import { findPlugin, GW_VERSION, runSetup } from '../core/plugins/loader.ts';
 import { openStore } from './open-store.ts';
-import { tapHealth } from '../core/resilience/health.ts';
-import { MemberPool } from '../core/resilience/member.ts';
+import type { ProviderHealth } from '../lib/resilience/health.ts';
+import { MemberPool } from '../lib/resilience/member.ts';
 import { mountUi } from './console.ts';
 import { mountCoreRoutes } from './host-routes.ts';
-import { OPENAI_ERRORS, RouteRegistry } from '../core/routes/registry.ts';
-import { AffinityTable } from '../core/resilience/affinity.ts';
+import { OPENAI_ERRORS, RouteRegistry } from '../lib/routes/registry.ts';
+import { AffinityTable } from '../lib/resilience/affinity.ts';
 import { Runtime } from './runtime/runtime.ts';
 import type { Snapshot } from '../core/runtime/snapshot.ts';
-import type { KeySettingName } from '../core/key-settings.ts';
+import type { KeySettingName } from '../lib/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
-import type { Store } from '../core/store/types.ts';
-import { type PriceTable, unpricedModels } from '../core/pricing/book.ts';
+import type { Store } from '../lib/store/types.ts';
+import { type PriceTable, unpricedModels } from '../lib/pricing/book.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -251,4 +252,20 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     await store.close();
     throw err;
   }
+}
+
+/**
+ * Records the latency of every answered request, and streams that failed after their
+ * first byte, from onFinish. `healthOf` finds a provider's health (its Member's) by name
+ * in the current routing table.
+ */
+export function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
+  hooks.onFinish.tap('health', (f) => {
+    const rc = f.rc;
+    if (rc?.provider === undefined || rc.cacheHit) return;
+    const h = healthOf(rc.provider);
+    if (!h) return;
+    if (f.status < 400) h.served(f.totalMs, f.ttfbMs);
+    else if (rc.firstByteMs > 0 && f.error?.def?.upstream) h.streamFailed(f.error);
+  });
 }

@@ -7,10 +7,10 @@
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ConfigError } from '../core/config/error.ts';
-import type { GatewayConfig } from '../core/config/schema.ts';
-import type { Store } from '../core/store/types.ts';
-import type { StorePlugin } from '../core/plugins/contract.ts';
+import { ConfigError } from '../lib/config/error.ts';
+import type { GatewayConfig } from '../lib/config/schema.ts';
+import type { Store } from '../lib/store/types.ts';
+import type { StorePlugin } from '../lib/store/plugin.ts';
 import { findPlugin, type LoadedPlugin, runSetup } from '../core/plugins/loader.ts';
 
 /** The store plugin of a config without `[store] url`. */

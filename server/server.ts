@@ -11,7 +11,7 @@ import { createApp } from '../core/app.ts';
 import { requireSharedStore } from './cluster.ts';
 import { writeFirstRunConfig } from './config/first-run.ts';
 import { loadConfig } from './config/load.ts';
-import { UserError } from '../core/errors.ts';
+import { UserError } from '../lib/user-error.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 import { PendingRequests, UNWIND_MS } from './pending.ts';
 import { bundledPrices } from './pricing/bundled.ts';

@@ -136,6 +136,7 @@ test('summarizeProfile: self and total per function, idle apart, time window hon
 test('areaOf names gw folders, packages and node internals', (t) => {
   t.is(areaOf('file:///w/core/http/upstream.ts', 'f'), 'gw:core/http');
   t.is(areaOf('file:///w/core/app.ts', 'f'), 'gw:core');
+  t.is(areaOf('file:///w/lib/http/client.ts', 'f'), 'gw:lib/http');
   t.is(areaOf('file:///w/plugins/providers/openai/index.ts', 'f'), 'gw:plugins/providers');
   t.is(areaOf('file:///w/protocols/openai-chat/compatible.ts', 'f'), 'gw:protocols/openai-chat');
   t.is(areaOf('file:///w/node_modules/undici/lib/core/util.js', 'f'), 'npm:undici');

@@ -2,7 +2,7 @@
  * An expected failure of a management command: cli/main.ts prints `gw: <message>` on one
  * line and exits with `exitCode`.
  */
-import { UserError } from '../../core/errors.ts';
+import { UserError } from '../../lib/user-error.ts';
 
 export class CliError extends UserError {
   constructor(message: string, exitCode = 1) {

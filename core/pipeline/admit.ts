@@ -10,16 +10,16 @@ import type { z } from 'zod';
 import { RequestContext, type RequestFacts } from '../context.ts';
 import { plan, type DispatchPlan } from '../dispatch.ts';
 import { MODEL_NOT_ALLOWED } from '../error-codes.ts';
-import { affinityKey } from '../resilience/affinity.ts';
+import { affinityKey } from '../../lib/resilience/affinity.ts';
 import type { PipelineHost } from './host.ts';
-import type { CallContext } from '../provider.ts';
+import type { CallContext } from '../../lib/provider.ts';
 import type { Snapshot } from '../runtime/snapshot.ts';
-import { validate } from '../schemas.ts';
+import { validate } from '../../lib/schemas.ts';
 import { INVALID_REQUEST } from '../error-codes.ts';
 import { finish } from './finish.ts';
 import { clientSignal } from './respond.ts';
-import { isLarge, nextTurn } from './turns.ts';
-import { validateInSlices } from '../validate-sliced.ts';
+import { isLarge, nextTurn } from '../../lib/turns.ts';
+import { validateInSlices } from '../../lib/validate-sliced.ts';
 import type { GwState } from './state.ts';
 
 /** The longest model id or alias gw accepts (the longest real ones are under 100). */

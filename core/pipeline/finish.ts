@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import { runSeries } from '../hooks.ts';
-import { chargeCost, usdText } from '../pricing/charge.ts';
+import { chargeCost, usdText } from './charge.ts';
 import type { GwState } from './state.ts';
 import type { PipelineHost } from './host.ts';
 import { estimateUnreported } from './partial.ts';

@@ -25,10 +25,10 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { RequestContext, RequestFacts } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
-import type { ChatCompletion, ChatRequest } from '../format/chat.ts';
-import { StreamProgress } from '../format/estimate.ts';
+import type { ChatCompletion, ChatRequest } from '../../lib/format/chat.ts';
+import { StreamProgress } from '../../lib/format/estimate.ts';
 import type { Hooks } from '../hooks.ts';
-import type { CallContext, NativeCall, NativeResult, Provider, SseEvent, StreamItem } from '../provider.ts';
+import type { CallContext, NativeCall, NativeResult, Provider, SseEvent, StreamItem } from '../../lib/provider.ts';
 import type { Admission } from './admit.ts';
 import { passthroughFrames, type PassthroughReader } from './passthrough.ts';
 import type { Pipeline } from './pipeline.ts';
@@ -131,7 +131,7 @@ export interface Generate<S = undefined, X = undefined, E = unknown> {
   /**
    * Prompt-cache affinity: what names the request's conversation, read cheaply from the
    * body (no re-serialization): the client's explicit id (`affinityId`) or, else, its
-   * leading messages (`affinityPrefix`), both core/format/affinity.ts. undefined (or
+   * leading messages (`affinityPrefix`), both lib/format/affinity.ts. undefined (or
    * absent): the group's strategy picks, as for any request. Called only for a model
    * whose group keeps affinity (several members, `[routing] affinity`).
    */
@@ -142,7 +142,7 @@ export interface Generate<S = undefined, X = undefined, E = unknown> {
   prepare?(a: Admission, ctx: Context): S | Promise<S>;
   /**
    * The body with its output-token cap lowered to `cap` tokens, for an attempt whose served
-   * model has a lower one (`max_output_tokens` of its provider, core/output-caps.ts) than
+   * model has a lower one (`max_output_tokens` of its provider, lib/output-caps.ts) than
    * the request's (`read`'s `maxOutputTokens`). Native and translated calls both get it.
    * Absent: requests of this format go as sent.
    */

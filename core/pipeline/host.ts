@@ -6,7 +6,7 @@
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
 import type { RequestContext } from '../context.ts';
-import type { AffinityTable } from '../resilience/affinity.ts';
+import type { AffinityTable } from '../../lib/resilience/affinity.ts';
 import type { InflightLimiter } from './inflight.ts';
 
 /** The request metrics the kernel records (the host's Prometheus registry implements them). */

@@ -14,7 +14,7 @@
  */
 import type { RequestContext } from '../context.ts';
 import { PARALLEL_LIMIT } from '../error-codes.ts';
-import type { Store } from '../store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 
 /** rc.state slot: the request's hold. */
 const SLOT = Symbol('gw.inflight');

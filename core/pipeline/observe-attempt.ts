@@ -1,13 +1,13 @@
 /**
  * onUpstreamStart / onUpstreamEnd around one upstream attempt (core/hooks.ts): the attempt
  * object both taps see, the headers a start tap asks for added to the attempt's upstream
- * requests (core/http/attempt-headers.ts; `call.upstreamHeaders` for a provider with a
+ * requests (lib/http/attempt-headers.ts; `call.upstreamHeaders` for a provider with a
  * client of its own), and the outcome. Only called when one of the two hooks is tapped.
  */
 import type { RequestContext } from '../context.ts';
 import type { Hooks, UpstreamAttempt } from '../hooks.ts';
-import { withAttemptHeaders } from '../http/attempt-headers.ts';
-import type { Provider } from '../provider.ts';
+import { withAttemptHeaders } from '../../lib/http/attempt-headers.ts';
+import type { Provider } from '../../lib/provider.ts';
 
 /**
  * Runs `run` (the attempt) between the two hooks. A throwing tap is logged, never thrown:

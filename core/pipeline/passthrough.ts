@@ -6,18 +6,18 @@
  *
  * Events are parsed only where gw needs them (the reader's `mustParse`: usage, failures,
  * the end) or an onChunk tap reads a chunk's `value`; the others are checked for their framing only
- * (core/format/sse-data.ts), since a parse per event would cost more than the rest of gw's
+ * (lib/format/sse-data.ts), since a parse per event would cost more than the rest of gw's
  * work on it. Blank data is skipped; data that is not a JSON object is 502
  * `upstream_malformed`. An event that reports a failure goes out with every provider key
- * redacted from it (core/redact.ts), as every other upstream-sourced error text does.
+ * redacted from it (lib/redact.ts), as every other upstream-sourced error text does.
  */
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
-import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../format/sse-data.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/format/sse-data.ts';
 import type { Hooks } from '../hooks.ts';
 import { ChunkHolder } from './chunk-holder.ts';
-import type { SseEvent } from '../provider.ts';
-import type { SecretRedactor } from '../redact.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { SecretRedactor } from '../../lib/redact.ts';
 
 /** What one event means for the stream: go on, the terminator, or a failure (forwarded, then thrown). */
 export type PassthroughStep = undefined | 'end' | GatewayError;

@@ -18,12 +18,12 @@
 import type { Context } from 'koa';
 import type { PipelineHost } from './host.ts';
 import { dispatch, type Dispatched } from '../dispatch.ts';
-import type { CallContext, Provider } from '../provider.ts';
+import type { CallContext, Provider } from '../../lib/provider.ts';
 import { admit, type Admission, type AdmitInput } from './admit.ts';
 import { finish, type Answer } from './finish.ts';
 import { observeAttempt } from './observe-attempt.ts';
 import { pumpStream, type StreamAnswer } from './stream.ts';
-import { yieldIfLarge } from './turns.ts';
+import { yieldIfLarge } from '../../lib/turns.ts';
 
 /** One attempt on one provider: the body and call context are re-targeted to `model` on a fallback. */
 export type Attempt<T> = (provider: Provider, model: string, body: Record<string, unknown>, call: CallContext) => Promise<T>;

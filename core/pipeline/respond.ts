@@ -3,7 +3,8 @@
  * GatewayError, and the per-request abort signal.
  */
 import type { Context } from 'koa';
-import { BODY_TOO_LARGE, CLIENT_CLOSED, INTERNAL, INVALID_JSON } from '../error-codes.ts';
+import { BODY_TOO_LARGE, CLIENT_CLOSED, INTERNAL } from '../error-codes.ts';
+import { INVALID_JSON } from '../../lib/http/body.ts';
 import { GatewayError } from '../errors.ts';
 
 /** Sends a body that is already serialized (JSON unless `contentType` says otherwise). */

@@ -4,14 +4,11 @@
 import type { Context } from 'koa';
 import type { KeyInfo, RequestContext } from '../context.ts';
 import type { Logger } from 'pino';
-import type { RouteSpec } from '../routes/registry.ts';
+import type { ParsedBody } from '../../lib/http/body.ts';
+import type { RouteSpec } from '../../lib/routes/registry.ts';
 import type { Snapshot } from '../runtime/snapshot.ts';
 
-/** The parsed body and its exact text, as the body parser left them. */
-export interface ParsedBody {
-  body: Record<string, unknown>;
-  raw: string;
-}
+export type { ParsedBody };
 
 export interface GwState {
   /** Request id (`x-request-id`). */

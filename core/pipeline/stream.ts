@@ -15,13 +15,13 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
-import type { StreamProgress } from '../format/estimate.ts';
+import type { StreamProgress } from '../../lib/format/estimate.ts';
 import { runSeries } from '../hooks.ts';
 import type { PipelineHost } from './host.ts';
-import { SseWriter } from '../http/sse-write.ts';
-import { redactError, type SecretRedactor } from '../redact.ts';
+import { SseWriter } from '../../lib/http/sse-write.ts';
+import { redactError, type SecretRedactor } from '../../lib/redact.ts';
 import { chargePartial, estimateUnreported } from './partial.ts';
-import { chargeCost } from '../pricing/charge.ts';
+import { chargeCost } from './charge.ts';
 import type { GwState } from './state.ts';
 import { asGatewayError } from './respond.ts';
 
@@ -44,7 +44,7 @@ export interface StreamAnswer {
   keepAlive?: string;
   /**
    * What the frames carried so far, fed by the format as it builds them: the charge of a
-   * stream that ends early is estimated from it (core/format/estimate.ts). Without it such a
+   * stream that ends early is estimated from it (lib/format/estimate.ts). Without it such a
    * stream is charged the usage already reported, else the prompt estimate alone.
    */
   progress?: StreamProgress;

@@ -6,11 +6,11 @@
  * loop, once.
  */
 import type { RequestContext } from '../context.ts';
-import type { ChatCompletionChunk } from '../format/chat.ts';
-import type { StreamProgress } from '../format/estimate.ts';
+import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { StreamProgress } from '../../lib/format/estimate.ts';
 import type { Hooks } from '../hooks.ts';
 import { ChunkHolder } from './chunk-holder.ts';
-import type { StreamItem } from '../provider.ts';
+import type { StreamItem } from '../../lib/provider.ts';
 import { chunkOf } from './upstream-calls.ts';
 
 /** A format's translator from common chunks to its events; one per stream, pure. */

@@ -1,15 +1,15 @@
 /**
  * The two kinds of upstream call a client format makes inside dispatch, with the stream's
- * first item awaited there (core/resilience/prime.ts), so a stream that fails before its
+ * first item awaited there (lib/resilience/prime.ts), so a stream that fails before its
  * first chunk is retried or falls back like any other pre-stream failure.
  */
-import { UPSTREAM_MALFORMED } from '../error-codes.ts';
+import { UPSTREAM_MALFORMED } from '../../lib/http/errors.ts';
 import type { GatewayError } from '../errors.ts';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../format/chat.ts';
-import { malformedFirst } from '../format/sse-data.ts';
-import { KEEP_ALIVE_MS } from '../http/sse-write.ts';
-import type { CallContext, NativeResult, Provider, SseEvent, StreamItem } from '../provider.ts';
-import { primeFirst } from '../resilience/prime.ts';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../../lib/format/chat.ts';
+import { malformedFirst } from '../../lib/format/sse-data.ts';
+import { KEEP_ALIVE_MS } from '../../lib/http/sse-write.ts';
+import type { CallContext, NativeResult, Provider, SseEvent, StreamItem } from '../../lib/provider.ts';
+import { primeFirst } from '../../lib/resilience/prime.ts';
 
 /** A translated call's outcome: a whole completion, or a chunk stream whose first item may be at hand. */
 export type ChatOutcome = { type: 'json'; body: ChatCompletion; raw?: string } | { type: 'stream'; chunks: AsyncIterable<StreamItem>; ready: boolean };
@@ -21,7 +21,7 @@ export type NativeOutcome =
 
 /**
  * `provider.chat`, stream primed. A first item the upstream sent as text is parsed once
- * (core/format/sse-data.ts): a stream that starts malformed is a failure dispatch retries.
+ * (lib/format/sse-data.ts): a stream that starts malformed is a failure dispatch retries.
  */
 export async function callChat(p: Provider, req: ChatRequest, call: CallContext): Promise<ChatOutcome> {
   const r = await p.chat(req, call);

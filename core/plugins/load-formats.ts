@@ -7,8 +7,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../config/error.ts';
-import type { GatewayConfig } from '../config/schema.ts';
+import { ConfigError } from '../../lib/config/error.ts';
+import type { GatewayConfig } from '../../lib/config/schema.ts';
 import type { FormatPlugin } from './contract.ts';
 import { builtinModule, findPlugin, type LoadedPlugin, PLUGINS_DIR } from './loader.ts';
 

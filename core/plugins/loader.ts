@@ -8,14 +8,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { UserError } from '../errors.ts';
+import { UserError } from '../../lib/user-error.ts';
 import type { FormatPlugin, Plugin } from './contract.ts';
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** The folder under plugins/ of each kind of plugin that the config names. */
 const FOLDER: Record<Plugin['type'], string> = { provider: 'providers', extension: 'extensions', store: 'stores', format: 'formats' };
-/** Where a gateway key may come from (core/routes/registry.ts KeySource). */
+/** Where a gateway key may come from (lib/routes/registry.ts KeySource). */
 const KEY_SOURCES: readonly unknown[] = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'];
 
 /** The package root: two levels up from here in the sources, three in the compiled dist/. */

@@ -6,14 +6,14 @@
  * the new fallbacks. Every change builds a whole new snapshot with `reconcile` and swaps it
  * in one assignment.
  */
-import type { GatewayConfig } from '../config/schema.ts';
-import { KeyTable, type RuntimeKeyRecord } from '../keys.ts';
-import type { Provider } from '../provider.ts';
-import { SecretRedactor } from '../redact.ts';
-import type { MemberPool, MemberSettings } from '../resilience/member.ts';
+import type { GatewayConfig } from '../../lib/config/schema.ts';
+import { KeyTable, type RuntimeKeyRecord } from '../../lib/keys.ts';
+import type { Provider } from '../../lib/provider.ts';
+import { SecretRedactor } from '../../lib/redact.ts';
+import type { MemberPool, MemberSettings } from '../../lib/resilience/member.ts';
 import { RoutingTable } from '../routing.ts';
-import { compileConfigured, PriceBook, type PricedProvider, type PriceTable } from '../pricing/book.ts';
-import { specOf } from '../pricing/schema.ts';
+import { compileConfigured, PriceBook, type PricedProvider, type PriceTable } from '../../lib/pricing/book.ts';
+import { specOf } from '../../lib/pricing/schema.ts';
 
 export interface Snapshot {
   readonly config: GatewayConfig;
@@ -21,13 +21,13 @@ export interface Snapshot {
   readonly keys: KeyTable;
   /**
    * Every routed provider's api_key, as one matcher: upstream-sourced error text is redacted
-   * with it before a log, a hook or the client sees it (core/redact.ts). Rebuilt with every
+   * with it before a log, a hook or the client sees it (lib/redact.ts). Rebuilt with every
    * snapshot, so a reload or an admin change of providers reaches it at once.
    */
   readonly secrets: SecretRedactor;
   /** Increases by one with every swap on this instance. */
   readonly version: number;
-  /** The price of every (provider, model) routed (core/pricing/book.ts). */
+  /** The price of every (provider, model) routed (lib/pricing/book.ts). */
   readonly prices: PriceBook;
 }
 

@@ -62,7 +62,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
   async function chat(req: ChatRequest, call: CallContext): Promise<ChatResult> {
     const stream = req.stream === true;
     // the client's bytes when they can go as they came; else the object, which the upstream
-    // client serializes in a task of its own (core/pipeline/turns.ts)
+    // client serializes in a task of its own (lib/turns.ts)
     let body: string | ChatRequest;
     if (s.prepareChat) req = s.prepareChat(req);
     if (stream && (req.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage !== true) {
@@ -115,7 +115,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
         break;
       }
       if (ev.event === 'error' || data.startsWith('{"error"')) throw upstreamStreamError(s.name, data);
-      // core/format/sse-data.ts: blank data is no chunk; anything not framed as an object is malformed
+      // lib/format/sse-data.ts: blank data is no chunk; anything not framed as an object is malformed
       if (!objectFramed(data)) {
         if (isBlank(data)) continue;
         throw malformedEvent(s.name, data, 'a stream chunk that is not a JSON object');

@@ -17,16 +17,16 @@
  *   POST   /v1/admin/reload            re-read the config file → 200 report, 400 ConfigError
  */
 import type { Context } from 'koa';
-import { CONFIG_INVALID } from '../../core/error-codes.ts';
-import { UserError } from '../../core/errors.ts';
+import { CONFIG_INVALID } from '../errors.ts';
+import { UserError } from '../../lib/user-error.ts';
 import type { Logger } from 'pino';
 import type { GwState } from '../../core/pipeline/state.ts';
-import { OPENAI_ERRORS } from '../../core/routes/registry.ts';
-import type { RouteRegistry, RouteSpec } from '../../core/routes/registry.ts';
-import { modelListing } from '../../core/routes/model-listing.ts';
-import { priceViews } from '../../core/pricing/listing.ts';
+import { OPENAI_ERRORS } from '../../lib/routes/registry.ts';
+import type { RouteRegistry, RouteSpec } from '../../lib/routes/registry.ts';
+import { modelListing } from '../../lib/model-listing.ts';
+import { priceViews } from '../../lib/pricing/listing.ts';
 import type { ProviderInput, Runtime } from '../runtime/runtime.ts';
-import { parseBody, validate } from '../../core/schemas.ts';
+import { parseBody, validate } from '../../lib/schemas.ts';
 import { keyCreateSchema, keyPatchSchema, keyRotateSchema, providerCreateSchema } from './schemas.ts';
 
 /** Mounts the admin API on the gateway's route registry; `runtime` carries out the changes. */

@@ -3,7 +3,7 @@
  * these (timeout_seconds, api_version…) go to the kind's own schema, which checks them.
  */
 import { z } from 'zod';
-import { keyPatchSchema, keySettingsShape, MAX_GRACE_SECONDS } from '../../core/key-settings.ts';
+import { keyPatchSchema, keySettingsShape, MAX_GRACE_SECONDS } from '../../lib/key-settings.ts';
 
 const name = z
   .string({ error: 'required: a name of letters, digits, "_", "-" or "."' })
@@ -20,7 +20,7 @@ export const providerCreateSchema = z.looseObject({
   models: z.array(z.string().min(1)).optional(),
 });
 
-/** `POST /v1/admin/keys`: `{name}` and any virtual key setting (core/key-settings.ts). */
+/** `POST /v1/admin/keys`: `{name}` and any virtual key setting (lib/key-settings.ts). */
 export const keyCreateSchema = z.strictObject({ name, ...keySettingsShape });
 
 /** `POST /v1/admin/keys/{name}/rotate`: an optional body `{grace_seconds}` (0 or absent: the old secret stops at once). */

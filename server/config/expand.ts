@@ -3,7 +3,7 @@
  * Done after TOML parsing so an error can name the key path, and so a `$` in a comment
  * or a value that is not a string is never touched.
  */
-import { ConfigError } from '../../core/config/error.ts';
+import { ConfigError } from '../../lib/config/error.ts';
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 

@@ -4,12 +4,12 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import { isAliasPattern } from '../../core/alias-patterns.ts';
-import { ConfigError } from '../../core/config/error.ts';
+import { isAliasPattern } from '../../lib/alias-patterns.ts';
+import { ConfigError } from '../../lib/config/error.ts';
 import { builtinModule } from '../../core/plugins/loader.ts';
 import { expandEnv } from './expand.ts';
-import { PROTO_NAME, protoKeyPath } from '../../core/own.ts';
-import { gatewayConfigSchema, type GatewayConfig } from '../../core/config/schema.ts';
+import { PROTO_NAME, protoKeyPath } from '../../lib/own.ts';
+import { gatewayConfigSchema, type GatewayConfig } from '../../lib/config/schema.ts';
 
 /**
  * Loads and validates a config file.

@@ -17,11 +17,11 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RequestContext } from '../../core/context.ts';
 import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../../core/error-codes.ts';
 import type { GatewayError } from '../../core/errors.ts';
-import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../core/format/usage-parts.ts';
+import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../lib/format/usage-parts.ts';
 import type { Hooks } from '../../core/hooks.ts';
-import type { ConnectionLimit } from '../../core/http/limit.ts';
+import type { ConnectionLimit } from '../../lib/http/limit.ts';
 import { accountOf, chargedUsage } from '../../core/plugins/helpers.ts';
-import type { Member } from '../../core/resilience/member.ts';
+import type { Member } from '../../lib/resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
 /** One sample of a plugin's metric family. */
@@ -115,7 +115,7 @@ export class GatewayMetrics {
     family(
       reg,
       'gw_cost_usd_total',
-      'USD the requests cost (rc.cost: each part of the usage at its own rate, core/pricing/), by gateway key name and served model; unpriced models add nothing',
+      'USD the requests cost (rc.cost: each part of the usage at its own rate, lib/pricing/), by gateway key name and served model; unpriced models add nothing',
       'counter',
       () => [...this.usage.values()].map((u) => ({ labels: { key: u.key, model: u.model }, value: u.usd })),
     );

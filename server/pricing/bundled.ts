@@ -10,8 +10,8 @@
 import type { MatchLogic, ModelPrice } from '@pydantic/genai-prices';
 import type { PriceData } from './extract.ts';
 import genaiPrices from './genai-prices.json' with { type: 'json' };
-import type { PriceTable } from '../../core/pricing/book.ts';
-import type { PartRates, PriceSpec, Rate } from '../../core/pricing/price.ts';
+import type { PriceTable } from '../../lib/pricing/book.ts';
+import type { PartRates, PriceSpec, Rate } from '../../lib/pricing/price.ts';
 import { DASHSCOPE } from './dashscope.ts';
 
 const PACKAGE = '@pydantic/genai-prices';

@@ -13,7 +13,7 @@
  * providers/alibaba/models/<id>.toml); read 2026-11-27. The China (Beijing) deployment bills
  * in CNY at other prices: price it per provider.
  */
-import type { PartRates } from '../../core/pricing/price.ts';
+import type { PartRates } from '../../lib/pricing/price.ts';
 
 /** One model's entry: the ids it prices (each also as `<id>-latest` and dated `<id>-YYYY-MM-DD` snapshots). */
 export interface SupplementEntry {

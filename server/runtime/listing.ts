@@ -1,10 +1,10 @@
 /**
  * How the admin API shows providers: never the api_key, only its masked form.
  */
-import { maskSecret } from '../../core/keys.ts';
-import type { Provider } from '../../core/provider.ts';
-import { type HealthReport, ProviderHealth } from '../../core/resilience/health.ts';
-import { healthOf, type Member } from '../../core/resilience/member.ts';
+import { maskSecret } from '../../lib/keys.ts';
+import type { Provider } from '../../lib/provider.ts';
+import { type HealthReport, ProviderHealth } from '../../lib/resilience/health.ts';
+import { healthOf, type Member } from '../../lib/resilience/member.ts';
 
 /** One provider as `GET /v1/admin/providers` lists it. */
 export interface ProviderListing {
@@ -24,7 +24,7 @@ export interface ProviderListing {
   inflight: number;
   /** EWMA of time to first byte, ms (null before the first answer). */
   latency_ms: number | null;
-  /** This instance's traffic to it over the last 5 and 60 minutes (core/resilience/health.ts). */
+  /** This instance's traffic to it over the last 5 and 60 minutes (lib/resilience/health.ts). */
   health: HealthReport;
 }
 

@@ -11,9 +11,9 @@
  *                          poll it to learn that they must re-read the records
  */
 import { z } from 'zod';
-import { keySettingsShape, settingsOf } from '../../core/key-settings.ts';
-import type { RuntimeKeyRecord } from '../../core/keys.ts';
-import type { Store } from '../../core/store/types.ts';
+import { keySettingsShape, settingsOf } from '../../lib/key-settings.ts';
+import type { RuntimeKeyRecord } from '../../lib/keys.ts';
+import type { Store } from '../../lib/store/types.ts';
 
 /** A provider created through the admin API, as stored. */
 export interface ProviderRecord {

@@ -2,7 +2,7 @@
  * Settings a reload cannot apply: they shape the listener, the store or the hook pipeline,
  * which are built once at startup. A reload keeps their running values and says so.
  */
-import type { GatewayConfig } from '../../core/config/schema.ts';
+import type { GatewayConfig } from '../../lib/config/schema.ts';
 
 /** `responses`, `formats`: client formats read their sections once, when they are set up. */
 const RESTART_ONLY = [

@@ -14,34 +14,25 @@
  * processes"). A full re-read every 30 s covers a lost bump. A store that only one process
  * opens (LevelDB: its plugin is not `shared`) is not polled.
  */
-import { ConfigError } from '../../core/config/error.ts';
+import { ConfigError } from '../../lib/config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
 import { loadConfig } from '../config/load.ts';
-import type { GatewayConfig } from '../../core/config/schema.ts';
-import {
-  DEFINED_IN_FILE,
-  DISCOVERY_FAILED,
-  INVALID_PROVIDER,
-  KEY_EXISTS,
-  KEY_IN_FILE,
-  KEY_NOT_FOUND,
-  MODELS_REQUIRED,
-  PROVIDER_EXISTS,
-  PROVIDER_NOT_FOUND,
-} from '../../core/error-codes.ts';
+import type { GatewayConfig } from '../../lib/config/schema.ts';
+import { DEFINED_IN_FILE, INVALID_PROVIDER, KEY_EXISTS, KEY_IN_FILE, KEY_NOT_FOUND, MODELS_REQUIRED, PROVIDER_EXISTS, PROVIDER_NOT_FOUND } from '../errors.ts';
+import { DISCOVERY_FAILED } from '../../lib/http/errors.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { applyPatch, type KeyPatch, type KeySettingName, type KeySettings, rfc3339, settingsOf, unenforcedSettings } from '../../core/key-settings.ts';
-import { hashSecret, type KeyListing, type RuntimeKeyRecord } from '../../core/keys.ts';
+import { applyPatch, type KeyPatch, type KeySettingName, type KeySettings, rfc3339, settingsOf, unenforcedSettings } from '../../lib/key-settings.ts';
+import { hashSecret, type KeyListing, type RuntimeKeyRecord } from '../../lib/keys.ts';
 import { buildProvider, type ProviderDeps } from '../build-provider.ts';
 import { PluginError } from '../../core/plugins/loader.ts';
-import type { Provider } from '../../core/provider.ts';
-import type { MemberPool } from '../../core/resilience/member.ts';
-import type { Store } from '../../core/store/types.ts';
+import type { Provider } from '../../lib/provider.ts';
+import type { MemberPool } from '../../lib/resilience/member.ts';
+import type { Store } from '../../lib/store/types.ts';
 import { providerListing, type ProviderListing } from './listing.ts';
 import { RuntimeRecords, type ProviderRecord } from './records.ts';
 import { applyReloadable } from './restart-only.ts';
 import { reconcile, type BuiltProvider, type Snapshot } from '../../core/runtime/snapshot.ts';
-import type { PriceTable } from '../../core/pricing/book.ts';
+import type { PriceTable } from '../../lib/pricing/book.ts';
 
 /** What `POST /v1/admin/providers` accepts (validated by the admin route). */
 export interface ProviderInput {
@@ -100,7 +91,7 @@ export interface RuntimeHost extends ProviderDeps {
   now(): number;
   /** Key settings the enabled extensions enforce; undefined until they are set up. */
   honoredKeySettings(): ReadonlySet<KeySettingName> | undefined;
-  /** The bundled price table the host loaded, if any (core/pricing/book.ts). */
+  /** The bundled price table the host loaded, if any (lib/pricing/book.ts). */
   readonly priceTable?: PriceTable;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Prompt-cache affinity (core/resilience/affinity.ts) through real sockets: two members
+ * Prompt-cache affinity (lib/resilience/affinity.ts) through real sockets: two members
  * serve model `m` (self-defined OpenAI-compatible kinds, each a mock upstream), and which
  * upstream received each turn says which member served it.
  */

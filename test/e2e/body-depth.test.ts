@@ -5,7 +5,7 @@
  * touches it; one just inside the limit goes through, translations included.
  */
 import test from 'ava';
-import { MAX_JSON_DEPTH } from '../../core/http/body.ts';
+import { MAX_JSON_DEPTH } from '../../lib/http/body.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
 import { fixture, replySse, startUpstream } from '../helpers/upstream.ts';
 

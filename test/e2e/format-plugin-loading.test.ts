@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { ConfigError } from '../../core/config/error.ts';
+import { ConfigError } from '../../lib/config/error.ts';
 import { parseConfig } from '../../server/config/load.ts';
 import { createGateway } from '../../server/gateway.ts';
 import { createLogger } from '../../server/log.ts';

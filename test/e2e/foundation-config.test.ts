@@ -7,7 +7,7 @@ import test from 'ava';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../core/config/error.ts';
+import { ConfigError } from '../../lib/config/error.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import { createLogger } from '../../server/log.ts';
 import { createGateway } from '../../server/gateway.ts';

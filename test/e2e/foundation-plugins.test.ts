@@ -7,7 +7,7 @@ import test from 'ava';
 import OpenAI from 'openai';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from '../../core/config/error.ts';
+import { ConfigError } from '../../lib/config/error.ts';
 import { parseConfig } from '../../server/config/load.ts';
 import { createGateway } from '../../server/gateway.ts';
 import { createLogger } from '../../server/log.ts';

@@ -10,7 +10,7 @@ import { admin, ADMIN_TOKEN, KEY } from '../helpers/ext-helpers.ts';
 import { baseConfig, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { fixture, fixtureJson, replyJson, replySse, startUpstream, type Handler, type MockUpstream } from '../helpers/upstream.ts';
 import { bundledPrices } from '../../server/pricing/bundled.ts';
-import type { PartRates } from '../../core/pricing/price.ts';
+import type { PartRates } from '../../lib/pricing/price.ts';
 
 const SONNET = 'claude-sonnet-4-6';
 

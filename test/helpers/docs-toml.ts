@@ -19,11 +19,11 @@ import pino from 'pino';
 import { parse } from 'smol-toml';
 import { MockAgent } from 'undici';
 import { parseConfig } from '../../server/config/load.ts';
-import { ConfigError } from '../../core/config/error.ts';
+import { ConfigError } from '../../lib/config/error.ts';
 import { buildProvider } from '../../server/build-provider.ts';
 import { loadFormats } from '../../core/plugins/load-formats.ts';
 import { findPlugin } from '../../core/plugins/loader.ts';
-import type { Store } from '../../core/store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 import { fencedBlocks } from './readme.ts';
 
 /** A TOML example: where it is (`file:line` of its opening fence) and its text; `skipped` is the reason it is marked not to be loaded. */

@@ -1,11 +1,11 @@
 import test from 'ava';
 import { pino } from 'pino';
-import { affinityId, affinityPrefix, leadingContent } from '../../core/format/affinity.ts';
-import type { Provider } from '../../core/provider.ts';
-import { AffinityTable, affinityKey } from '../../core/resilience/affinity.ts';
-import { Member } from '../../core/resilience/member.ts';
-import { Group } from '../../core/resilience/strategy.ts';
-import type { Store } from '../../core/store/types.ts';
+import { affinityId, affinityPrefix, leadingContent } from '../../lib/format/affinity.ts';
+import type { Provider } from '../../lib/provider.ts';
+import { AffinityTable, affinityKey } from '../../lib/resilience/affinity.ts';
+import { Member } from '../../lib/resilience/member.ts';
+import { Group } from '../../lib/resilience/strategy.ts';
+import type { Store } from '../../lib/store/types.ts';
 
 const log = pino({ level: 'silent' });
 const member = (name: string) =>

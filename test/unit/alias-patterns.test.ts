@@ -1,12 +1,12 @@
 /**
- * Alias patterns (core/alias-patterns.ts) and their place in the routing table
+ * Alias patterns (lib/alias-patterns.ts) and their place in the routing table
  * (core/routing.ts): the winner among patterns, its independence from the order they were
  * written in, exact names before any pattern, and the bounded memory of resolved names.
  */
 import test from 'ava';
 import fc from 'fast-check';
-import { AliasPatterns, comparePatterns, RESOLVED_CACHE_MAX } from '../../core/alias-patterns.ts';
-import { globMatch } from '../../core/model-glob.ts';
+import { AliasPatterns, comparePatterns, RESOLVED_CACHE_MAX } from '../../lib/alias-patterns.ts';
+import { globMatch } from '../../lib/model-glob.ts';
 import { RoutingTable } from '../../core/routing.ts';
 
 const PATTERNS: Array<[string, string]> = [

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletionChunk } from '../../core/format/chat.ts';
-import type { SseEvent } from '../../core/provider.ts';
+import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { AnthropicStreamMapper } from '../../protocols/anthropic-messages/stream-mapper.ts';
 import { parseSse, readFixture, reassemble, runMapper } from './anthropic-sse-helper.ts';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import test, { type ExecutionContext } from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatMessage } from '../../core/format/chat.ts';
-import { validate } from '../../core/schemas.ts';
+import type { ChatMessage } from '../../lib/format/chat.ts';
+import { validate } from '../../lib/schemas.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from '../../protocols/gemini/convert-schema.ts';
 import { generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletion, EmbeddingsResponse } from '../../core/format/chat.ts';
-import { validate } from '../../core/schemas.ts';
+import type { ChatCompletion, EmbeddingsResponse } from '../../lib/format/chat.ts';
+import { validate } from '../../lib/schemas.ts';
 import { estimateCountTokens, IMAGE_TOKENS, TURN_TOKENS } from '../../protocols/gemini/count-tokens.ts';
 import {
   batchEmbedContentsToEmbeddings,

@@ -6,7 +6,9 @@
  * through `gw/plugin` and the protocol kits `gw/plugin/<protocol>`, besides npm packages,
  * node builtins and files of its own folder; a protocol kit (protocols/<id>/) the same, with
  * files of its own kit; the kernel (core/) imports no kit, no plugin and not the host
- * (server/: the process, config loading, admin API, metrics, console) that runs it. Static imports,
+ * (server/: the process, config loading, admin API, metrics, console) that runs it. The
+ * libraries under the kernel (lib/) import only each other and the kernel's error catalog
+ * (core/errors.ts, core/error-codes.ts): they know nothing of a request's path. Static imports,
  * re-exports and dynamic `import()` of a literal all count; a planted violation of each kind
  * is reported.
  */
@@ -16,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIRS = ['core', 'server', 'plugins', 'protocols', 'cli', 'sdk'];
+const DIRS = ['core', 'lib', 'server', 'plugins', 'protocols', 'cli', 'sdk'];
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gm;
 
 function files(dir: string): string[] {
@@ -66,7 +68,7 @@ function cycles(g: Map<string, Array<{ to: string }>>): string[][] {
   return found;
 }
 
-test('no import cycles in core, server, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
+test('no import cycles in core, lib, server, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
   const found = cycles(graph());
   t.deepEqual(found, [], found.map((c) => c.join(' → ')).join('\n'));
 });
@@ -84,6 +86,9 @@ test('the core imports no plugin at runtime (type-only imports of plugin types a
 const SPECIFIER = /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+'([^']+)'|\bimport\('([^']+)'\)/gm;
 
 /** The home a file may import from relatively: its plugin's or kit's folder (`plugins/<group>/<name>/`, `protocols/<id>/`), or undefined for other files. */
+/** What a library file (lib/) may import from the kernel: the error catalog, the gateway's one vocabulary of failures. */
+const ERROR_CATALOG = new Set(['core/errors.ts', 'core/error-codes.ts']);
+
 function homeOf(file: string): string | undefined {
   const parts = file.split('/');
   if (parts[0] === 'plugins' && parts.length > 3) return `${parts.slice(0, 3).join('/')}/`;
@@ -100,7 +105,8 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
   for (const [file, text] of sources) {
     const home = homeOf(file);
     const kernel = file.startsWith('core/');
-    if (!home && !kernel) continue;
+    const library = file.startsWith('lib/');
+    if (!home && !kernel && !library) continue;
     for (const m of text.matchAll(SPECIFIER)) {
       const spec = (m[1] ?? m[2])!;
       let ok: boolean;
@@ -108,10 +114,11 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
         const to = relative(ROOT, resolve(ROOT, dirname(file), spec))
           .split(sep)
           .join('/');
-        ok = kernel ? !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/') : to.startsWith(home!);
+        if (library) ok = to.startsWith('lib/') || ERROR_CATALOG.has(to);
+        else ok = kernel ? !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/') : to.startsWith(home!);
       } else if (spec === 'gw' || spec.startsWith('gw/')) {
         const kit = spec.startsWith('gw/plugin/') ? spec.slice('gw/plugin/'.length) : undefined;
-        ok = !kernel && (spec === 'gw/plugin' || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
+        ok = !library && !kernel && (spec === 'gw/plugin' || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
       } else ok = true;
       if (!ok) bad.push(`${file} → ${spec}`);
     }
@@ -121,7 +128,7 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
 
 function repository(): Map<string, string> {
   const sources = new Map<string, string>();
-  for (const d of ['core', 'plugins', 'protocols']) {
+  for (const d of ['core', 'lib', 'plugins', 'protocols']) {
     for (const f of files(join(ROOT, d))) {
       const rel = relative(ROOT, f).split(sep).join('/');
       sources.set(rel, readFileSync(f, 'utf8'));
@@ -132,7 +139,7 @@ function repository(): Map<string, string> {
 
 const KITS = new Set(readdirSync(join(ROOT, 'protocols')));
 
-test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither, nor the host (server/)', (t) => {
+test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither, nor the host (server/); lib/ imports only lib/ and the error catalog', (t) => {
   const sources = repository();
   for (const f of [
     'plugins/formats/openai-responses/route.ts',
@@ -155,7 +162,11 @@ test('a planted violation of each rule is reported', (t) => {
     ['plugins/extensions/w/index.ts', "import type { Hooks } from 'gw/core/hooks.ts';\nimport { x } from 'gw/plugin/no-such-kit';"],
     ['protocols/openai-chat/bad.ts', "import { y } from '../openai-responses/types.ts';\nimport { me } from 'gw/plugin/openai-chat';"],
     ['core/pipeline/bad.ts', "import { chatFrames } from '../../protocols/openai-chat/chat-frames.ts';\nimport { a } from 'gw/plugin';"],
-    ['core/routing-bad.ts', "import type { Gateway } from '../server/gateway.ts';\nimport { own } from './own.ts';"],
+    ['core/routing-bad.ts', "import type { Gateway } from '../server/gateway.ts';\nimport { own } from '../lib/own.ts';"],
+    [
+      'lib/http/bad.ts',
+      "import type { KeyInfo } from '../../core/context.ts';\nimport { GatewayError } from '../../core/errors.ts';\nimport { UPSTREAM_TIMEOUT } from '../../core/error-codes.ts';\nimport type { Gateway } from '../../server/gateway.ts';\nimport { x } from 'gw/plugin';\nimport { own } from '../own.ts';",
+    ],
     [
       'plugins/formats/fine/index.ts',
       "import { defineFormat } from 'gw/plugin';\nimport { chatRequestSchema } from 'gw/plugin/openai-chat';\nimport { x } from './x.ts';",
@@ -172,5 +183,15 @@ test('a planted violation of each rule is reported', (t) => {
     'core/pipeline/bad.ts → ../../protocols/openai-chat/chat-frames.ts',
     'core/pipeline/bad.ts → gw/plugin',
     'core/routing-bad.ts → ../server/gateway.ts',
+    'lib/http/bad.ts → ../../core/context.ts',
+    'lib/http/bad.ts → ../../server/gateway.ts',
+    'lib/http/bad.ts → gw/plugin',
   ]);
+});
+
+test('the kernel reads in one sitting: core/ is at most 3,000 lines', (t) => {
+  let lines = 0;
+  for (const f of files(join(ROOT, 'core'))) lines += readFileSync(f, 'utf8').split('\n').length - 1;
+  t.true(lines > 1000, `${lines} lines: the count reads the kernel`);
+  t.true(lines <= 3000, `core/ is ${lines} lines; move what knows no request's path to lib/, or make the kernel smaller`);
 });

@@ -1,13 +1,13 @@
 /**
- * Virtual key settings (core/key-settings.ts) and the key table (core/keys.ts): what the
+ * Virtual key settings (lib/key-settings.ts) and the key table (lib/keys.ts): what the
  * config file and the admin API accept, how a PATCH merges, how expiry is read, how a
  * rotated key's earlier secret is accepted during its grace period, and that records
  * stored before keys had settings are still read.
  */
 import test from 'ava';
 import { parseConfig } from '../../server/config/load.ts';
-import { applyPatch, keyPatchSchema, parseExpiry, unenforcedSettings } from '../../core/key-settings.ts';
-import { hashSecret, keyInfo, KeyTable } from '../../core/keys.ts';
+import { applyPatch, keyPatchSchema, parseExpiry, unenforcedSettings } from '../../lib/key-settings.ts';
+import { hashSecret, keyInfo, KeyTable } from '../../lib/keys.ts';
 import { parseKeyRecord } from '../../server/runtime/records.ts';
 
 const SECRET = 'sk-test-secret-0123456789abcdef';

@@ -1,11 +1,11 @@
 /**
- * The model patterns of virtual keys (core/model-glob.ts): `*` matches any run of
+ * The model patterns of virtual keys (lib/model-glob.ts): `*` matches any run of
  * characters, everything else itself, whole id, case-sensitive; the fast paths agree with
  * the general walk and with a regular-expression reference on random inputs.
  */
 import test from 'ava';
 import fc from 'fast-check';
-import { ALLOW_ALL, compileModelPatterns, globMatch } from '../../core/model-glob.ts';
+import { ALLOW_ALL, compileModelPatterns, globMatch } from '../../lib/model-glob.ts';
 
 test('prefix, suffix, infix and exact patterns', (t) => {
   const allows = compileModelPatterns(['gpt-4o*', 'claude-*', '*:free', 'gemini-*-flash', 'o3']);

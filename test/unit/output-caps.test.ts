@@ -1,5 +1,5 @@
 import test from 'ava';
-import { compileOutputCaps } from '../../core/output-caps.ts';
+import { compileOutputCaps } from '../../lib/output-caps.ts';
 
 test('one number caps every model; no setting, no cap', (t) => {
   t.is(compileOutputCaps(65536)!('anything'), 65536);

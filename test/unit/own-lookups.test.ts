@@ -1,13 +1,13 @@
 /**
  * Lookups of names a client or an upstream chooses in gw's own tables find own entries
  * only: `constructor`, `toString`, `hasOwnProperty` and `__proto__` are unknown names, not
- * `Object.prototype`'s members (core/own.ts).
+ * `Object.prototype`'s members (lib/own.ts).
  */
 import test from 'ava';
 import { expandEnv } from '../../server/config/expand.ts';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatRequest } from '../../core/format/chat.ts';
-import { own, protoKeyPath, setOwn } from '../../core/own.ts';
+import type { ChatRequest } from '../../lib/format/chat.ts';
+import { own, protoKeyPath, setOwn } from '../../lib/own.ts';
 import { messagesErrorStatus, messagesStreamError } from '../../protocols/anthropic-messages/errors.ts';
 import { inlineDataToPart } from '../../protocols/gemini/convert-media.ts';
 import { googleSchemaToJsonSchema } from '../../protocols/gemini/convert-schema.ts';

@@ -1,16 +1,16 @@
 /**
- * `[pricing."<model>"]` and `[providers.<name>.pricing."<model>"]` (core/pricing/schema.ts):
+ * `[pricing."<model>"]` and `[providers.<name>.pricing."<model>"]` (lib/pricing/schema.ts):
  * the TOML shape with tiers and dated changes, errors naming the key path; and the lookup
- * order (core/pricing/book.ts): provider price > [pricing] > bundled table, then the
+ * order (lib/pricing/book.ts): provider price > [pricing] > bundled table, then the
  * requested model's and the client's name's [pricing].
  */
 import test from 'ava';
 import { parse } from 'smol-toml';
-import { compileConfigured, PriceBook, type PriceTable } from '../../core/pricing/book.ts';
-import { costOf } from '../../core/pricing/cost.ts';
-import { compilePrice } from '../../core/pricing/price.ts';
-import { priceConfigSchema, specOf } from '../../core/pricing/schema.ts';
-import { pricingSchema } from '../../core/config/schema.ts';
+import { compileConfigured, PriceBook, type PriceTable } from '../../lib/pricing/book.ts';
+import { costOf } from '../../lib/pricing/cost.ts';
+import { compilePrice } from '../../lib/pricing/price.ts';
+import { priceConfigSchema, specOf } from '../../lib/pricing/schema.ts';
+import { pricingSchema } from '../../lib/config/schema.ts';
 
 const NOW = Date.parse('2026-11-27T10:00:00Z');
 

@@ -1,14 +1,14 @@
 /**
- * The cost function (core/pricing/cost.ts) at the bundled prices (server/pricing/bundled.ts):
+ * The cost function (lib/pricing/cost.ts) at the bundled prices (server/pricing/bundled.ts):
  * for each vendor, usage as the common Usage carries it (cache reads and writes, reasoning
  * tokens, above a tier boundary) costs what the vendor's published formula says. Expected
  * figures are computed here from the price entries themselves (`vendorFormula`: each part
  * times its own rate, the rate of the tier the whole prompt reaches), one is worked by hand.
  */
 import test from 'ava';
-import type { Usage } from '../../core/format/chat.ts';
-import { costOf, maxCostOf } from '../../core/pricing/cost.ts';
-import { compilePrice, type PartRates, type PriceSpec, type Rate } from '../../core/pricing/price.ts';
+import type { Usage } from '../../lib/format/chat.ts';
+import { costOf, maxCostOf } from '../../lib/pricing/cost.ts';
+import { compilePrice, type PartRates, type PriceSpec, type Rate } from '../../lib/pricing/price.ts';
 import { bundledPrices } from '../../server/pricing/bundled.ts';
 
 const table = bundledPrices();

@@ -1,9 +1,9 @@
 /**
- * Priming a stream's first item (core/resilience/prime.ts): a first item that is a failure
+ * Priming a stream's first item (lib/resilience/prime.ts): a first item that is a failure
  * leaves no wait timer behind (it held the process and the stream's memory for 15 s).
  */
 import test from 'ava';
-import { primeFirst } from '../../core/resilience/prime.ts';
+import { primeFirst } from '../../lib/resilience/prime.ts';
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 

@@ -1,11 +1,11 @@
 /**
- * Provider health (core/resilience/health.ts): failure classes, the 5- and 60-minute
+ * Provider health (lib/resilience/health.ts): failure classes, the 5- and 60-minute
  * windows, percentiles within the histogram's resolution, and minute slots reused after an hour.
  */
 import test from 'ava';
-import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../../core/error-codes.ts';
+import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../../lib/http/errors.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { failureClass, ProviderHealth } from '../../core/resilience/health.ts';
+import { failureClass, ProviderHealth } from '../../lib/resilience/health.ts';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const MIN = 60_000;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { RequestContext } from '../../core/context.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { createHooks } from '../../core/hooks.ts';
-import { keyInfo } from '../../core/keys.ts';
+import { keyInfo } from '../../lib/keys.ts';
 import { createLogger } from '../../server/log.ts';
 import { openLevelStore } from '../../plugins/stores/level/level.ts';
 import rateLimit from '../../plugins/extensions/rate_limit/index.ts';

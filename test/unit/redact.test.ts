@@ -1,11 +1,12 @@
 /**
- * SecretRedactor (core/redact.ts): the forms an upstream echoes a provider key in, what it
+ * SecretRedactor (lib/redact.ts): the forms an upstream echoes a provider key in, what it
  * leaves alone, and which errors redactError touches.
  */
 import test from 'ava';
-import { INVALID_REQUEST, UPSTREAM_ERROR } from '../../core/error-codes.ts';
-import { upstreamError } from '../../core/errors.ts';
-import { REDACTED, redactError, SecretRedactor } from '../../core/redact.ts';
+import { INVALID_REQUEST } from '../../core/error-codes.ts';
+import { UPSTREAM_ERROR } from '../../lib/http/errors.ts';
+import { upstreamError } from '../../lib/http/errors.ts';
+import { REDACTED, redactError, SecretRedactor } from '../../lib/redact.ts';
 
 const OPENAI = 'sk-proj-abc1XyZ0123456789ABCDEFGHIJKLMNOPwxyz';
 const GEMINI = 'AIzaSyAbm-_oW12aAAxNc8FEEh-84QT7o-9r1Ak';

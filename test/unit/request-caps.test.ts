@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import type { z } from 'zod';
-import { validate } from '../../core/schemas.ts';
+import { validate } from '../../lib/schemas.ts';
 import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
 import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';

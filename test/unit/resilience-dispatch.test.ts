@@ -1,10 +1,10 @@
 import test from 'ava';
 import { dispatch } from '../../core/dispatch.ts';
 import { GatewayError } from '../../core/errors.ts';
-import type { Provider } from '../../core/provider.ts';
-import { Member } from '../../core/resilience/member.ts';
-import { classify } from '../../core/resilience/retry.ts';
-import { Group } from '../../core/resilience/strategy.ts';
+import type { Provider } from '../../lib/provider.ts';
+import { Member } from '../../lib/resilience/member.ts';
+import { classify } from '../../lib/resilience/retry.ts';
+import { Group } from '../../lib/resilience/strategy.ts';
 import type { RoutingTable } from '../../core/routing.ts';
 
 const provider = {

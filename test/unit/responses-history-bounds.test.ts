@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLevelStore } from '../../plugins/stores/level/level.ts';
-import type { Store } from '../../core/store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 import { ExpansionBudget, expandConversation, openConversation, resolveReferences } from '../../plugins/formats/openai-responses/history.ts';
 import { decodeRecord, encodeRecord, sizeOf } from '../../plugins/formats/openai-responses/record.ts';
 import { itemId, newResponseId } from '../../protocols/openai-responses/response-base.ts';

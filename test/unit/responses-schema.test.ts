@@ -1,6 +1,6 @@
 import test from 'ava';
 import { z } from 'zod';
-import { validate } from '../../core/schemas.ts';
+import { validate } from '../../lib/schemas.ts';
 import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';
 import { fixtureJson } from '../helpers/upstream.ts';
 

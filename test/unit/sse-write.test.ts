@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KEEP_ALIVE_MS, SseWriter } from '../../core/http/sse-write.ts';
+import { KEEP_ALIVE_MS, SseWriter } from '../../lib/http/sse-write.ts';
 
 test('the keep-alive comment goes out after a period of silence, and not while events flow', async (t) => {
   t.is(KEEP_ALIVE_MS, 15_000);
@@ -32,7 +32,7 @@ test('the keep-alive comment goes out after a period of silence, and not while e
 });
 
 test('a payload that arrived on several data: lines is re-framed one data: line each', async (t) => {
-  const { dataField } = await import('../../core/http/sse-write.ts');
+  const { dataField } = await import('../../lib/http/sse-write.ts');
   t.is(dataField('{"a":1}'), 'data: {"a":1}');
   t.is(dataField('{\n"a": 1\n}'), 'data: {\ndata: "a": 1\ndata: }');
 });

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLevelStore } from '../../plugins/stores/level/level.ts';
-import type { Store } from '../../core/store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 import { storeConformance } from './store-conformance.ts';
 
 storeConformance(test, 'leveldb', async (t) => {

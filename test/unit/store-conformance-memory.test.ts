@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { parseConfig } from '../../server/config/load.ts';
 import { createLogger } from '../../server/log.ts';
 import { openStore } from '../../server/open-store.ts';
-import type { Store } from '../../core/store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 import { storeConformance } from './store-conformance.ts';
 
 const log = createLogger('silent');

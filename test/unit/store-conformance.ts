@@ -1,11 +1,11 @@
 /**
- * The store contract (core/store/types.ts) as one set of test cases, run against every
+ * The store contract (lib/store/types.ts) as one set of test cases, run against every
  * backend: store-conformance-level.test.ts (LevelDB) and store-redis.test.ts (Redis).
  * A backend that passes these is interchangeable for every plugin.
  */
 import type { ExecutionContext, TestFn } from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Store } from '../../core/store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 
 /** One test's store: empty at start, closed at teardown. */
 export interface Opened {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openLevelStore } from '../../plugins/stores/level/level.ts';
-import type { Store } from '../../core/store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 
 async function open(t: import('ava').ExecutionContext, dir?: string): Promise<{ store: Store; dir: string }> {
   const d = dir ?? (await mkdtemp(join(tmpdir(), 'gw-store-')));

@@ -7,9 +7,9 @@ import test from 'ava';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../core/errors.ts';
-import { redactUrl } from '../../core/redact.ts';
+import { redactUrl } from '../../lib/redact.ts';
 import { openRedisStore } from '../../plugins/stores/redis/redis.ts';
-import type { Store } from '../../core/store/types.ts';
+import type { Store } from '../../lib/store/types.ts';
 import { haveRedisServer, redisFor, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { storeConformance } from './store-conformance.ts';
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import { createUpstreamClient, type UpstreamErrorInfo } from '../../core/http/client.ts';
+import { createUpstreamClient, type UpstreamErrorInfo } from '../../lib/http/client.ts';
 import { createLogger } from '../../server/log.ts';
 import { readMessagesError } from '../../protocols/anthropic-messages/errors.ts';
 import { readGeminiError } from '../../protocols/gemini/google-error.ts';

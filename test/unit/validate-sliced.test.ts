@@ -1,11 +1,11 @@
 /**
- * core/validate-sliced.ts: a large body validated a slice at a time gives the answer one zod
+ * lib/validate-sliced.ts: a large body validated a slice at a time gives the answer one zod
  * parse gives (the same 400, naming the same field), while taking turns of the event loop
  * between slices of its long arrays.
  */
 import test from 'ava';
-import { validate } from '../../core/schemas.ts';
-import { validateInSlices } from '../../core/validate-sliced.ts';
+import { validate } from '../../lib/schemas.ts';
+import { validateInSlices } from '../../lib/validate-sliced.ts';
 import { messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
 import { generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { chatRequestSchema } from '../../protocols/openai-chat/schema.ts';

@@ -1,7 +1,7 @@
 /**
  * One open LevelDB database and its parts, shared by every view (namespace) of it: the write
  * queue, the value space with its key filters, counters, holds, windows, buckets, rings and
- * the sweeper. Each part keeps one kind of data (core/store/types.ts); this object only
+ * the sweeper. Each part keeps one kind of data (lib/store/types.ts); this object only
  * wires them together and runs what spans them (idle eviction, close).
  */
 import { KeyLocks } from 'gw/plugin';
