@@ -259,7 +259,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
  * first byte, from onFinish. `healthOf` finds a provider's health (its Member's) by name
  * in the current routing table.
  */
-export function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
+function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
   hooks.onFinish.tap('health', (f) => {
     const rc = f.rc;
     if (rc?.provider === undefined || rc.cacheHit) return;
