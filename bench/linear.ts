@@ -2,7 +2,7 @@
  * Time of every converter at n and 4n items (test/helpers/converter-workloads.ts), for this
  * checkout and optionally another one (`--before <dir>`: e.g. a `git archive` of main with a
  * `node_modules` link), as a Markdown table. A linear converter takes about 4× as long at 4n;
- * the size test (test/unit/linear-converters.test.ts) fails above 5×.
+ * the size test (test/unit/linear-converters.test.ts) fails above 6×.
  *
  *   node bench/linear.ts [--before <dir>] [--only <substring>] [--repeats <k>] [--scale <x>]
  */

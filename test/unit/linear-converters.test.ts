@@ -1,9 +1,12 @@
 /**
  * Every converter (each client format and provider kind, both directions, streams included)
- * takes time linear in its input (issue 23): 4× the items may take at most 5× the time. A
+ * takes time linear in its input (issue 23): 4× the items may take at most 6× the time. A
  * per-item copy, splice or search (merging same-role turns by copying the array, pairing
  * Gemini function responses with findIndex + splice) made it 8× to 16× at these sizes (and
- * 80× at 48,000 turns: 2 minutes). The workloads and
+ * 80× at 48,000 turns: 2 minutes). Linear code reaches 5.2× here: the 4n call's working set
+ * outgrows the caches that the n calls fit in, most when other test files run beside it (the
+ * Responses request converter, 138–244 ns an item from 375 to 24,000 items, measured 5.1×,
+ * 5.2× and 5.1× in one suite run), so the bound sits between the two. The workloads and
  * their sizes are in test/helpers/converter-workloads.ts; `node bench/linear.ts` prints the
  * same measurement as a table, for this checkout and an older one.
  *
@@ -18,7 +21,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { converterWorkloads, MEASURE_FLAGS } from '../helpers/converter-workloads.ts';
 
-const BOUND = 5;
+const BOUND = 6;
 const ATTEMPTS = 3;
 const RUNNER = fileURLToPath(new URL('../helpers/converter-times.ts', import.meta.url));
 /** Another checkout's converters, to see this test fail on code before the fix (e.g. a `git archive` of it with a `node_modules` link). */
