@@ -35,6 +35,7 @@ export const EMBEDDINGS_UNSUPPORTED = defineError<{ model: string; provider: str
   { param: 'model' },
 );
 
+// ── what a key may do (its 401s are lib/http/auth.ts's) ─────────────────────────────────
 /** A model outside the key's `models` patterns (checked on the canonical id, before any upstream call or reservation). */
 export const MODEL_NOT_ALLOWED = defineError<{ key: string; model: string; canonical: string; patterns: readonly string[] }>(
   'model_not_allowed',

@@ -1,5 +1,5 @@
 /**
- * Opening the configured store through its store plugin (StorePlugin in contract.ts): the
+ * Opening the configured store through its store plugin (StorePlugin in lib/store/plugin.ts): the
  * scheme of `[store] url` names the plugin (`redis://…` → plugins/stores/redis, else the npm
  * package gw-plugin-redis), and a config without a url gets the default, `level` (LevelDB
  * under `data_dir`). docs/design.md "Store and processes".

@@ -63,7 +63,7 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
   const body = input.body ?? st.body?.body ?? {};
   const raw = input.raw ?? st.body?.raw ?? '';
   if (input.schema) {
-    // a large body: the parse was one task, the validation is a few more (turns.ts)
+    // a large body: the parse was one task, the validation is a few more (lib/turns.ts)
     const invalid = isLarge(raw) ? await validateInSlices(input.schema, body, nextTurn) : validate(input.schema, body);
     if (invalid) throw invalid;
   }

@@ -76,7 +76,7 @@ export function createPipeline(gw: PipelineHost, format: string): Pipeline {
           async (p, model, retry) => {
             // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
             rc.attempts++;
-            // an attempt translates the body: a task of its own for a large one (turns.ts)
+            // an attempt translates the body: a task of its own for a large one (lib/turns.ts)
             await yieldIfLarge(rc.rawBody);
             const fallback = model !== rc.canonicalModel;
             const body = fallback && 'model' in a.body ? { ...a.body, model } : a.body;

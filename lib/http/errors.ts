@@ -1,7 +1,7 @@
 /**
  * What the upstream HTTP client and the protocols answer when an upstream fails: every
  * entry marked `upstream` is counted in gw_upstream_errors_total. An upstream's own 4xx
- * is passed on by `upstreamError`, not from this catalog.
+ * is passed on as it came by `upstreamError` (below), not made from an entry.
  */
 import { defineError, type ErrorExtra, GatewayError } from '../../core/errors.ts';
 

@@ -19,7 +19,7 @@
  *   rings     ringPush/ringRead: the newest N values of a log (the request log), read
  *             newest first with a stable cursor.
  *
- * Backends are store plugins (StorePlugin, core/plugins/contract.ts), chosen by the scheme
+ * Backends are store plugins (StorePlugin, plugin.ts), chosen by the scheme
  * of `[store] url`: LevelDB (plugins/stores/level/, the embedded default) and Redis
  * (plugins/stores/redis/: one Lua script per multi-step method, server time for windows,
  * holds owned by a live instance). Both pass the same conformance tests
