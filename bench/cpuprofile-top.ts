@@ -5,6 +5,8 @@
  * @see https://chromedevtools.github.io/devtools-protocol/tot/Profiler/#type-Profile
  */
 import { readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 interface CallFrame {
   functionName: string;
@@ -76,6 +78,27 @@ function shortWhere(url: string, line: number): string {
     if (m) u = u.slice(m.index + 1);
   }
   return `${u}:${line + 1}`;
+}
+
+/**
+ * The profile a gw run with `--cpu-prof-dir=dir` wrote as it exited, and its file.
+ * @throws when the directory holds none.
+ */
+export async function readProfileIn(dir: string): Promise<{ file: string; profile: CpuProfile }> {
+  const name = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
+  if (!name) throw new Error(`gw wrote no .cpuprofile into ${dir}`);
+  const file = join(dir, name);
+  return { file, profile: JSON.parse(await readFile(file, 'utf8')) as CpuProfile };
+}
+
+/**
+ * The window of `p` between two `process.hrtime.bigint()` readings, in ms after the profile's
+ * start (summarizeProfile's window): V8 stamps the profile in µs of the same monotonic clock
+ * (CLOCK_MONOTONIC on Linux).
+ */
+export function windowOf(p: CpuProfile, t0: bigint, t1: bigint): { fromMs: number; toMs: number } {
+  const ms = (t: bigint) => (Number(t / 1000n) - p.startTime) / 1000;
+  return { fromMs: ms(t0), toMs: ms(t1) };
 }
 
 /**

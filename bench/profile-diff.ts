@@ -12,10 +12,10 @@
  * function is within what two runs of one setup differ by here.
  * Knobs: DIFF_CYCLES (2), DIFF_SECONDS (5 per window), DIFF_WARMUP_SECONDS (10), DIFF_TOP (40).
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CpuProfile, summarizeProfile } from './cpuprofile-top.ts';
+import { type CpuProfile, readProfileIn, summarizeProfile, windowOf } from './cpuprofile-top.ts';
 import { runLoad } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
 import { stopAll } from './procs.ts';
@@ -40,10 +40,8 @@ interface Side {
 
 /** Sums `profile`'s summaries over `side.windows` into `side` (ms of self time, made µs per request by the caller). */
 function summarise(profile: CpuProfile, side: Side): void {
-  // V8 stamps the profile in µs of the monotonic clock process.hrtime reads
-  const ms = (t: bigint) => (Number(t / 1000n) - profile.startTime) / 1000;
   for (const [t0, t1] of side.windows) {
-    const s = summarizeProfile(profile, { fromMs: ms(t0), toMs: ms(t1) });
+    const s = summarizeProfile(profile, windowOf(profile, t0, t1));
     side.busyUs += s.busyMs * 1000;
     side.gcUs += s.gcMs * 1000;
     for (const f of s.functions) {
@@ -51,12 +49,6 @@ function summarise(profile: CpuProfile, side: Side): void {
       side.perFunction.set(k, (side.perFunction.get(k) ?? 0) + f.selfMs * 1000);
     }
   }
-}
-
-async function profileOf(dir: string): Promise<CpuProfile> {
-  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error(`gw wrote no .cpuprofile into ${dir}`);
-  return JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile;
 }
 
 const dirs = [await mkdtemp(join(tmpdir(), 'gw-diff-off-')), await mkdtemp(join(tmpdir(), 'gw-diff-on-'))];
@@ -80,7 +72,7 @@ try {
     }
   // the profiles are written as the processes exit
   for (const g of gws) await g.stop();
-  for (let i = 0; i < 2; i++) summarise(await profileOf(dirs[i]!), sides[i]!);
+  for (let i = 0; i < 2; i++) summarise((await readProfileIn(dirs[i]!)).profile, sides[i]!);
 
   const [off, on] = sides as [Side, Side];
   const per = (us: number, s: Side) => us / s.requests;

@@ -5,10 +5,10 @@
  * is written when gw exits after SIGTERM; its path is printed. BENCH_PROFILE_SCENARIO
  * picks another scenario (default json-c50), BENCH_PROFILE_CONNECTIONS its connections.
  */
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatSummary, summarizeProfile, type CpuProfile } from './cpuprofile-top.ts';
+import { formatSummary, readProfileIn, summarizeProfile, windowOf } from './cpuprofile-top.ts';
 import { runLoad } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
 import { stopAll } from './procs.ts';
@@ -34,14 +34,9 @@ export async function runProfile(): Promise<void> {
     const load = await runLoad(target, connections, seconds);
     const t1 = process.hrtime.bigint();
     await gw.stop();
-    const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
-    if (files.length === 0) throw new Error(`gw wrote no .cpuprofile into ${dir}`);
-    const file = join(dir, files[0]!);
-    const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
-    // only the measured window: startup, warm-up and shutdown are left out. V8 stamps the
-    // profile in µs of the same monotonic clock as process.hrtime (CLOCK_MONOTONIC on Linux).
-    const us = (t: bigint) => Number(t / 1000n);
-    const window = { fromMs: (us(t0) - profile.startTime) / 1000, toMs: (us(t1) - profile.startTime) / 1000 };
+    const { file, profile } = await readProfileIn(dir);
+    // only the measured window: startup, warm-up and shutdown are left out
+    const window = windowOf(profile, t0, t1);
     const text = `profile of gw under ${s.name} (${s.what}), ${seconds} s after ${warmup} s warm-up: ${load.requests} requests, ${load.rps.toFixed(0)} req/s under the profiler
 file: ${file} (samples ${window.fromMs.toFixed(0)}–${window.toMs.toFixed(0)} ms after the profile start summarised)
 
