@@ -47,10 +47,11 @@ function priceSource(p) {
 
 /** A model's price at one provider: input / cached / cache write / output, its tiers, and its source; "no price" in warning colours. */
 function Price({ p, many }) {
-  const at = many ? html`<b>${p.provider}</b> ` : null;
+  const at = many ? html`<b class="name">${p.provider}</b> ` : null;
   if (p.source === null)
     return html`<div>${at}<span class="badge warn" title="cost null; the budget refuses it unless unpriced = &quot;allow&quot;">no price</span></div>`;
-  const rates = `in ${p.input_per_mtok} · cached ${p.cache_read_per_mtok} · write ${p.cache_write_per_mtok} · out ${p.output_per_mtok}`;
+  // no-break spaces: a rate never wraps away from its label
+  const rates = `in\u00a0${p.input_per_mtok} · cached\u00a0${p.cache_read_per_mtok} · write\u00a0${p.cache_write_per_mtok} · out\u00a0${p.output_per_mtok}`;
   const tiers = (p.tiers ?? []).map((t) => `above ${count(t.above_tokens)}: in ${t.input_per_mtok} · out ${t.output_per_mtok}`).join('; ');
   return html`<div>${at}${rates}${p.reasoning_per_mtok !== p.output_per_mtok ? ` · reasoning ${p.reasoning_per_mtok}` : ''}<div class="sub">${tiers ? `${tiers} · ` : ''}${priceSource(p)}</div></div>`;
 }
@@ -187,7 +188,7 @@ export function Models() {
         <thead><tr><th>Provider</th><th>Circuit</th><th class="num">In flight</th><th>Last 5 min</th><th>Last 60 min</th><th>Models</th><th></th></tr></thead>
         <tbody>${(data?.providers ?? []).map(
           (p) => html`<tr data-provider=${p.name}>
-          <td data-label="Provider"><b>${p.name}</b><div class="sub">${p.kind} · ${p.source}${p.base_url ? html` · <span class="mono">${p.base_url}</span>` : null}</div></td>
+          <td data-label="Provider"><div><b class="name" title=${p.name}>${p.name}</b><div class="sub">${p.kind} · ${p.source}${p.base_url ? html` · <span class="mono url">${p.base_url}</span>` : null}</div></div></td>
           <td data-label="Circuit"><span class=${`badge ${CIRCUIT[p.circuit]?.[0] ?? ''}`}>${CIRCUIT[p.circuit]?.[1] ?? p.circuit}</span></td>
           <td class="num" data-label="In flight">${p.inflight}</td>
           <td data-label="Last 5 min"><${Window} w=${p.health?.last_5m} /></td>
@@ -226,7 +227,7 @@ export function Models() {
         data
           ? html`<table class="cards">
         <thead><tr><th>Model</th><th>Served by</th><th>Alias for</th><th>Price (USD / M tokens)</th></tr></thead>
-        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by || html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td><td data-label="Price">${(m.prices ?? []).map((p) => html`<${Price} p=${p} many=${m.prices.length > 1} />`)}</td></tr>`)}</tbody>
+        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by ? html`<span class="chips">${m.owned_by.split(',').map((name) => html`<span class="name">${name}</span>`)}</span>` : html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td><td data-label="Price">${(m.prices ?? []).map((p) => html`<${Price} p=${p} many=${m.prices.length > 1} />`)}</td></tr>`)}</tbody>
       </table>`
           : null
       }
