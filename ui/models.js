@@ -2,12 +2,14 @@
 // attempts, failures by class, latency and TTFB p50/p95, circuit state), latency and
 // traffic per minute over the last hour, runtime providers (create with model discovery,
 // delete), and the routable models with the price that applies at each provider and where it came from.
+// A model or provider in a chart's legend opens its requests of the last hour.
 import { useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Chart, color } from './chart.js';
 import { axisMs, count, ms, pct } from './format.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
+import { requestsHref } from './requests.js';
 
 const MINUTE = 60_000;
 const KINDS = ['openai', 'anthropic', 'gemini', 'azure', 'dashscope', 'zhipu', 'mock'];
@@ -177,6 +179,9 @@ export function Models() {
     [data],
   );
 
+  // a legend entry opens the request log: that model's or provider's requests of the last hour
+  const modelRequests = (s) => requestsHref({ model: s.label, range: '1h' });
+  const providerRequests = (s) => requestsHref({ provider: s.label, range: '1h' });
   return html`<div class="page-head"><div><h1>Models & providers</h1><div class="sub">Health as this gw instance sees it: the last 5 and 60 minutes.</div></div></div>
     <${Problem} error=${error || actionError} />
     <section class="panel">
@@ -210,13 +215,13 @@ export function Models() {
     ${
       charts
         ? html`<div class="grid" style=${{ marginTop: '16px' }}>
-      <${Chart} id="model-latency" title="Latency p95 by model, per minute" x=${charts.modelP95.x} series=${charts.modelP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelP95.series.length ? undefined : data.byModel === null ? 'Latency by model needs the usage extension ([extensions.usage]).' : 'No answered requests in the last hour.'} />
-      <${Chart} id="model-ttfb" title="Time to first token p95 by model (streams)" x=${charts.modelTtfb.x} series=${charts.modelTtfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelTtfb.series.length ? undefined : 'No answered streams in the last hour.'} />
-      <${Chart} id="provider-latency" title="Latency p95 by provider, per minute" x=${charts.providerP95.x} series=${charts.providerP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.providerP95.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="overhead" title="gw overhead p95 by model" x=${charts.overhead.x} series=${charts.overhead.series} kind="line" format=${ms} axis=${axisMs} note=${charts.overhead.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="latency" title="Latency p95 per minute (this instance)" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="ttfb" title="Time to first byte p95 per minute" x=${charts.ttfb.x} series=${charts.ttfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.ttfb.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked integer format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} />
+      <${Chart} id="model-latency" title="Latency p95 by model, per minute" x=${charts.modelP95.x} series=${charts.modelP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelP95.series.length ? undefined : data.byModel === null ? 'Latency by model needs the usage extension ([extensions.usage]).' : 'No answered requests in the last hour.'} hrefOf=${modelRequests} />
+      <${Chart} id="model-ttfb" title="Time to first token p95 by model (streams)" x=${charts.modelTtfb.x} series=${charts.modelTtfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelTtfb.series.length ? undefined : 'No answered streams in the last hour.'} hrefOf=${modelRequests} />
+      <${Chart} id="provider-latency" title="Latency p95 by provider, per minute" x=${charts.providerP95.x} series=${charts.providerP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.providerP95.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${providerRequests} />
+      <${Chart} id="overhead" title="gw overhead p95 by model" x=${charts.overhead.x} series=${charts.overhead.series} kind="line" format=${ms} axis=${axisMs} note=${charts.overhead.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${modelRequests} />
+      <${Chart} id="latency" title="Latency p95 per minute (this instance)" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${providerRequests} />
+      <${Chart} id="ttfb" title="Time to first byte p95 per minute" x=${charts.ttfb.x} series=${charts.ttfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.ttfb.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${providerRequests} />
+      <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked integer format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} hrefOf=${providerRequests} />
     </div>`
         : null
     }

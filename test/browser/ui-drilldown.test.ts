@@ -96,7 +96,7 @@ test('the Overview groups by tag and shows error codes per key, as /v1/usage cou
   }
 });
 
-test('a key, a tag, a model or an error code in the Overview opens the request log filtered to it and to the range; back returns', async (t) => {
+test('a key, a tag, a model or an error code in the Overview (a provider on the Models page) opens the request log filtered to it and to the range; back returns', async (t) => {
   const gw = await consoleWithTraffic(t);
   const today = todayUtc();
   for (const [width, height, scheme] of WIDTHS) {
@@ -171,6 +171,16 @@ test('a key, a tag, a model or an error code in the Overview opens the request l
     await page.locator('figure[data-chart="latency"] ul.legend a', { hasText: 'gpt-4o' }).click();
     rows = await logRows(page, 7); // every gpt-4o request: 6 answered and the 400
     t.is(hashOf(page).model, 'gpt-4o');
+
+    // the Models page: a provider in a legend, its requests of the last hour
+    await openPage(page, 'models', 'Models & providers');
+    await page.locator('figure[data-chart="attempts"] ul.legend a', { hasText: 'flaky-eu-west-1' }).click();
+    rows = await logRows(page, 1);
+    t.deepEqual(
+      rows.map(([, key, status]) => [key, status]),
+      [['second', '502']],
+    );
+    t.deepEqual(hashOf(page), { provider: 'flaky-eu-west-1', range: '1h' });
     await page.context().close();
   }
 });
