@@ -71,11 +71,15 @@ export interface ProviderStatus {
   health(): HealthReport;
 }
 
-/** Admin-only routes an extension mounts (admin token checked by the core; errors in OpenAI shape). */
+/**
+ * Admin-only routes an extension mounts (admin token checked by the core; errors in OpenAI
+ * shape). `openapi`: the operation's OpenAPI fragment (summary, parameters, responses) for
+ * /openapi.json; a default naming the route is used without it.
+ */
 export interface AdminRoutes {
-  get(path: string, handler: Middleware): void;
-  post(path: string, handler: Middleware): void;
-  delete(path: string, handler: Middleware): void;
+  get(path: string, handler: Middleware, openapi?: Record<string, unknown>): void;
+  post(path: string, handler: Middleware, openapi?: Record<string, unknown>): void;
+  delete(path: string, handler: Middleware, openapi?: Record<string, unknown>): void;
 }
 
 /**

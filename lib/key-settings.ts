@@ -13,6 +13,7 @@
  *   max_parallel_requests  requests in flight at once (429 beyond it), across instances
  */
 import { z } from 'zod';
+import { isCalendarDate } from './calendar.ts';
 
 export const BUDGET_PERIODS = ['daily', 'weekly', 'monthly', 'lifetime'] as const;
 /** `budget_period`: `lifetime` never resets (the default). */
@@ -65,8 +66,8 @@ export function parseExpiry(v: string | Date): number | string {
   const m = RFC3339.exec(v);
   if (!m) return `expected an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01), got '${v.slice(0, 40)}'`;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (!isCalendarDate(y, mo, d)) return `'${v}' is not a calendar date`;
   const day = new Date(Date.UTC(y, mo - 1, d));
-  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return `'${v}' is not a calendar date`;
   if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60)) return `'${v}' is not a valid time of day`;
   const ms = m[4] === undefined ? day.getTime() : Date.parse(v.replace(' ', 'T'));
   return Number.isFinite(ms) ? ms : `'${v}' is not a valid date-time`;

@@ -12,6 +12,7 @@
  */
 import type { Context } from 'koa';
 import { defineError } from '../core/errors.ts';
+import { isCalendarDate } from '../lib/calendar.ts';
 import { own } from '../lib/own.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
 import type { Store } from '../lib/store/types.ts';
@@ -60,12 +61,20 @@ function one(ctx: Context, name: string): string | undefined {
   return v;
 }
 
+/** RFC 3339 or a date alone; groups 1-3: year, month, day. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2}))?$/;
+
 /**
  * A time from the query: RFC 3339 (`2026-01-31T10:00:00Z`), a UTC date (`2026-01-31`) or epoch ms.
- * @throws GatewayError 400 naming the parameter.
+ * @throws GatewayError 400 naming the parameter, for a malformed value or a day the calendar lacks (2026-02-30).
  */
 export function parseTime(name: string, v: string): number {
-  const t = /^\d{1,15}$/.test(v) ? Number(v) : /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2}))?$/.test(v) ? Date.parse(v) : NaN;
+  let t = Number.NaN;
+  if (/^\d{1,15}$/.test(v)) t = Number(v);
+  else {
+    const day = ISO_TIME.exec(v);
+    if (day && isCalendarDate(Number(day[1]), Number(day[2]), Number(day[3]))) t = Date.parse(v);
+  }
   if (!Number.isFinite(t))
     throw INVALID_QUERY(`query parameter '${name}' must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds; got '${v}'`, {
       param: name,

@@ -211,7 +211,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
         throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);
       const parsed = found.plugin.configSchema.safeParse(section);
       if (!parsed.success) throw ConfigError.fromZod(config.file, ['extensions', name], parsed.error);
-      const add = (method: 'GET' | 'POST' | 'DELETE') => (path: string, handler: Middleware) =>
+      const add = (method: 'GET' | 'POST' | 'DELETE') => (path: string, handler: Middleware, openapi?: Record<string, unknown>) =>
         routes.add({
           method,
           path,
@@ -219,6 +219,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
           errors: OPENAI_ERRORS,
           body: method === 'POST',
           handler: (ctx) => handler(ctx, noop),
+          openapi,
           owner: `extension ${name}`,
         });
       const handle = await runSetup(found, name, () =>

@@ -1,6 +1,7 @@
 /**
- * `npm run screenshot`: regenerates docs/img/ui-overview.png and docs/img/ui-models.png,
- * the README's pictures of the console (the Overview, today in UTC; the Models page). Starts gw in-process (mock provider, usage + budget + rate_limit + request_log)
+ * `npm run screenshot`: regenerates docs/img/ui-overview.png, docs/img/ui-models.png and
+ * docs/img/ui-requests.png, the README's pictures of the console (the Overview, today in UTC;
+ * the Models page; the request log with one request's details open). Starts gw in-process (mock provider, usage + budget + rate_limit + request_log)
  * in a temp dir, sends real traffic through it, and opens /ui in headless Chromium.
  *
  * So that the charts have a day to show, the store is first seeded with a demo day of
@@ -24,12 +25,15 @@ import { ADMIN_TOKEN, startGateway } from './helpers/gateway.ts';
 const OUT_DIR = process.argv[2] ?? fileURLToPath(new URL('../docs/img/', import.meta.url));
 const OVERVIEW = join(OUT_DIR, 'ui-overview.png');
 const MODELS_PNG = join(OUT_DIR, 'ui-models.png');
+const REQUESTS_PNG = join(OUT_DIR, 'ui-requests.png');
 const HOUR = 3_600_000;
 const KEYS: Record<string, string> = {
   web: 'sk-demo-web-key-0123456789abcdef0123',
   batch: 'sk-demo-batch-key-0123456789abcdef01',
   agents: 'sk-demo-agents-key-0123456789abcdef0',
 };
+/** Each key's `team` tag (the Overview's "By tag"). */
+const TEAMS: Record<string, string> = { web: 'product', batch: 'data', agents: 'product' };
 /** `ms`: a model's typical latency for the demo sketches. */
 const MODELS = [
   { id: 'gpt-4o', provider: 'openai', weight: 1, price: [2.5, 10], ms: 900 },
@@ -49,7 +53,7 @@ const toml = `listen = "127.0.0.1:0"
 admin_token = "${ADMIN_TOKEN}"
 data_dir = "data"
 ${Object.entries(KEYS)
-  .map(([name, key]) => `[keys.${name}]\nkey = "${key}"\n`)
+  .map(([name, key]) => `[keys.${name}]\nkey = "${key}"\ntags = { team = "${TEAMS[name]}" }\n`)
   .join('')}
 ${MODELS.map((m) => `[providers.${m.provider}]\nkind = "mock"\nmodels = ["${m.id}"]\ndelay_ms = 2\n`).join('\n')}
 ${MODELS.map((m) => `[pricing."${m.id}"]\ninput_per_mtok = ${m.price[0]}\noutput_per_mtok = ${m.price[1]}\n`).join('\n')}
@@ -173,6 +177,14 @@ try {
       await page.waitForLoadState('networkidle');
       await page.screenshot({ path: MODELS_PNG, fullPage: true });
       process.stdout.write(`wrote ${MODELS_PNG}\n`);
+      // the request log, filtered to one key from the Overview's table, with a request's details open
+      await page.goto(`${gw.url}/ui/#/overview?by=key`);
+      await page.locator('table.groups tr[data-group="web"] a.drill').click();
+      await page.locator('tr[data-request-id]').nth(3).click();
+      await page.getByRole('complementary', { name: 'Request details' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: REQUESTS_PNG });
+      process.stdout.write(`wrote ${REQUESTS_PNG}\n`);
     } finally {
       await context.close();
     }

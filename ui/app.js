@@ -1,7 +1,7 @@
 // The console's shell: sign-in, navigation (hash routes: no server routes, nothing secret
 // in a URL) and the pages. Every number on a page comes from the admin API (api.js).
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Alerts } from './alerts.js';
 import { signIn, token, whenUnauthorized } from './api.js';
 import { html } from './html.js';
@@ -24,6 +24,43 @@ const route = () => {
   const id = location.hash.replace(/^#\/?/, '').split('?')[0];
   return PAGES.some(([p]) => p === id) ? id : 'overview';
 };
+
+/**
+ * The page tabs. When they do not fit (a phone), the strip scrolls sideways: a fade with an
+ * arrow marks each side that hides tabs (the arrow scrolls), and the current tab is brought into view.
+ */
+function Tabs({ page }) {
+  const strip = useRef(null);
+  const [more, setMore] = useState({ start: false, end: false });
+  useEffect(() => {
+    const nav = strip.current;
+    const measure = () => setMore({ start: nav.scrollLeft > 1, end: nav.scrollLeft + nav.clientWidth < nav.scrollWidth - 1 });
+    nav.addEventListener('scroll', measure, { passive: true });
+    const ro = new ResizeObserver(measure);
+    ro.observe(nav);
+    measure();
+    return () => {
+      nav.removeEventListener('scroll', measure);
+      ro.disconnect();
+    };
+  }, []);
+  useEffect(() => {
+    const nav = strip.current;
+    const tab = nav.querySelector('[aria-current="page"]');
+    if (!tab) return;
+    // scroll the strip only (scrollIntoView would move the page too)
+    const left = tab.offsetLeft - nav.offsetLeft;
+    if (left < nav.scrollLeft || left + tab.offsetWidth > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = left - (nav.clientWidth - tab.offsetWidth) / 2;
+  }, [page]);
+  const scroll = (dir) => strip.current.scrollBy({ left: dir * strip.current.clientWidth * 0.7, behavior: 'smooth' });
+  return html`<div class="tabs-wrap" data-more-start=${more.start || undefined} data-more-end=${more.end || undefined}>
+    <button class="tabs-more start" tabindex="-1" aria-label="Scroll to the previous pages" onClick=${() => scroll(-1)}>‹</button>
+    <nav class="tabs" aria-label="Pages" ref=${strip}>
+      ${PAGES.map(([id, label, , short]) => html`<a href=${`#/${id}`} aria-current=${page === id ? 'page' : undefined}>${short ? html`<span class="long">${label}</span><span class="short">${short}</span>` : label}</a>`)}
+    </nav>
+    <button class="tabs-more end" tabindex="-1" aria-label="Scroll to more pages" onClick=${() => scroll(1)}>›</button>
+  </div>`;
+}
 
 function SignIn({ reason, onDone }) {
   const [error, setError] = useState(reason);
@@ -85,9 +122,7 @@ function App() {
   };
   return html`<header class="top">
       <a class="brand" href="#/overview"><img src="/ui/icon.svg" alt="" />gw <small>console</small></a>
-      <nav class="tabs" aria-label="Pages">
-        ${PAGES.map(([id, label, , short]) => html`<a href=${`#/${id}`} aria-current=${page === id ? 'page' : undefined}>${short ? html`<span class="long">${label}</span><span class="short">${short}</span>` : label}</a>`)}
-      </nav>
+      <${Tabs} page=${page} />
       <div class="right"><button class="small" onClick=${signOut}>Sign out</button></div>
     </header>
     <main><${Page} key=${page} /></main>`;

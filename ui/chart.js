@@ -35,7 +35,8 @@ const zoneName = (utc) => (utc ? 'UTC' : Intl.DateTimeFormat().resolvedOptions()
 /**
  * props: id (data-chart), title, x (epoch seconds), series [{label, values}], stacked,
  * kind ('bars' | 'line'), format (value → text), axis (value → short text), height, note,
- * utc (times in UTC, else the browser's zone; the caption names it), daily (buckets are days).
+ * utc (times in UTC, else the browser's zone; the caption names it), daily (buckets are days),
+ * hrefOf (series → a link for its legend entry, or null: e.g. its requests in the log).
  */
 export function Chart({
   id,
@@ -52,6 +53,7 @@ export function Chart({
   note,
   utc = false,
   daily = false,
+  hrefOf,
 }) {
   const box = useRef(null);
   const plot = useRef(null);
@@ -136,7 +138,11 @@ export function Chart({
       ${idx !== null ? html`<span class="chart-at">${at(x[idx])}</span>` : null}
     </figcaption>
     <ul class="legend">
-      ${series.map((s, i) => html`<li><i style=${{ background: series[i].color ?? color(i) }}></i>${s.label}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`)}
+      ${series.map((s, i) => {
+        const href = hrefOf?.(s);
+        const swatch = html`<i style=${{ background: series[i].color ?? color(i) }}></i>`;
+        return html`<li>${href ? html`<a href=${href} title=${`Requests: ${s.label}`}>${swatch}${s.label}</a>` : html`${swatch}${s.label}`}<b>${format(idx !== null ? s.values[idx] : resting[i])}</b></li>`;
+      })}
     </ul>
     ${x.length === 0 || series.length === 0 ? html`<p class="empty">${note ?? 'No data in this range yet.'}</p>` : html`<div class="plot" ref=${box} role="img" aria-label=${`${title} chart`}></div>`}
     ${note && series.length > 0 ? html`<p class="note">${note}</p>` : null}

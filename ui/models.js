@@ -2,12 +2,14 @@
 // attempts, failures by class, latency and TTFB p50/p95, circuit state), latency and
 // traffic per minute over the last hour, runtime providers (create with model discovery,
 // delete), and the routable models with the price that applies at each provider and where it came from.
+// A model or provider in a chart's legend opens its requests of the last hour.
 import { useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Chart, color } from './chart.js';
 import { axisMs, count, ms, pct } from './format.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
+import { requestsHref } from './requests.js';
 
 const MINUTE = 60_000;
 const KINDS = ['openai', 'anthropic', 'gemini', 'azure', 'dashscope', 'zhipu', 'mock'];
@@ -47,10 +49,11 @@ function priceSource(p) {
 
 /** A model's price at one provider: input / cached / cache write / output, its tiers, and its source; "no price" in warning colours. */
 function Price({ p, many }) {
-  const at = many ? html`<b>${p.provider}</b> ` : null;
+  const at = many ? html`<b class="name">${p.provider}</b> ` : null;
   if (p.source === null)
     return html`<div>${at}<span class="badge warn" title="cost null; the budget refuses it unless unpriced = &quot;allow&quot;">no price</span></div>`;
-  const rates = `in ${p.input_per_mtok} · cached ${p.cache_read_per_mtok} · write ${p.cache_write_per_mtok} · out ${p.output_per_mtok}`;
+  // no-break spaces: a rate never wraps away from its label
+  const rates = `in\u00a0${p.input_per_mtok} · cached\u00a0${p.cache_read_per_mtok} · write\u00a0${p.cache_write_per_mtok} · out\u00a0${p.output_per_mtok}`;
   const tiers = (p.tiers ?? []).map((t) => `above ${count(t.above_tokens)}: in ${t.input_per_mtok} · out ${t.output_per_mtok}`).join('; ');
   return html`<div>${at}${rates}${p.reasoning_per_mtok !== p.output_per_mtok ? ` · reasoning ${p.reasoning_per_mtok}` : ''}<div class="sub">${tiers ? `${tiers} · ` : ''}${priceSource(p)}</div></div>`;
 }
@@ -176,6 +179,9 @@ export function Models() {
     [data],
   );
 
+  // a legend entry opens the request log: that model's or provider's requests of the last hour
+  const modelRequests = (s) => requestsHref({ model: s.label, range: '1h' });
+  const providerRequests = (s) => requestsHref({ provider: s.label, range: '1h' });
   return html`<div class="page-head"><div><h1>Models & providers</h1><div class="sub">Health as this gw instance sees it: the last 5 and 60 minutes.</div></div></div>
     <${Problem} error=${error || actionError} />
     <section class="panel">
@@ -187,7 +193,7 @@ export function Models() {
         <thead><tr><th>Provider</th><th>Circuit</th><th class="num">In flight</th><th>Last 5 min</th><th>Last 60 min</th><th>Models</th><th></th></tr></thead>
         <tbody>${(data?.providers ?? []).map(
           (p) => html`<tr data-provider=${p.name}>
-          <td data-label="Provider"><b>${p.name}</b><div class="sub">${p.kind} · ${p.source}${p.base_url ? html` · <span class="mono">${p.base_url}</span>` : null}</div></td>
+          <td data-label="Provider"><div><b class="name" title=${p.name}>${p.name}</b><div class="sub">${p.kind} · ${p.source}${p.base_url ? html` · <span class="mono url">${p.base_url}</span>` : null}</div></div></td>
           <td data-label="Circuit"><span class=${`badge ${CIRCUIT[p.circuit]?.[0] ?? ''}`}>${CIRCUIT[p.circuit]?.[1] ?? p.circuit}</span></td>
           <td class="num" data-label="In flight">${p.inflight}</td>
           <td data-label="Last 5 min"><${Window} w=${p.health?.last_5m} /></td>
@@ -209,13 +215,13 @@ export function Models() {
     ${
       charts
         ? html`<div class="grid" style=${{ marginTop: '16px' }}>
-      <${Chart} id="model-latency" title="Latency p95 by model, per minute" x=${charts.modelP95.x} series=${charts.modelP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelP95.series.length ? undefined : data.byModel === null ? 'Latency by model needs the usage extension ([extensions.usage]).' : 'No answered requests in the last hour.'} />
-      <${Chart} id="model-ttfb" title="Time to first token p95 by model (streams)" x=${charts.modelTtfb.x} series=${charts.modelTtfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelTtfb.series.length ? undefined : 'No answered streams in the last hour.'} />
-      <${Chart} id="provider-latency" title="Latency p95 by provider, per minute" x=${charts.providerP95.x} series=${charts.providerP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.providerP95.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="overhead" title="gw overhead p95 by model" x=${charts.overhead.x} series=${charts.overhead.series} kind="line" format=${ms} axis=${axisMs} note=${charts.overhead.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="latency" title="Latency p95 per minute (this instance)" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="ttfb" title="Time to first byte p95 per minute" x=${charts.ttfb.x} series=${charts.ttfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.ttfb.series.length ? undefined : 'No answered requests in the last hour.'} />
-      <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked integer format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} />
+      <${Chart} id="model-latency" title="Latency p95 by model, per minute" x=${charts.modelP95.x} series=${charts.modelP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelP95.series.length ? undefined : data.byModel === null ? 'Latency by model needs the usage extension ([extensions.usage]).' : 'No answered requests in the last hour.'} hrefOf=${modelRequests} />
+      <${Chart} id="model-ttfb" title="Time to first token p95 by model (streams)" x=${charts.modelTtfb.x} series=${charts.modelTtfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.modelTtfb.series.length ? undefined : 'No answered streams in the last hour.'} hrefOf=${modelRequests} />
+      <${Chart} id="provider-latency" title="Latency p95 by provider, per minute" x=${charts.providerP95.x} series=${charts.providerP95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.providerP95.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${providerRequests} />
+      <${Chart} id="overhead" title="gw overhead p95 by model" x=${charts.overhead.x} series=${charts.overhead.series} kind="line" format=${ms} axis=${axisMs} note=${charts.overhead.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${modelRequests} />
+      <${Chart} id="latency" title="Latency p95 per minute (this instance)" x=${charts.p95.x} series=${charts.p95.series} kind="line" format=${ms} axis=${axisMs} note=${charts.p95.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${providerRequests} />
+      <${Chart} id="ttfb" title="Time to first byte p95 per minute" x=${charts.ttfb.x} series=${charts.ttfb.series} kind="line" format=${ms} axis=${axisMs} note=${charts.ttfb.series.length ? undefined : 'No answered requests in the last hour.'} hrefOf=${providerRequests} />
+      <${Chart} id="attempts" title="Upstream attempts per minute" x=${charts.requests.x} series=${charts.requests.series} stacked integer format=${count} note=${charts.requests.series.length ? undefined : 'No upstream calls in the last hour.'} hrefOf=${providerRequests} />
     </div>`
         : null
     }
@@ -226,7 +232,7 @@ export function Models() {
         data
           ? html`<table class="cards">
         <thead><tr><th>Model</th><th>Served by</th><th>Alias for</th><th>Price (USD / M tokens)</th></tr></thead>
-        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by || html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td><td data-label="Price">${(m.prices ?? []).map((p) => html`<${Price} p=${p} many=${m.prices.length > 1} />`)}</td></tr>`)}</tbody>
+        <tbody>${data.models.map((m) => html`<tr><td data-label="Model"><code>${m.id}</code></td><td data-label="Served by">${m.owned_by ? html`<span class="chips">${m.owned_by.split(',').map((name) => html`<span class="name">${name}</span>`)}</span>` : html`<span class="muted">no provider</span>`}</td><td data-label="Alias for">${m.alias_for ? html`<code>${m.alias_for}</code>` : '–'}</td><td data-label="Price">${(m.prices ?? []).map((p) => html`<${Price} p=${p} many=${m.prices.length > 1} />`)}</td></tr>`)}</tbody>
       </table>`
           : null
       }

@@ -101,13 +101,16 @@ export function RangePicker({ value, onChange }) {
 }
 
 const ZONE = 'gw.zone';
-/** The range state of a page: UTC by default (as budget periods), the zone choice kept for the next visit. */
-export function useRange(initial = 'today') {
+/**
+ * The range state of a page: UTC by default (as budget periods), the zone choice kept for the
+ * next visit. `custom`: the custom range's first dates ({from, to}, "2026-01-31"), else the last 7 days.
+ */
+export function useRange(initial = 'today', custom = undefined) {
   const now = Date.now();
   const [value, setValue] = useState(() => ({
     range: initial,
     utc: localStorage.getItem(ZONE) !== 'local',
-    custom: { from: isoDate(now - 6 * DAY, true), to: isoDate(now, true) },
+    custom: custom ?? { from: isoDate(now - 6 * DAY, true), to: isoDate(now, true) },
   }));
   const onChange = (v) => {
     localStorage.setItem(ZONE, v.utc ? 'utc' : 'local');

@@ -5,6 +5,7 @@
  * `since` (the end of the newest entry seen) and prints each new entry once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CliError } from '../client/errors.ts';
 import { adminClient } from '../client/http.ts';
 import { printJson } from '../client/output.ts';
 
@@ -35,7 +36,11 @@ export interface RequestsOptions {
   provider?: string;
   route?: string;
   status?: string;
+  errorCode?: string;
+  tag?: string;
+  requestId?: string;
   since?: string;
+  until?: string;
   json?: boolean;
   follow?: boolean;
   interval?: number;
@@ -77,15 +82,31 @@ const header = () => formatRow((h) => h);
 const line = (e: Entry) => formatRow((_h, i) => COLUMNS[i]![2](e));
 const endOf = (e: Entry) => Date.parse(e.time) + e.latency_ms;
 
+/** Each filter option and the query parameter it becomes. */
+const FILTERS: ReadonlyArray<['key' | 'model' | 'provider' | 'route' | 'status' | 'errorCode' | 'tag' | 'requestId' | 'since' | 'until', string]> = [
+  ['key', 'key'],
+  ['model', 'model'],
+  ['provider', 'provider'],
+  ['route', 'route'],
+  ['status', 'status'],
+  ['errorCode', 'error_code'],
+  ['tag', 'tag'],
+  ['requestId', 'request_id'],
+  ['since', 'since'],
+  ['until', 'until'],
+];
+
 function path(o: RequestsOptions, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams();
-  for (const f of ['key', 'model', 'provider', 'route', 'status', 'since'] as const) if (o[f] !== undefined) q.set(f, o[f]!);
+  for (const [option, param] of FILTERS) if (o[option] !== undefined) q.set(param, o[option]!);
   for (const [k, v] of Object.entries(extra)) q.set(k, v);
   const s = q.toString();
   return `/v1/requests${s ? `?${s}` : ''}`;
 }
 
 export async function requests(o: RequestsOptions): Promise<void> {
+  // --follow polls for what ends from now on: an end in the past would stop it at once
+  if (o.follow && o.until !== undefined) throw new CliError('--until cannot be used with --follow (it prints requests as they end)');
   const client = adminClient();
   const first = await client.call<Entry[]>('GET', path(o, { limit: String(o.limit ?? (o.follow ? 20 : 50)) }), { notFound: notEnabled });
   if (!o.follow) {

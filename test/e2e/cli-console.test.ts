@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
-import { admin, client, gatewayWith, HI, openaiUpstream, post } from '../helpers/ext-helpers.ts';
+import { admin, client, gatewayWith, HI, KEY2, openaiUpstream, post } from '../helpers/ext-helpers.ts';
 
 const GW_BIN = fileURLToPath(new URL('../../cli/gw.js', import.meta.url));
 const envFor = (gw: { url: string }) => ({ GW_URL: gw.url, GW_ADMIN_TOKEN: ADMIN_TOKEN });
@@ -47,6 +47,39 @@ test('gw requests: a table oldest first, --json newest first, filters; gw provid
   const providers = await runCli(['providers', 'list'], envFor(gw));
   t.is(providers.code, 0, providers.stderr);
   t.regex(providers.stdout.split('\n')[1]!, /^up\s+\S+\s+file\s+\S+\s+\S+\s+closed\s+1\s+0%\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+gpt-4o,text-embedding-3-small$/);
+});
+
+test('gw requests --error-code, --tag, --request-id and --until filter as the API does; --until with --follow is refused', async (t) => {
+  const up = await openaiUpstream();
+  const gw = await gatewayWith(t, up, '[keys.second.tags]\nteam = "ml"\n[extensions.request_log]\n');
+  await client(gw).chat.completions.create({ model: 'gpt-4o', messages: HI });
+  t.is((await post(gw, '/v1/chat/completions', { model: 'nope', messages: HI })).status, 404);
+  const tagged = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY2}`, 'content-type': 'application/json', 'x-request-id': 'cli-find-me-7' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: HI }),
+  });
+  t.is(tagged.status, 200);
+  await logged(gw, 3);
+  const ids = async (args: string[]) => {
+    const r = await runCli(['requests', '--json', ...args], envFor(gw));
+    t.is(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).map((e: any) => [e.key, e.status]);
+  };
+  t.deepEqual(await ids(['--error-code', 'model_not_found']), [['default', 404]]);
+  t.deepEqual(await ids(['--tag', 'team:ml']), [['second', 200]]);
+  t.deepEqual(await ids(['--tag', 'team:']), [
+    ['default', 404],
+    ['default', 200],
+  ]);
+  t.deepEqual(await ids(['--request-id', 'FIND-ME']), [['second', 200]]);
+  t.deepEqual(await ids(['--until', '2000-01-01T00:00:00Z']), []);
+  const follow = await runCli(['requests', '--follow', '--until', '2030-01-01'], envFor(gw));
+  t.is(follow.code, 1);
+  t.regex(follow.stderr, /^gw: --until cannot be used with --follow/);
+  const impossible = await runCli(['requests', '--until', '2026-02-30'], envFor(gw));
+  t.is(impossible.code, 1);
+  t.regex(impossible.stderr, /query parameter 'until' must be an RFC 3339 time/);
 });
 
 test('gw requests without the extension: one line saying how to enable it', async (t) => {

@@ -15,13 +15,16 @@
  * response (the JSON body, or a stream's events as sent, one JSON per line) are kept, each
  * cut to `body_max_bytes`.
  *
- * Admin: GET /v1/requests?limit=&key=&model=&provider=&route=&status=&since= → entries,
- * newest first (entry.ts has the fields; query.ts the filters).
+ * Admin: GET /v1/requests?limit=&key=&model=&provider=&route=&status=&error_code=&tag=&request_id=&since=&until=
+ * → entries, newest first (entry.ts has the fields; query.ts the filters). A query reads the
+ * ring once, newest first, and stops at `limit` matches or at `since`: linear in the ring's
+ * size (`max_entries`) at worst.
  */
 import { z } from 'zod';
 import { type Chunk, defineExtension, type FinishedRequest, type RequestContext, type ResponseInfo, type Store } from 'gw/plugin';
 import { fromRow, type LogEntry, toRow, truncate } from './entry.ts';
-import { endOf, type LogQuery, matches, parseLogQuery, SKEW_MS } from './query.ts';
+import { endOf, type LogQuery, matches, parseLogQuery, SKEW_MS, type TagsOf } from './query.ts';
+import { REQUESTS_OPENAPI } from './openapi.ts';
 
 const PLUGIN_NAME = 'request_log';
 const RING = 'log';
@@ -48,13 +51,16 @@ interface StreamBody {
   full: boolean;
 }
 
-/** Entries matching `q`, newest first. */
-export async function readLog(store: Store, q: LogQuery): Promise<LogEntry[]> {
+/** Entries matching `q`, newest first; `tagsOf` answers a key's tags for a `tag` filter. */
+export async function readLog(store: Store, q: LogQuery, tagsOf?: TagsOf): Promise<LogEntry[]> {
   const out: LogEntry[] = [];
+  // a key's tags once per query, however many of its entries the scan meets
+  const tags = new Map<string, Readonly<Record<string, string>> | undefined>();
+  const cachedTags: TagsOf | undefined = tagsOf && ((key) => (tags.has(key) ? tags.get(key) : tags.set(key, tagsOf(key)).get(key)));
   for await (const [, raw] of store.ringRead(RING)) {
     const e = fromRow(JSON.parse(raw) as unknown[]);
     if (q.since !== undefined && endOf(e) < q.since - SKEW_MS) break;
-    if (matches(q, e)) out.push(e);
+    if (matches(q, e, cachedTags)) out.push(e);
     if (out.length >= q.limit) break;
   }
   return out;
@@ -123,11 +129,15 @@ export default defineExtension({
       }
     });
 
-    routes.get('/v1/requests', async (ctx) => {
-      const q = parseLogQuery(ctx);
-      ctx.type = 'application/json';
-      ctx.body = JSON.stringify(await readLog(store, q));
-    });
+    routes.get(
+      '/v1/requests',
+      async (ctx) => {
+        const q = parseLogQuery(ctx);
+        ctx.type = 'application/json';
+        ctx.body = JSON.stringify(await readLog(store, q, (key) => gateway.keyTags(key)));
+      },
+      REQUESTS_OPENAPI,
+    );
 
     return {
       async close() {
