@@ -20,6 +20,7 @@ import { notifyArrival } from './pipeline/arrival.ts';
 import { notifyFinish } from './pipeline/notify-finish.ts';
 import { asGatewayError } from './pipeline/respond.ts';
 import { redactError } from '../lib/redact.ts';
+import { cutText } from '../lib/cut-text.ts';
 import type { PipelineHost } from './pipeline/host.ts';
 import type { GwState } from './pipeline/state.ts';
 import type { Snapshot } from './runtime/snapshot.ts';
@@ -27,6 +28,8 @@ import { notifyError } from './pipeline/stream.ts';
 import { OPENAI_ERRORS, type RouteRegistry, type RouteSpec } from '../lib/routes/registry.ts';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A request line logs the path to this many characters: the client chose it (a Gemini route's model is in it). */
+const LOGGED_PATH_MAX_CHARS = 512;
 
 /** The `Allow` header koa-router set, kept on the JSON error. */
 function allowHeader(ctx: Context): Record<string, string> | undefined {
@@ -84,7 +87,7 @@ export function createApp(gw: AppHost): Koa {
     st.startedAt = performance.now();
     st.log = gw.log;
     const info = gw.log.isLevelEnabled('info');
-    if (info) gw.log.info({ req: st.id, method: ctx.method, path: ctx.path }, 'request');
+    if (info) gw.log.info({ req: st.id, method: ctx.method, path: cutText(ctx.path, LOGGED_PATH_MAX_CHARS) }, 'request');
     let failure: GatewayError | undefined;
     try {
       await next();

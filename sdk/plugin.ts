@@ -16,6 +16,8 @@
  *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
  *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
+ *   isModelRefusal                     was it refused for its model (404/403: the name is the client's own)
+ *   cutText, MAX_MODEL_CHARS           a client-chosen string cut to a bound where it is kept or exported
  *   chargeable, chargedUsage           is rc.usage to be charged (answers, streams that ended early); the charge
  *   Cost, ResolvedPrice, usdText       what a request cost by part (rc.cost) and the price it was charged at (rc.price)
  *   KeyInfo, keyInfo, KeySettings      a key's virtual key settings (rc.key, gateway.key(name))
@@ -65,6 +67,11 @@ export { keyInfo } from '../lib/keys.ts';
 export { BUDGET_SETTLED } from './facts.ts';
 export type { BudgetSettled } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
+export { isModelRefusal } from '../lib/model-refusal.ts';
+// a client-chosen string where it is kept or exported (spans, the request log, log lines,
+// alerts): cut to a bound and marked; a model id's bound is the one requests are held to
+export { CUT_MARK, cutText } from '../lib/cut-text.ts';
+export { MAX_MODEL_CHARS } from '../core/pipeline/admit.ts';
 // prices: rc.cost (by part) and rc.price (which price, from where), set by the core once usage is final
 export type { Cost } from '../lib/pricing/cost.ts';
 export type { PriceSource, ResolvedPrice } from '../lib/pricing/book.ts';

@@ -1,7 +1,8 @@
 // Traces: the spans the otel extension exported last (GET /v1/otel/spans), one trace per
 // request, drawn as a waterfall: the SERVER span of the gateway request, a CLIENT span per
 // upstream attempt, their timing on one axis, and the selected span's attributes and events.
-// The trace id in the URL (#/traces?trace=<id>) is what the request log links to.
+// The list names each request's model, key and status (an error badge for a refused or
+// failed one). The trace id in the URL (#/traces?trace=<id>) is what the request log links to.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ms, when } from './format.js';
@@ -71,6 +72,19 @@ function SpanDetail({ span }) {
   </aside>`;
 }
 
+/** What the list shows of a trace's SERVER span: the model (served, else as sent), the key's name, the HTTP status. */
+function facts(root) {
+  const a = root.attributes;
+  return {
+    model: a['gw.served_model'] ?? a['gw.model'],
+    asked: a['gw.model'],
+    key: a['gw.key'],
+    status: a['http.response.status_code'],
+    error: root.status === 'error',
+    why: a['error.type'] ?? root.status_message,
+  };
+}
+
 export function Traces() {
   const [traceId, setTraceId] = useState(wanted());
   const [span, setSpan] = useState(null);
@@ -114,14 +128,18 @@ export function Traces() {
       ${
         traces.length === 0
           ? html`<p class="empty">No spans exported yet.</p>`
-          : html`<table class="cards log"><thead><tr><th>Time</th><th>Request</th><th>Spans</th><th class="num">Duration</th><th>Trace id</th></tr></thead>
+          : html`<table class="cards traces"><thead><tr><th>Time</th><th>Request</th><th>Model</th><th>Key</th><th>Status</th><th class="num">Duration</th><th class="num">Spans</th><th>Trace id</th></tr></thead>
         <tbody>${traces.map((t) => {
           const r = root(t);
+          const f = facts(r);
           return html`<tr class=${`clickable ${trace?.trace_id === t.trace_id ? 'selected' : ''}`} tabindex="0" data-trace=${t.trace_id} onClick=${() => pick(t.trace_id)} onKeyDown=${(e) => e.key === 'Enter' && pick(t.trace_id)}>
             <td data-label="Time">${when(new Date(r.start_ms).toISOString())}</td>
-            <td data-label="Request">${r.name}${r.status === 'error' ? html` <span class="badge bad">error</span>` : null}</td>
-            <td data-label="Spans">${t.spans.length}</td>
+            <td data-label="Request">${r.name}</td>
+            <td data-label="Model" class="model" title=${f.asked !== f.model ? `${f.model} (asked: ${f.asked})` : f.model}>${f.model ?? '–'}</td>
+            <td data-label="Key">${f.key ?? '–'}</td>
+            <td data-label="Status" data-status=${f.status}>${f.status ?? '–'}${f.error ? html` <span class="badge bad" title=${f.why}>error</span>` : null}</td>
             <td class="num" data-label="Duration">${ms(r.duration_ms)}</td>
+            <td class="num" data-label="Spans">${t.spans.length}</td>
             <td data-label="Trace id"><code>${t.trace_id.slice(0, 16)}…</code></td>
           </tr>`;
         })}</tbody></table>`

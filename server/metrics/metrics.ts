@@ -15,12 +15,12 @@
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RequestContext } from '../../core/context.ts';
-import { MODEL_NOT_ALLOWED, MODEL_NOT_FOUND } from '../../core/error-codes.ts';
 import type { GatewayError } from '../../core/errors.ts';
 import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../lib/format/usage-parts.ts';
 import type { Hooks } from '../../core/hooks.ts';
 import type { ConnectionLimit } from '../../lib/http/limit.ts';
 import { accountOf, chargedUsage } from '../../core/plugins/helpers.ts';
+import { isModelRefusal } from '../../lib/model-refusal.ts';
 import type { Member } from '../../lib/resilience/member.ts';
 import { family, HistoMap, type Value } from './families.ts';
 
@@ -214,7 +214,7 @@ export class GatewayMetrics {
    */
   request(route: string, rc: RequestContext | undefined, status: number, failure: GatewayError | undefined, totalMs: number): void {
     // a model no provider serves (or the key may not call) is whatever the client sent: never a label value
-    const model = rc === undefined || MODEL_NOT_FOUND.is(failure) || MODEL_NOT_ALLOWED.is(failure) ? '' : rc.servedModel;
+    const model = rc === undefined || isModelRefusal(failure) ? '' : rc.servedModel;
     const provider = rc?.provider ?? '';
     const key = `${route}\u0000${model}\u0000${provider}\u0000${status}`;
     const s = this.requests.get(key);

@@ -3,7 +3,8 @@
  * instances on Redis, a circuit opening and an error rate reach a Slack-shaped webhook, a
  * hanging webhook adds nothing to request latency, retries stop at max_attempts and never
  * follow a 4xx, secrets in webhook headers are sent but never logged, bad sections fail to
- * load naming the key path, and `POST /v1/alerts/test` (`gw alerts test`) reaches every webhook.
+ * load naming the key path, and `POST /v1/alerts/test` (`gw alerts test`) reaches every webhook;
+ * each delivery's outcome reads the same from either instance.
  */
 import test, { type ExecutionContext } from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -91,7 +92,12 @@ test('two instances on Redis: a key crossing 80% of its budget alerts exactly on
     listed.body.data.map((e: any) => e.details.threshold_percent),
     [80, 50],
   );
-  t.deepEqual(listed.body.webhooks, [{ name: 'ops', format: 'json' }]);
+  t.like(listed.body.webhooks, [{ name: 'ops', format: 'json', last_delivery: { outcome: 'delivered', status: 200, attempts: 1 } }]);
+  // each delivery's outcome is in the shared store: either instance lists it, whichever delivered
+  for (const g of gws) {
+    const alerts = (await admin(g, 'GET', '/v1/alerts')).body.data;
+    for (const e of alerts) t.like(e.deliveries, [{ webhook: 'ops', outcome: 'delivered', status: 200, attempts: 1 }]);
+  }
   // neither the header secret nor the webhook URL's path reaches a log line
   for (const g of gws) for (const line of g.logs) t.false(line.includes(SECRET) || line.includes('xoxb-path-secret'), line);
 });

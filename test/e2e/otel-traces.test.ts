@@ -133,7 +133,7 @@ test('a chat completion: SERVER span child of the client traceparent, one CLIENT
   t.is(a['gw.cost_usd'], (1200 * 2.5 + 340 * 10) / 1e6);
 });
 
-test('a request without traceparent starts a trace; 401 and 404 answers carry it and their SERVER spans say why', async (t) => {
+test('a request without traceparent starts a trace; 401 and 404 answers carry it and their SERVER spans are errors saying why', async (t) => {
   const { rx, gw } = await setupOtel(
     t,
     (_r, res) => replyJson(res, 200, COMPLETION),
@@ -154,8 +154,12 @@ test('a request without traceparent starts a trace; 401 and 404 answers carry it
   const traces = await Promise.all([traceOf(rx, deniedId, 0), traceOf(rx, missing.headers.get('x-gw-trace-id')!, 0)]);
   t.is(traces[0].server.attributes[ATTR_HTTP_RESPONSE_STATUS_CODE], 401);
   t.is(traces[0].server.attributes[ATTR_ERROR_TYPE], 'invalid_api_key');
-  t.is(traces[0].server.status, 0, 'a 4xx is the client’s: the SERVER span is not an error');
+  // a refusal is what an operator looks for: the SERVER span is an error, with the log-safe reason
+  t.is(traces[0].server.status, 2);
+  t.regex(traces[0].server.statusMessage, /key/i);
   t.is(traces[1].server.attributes[ATTR_ERROR_TYPE], 'model_not_found');
+  t.is(traces[1].server.status, 2);
+  t.is(traces[1].server.statusMessage, 'model: the requested model is not served by any provider');
   t.is(traces[1].server.attributes['gw.model'], 'no-such-model');
 });
 

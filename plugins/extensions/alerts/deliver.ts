@@ -4,12 +4,19 @@
  * retried with exponential backoff and jitter up to the webhook's `max_attempts` on a
  * network error, a timeout, 408, 429 or 5xx (other 4xx are the receiver saying no: not
  * retried). Every attempt is logged with the webhook's name and the answer's status —
- * never its URL (a Slack URL is a secret) or its headers. Closing aborts what is in flight
- * and drops what waits.
+ * never its URL (a Slack URL is a secret) or its headers. A webhook's answer is read up to
+ * ANSWER_READ_MAX_BYTES and the rest discarded (the connection closed): a receiver answering
+ * gigabytes costs gw nothing. Each delivery's outcome (delivered, failed, dropped) goes to
+ * `onOutcome` (the engine keeps the last ones per webhook in the store). Closing aborts what is
+ * in flight and drops what waits.
  */
 import type { Logger } from 'pino';
+import { request } from 'undici';
 import type { Webhook } from './config.ts';
-import { type AlertEvent, slackBody } from './event.ts';
+import { type AlertEvent, jsonBody, slackBody } from './event.ts';
+
+/** What a delivery reads of a webhook's answer at most, bytes; the rest is never read. */
+export const ANSWER_READ_MAX_BYTES = 64 * 1024;
 
 interface Delivery {
   webhook: Webhook;
@@ -25,6 +32,19 @@ export interface AttemptResult {
   status: number;
   error?: string;
   retry: boolean;
+}
+
+/** How one delivery ended: taken by the webhook, given up on after its attempts, or dropped (the queue was full). */
+export interface DeliveryEnd {
+  webhook: string;
+  /** The alert's id. */
+  alert: string;
+  outcome: 'delivered' | 'failed' | 'dropped';
+  /** The receiver's status to the last attempt; 0 when none answered (or none was made). */
+  status: number;
+  /** Why the last attempt failed, when it did (`HTTP 503`, `no answer within 5000 ms`, `ECONNREFUSED`). */
+  error?: string;
+  attempts: number;
 }
 
 /** Counts by outcome, for /metrics. */
@@ -49,11 +69,14 @@ export class Deliveries {
 
   private readonly concurrency: number;
   private readonly log: Logger;
+  private readonly onOutcome: (end: DeliveryEnd) => void;
 
-  constructor(capacity: number, concurrency: number, log: Logger) {
+  /** `onOutcome` hears how each delivery ended (never for one cut short by close); it must not throw. */
+  constructor(capacity: number, concurrency: number, log: Logger, onOutcome: (end: DeliveryEnd) => void = () => {}) {
     this.ring = new Array(capacity);
     this.concurrency = concurrency;
     this.log = log;
+    this.onOutcome = onOutcome;
   }
 
   /** Queues `event` for `webhook`; false when the queue is full (the delivery is dropped and counted). */
@@ -62,6 +85,7 @@ export class Deliveries {
     if (this.size === this.ring.length) {
       this.counts.dropped++;
       this.log.warn({ webhook: webhook.name, alert: event.id }, 'alerts: delivery queue full, alert dropped for this webhook');
+      this.onOutcome({ webhook: webhook.name, alert: event.id, outcome: 'dropped', status: 0, error: 'delivery queue full', attempts: 0 });
       return false;
     }
     this.ring[(this.head + this.size++) % this.ring.length] = { webhook, event, body: bodyFor(webhook, event), attempts: 0 };
@@ -113,9 +137,11 @@ export class Deliveries {
       status: r.status,
       ms: Math.round(performance.now() - t0),
     };
+    const end = { webhook: d.webhook.name, alert: d.event.id, status: r.status, attempts: d.attempts };
     if (r.ok) {
       this.counts.delivered++;
       this.log.info(fields, 'alerts: delivered');
+      this.onOutcome({ ...end, outcome: 'delivered' });
     } else if (this.closing.signal.aborted) {
       // shutting down: nothing to retry, nothing to report
     } else if (r.retry && d.attempts < d.webhook.max_attempts) {
@@ -133,6 +159,7 @@ export class Deliveries {
     } else {
       this.counts.failed++;
       this.log.error({ ...fields, error: r.error }, `alerts: delivery failed after ${d.attempts} attempt(s), giving up`);
+      this.onOutcome({ ...end, outcome: 'failed', error: r.error });
     }
     this.pump();
     this.settle();
@@ -146,9 +173,9 @@ export class Deliveries {
   }
 }
 
-/** The body a webhook gets: Slack's message shape, or the event itself. */
+/** The body a webhook gets: Slack's message shape, or the event itself (event.ts has how each is escaped). */
 export function bodyFor(webhook: Webhook, event: AlertEvent): string {
-  return JSON.stringify(webhook.format === 'slack' ? slackBody(event) : event);
+  return webhook.format === 'slack' ? JSON.stringify(slackBody(event)) : jsonBody(event);
 }
 
 /** Wait before attempt `attempts + 1`: base · 2^(attempts−1), ±20% jitter so instances do not retry in step. */
@@ -156,21 +183,26 @@ export function backoffMs(baseMs: number, attempts: number): number {
   return Math.round(baseMs * 2 ** (attempts - 1) * (0.8 + Math.random() * 0.4));
 }
 
-/** One POST of `body` to the webhook, within its timeout (or until `signal` aborts). */
+/**
+ * One POST of `body` to the webhook, within its timeout (or until `signal` aborts): undici's
+ * request, whose answer is read up to ANSWER_READ_MAX_BYTES and not kept (it may echo a
+ * secret). A redirect is not followed (a 3xx is a failure, not retried).
+ */
 export async function attempt(webhook: Webhook, body: string, signal?: AbortSignal): Promise<AttemptResult> {
   const timeout = AbortSignal.timeout(webhook.timeout_ms);
+  const stop = signal ? AbortSignal.any([timeout, signal]) : timeout;
   try {
-    const res = await fetch(webhook.url, {
+    const res = await request(webhook.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'gw-alerts', ...webhook.headers },
       body,
-      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-      redirect: 'error',
+      signal: stop,
     });
-    // read the answer so the connection goes back to the pool; its text is not kept (it may echo secrets)
-    await res.arrayBuffer();
-    if (res.ok) return { ok: true, status: res.status, retry: false };
-    return { ok: false, status: res.status, error: `HTTP ${res.status}`, retry: res.status === 408 || res.status === 429 || res.status >= 500 };
+    // past the limit undici destroys the body: the connection is closed, not read to its end
+    await res.body.dump({ limit: ANSWER_READ_MAX_BYTES, signal: stop });
+    const status = res.statusCode;
+    if (status >= 200 && status < 300) return { ok: true, status, retry: false };
+    return { ok: false, status, error: `HTTP ${status}`, retry: status === 408 || status === 429 || status >= 500 };
   } catch (err) {
     const e = err as Error;
     const what = timeout.aborted ? `no answer within ${webhook.timeout_ms} ms` : `${e.name}: ${causeOf(e)}`;
@@ -179,10 +211,10 @@ export async function attempt(webhook: Webhook, body: string, signal?: AbortSign
 }
 
 /**
- * fetch's "fetch failed" hides the reason in `cause` (ECONNREFUSED…): its code, else its
- * message; never fetch's own message beyond "fetch failed" (it may quote a header value).
+ * Why a request was not answered: the socket's code (ECONNREFUSED…), undici's error code,
+ * else "request not sent"; never an error's message (it may quote a header value).
  */
 function causeOf(e: Error): string {
-  const c = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-  return c?.code ?? c?.message ?? (e.message === 'fetch failed' ? e.message : 'request not sent');
+  const x = e as Error & { code?: string; cause?: { code?: string } };
+  return x.code ?? x.cause?.code ?? 'request not sent';
 }

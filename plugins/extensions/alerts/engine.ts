@@ -1,16 +1,17 @@
 /**
  * Firing an alert: claim its dedupe key (once across instances, claim.ts), record it in the
  * store's ring of recent alerts (shared on Redis: the console lists it), log it, and queue
- * one delivery per webhook (deliver.ts). Nothing here runs on a request's path: callers
- * start it and move on.
+ * one delivery per webhook (deliver.ts), whose outcome is kept per webhook (outcomes.ts).
+ * Nothing here runs on a request's path: callers start it and move on.
  */
 import { hostname } from 'node:os';
 import type { GatewayInfo, Store } from 'gw/plugin';
 import type { Logger } from 'pino';
 import { Claims } from './claim.ts';
 import type { AlertsConfig } from './config.ts';
-import { Deliveries } from './deliver.ts';
+import { Deliveries, type DeliveryEnd } from './deliver.ts';
 import { type AlertEvent, type AlertRule, alertEvent } from './event.ts';
+import { Outcomes } from './outcomes.ts';
 
 /** The store ring holding recent alerts, newest first. */
 export const RECENT_KEY = 'recent';
@@ -21,6 +22,8 @@ export type AlertParts = Pick<AlertEvent, 'rule' | 'severity' | 'title' | 'subje
 export class AlertEngine {
   readonly claims: Claims;
   readonly deliveries: Deliveries;
+  /** How each delivery ended, per webhook (in the store). */
+  readonly outcomes: Outcomes;
   /** Alerts fired by this instance, by rule (for /metrics). */
   readonly fired = new Map<AlertRule, number>();
   readonly instance = `${hostname()}:${process.pid}`;
@@ -36,7 +39,15 @@ export class AlertEngine {
     this.gateway = gateway;
     this.log = log;
     this.claims = new Claims(store);
-    this.deliveries = new Deliveries(config.queue_size, config.concurrency, log);
+    this.outcomes = new Outcomes(store, config.recent);
+    this.deliveries = new Deliveries(config.queue_size, config.concurrency, log, (end) => this.recordOutcome(end));
+  }
+
+  /** Keeps how a delivery ended (a store failure is logged, never thrown: the delivery itself is done). */
+  recordOutcome(end: DeliveryEnd): Promise<void> {
+    return this.outcomes
+      .record(end, this.instance, this.gateway.now())
+      .catch((err: Error) => this.log.warn({ err: err.message, webhook: end.webhook, alert: end.alert }, 'alerts: could not record a delivery outcome'));
   }
 
   /** The cooldown of a rule (its own, else the section's), ms. */

@@ -2,8 +2,20 @@
  * An alert as gw records and sends it, and the two webhook bodies: Slack's incoming-webhook
  * message (`text` as the fallback and notification line, `blocks` for the layout; Slack's
  * "Sending messages using incoming webhooks") and the generic JSON body, the whole event.
+ *
+ * Names in an alert (keys, providers, models) are bounded (TITLE_MAX_CHARS, SUBJECT_MAX_CHARS)
+ * and escaped in every format: Slack's `&`, `<` and `>` in the text and in every block (Slack,
+ * Mattermost and Discord's `/slack` endpoint show the text line alone, and `<!channel>` or
+ * `<http://x|label>` there would ping a channel or hide a link); in the JSON body the same three
+ * characters and U+2028/U+2029 as `\u` escapes, so a receiver that pastes the body into HTML
+ * or a chat template gets no markup, and one that parses it gets the exact names.
  */
-import { rfc3339 } from 'gw/plugin';
+import { cutText, MAX_MODEL_CHARS, rfc3339 } from 'gw/plugin';
+
+/** An alert's one line, characters at most. */
+const TITLE_MAX_CHARS = 1024;
+/** A subject's name (a key, a provider, a model), characters at most: a model id's own bound. */
+const SUBJECT_MAX_CHARS = MAX_MODEL_CHARS;
 
 /** What raised the alert. */
 export type AlertRule = 'budget' | 'circuit' | 'error_rate' | 'latency_p95' | 'key_expiry' | 'test';
@@ -36,7 +48,9 @@ export function alertEvent(
   instance: string,
   e: Pick<AlertEvent, 'rule' | 'severity' | 'title' | 'subject' | 'details'>,
 ): AlertEvent {
-  return { id: `${dedupe}@${now}`, ...e, time: rfc3339(now), instance };
+  const subject: Record<string, string> = {};
+  for (const [k, v] of Object.entries(e.subject)) subject[k] = cutText(v, SUBJECT_MAX_CHARS);
+  return { id: `${dedupe}@${now}`, ...e, title: cutText(e.title, TITLE_MAX_CHARS), subject, time: rfc3339(now), instance };
 }
 
 const ICON: Record<Severity, string> = {
@@ -49,17 +63,25 @@ const ICON: Record<Severity, string> = {
 /** Slack's message shape: `text` (notifications, fallback) and section + context blocks. */
 export function slackBody(e: AlertEvent): { text: string; blocks: unknown[] } {
   const facts = [...Object.entries(e.subject), ...Object.entries(e.details)].map(([k, v]) => `*${k}*: ${v ?? '–'}`);
+  const title = escapeMrkdwn(e.title);
   return {
-    text: `${ICON[e.severity]} [gw ${e.severity}] ${e.title}`,
+    text: `${ICON[e.severity]} [gw ${e.severity}] ${title}`,
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `${ICON[e.severity]} *${escapeMrkdwn(e.title)}*` } },
+      { type: 'section', text: { type: 'mrkdwn', text: `${ICON[e.severity]} *${title}*` } },
       { type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(facts.join('\n')) } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `gw · ${e.rule} · ${e.time} · ${escapeMrkdwn(e.instance)}` }] },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `gw · ${e.rule} · ${escapeMrkdwn(e.time)} · ${escapeMrkdwn(e.instance)}` }] },
     ],
   };
 }
 
-/** Slack asks for &, < and > escaped in message text. */
+/** Slack asks for &, < and > escaped in message text ("Escaping text"): then no `<…>` is a mention or a link. */
 function escapeMrkdwn(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+const JSON_UNSAFE = /[<>&\u2028\u2029]/g;
+
+/** The JSON webhook body: the event, with `<`, `>`, `&`, U+2028 and U+2029 written as `\u` escapes (the same values once parsed). */
+export function jsonBody(e: AlertEvent): string {
+  return JSON.stringify(e).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

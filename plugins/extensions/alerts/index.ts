@@ -8,12 +8,16 @@
  * that hangs or is down never slows a request.
  *
  * Per request the cost is onFinish: a state lookup for the budget rule, two counter bumps
- * for error-rate rules. Everything else runs on the check timer.
- * Admin: GET /v1/alerts?limit= → `{data: [AlertEvent…] (newest first), webhooks: [{name, format}], rules}`;
+ * for error-rate rules. Everything else runs on the check timer. Error-rate counters exist
+ * for models and providers gw serves only: a request refused for its model (404, 403) counts
+ * under OTHER_MODELS, whatever name it made up, and a counter is pruned once its longest
+ * window has passed.
+ * Admin: GET /v1/alerts?limit= → `{data: [AlertEvent & {deliveries: [{webhook, outcome, status,
+ * error?, attempts, time}]}…] (newest first), webhooks: [{name, format, last_delivery}], rules}`;
  * POST /v1/alerts/test → sends a sample alert to each webhook now (one attempt each) →
  * `{data: [{webhook, ok, status, error?}]}`.
  */
-import { badRequest, defineExtension, type FinishedRequest } from 'gw/plugin';
+import { badRequest, defineExtension, type FinishedRequest, isModelRefusal } from 'gw/plugin';
 import { checkBudget } from './budget-rule.ts';
 import { type Check, CircuitCheck, ErrorRateCheck, ExpiryCheck, LatencyCheck } from './checks.ts';
 import { configSchema } from './config.ts';
@@ -21,8 +25,13 @@ import { attempt, bodyFor } from './deliver.ts';
 import { AlertEngine } from './engine.ts';
 import { alertEvent } from './event.ts';
 import { MinuteCounts } from './minute-counts.ts';
+import { deliveriesOf } from './outcomes.ts';
 
 const PLUGIN_NAME = 'alerts';
+/** The one error-rate target of every request refused for its model: names gw does not serve, and names a key may not call. */
+const OTHER_MODELS = '(other)';
+/** `GET /v1/alerts` reads this many outcomes per webhook beyond twice the alerts it lists: room for deliveries that ended out of order. */
+const OUTCOMES_SLACK = 100;
 
 export default defineExtension({
   name: PLUGIN_NAME,
@@ -33,6 +42,8 @@ export default defineExtension({
     let byModel: MinuteCounts | undefined;
     let byProvider: MinuteCounts | undefined;
     const budgetThresholds: number[] = [];
+    // the longest window each scope's rules read: a counter idle for longer is pruned
+    const windows = { model: 0, provider: 0 };
     config.rules.forEach((rule, i) => {
       if (rule.type === 'budget') for (const t of rule.thresholds_percent) budgetThresholds.push(t);
       else if (rule.type === 'circuit') checks.push(new CircuitCheck(engine, rule));
@@ -40,6 +51,7 @@ export default defineExtension({
       else if (rule.type === 'key_expiry') checks.push(new ExpiryCheck(engine, rule));
       else {
         const counts = rule.scope === 'model' ? (byModel ??= new MinuteCounts()) : (byProvider ??= new MinuteCounts());
+        windows[rule.scope] = Math.max(windows[rule.scope], rule.window_minutes);
         checks.push(new ErrorRateCheck(engine, rule, i, counts));
       }
     });
@@ -51,12 +63,11 @@ export default defineExtension({
         const rc = f.rc;
         if (!rc) return;
         const now = Date.now();
-        byModel?.record(rc.servedModel, f.status, now);
+        byModel?.record(isModelRefusal(f.error) ? OTHER_MODELS : rc.servedModel, f.status, now);
         const provider = rc.provider ?? rc.error?.provider;
         if (provider !== undefined) byProvider?.record(provider, f.status, now);
       });
 
-    let ticks = 0;
     const timer = setInterval(() => {
       const now = gateway.now();
       for (const c of checks) {
@@ -66,11 +77,9 @@ export default defineExtension({
           log.error({ err }, 'alerts: a check failed');
         }
       }
-      // forget idle targets about once an hour of ticks
-      if (++ticks % Math.max(1, Math.round(3600 / config.check_interval_seconds)) === 0) {
-        byModel?.prune(Date.now());
-        byProvider?.prune(Date.now());
-      }
+      // the counters run on real time, as onFinish records them
+      byModel?.prune(Date.now(), windows.model);
+      byProvider?.prune(Date.now(), windows.provider);
     }, config.check_interval_seconds * 1000);
     timer.unref();
 
@@ -83,14 +92,27 @@ export default defineExtension({
       () => Object.entries(engine.deliveries.counts).map(([outcome, value]) => ({ labels: { outcome }, value })),
     );
 
+    metrics.gauge(
+      'gw_alert_error_rate_targets',
+      'Models and providers the error-rate rules keep minute counters for (served ones with requests in the longest window, and one (other) model for every name gw does not serve)',
+      () => [
+        { labels: { scope: 'model' }, value: byModel?.size ?? 0 },
+        { labels: { scope: 'provider' }, value: byProvider?.size ?? 0 },
+      ],
+    );
+
     routes.get('/v1/alerts', async (ctx) => {
       const raw = ctx.query.limit;
       const limit = raw === undefined ? Math.min(100, config.recent) : Number(raw);
       if (!Number.isInteger(limit) || limit < 1 || limit > config.recent)
         throw badRequest(`query parameter 'limit' must be an integer from 1 to ${config.recent} (the alerts kept); got '${String(raw)}'`, 'limit');
+      const alerts = await engine.recent(limit);
+      const read = Math.min(config.recent, 2 * limit + OUTCOMES_SLACK);
+      const outcomes = await Promise.all(config.webhooks.map((w) => engine.outcomes.last(w.name, read)));
+      const deliveries = deliveriesOf(alerts, config.webhooks, outcomes, gateway.now());
       ctx.body = {
-        data: await engine.recent(limit),
-        webhooks: config.webhooks.map((w) => ({ name: w.name, format: w.format })),
+        data: alerts.map((a, i) => ({ ...a, deliveries: deliveries[i] })),
+        webhooks: config.webhooks.map((w, i) => ({ name: w.name, format: w.format, last_delivery: outcomes[i]![0] ?? null })),
         rules: config.rules,
       };
     });
@@ -107,6 +129,14 @@ export default defineExtension({
         config.webhooks.map(async (w) => {
           const r = await attempt(w, bodyFor(w, event));
           log.info({ webhook: w.name, alert: event.id, status: r.status, ok: r.ok }, 'alerts: test delivery');
+          await engine.recordOutcome({
+            webhook: w.name,
+            alert: event.id,
+            outcome: r.ok ? 'delivered' : 'failed',
+            status: r.status,
+            error: r.error,
+            attempts: 1,
+          });
           return { webhook: w.name, ok: r.ok, status: r.status, ...(r.error ? { error: r.error } : {}) };
         }),
       );

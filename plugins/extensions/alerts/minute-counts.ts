@@ -2,13 +2,17 @@
  * Requests and failures per target (a model or a provider) per minute, the last 60 minutes,
  * in this process: what the error-rate rule reads. Recording is two additions on a slot
  * found by index (no allocation once a target's ring exists); a window's sum reads at most
- * 60 slots, on the check timer, never per request.
+ * 60 slots, on the check timer, never per request. Targets are models and providers gw
+ * serves, and one bucket for every other name (index.ts): a target idle for longer than the
+ * longest window is pruned on the check timer.
  */
 
 const SLOTS = 60;
 const MINUTE_MS = 60_000;
 
 class Ring {
+  /** The newest minute recorded (epoch minutes). */
+  last = -1;
   readonly minute = new Float64Array(SLOTS).fill(-1);
   readonly requests = new Uint32Array(SLOTS);
   /** Answers with a 5xx status. */
@@ -35,6 +39,7 @@ export class MinuteCounts {
     if (!r) this.rings.set(target, (r = new Ring()));
     const m = Math.floor(now / MINUTE_MS);
     const i = m % SLOTS;
+    if (m > r.last) r.last = m;
     if (r.minute[i] !== m) {
       r.minute[i] = m;
       r.requests[i] = 0;
@@ -46,9 +51,14 @@ export class MinuteCounts {
     else if (status >= 400 && status !== 499) r.client[i]!++;
   }
 
-  /** Targets seen in the last hour. */
+  /** Targets recorded and not yet pruned. */
   targets(): IterableIterator<string> {
     return this.rings.keys();
+  }
+
+  /** How many targets are kept. */
+  get size(): number {
+    return this.rings.size;
   }
 
   /** Sums of `target` over the `minutes` minutes up to and including the current one. */
@@ -67,15 +77,9 @@ export class MinuteCounts {
     return out;
   }
 
-  /** Forgets targets with no request in the last hour. */
-  prune(now: number): void {
-    const oldest = Math.floor(now / MINUTE_MS) - SLOTS;
-    for (const [t, r] of this.rings) if (latest(r) <= oldest) this.rings.delete(t);
+  /** Forgets targets with no request in the last `minutes` minutes (1–60: no window reads further back). */
+  prune(now: number, minutes: number): void {
+    const oldest = Math.floor(now / MINUTE_MS) - Math.min(minutes, SLOTS);
+    for (const [t, r] of this.rings) if (r.last <= oldest) this.rings.delete(t);
   }
-}
-
-function latest(r: Ring): number {
-  let m = -1;
-  for (let i = 0; i < SLOTS; i++) if (r.minute[i]! > m) m = r.minute[i]!;
-  return m;
 }

@@ -6,7 +6,12 @@
  * arguments} | {type: "tool_call_response", id, result}]}`. Every text is cut to
  * `max` characters (marked `…`), keeping the JSON whole; other parts are named by their type
  * only (media are never copied). Read from each client format's own request and answer.
+ *
+ * A whole attribute is bounded too (Room): a conversation of 100,000 turns would otherwise make
+ * one of 100,000 texts. Its texts add up to at most `contentRoom(max)` characters, the newest
+ * messages kept first; what did not fit is left out, and the caller marks the attribute cut.
  */
+import { cutText } from 'gw/plugin';
 
 type Obj = Record<string, unknown>;
 /** One part of a message, as the conventions define them. */
@@ -21,107 +26,188 @@ export interface Message {
 const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 const list = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
 
-/** `s` cut to `max` characters, marked when cut. */
-export function cut(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}…`;
+/** A role, a part's type, a tool call's id or name: cut to this many characters. */
+const LABEL_MAX_CHARS = 256;
+/** What one content attribute holds at least, characters (more when `content_max_chars` is larger). */
+const ROOM_MIN_CHARS = 262_144;
+/** What a message or a part costs of the room besides its texts: about the JSON it adds (`{"role":…,"parts":[…]}`). */
+const ENTRY_CHARS = 32;
+
+/** The characters one content attribute holds at most (about: its JSON's keys and quotes are estimated), for texts of at most `max`. */
+export function contentRoom(max: number): number {
+  return Math.max(max, ROOM_MIN_CHARS);
 }
 
-function text(v: unknown, max: number): string {
-  return cut(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), max);
+/** What is left of one attribute's characters as messages, parts and texts are added; `cut` once something did not fit. */
+class Room {
+  left: number;
+  cut = false;
+
+  constructor(chars: number) {
+    this.left = chars;
+  }
+
+  /** `s` cut to `max` and to what is left, which it then uses up. */
+  take(s: string, max: number): string {
+    const kept = cutText(s, Math.min(max, Math.max(this.left, 1)));
+    if (kept !== s) this.cut = true;
+    this.left -= kept.length;
+    return kept;
+  }
+
+  /** A label (role, id, name, type) cut to LABEL_MAX_CHARS, and what it uses up. */
+  label(v: unknown): string {
+    const kept = cutText(String(v ?? ''), LABEL_MAX_CHARS);
+    this.left -= kept.length;
+    return kept;
+  }
+
+  /** One more message or part: what its JSON adds besides its texts. */
+  entry(): void {
+    this.left -= ENTRY_CHARS;
+  }
+
+  /** False (and marked cut) once the attribute is full: the caller adds nothing more. */
+  has(): boolean {
+    if (this.left > 0) return true;
+    this.cut = true;
+    return false;
+  }
 }
 
-/** The request's messages and system instructions, by client format. */
-export function inputContent(format: string, body: Obj, max: number): { messages: Message[]; system: Part[] | undefined } {
-  const messages: Message[] = [];
+function text(v: unknown, max: number, room: Room): string {
+  return room.take(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), max);
+}
+
+/** Content and whether some of it was left out or cut short by the attribute's bound. */
+export interface Captured<T> {
+  value: T;
+  /** True when the attribute's bound left something out or cut a text (the span marks it cut). */
+  cut: boolean;
+}
+
+/** `list` (oldest first) read newest first by `read` while the room lasts, answered oldest first. */
+function newestFirst<T>(items: readonly unknown[], room: Room, read: (item: unknown, out: T[]) => void): T[] {
+  const out: T[] = [];
+  for (let i = items.length - 1; i >= 0 && room.has(); i--) {
+    room.entry();
+    read(items[i], out);
+  }
+  return out.reverse();
+}
+
+/**
+ * The request's messages and system instructions, by client format: each attribute within
+ * `contentRoom(max)` characters, the newest messages kept.
+ */
+export function inputContent(format: string, body: Obj, max: number): { messages: Captured<Message[]>; system: Captured<Part[]> | undefined } {
+  const room = new Room(contentRoom(max));
+  const systemRoom = new Room(contentRoom(max));
+  let messages: Message[] = [];
   let system: Part[] | undefined;
   switch (format) {
     case 'openai-chat':
-      for (const m of list(body.messages)) {
+      messages = newestFirst<Message>(list(body.messages), room, (m, out) => {
         const o = obj(m);
-        if (!o) continue;
-        const parts = partsOf(o.content, max);
-        for (const c of list(o.tool_calls)) {
-          const f = obj(obj(c)?.function);
-          parts.push({ type: 'tool_call', id: String(obj(c)?.id ?? ''), name: String(f?.name ?? ''), arguments: text(f?.arguments, max) });
+        if (!o) return;
+        if (o.role === 'tool') {
+          out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: room.label(o.tool_call_id), result: text(o.content, max, room) }] });
+          return;
         }
-        if (o.role === 'tool')
-          messages.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: String(o.tool_call_id ?? ''), result: text(o.content, max) }] });
-        else messages.push({ role: String(o.role), parts });
-      }
+        const parts = partsOf(o.content, max, room);
+        for (const c of list(o.tool_calls)) {
+          if (!room.has()) break;
+          room.entry();
+          const f = obj(obj(c)?.function);
+          parts.push({ type: 'tool_call', id: room.label(obj(c)?.id), name: room.label(f?.name), arguments: text(f?.arguments, max, room) });
+        }
+        out.push({ role: room.label(o.role), parts });
+      });
       break;
     case 'anthropic-messages':
-      if (body.system !== undefined) system = partsOf(body.system, max);
-      for (const m of list(body.messages)) {
+      if (body.system !== undefined) system = partsOf(body.system, max, systemRoom);
+      messages = newestFirst<Message>(list(body.messages), room, (m, out) => {
         const o = obj(m);
-        if (o) messages.push({ role: String(o.role), parts: partsOf(o.content, max) });
-      }
+        if (o) out.push({ role: room.label(o.role), parts: partsOf(o.content, max, room) });
+      });
       break;
     case 'openai-responses':
-      if (typeof body.instructions === 'string') system = [{ type: 'text', content: cut(body.instructions, max) }];
-      if (typeof body.input === 'string') messages.push({ role: 'user', parts: [{ type: 'text', content: cut(body.input, max) }] });
+      if (typeof body.instructions === 'string') system = [{ type: 'text', content: systemRoom.take(body.instructions, max) }];
+      if (typeof body.input === 'string') messages = [{ role: 'user', parts: [{ type: 'text', content: room.take(body.input, max) }] }];
       else
-        for (const item of list(body.input)) {
+        messages = newestFirst<Message>(list(body.input), room, (item, out) => {
           const o = obj(item);
-          if (!o) continue;
+          if (!o) return;
           if (o.type === 'function_call')
-            messages.push({
+            out.push({
               role: 'assistant',
-              parts: [{ type: 'tool_call', id: String(o.call_id ?? ''), name: String(o.name ?? ''), arguments: text(o.arguments, max) }],
+              parts: [{ type: 'tool_call', id: room.label(o.call_id), name: room.label(o.name), arguments: text(o.arguments, max, room) }],
             });
           else if (o.type === 'function_call_output')
-            messages.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: String(o.call_id ?? ''), result: text(o.output, max) }] });
-          else if (o.role !== undefined) messages.push({ role: String(o.role), parts: partsOf(o.content, max) });
-        }
+            out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: room.label(o.call_id), result: text(o.output, max, room) }] });
+          else if (o.role !== undefined) out.push({ role: room.label(o.role), parts: partsOf(o.content, max, room) });
+        });
       break;
     case 'gemini': {
       const si = obj(body.systemInstruction);
-      if (si) system = partsOf(si.parts, max);
-      for (const c of list(body.contents)) {
+      if (si) system = partsOf(si.parts, max, systemRoom);
+      messages = newestFirst<Message>(list(body.contents), room, (c, out) => {
         const o = obj(c);
-        if (o) messages.push({ role: o.role === 'model' ? 'assistant' : String(o.role ?? 'user'), parts: partsOf(o.parts, max) });
-      }
+        if (o) out.push({ role: o.role === 'model' ? 'assistant' : room.label(o.role ?? 'user'), parts: partsOf(o.parts, max, room) });
+      });
       break;
     }
   }
-  return { messages, system };
+  return { messages: { value: messages, cut: room.cut }, system: system === undefined ? undefined : { value: system, cut: systemRoom.cut } };
 }
 
-/** A whole answer's messages (one per choice or candidate), by client format. */
-export function outputContent(format: string, body: unknown, max: number): Message[] {
+/** A whole answer's messages (one per choice or candidate), by client format, within `contentRoom(max)` characters. */
+export function outputContent(format: string, body: unknown, max: number): Captured<Message[]> {
   const o = obj(body);
-  if (!o) return [];
+  const room = new Room(contentRoom(max));
   const out: Message[] = [];
+  if (!o) return { value: out, cut: false };
   switch (format) {
     case 'openai-chat':
       for (const c of list(o.choices)) {
+        if (!room.has()) break;
+        room.entry();
         const m = obj(obj(c)?.message);
-        const parts = partsOf(m?.content, max);
+        const parts = partsOf(m?.content, max, room);
         for (const t of list(m?.tool_calls)) {
+          if (!room.has()) break;
+          room.entry();
           const f = obj(obj(t)?.function);
-          parts.push({ type: 'tool_call', id: String(obj(t)?.id ?? ''), name: String(f?.name ?? ''), arguments: text(f?.arguments, max) });
+          parts.push({ type: 'tool_call', id: room.label(obj(t)?.id), name: room.label(f?.name), arguments: text(f?.arguments, max, room) });
         }
         out.push(withReason({ role: 'assistant', parts }, obj(c)?.finish_reason));
       }
       break;
     case 'anthropic-messages':
-      out.push(withReason({ role: 'assistant', parts: partsOf(o.content, max) }, o.stop_reason));
+      out.push(withReason({ role: 'assistant', parts: partsOf(o.content, max, room) }, o.stop_reason));
       break;
     case 'openai-responses': {
       const parts: Part[] = [];
       for (const item of list(o.output)) {
+        if (!room.has()) break;
+        room.entry();
         const i = obj(item);
-        if (i?.type === 'message') for (const p of partsOf(i.content, max)) parts.push(p);
+        if (i?.type === 'message') for (const p of partsOf(i.content, max, room)) parts.push(p);
         else if (i?.type === 'function_call')
-          parts.push({ type: 'tool_call', id: String(i.call_id ?? ''), name: String(i.name ?? ''), arguments: text(i.arguments, max) });
+          parts.push({ type: 'tool_call', id: room.label(i.call_id), name: room.label(i.name), arguments: text(i.arguments, max, room) });
       }
       out.push(withReason({ role: 'assistant', parts }, o.status));
       break;
     }
     case 'gemini':
-      for (const c of list(o.candidates)) out.push(withReason({ role: 'assistant', parts: partsOf(obj(obj(c)?.content)?.parts, max) }, obj(c)?.finishReason));
+      for (const c of list(o.candidates)) {
+        if (!room.has()) break;
+        room.entry();
+        out.push(withReason({ role: 'assistant', parts: partsOf(obj(obj(c)?.content)?.parts, max, room) }, obj(c)?.finishReason));
+      }
       break;
   }
-  return out;
+  return { value: out, cut: room.cut };
 }
 
 /**
@@ -151,6 +237,11 @@ export class StreamText {
     if (typeof t === 'string') this.add(t);
   }
 
+  /** True when the text went past `max` (its end is not kept). */
+  get cut(): boolean {
+    return this.full;
+  }
+
   /** The collected text as one assistant message. */
   message(finishReason: string | undefined): Message[] {
     return [withReason({ role: 'assistant', parts: [{ type: 'text', content: this.full ? `${this.text}…` : this.text }] }, finishReason)];
@@ -171,24 +262,26 @@ function withReason(m: Message, reason: unknown): Message {
 }
 
 /**
- * A message's content as parts: a string is one text part; an array's text blocks
- * (`text`, `input_text`, `output_text`, Gemini's `{text}`) are text parts, tool calls and
- * results theirs, anything else (images, audio, files) a part named by its type only.
+ * A message's content as parts, while `room` lasts: a string is one text part; an array's
+ * text blocks (`text`, `input_text`, `output_text`, Gemini's `{text}`) are text parts, tool
+ * calls and results theirs, anything else (images, audio, files) a part named by its type only.
  */
-function partsOf(content: unknown, max: number): Part[] {
-  if (typeof content === 'string') return [{ type: 'text', content: cut(content, max) }];
+function partsOf(content: unknown, max: number, room: Room): Part[] {
+  if (typeof content === 'string') return [{ type: 'text', content: room.take(content, max) }];
   const parts: Part[] = [];
   for (const p of list(content)) {
+    if (!room.has()) break;
+    room.entry();
     const o = obj(p);
     if (!o) continue;
-    if (typeof o.text === 'string') parts.push({ type: 'text', content: cut(o.text, max) });
-    else if (o.type === 'tool_use') parts.push({ type: 'tool_call', id: String(o.id ?? ''), name: String(o.name ?? ''), arguments: text(o.input, max) });
-    else if (o.type === 'tool_result') parts.push({ type: 'tool_call_response', id: String(o.tool_use_id ?? ''), result: text(o.content, max) });
+    if (typeof o.text === 'string') parts.push({ type: 'text', content: room.take(o.text, max) });
+    else if (o.type === 'tool_use') parts.push({ type: 'tool_call', id: room.label(o.id), name: room.label(o.name), arguments: text(o.input, max, room) });
+    else if (o.type === 'tool_result') parts.push({ type: 'tool_call_response', id: room.label(o.tool_use_id), result: text(o.content, max, room) });
     else if (obj(o.functionCall))
-      parts.push({ type: 'tool_call', name: String(obj(o.functionCall)!.name ?? ''), arguments: text(obj(o.functionCall)!.args, max) });
+      parts.push({ type: 'tool_call', name: room.label(obj(o.functionCall)!.name), arguments: text(obj(o.functionCall)!.args, max, room) });
     else if (obj(o.functionResponse))
-      parts.push({ type: 'tool_call_response', id: String(obj(o.functionResponse)!.name ?? ''), result: text(obj(o.functionResponse)!.response, max) });
-    else parts.push({ type: typeof o.type === 'string' ? o.type : 'blob' });
+      parts.push({ type: 'tool_call_response', id: room.label(obj(o.functionResponse)!.name), result: text(obj(o.functionResponse)!.response, max, room) });
+    else parts.push({ type: typeof o.type === 'string' ? room.label(o.type) : 'blob' });
   }
   return parts;
 }

@@ -26,7 +26,8 @@ import {
   GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI,
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
 } from '@opentelemetry/semantic-conventions/incubating';
-import type { RequestContext } from 'gw/plugin';
+import { cutText, type RequestContext } from 'gw/plugin';
+import { markCut, STOP_SEQUENCE_MAX_CHARS, STOP_SEQUENCES_MAX } from './bounded.ts';
 import { attributeSet } from './span.ts';
 
 /** `gen_ai.provider.name` by provider kind: the conventions' well-known values; any other kind is named as itself. */
@@ -58,12 +59,28 @@ type Obj = Record<string, unknown>;
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 
-function strings(v: unknown): string[] | undefined {
-  if (typeof v === 'string') return [v];
-  if (!Array.isArray(v)) return undefined;
+/**
+ * The client's stop sequences as `key` of `a`: at most STOP_SEQUENCES_MAX, each cut to
+ * STOP_SEQUENCE_MAX_CHARS; marked cut when either bound left something out.
+ */
+function setStopSequences(a: Attributes, key: string, v: unknown): void {
+  const all = typeof v === 'string' ? [v] : Array.isArray(v) ? v : undefined;
+  if (all === undefined) return;
   const out: string[] = [];
-  for (const s of v) if (typeof s === 'string') out.push(s);
-  return out.length ? out : undefined;
+  let cut = false;
+  for (const s of all) {
+    if (typeof s !== 'string') continue;
+    if (out.length === STOP_SEQUENCES_MAX) {
+      cut = true;
+      break;
+    }
+    const kept = cutText(s, STOP_SEQUENCE_MAX_CHARS);
+    if (kept !== s) cut = true;
+    out.push(kept);
+  }
+  if (out.length === 0) return;
+  a[key] = out;
+  if (cut) markCut(a, key);
 }
 
 /**
@@ -85,8 +102,7 @@ export function requestAttributes(rc: RequestContext): Attributes {
   set(a, ATTR_GEN_AI_REQUEST_SEED, num(p.seed));
   set(a, ATTR_GEN_AI_REQUEST_FREQUENCY_PENALTY, num(gemini ? p.frequencyPenalty : p.frequency_penalty));
   set(a, ATTR_GEN_AI_REQUEST_PRESENCE_PENALTY, num(gemini ? p.presencePenalty : p.presence_penalty));
-  const stop = strings(gemini ? p.stopSequences : rc.format === 'anthropic-messages' ? p.stop_sequences : p.stop);
-  if (stop) a[ATTR_GEN_AI_REQUEST_STOP_SEQUENCES] = stop;
+  setStopSequences(a, ATTR_GEN_AI_REQUEST_STOP_SEQUENCES, gemini ? p.stopSequences : rc.format === 'anthropic-messages' ? p.stop_sequences : p.stop);
   return a;
 }
 

@@ -70,9 +70,10 @@ class Node {
   readonly next = new Map<unknown, Node>();
   series: Series | undefined = undefined;
 
-  child(k: unknown): Node {
+  /** The place below for value `k`, made when `grow` (else undefined when there is none). */
+  step(k: unknown, grow: boolean): Node | undefined {
     let n = this.next.get(k);
-    if (n === undefined) {
+    if (n === undefined && grow) {
       n = new Node();
       this.next.set(k, n);
     }
@@ -104,21 +105,25 @@ export class DeltaHistogram {
    */
   record(v: number, layout: AttributeLayout, v0?: unknown, v1?: unknown, v2?: unknown, v3?: unknown, v4?: unknown, v5?: unknown): void {
     if (!(v >= 0) || v === Number.POSITIVE_INFINITY) return;
+    // at the series limit no new place is made either: values of new series go to the overflow
+    // series, and the tree stays the size of the series it holds
+    const grow = this.series.length < MAX_SERIES - 1;
     let n = this.roots.get(layout);
     if (n === undefined) this.roots.set(layout, (n = new Node()));
     // positional, not an array: a value recorded allocates nothing
     const k = layout.keys.length;
-    if (k > 0) n = n.child(v0);
-    if (k > 1) n = n.child(v1);
-    if (k > 2) n = n.child(v2);
-    if (k > 3) n = n.child(v3);
-    if (k > 4) n = n.child(v4);
-    if (k > 5) n = n.child(v5);
-    let s = n.series;
+    let at: Node | undefined = n;
+    if (k > 0) at = at.step(v0, grow);
+    if (k > 1 && at) at = at.step(v1, grow);
+    if (k > 2 && at) at = at.step(v2, grow);
+    if (k > 3 && at) at = at.step(v3, grow);
+    if (k > 4 && at) at = at.step(v4, grow);
+    if (k > 5 && at) at = at.step(v5, grow);
+    let s = at?.series;
     if (s === undefined) {
-      if (this.series.length >= MAX_SERIES - 1) s = this.overflow ??= this.newSeries(OVERFLOW, v);
+      if (at === undefined || !grow) s = this.overflow ??= this.newSeries(OVERFLOW, v);
       else {
-        s = n.series = this.newSeries(layout.attributes([v0, v1, v2, v3, v4, v5]), v);
+        s = at.series = this.newSeries(layout.attributes([v0, v1, v2, v3, v4, v5]), v);
         this.series.push(s);
       }
     }

@@ -14,7 +14,7 @@
  */
 import { defineExtension, redactUrl } from 'gw/plugin';
 import { configSchema, resolveSettings } from './config.ts';
-import { parseSpanQuery, tracesOf } from './recent.ts';
+import { parseSpanQuery, spansAnswer } from './recent.ts';
 import { createTelemetry } from './telemetry.ts';
 import { RequestTracer } from './tracer.ts';
 
@@ -45,9 +45,10 @@ export default defineExtension({
     metrics.gauge('gw_otel_span_queue_size', 'Spans waiting for export', () => account.queued());
 
     routes.get('/v1/otel/spans', async (ctx) => {
-      const q = parseSpanQuery(ctx.query);
+      const answer = spansAnswer(account.recent(), parseSpanQuery(ctx.query));
+      if (answer.omitted > 0) ctx.set('x-gw-traces-omitted', String(answer.omitted));
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify(tracesOf(account.recent(), q));
+      ctx.body = answer.text;
     });
 
     log.info(

@@ -2,6 +2,11 @@
  * `GET /v1/otel/spans`: the spans gw exported last, as plain JSON, for the console's trace
  * view (a waterfall) and for a look without a trace backend. Grouped by trace, newest trace
  * first; `?trace_id=` picks one trace, `?limit=` caps the number of traces (default 20).
+ *
+ * The answer is bounded whatever the spans hold (ANSWER_MAX_CHARS): traces that would take it
+ * past the bound are left out, newest kept, and counted in `x-gw-traces-omitted`. Spans keep
+ * bounded attributes (bounded.ts, content.ts), so this takes a recent list grown large
+ * (`recent_spans`, `capture_content` with long texts), never a single request.
  */
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -26,6 +31,8 @@ export interface SpanJson {
 }
 
 const KINDS = ['internal', 'server', 'client', 'producer', 'consumer'];
+/** The longest answer, characters: far below V8's longest string (about 2^29), a few seconds for a browser to parse. */
+export const ANSWER_MAX_CHARS = 32 * 1_048_576;
 const STATUS = ['unset', 'ok', 'error'];
 const HEX32 = /^[0-9a-f]{32}$/;
 
@@ -56,6 +63,33 @@ export function tracesOf(spans: readonly ReadableSpan[], q: { traceId?: string; 
   const out: Array<{ trace_id: string; spans: SpanJson[] }> = [];
   for (const [trace_id, list] of byTrace) out.push({ trace_id, spans: list.sort((a, b) => a.start_ms - b.start_ms) });
   return out;
+}
+
+/** The route's answer: `tracesOf` as JSON text of at most `maxChars`, and how many traces did not fit. */
+export function spansAnswer(
+  spans: readonly ReadableSpan[],
+  q: { traceId?: string; limit: number },
+  maxChars = ANSWER_MAX_CHARS,
+): { text: string; omitted: number } {
+  const parts: string[] = [];
+  let size = 2;
+  let omitted = 0;
+  for (const trace of tracesOf(spans, q)) {
+    let text: string | undefined;
+    if (omitted === 0)
+      try {
+        text = JSON.stringify(trace);
+      } catch {
+        // past V8's longest string: this trace alone could never be answered
+      }
+    if (text === undefined || size + text.length + 1 > maxChars) {
+      omitted++;
+      continue;
+    }
+    parts.push(text);
+    size += text.length + 1;
+  }
+  return { text: `[${parts.join(',')}]`, omitted };
 }
 
 function toJson(s: ReadableSpan): SpanJson {

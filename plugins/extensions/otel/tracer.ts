@@ -42,15 +42,19 @@ import {
 import {
   type ArrivingRequest,
   type Chunk,
+  cutText,
   type FinishedRequest,
   GatewayError,
   type Hooks,
+  isModelRefusal,
+  MAX_MODEL_CHARS,
   messageForStores,
   type RequestContext,
   type ResponseInfo,
   type UpstreamAttempt,
   type Usage,
 } from 'gw/plugin';
+import { markCut, STATUS_MESSAGE_MAX_CHARS, setBounded } from './bounded.ts';
 import type { OtelSettings } from './config.ts';
 import { inputContent, outputContent, StreamText } from './content.ts';
 import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
@@ -101,6 +105,12 @@ const SERVER = new AttributeLayout([
   ATTR_ERROR_TYPE,
 ]);
 
+/**
+ * `gen_ai.request.model` of the server metrics for a request refused for its model (404, 403):
+ * the conventions' value for "any other" (as `error.type` has it).
+ */
+const OTHER_MODEL = '_OTHER';
+
 /** rc.state slot of a request's trace. */
 const TRACE = Symbol('otel.trace');
 
@@ -120,6 +130,8 @@ interface RequestTrace {
   facts: ResponseFacts | undefined;
   text: StreamText | undefined;
   output: string | undefined;
+  /** The whole answer's content was cut to its bound. */
+  outputCut: boolean;
 }
 
 const propagator = new W3CTraceContextPropagator();
@@ -176,6 +188,7 @@ export class RequestTracer {
       facts: undefined,
       text: undefined,
       output: undefined,
+      outputCut: false,
     };
     a.state.set(TRACE, t);
     a.traceId = server.spanContext().traceId;
@@ -247,7 +260,11 @@ export class RequestTracer {
         return;
       }
     (t.facts ??= new ResponseFacts()).body(rc.format, body);
-    if (this.s.captureContent) t.output = JSON.stringify(outputContent(rc.format, body, this.s.contentMaxChars));
+    if (this.s.captureContent) {
+      const output = outputContent(rc.format, body, this.s.contentMaxChars);
+      t.output = JSON.stringify(output.value);
+      t.outputCut = output.cut;
+    }
   }
 
   finish(f: FinishedRequest): void {
@@ -268,7 +285,8 @@ export class RequestTracer {
       const a = server.attributes;
       a[ATTR_HTTP_RESPONSE_STATUS_CODE] = f.status;
       if (f.key !== undefined) a[GW.key] = f.key.name;
-      if (f.model !== undefined) a[GW.model] = f.model;
+      // as sent, the client's: a name past the bound a request is held to (answered 400) is kept cut
+      if (f.model !== undefined) setBounded(a, GW.model, f.model, MAX_MODEL_CHARS);
       if (rc !== undefined) {
         a[GW.cacheHit] = rc.cacheHit;
         a[GW.attempts] = rc.attempts;
@@ -282,8 +300,10 @@ export class RequestTracer {
       } else a[GW.overheadMs] = round(f.totalMs);
       if (failure !== undefined) a[ATTR_ERROR_TYPE] = errorType(failure);
       else if (f.status >= 400) a[ATTR_ERROR_TYPE] = String(f.status);
-      // a server span is an error for a 5xx only: a 4xx is the client's (HTTP conventions)
-      if (f.status >= 500) server.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(failure) });
+      // an error for every refusal (4xx) too, where the HTTP conventions leave a server's 4xx
+      // unset: a gateway's refusals (401, 403, 404, 429) are what its operator looks for; a
+      // client that left (499) is no one's error
+      if (f.status >= 400 && f.status !== 499) server.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(failure) ?? `HTTP ${f.status}` });
     }
     server.end(end);
     if (rc !== undefined && this.metrics) this.serverMetrics(t, rc, f);
@@ -325,10 +345,17 @@ export class RequestTracer {
       if (rc.cost) a[GW.costUsd] = Math.round(rc.cost.total * 1e9) / 1e9;
       if (this.s.captureContent) {
         const input = inputContent(rc.format, rc.body, this.s.contentMaxChars);
-        a[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(input.messages);
-        if (input.system) a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = JSON.stringify(input.system);
+        a[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(input.messages.value);
+        if (input.messages.cut) markCut(a, ATTR_GEN_AI_INPUT_MESSAGES);
+        if (input.system) {
+          a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = JSON.stringify(input.system.value);
+          if (input.system.cut) markCut(a, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS);
+        }
         const output = t.output ?? (t.text ? JSON.stringify(t.text.message(facts?.finishReasons?.[0])) : undefined);
-        if (output !== undefined) a[ATTR_GEN_AI_OUTPUT_MESSAGES] = output;
+        if (output !== undefined) {
+          a[ATTR_GEN_AI_OUTPUT_MESSAGES] = output;
+          if (t.outputCut || t.text?.cut) markCut(a, ATTR_GEN_AI_OUTPUT_MESSAGES);
+        }
       }
       if (rc.stream) {
         const ttfc = (at.endedAt - at.startedAt) / 1000;
@@ -371,7 +398,9 @@ export class RequestTracer {
     const provider = t.winner ? providerName(t.winner.kind) : 'gw';
     const responseModel = t.facts?.model;
     const error = f.error !== undefined ? errorType(f.error) : undefined;
-    m.requestDuration.record(f.totalMs / 1000, SERVER, op, rc.canonicalModel, provider, responseModel, error);
+    // a model gw does not serve (or the key may not call) is any name a client makes up: one series for all
+    const model = isModelRefusal(f.error) ? OTHER_MODEL : rc.canonicalModel;
+    m.requestDuration.record(f.totalMs / 1000, SERVER, op, model, provider, responseModel, error);
     if (!rc.stream || f.error !== undefined || rc.firstByteMs <= 0) return;
     const ttft = rc.firstByteMs / 1000;
     m.timeToFirstToken.record(ttft, SERVER, op, rc.canonicalModel, provider, responseModel);
@@ -406,9 +435,9 @@ function errorType(err: unknown): string {
   return err instanceof Error ? err.name : '_OTHER';
 }
 
-/** What a span says of a failure: the log-safe message (it names the field and the rule, never quotes the request). */
+/** What a span says of a failure: the log-safe message (it names the field and the rule, never quotes the request), bounded. */
 function errorMessage(err: unknown): string | undefined {
-  if (err instanceof GatewayError) return messageForStores(err, false);
+  if (err instanceof GatewayError) return cutText(messageForStores(err, false), STATUS_MESSAGE_MAX_CHARS);
   return err instanceof Error ? err.name : undefined;
 }
 

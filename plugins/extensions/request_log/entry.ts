@@ -5,7 +5,7 @@
  * when the caller passes them, and only then the error message as the client got it:
  * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
-import { cachedTokens, cacheWriteTokens, chargedUsage, type FinishedRequest, messageForStores, reasoningTokens } from 'gw/plugin';
+import { cachedTokens, cacheWriteTokens, chargedUsage, cutText, type FinishedRequest, MAX_MODEL_CHARS, messageForStores, reasoningTokens } from 'gw/plugin';
 
 /** A request's cost by part, USD (rounded to 1e-9): what `cost_usd` is the sum of. */
 export interface CostParts {
@@ -29,7 +29,11 @@ export interface LogEntry {
   /** Key name; `(open)` on a gateway without keys; null when no key was accepted (401). */
   key: string | null;
   route: string;
-  /** `model` as the client sent it (an alias stays an alias); null when the body was not read. */
+  /**
+   * `model` as the client sent it (an alias stays an alias); null when the body was not read. A
+   * name longer than a request may send (256 characters: it was answered 400) is kept cut to
+   * its first 256, then `…`, and named in `truncated`.
+   */
   model: string | null;
   /** The canonical model that answered (a `[fallbacks]` model when one took over); null when none did. */
   served_model: string | null;
@@ -87,6 +91,8 @@ export interface LogEntry {
   upstream_status: number | null;
   /** For a failure the upstream answered: its own error code (`server_error`, `overloaded_error`, `INTERNAL`…) when gw's differs; null otherwise. */
   upstream_code: string | null;
+  /** The fields kept cut because the client sent them past their bound (`["model"]`); empty for most entries. */
+  truncated: string[];
   /** With `log_bodies = true` only, cut to `body_max_bytes`. */
   request_body?: string | null;
   response_body?: string | null;
@@ -94,8 +100,10 @@ export interface LogEntry {
 
 /** Key name shown for requests on a gateway that runs without keys. */
 export const OPEN_KEY = '(open)';
-const MODEL_MAX = 256;
 const MESSAGE_MAX = 2000;
+/** `truncated` of an entry that kept its model cut, the one field a client can send past its bound. */
+const MODEL_CUT = ['model'];
+const NONE_CUT: string[] = [];
 
 const ms = (v: number): number => Math.round(v * 100) / 100;
 const usd = (v: number): number => Math.round(v * 1e9) / 1e9;
@@ -150,6 +158,7 @@ const FIELDS = [
   'cached_tokens',
   'cache_write_tokens',
   'reasoning_tokens',
+  'truncated',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
@@ -158,6 +167,7 @@ const COST_AT = 24;
 const UPSTREAM_STATUS_AT = 25;
 const UPSTREAM_CODE_AT = 26;
 const TOKEN_PARTS_AT = 27;
+const TRUNCATED_AT = 30;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -180,7 +190,8 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   const parts: CostParts | undefined = c
     ? { input: usd(c.input), cached_input: usd(c.cached_input), cache_write: usd(c.cache_write), output: usd(c.output), reasoning: usd(c.reasoning) }
     : undefined;
-  const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
+  const model = f.model === undefined ? null : cutText(f.model, MAX_MODEL_CHARS);
+  const modelCut = model !== null && model !== f.model;
   const message = err ? messageForStores(err, bodies !== undefined) : null;
   const row: unknown[] = [
     Math.round(f.time),
@@ -202,24 +213,30 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
     cost,
     rc?.cacheHit ?? false,
     err ? (err.code ?? `http_${err.status}`) : f.status >= 400 ? `http_${f.status}` : null,
-    message !== null && message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message,
+    message === null ? null : cutText(message, MESSAGE_MAX),
   ];
-  if (bodies) row.push(bodies[0], bodies[1]);
   const upstreamFailed = err?.upstreamStatus !== undefined || err?.upstreamCode !== undefined;
-  // the usage's token parts go last, and only when one is not 0: most rows stay as short as before
   const cached = cachedTokens(u);
   const written = cacheWriteTokens(u);
   const reasoning = reasoningTokens(u);
   const tokenParts = cached > 0 || written > 0 || reasoning > 0;
-  const tail = parts !== undefined || upstreamFailed || tokenParts;
-  if (rc?.usageEstimated || f.traceId !== undefined || tail) {
-    if (!bodies) row.push(0, 0);
-    row.push(rc?.usageEstimated === true);
-  }
-  if (f.traceId !== undefined || tail) row.push(f.traceId ?? null);
-  if (tail) row.push(parts ?? null);
-  if (upstreamFailed || tokenParts) row.push(err?.upstreamStatus ?? null, err?.upstreamCode ?? null);
-  if (tokenParts) row.push(cached, written, reasoning);
+  // the fields after the first 20 go as far as the last one this row needs (the slots before
+  // it hold their empty values): most rows stay as short as before
+  let upTo = 0;
+  if (bodies) upTo = BODIES_AT;
+  if (rc?.usageEstimated) upTo = ESTIMATED_AT;
+  if (f.traceId !== undefined) upTo = TRACE_AT;
+  if (parts !== undefined) upTo = COST_AT;
+  if (upstreamFailed) upTo = UPSTREAM_STATUS_AT;
+  if (tokenParts) upTo = TOKEN_PARTS_AT;
+  if (modelCut) upTo = TRUNCATED_AT;
+  if (upTo >= BODIES_AT) row.push(bodies ? bodies[0] : 0, bodies ? bodies[1] : 0);
+  if (upTo >= ESTIMATED_AT) row.push(rc?.usageEstimated === true);
+  if (upTo >= TRACE_AT) row.push(f.traceId ?? null);
+  if (upTo >= COST_AT) row.push(parts ?? null);
+  if (upTo >= UPSTREAM_STATUS_AT) row.push(err?.upstreamStatus ?? null, err?.upstreamCode ?? null);
+  if (upTo >= TOKEN_PARTS_AT) row.push(cached, written, reasoning);
+  if (upTo >= TRUNCATED_AT) row.push(MODEL_CUT);
   return row;
 }
 
@@ -242,6 +259,7 @@ export function fromRow(row: unknown[]): LogEntry {
     const v = row[TOKEN_PARTS_AT + i];
     e[FIELDS[TOKEN_PARTS_AT + i]!] = typeof v === 'number' ? v : charged ? 0 : null;
   }
+  e.truncated = Array.isArray(row[TRUNCATED_AT]) ? row[TRUNCATED_AT] : NONE_CUT;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];
