@@ -13,7 +13,7 @@
  * POST /v1/alerts/test → sends a sample alert to each webhook now (one attempt each) →
  * `{data: [{webhook, ok, status, error?}]}`.
  */
-import { badRequest, defineExtension, type FinishedRequest } from 'gw/plugin';
+import { badRequest, defineExtension, type FinishedRequest, quoted } from 'gw/plugin';
 import { checkBudget } from './budget-rule.ts';
 import { type Check, CircuitCheck, ErrorRateCheck, ExpiryCheck, LatencyCheck } from './checks.ts';
 import { configSchema } from './config.ts';
@@ -87,7 +87,7 @@ export default defineExtension({
       const raw = ctx.query.limit;
       const limit = raw === undefined ? Math.min(100, config.recent) : Number(raw);
       if (!Number.isInteger(limit) || limit < 1 || limit > config.recent)
-        throw badRequest(`query parameter 'limit' must be an integer from 1 to ${config.recent} (the alerts kept); got '${String(raw)}'`, 'limit');
+        throw badRequest(`query parameter 'limit' must be an integer from 1 to ${config.recent} (the alerts kept)`, 'limit', quoted(String(raw)));
       ctx.body = {
         data: await engine.recent(limit),
         webhooks: config.webhooks.map((w) => ({ name: w.name, format: w.format })),

@@ -3,7 +3,7 @@
  * Every bad value is a 400 naming the parameter.
  */
 import type { Context } from 'koa';
-import { INVALID_QUERY, parseTime } from 'gw/plugin';
+import { badQuery, parseTime } from 'gw/plugin';
 import type { LogEntry } from './entry.ts';
 
 export const DEFAULT_LIMIT = 100;
@@ -30,7 +30,7 @@ export interface LogQuery {
 
 function one(ctx: Context, name: string): string | undefined {
   const v = ctx.query[name];
-  if (Array.isArray(v)) throw INVALID_QUERY(`query parameter '${name}' given more than once`, { param: name });
+  if (Array.isArray(v)) throw badQuery(name, 'given more than once');
   return v === '' ? undefined : v;
 }
 
@@ -41,7 +41,7 @@ function statusRange(v: string): { lo: number; hi: number } {
   if (m) return { lo: Number(m[1]) * 100, hi: Number(m[1]) * 100 + 100 };
   if (v === 'error') return { lo: 400, hi: 600 };
   if (v === 'ok') return { lo: 100, hi: 400 };
-  throw INVALID_QUERY(`query parameter 'status' takes a status (502), a class (4xx, 5xx), 'error' or 'ok'; got '${v}'`, { param: 'status' });
+  throw badQuery('status', "takes a status (502), a class (4xx, 5xx), 'error' or 'ok'", v);
 }
 
 /** @throws GatewayError 400 naming the parameter. */
@@ -49,8 +49,7 @@ export function parseLogQuery(ctx: Context): LogQuery {
   const q: LogQuery = { limit: DEFAULT_LIMIT };
   const limit = one(ctx, 'limit');
   if (limit !== undefined) {
-    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT)
-      throw INVALID_QUERY(`query parameter 'limit' must be a whole number from 1 to ${MAX_LIMIT}; got '${limit}'`, { param: 'limit' });
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw badQuery('limit', `must be a whole number from 1 to ${MAX_LIMIT}`, limit);
     q.limit = Number(limit);
   }
   for (const f of ['key', 'model', 'provider', 'route'] as const) {
