@@ -52,6 +52,12 @@ export interface CodexOptions {
   timeoutMs?: number;
   /** Extra `config.toml` lines, appended. */
   extraConfig?: string;
+  /**
+   * Run only with the README's flags, without `--dangerously-bypass-approvals-and-sandbox`
+   * (which also lets Codex run outside a git repository): what a user following the README
+   * does, for a turn that runs no command.
+   */
+  asReadme?: boolean;
 }
 
 /** The parts of the README's Codex config a run reads. */
@@ -111,16 +117,8 @@ export async function runCodex(opts: CodexOptions): Promise<CodexRun> {
   await mkdir(work);
   const config = codexConfig(opts.baseURL, opts.model ?? 'test-model', opts.extraConfig);
   await writeFile(join(home, 'config.toml'), config.toml);
-  const args = [
-    CODEX_JS,
-    'exec',
-    ...readmeExecFlags(config.keyVar),
-    '--ephemeral',
-    '--dangerously-bypass-approvals-and-sandbox',
-    '--color',
-    'never',
-    opts.prompt,
-  ];
+  const bypass = opts.asReadme ? [] : ['--dangerously-bypass-approvals-and-sandbox'];
+  const args = [CODEX_JS, 'exec', ...readmeExecFlags(config.keyVar), '--ephemeral', ...bypass, '--color', 'never', opts.prompt];
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CODEX_HOME: home, [config.keyVar]: opts.apiKey };
   try {
     // its own process group, so a timeout also stops the shell commands it started
