@@ -7,7 +7,7 @@ import { CliError } from '../client/errors.ts';
 import { adminClient } from '../client/http.ts';
 import { note, printJson, printList, type Column } from '../client/output.ts';
 
-/** A key as GET /v1/admin/keys lists it (the secret masked by the server). */
+/** A key as GET /v1/admin/keys lists it (by the secret's first characters, never the secret). */
 interface KeyRow {
   name: string;
   source: string;
