@@ -7,6 +7,7 @@
  * docs/design.md "Errors". The SDK gathers the entries plugins use as `errors` (sdk/errors.ts).
  */
 import { defineError } from './errors.ts';
+import { clip, QUOTE_MAX } from '../lib/quote.ts';
 
 // ── the request itself ──────────────────────────────────────────────────────────────
 // An entry whose message quotes the request (a header value, an id, a parser's excerpt of
@@ -60,13 +61,10 @@ export const PLUGIN_CONTRACT = defineError<{ plugin: string; hook: string; detai
   'plugin_contract_violation',
   500,
   (p) => `plugin '${p.plugin}' broke the ${p.hook} contract: ${p.detail}`,
-  { type: 'server_error' },
+  { type: 'server_error', verbatim: ['detail'] },
 );
 /** Dispatch found no provider to try (every one skipped before a call). */
 export const NO_PROVIDER = defineError('no_provider', 502, 'no provider could be tried');
-
-/** Longest quote of the request a 400 carries (a value at fault may be megabytes). */
-const QUOTE_MAX = 200;
 
 /**
  * 400 naming the offending field. `message` starts with the field's path and states the
@@ -76,13 +74,12 @@ const QUOTE_MAX = 200;
  */
 export function badRequest(message: string, param: string | null = null, got?: string) {
   if (got === undefined) return INVALID_REQUEST(message, { param });
-  const quote = got.length > QUOTE_MAX ? `${got.slice(0, QUOTE_MAX)}…` : got;
-  return INVALID_REQUEST(`${message} (got ${quote})`, { param, logMessage: message });
+  return INVALID_REQUEST(`${message} (got ${clip(got, QUOTE_MAX + 3)})`, { param, logMessage: message }); // + quoted()'s quotes and mark
 }
 
-/** `v` as a 400 quotes it (the `got` of {@link badRequest}): a string in JSON quotes, cut first; a scalar as is; an object or array by its kind. */
+/** `v` as a 400 quotes it (the `got` of {@link badRequest}): a string in JSON quotes, cut (lib/quote.ts); a scalar as is; an object or array by its kind. */
 export function quoted(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v.length > QUOTE_MAX ? v.slice(0, QUOTE_MAX) : v);
+  if (typeof v === 'string') return JSON.stringify(clip(v));
   if (v === null || typeof v !== 'object') return String(v);
   return Array.isArray(v) ? 'an array' : 'an object';
 }

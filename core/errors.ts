@@ -16,6 +16,7 @@
  *
  * Failures outside a request are UserErrors (lib/user-error.ts).
  */
+import { clipParams } from '../lib/quote.ts';
 
 /** Error `type` values, OpenAI's vocabulary (other formats map them to theirs). */
 export type ErrorType =
@@ -126,21 +127,29 @@ export interface ErrorFactory<P> extends ErrorDef {
  * Defines a catalog entry.
  * @param message the message template: a string, or a function of the parameters
  * @param opts `type` (default from the status), `upstream`, `refusal`, `retry` (see ErrorDef), a
- *   default `param`, and `logMessage`: the template of the log-safe message for an entry
- *   whose message quotes the client's request (a header value, an id, a parser's excerpt)
+ *   default `param`, `logMessage`: the template of the log-safe message for an entry whose
+ *   message quotes the client's request, `verbatim`: parameters kept whole (gw's or an
+ *   upstream's text); every other string parameter is cut to 200 characters (lib/quote.ts)
  */
 export function defineError<P = void>(
   code: string,
   status: number,
   message: string | ((params: P) => string),
-  opts: { type?: ErrorType; upstream?: boolean; refusal?: string; retry?: false; param?: string; logMessage?: string | ((params: P) => string) } = {},
+  opts: Partial<Pick<ErrorDef, 'type' | 'refusal' | 'retry'>> & {
+    upstream?: boolean;
+    param?: string;
+    logMessage?: string | ((params: P) => string);
+    verbatim?: Array<keyof P & string>;
+  } = {},
 ): ErrorFactory<P> {
   const def: ErrorDef = { code, status, type: opts.type ?? typeForStatus(status), upstream: opts.upstream ?? false, refusal: opts.refusal, retry: opts.retry };
   const render = typeof message === 'string' ? () => message : message;
   const safe = opts.logMessage;
   const renderSafe = safe === undefined ? undefined : typeof safe === 'string' ? () => safe : safe;
-  const make = (params: P, extra: ErrorExtra = {}) =>
-    new GatewayError(status, render(params), { ...extra, param: extra.param ?? opts.param, logMessage: extra.logMessage ?? renderSafe?.(params), def });
+  const make = (params: P, extra: ErrorExtra = {}) => {
+    const shown = clipParams(params, opts.verbatim);
+    return new GatewayError(status, render(shown), { ...extra, param: extra.param ?? opts.param, logMessage: extra.logMessage ?? renderSafe?.(shown), def });
+  };
   return Object.assign(make, def, { is: (err: unknown) => err instanceof GatewayError && err.def === def });
 }
 

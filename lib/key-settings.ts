@@ -13,7 +13,7 @@
  *   max_parallel_requests  requests in flight at once (429 beyond it), across instances
  */
 import { z } from 'zod';
-import { isCalendarDate } from './calendar.ts';
+import { DATE_TIME_FORMS, parseDateTime } from './dates.ts';
 
 export const BUDGET_PERIODS = ['daily', 'weekly', 'monthly', 'lifetime'] as const;
 /** `budget_period`: `lifetime` never resets (the default). */
@@ -48,8 +48,6 @@ export const KEY_SETTINGS = [
 ] as const satisfies ReadonlyArray<keyof KeySettings>;
 export type KeySettingName = (typeof KEY_SETTINGS)[number];
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?([Zz]|[+-]\d{2}:\d{2}))?$/;
-
 /**
  * Epoch ms of an expiry: an RFC 3339 date-time with an offset, a date alone (00:00 UTC that
  * day), or a TOML date / offset date-time. A string describing the problem when it is none.
@@ -63,14 +61,7 @@ export function parseExpiry(v: string | Date): number | string {
     const ms = v.getTime();
     return Number.isFinite(ms) ? ms : 'expected a valid date';
   }
-  const m = RFC3339.exec(v);
-  if (!m) return `expected an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01), got '${v.slice(0, 40)}'`;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (!isCalendarDate(y, mo, d)) return `'${v}' is not a calendar date`;
-  const day = new Date(Date.UTC(y, mo - 1, d));
-  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60)) return `'${v}' is not a valid time of day`;
-  const ms = m[4] === undefined ? day.getTime() : Date.parse(v.replace(' ', 'T'));
-  return Number.isFinite(ms) ? ms : `'${v}' is not a valid date-time`;
+  return parseDateTime(v);
 }
 
 /** RFC 3339 in UTC, without milliseconds when they are zero: `2027-01-01T00:00:00Z`. */
@@ -79,16 +70,14 @@ export function rfc3339(ms: number): string {
   return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;
 }
 
-const expiresAt = z
-  .union([z.string(), z.date()], { error: 'expected an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01)' })
-  .transform((v, ctx) => {
-    const ms = parseExpiry(v);
-    if (typeof ms === 'string') {
-      ctx.addIssue({ code: 'custom', message: ms });
-      return z.NEVER;
-    }
-    return rfc3339(ms);
-  });
+const expiresAt = z.union([z.string(), z.date()], { error: `expected ${DATE_TIME_FORMS}` }).transform((v, ctx) => {
+  const ms = parseExpiry(v);
+  if (typeof ms === 'string') {
+    ctx.addIssue({ code: 'custom', message: ms });
+    return z.NEVER;
+  }
+  return rfc3339(ms);
+});
 
 const positiveInt = (what: string) =>
   z
@@ -99,6 +88,9 @@ const pattern = z.string().min(1, 'expected a model id or a pattern with *').max
 const tagName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'tag names are 1-64 letters, digits, "_", "-" or "."');
 const tagValue = z.string().min(1, 'expected a non-empty tag value').max(256);
 
+/** Tags a key may carry. */
+export const MAX_TAGS = 32;
+
 /** Field schemas, shared by the config file and the admin API. */
 const fields = {
   models: z.array(pattern).min(1, 'give at least one model or pattern (leave models out to allow every model)').max(1024),
@@ -107,7 +99,7 @@ const fields = {
   budget: z.number({ error: 'expected USD as a number' }).nonnegative('expected USD >= 0'),
   budget_period: z.enum(BUDGET_PERIODS, { error: `expected one of ${BUDGET_PERIODS.join(', ')}` }),
   expires_at: expiresAt,
-  tags: z.record(tagName, tagValue).refine((t) => Object.keys(t).length <= 32, 'at most 32 tags'),
+  tags: z.record(tagName, tagValue).refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
   max_parallel_requests: positiveInt('requests'),
 };
 
@@ -124,9 +116,17 @@ export const keySettingsShape = {
 };
 
 /**
+ * A key's whole settings: what `[keys.<name>]` (beside `key`), `POST /v1/admin/keys` (beside
+ * `name`), a PATCHed key's settings after the merge, and a stored record must each pass, so
+ * no way of writing a key gives it what another would refuse.
+ */
+export const keySettingsSchema = z.strictObject(keySettingsShape);
+
+/**
  * `PATCH /v1/admin/keys/{name}`: a JSON merge patch (RFC 7396) of the settings. A field
  * given replaces the setting, `null` unsets it; `tags` merge tag by tag (`{"env": null}`
- * drops one tag, `"tags": null` all of them).
+ * drops one tag, `"tags": null` all of them). The merged settings are then checked whole
+ * with {@link keySettingsSchema} (32 tags at most, whatever the patch added them to).
  */
 export const keyPatchSchema = z.strictObject({
   models: fields.models.nullable().optional(),

@@ -49,6 +49,8 @@ export interface FileKeyEntry extends KeySettings {
 export interface RuntimeKeyRecord {
   /** SHA-256 hex of the current secret. */
   hash: string;
+  /** The secret's first characters ({@link keyPrefix}), kept at creation and rotation to list the key by; absent on older records. */
+  prefix?: string;
   /** ISO 8601 creation time; absent on records from before keys had settings. */
   created_at?: string;
   settings: KeySettings;
@@ -60,7 +62,10 @@ export interface RuntimeKeyRecord {
 export interface KeyListing {
   name: string;
   source: 'file' | 'runtime';
-  /** Masked form, e.g. `sk-abcd…wxyz`, or the hash prefix for runtime keys. */
+  /**
+   * The secret's first characters and `…` (`sk-AbCd1…`, {@link keyPrefix}), to match a key to
+   * the secret a user holds; `…` alone for a runtime key stored before gw kept prefixes.
+   */
   key: string;
   models: string[] | null;
   requests_per_minute: number | null;
@@ -76,6 +81,33 @@ export interface KeyListing {
   created_at?: string;
   /** After a rotation with a grace period: until when the previous secret is still accepted. */
   previous_key_valid_until?: string;
+}
+
+/**
+ * A stored runtime key gw cannot load (a record another gw version wrote, or damaged):
+ * `GET /v1/admin/keys` lists it with the reason so it is never dropped silently. Its
+ * secret gets 401 until it is deleted and created again.
+ */
+export interface UnreadableKeyListing {
+  name: string;
+  source: 'runtime';
+  key: null;
+  unreadable: true;
+  /** What is wrong with the record, in gw's words (never a value of it). */
+  reason: string;
+}
+
+/** Characters of a secret a listing shows at most: a generated key's `sk-` and 5 of its 43 random characters. */
+export const MAX_PREFIX = 8;
+
+/**
+ * The first characters of `secret` that listings show: 8 (MAX_PREFIX), or a quarter of a
+ * secret shorter than 32 characters. A generated key (`sk-` + 43 random base64url
+ * characters, 256 bits) shows 5 random characters (30 bits), enough to tell keys apart and
+ * match one to the secret a user holds, and keeps 228 bits unknown.
+ */
+export function keyPrefix(secret: string): string {
+  return secret.slice(0, Math.min(MAX_PREFIX, Math.floor(secret.length / 4)));
 }
 
 /** The KeyInfo of a key: its settings compiled for the hot path (frozen; one shape for every key). */
@@ -120,7 +152,7 @@ export class KeyTable {
       const { key, ...settings } = entry;
       const info = keyInfo(name, settings);
       this.plain.set(key, info);
-      this.byName.set(name, { info, source: 'file', masked: maskSecret(key), settings });
+      this.byName.set(name, { info, source: 'file', masked: `${keyPrefix(key)}…`, settings });
     }
     for (const [name, rec] of runtime) {
       if (this.byName.has(name)) continue;
@@ -135,7 +167,7 @@ export class KeyTable {
       this.byName.set(name, {
         info,
         source: 'runtime',
-        masked: `sha256:${rec.hash.slice(0, 12)}…`,
+        masked: `${rec.prefix ?? ''}…`,
         settings: rec.settings,
         createdAt: rec.created_at,
         graceUntil,

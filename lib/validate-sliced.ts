@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import type { GatewayError } from '../core/errors.ts';
 import { invalidBody } from './schemas.ts';
+import { totalCheckOf } from './array-totals.ts';
 
 /** Arrays longer than this are cut out and checked item by item. */
 const LONG = 256;
@@ -37,10 +38,11 @@ const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._z
  */
 export async function validateInSlices(schema: z.ZodType, body: unknown, turn: () => Promise<void>): Promise<GatewayError | undefined> {
   const cuts: Cut[] = [];
-  const walk = { work: 0, path: [] as PropertyKey[] };
+  const walk: Walk = { work: 0, path: [] };
   const top = cut(schema, body, walk, cuts);
   const r = schema.safeParse(top);
   if (!r.success) return invalidBody(r.error.issues[0]!);
+  if (walk.over) return invalidBody({ code: 'custom', message: walk.over.message, path: [], input: undefined }, walk.over.path);
   for (let c = 0; c < cuts.length; c++) {
     const { schema: array, items, path } = cuts[c]!;
     const length = lengthOnly(array).safeParse(items);
@@ -60,12 +62,21 @@ export async function validateInSlices(schema: z.ZodType, body: unknown, turn: (
   return undefined;
 }
 
+/** Where `cut` is in the body, the work it counted, and the first total cap broken (lib/array-totals.ts). */
+interface Walk {
+  work: number;
+  path: PropertyKey[];
+  over?: { message: string; path: PropertyKey[] };
+}
+
 /**
  * `value` with every long array found through `schema` replaced by its first item (enough
  * for the array's own schema to pass its type and minimum), each pushed to `cuts`; `value`
  * itself when nothing was cut. Adds the length of every short array met to `walk.work`.
+ * An array with a total cap is checked here, whole, before anything of it is cut: zod
+ * sees only the cut copy.
  */
-function cut(schema: z.ZodType, value: unknown, walk: { work: number; path: PropertyKey[] }, cuts: Cut[]): unknown {
+function cut(schema: z.ZodType, value: unknown, walk: Walk, cuts: Cut[]): unknown {
   const def = defOf(schema);
   switch (def.type) {
     case 'optional':
@@ -84,6 +95,8 @@ function cut(schema: z.ZodType, value: unknown, walk: { work: number; path: Prop
     }
     case 'array': {
       if (!Array.isArray(value)) return value;
+      const message = walk.over ? undefined : totalCheckOf(schema)?.(value);
+      if (message !== undefined) walk.over = { message, path: walk.path.slice() };
       if (value.length > LONG) {
         cuts.push({ schema: schema as z.ZodArray, items: value, path: walk.path.slice() });
         return value.slice(0, 1);

@@ -8,10 +8,15 @@
  *
  * Each cap is above the largest count a vendor documents, so gw never refuses a request an
  * upstream would take; they are listed in docs/design.md ("Decisions beyond the contract").
- * Arrays inside one turn (content parts, tool calls, tool results) are not capped: the body
- * size bounds them, and translating them is linear.
+ * A cap holds in total where a request groups its items: every tool declaration across a
+ * Gemini request's `tools` or a Responses request's namespaces ({@link cappedTotal}), and the
+ * input items a Responses request carries once the conversation `previous_response_id`
+ * continues is expanded into it (plugins/formats/openai-responses/history.ts). Arrays inside
+ * one turn (content parts, tool calls, tool results) are not capped: the body size bounds
+ * them, and translating them is linear.
  */
 import { z } from 'zod';
+import { withTotal } from '../lib/array-totals.ts';
 
 /**
  * Turns of a conversation: `messages` (chat, Messages), `contents` (Gemini), `input` items
@@ -44,4 +49,27 @@ export const MAX_EMBEDDING_INPUTS = 16_384;
 /** A zod array of `item` with at most `max` entries; past it the issue reads `at most <max> <what> per request`. */
 export function capped<T extends z.ZodType>(item: T, max: number, what: string) {
   return z.array(item).max(max, `at most ${max} ${what} per request`);
+}
+
+/**
+ * `capped(group, max, groups)`, and at most `max` in total of what the groups hold: a Gemini
+ * tool's `functionDeclarations`, a Responses namespace's `tools` (`count(group)`: what one
+ * group adds; it may see an item before the item was checked, so it reads it defensively). Capped per array alone, 25 groups of 20,000 made 500,000 tools in one request.
+ * Past it the issue, on the array, reads `at most <max> <what> per request (<how>)` like
+ * every cap, `how` saying how they were counted.
+ */
+export function cappedTotal<T extends z.ZodType>(group: T, max: number, groups: string, what: string, how: string, count: (group: unknown) => number) {
+  return withTotal(capped(group, max, groups), (list) => {
+    let total = 0;
+    for (const g of list) {
+      total += count(g);
+      if (total > max) return `at most ${max} ${what} per request (${how})`;
+    }
+    return undefined;
+  });
+}
+
+/** What a group adds to a {@link cappedTotal} count: the length of `list` when it is an array, else 1 (an item that is no group). */
+export function lengthOr1(list: unknown): number {
+  return Array.isArray(list) ? list.length : 1;
 }

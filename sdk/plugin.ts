@@ -40,7 +40,7 @@ export { defineExtension, defineProvider } from '../core/plugins/contract.ts';
 export type { ExtensionHandle, ExtensionPlugin, ExtensionSetup, ProviderPlugin, ProviderSetup, RoutingSetting } from '../core/plugins/contract.ts';
 export type { AdminRoutes, GatewayInfo, ProviderStatus } from '../lib/gateway-info.ts';
 export { GW_VERSION } from '../core/plugins/loader.ts';
-export { providerBaseSchema, routingSettingsSchema } from '../lib/config/provider-schema.ts';
+export { headerNameSchema, headerValueSchema, providerBaseSchema, routingSettingsSchema } from '../lib/config/provider-schema.ts';
 
 // errors
 export { defineError, GatewayError, messageForStores } from '../core/errors.ts';
@@ -167,7 +167,7 @@ export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/forma
 export { quoted } from '../core/error-codes.ts';
 export { Warnings } from '../lib/format/warnings.ts';
 export { own } from '../lib/own.ts';
-export { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
+export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
 
 // a format's own routes: the request's key and id, the models its key may call
 export { keyOf, requestIdOf } from '../core/pipeline/state.ts';
@@ -178,6 +178,7 @@ export { modelFor, modelsFor, nearModels } from './models.ts';
 
 // usage and spend over time: hourly buckets read back as `?bucket=&group_by=&from=&to=` series
 export {
+  badQuery,
   BUCKETS_KEY,
   DAY_MS,
   HOUR_MS,

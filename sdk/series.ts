@@ -11,8 +11,9 @@
  * virtual-keys issue; until then every key falls in the `null` group).
  */
 import type { Context } from 'koa';
-import { defineError } from '../core/errors.ts';
-import { isCalendarDate } from '../lib/calendar.ts';
+import { defineError, type GatewayError } from '../core/errors.ts';
+import { quoted } from '../core/error-codes.ts';
+import { parseDateTime } from '../lib/dates.ts';
 import { own } from '../lib/own.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
 import type { Store } from '../lib/store/types.ts';
@@ -55,30 +56,38 @@ export function wantsSeries(ctx: Context): boolean {
   return SERIES_PARAMS.some((p) => ctx.query[p] !== undefined);
 }
 
+/**
+ * The 400 for query parameter `name`: `query parameter '<name>' <rule>; got "<value>"`, the
+ * value quoted as every error quotes one (`quoted`: cut to 200 characters); logs and the
+ * request log keep the sentence without it.
+ */
+export function badQuery(name: string, rule: string, got?: string): GatewayError {
+  const message = `query parameter '${name}' ${rule}`;
+  if (got === undefined) return INVALID_QUERY(message, { param: name });
+  return INVALID_QUERY(`${message}; got ${quoted(got)}`, { param: name, logMessage: message });
+}
+
 function one(ctx: Context, name: string): string | undefined {
   const v = ctx.query[name];
-  if (Array.isArray(v)) throw INVALID_QUERY(`query parameter '${name}' given more than once`, { param: name });
+  if (Array.isArray(v)) throw badQuery(name, 'given more than once');
   return v;
 }
 
-/** RFC 3339 or a date alone; groups 1-3: year, month, day. */
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2}))?$/;
-
 /**
- * A time from the query: RFC 3339 (`2026-01-31T10:00:00Z`), a UTC date (`2026-01-31`) or epoch ms.
- * @throws GatewayError 400 naming the parameter, for a malformed value or a day the calendar lacks (2026-02-30).
+ * A time from the query: RFC 3339 (`2026-01-31T10:00:00Z`), a UTC date (`2026-01-31`) or
+ * epoch ms; a date that is not on the calendar (`2026-02-30`) is refused, as everywhere.
+ * @throws GatewayError 400 naming the parameter.
  */
 export function parseTime(name: string, v: string): number {
-  let t = Number.NaN;
-  if (/^\d{1,15}$/.test(v)) t = Number(v);
-  else {
-    const day = ISO_TIME.exec(v);
-    if (day && isCalendarDate(Number(day[1]), Number(day[2]), Number(day[3]))) t = Date.parse(v);
+  const t = /^\d{1,15}$/.test(v) ? Number(v) : parseDateTime(v);
+  if (typeof t === 'string') {
+    const shape = t.startsWith('expected');
+    throw badQuery(
+      name,
+      shape ? 'must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds' : 'must be a real calendar date (and time of day)',
+      v,
+    );
   }
-  if (!Number.isFinite(t))
-    throw INVALID_QUERY(`query parameter '${name}' must be an RFC 3339 time (2026-01-31T10:00:00Z), a date (2026-01-31) or epoch milliseconds; got '${v}'`, {
-      param: name,
-    });
   return t;
 }
 
@@ -94,7 +103,7 @@ export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], reten
   const b = one(ctx, 'bucket') ?? 'hour';
   const allowed = minuteRetentionMs === undefined ? "'hour' or 'day'" : "'minute', 'hour' or 'day'";
   if (b !== 'hour' && b !== 'day' && (b !== 'minute' || minuteRetentionMs === undefined)) {
-    throw INVALID_QUERY(`query parameter 'bucket' must be ${allowed}; got '${b}'`, { param: 'bucket' });
+    throw badQuery('bucket', `must be ${allowed}`, b);
   }
   const size = BUCKET_MS[b];
   if (b === 'minute') retentionMs = minuteRetentionMs!;
@@ -102,7 +111,7 @@ export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], reten
   const groupBy: string[] = [];
   for (const part of g === undefined ? dims : g.split(',').map((s) => s.trim())) {
     if (!(dims as readonly string[]).includes(part) && !TAG.test(part)) {
-      throw INVALID_QUERY(`query parameter 'group_by' takes ${dims.join(', ')} or tag:<name> (comma-separated); got '${part}'`, { param: 'group_by' });
+      throw badQuery('group_by', `takes ${dims.join(', ')} or tag:<name> (comma-separated)`, part);
     }
     if (!groupBy.includes(part)) groupBy.push(part);
   }
@@ -110,7 +119,7 @@ export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], reten
   const fromRaw = one(ctx, 'from');
   const to = Math.min(toRaw === undefined ? now : parseTime('to', toRaw), now + size);
   let from = fromRaw === undefined ? to - (b === 'hour' ? DAY_MS : b === 'day' ? 30 * DAY_MS : HOUR_MS) : parseTime('from', fromRaw);
-  if (!(from < to)) throw INVALID_QUERY(`query parameter 'from' must be before 'to'`, { param: 'from' });
+  if (!(from < to)) throw badQuery('from', "must be before 'to'");
   from = Math.max(from, now - retentionMs - size);
   from -= from % size;
   return { bucket: b, groupBy, from: Math.max(0, from), to };

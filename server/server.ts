@@ -3,6 +3,7 @@
  * shutdown (stop accepting, let in-flight requests and streams finish within a bound,
  * then close the store).
  */
+import { counted } from '../lib/plural.ts';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -100,7 +101,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   const address = `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   const table = gateway.snapshot.table;
   (opts.announce ?? ((l) => process.stdout.write(`${l}\n`)))(
-    `listening on ${address} (${table.models().length} models, ${table.providers.size} providers, ${gateway.extensions.length} extensions)`,
+    `listening on ${address} (${counted(table.models().length, 'model')}, ${counted(table.providers.size, 'provider')}, ${counted(gateway.extensions.length, 'extension')})`,
   );
 
   let stopping: Promise<void> | undefined;

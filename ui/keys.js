@@ -65,7 +65,7 @@ function CreateKey({ created, setCreated, onCreated }) {
     }
   };
   return html`<section class="panel">
-    <div class="panel-head"><h2>Create a key</h2><span class="muted">Runtime keys are stored hashed; the secret is shown once. Every setting is optional.</span></div>
+    <div class="panel-head"><h2>Create a key</h2><span class="muted">Runtime keys are stored hashed and listed by their first 8 characters; the secret is shown once. Every setting is optional.</span></div>
     ${error && !fieldOf(error) ? html`<${Problem} error=${error} />` : null}
     <form class="stack create-key" method="post" onSubmit=${submit}>
       <label class="field"><span>Name</span><input name="name" required pattern="[A-Za-z0-9_.\\-]{1,64}" placeholder="e.g. ci-bot" aria-label="Key name" /><small class="hint">letters, digits, "_", "-", "."</small></label>
@@ -93,6 +93,22 @@ function Settings({ k }) {
   if (k.tags) for (const [t, v] of Object.entries(k.tags)) parts.push(html`<span class="chip" title="tag">${t}=${v}</span>`);
   if (k.max_parallel_requests) parts.push(html`<span class="chip" title="parallel requests">≤ ${k.max_parallel_requests} at once</span>`);
   return parts.length ? html`<span class="chips">${parts}</span>` : html`<span class="muted">defaults</span>`;
+}
+
+/** The secret's first characters as the server lists them (`sk-AbCd1…`): never the secret, never its hash. */
+function KeyPrefix({ k }) {
+  if (k.key === '…') return html`<code class="key-prefix" title="Created before gw kept key prefixes: rotate it to get one">…</code>`;
+  return html`<code class="key-prefix" title="The first characters of the secret">${k.key}</code>`;
+}
+
+/** A stored runtime key gw cannot load: why, and the way out (revoke, then create it again). */
+function Unreadable({ k, onDone, onError }) {
+  return html`<tr data-key=${k.name} class="unreadable">
+    <td data-label="Name"><span><b>${k.name}</b> <span class="badge bad">unreadable</span></span></td>
+    <td data-label="Key"><span class="muted">–</span></td>
+    <td data-label="Problem" colspan="5"><span class="problem">Stored, but gw cannot load it: ${k.reason}. Requests with its secret get 401; revoke it and create it again.</span></td>
+    <td data-label=""><span class="controls"><${Revoke} name=${k.name} onError=${onError} onDone=${onDone} /></span></td>
+  </tr>`;
 }
 
 export function Keys() {
@@ -129,10 +145,16 @@ export function Keys() {
             ? html`<p class="empty">No gateway keys: the gateway runs open. Create one below.</p>`
             : html`<div class="scroll"><table class="cards keys">
         <thead><tr><th>Name</th><th>Key</th><th>Spend / budget</th><th>Requests / min</th><th>Tokens / min</th><th>Settings</th><th>Models used</th><th></th></tr></thead>
-        <tbody>${rows.map(
-          (k) => html`<tr data-key=${k.name}>
+        <tbody>${rows.map((k) =>
+          k.unreadable
+            ? html`<${Unreadable} k=${k} onError=${setActionError} onDone=${(n) => {
+                setActionError(null);
+                setRevoked(n);
+                reload();
+              }} />`
+            : html`<tr data-key=${k.name}>
           <td data-label="Name"><span><b>${k.name}</b> <span class=${`badge ${k.source === 'runtime' ? 'ok' : ''}`}>${k.source}</span></span></td>
-          <td data-label="Key"><code>${k.key}</code></td>
+          <td data-label="Key"><${KeyPrefix} k=${k} /></td>
           <td data-label="Spend / budget">${k.spend ? html`<${Meter} used=${k.spend.spent_usd} limit=${k.spend.budget_usd} text=${`${usd(k.spend.spent_usd)} of ${usd(k.spend.budget_usd)}${k.spend.reserved_usd ? ` (+${usd(k.spend.reserved_usd)} held)` : ''}`} />` : html`<span class="muted">${data.budget === null ? 'budget off' : '–'}</span>`}</td>
           <td data-label="Requests / min">${k.limit ? html`<${Meter} used=${k.limit.requests} limit=${k.limit.requests_per_minute} text=${`${count(k.limit.requests)} of ${count(k.limit.requests_per_minute)}`} />` : html`<span class="muted">${data.limits === null ? 'no limit' : '–'}</span>`}</td>
           <td data-label="Tokens / min">${k.limit?.tokens_per_minute ? html`<${Meter} used=${k.limit.tokens} limit=${k.limit.tokens_per_minute} text=${`${count(k.limit.tokens)} of ${count(k.limit.tokens_per_minute)}`} />` : html`<span class="muted">no limit</span>`}</td>

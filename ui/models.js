@@ -193,7 +193,11 @@ export function Models() {
         <thead><tr><th>Provider</th><th>Circuit</th><th class="num">In flight</th><th>Last 5 min</th><th>Last 60 min</th><th>Models</th><th></th></tr></thead>
         <tbody>${(data?.providers ?? []).map(
           (p) => html`<tr data-provider=${p.name}>
-          <td data-label="Provider"><div><b class="name" title=${p.name}>${p.name}</b><div class="sub">${p.kind} · ${p.source}${p.base_url ? html` · <span class="mono url">${p.base_url}</span>` : null}</div></div></td>
+          <td data-label="Provider"><div><b class="name" title=${p.name}>${p.name}</b><div class="sub">${p.kind ?? '?'} · ${p.source}${p.base_url ? html` · <span class="mono url">${p.base_url}</span>` : null}</div></div>${
+            p.unreadable
+              ? html`<div class="problem"><span class="badge bad">unreadable</span> ${p.reason}; it serves nothing: delete it and create it again</div>`
+              : null
+          }</td>
           <td data-label="Circuit"><span class=${`badge ${CIRCUIT[p.circuit]?.[0] ?? ''}`}>${CIRCUIT[p.circuit]?.[1] ?? p.circuit}</span></td>
           <td class="num" data-label="In flight">${p.inflight}</td>
           <td data-label="Last 5 min"><${Window} w=${p.health?.last_5m} /></td>

@@ -7,11 +7,15 @@ import { CliError } from '../client/errors.ts';
 import { adminClient } from '../client/http.ts';
 import { note, printJson, printList, type Column } from '../client/output.ts';
 
-/** A key as GET /v1/admin/keys lists it (the secret masked by the server). */
+/** A key as GET /v1/admin/keys lists it (by the secret's first characters, never the secret). */
 interface KeyRow {
   name: string;
   source: string;
-  key: string;
+  /** The secret's first characters (`sk-AbCd1…`); null for a record gw cannot load. */
+  key: string | null;
+  /** A stored key gw cannot load, and why. */
+  unreadable?: true;
+  reason?: string;
   models: string[] | null;
   requests_per_minute: number | null;
   tokens_per_minute: number | null;
@@ -28,8 +32,8 @@ interface KeyRow {
 const COLUMNS: ReadonlyArray<Column<KeyRow>> = [
   { header: 'NAME', value: (k) => k.name },
   { header: 'SOURCE', value: (k) => k.source },
-  { header: 'KEY', value: (k) => k.key },
-  { header: 'MODELS', value: (k) => k.models ?? 'all' },
+  { header: 'KEY', value: (k) => (k.unreadable ? 'unreadable' : k.key) },
+  { header: 'MODELS', value: (k) => (k.unreadable ? null : (k.models ?? 'all')) },
   { header: 'RPM', value: (k) => k.requests_per_minute, right: true },
   { header: 'TPM', value: (k) => k.tokens_per_minute, right: true },
   { header: 'BUDGET', value: (k) => k.budget, right: true },
@@ -73,6 +77,9 @@ const path = (name: string) => `/v1/admin/keys/${encodeURIComponent(name)}`;
 export async function list(o: { json?: boolean }): Promise<void> {
   const res = await adminClient().call<{ data: KeyRow[] }>('GET', '/v1/admin/keys');
   printList(o.json === true, res.data, COLUMNS, res.data);
+  if (o.json) return;
+  for (const k of res.data)
+    if (k.unreadable) note(`gw: key '${k.name}' is stored but cannot be loaded (${k.reason}): revoke it (gw keys revoke ${k.name}) and create it again`);
 }
 
 /** Prints the new key alone on stdout; the note (and any warning) goes to stderr. */

@@ -4,12 +4,15 @@
  * TTFB p95 in ms); --json has the 60-minute window and the per-minute history too.
  */
 import { adminClient } from '../client/http.ts';
-import { printJson, printList, type Column } from '../client/output.ts';
+import { note, printJson, printList, type Column } from '../client/output.ts';
 
 /** A provider as GET /v1/admin/providers lists it (api_key masked by the server). */
 interface ProviderRow {
   name: string;
-  kind: string;
+  kind: string | null;
+  /** A stored provider gw cannot load, and why. */
+  unreadable?: true;
+  reason?: string;
   source: string;
   base_url: string | null;
   models: string[];
@@ -36,7 +39,7 @@ const COLUMNS: ReadonlyArray<Column<ProviderRow>> = [
   { header: 'SOURCE', value: (p) => p.source },
   { header: 'API_KEY', value: (p) => p.api_key },
   { header: 'BASE_URL', value: (p) => p.base_url },
-  { header: 'CIRCUIT', value: (p) => p.circuit },
+  { header: 'CIRCUIT', value: (p) => (p.unreadable ? 'unreadable' : p.circuit) },
   { header: 'REQ_5M', value: (p) => w5(p)?.requests, right: true },
   { header: 'ERR_5M', value: (p) => (w5(p)?.requests ? pct(w5(p)!.error_rate) : undefined), right: true },
   { header: 'P50_MS', value: (p) => w5(p)?.latency_ms?.p50, right: true },
@@ -48,6 +51,10 @@ const COLUMNS: ReadonlyArray<Column<ProviderRow>> = [
 export async function list(o: { json?: boolean }): Promise<void> {
   const res = await adminClient().call<{ data: ProviderRow[] }>('GET', '/v1/admin/providers');
   printList(o.json === true, res.data, COLUMNS, res.data);
+  if (o.json) return;
+  for (const p of res.data)
+    if (p.unreadable)
+      note(`gw: provider '${p.name}' is stored but cannot be loaded (${p.reason}): delete it (gw providers delete ${p.name}) and create it again`);
 }
 
 export async function create(name: string, o: { kind?: string; apiKey: string; baseUrl?: string; models?: string[]; json?: boolean }): Promise<void> {

@@ -70,7 +70,7 @@ export function registerManagementCommands(program: Command): void {
   const keys = program.command('keys').description('list, create, update, rotate and revoke gateway keys').addHelpText('after', ENV_HELP);
   keys
     .command('list')
-    .description('list gateway keys (masked) with their settings')
+    .description("list gateway keys (by their secret's first characters) with their settings")
     .option(...JSON_FLAG)
     .action(async (o) => (await import('./keys.ts')).list(o));
   keySettingFlags(keys.command('create <name>').description('create a gateway key with its settings; the key is printed once'))

@@ -3,11 +3,35 @@
  */
 import { z } from 'zod';
 
+/**
+ * A field value as HTTP sends it (RFC 9110 field-value): visible ASCII, spaces and tabs
+ * inside, and the bytes 0x80-0xFF, with no space at either end. undici refuses anything else
+ * when the request is sent (a BOM, a lone surrogate, a control character, a line break), so
+ * a provider would fail every call with a 502 made by gw; it is refused where it is written.
+ */
+const HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/**
+ * A string sent in an HTTP header (a provider's `api_key`, a webhook's or exporter's
+ * `headers` values). Its message never quotes the value, which is often a secret.
+ */
+export const headerValueSchema = z
+  .string()
+  .regex(
+    HEADER_VALUE,
+    'expected a value HTTP can send in a header: printable characters only (no control character, line break, byte-order mark or other character above U+00FF) and no space at either end',
+  );
+
+/** An HTTP header name. */
+export const headerNameSchema = z.string().regex(HEADER_NAME, "expected an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)");
+
 export const providerBaseSchema = z.strictObject({
   /** Provider kind; defaults to the section name. */
   kind: z.string().optional(),
-  /** Sent upstream; may be `${VAR}`. */
-  api_key: z.string().min(1, 'expected the provider api_key (it may be "${VAR}")'),
+  /** Sent upstream in a header; may be `${VAR}`. */
+  api_key: headerValueSchema.min(1, 'expected the provider api_key (it may be "${VAR}")'),
   /** Model ids served; discovered from the upstream when omitted. */
   models: z.array(z.string().min(1)).optional(),
   /** Common-format origin with its version prefix, e.g. "https://api.openai.com/v1". */

@@ -33,7 +33,7 @@ export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: numb
   502,
   (p) => `provider ${p.provider} rejected gw's credentials (HTTP ${p.status}): ${p.message}; check the provider's api_key`,
   // a 502 that repeating cannot cure: the operator must fix the provider's key
-  { upstream: true, retry: false },
+  { upstream: true, retry: false, verbatim: ['message'] },
 );
 
 /** What a kind reads out of one of its error bodies. */

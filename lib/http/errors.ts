@@ -11,19 +11,19 @@ export const UPSTREAM_TIMEOUT = defineError<{ provider: string; seconds: number;
   'upstream_timeout',
   504,
   (p) => `provider ${p.provider} timed out after ${p.seconds} s (${p.url})`,
-  { upstream: true },
+  { upstream: true, verbatim: ['url'] },
 );
 export const UPSTREAM_UNREACHABLE = defineError<{ provider: string; reason: string; url: string }>(
   'upstream_unreachable',
   502,
   (p) => `provider ${p.provider} is unreachable: ${p.reason} (${p.url})`,
-  { upstream: true },
+  { upstream: true, verbatim: ['reason', 'url'] },
 );
 export const UPSTREAM_CONNECTION_LOST = defineError<{ provider: string; reason: string }>(
   'upstream_connection_lost',
   502,
   (p) => `provider ${p.provider} connection was lost mid-response: ${p.reason}`,
-  { upstream: true },
+  { upstream: true, verbatim: ['reason'] },
 );
 /** The stream ended without its terminator (`[DONE]`, `message_stop`, a finish reason). */
 export const UPSTREAM_TRUNCATED = defineError<{ provider: string; expected: string }>(
@@ -35,13 +35,14 @@ export const UPSTREAM_TRUNCATED = defineError<{ provider: string; expected: stri
 /** A body or event gw cannot read: bad JSON, a missing required part, a wrong content type. */
 export const UPSTREAM_MALFORMED = defineError<{ provider: string; what: string }>('upstream_malformed', 502, (p) => `provider ${p.provider} sent ${p.what}`, {
   upstream: true,
+  verbatim: ['what'],
 });
 /** One upstream SSE event or JSON body larger than the provider's `max_event_bytes`. */
 export const UPSTREAM_TOO_LARGE = defineError<{ provider: string; what: string; limit: number }>(
   'upstream_too_large',
   502,
   (p) => `provider ${p.provider} sent ${p.what} larger than ${p.limit} bytes (max_event_bytes)`,
-  { upstream: true },
+  { upstream: true, verbatim: ['what'] },
 );
 export const DISCOVERY_FAILED = defineError<string>('discovery_failed', 502, (m) => `model discovery failed: ${m}`);
 

@@ -4,6 +4,7 @@
  * `changes` by date. Validated with zod (errors name the key path) and turned into a
  * PriceSpec (price.ts).
  */
+import { parseDateTime } from '../dates.ts';
 import { z } from 'zod';
 import type { PartRates, PriceSpec, Rate } from './price.ts';
 
@@ -56,7 +57,7 @@ const startDate = z.union([
   z
     .string()
     .regex(DATE, 'expected a date "YYYY-MM-DD" or an RFC 3339 date-time')
-    .refine((s) => !Number.isNaN(Date.parse(s)), 'expected a real date'),
+    .refine((s) => typeof parseDateTime(s) === 'number', 'expected a real calendar date'),
 ]);
 
 const changeSchema = z.strictObject({ start_date: startDate, ...partShape, tiers });
@@ -108,6 +109,6 @@ function ratesOf(p: Parts): PartRates {
 
 function dateMs(d: Date | string): number {
   if (d instanceof Date) return d.getTime();
-  // a bare date is UTC midnight (Date.parse does that); a date-time without offset is refused by DATE
-  return Date.parse(d);
+  // a bare date is UTC midnight; a date-time without offset is refused by DATE
+  return parseDateTime(d) as number;
 }

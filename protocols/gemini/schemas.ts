@@ -8,7 +8,7 @@
  * @see https://ai.google.dev/api/tokens#request-body
  * @see https://ai.google.dev/api/embeddings#request-body
  */
-import { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin';
+import { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin';
 import { z } from 'zod';
 
 const part = z.looseObject({}).meta({ description: 'A Part: text, inlineData, fileData, functionCall, functionResponse, …' });
@@ -31,10 +31,13 @@ export const generateContentRequestSchema = z
   .looseObject({
     contents: capped(geminiContentSchema, MAX_TURNS, 'contents'),
     systemInstruction: z.union([geminiContentSchema, z.string()]).optional(),
-    tools: capped(
+    tools: cappedTotal(
       z.looseObject({ functionDeclarations: capped(functionDeclaration, MAX_TOOLS, 'function declarations').optional() }),
       MAX_TOOLS,
       'tools',
+      'function declarations',
+      'counted over every tool; a tool without functionDeclarations counts one',
+      (tool) => lengthOr1((tool as { functionDeclarations?: unknown } | null)?.functionDeclarations),
     ).optional(),
     toolConfig: z
       .looseObject({

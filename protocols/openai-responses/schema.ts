@@ -7,7 +7,7 @@
  * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse)
  */
 import { z } from 'zod';
-import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin';
+import { capped, cappedTotal, lengthOr1, MAX_TOOLS, MAX_TURNS } from 'gw/plugin';
 
 const item = z.looseObject({ type: z.string().optional() }).meta({ description: 'An input item: message, function_call, function_call_output, reasoning, …' });
 const tool = z
@@ -19,7 +19,9 @@ export const responsesRequestSchema = z
     model: z.string().min(1).meta({ description: 'Model id or alias' }),
     input: z.union([z.string(), capped(item, MAX_TURNS, 'input items')]).optional(),
     instructions: z.string().nullish(),
-    tools: capped(tool, MAX_TOOLS, 'tools').optional(),
+    tools: cappedTotal(tool, MAX_TOOLS, 'tools', 'tools', "a namespace's tools counted one by one", (t) =>
+      lengthOr1((t as { tools?: unknown } | null)?.tools),
+    ).optional(),
     tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })]).optional(),
     parallel_tool_calls: z.boolean().nullish(),
     max_output_tokens: z.number().int().positive().nullish(),

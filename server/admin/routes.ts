@@ -3,10 +3,10 @@
  * removed at runtime, the model list with provider names, and config reload. The admin
  * token is checked by the core before any of these run; errors are in the OpenAI shape.
  *
- *   GET    /v1/admin/providers         list, api keys masked
+ *   GET    /v1/admin/providers         list, api keys masked; stored ones gw cannot load marked unreadable
  *   POST   /v1/admin/providers         create → 201 listing (models discovered when absent)
  *   DELETE /v1/admin/providers/{name}  204; 409 when the config file defines it
- *   GET    /v1/admin/keys              list, keys masked, with their settings
+ *   GET    /v1/admin/keys              list by the secrets' first characters, with their settings; stored ones gw cannot load marked unreadable
  *   POST   /v1/admin/keys              create with settings → 201 listing + `key`: the secret, shown once
  *   PATCH  /v1/admin/keys/{name}       change settings (JSON merge patch), secret unchanged → 200 listing
  *   POST   /v1/admin/keys/{name}/rotate  new secret → 200 {name, source, key, previous_key_valid_until};

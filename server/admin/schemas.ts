@@ -3,6 +3,7 @@
  * these (timeout_seconds, api_version…) go to the kind's own schema, which checks them.
  */
 import { z } from 'zod';
+import { headerValueSchema } from '../../lib/config/provider-schema.ts';
 import { keyPatchSchema, keySettingsShape, MAX_GRACE_SECONDS } from '../../lib/key-settings.ts';
 
 const name = z
@@ -14,7 +15,8 @@ export const providerCreateSchema = z.looseObject({
   name,
   /** Defaults to `name`, as a `[providers.<name>]` section does. */
   kind: name.optional(),
-  api_key: z.string({ error: 'required: the upstream API key (a string)' }).min(1, 'required: the upstream API key'),
+  /** Checked as the kind's section checks it (lib/config/provider-schema.ts), with the same message. */
+  api_key: z.string({ error: 'required: the upstream API key (a string)' }).min(1, 'required: the upstream API key').pipe(headerValueSchema),
   base_url: z.string().min(1).optional(),
   /** Absent or empty → discovered from the upstream's model list. */
   models: z.array(z.string().min(1)).optional(),

@@ -1,6 +1,7 @@
 /**
  * First run: a missing config file is created with a listen address, a fresh admin token,
- * a default gateway key and commented examples of everything else.
+ * a default gateway key, the offline mock provider and the extensions the console reads,
+ * and commented examples of everything else.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -27,11 +28,15 @@ export async function writeFirstRunConfig(file: string, listen: string): Promise
   }
 }
 
-/** The text of a first-run config. */
+/**
+ * The text of a first-run config: the offline `mock` provider (`mock-1`, the model of the
+ * README's first request) and the usage and request_log extensions the console reads are on;
+ * every provider kind and every built-in extension is a commented example.
+ */
 export function firstRunConfigText(listen: string, adminToken: string, defaultKey: string): string {
   return `# gw configuration, generated on first run. Reference: docs/configuration.md.
 listen = "${listen}"
-admin_token = "${adminToken}"   # for gw's admin routes and the gw management client (GW_ADMIN_TOKEN)
+admin_token = "${adminToken}"   # for gw's admin routes, the console at /ui and the gw management client (GW_ADMIN_TOKEN)
 data_dir = "data"               # relative to this file; holds the store
 
 [keys.default]                  # gateway API keys, by name: clients send "Authorization: Bearer <key>"
@@ -39,15 +44,16 @@ key = "${defaultKey}"
 # Per-key settings (docs/configuration.md "Virtual keys"); leave one out and the key is not limited by it:
 # models = ["gpt-4o*", "claude-*"]     # what the key may call (* matches anything)
 # requests_per_minute = 60             # with [extensions.rate_limit]
-# budget = 20                          # USD, with [extensions.budget] and [pricing]
+# budget = 20                          # USD, with [extensions.budget]
 # budget_period = "monthly"            # daily | weekly | monthly | lifetime (UTC)
 # expires_at = 2027-01-01
 # tags = { team = "search" }
 # max_parallel_requests = 4
 
-# An offline provider that echoes the last user message; handy to try gw without a network.
-# [providers.mock]
-# models = ["mock-1"]
+# Offline and deterministic: answers with the last user message, so gw can be tried without
+# a network (model "mock-1"). Remove it once real providers are set up.
+[providers.mock]
+models = ["mock-1"]
 
 # [providers.openai]            # the section name doubles as the kind
 # api_key = "\${OPENAI_API_KEY}" # \${VAR} is read from the environment at load
@@ -60,6 +66,11 @@ key = "${defaultKey}"
 # [providers.gemini]
 # api_key = "\${GEMINI_API_KEY}"
 # models = ["gemini-2.5-flash"]
+
+# [providers.azure]
+# api_key = "\${AZURE_OPENAI_API_KEY}"
+# base_url = "https://my-resource.openai.azure.com"
+# models = ["my-gpt-4o-deployment"]
 
 # [providers.dashscope]         # Qwen; international region by default
 # api_key = "\${DASHSCOPE_API_KEY}"
@@ -77,16 +88,33 @@ key = "${defaultKey}"
 # [aliases]
 # gpt4 = "gpt-4o"
 
-# [pricing."gpt-4o"]            # USD per million tokens, for the budget extension
+# Prices: gw ships a price table for the openai, azure, anthropic, gemini, dashscope and zhipu
+# kinds, so budgets and spend work without [pricing]; a section overrides the table, or
+# prices a model it lacks (USD per million tokens):
+# [pricing."my-model"]
 # input_per_mtok = 2.5
 # output_per_mtok = 10.0
 
+# Extensions (docs/extensions.md): each runs when its section is present, hooks in the order
+# of the sections. The console at /ui reads these two:
+[extensions.usage]              # tokens and requests per key, model and hour: /v1/usage, the charts
+[extensions.request_log]        # the last 10,000 requests (no bodies): /v1/requests, the Requests page
+
+# [extensions.rate_limit]
+# requests_per_minute = 60      # every key's limit unless the key sets its own
+# tokens_per_minute = 100000
+# [extensions.budget]
+# default_budget = 10.0         # USD per key, at the bundled prices or [pricing]
 # [extensions.cache]
 # ttl_seconds = 300
-# [extensions.rate_limit]
-# requests_per_minute = 60
-# [extensions.usage]
 # [extensions.logging]
 # level = "info"
+# [extensions.otel]             # traces and GenAI metrics over OTLP (docs/opentelemetry.md)
+# endpoint = "http://127.0.0.1:4318"
+# [extensions.alerts]           # webhooks on budgets, circuits, error rates, latency, key expiry
+# [[extensions.alerts.webhooks]]
+# name = "ops"
+# url = "\${ALERTS_WEBHOOK_URL}"
+# format = "slack"
 `;
 }

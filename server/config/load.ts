@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { isAliasPattern } from '../../lib/alias-patterns.ts';
 import { ConfigError } from '../../lib/config/error.ts';
+import { rolledOver } from '../../lib/dates.ts';
 import { builtinModule } from '../../core/plugins/loader.ts';
 import { expandEnv } from './expand.ts';
 import { PROTO_NAME, protoKeyPath } from '../../lib/own.ts';
@@ -35,6 +36,8 @@ export function parseConfig(text: string, file: string, path: string, env: NodeJ
     if (err instanceof TomlError) throw new ConfigError(file, [], `TOML syntax error at line ${err.line}, column ${err.column}: ${err.message.split('\n')[0]}`);
     throw err;
   }
+  const rolled = rolledOver(raw, text);
+  if (rolled) throw new ConfigError(file, rolled, 'not a calendar date: that day does not exist in its month');
   // zod would drop a `[keys.__proto__]`, an alias or a tag named so without a word
   const proto = protoKeyPath(raw);
   if (proto) throw new ConfigError(file, proto, PROTO_NAME);

@@ -45,3 +45,38 @@ export function providerListing(p: Provider, section: Record<string, unknown>, s
     health: (member?.health ?? EMPTY).report(),
   };
 }
+
+/**
+ * A stored runtime provider gw cannot load (its record is damaged, or its section no longer
+ * builds: a kind uninstalled, a field this version refuses): listed so it is never dropped
+ * silently. It serves nothing until it is deleted and created again.
+ */
+export interface UnreadableProviderListing {
+  name: string;
+  /** The section's kind when the record could be read, else null. */
+  kind: string | null;
+  source: 'runtime';
+  base_url: string | null;
+  models: string[];
+  /** Masked, as for a provider that loads ('' when unknown). */
+  api_key: string;
+  unreadable: true;
+  /** What is wrong, in gw's words (never the api_key). */
+  reason: string;
+}
+
+/** The listing of stored runtime provider `name` that cannot be loaded; `section` when its record could be read. */
+export function unreadableProvider(name: string, section: Record<string, unknown> | undefined, reason: string): UnreadableProviderListing {
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  const models = section?.models;
+  return {
+    name,
+    kind: str(section?.kind) ?? (section ? name : null),
+    source: 'runtime',
+    base_url: str(section?.base_url),
+    models: Array.isArray(models) ? models.filter((m): m is string => typeof m === 'string') : [],
+    api_key: str(section?.api_key) === null ? '' : maskSecret(section!.api_key as string),
+    unreadable: true,
+    reason,
+  };
+}

@@ -3,16 +3,18 @@
  * a restart (and, with a shared store, are seen by every instance).
  *
  *   admin:provider:<name>  JSON ProviderRecord (incl. api_key: the store is the server's own)
- *   admin:key:<name>       JSON RuntimeKeyRecord: SHA-256 hex of the secret, the key's
- *                          settings, earlier secrets in a grace period (hashes); the secret
- *                          itself is never stored. (Before keys had settings the value was
- *                          the bare hash: still read.)
+ *   admin:key:<name>       JSON RuntimeKeyRecord: SHA-256 hex of the secret, the first
+ *                          characters of the secret (its listed prefix), the key's settings,
+ *                          earlier secrets in a grace period (hashes); the secret itself is
+ *                          never stored. (Before keys had settings the value was the bare
+ *                          hash: still read.)
  *   admin:version          counter `{n}`, +1 after every change: instances sharing the store
  *                          poll it to learn that they must re-read the records
  */
 import { z } from 'zod';
 import { keySettingsShape, settingsOf } from '../../lib/key-settings.ts';
-import type { RuntimeKeyRecord } from '../../lib/keys.ts';
+import { formatPath } from '../../lib/config/error.ts';
+import { MAX_PREFIX, type RuntimeKeyRecord } from '../../lib/keys.ts';
 import type { Store } from '../../lib/store/types.ts';
 
 /** A provider created through the admin API, as stored. */
@@ -36,18 +38,19 @@ export class RuntimeRecords {
     this.store = root.namespace('admin');
   }
 
-  /** Every stored provider record, by name order; unreadable records are skipped and reported. */
-  async providers(onBad: (name: string, err: Error) => void): Promise<ProviderRecord[]> {
+  /**
+   * Every stored provider record, by name order; a record that cannot be read is passed to
+   * `onBad` with the reason (gw's own words: a record holds the provider's api_key, so no
+   * parser's excerpt of it).
+   */
+  async providers(onBad: (name: string, reason: string) => void): Promise<ProviderRecord[]> {
     const out: ProviderRecord[] = [];
     for await (const [k, v] of this.store.entries(PROVIDER)) {
       const name = k.slice(PROVIDER.length);
-      try {
-        const rec = JSON.parse(v) as ProviderRecord;
-        if (!rec || typeof rec.section !== 'object' || rec.section === null) throw new Error('record has no section');
-        out.push({ ...rec, name });
-      } catch (err) {
-        onBad(name, err as Error);
-      }
+      const rec = parseJson(v) as ProviderRecord | undefined;
+      if (rec === undefined) onBad(name, 'the record is not JSON');
+      else if (rec === null || typeof rec.section !== 'object' || rec.section === null || Array.isArray(rec.section)) onBad(name, 'the record has no section');
+      else out.push({ ...rec, name });
     }
     return out;
   }
@@ -60,15 +63,15 @@ export class RuntimeRecords {
     return this.store.delete(PROVIDER + name);
   }
 
-  /** Every runtime key record by name; unreadable records are skipped and reported. */
-  async keys(onBad: (name: string, err: Error) => void = () => undefined): Promise<Map<string, RuntimeKeyRecord>> {
+  /** Every runtime key record by name; a record that cannot be read is passed to `onBad` with the reason. */
+  async keys(onBad: (name: string, reason: string) => void = () => undefined): Promise<Map<string, RuntimeKeyRecord>> {
     const out = new Map<string, RuntimeKeyRecord>();
     for await (const [k, v] of this.store.entries(KEY)) {
       const name = k.slice(KEY.length);
       try {
         out.set(name, parseKeyRecord(v));
       } catch (err) {
-        onBad(name, err as Error);
+        onBad(name, (err as Error).message);
       }
     }
     return out;
@@ -106,11 +109,16 @@ const HASH = /^[0-9a-f]{64}$/;
  */
 export function parseKeyRecord(text: string): RuntimeKeyRecord {
   if (HASH.test(text)) return { hash: text, settings: {} };
-  const rec = JSON.parse(text) as RuntimeKeyRecord;
-  if (!rec || typeof rec.hash !== 'string' || !HASH.test(rec.hash)) throw new Error('record has no key hash');
+  const rec = parseJson(text) as RuntimeKeyRecord | undefined;
+  if (rec === undefined) throw new Error('the record is not JSON');
+  if (!rec || typeof rec.hash !== 'string' || !HASH.test(rec.hash)) throw new Error('the record has no key hash');
   // a record is trusted no more than a config file: settings another gw version wrote are checked again
   const settings = storedSettings.safeParse(rec.settings ?? {});
-  if (!settings.success) throw new Error(`invalid settings: ${settings.error.issues[0]?.message}`);
+  if (!settings.success) {
+    const issue = settings.error.issues[0]!;
+    const at = formatPath(issue.path);
+    throw new Error(`invalid settings: ${at ? `${at}: ` : ''}${issue.message}`);
+  }
   const grace = Array.isArray(rec.grace)
     ? rec.grace.filter((g) => typeof g?.hash === 'string' && HASH.test(g.hash) && Number.isFinite(Date.parse(g.until)))
     : undefined;
@@ -119,7 +127,17 @@ export function parseKeyRecord(text: string): RuntimeKeyRecord {
     ...(rec.created_at ? { created_at: String(rec.created_at) } : {}),
     settings: settingsOf(settings.data),
     ...(grace?.length ? { grace } : {}),
+    ...(typeof rec.prefix === 'string' && rec.prefix.length <= MAX_PREFIX ? { prefix: rec.prefix } : {}),
   };
+}
+
+/** The JSON value of `text`, or undefined when it is not JSON (the parser's message would quote the text). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Settings as stored: unknown fields (from a newer gw) are dropped, known ones checked. */

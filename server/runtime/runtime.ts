@@ -18,17 +18,38 @@ import { ConfigError } from '../../lib/config/error.ts';
 import { generateSecret } from '../config/first-run.ts';
 import { loadConfig } from '../config/load.ts';
 import type { GatewayConfig } from '../../lib/config/schema.ts';
-import { DEFINED_IN_FILE, INVALID_PROVIDER, KEY_EXISTS, KEY_IN_FILE, KEY_NOT_FOUND, MODELS_REQUIRED, PROVIDER_EXISTS, PROVIDER_NOT_FOUND } from '../errors.ts';
+import {
+  DEFINED_IN_FILE,
+  INVALID_PROVIDER,
+  KEY_EXISTS,
+  KEY_IN_FILE,
+  KEY_NOT_FOUND,
+  MODELS_REQUIRED,
+  PROVIDER_EXISTS,
+  PROVIDER_NOT_FOUND,
+  RECORD_UNREADABLE,
+} from '../errors.ts';
 import { DISCOVERY_FAILED } from '../../lib/http/errors.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { applyPatch, type KeyPatch, type KeySettingName, type KeySettings, rfc3339, settingsOf, unenforcedSettings } from '../../lib/key-settings.ts';
-import { hashSecret, type KeyListing, type RuntimeKeyRecord } from '../../lib/keys.ts';
+import {
+  applyPatch,
+  type KeyPatch,
+  type KeySettingName,
+  type KeySettings,
+  keySettingsSchema,
+  rfc3339,
+  settingsOf,
+  unenforcedSettings,
+} from '../../lib/key-settings.ts';
+import { parseBody } from '../../lib/schemas.ts';
+import { hashSecret, type KeyListing, keyPrefix, type RuntimeKeyRecord, type UnreadableKeyListing } from '../../lib/keys.ts';
 import { buildProvider, type ProviderDeps } from '../build-provider.ts';
 import { PluginError } from '../../core/plugins/loader.ts';
 import type { Provider } from '../../lib/provider.ts';
 import type { MemberPool } from '../../lib/resilience/member.ts';
 import type { Store } from '../../lib/store/types.ts';
-import { providerListing, type ProviderListing } from './listing.ts';
+import { providerListing, type ProviderListing, unreadableProvider, type UnreadableProviderListing } from './listing.ts';
+import { SecretRedactor } from '../../lib/redact.ts';
 import { RuntimeRecords, type ProviderRecord } from './records.ts';
 import { applyReloadable } from './restart-only.ts';
 import { reconcile, type BuiltProvider, type Snapshot } from '../../core/runtime/snapshot.ts';
@@ -110,6 +131,14 @@ interface Change {
   keyRecords?: Map<string, RuntimeKeyRecord>;
   /** Providers already built for these stored records (admin create). */
   prebuilt?: Map<string, BuiltProvider>;
+  /** Stored records that cannot be read, by name, with the reason. */
+  unreadable?: Unreadable;
+}
+
+/** Stored runtime records gw cannot read (by name → the reason): listed, reported, deletable, never dropped silently. */
+interface Unreadable {
+  providers: Map<string, string>;
+  keys: Map<string, string>;
 }
 
 /**
@@ -129,6 +158,9 @@ export class Runtime {
   /** Built runtime providers: stored ones not shadowed by a file provider. */
   private runtime = new Map<string, BuiltProvider>();
   private keyRecords = new Map<string, RuntimeKeyRecord>();
+  private unreadable: Unreadable = { providers: new Map(), keys: new Map() };
+  /** Stored runtime providers that failed to build, with the reason (their records are in `stored`). */
+  private unbuilt = new Map<string, string>();
   /** Providers swapped out while requests may still use them; closed with the gateway. */
   private readonly retired: Provider[] = [];
   /** `admin:version` as of the records this instance has applied. */
@@ -155,21 +187,28 @@ export class Runtime {
   async start(config: GatewayConfig): Promise<Snapshot> {
     // read before the records: a change stored in between is then seen as a new version
     const version = this.host.sharedStore ? await this.records.version() : undefined;
-    const { stored, keyRecords } = await this.readRecords();
-    const warnings = await this.apply({ config, stored, keyRecords });
+    const { stored, keyRecords, unreadable } = await this.readRecords();
+    this.reportUnreadable(unreadable);
+    const warnings = await this.apply({ config, stored, keyRecords, unreadable });
     for (const w of warnings) this.host.log.warn(w);
     if (version !== undefined) this.startPolling(version);
     return this.host.snapshot;
   }
 
-  /** File providers (config order) then runtime ones (name order), secrets masked. */
-  listProviders(): ProviderListing[] {
-    const out: ProviderListing[] = [];
+  /**
+   * File providers (config order) then runtime ones (name order), secrets masked; a stored
+   * runtime provider that cannot be read or built is listed too, marked `unreadable` with the reason.
+   */
+  listProviders(): Array<ProviderListing | UnreadableProviderListing> {
+    const out: Array<ProviderListing | UnreadableProviderListing> = [];
     const members = this.host.members;
     for (const b of this.file.values()) out.push(providerListing(b.provider, b.section, 'file', members.get(b.provider)));
-    for (const name of [...this.runtime.keys()].sort()) {
-      const b = this.runtime.get(name)!;
-      out.push(providerListing(b.provider, b.section, 'runtime', members.get(b.provider)));
+    const names = new Set([...this.runtime.keys(), ...this.unbuilt.keys(), ...this.unreadable.providers.keys()]);
+    for (const name of [...names].sort()) {
+      const b = this.runtime.get(name);
+      if (b) out.push(providerListing(b.provider, b.section, 'runtime', members.get(b.provider)));
+      else if (!this.file.has(name))
+        out.push(unreadableProvider(name, this.stored.get(name)?.section, this.unbuilt.get(name) ?? this.unreadable.providers.get(name)!));
     }
     return out;
   }
@@ -184,6 +223,8 @@ export class Runtime {
       const { name, ...fields } = input;
       if (this.file.has(name)) throw PROVIDER_EXISTS({ name, where: `defined in the config file ${this.config.file}` });
       if (this.stored.has(name)) throw PROVIDER_EXISTS({ name, where: 'created at runtime' });
+      const unreadable = this.unreadable.providers.get(name);
+      if (unreadable !== undefined) throw RECORD_UNREADABLE({ what: 'provider', name, reason: unreadable, action: 'create a provider of that name' });
       const section: Record<string, unknown> = { ...fields, kind: fields.kind ?? name };
       if (!Array.isArray(section.models) || section.models.length === 0) delete section.models;
       let built: BuiltProvider;
@@ -215,6 +256,11 @@ export class Runtime {
   deleteProvider(name: string): Promise<void> {
     return this.change(async (commit) => {
       if (this.file.has(name)) throw DEFINED_IN_FILE({ what: 'provider', name, file: this.config.file });
+      if (this.unreadable.providers.has(name)) {
+        await commit({ unreadable: this.without('providers', name) }, () => this.records.deleteProvider(name));
+        this.host.log.info({ provider: name }, 'unreadable provider record deleted');
+        return;
+      }
       if (!this.stored.has(name)) throw PROVIDER_NOT_FOUND(name);
       const stored = new Map(this.stored);
       stored.delete(name);
@@ -223,9 +269,16 @@ export class Runtime {
     });
   }
 
-  /** Every gateway key, file and runtime, masked, with its settings. */
-  listKeys(): KeyListing[] {
-    return this.host.snapshot.keys.list(this.host.now());
+  /**
+   * Every gateway key, file and runtime, masked, with its settings; then every stored runtime
+   * key that cannot be loaded (name order), marked `unreadable` with the reason.
+   */
+  listKeys(): Array<KeyListing | UnreadableKeyListing> {
+    const out: Array<KeyListing | UnreadableKeyListing> = this.host.snapshot.keys.list(this.host.now());
+    for (const name of [...this.unreadable.keys.keys()].sort()) {
+      if (!Object.hasOwn(this.config.keys, name)) out.push({ name, source: 'runtime', key: null, unreadable: true, reason: this.unreadable.keys.get(name)! });
+    }
+    return out;
   }
 
   /**
@@ -252,8 +305,15 @@ export class Runtime {
     return this.change(async (commit) => {
       const { name, ...given } = input;
       if (Object.hasOwn(this.config.keys, name) || this.keyRecords.has(name)) throw KEY_EXISTS(name);
+      const unreadable = this.unreadable.keys.get(name);
+      if (unreadable !== undefined) throw RECORD_UNREADABLE({ what: 'key', name, reason: unreadable, action: 'create a key of that name' });
       const key = generateSecret();
-      const rec: RuntimeKeyRecord = { hash: hashSecret(key), created_at: new Date(this.host.now()).toISOString(), settings: settingsOf(given) };
+      const rec: RuntimeKeyRecord = {
+        hash: hashSecret(key),
+        prefix: keyPrefix(key),
+        created_at: new Date(this.host.now()).toISOString(),
+        settings: settingsOf(given),
+      };
       await this.putKey(commit, name, rec);
       this.host.log.info({ keyName: name }, 'key created');
       return { ...this.listing(name), key, ...this.warned(name) };
@@ -267,7 +327,9 @@ export class Runtime {
   updateKey(name: string, patch: KeyPatch): Promise<KeyListing & { warnings?: string[] }> {
     return this.change(async (commit) => {
       const rec = this.runtimeKey(name, 'change its settings');
-      await this.putKey(commit, name, { ...rec, settings: applyPatch(rec.settings, patch) });
+      // the key as it would be stored passes the schema every other write passes
+      const settings = settingsOf(parseBody(keySettingsSchema, applyPatch(rec.settings, patch)));
+      await this.putKey(commit, name, { ...rec, settings });
       this.host.log.info({ keyName: name, fields: Object.keys(patch) }, 'key updated');
       return { ...this.listing(name), ...this.warned(name) };
     });
@@ -288,6 +350,7 @@ export class Runtime {
       const grace = until === null ? [] : [...(rec.grace ?? []).filter((g) => Date.parse(g.until) > now), { hash: rec.hash, until }];
       const next: RuntimeKeyRecord = {
         hash: hashSecret(key),
+        prefix: keyPrefix(key),
         ...(rec.created_at ? { created_at: rec.created_at } : {}),
         settings: rec.settings,
         ...(grace.length ? { grace } : {}),
@@ -305,6 +368,11 @@ export class Runtime {
   revokeKey(name: string): Promise<void> {
     return this.change(async (commit) => {
       if (Object.hasOwn(this.config.keys, name)) throw DEFINED_IN_FILE({ what: 'key', name, file: this.config.file });
+      if (this.unreadable.keys.has(name)) {
+        await commit({ unreadable: this.without('keys', name) }, () => this.records.deleteKey(name));
+        this.host.log.info({ keyName: name }, 'unreadable key record deleted');
+        return;
+      }
       if (!this.keyRecords.has(name)) throw KEY_NOT_FOUND(name);
       const keyRecords = new Map(this.keyRecords);
       keyRecords.delete(name);
@@ -316,6 +384,8 @@ export class Runtime {
   /** The stored record of runtime key `name`; `action` words the 409 for a file key. */
   private runtimeKey(name: string, action: string): RuntimeKeyRecord {
     if (Object.hasOwn(this.config.keys, name)) throw KEY_IN_FILE({ name, file: this.config.file, action });
+    const unreadable = this.unreadable.keys.get(name);
+    if (unreadable !== undefined) throw RECORD_UNREADABLE({ what: 'key', name, reason: unreadable, action });
     const rec = this.keyRecords.get(name);
     if (!rec) throw KEY_NOT_FOUND(name);
     return rec;
@@ -327,7 +397,32 @@ export class Runtime {
   }
 
   private listing(name: string): KeyListing {
-    return this.listKeys().find((k) => k.name === name)!;
+    return this.host.snapshot.keys.list(this.host.now()).find((k) => k.name === name)!;
+  }
+
+  /** The unreadable records without `name` among `what`. */
+  private without(what: keyof Unreadable, name: string): Unreadable {
+    const next = new Map(this.unreadable[what]);
+    next.delete(name);
+    return { ...this.unreadable, [what]: next };
+  }
+
+  /** Warns once about each stored record that cannot be read and was not reported yet (at start, and as other instances write them). */
+  private reportUnreadable(next: Unreadable): void {
+    for (const [name, reason] of next.keys) {
+      if (this.unreadable.keys.get(name) === reason) continue;
+      this.host.log.warn(
+        { keyName: name, reason },
+        `runtime key '${name}' is stored but cannot be loaded (${reason}): its secret gets 401 until it is deleted (gw keys revoke ${name}) and created again`,
+      );
+    }
+    for (const [name, reason] of next.providers) {
+      if (this.unreadable.providers.get(name) === reason) continue;
+      this.host.log.warn(
+        { provider: name, reason },
+        `runtime provider '${name}' is stored but cannot be loaded (${reason}): it serves nothing until it is deleted (gw providers delete ${name}) and created again`,
+      );
+    }
   }
 
   /** `{warnings}` for key `name` when some of its settings are not enforced (logged too), else {}. */
@@ -423,6 +518,7 @@ export class Runtime {
       throw err;
     }
     const runtime = new Map<string, BuiltProvider>();
+    const unbuilt = new Map<string, string>();
     for (const name of [...stored.keys()].sort()) {
       const rec = stored.get(name)!;
       if (file.has(name)) {
@@ -443,7 +539,14 @@ export class Runtime {
       try {
         runtime.set(name, await buildProvider(name, rec.section, RUNTIME_LABEL, this.host));
       } catch (err) {
-        warnings.push(`runtime provider '${name}' cannot be built and serves nothing: ${(err as Error).message}`);
+        // an error of the kind's setup may quote its section: never its api_key
+        const reason = new SecretRedactor([rec.section.api_key as string]).redact((err as Error).message);
+        // a known failure is warned about once (at start, or when the record changes), not at every re-read
+        if (this.unbuilt.get(name) !== reason)
+          warnings.push(
+            `runtime provider '${name}' cannot be built and serves nothing: ${reason}; delete it (gw providers delete ${name}) and create it again`,
+          );
+        unbuilt.set(name, reason);
       }
     }
     for (const name of keyRecords.keys()) {
@@ -455,21 +558,21 @@ export class Runtime {
     this.runtime = runtime;
     this.stored = stored;
     this.keyRecords = keyRecords;
+    this.unbuilt = unbuilt;
+    if (change.unreadable) this.unreadable = change.unreadable;
     this.host.swap(snap);
     for (const b of [...file.values(), ...runtime.values()]) before.delete(b.provider);
     for (const p of before) this.retired.push(p);
     return warnings;
   }
 
-  /** The stored provider records and key hashes as they are now. */
-  private async readRecords(): Promise<{ stored: Map<string, ProviderRecord>; keyRecords: Map<string, RuntimeKeyRecord> }> {
+  /** The stored provider records and key hashes as they are now, and the records that cannot be read. */
+  private async readRecords(): Promise<{ stored: Map<string, ProviderRecord>; keyRecords: Map<string, RuntimeKeyRecord>; unreadable: Unreadable }> {
+    const unreadable: Unreadable = { providers: new Map(), keys: new Map() };
     const stored = new Map<string, ProviderRecord>();
-    for (const rec of await this.records.providers((name, err) =>
-      this.host.log.warn({ provider: name, err: err.message }, 'unreadable runtime provider record skipped'),
-    ))
-      stored.set(rec.name, rec);
-    const keyRecords = await this.records.keys((name, err) => this.host.log.warn({ keyName: name, err: err.message }, 'unreadable runtime key record skipped'));
-    return { stored, keyRecords };
+    for (const rec of await this.records.providers((name, reason) => unreadable.providers.set(name, reason))) stored.set(rec.name, rec);
+    const keyRecords = await this.records.keys((name, reason) => unreadable.keys.set(name, reason));
+    return { stored, keyRecords, unreadable };
   }
 
   /**
@@ -528,9 +631,10 @@ export class Runtime {
 
   /** Applies the stored providers and keys as they are now, when anything changed. */
   private async sync(): Promise<void> {
-    const { stored, keyRecords } = await this.readRecords();
-    if (sameRecords(stored, this.stored) && sameKeys(keyRecords, this.keyRecords)) return;
-    const warnings = await this.apply({ stored, keyRecords });
+    const { stored, keyRecords, unreadable } = await this.readRecords();
+    if (sameRecords(stored, this.stored) && sameKeys(keyRecords, this.keyRecords) && sameUnreadable(unreadable, this.unreadable)) return;
+    this.reportUnreadable(unreadable);
+    const warnings = await this.apply({ stored, keyRecords, unreadable });
     for (const w of warnings) this.host.log.warn(w);
     this.host.log.info({ providers: this.runtime.size, keys: this.keyRecords.size }, 'runtime providers and keys updated from the shared store');
   }
@@ -558,6 +662,11 @@ function sameRecords(a: Map<string, ProviderRecord>, b: Map<string, ProviderReco
     if (!o || o.created_at !== rec.created_at || JSON.stringify(o.section) !== JSON.stringify(rec.section)) return false;
   }
   return true;
+}
+
+function sameUnreadable(a: Unreadable, b: Unreadable): boolean {
+  const same = (x: Map<string, string>, y: Map<string, string>) => x.size === y.size && [...x].every(([name, reason]) => y.get(name) === reason);
+  return same(a.keys, b.keys) && same(a.providers, b.providers);
 }
 
 function sameKeys(a: Map<string, RuntimeKeyRecord>, b: Map<string, RuntimeKeyRecord>): boolean {

@@ -6,8 +6,15 @@
 as it fired, in light and dark mode, at phone width. Screenshots are kept in a
  * temp dir (GW_SCREENSHOTS=<dir> picks it).
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
 import type { Page } from 'playwright-core';
+import { loadConfig } from '../../server/config/load.ts';
+import { createLogger } from '../../server/log.ts';
+import { openStore } from '../../server/open-store.ts';
+import { baseConfig, startGateway } from '../helpers/gateway.ts';
 import { browserFor } from '../helpers/browser.ts';
 import { CONSOLE_PRICING, openPage, screenshot, signIn } from '../helpers/console-page.ts';
 import { startUpstream } from '../helpers/upstream.ts';
@@ -178,3 +185,51 @@ format = "slack"
     await screenshot(t, page, `alerts-phone-${colorScheme}`);
     t.is(hook.received.length, 1);
   });
+
+test('Keys lists each key by its secret’s first characters, never a hash, and a stored key gw cannot load with its reason; at 1440 and 390 px', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-ui-keys-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const toml = baseConfig('[providers.mock]\nmodels = ["mock-1"]\ndelay_ms = 0\n[extensions.usage]\n');
+  await writeFile(join(dir, 'gateway.toml'), toml);
+  // a record an older gw wrote: 40 tags, where 32 is the most
+  const opened = await openStore(await loadConfig(join(dir, 'gateway.toml')), createLogger('error'));
+  const tags = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`t${i}`, 'v']));
+  await opened.store.namespace('admin').set('key:legacy', JSON.stringify({ hash: 'b'.repeat(64), settings: { tags } }));
+  await opened.store.close();
+  const gw = await startGateway(toml, { dir });
+  t.teardown(() => gw.stop({ keepDir: true }));
+  const created = await adminJson(gw, 'POST', '/v1/admin/keys', { name: 'team' });
+  const secret: string = created.body.key;
+
+  for (const width of [1440, 390]) {
+    const b = await browserFor(t, { viewport: { width, height: 900 } });
+    if (!b) return;
+    const page = await b.context.newPage();
+    await signInTo(page, gw.url, 'keys', 'Keys');
+    const team = page.locator('tr[data-key=team] code.key-prefix');
+    await team.waitFor();
+    t.is(await team.textContent(), `${secret.slice(0, 8)}…`, `${width} px`);
+    t.is(await page.locator('tr[data-key=default] code.key-prefix').textContent(), `${KEY.slice(0, 8)}…`);
+    const legacy = page.locator('tr[data-key=legacy]');
+    t.regex(
+      (await legacy.textContent()) ?? '',
+      /unreadable.*Stored, but gw cannot load it: invalid settings: tags: at most 32 tags\. Requests with its secret get 401/,
+    );
+    const text = (await page.locator('main').textContent()) ?? '';
+    t.false(text.includes('sha256') || text.includes('b'.repeat(12)) || text.includes(secret), 'no hash, no secret');
+    t.deepEqual(await page.evaluate<string[]>(OVERFLOWING), [], `${width} px: no panel overflows`);
+    t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= innerWidth + 1'), `the page fits ${width} px`);
+    await screenshot(t, page, `keys-prefix-unreadable-${width}`);
+  }
+  // the way out: revoke it, as the row says
+  const b = await browserFor(t, { viewport: { width: 1440, height: 900 } });
+  if (!b) return;
+  const page = await b.context.newPage();
+  await signInTo(page, gw.url, 'keys', 'Keys');
+  const legacy = page.locator('tr[data-key=legacy]');
+  await legacy.getByRole('button', { name: 'Revoke' }).click();
+  await legacy.getByRole('button', { name: 'Revoke legacy' }).click();
+  await page.getByText('Key legacy revoked').waitFor();
+  t.is(await page.locator('tr[data-key=legacy]').count(), 0);
+  t.is((await adminJson(gw, 'GET', '/v1/admin/keys')).body.data.length, 3);
+});

@@ -196,7 +196,7 @@ test('gw models and gw reload with a good and a bad file', async (t) => {
   await writeFile(gw.configPath, baseConfig(`${provider}\n[aliases]\nfast = "m2"\n\n[pricing."m1"]\ninput_per_mtok = 1\noutput_per_mtok = 2\n`));
   const ok = await runCli(['reload'], envFor(gw));
   t.is(ok.code, 0, ok.stderr);
-  t.regex(ok.stdout, /^reloaded \S+gateway\.toml: 1 providers, 2 models, 2 keys\n$/);
+  t.regex(ok.stdout, /^reloaded \S+gateway\.toml: 1 provider, 2 models, 2 keys\n$/);
   const models = await runCli(['models'], envFor(gw));
   t.is(models.code, 0, models.stderr);
   t.deepEqual(

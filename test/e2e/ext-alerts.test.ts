@@ -288,7 +288,7 @@ for (const [what, section, expected] of [
   [
     'a header value with a line break',
     '[[extensions.alerts.webhooks]]\nname = "a"\nurl = "http://127.0.0.1:1/"\nheaders = { X-Token = "abc\\ndef" }\n',
-    /extensions\.alerts\.webhooks\[0\]\.headers\.X-Token: expected a header value without line breaks/,
+    /extensions\.alerts\.webhooks\[0\]\.headers\.X-Token: expected a value HTTP can send in a header/,
   ],
   [
     'two webhooks with one name',

@@ -79,6 +79,14 @@ test('startup line: exactly "listening on <address> (<n> models, <n> providers, 
   t.is(`http://${line!.split(' ')[2]}`, gw.url);
 });
 
+test('startup line: one of each is singular, "(1 model, 1 provider, 1 extension)"', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'gateway.toml');
+  await writeFile(file, `listen = "127.0.0.1:0"\n[keys.default]\nkey = "${KEY}"\n[providers.mock]\nmodels = ["mock-a"]\n[extensions.usage]\n`);
+  const gw = await started(t, ['serve', '--config', file]);
+  t.regex(gw.stdout(), /^listening on 127\.0\.0\.1:\d+ \(1 model, 1 provider, 1 extension\)$/m);
+});
+
 test("gw --config <path> (form 1) binds to the file's listen", async (t) => {
   const dir = await tempDir(t);
   const file = await mockConfig(dir);

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/error.ts';
+import { firstRunConfigText } from '../../server/config/first-run.ts';
 import { loadConfig } from '../../server/config/load.ts';
 import { createLogger } from '../../server/log.ts';
 import { createGateway } from '../../server/gateway.ts';
@@ -143,4 +144,27 @@ test("[extensions.rate_limit] without requests_per_minute: the spec's required f
   }
   const { err } = await failure(t, '[extensions.rate_limit]\nrequests_per_minute = "60"\n');
   t.regex(err.message, /extensions\.rate_limit\.requests_per_minute: .*expected number, received string/);
+});
+
+test("the first run's config, every commented example uncommented, is a config gw builds: its examples are real settings", async (t) => {
+  const text = firstRunConfigText('127.0.0.1:0', 'sk-admin-0123456789abcdef0123', 'sk-key-0123456789abcdef01234');
+  // a commented section, array of tables or `key = value`; prose comments start otherwise
+  const uncommented = text
+    .split('\n')
+    .map((line) => (/^# (\[|[a-z_]+ = )/.test(line) ? line.slice(2) : line))
+    .join('\n');
+  t.regex(uncommented, /^\[providers\.openai\]/m);
+  const env = {
+    OPENAI_API_KEY: 'sk-o',
+    ANTHROPIC_API_KEY: 'sk-a',
+    GEMINI_API_KEY: 'g',
+    AZURE_OPENAI_API_KEY: 'az',
+    DASHSCOPE_API_KEY: 'd',
+    ZHIPU_API_KEY: 'z',
+  };
+  const cfg = await loadConfig(await configFile(t, uncommented), { ...env, ALERTS_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+  t.deepEqual(Object.keys(cfg.extensions).sort(), ['alerts', 'budget', 'cache', 'logging', 'otel', 'rate_limit', 'request_log', 'usage']);
+  const gw = await createGateway(cfg, silent);
+  await gw.close();
+  t.true(gw.snapshot.table.models().includes('mock-1'));
 });

@@ -2,13 +2,26 @@
  * Codex CLI 0.169 (`codex exec`, the real native binary) against a local Responses mock
  * (test/helpers/responses-mock.ts): no gateway. Proves the run set-up of test/helpers/codex.ts
  * (offline, unattended) and that the events the Responses translators produce are enough
- * for Codex to finish a turn, run one tool and send its output back.
+ * for Codex to finish a turn, run one tool and send its output back; and that the README's
+ * `codex exec` line works outside a git repository.
  */
 import test from 'ava';
 import { runCodex } from '../helpers/codex.ts';
 import { startResponsesMock } from '../helpers/responses-mock.ts';
 
 const KEY = 'sk-codex-test-key';
+
+test("the README's codex exec line runs outside a git repository (the run's folder is a fresh temp dir)", async (t) => {
+  const mock = await startResponsesMock(() => ({ text: 'hello from gw' }));
+  try {
+    const run = await runCodex({ baseURL: mock.baseURL, apiKey: KEY, prompt: 'Say hello.', asReadme: true });
+    t.notRegex(run.stderr, /Not inside a trusted directory/);
+    t.is(run.exitCode, 0, run.stderr);
+    t.is(run.stdout.trim(), 'hello from gw');
+  } finally {
+    await mock.close();
+  }
+});
 
 test('one tool-using turn: Codex runs exec_command and sends the function_call_output back', async (t) => {
   const mock = await startResponsesMock((req) =>

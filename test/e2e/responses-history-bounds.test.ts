@@ -103,6 +103,29 @@ test('a continuation on the native provider that stored the conversation expands
   t.is(anth.received.length, 0);
 });
 
+test('the input items an expanded chain sends upstream are capped in total like input: 400 naming previous_response_id, translated and native, nothing sent', async (t) => {
+  const { gw, client, anth, openai } = await bed(t);
+  // 70,000 items stored, then 60,000 more: each under the cap of 120,000, together over it
+  const items = (n: number, text: string) => Array.from({ length: n }, () => ({ role: 'user' as const, content: text }));
+  const r1 = await client.responses.create({ model: CLAUDE, input: items(70_000, 'a') });
+  t.is(anth.received.length, 1);
+  for (const model of [CLAUDE, GPT]) {
+    const r = await post(gw, { model, input: items(60_000, 'b'), previous_response_id: r1.id });
+    t.is(r.status, 400, model);
+    t.like(((await r.json()) as { error: unknown }).error, { type: 'invalid_request_error', code: 'invalid_request_body', param: 'previous_response_id' });
+  }
+  const err = await t.throwsAsync(client.responses.create({ model: CLAUDE, input: items(60_000, 'b'), previous_response_id: r1.id }), {
+    instanceOf: OpenAI.BadRequestError,
+  });
+  t.regex(err!.message, /input: at most 120000 input items per request, counting those of the conversation previous_response_id continues/);
+  t.is(anth.received.length, 1);
+  t.is(openai.received.length, 0);
+  // within the cap the chain still goes up whole
+  const ok = await client.responses.create({ model: CLAUDE, input: items(40_000, 'b'), previous_response_id: r1.id });
+  t.is(ok.output_text, 'ok');
+  t.is(anth.received.length, 2);
+});
+
 test('[responses] max_chain_length bounds a conversation: 400 naming it; validated at startup', async (t) => {
   const { gw, client, anth } = await bed(t, '', '[responses]\nmax_chain_length = 2\n');
   const r1 = await client.responses.create({ model: CLAUDE, input: 'one' });

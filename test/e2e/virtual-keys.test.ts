@@ -410,6 +410,7 @@ test('PATCH changes settings without rotating (the same secret, new limits at on
   t.is(created.status, 201);
   t.like(created.body, { name: 'app', source: 'runtime', models: ['gpt-4o'], tags: { team: 'search' }, budget: null, expired: false });
   const secret: string = created.body.key;
+  t.is((await admin(gw, 'GET', '/v1/admin/keys')).body.data.find((k: any) => k.name === 'app').key, `${secret.slice(0, 8)}…`);
   const c = () => client(gw, secret);
   await t.throwsAsync(c().chat.completions.create({ model: 'gpt-4o-mini', messages: HI }), { instanceOf: OpenAI.PermissionDeniedError });
   const patched = await adminJson(gw, 'PATCH', '/v1/admin/keys/app', { models: ['gpt-4o*'], tags: { env: 'prod' }, max_parallel_requests: 2 });
@@ -434,6 +435,8 @@ test('PATCH changes settings without rotating (the same secret, new limits at on
   t.is(r1.status, 200);
   t.like(r1.body, { name: 'app', source: 'runtime', previous_key_valid_until: null });
   t.regex(r1.body.key, /^sk-[A-Za-z0-9_-]{32,}$/);
+  // the listing follows the new secret's prefix
+  t.is((await admin(gw, 'GET', '/v1/admin/keys')).body.data.find((k: any) => k.name === 'app').key, `${r1.body.key.slice(0, 8)}…`);
   await t.throwsAsync(c().chat.completions.create({ model: 'gpt-4o', messages: HI }), { instanceOf: OpenAI.AuthenticationError, code: 'invalid_api_key' });
   const second: string = r1.body.key;
   t.is((await client(gw, second).chat.completions.create({ model: 'gpt-4o-mini', messages: HI })).object, 'chat.completion'); // settings kept

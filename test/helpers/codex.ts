@@ -10,7 +10,8 @@
  *   clones a plugin marketplace from GitHub and resolves chatgpt.com at start;
  * - `request_max_retries = 0`, `stream_max_retries = 0`: a failure ends the run at once
  *   instead of retrying with backoff;
- * - `--skip-git-repo-check` (the working directory is a fresh temp dir, not a repo),
+ * - the flags of the README's `codex exec` line (`--skip-git-repo-check`: the working
+ *   directory is a fresh temp dir, not a repo, where Codex refuses to run without it),
  *   `--ephemeral` (no session files), `--dangerously-bypass-approvals-and-sandbox` (the
  *   model's shell command runs without an approval prompt and without the seccomp/landlock
  *   sandbox, which containers often lack; the command is the test's own), stdin closed
@@ -51,6 +52,12 @@ export interface CodexOptions {
   timeoutMs?: number;
   /** Extra `config.toml` lines, appended. */
   extraConfig?: string;
+  /**
+   * Run only with the README's flags, without `--dangerously-bypass-approvals-and-sandbox`
+   * (which also lets Codex run outside a git repository): what a user following the README
+   * does, for a turn that runs no command.
+   */
+  asReadme?: boolean;
 }
 
 /** The parts of the README's Codex config a run reads. */
@@ -82,6 +89,23 @@ export function codexConfig(baseURL: string, model: string, extra = ''): { toml:
 }
 
 /**
+ * The flags of the README's `codex exec` line, in the shell block that exports the recipe's
+ * key variable (a recipe that no longer works outside a git repository fails the tests).
+ * @throws when the README has no such line.
+ */
+export function readmeExecFlags(keyVar: string): string[] {
+  const line = readmeBlock(`export ${keyVar}=`)
+    .split('\n')
+    .find((l) => l.startsWith('codex exec '));
+  if (!line) throw new Error(`README.md's Codex recipe: expected a "codex exec" line after "export ${keyVar}="`);
+  return line
+    .split('#')[0]!
+    .trim()
+    .split(/\s+/)
+    .filter((arg) => arg.startsWith('--'));
+}
+
+/**
  * Runs `codex exec <prompt>` once and resolves when it exits (or is killed at `timeoutMs`).
  * stdout holds the final agent message; stderr the transcript (commands run, errors).
  */
@@ -93,7 +117,8 @@ export async function runCodex(opts: CodexOptions): Promise<CodexRun> {
   await mkdir(work);
   const config = codexConfig(opts.baseURL, opts.model ?? 'test-model', opts.extraConfig);
   await writeFile(join(home, 'config.toml'), config.toml);
-  const args = [CODEX_JS, 'exec', '--skip-git-repo-check', '--ephemeral', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', opts.prompt];
+  const bypass = opts.asReadme ? [] : ['--dangerously-bypass-approvals-and-sandbox'];
+  const args = [CODEX_JS, 'exec', ...readmeExecFlags(config.keyVar), '--ephemeral', ...bypass, '--color', 'never', opts.prompt];
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CODEX_HOME: home, [config.keyVar]: opts.apiKey };
   try {
     // its own process group, so a timeout also stops the shell commands it started

@@ -5,6 +5,7 @@
 import test from 'ava';
 import type { z } from 'zod';
 import { validate } from '../../lib/schemas.ts';
+import { validateInSlices } from '../../lib/validate-sliced.ts';
 import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
 import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';
@@ -130,5 +131,65 @@ for (const c of cases) {
     t.is(err?.status, 400);
     t.is(err?.param, c.param);
     t.regex(err!.message, c.message);
+  });
+}
+
+/** Caps that hold in total over a request's tool groups (issue 38): split over groups, the same cap, on the whole array. */
+const totals: Array<{ name: string; schema: z.ZodType; at: At; param: string; message: RegExp }> = [
+  {
+    name: 'Gemini function declarations over every tool',
+    schema: generateContentRequestSchema,
+    at: (n) => ({
+      contents: [],
+      tools: [{ functionDeclarations: times(n - (n >> 1), { name: 'f' }) }, { functionDeclarations: times(n >> 1, { name: 'g' }) }],
+    }),
+    param: 'tools',
+    message: /tools: at most 20000 function declarations per request \(counted over every tool/,
+  },
+  {
+    name: 'Gemini: a tool without declarations counts one',
+    schema: generateContentRequestSchema,
+    at: (n) => ({ contents: [], tools: [{ functionDeclarations: times(n - 1, { name: 'f' }) }, { googleSearch: {} }] }),
+    param: 'tools',
+    message: /tools: at most 20000 function declarations per request/,
+  },
+  {
+    name: 'Responses tools over every namespace',
+    schema: responsesRequestSchema,
+    at: (n) => ({
+      model: 'm',
+      tools: [
+        { type: 'namespace', name: 'a', tools: times(n - (n >> 1), {}) },
+        { type: 'namespace', name: 'b', tools: times(n >> 1, {}) },
+      ],
+    }),
+    param: 'tools',
+    message: /tools: at most 20000 tools per request \(a namespace's tools counted one by one\)/,
+  },
+  {
+    name: 'Responses: a function beside a namespace counts one',
+    schema: responsesRequestSchema,
+    at: (n) => ({
+      model: 'm',
+      tools: [
+        { type: 'namespace', name: 'a', tools: times(n - 1, {}) },
+        { type: 'function', name: 'f' },
+      ],
+    }),
+    param: 'tools',
+    message: /tools: at most 20000 tools per request/,
+  },
+];
+
+for (const c of totals) {
+  test(`${c.name}: ${MAX_TOOLS} in total pass, one more is a 400 on the whole array, checked whole or in slices`, async (t) => {
+    const turn = async () => undefined;
+    t.is(validate(c.schema, c.at(MAX_TOOLS)), undefined);
+    t.is(await validateInSlices(c.schema, c.at(MAX_TOOLS), turn), undefined);
+    for (const err of [validate(c.schema, c.at(MAX_TOOLS + 1)), await validateInSlices(c.schema, c.at(MAX_TOOLS + 1), turn)]) {
+      t.is(err?.status, 400);
+      t.is(err?.param, c.param);
+      t.regex(err!.message, c.message);
+    }
   });
 }

@@ -3,6 +3,7 @@
  * zod when the extension loads; an error names the key path
  * (`extensions.alerts.rules.1.threshold_percent: …`).
  */
+import { headerNameSchema, headerValueSchema } from 'gw/plugin';
 import { z } from 'zod';
 
 const name = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected a name of letters, digits, "_", "-" or "." (at most 64)');
@@ -17,13 +18,8 @@ const webhookSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL, e.g. "https://hooks.slack.com/services/…"' }),
   format: z.enum(['slack', 'json'], { error: 'expected "slack" or "json"' }).default('json'),
   /** Sent with every delivery; put secrets in the environment: `Authorization = "Bearer ${ALERTS_TOKEN}"`. Never logged. */
-  headers: z
-    .record(
-      z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name'),
-      // checked here, so fetch never refuses one later with the value (a secret) in its message
-      z.string().regex(/^[^\0\r\n]*$/, 'expected a header value without line breaks or NUL'),
-    )
-    .default({}),
+  // checked here, so fetch never refuses one later with the value (a secret) in its message
+  headers: z.record(headerNameSchema, headerValueSchema).default({}),
   /** One delivery attempt may take this long (connect to the end of the answer), ms. */
   timeout_ms: z.number().int().min(100).max(120_000).default(5000),
   /** Attempts per alert, the first included; retries wait 1 s, 2 s, 4 s… (base `retry_base_ms`), with jitter. */

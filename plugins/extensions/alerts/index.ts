@@ -17,7 +17,7 @@
  * POST /v1/alerts/test → sends a sample alert to each webhook now (one attempt each) →
  * `{data: [{webhook, ok, status, error?}]}`.
  */
-import { badRequest, defineExtension, type FinishedRequest, isModelRefusal } from 'gw/plugin';
+import { badRequest, defineExtension, type FinishedRequest, isModelRefusal, quoted } from 'gw/plugin';
 import { checkBudget } from './budget-rule.ts';
 import { type Check, CircuitCheck, ErrorRateCheck, ExpiryCheck, LatencyCheck } from './checks.ts';
 import { configSchema } from './config.ts';
@@ -105,7 +105,7 @@ export default defineExtension({
       const raw = ctx.query.limit;
       const limit = raw === undefined ? Math.min(100, config.recent) : Number(raw);
       if (!Number.isInteger(limit) || limit < 1 || limit > config.recent)
-        throw badRequest(`query parameter 'limit' must be an integer from 1 to ${config.recent} (the alerts kept); got '${String(raw)}'`, 'limit');
+        throw badRequest(`query parameter 'limit' must be an integer from 1 to ${config.recent} (the alerts kept)`, 'limit', quoted(String(raw)));
       const alerts = await engine.recent(limit);
       const read = Math.min(config.recent, 2 * limit + OUTCOMES_SLACK);
       const outcomes = await Promise.all(config.webhooks.map((w) => engine.outcomes.last(w.name, read)));

@@ -50,6 +50,7 @@ import {
   type KeyInfo,
   own,
   parseSeriesQuery,
+  quoted,
   readSeries,
   type RequestContext,
   SERIES_DISABLED,
@@ -201,7 +202,7 @@ export default defineExtension({
     routes.get('/v1/budget', async (ctx) => {
       const history = ctx.query.history;
       if (history !== undefined && history !== 'true' && history !== 'false')
-        throw badRequest(`query parameter 'history' must be true or false; got '${String(history)}'`, 'history');
+        throw badRequest("query parameter 'history' must be true or false", 'history', quoted(String(history)));
       let body: unknown;
       if (history === 'true') body = await budgetHistory(store);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);

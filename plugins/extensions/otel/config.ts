@@ -4,6 +4,7 @@
  * environment); the exporters read their own `OTEL_EXPORTER_OTLP_*` variables (endpoint,
  * headers, timeout, compression) when the section gives none.
  */
+import { headerNameSchema, headerValueSchema } from 'gw/plugin';
 import { z } from 'zod';
 
 /** Where spans and metrics go, and how much is recorded. */
@@ -16,7 +17,7 @@ export const configSchema = z.strictObject({
   /** `http/protobuf` (default) or `http/json`; default `OTEL_EXPORTER_OTLP_PROTOCOL`. */
   protocol: z.enum(['http/protobuf', 'http/json']).optional(),
   /** Headers sent with every export (an API key: write it as "${VAR}"); default `OTEL_EXPORTER_OTLP_HEADERS`. */
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: z.record(headerNameSchema, headerValueSchema).optional(),
   /** Share of new traces recorded, 0–1 (a request with a sampled `traceparent` follows its parent); default `OTEL_TRACES_SAMPLER_ARG`, else 1. */
   sampling_ratio: z.number().min(0).max(1).optional(),
   /** `service.name`; default `OTEL_SERVICE_NAME`, else "gw". */

@@ -4,7 +4,7 @@
  * not in that list, is a 400 naming the parameter and what it takes.
  */
 import type { Context } from 'koa';
-import { INVALID_QUERY, own, parseTime, quoted } from 'gw/plugin';
+import { badQuery, own, parseTime } from 'gw/plugin';
 import type { LogEntry } from './entry.ts';
 
 export const DEFAULT_LIMIT = 100;
@@ -51,12 +51,8 @@ export interface LogQuery {
 
 function one(ctx: Context, name: string): string | undefined {
   const v = ctx.query[name];
-  if (Array.isArray(v)) throw INVALID_QUERY(`query parameter '${name}' given more than once`, { param: name });
+  if (Array.isArray(v)) throw badQuery(name, 'given more than once');
   return v === '' ? undefined : v;
-}
-
-function invalid(name: string, rule: string, got: string): never {
-  throw INVALID_QUERY(`query parameter '${name}' ${rule}; got ${quoted(got)}`, { param: name });
 }
 
 /** `502` → [502, 503); `5xx` → [500, 600); `error` → [400, 600); `ok` → [100, 400). */
@@ -66,7 +62,7 @@ function statusRange(v: string): { lo: number; hi: number } {
   if (m) return { lo: Number(m[1]) * 100, hi: Number(m[1]) * 100 + 100 };
   if (v === 'error') return { lo: 400, hi: 600 };
   if (v === 'ok') return { lo: 100, hi: 400 };
-  return invalid('status', "takes a status (502), a class (4xx, 5xx), 'error' or 'ok'", v);
+  throw badQuery('status', "takes a status (502), a class (4xx, 5xx), 'error' or 'ok'", v);
 }
 
 /** @throws GatewayError 400 naming the parameter. */
@@ -78,31 +74,31 @@ export function parseLogQuery(ctx: Context): LogQuery {
   const q: LogQuery = { limit: DEFAULT_LIMIT };
   const limit = one(ctx, 'limit');
   if (limit !== undefined) {
-    if (!/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) invalid('limit', `must be a whole number from 1 to ${MAX_LIMIT}`, limit);
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw badQuery('limit', `must be a whole number from 1 to ${MAX_LIMIT}`, limit);
     q.limit = Number(limit);
   }
   for (const f of ['key', 'model', 'provider', 'route'] as const) {
     const v = one(ctx, f);
     if (v === undefined) continue;
-    if (v.length > NAME_MAX) invalid(f, `is at most ${NAME_MAX} characters`, v);
+    if (v.length > NAME_MAX) throw badQuery(f, `is at most ${NAME_MAX} characters`, v);
     q[f] = v;
   }
   const status = one(ctx, 'status');
   if (status !== undefined) q.status = statusRange(status);
   const code = one(ctx, 'error_code');
   if (code !== undefined) {
-    if (!ERROR_CODE.test(code)) invalid('error_code', 'takes an error code (rate_limit_exceeded, http_502): 1-64 letters, digits, "_", "-" or "."', code);
+    if (!ERROR_CODE.test(code)) throw badQuery('error_code', 'takes an error code (rate_limit_exceeded, http_502): 1-64 letters, digits, "_", "-" or "."', code);
     q.errorCode = code;
   }
   const tag = one(ctx, 'tag');
   if (tag !== undefined) {
     const m = TAG.exec(tag);
-    if (!m) invalid('tag', "takes '<name>:<value>' (team:search), or '<name>:' for keys without that tag", tag);
+    if (!m) throw badQuery('tag', "takes '<name>:<value>' (team:search), or '<name>:' for keys without that tag", tag);
     q.tag = { name: m[1]!, value: m[2] === '' ? null : m[2]! };
   }
   const id = one(ctx, 'request_id');
   if (id !== undefined) {
-    if (!REQUEST_ID.test(id)) invalid('request_id', 'takes part of a request id: 1-128 letters, digits, ".", "_", ":" or "-"', id);
+    if (!REQUEST_ID.test(id)) throw badQuery('request_id', 'takes part of a request id: 1-128 letters, digits, ".", "_", ":" or "-"', id);
     q.requestId = id.toLowerCase();
   }
   const since = one(ctx, 'since');

@@ -39,6 +39,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import {
   accountOf,
+  badQuery,
   BUCKETS_KEY,
   cachedTokens,
   cacheHitRate,
@@ -232,7 +233,7 @@ function metricsOf(ctx: Context): 'usage' | 'latency' {
   const m = ctx.query.metrics;
   if (m === undefined || m === 'usage') return 'usage';
   if (m === 'latency') return 'latency';
-  throw INVALID_QUERY(`query parameter 'metrics' must be 'usage' or 'latency'; got '${String(m)}'`, { param: 'metrics' });
+  throw badQuery('metrics', "must be 'usage' or 'latency'", String(m));
 }
 
 /** Every lifetime usage entry, in (key, model) order. */

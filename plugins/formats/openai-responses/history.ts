@@ -9,6 +9,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create (input: item_reference)
  * @see https://platform.openai.com/docs/guides/conversation-state
  */
+import { badRequest, MAX_TURNS } from 'gw/plugin';
 import type { ResponsesInputItem } from 'gw/plugin/openai-responses';
 import { CONVERSATION_TOO_LARGE, CONVERSATION_TOO_LONG, RESPONSE_NOT_FOUND, RESPONSE_UNREADABLE } from './errors.ts';
 import { outputItems, sizeOf, type StoredResponse } from './record.ts';
@@ -82,11 +83,19 @@ export async function openConversation(store: ResponseStore, owner: string, id: 
  * Every input and output item of the conversation, in order: what the model saw and said.
  * Counted against `budget` before any record is read when the last record knows the
  * conversation's size, else record by record as they are read, so no more than the budget
- * (and one window of records) is held when it does not fit. Sets `conv.bytes`.
- * @throws CONVERSATION_TOO_LARGE (400) past the budget; RESPONSE_NOT_FOUND (404) or
- *   RESPONSE_UNREADABLE (409) naming an earlier response that is gone or damaged.
+ * (and one window of records) is held when it does not fit. The items, with the request's
+ * own `ownItems`, are held to MAX_TURNS as the request's own `input` is. Sets `conv.bytes`.
+ * @throws CONVERSATION_TOO_LARGE (400) past the budget; a 400 `invalid_request_body` past
+ *   MAX_TURNS items; RESPONSE_NOT_FOUND (404) or RESPONSE_UNREADABLE (409) naming an earlier
+ *   response that is gone or damaged.
  */
-export async function expandConversation(store: ResponseStore, owner: string, conv: Conversation, budget: ExpansionBudget): Promise<ResponsesInputItem[]> {
+export async function expandConversation(
+  store: ResponseStore,
+  owner: string,
+  conv: Conversation,
+  budget: ExpansionBudget,
+  ownItems = 0,
+): Promise<ResponsesInputItem[]> {
   const { last } = conv;
   if (last.total !== undefined) budget.check(last.total, PARAM);
   const items: ResponsesInputItem[] = [];
@@ -95,8 +104,10 @@ export async function expandConversation(store: ResponseStore, owner: string, co
     const size = sizeOf(rec);
     budget.add(size, PARAM);
     bytes += size;
+    const output = outputItems(rec);
+    if (ownItems + items.length + rec.input.length + output.length > MAX_TURNS) throw tooManyItems();
     for (const i of rec.input) items.push(i);
-    for (const o of outputItems(rec)) items.push(o as ResponsesInputItem);
+    for (const o of output) items.push(o as ResponsesInputItem);
   };
   const lastId = conv.chain.at(-1)!;
   for await (const [id, rec] of store.records(owner, last.chain)) {
@@ -107,6 +118,14 @@ export async function expandConversation(store: ResponseStore, owner: string, co
   take(last);
   conv.bytes = bytes;
   return items;
+}
+
+/** The per-array cap's error (sdk/limits.ts), for the items the conversation adds to the request's `input`. */
+function tooManyItems() {
+  return badRequest(
+    `invalid request body: input: at most ${MAX_TURNS} input items per request, counting those of the conversation previous_response_id continues; start a new one with what matters of it in input`,
+    PARAM,
+  );
 }
 
 /**

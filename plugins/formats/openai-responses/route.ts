@@ -109,7 +109,7 @@ export function responsesGenerate(d: RouteDeps): Generate<Turn, Translation, Res
         conv,
         sent,
         own,
-        history: () => (history ??= conv ? expandConversation(d.store, owner, conv, budget) : Promise.resolve([])),
+        history: () => (history ??= conv ? expandConversation(d.store, owner, conv, budget, sent.length) : Promise.resolve([])),
         async save(response, native) {
           if (rc.body.store === false || typeof response?.id !== 'string') return;
           const rec: StoredResponse = { response, input: own, chain: conv?.chain ?? [], provider: rc.provider!, native };

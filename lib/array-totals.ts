@@ -1,0 +1,28 @@
+/**
+ * Caps on the total of what an array's items hold (a Gemini request's function declarations
+ * over all its `tools`, a Responses request's tools over its namespaces: sdk/limits.ts
+ * `cappedTotal`). Each check is kept beside its array schema, so validate-sliced.ts, which
+ * checks a large body's long arrays a slice at a time (zod then sees them cut to one item),
+ * still checks the total on the whole value.
+ */
+import type { z } from 'zod';
+
+/** The message of the cap `list` breaks, or undefined within it. */
+export type TotalCheck = (list: readonly unknown[]) => string | undefined;
+
+const checks = new WeakMap<z.ZodType, TotalCheck>();
+
+/** `array` with `check` run on its items (a zod issue on the array), registered for {@link totalCheckOf}. */
+export function withTotal<T extends z.ZodArray>(array: T, check: TotalCheck): T {
+  const checked = array.superRefine((list, ctx) => {
+    const message = check(list);
+    if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+  }) as T;
+  checks.set(checked, check);
+  return checked;
+}
+
+/** The total check of an array schema made by {@link withTotal}, if any. */
+export function totalCheckOf(schema: z.ZodType): TotalCheck | undefined {
+  return checks.get(schema);
+}
