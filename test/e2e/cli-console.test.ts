@@ -79,7 +79,7 @@ test('gw requests --error-code, --tag, --request-id and --until filter as the AP
   t.regex(follow.stderr, /^gw: --until cannot be used with --follow/);
   const impossible = await runCli(['requests', '--until', '2026-02-30'], envFor(gw));
   t.is(impossible.code, 1);
-  t.regex(impossible.stderr, /query parameter 'until' must be an RFC 3339 time/);
+  t.regex(impossible.stderr, /query parameter 'until' must be a real calendar date/);
 });
 
 test('gw requests without the extension: one line saying how to enable it', async (t) => {

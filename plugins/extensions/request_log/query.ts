@@ -68,8 +68,7 @@ function statusRange(v: string): { lo: number; hi: number } {
 /** @throws GatewayError 400 naming the parameter. */
 export function parseLogQuery(ctx: Context): LogQuery {
   for (const name in ctx.query) {
-    if (!(PARAMS as readonly string[]).includes(name))
-      throw INVALID_QUERY(`query parameter ${quoted(name)} is not one of ${PARAMS.join(', ')}`, { param: name.slice(0, 64) });
+    if (!(PARAMS as readonly string[]).includes(name)) throw badQuery(name.slice(0, 64), `is not one of ${PARAMS.join(', ')}`);
   }
   const q: LogQuery = { limit: DEFAULT_LIMIT };
   const limit = one(ctx, 'limit');
@@ -87,7 +86,8 @@ export function parseLogQuery(ctx: Context): LogQuery {
   if (status !== undefined) q.status = statusRange(status);
   const code = one(ctx, 'error_code');
   if (code !== undefined) {
-    if (!ERROR_CODE.test(code)) throw badQuery('error_code', 'takes an error code (rate_limit_exceeded, http_502): 1-64 letters, digits, "_", "-" or "."', code);
+    if (!ERROR_CODE.test(code))
+      throw badQuery('error_code', 'takes an error code (rate_limit_exceeded, http_502): 1-64 letters, digits, "_", "-" or "."', code);
     q.errorCode = code;
   }
   const tag = one(ctx, 'tag');
@@ -105,8 +105,7 @@ export function parseLogQuery(ctx: Context): LogQuery {
   if (since !== undefined) q.since = parseTime('since', since);
   const until = one(ctx, 'until');
   if (until !== undefined) q.until = parseTime('until', until);
-  if (q.since !== undefined && q.until !== undefined && !(q.since < q.until))
-    throw INVALID_QUERY(`query parameter 'until' must be after 'since'`, { param: 'until' });
+  if (q.since !== undefined && q.until !== undefined && !(q.since < q.until)) throw badQuery('until', "must be after 'since'");
   return q;
 }
 
