@@ -13,6 +13,7 @@
  *   max_parallel_requests  requests in flight at once (429 beyond it), across instances
  */
 import { z } from 'zod';
+import { usdAmount } from './pricing/bounds.ts';
 
 export const BUDGET_PERIODS = ['daily', 'weekly', 'monthly', 'lifetime'] as const;
 /** `budget_period`: `lifetime` never resets (the default). */
@@ -103,7 +104,7 @@ const fields = {
   models: z.array(pattern).min(1, 'give at least one model or pattern (leave models out to allow every model)').max(1024),
   requests_per_minute: positiveInt('requests'),
   tokens_per_minute: positiveInt('tokens'),
-  budget: z.number({ error: 'expected USD as a number' }).nonnegative('expected USD >= 0'),
+  budget: usdAmount,
   budget_period: z.enum(BUDGET_PERIODS, { error: `expected one of ${BUDGET_PERIODS.join(', ')}` }),
   expires_at: expiresAt,
   tags: z.record(tagName, tagValue).refine((t) => Object.keys(t).length <= 32, 'at most 32 tags'),

@@ -10,11 +10,11 @@
  *   Hooks, Chunk, EarlyResponse…       the hook pipeline and what taps see and return
  *   ArrivingRequest, UpstreamAttempt   what the tracing hooks see (a request's arrival, each upstream attempt)
  *   Store                              the shared store (values, counters, windows, holds…)
- *   holdAdmits, fitBound, KeyLocks     what a store backend shares with the built-in ones
+ *   holdAdmits, holdValue, KeyLocks   what a store backend shares with the built-in ones
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
- *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
+ *   BUDGET_SETTLED, BUDGET_STATUS      what the budget extension tells others: a charged request, a changed key
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   chargeable, chargedUsage           is rc.usage to be charged (answers, streams that ended early); the charge
  *   Cost, ResolvedPrice, usdText       what a request cost by part (rc.cost) and the price it was charged at (rc.price)
@@ -50,7 +50,7 @@ export { badRequest } from '../core/error-codes.ts';
 export { UPSTREAM_AUTH_FAILED } from '../lib/http/client.ts';
 
 // the hook pipeline
-export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, ResponseInfo } from '../core/hooks.ts';
+export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, KeysChange, Notice, ResponseInfo } from '../core/hooks.ts';
 export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
 
 // observing a request's edges (tracing): its arrival and each upstream attempt (onArrival,
@@ -62,19 +62,21 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../lib/key-settings.ts';
 export { keyInfo } from '../lib/keys.ts';
 // facts a plugin leaves in rc.state for the others (sdk/facts.ts): the budget's charge of a request
-export { BUDGET_SETTLED } from './facts.ts';
+export { BUDGET_SETTLED, BUDGET_STATUS } from './facts.ts';
 export type { BudgetSettled } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 // prices: rc.cost (by part) and rc.price (which price, from where), set by the core once usage is final
 export type { Cost } from '../lib/pricing/cost.ts';
 export type { PriceSource, ResolvedPrice } from '../lib/pricing/book.ts';
 export { usdText } from '../core/pipeline/charge.ts';
+// bounds of money (docs/configuration.md "Pricing"): a budget-like amount and a per-Mtok price, as zod schemas
+export { MAX_USD, MAX_USD_PER_MTOK, usdAmount, usdPerMtok } from '../lib/pricing/bounds.ts';
 
 // the store, and what a store backend needs beyond its contract
 export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../lib/store/types.ts';
 export { defineStore } from '../lib/store/plugin.ts';
 export type { StorePlugin, StoreSetup } from '../lib/store/plugin.ts';
-export { fitBound, holdAdmits } from './hold-rule.ts';
+export { fitBound, holdAdmits, holdValue } from './hold-rule.ts';
 export { KeyLocks } from './key-locks.ts';
 export { redactUrl } from '../lib/redact.ts';
 

@@ -25,6 +25,7 @@ import { mountUi } from './console.ts';
 import { mountCoreRoutes } from './host-routes.ts';
 import { OPENAI_ERRORS, RouteRegistry } from '../lib/routes/registry.ts';
 import { AffinityTable } from '../lib/resilience/affinity.ts';
+import { changedKeyNames } from './runtime/key-changes.ts';
 import { Runtime } from './runtime/runtime.ts';
 import type { Snapshot } from '../core/runtime/snapshot.ts';
 import type { KeySettingName } from '../lib/key-settings.ts';
@@ -174,8 +175,12 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
         return snapshot;
       },
       swap: (next) => {
+        const before = snapshot;
         snapshot = next;
         warnUnpriced(next);
+        if (!honored || !before) return; // startup: told once every extension is set up
+        const names = changedKeyNames(before.keys, next.keys);
+        if (names.length) hooks.onKeysChange.call({ names, startup: false });
       },
     });
     await runtime.start(config);
@@ -241,6 +246,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     }
     honored ??= new Set();
     for (const w of runtime.keyWarnings()) log.warn(w);
+    hooks.onKeysChange.call({ names: snapshot.keys.names().sort(), startup: true });
     // after the extensions: its cache-miss tap must come after theirs
     gw.metrics.tapCacheMisses(hooks);
     tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);

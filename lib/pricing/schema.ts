@@ -5,9 +5,8 @@
  * PriceSpec (price.ts).
  */
 import { z } from 'zod';
+import { usdPerMtok as usd } from './bounds.ts';
 import type { PartRates, PriceSpec, Rate } from './price.ts';
-
-const usd = z.number().nonnegative().finite();
 
 const partShape = {
   /** Uncached input. */

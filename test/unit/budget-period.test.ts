@@ -4,8 +4,9 @@
  * boundary (forwards and back). No sleeping: times are given.
  */
 import test from 'ava';
-import { isoDate, PeriodClock, periodAt } from '../../plugins/extensions/budget/period.ts';
-import { parseCounterKey, counterKey } from '../../plugins/extensions/budget/spend.ts';
+import { parseLegacyKey } from '../../plugins/extensions/budget/legacy.ts';
+import { dayField, dayOfField, isoDate, PeriodClock, periodAt } from '../../plugins/extensions/budget/period.ts';
+import { spentIn, staleDays } from '../../plugins/extensions/budget/spend.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -56,20 +57,59 @@ test('weekly: Monday 00:00 UTC to the next Monday, across month and year ends', 
   }
 });
 
-test('lifetime has no window; dates and counter keys round-trip', (t) => {
+test('lifetime has no window; a window lists its day fields; day fields round-trip', (t) => {
   t.is(periodAt('lifetime', Date.now()), undefined);
   t.is(isoDate(at('2028-02-29T23:00:00Z')), '2028-02-29');
-  const w = periodAt('monthly', at('2026-05-20T00:00:00Z'))!;
-  t.is(counterKey('team-a', w), 's:team-a/monthly/2026-05-01');
-  t.is(counterKey('team-a', undefined), 's:team-a');
-  t.deepEqual(parseCounterKey('s:team-a/monthly/2026-05-01'), { account: 'team-a', period: 'monthly', window: w });
-  t.deepEqual(parseCounterKey('s:(open)'), { account: '(open)', period: 'lifetime', window: undefined });
-  // not ours: an unknown period, a date that is not a period start, junk
-  t.is(parseCounterKey('s:a/yearly/2026-01-01'), undefined);
-  t.is(parseCounterKey('s:a/monthly/2026-05-02'), undefined);
-  t.is(parseCounterKey('s:a/weekly/2026-05-12'), undefined); // a Tuesday
-  t.is(parseCounterKey('s:a/daily/not-a-date'), undefined);
-  t.is(parseCounterKey('u:a'), undefined);
+  t.deepEqual(periodAt('daily', at('2026-05-20T13:00:00Z'))!.days, ['d:2026-05-20']);
+  t.deepEqual(periodAt('weekly', at('2026-06-02T00:00:00Z'))!.days, [
+    'd:2026-06-01',
+    'd:2026-06-02',
+    'd:2026-06-03',
+    'd:2026-06-04',
+    'd:2026-06-05',
+    'd:2026-06-06',
+    'd:2026-06-07',
+  ]);
+  const feb = periodAt('monthly', at('2028-02-10T00:00:00Z'))!.days;
+  t.is(feb.length, 29);
+  t.is(feb[28], 'd:2028-02-29');
+  t.is(periodAt('monthly', at('2026-12-31T23:59:59Z'))!.days.length, 31);
+  t.is(dayField(at('2026-05-20T23:59:59.999Z')), 'd:2026-05-20');
+  t.is(dayOfField('d:2026-05-20'), at('2026-05-20T00:00:00Z'));
+  t.is(dayOfField('d:2026-02-30'), undefined);
+  t.is(dayOfField('usd'), undefined);
+  t.is(dayOfField('m:daily/2026-05-20'), undefined);
+});
+
+test('spend in a period is the sum of its days, whatever period the key had before; lifetime is the total; old days are found', (t) => {
+  const rec = { usd: 10, 'd:2026-04-30': 4, 'd:2026-05-01': 1, 'd:2026-05-13': 2, 'd:2026-05-14': 3 };
+  const now = at('2026-05-14T12:00:00Z');
+  t.is(spentIn(rec, periodAt('daily', now)), 3);
+  t.is(spentIn(rec, periodAt('weekly', now)), 5); // Monday the 11th on
+  t.is(spentIn(rec, periodAt('monthly', now)), 6);
+  t.is(spentIn(rec, undefined), 10);
+  t.is(spentIn({}, periodAt('monthly', now)), 0);
+  t.deepEqual(staleDays(rec, 'd:2026-05-02'), ['d:2026-04-30', 'd:2026-05-01']);
+  t.is(staleDays(rec, 'd:2026-01-01'), undefined);
+});
+
+test('counters of the earlier per-period layout: parsed, their amount dated to a day the period in force counts', (t) => {
+  const today = at('2026-05-14T09:00:00Z');
+  const v = JSON.stringify({ usd: 0.5 });
+  t.like(parseLegacyKey('s:team-a/daily/2026-05-12', v, today), { account: 'team-a', tag: 'daily/2026-05-12', day: 'd:2026-05-12', amount: 0.5 });
+  // the running week and month: today; past ones: their last day
+  t.like(parseLegacyKey('s:a/weekly/2026-05-11', v, today), { day: 'd:2026-05-14' });
+  t.like(parseLegacyKey('s:a/monthly/2026-05-01', v, today), { day: 'd:2026-05-14' });
+  t.like(parseLegacyKey('s:a/monthly/2026-04-01', v, today), { day: 'd:2026-04-30' });
+  t.like(parseLegacyKey('s:a/weekly/2026-05-04', v, today), { day: 'd:2026-05-10' });
+  // not a counter of the earlier layout: the record itself, an unknown period, a date that is no period start, junk
+  t.is(parseLegacyKey('s:a', v, today), undefined);
+  t.is(parseLegacyKey('s:a/yearly/2026-01-01', v, today), undefined);
+  t.is(parseLegacyKey('s:a/monthly/2026-05-02', v, today), undefined);
+  t.is(parseLegacyKey('s:a/weekly/2026-05-12', v, today), undefined); // a Tuesday
+  t.is(parseLegacyKey('s:a/daily/not-a-date', v, today), undefined);
+  t.is(parseLegacyKey('s:a/daily/2026-05-12', '{"usd":null}', today), undefined);
+  t.is(parseLegacyKey('u:a', v, today), undefined);
 });
 
 test('a clock set across a boundary: the cached window follows it forwards and back', (t) => {

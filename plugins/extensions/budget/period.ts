@@ -1,15 +1,14 @@
 /**
  * Budget periods (docs/design.md "Virtual keys"): UTC calendar periods, weeks starting Monday.
- * A periodic budget spends into one counter per period, keyed by the period's start date,
- * so spend resets at the boundary by itself (a new counter) and past periods stay
- * readable (their counters are kept). Pure arithmetic on epoch milliseconds: no time
+ * Spend is kept per UTC day (spend.ts), so a period's spend is the sum of its days' totals:
+ * each window lists the day fields it spans. Pure arithmetic on epoch milliseconds: no time
  * zones, no daylight saving, leap days from Date.UTC.
  */
-import { type BudgetPeriod, rfc3339 } from 'gw/plugin';
+import { type BudgetPeriod, DAY_MS, rfc3339 } from 'gw/plugin';
 
 export { type BudgetPeriod, rfc3339 };
 
-/** A period that resets: [start, end) in epoch ms, and its start date as it appears in counter keys. */
+/** A period that resets: [start, end) in epoch ms, and the day fields it spans. */
 export interface PeriodWindow {
   period: Exclude<BudgetPeriod, 'lifetime'>;
   /** Epoch ms of 00:00:00 UTC on the first day. */
@@ -18,9 +17,21 @@ export interface PeriodWindow {
   end: number;
   /** `YYYY-MM-DD` of `start`. */
   date: string;
+  /** The day fields (`dayField`) of every day in [start, end): 1, 7 or 28 to 31. */
+  days: readonly string[];
 }
 
-const DAY_MS = 86_400_000;
+/** The field of the spend record holding what was spent on the UTC day containing `ms`: `d:YYYY-MM-DD`. */
+export function dayField(ms: number): string {
+  return `d:${isoDate(ms)}`;
+}
+
+/** The field of a day as a period, or undefined when `field` is no day field. */
+export function dayOfField(field: string): number | undefined {
+  if (field.length !== 12 || !field.startsWith('d:')) return undefined;
+  const ms = Date.parse(`${field.slice(2)}T00:00:00Z`);
+  return Number.isFinite(ms) && isoDate(ms) === field.slice(2) ? ms : undefined;
+}
 
 /** The period of kind `period` containing `now` (epoch ms); undefined for `lifetime`. */
 export function periodAt(period: BudgetPeriod, now: number): PeriodWindow | undefined {
@@ -42,7 +53,9 @@ export function periodAt(period: BudgetPeriod, now: number): PeriodWindow | unde
     start = Date.UTC(y, m, 1);
     end = Date.UTC(y, m + 1, 1); // December rolls over to January of the next year
   }
-  return { period, start, end, date: isoDate(start) };
+  const days: string[] = [];
+  for (let t = start; t < end; t += DAY_MS) days.push(dayField(t));
+  return { period, start, end, date: isoDate(start), days };
 }
 
 /** `YYYY-MM-DD` (UTC) of epoch ms. */
@@ -66,5 +79,10 @@ export class PeriodClock {
     const fresh = periodAt(period, now)!;
     this.cache.set(period, fresh);
     return fresh;
+  }
+
+  /** The day field of `now` (the daily window's, cached). */
+  day(now: number): string {
+    return this.at('daily', now)!.days[0]!;
   }
 }

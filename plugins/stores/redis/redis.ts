@@ -280,6 +280,11 @@ class RedisView implements Store {
     }
   }
 
+  async dropFields(key: string, fields: readonly string[]): Promise<void> {
+    // biome-ignore lint/plugin/no-unbounded-spread: the caller's handful of fields (a budget's old days)
+    if (fields.length) await this.s.op(this.s.redis.hdel(this.v(key), ...fields));
+  }
+
   async windowAdmit(key: string, limit: number, windowMs: number, opts: { cost?: number; pending?: number; now?: number } = {}): Promise<WindowVerdict> {
     const full = this.prefix + key;
     const r = (await this.s.op(
@@ -309,7 +314,7 @@ class RedisView implements Store {
     const r = (await this.s.op(
       this.s.redis.gwHold(
         this.v(key),
-        // biome-ignore lint/plugin/no-unbounded-spread: three keys
+        // biome-ignore lint/plugin/no-unbounded-spread: three keys, then HoldOptions.fields (a month of days at most)
         ...holdKeys(full),
         this.s.holdId(id),
         String(amount),
@@ -320,6 +325,7 @@ class RedisView implements Store {
         `${ROOT}i:`,
         String(LIVENESS_TTL_MS),
         opts.fit === true ? String(fitBound(opts.limit)) : '',
+        ...(opts.fields ?? []),
       ),
     )) as [number, string, string];
     return { admitted: r[0] === 1, value: Number(r[1]), held: Number(r[2]) };
