@@ -31,7 +31,7 @@ import type { Snapshot } from '../core/runtime/snapshot.ts';
 import type { KeySettingName } from '../lib/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
-import { type PriceTable, unpricedModels } from '../lib/pricing/book.ts';
+import { type PriceTable, unpricedModels, unpricedPairs } from '../lib/pricing/book.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -91,15 +91,18 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   let runtime: Runtime | undefined;
   /** Key settings the enabled extensions enforce: known once they are all set up. */
   let honored: Set<KeySettingName> | undefined;
-  /** The unpriced models last warned about: a snapshot that changes nothing about them warns nothing. */
+  /** The unpriced pairs last warned about: a snapshot that changes nothing about them warns nothing. */
   let unpricedWarned = '';
+  // only where a cost is kept or shown: spend, usage, the request log
+  const costs = ['budget', 'usage', 'request_log'].some((e) => Object.hasOwn(config.extensions, e));
   const warnUnpriced = (s: Snapshot) => {
-    const models = unpricedModels(s);
-    const text = models.join('\n');
-    if (text !== unpricedWarned && models.length)
+    if (!costs) return;
+    const pairs = unpricedPairs(s);
+    const text = JSON.stringify(pairs);
+    if (text !== unpricedWarned && pairs.length)
       log.warn(
-        { models },
-        'no price for these models in [pricing], their providers\' pricing or the bundled table: their cost is null (the budget refuses them unless unpriced = "allow")',
+        { pairs, models: unpricedModels(s) },
+        'no price for these (provider, model) pairs in [pricing], the provider\'s pricing or the bundled table: a request one serves is charged at the dearest price another provider of the model has; the models no provider prices (models) cost null, and the budget refuses them unless unpriced = "allow"',
       );
     unpricedWarned = text;
   };
