@@ -4,11 +4,10 @@
  * each runs, what it may return and what it must not do: docs/plugins.md "Hooks", drawn step
  * by step in "The pipeline". Every request that reached onRequest ends in exactly one of
  * onResponse and onError; every gateway request, refused ones included, in one onFinish.
- * Two hooks run outside requests: onKeysChange (the host: keys' settings changed) and
- * onNotice (a plugin telling the others a fact).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook, type Tap } from 'tapable';
+import type { KeysChange, Notice } from '../lib/gateway-info.ts';
 import type { KeyInfo, RequestContext } from './context.ts';
 import { PLUGIN_CONTRACT } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
@@ -140,23 +139,6 @@ export interface UpstreamAttempt {
   error: unknown;
 }
 
-/** Gateway keys whose settings may have changed (onKeysChange). */
-export interface KeysChange {
-  /** Names added, removed or whose settings differ from the previous snapshot's, sorted (a new secret alone is no change). */
-  readonly names: readonly string[];
-  /** True for the call after startup, when every key is new to the plugins. */
-  readonly startup: boolean;
-}
-
-/**
- * A fact one plugin tells the others outside any request (onNotice): `fact` is a `Symbol.for`
- * slot and `value` has the shape sdk/facts.ts gives it (e.g. BUDGET_STATUS).
- */
-export interface Notice {
-  readonly fact: symbol;
-  readonly value: unknown;
-}
-
 export interface Hooks {
   /**
    * Before dispatch, after auth and model resolution: `undefined` goes on, an EarlyResponse
@@ -188,13 +170,9 @@ export interface Hooks {
   readonly onUpstreamStart: SyncHook<[RequestContext, UpstreamAttempt]>;
   /** The same attempt as it ends; a stream's attempt ends at its first event. */
   readonly onUpstreamEnd: SyncHook<[RequestContext, UpstreamAttempt]>;
-  /**
-   * Called by the host once every extension is set up (every key, `startup`), then whenever a
-   * snapshot swap changes keys' settings: an admin change, a reload, another instance's change
-   * seen on a shared store (each instance calls it for its own swap). Synchronous: do I/O in the background.
-   */
+  /** Outside requests: keys' settings changed (KeysChange says when the host calls it). Synchronous: I/O in the background. */
   readonly onKeysChange: SyncHook<[KeysChange]>;
-  /** Called by plugins (`hooks.onNotice.call(notice)`) to tell the others a fact outside any request. Synchronous: do I/O in the background. */
+  /** A plugin tells the others a fact outside any request (`hooks.onNotice.call(notice)`). Synchronous. */
   readonly onNotice: SyncHook<[Notice]>;
 }
 

@@ -50,7 +50,8 @@ export { badRequest } from '../core/error-codes.ts';
 export { UPSTREAM_AUTH_FAILED } from '../lib/http/client.ts';
 
 // the hook pipeline
-export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, KeysChange, Notice, ResponseInfo } from '../core/hooks.ts';
+export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, ResponseInfo } from '../core/hooks.ts';
+export type { KeysChange, Notice } from '../lib/gateway-info.ts';
 export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
 
 // observing a request's edges (tracing): its arrival and each upstream attempt (onArrival,

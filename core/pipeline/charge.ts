@@ -11,19 +11,15 @@ import { costOf } from '../../lib/pricing/cost.ts';
 
 /**
  * Sets `rc.price` and `rc.cost` from the request's charged usage (`chargedUsage`): the cost
- * at the price of the provider and model that served it; when that provider has no price
- * for it, at the dearest price another provider of the model has (PriceBook.charged: split
- * pricing charges as the reservation did); null when nothing prices it. Leaves both
+ * at the price of the provider and model that served it (else the dearest another provider
+ * of the model has: PriceBook.charged), or null when nothing prices it. Leaves both
  * undefined when nothing is charged (a cache hit, a failure, a token count).
  * @param at epoch ms: the dated price in force then applies.
  */
 export function chargeCost(rc: RequestContext, snap: Snapshot, at: number): void {
   const u = chargedUsage(rc);
   if (u === undefined) return;
-  const table = snap.table;
-  const servedBy = table.find(rc.servedModel)?.members ?? [];
-  const requestedBy = rc.servedModel === rc.canonicalModel ? servedBy : (table.find(rc.canonicalModel)?.members ?? []);
-  const p = snap.prices.charged(rc.provider, rc.servedModel, rc.canonicalModel, rc.model, servedBy, requestedBy, u, at);
+  const p = snap.prices.charged(rc.provider, rc.servedModel, rc.canonicalModel, rc.model, snap.table, u, at);
   rc.price = p;
   rc.cost = p === null ? null : costOf(p.price, u, at);
 }

@@ -49,6 +49,11 @@ export interface PricedProvider {
 
 /** A provider serving a model, as a routing group lists it. */
 type Member = { readonly provider: { readonly name: string } };
+/** The routing table, as far as prices need it: the providers serving each model. */
+interface Routes {
+  models(): string[];
+  find(model: string): { members: readonly Member[] } | undefined;
+}
 
 /** Lookups remembered per provider at most: model ids come from the routing table, this only bounds a bug. */
 const MEMO_MAX = 4096;
@@ -81,29 +86,19 @@ export class PriceBook {
 
   /**
    * The price a request served by `provider` is charged at: `priceFor`, else (that provider
-   * has none for `served`) the dearest for `usage` among `servedBy` (the providers serving
-   * `served`), then among `requestedBy` (those serving `canonical`, when a `[fallbacks]`
-   * model served it): so where a request is routed never makes it cheaper or unpriced while
-   * another provider prices the model, and the budget, the request log and `x-gw-cost-usd`
-   * agree. Null when none has a price.
+   * has none for `served`) the dearest for `usage` among the providers serving `served` in
+   * `table`, then among those serving `canonical` (a `[fallbacks]` model served it): so where
+   * a request is routed never makes it cheaper or unpriced while another provider prices the
+   * model, and the budget, the request log and `x-gw-cost-usd` agree. Null when none has a price.
    * @param at epoch ms: the dated prices in force then are compared.
    */
-  charged(
-    provider: string | undefined,
-    served: string,
-    canonical: string,
-    asked: string,
-    servedBy: readonly Member[],
-    requestedBy: readonly Member[],
-    usage: Usage,
-    at: number,
-  ): ResolvedPrice | null {
+  charged(provider: string | undefined, served: string, canonical: string, asked: string, table: Routes, usage: Usage, at: number): ResolvedPrice | null {
     const direct = provider === undefined ? null : this.served(provider, served);
     if (direct !== null) return direct;
     return (
-      this.dearest(served, servedBy, usage, at) ??
+      this.dearest(served, table.find(served)?.members ?? [], usage, at) ??
       this.priceFor(provider, served, canonical, asked) ??
-      (canonical === served ? null : this.dearest(canonical, requestedBy, usage, at))
+      (canonical === served ? null : this.dearest(canonical, table.find(canonical)?.members ?? [], usage, at))
     );
   }
 
@@ -182,7 +177,7 @@ export function compileConfigured(prices: Readonly<Record<string, PriceSpec>>, s
 /** What the unpriced listings read of a snapshot. */
 interface PricedRoutes {
   prices: PriceBook;
-  table: { models(): string[]; find(model: string): { members: readonly Member[] } | undefined };
+  table: Routes;
 }
 
 /** Every routed model that has no price at any provider serving it, nor in `[pricing]`. */
