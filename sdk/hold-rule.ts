@@ -17,12 +17,3 @@ export function fitBound(limit: number): number {
 export function holdAdmits(value: number, held: number, amount: number, opts: HoldOptions): boolean {
   return value + held < opts.limit && (opts.fit !== true || value + held + amount <= fitBound(opts.limit));
 }
-
-/** The value holds are checked against in counter record `rec`: the sum of `opts.fields` when given, else `opts.field` (absent fields read 0). */
-export function holdValue(rec: Readonly<Record<string, number>>, opts: HoldOptions): number {
-  const fields = opts.fields;
-  if (fields === undefined) return rec[opts.field] ?? 0;
-  let sum = 0;
-  for (let i = 0; i < fields.length; i++) sum += rec[fields[i]!] ?? 0;
-  return sum;
-}

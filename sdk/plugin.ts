@@ -10,7 +10,7 @@
  *   Hooks, Chunk, EarlyResponse…       the hook pipeline and what taps see and return
  *   ArrivingRequest, UpstreamAttempt   what the tracing hooks see (a request's arrival, each upstream attempt)
  *   Store                              the shared store (values, counters, windows, holds…)
- *   holdAdmits, holdValue, KeyLocks   what a store backend shares with the built-in ones
+ *   holdAdmits, fitBound, KeyLocks     what a store backend shares with the built-in ones
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
@@ -77,7 +77,7 @@ export { MAX_USD, MAX_USD_PER_MTOK, usdAmount, usdPerMtok } from '../lib/pricing
 export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../lib/store/types.ts';
 export { defineStore } from '../lib/store/plugin.ts';
 export type { StorePlugin, StoreSetup } from '../lib/store/plugin.ts';
-export { fitBound, holdAdmits, holdValue } from './hold-rule.ts';
+export { fitBound, holdAdmits } from './hold-rule.ts';
 export { KeyLocks } from './key-locks.ts';
 export { redactUrl } from '../lib/redact.ts';
 

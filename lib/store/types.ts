@@ -12,9 +12,8 @@
  *             Counters are values too (JSON text), so `entries` lists them.
  *   windows   windowAdmit/windowAdd: sliding-window logs of (time, amount) entries, for
  *             rate limits; entries older than the window are dropped; survive a restart.
- *   holds     hold/settle/release: temporary reservations against a counter field (or
- *             the sum of several), for budgets; never durable (a crashed holder must not
- *             leak a hold) and TTL'd.
+ *   holds     hold/settle/release: temporary reservations against a counter field, for
+ *             budgets; never durable (a crashed holder must not leak a hold) and TTL'd.
  *   buckets   bucketIncr/buckets: counter records per (time bucket, series), for usage and
  *             spend over time; each bucket is dropped a retention period after it ends.
  *   rings     ringPush/ringRead: the newest N values of a log (the request log), read
@@ -67,8 +66,7 @@ export interface Store {
   windowAdd(key: string, amount: number, windowMs: number, now?: number): Promise<void>;
   /**
    * Places a hold, atomic per `key` together with `incr`/`settle` on the same key: refused
-   * when `value + (live holds on key except id) >= limit`, value being `counters(key)[field]`
-   * (or the sum of `fields` when given), and with `fit`
+   * when `counters(key)[field] + (live holds on key except id) >= limit`, and with `fit`
    * also when that sum + `amount` is over `limit` (`holdAdmits`, sdk/hold-rule.ts); else
    * records the hold `id` = `amount` for `ttlMs` (then it lapses by itself). Holds are not
    * durable: a restart or crash drops them, so a dead request never keeps a reservation.
@@ -130,13 +128,6 @@ export interface WindowVerdict {
 export interface HoldOptions {
   /** The counter field the holds are against (e.g. `usd`). */
   field: string;
-  /**
-   * When given, the holds are against the sum of these fields instead of `field` (a budget's
-   * day totals in its period, at most a few dozen). Callers give a `field` that is never
-   * below that sum (the lifetime total), so a backend that reads only `field` refuses more,
-   * never less.
-   */
-  fields?: readonly string[];
   limit: number;
   ttlMs: number;
   /**
@@ -149,7 +140,7 @@ export interface HoldOptions {
 /** Outcome of `hold`. */
 export interface HoldVerdict {
   admitted: boolean;
-  /** The counter field's value, or the sum of `fields` (e.g. spend so far). */
+  /** The counter field's value (e.g. spend so far). */
   value: number;
   /** Sum of the other live holds on the key at the time of the check. */
   held: number;

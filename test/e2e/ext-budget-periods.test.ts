@@ -6,7 +6,8 @@
  * the month's spend, monthly → daily keeps today's, weekly counts from Monday, lifetime counts
  * all, on LevelDB and on Redis across two instances (a PATCH on one, requests on both).
  * Spend recorded in the earlier per-period layout is folded in at startup, once, so an upgrade
- * reopens no budget.
+ * reopens no budget. Dates are in 2037 (its May and June fall on the weekdays 2026's do):
+ * spend series outlive the test's clock in real time too, as Redis expires them by it.
  */
 import test, { type ExecutionContext } from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -91,17 +92,17 @@ async function budgetOf(t: ExecutionContext, f: Fleet): Promise<any> {
  * Yesterday $0.2002 and today $0.3003 under a daily budget; then monthly, daily, weekly and
  * lifetime, each reading what was spent since its period's start and admitting or refusing by it.
  */
-async function periodSwitches(t: ExecutionContext, store: string, n: number): Promise<void> {
+async function periodSwitches(t: ExecutionContext, store: string, n: number, redisUrl?: string): Promise<void> {
   const f = await fleet(t, store, n, { budget: 1, budget_period: 'daily' });
-  f.at('2026-05-12T15:00:00Z'); // a Tuesday
+  f.at('2037-05-12T15:00:00Z'); // a Tuesday
   t.deepEqual(await ask(f, 2), [200, 200]);
-  f.at('2026-05-13T10:00:00Z');
+  f.at('2037-05-13T10:00:00Z');
   t.deepEqual(await ask(f, 3), [200, 200, 200]);
-  t.like(await budgetOf(t, f), { period: 'daily', spent_usd: usd(3 * COST), period_start: '2026-05-13T00:00:00Z' });
+  t.like(await budgetOf(t, f), { period: 'daily', spent_usd: usd(3 * COST), period_start: '2037-05-13T00:00:00Z' });
 
   // daily → monthly: the month so far, both days
   await patch(t, f, { budget: 0.55, budget_period: 'monthly' });
-  t.like(await budgetOf(t, f), { period: 'monthly', spent_usd: usd(5 * COST), budget_usd: 0.55, period_start: '2026-05-01T00:00:00Z' });
+  t.like(await budgetOf(t, f), { period: 'monthly', spent_usd: usd(5 * COST), budget_usd: 0.55, period_start: '2037-05-01T00:00:00Z' });
   t.deepEqual(await ask(f, 2), [200, 429], '0.5005 < 0.55 admits one; 0.6006 refuses');
 
   // monthly → daily: today's, the request made under monthly included
@@ -111,7 +112,7 @@ async function periodSwitches(t: ExecutionContext, store: string, n: number): Pr
 
   // daily → weekly: from Monday the 11th, every day of it
   await patch(t, f, { budget: 0.7, budget_period: 'weekly' });
-  t.like(await budgetOf(t, f), { period: 'weekly', spent_usd: usd(7 * COST), period_start: '2026-05-11T00:00:00Z' });
+  t.like(await budgetOf(t, f), { period: 'weekly', spent_usd: usd(7 * COST), period_start: '2037-05-11T00:00:00Z' });
   t.deepEqual(await ask(f, 1), [429]);
 
   // → lifetime: everything
@@ -123,9 +124,9 @@ async function periodSwitches(t: ExecutionContext, store: string, n: number): Pr
   t.like(await budgetOf(t, f), { spent_usd: usd(9 * COST), reserved_usd: 0 });
 
   // back to daily the next day: nothing spent yet today
-  f.at('2026-05-14T00:00:00Z');
+  f.at('2037-05-14T00:00:00Z');
   await patch(t, f, { budget: 0.15, budget_period: 'daily' });
-  t.like(await budgetOf(t, f), { spent_usd: 0, period_start: '2026-05-14T00:00:00Z' });
+  t.like(await budgetOf(t, f), { spent_usd: 0, period_start: '2037-05-14T00:00:00Z' });
   t.deepEqual(await ask(f, 3), [200, 200, 429]);
   t.is(f.up.received.length, 2 + 3 + 1 + 1 + 2 + 2);
   // history: lifetime, then the periods of the period in force (daily), rebuilt from the days
@@ -134,11 +135,34 @@ async function periodSwitches(t: ExecutionContext, store: string, n: number): Pr
     history.map((e: any) => [e.period, e.period_start?.slice(0, 10) ?? null, e.spent_usd]),
     [
       ['lifetime', null, usd(11 * COST)],
-      ['daily', '2026-05-12', usd(2 * COST)],
-      ['daily', '2026-05-13', usd(7 * COST)],
-      ['daily', '2026-05-14', usd(2 * COST)],
+      ['daily', '2037-05-12', usd(2 * COST)],
+      ['daily', '2037-05-13', usd(7 * COST)],
+      ['daily', '2037-05-14', usd(2 * COST)],
     ],
   );
+
+  // five weeks on: charging the record drops the totals of periods before the previous ones;
+  // past periods are still read, from the hourly spend series
+  f.at('2037-06-20T10:00:00Z');
+  t.deepEqual(await ask(f, 1), [200]);
+  const later = (await admin(f.gws[0]!, 'GET', '/v1/budget?history=true')).body.filter((e: any) => e.key === 'app');
+  t.deepEqual(
+    later.map((e: any) => [e.period, e.period_start?.slice(0, 10) ?? null, e.spent_usd]),
+    [
+      ['lifetime', null, usd(12 * COST)],
+      ['daily', '2037-05-12', usd(2 * COST)],
+      ['daily', '2037-05-13', usd(7 * COST)],
+      ['daily', '2037-05-14', usd(2 * COST)],
+      ['daily', '2037-06-20', usd(COST)],
+    ],
+  );
+  if (redisUrl) {
+    const s = await openRedisStore(redisUrl);
+    const rec = await s.namespace('ext:budget').counters('s:app');
+    await s.close();
+    // the current day, week and month, May as the previous month, the total: May's days and weeks are gone
+    t.deepEqual(Object.keys(rec).sort(), ['d:2037-06-20', 'm:2037-05-01', 'm:2037-06-01', 'usd', 'w:2037-06-15']);
+  }
 }
 
 test('LevelDB: switching a key between daily, monthly, weekly and lifetime keeps what it spent since each period started', async (t) => {
@@ -148,18 +172,18 @@ test('LevelDB: switching a key between daily, monthly, weekly and lifetime keeps
 test('Redis, two instances: the same switches, PATCHed on one, requests spread over both, exact on both', async (t) => {
   const redis = await redisFor(t);
   if (!redis) return;
-  await periodSwitches(t, `[store]\nurl = "${redis.url}"\n`, 2);
+  await periodSwitches(t, `[store]\nurl = "${redis.url}"\n`, 2, redis.url);
 });
 
 /** Writes spend in the earlier layout (`s:<key>/<period>/<date>` and the lifetime `s:<key>`) through `open`. */
 async function writeLegacy(store: import('gw/plugin').Store): Promise<void> {
   const s = store.namespace('ext:budget');
   await s.incr('s:default', { usd: 2 });
-  await s.incr('s:default/daily/2026-05-12', { usd: 0.25 });
-  await s.incr('s:default/daily/2026-05-13', { usd: 0.5 });
-  await s.incr('s:default/monthly/2026-05-01', { usd: 0.125 });
-  await s.incr('s:default/monthly/2026-04-01', { usd: 1 });
-  await s.incr('s:second/weekly/2026-05-11', { usd: 0.75 });
+  await s.incr('s:default/daily/2037-05-12', { usd: 0.25 });
+  await s.incr('s:default/daily/2037-05-13', { usd: 0.5 });
+  await s.incr('s:default/monthly/2037-05-01', { usd: 0.125 });
+  await s.incr('s:default/monthly/2037-04-01', { usd: 1 });
+  await s.incr('s:second/weekly/2037-05-11', { usd: 0.75 });
   await store.close();
 }
 
@@ -184,21 +208,21 @@ async function checkFolded(t: ExecutionContext, gws: TestGateway[]): Promise<voi
   t.deepEqual(
     history.filter((e: any) => e.key === 'default').map((e: any) => [e.period, e.period_start?.slice(0, 10) ?? null, e.spent_usd]),
     [
+      // April's month is no period the record keeps for a daily key, and it has no hourly series
       ['lifetime', null, 3.875],
-      ['daily', '2026-04-30', 1],
-      ['daily', '2026-05-12', 0.25],
-      ['daily', '2026-05-13', 0.625],
+      ['daily', '2037-05-12', 0.25],
+      ['daily', '2037-05-13', 0.625],
     ],
   );
 }
 
-/** `default`: daily, $0.6; clock on 2026-05-13. */
+/** `default`: daily, $0.6; clock on 2037-05-13. */
 const upgradeConfig = (up: MockUpstream, store: string) =>
   baseConfig(`${providerSection(up)}\n${store}\n${PRICING}\n[extensions.budget]\ndefault_budget = 1000\n`).replace(
     '[keys.default]\n',
     '[keys.default]\nbudget = 0.6\nbudget_period = "daily"\n',
   );
-const clock = () => Date.parse('2026-05-13T12:00:00Z');
+const clock = () => Date.parse('2037-05-13T12:00:00Z');
 
 test('LevelDB: spend recorded in the earlier per-period layout is folded in at startup; no budget reopens; a restart folds nothing twice', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'gw-test-'));
@@ -261,7 +285,7 @@ test('a change that puts a key past a threshold alerts at once: a tightening PAT
     '[keys.default]\n',
     '[keys.default]\nbudget = 10\nbudget_period = "daily"\n',
   );
-  let now = Date.parse('2026-05-12T15:00:00Z');
+  let now = Date.parse('2037-05-12T15:00:00Z');
   const gw = await startGateway(toml, { clock: () => now });
   t.teardown(async () => {
     await gw.stop();
@@ -271,7 +295,7 @@ test('a change that puts a key past a threshold alerts at once: a tightening PAT
   const created = await adminJson(gw, 'POST', '/v1/admin/keys', { name: 'app', budget: 1, budget_period: 'monthly' });
   for (const secret of [created.body.key, created.body.key, created.body.key]) t.is((await post(gw, '/v1/chat/completions', CHAT, secret)).status, 200);
   t.is((await post(gw, '/v1/chat/completions', CHAT)).status, 200);
-  now = Date.parse('2026-05-13T09:00:00Z');
+  now = Date.parse('2037-05-13T09:00:00Z');
   t.is((await post(gw, '/v1/chat/completions', CHAT)).status, 200);
   t.is((await post(gw, '/v1/chat/completions', CHAT)).status, 200);
   await sleep(300);

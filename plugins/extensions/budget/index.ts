@@ -4,8 +4,8 @@
  * against the key's own `budget` (virtual keys), else `[extensions.budget.keys.<name>]
  * budget`, else `default_budget`; per the key's `budget_period` (daily, weekly, monthly:
  * UTC calendar periods, weeks from Monday; lifetime by default). Spend is one record per key
- * with its lifetime total and a total per UTC day (spend.ts): a period's spend is the sum of
- * its days, so a key whose period changes keeps what it spent since the new period's start.
+ * with its lifetime total and the current day's, week's and month's (spend.ts), all charged
+ * at once, so a key whose period changes keeps what it spent since the new period's start.
  * docs/design.md "Accounting and limits", "Virtual keys":
  *   onRequest   403 `model_not_priced` for a model without a price (fail closed; `unpriced =
  *               "allow"` admits it at no cost); else a hold for the request's most cost
@@ -21,8 +21,8 @@
  *               estimate is ~1.3x English).
  *   onResponse  settle: adds the actual cost (`rc.cost`, as the request log and metrics
  *               count it: the charged usage, each part at its own rate) to the lifetime total
- *               and to the day the request was admitted in, and drops the hold, atomically,
- *               before the last byte. Cache hits and early responses drop the hold and cost nothing.
+ *               and to the day, week and month the request was admitted in, and drops the
+ *               hold, atomically, before the last byte. Cache hits and early responses drop the hold and cost nothing.
  *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
  *               an answer, from what it streamed (core/pipeline/partial.ts); any other
  *               failure drops the hold: a call that failed before its first byte costs nothing.
@@ -33,8 +33,8 @@
  * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
  * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd,
  * period, period_start, resets_at}]` (the current period; no start and reset for lifetime);
- * `?history=true` → per key its lifetime spend, then each period of its period kind in the
- * days kept `[{key, period, period_start, resets_at, spent_usd}]`.
+ * `?history=true` → per key its lifetime spend, then each period of its period kind with
+ * spend (the record's, before them the hourly series) `[{key, period, period_start, resets_at, spent_usd}]`.
  * Over time: the settled USD per (key, model, UTC hour), written with the settlement (one
  * store batch), kept `retention_days` (default 90; 0 = none); with any of `bucket`,
  * `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
@@ -65,8 +65,8 @@ import {
 } from 'gw/plugin';
 import { estimatePromptTokens, reserveOutputTokens } from './estimate.ts';
 import { foldLegacy } from './legacy.ts';
-import { dayField, PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
-import { budgetHistory, listBudgets, MIN_DAYS_KEPT, spendKey, spentIn, staleDays, TOTAL, usd } from './spend.ts';
+import { PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
+import { budgetHistory, firstKept, listBudgets, spendKey, spentIn, staleFields, TOTAL, usd } from './spend.ts';
 
 export type { BudgetEntry, HistoryEntry } from './spend.ts';
 
@@ -90,7 +90,7 @@ const schema = z.strictObject({
   models: z.record(z.string(), z.strictObject({ output_reserve_tokens: z.number().int().nonnegative() })).default({}),
   /** A hold lapses after this long even if its request never ended (a bug guard; holds die with the process anyway). */
   reservation_ttl_seconds: z.number().positive().default(3600),
-  /** Days the hourly spend buckets and the per-day totals are kept; 0 keeps no hourly buckets (the days needed by the longest period, a month, are kept anyway). */
+  /** Days the hourly spend buckets are kept (the series, and past periods in `?history=true`); 0 keeps none (the current and previous periods' totals are kept anyway). */
   retention_days: z.number().nonnegative().default(90),
   /** A model with no price anywhere: `refuse` it (403 model_not_priced), or `allow` it at no cost. */
   unpriced: z.enum(['refuse', 'allow']).default('refuse'),
@@ -103,8 +103,8 @@ interface Hold {
   account: string;
   /** Its spend record (spend.ts). */
   record: string;
-  /** The day field of the day it was admitted in: what it costs is charged there. */
-  day: string;
+  /** The fields of the day, week and month it was admitted in: what it costs is charged there. */
+  periods: readonly string[];
   /** What the hold reserved, USD (0 for an unpriced model let through). */
   estimate: number;
   /** The budget it was admitted against, USD, and its period (undefined: lifetime). */
@@ -151,7 +151,6 @@ export default defineExtension({
     const ttlMs = config.reservation_ttl_seconds * 1000;
     const retentionMs = config.retention_days * DAY_MS;
     const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
-    const daysKeptMs = Math.max(retentionMs, MIN_DAYS_KEPT * DAY_MS);
     let seq = 0;
 
     const folded = await foldLegacy(store, gateway.now());
@@ -173,23 +172,22 @@ export default defineExtension({
       const now = gateway.now();
       const w = key?.budgetPeriod === undefined ? undefined : periods.at(key.budgetPeriod, now);
       const record = spendKey(account);
-      // a period's spend is its days' sum; the lifetime total is `field`, never below it
-      const v = await store.hold(record, id, estimate, { field: TOTAL, fields: w?.days, limit, ttlMs, fit: config.strict });
+      const v = await store.hold(record, id, estimate, { field: w === undefined ? TOTAL : w.field, limit, ttlMs, fit: config.strict });
       if (!v.admitted) {
         // refused with room left: strict, and the reservation is larger than that room
         const need = v.value + v.held < limit ? estimate : undefined;
         throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held, need, period: w?.period, resets: w?.end });
       }
-      rc.state.set(HOLD, { id, account, record, day: periods.day(now), estimate, limit, window: w } satisfies Hold);
+      rc.state.set(HOLD, { id, account, record, periods: periods.fieldsAt(now), estimate, limit, window: w } satisfies Hold);
       return undefined;
     });
 
-    /** The first day field kept: older ones are dropped from a record as it is charged. */
-    let cutoff = { day: '', field: '' };
-    const cutoffAt = (now: number): string => {
-      const today = periods.day(now);
-      if (cutoff.day !== today) cutoff = { day: today, field: dayField(now - daysKeptMs) };
-      return cutoff.field;
+    /** The first period field kept of each kind (recomputed daily): older ones are dropped from a record as it is charged. */
+    let kept: { day: string; first: ReturnType<typeof firstKept> } | undefined;
+    const keptAt = (now: number) => {
+      const today = periods.fieldsAt(now)[0]!;
+      if (kept?.day !== today) kept = { day: today, first: firstKept(now) };
+      return kept.first;
     };
 
     /** Settles the request's hold with its cost, or releases it when nothing is to be charged. */
@@ -202,15 +200,19 @@ export default defineExtension({
       // without its own price is charged at the model's price elsewhere: core/pipeline/charge.ts);
       // the hold only when nothing prices the model any more (a reload took its price away)
       const spent = rc.cost ? rc.cost.total : h.estimate;
-      const settled = store.settle(h.record, h.id, { [TOTAL]: spent, [h.day]: spent });
+      const deltas: Record<string, number> = { [TOTAL]: spent };
+      for (const f of h.periods) deltas[f] = spent;
+      const settled = store.settle(h.record, h.id, deltas);
       const now = gateway.now();
       const [after] = await Promise.all([
         settled,
         buckets && store.bucketIncr(BUCKETS_KEY, now, JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
       ]);
-      const stale = staleDays(after, cutoffAt(now));
+      const stale = staleFields(after, keptAt(now));
       if (stale && store.dropFields)
-        store.dropFields(h.record, stale).catch((err: Error) => log.warn({ err: err.message, key: h.account }, 'budget: could not drop old day totals'));
+        store
+          .dropFields(h.record, stale)
+          .catch((err: Error) => log.warn({ err: err.message, key: h.account }, 'budget: could not drop totals of past periods'));
       // the spend after this charge, for plugins that watch budgets (alerts): the store's atomic result
       rc.state.set(BUDGET_SETTLED, statusOf(h.account, after, h.limit, h.window, spent));
     }
@@ -239,7 +241,7 @@ export default defineExtension({
       if (history !== undefined && history !== 'true' && history !== 'false')
         throw badRequest(`query parameter 'history' must be true or false; got '${String(history)}'`, 'history');
       let body: unknown;
-      if (history === 'true') body = await budgetHistory(store, gateway);
+      if (history === 'true') body = await budgetHistory(store, gateway, retentionMs);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
       else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);

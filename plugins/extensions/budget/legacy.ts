@@ -3,17 +3,17 @@
  * (`s:<key>/<daily|weekly|monthly>/<YYYY-MM-DD>` beside the lifetime `s:<key>`), folded into
  * the one record per key (spend.ts) at startup, so an upgrade reopens no budget:
  *   - the amount joins the key's lifetime total (`usd`), which before held lifetime-period spend only;
- *   - a daily counter's amount goes to its day; a weekly or monthly one's to its last day,
- *     or to today while the period is running, so the period in force still counts all of it
- *     (a daily period the next day does not: its days are unknown, and today is the safe side).
+ *   - and its own period's total, and those of the day, week and month it is dated to: a
+ *     daily counter's day, a weekly or monthly one's last day, or today while the period is
+ *     running (its days are unknown: today is the safe side), so the period in force counts all of it.
  * The old lifetime counter already is the record (`s:<key>`, field `usd`); its spend has no
- * day, so it counts for lifetime only.
+ * date, so it counts for lifetime only.
  * Crash-safe and once across instances: under the store lock, each fold is one atomic incr
  * carrying a marker field named after the old counter, then the old counter is deleted and
  * the marker dropped; a fold interrupted in between is seen by its marker and not repeated.
  */
 import type { Store } from 'gw/plugin';
-import { dayField, periodAt } from './period.ts';
+import { PERIODIC, periodAt } from './period.ts';
 import { PREFIX, spendKey, TOTAL } from './spend.ts';
 
 /** The store lock the migration runs under. */
@@ -24,10 +24,10 @@ interface LegacyCounter {
   /** Its key (relative to the namespace). */
   key: string;
   account: string;
-  /** `<period>/<YYYY-MM-DD>`: the marker field is `m:` + this. */
+  /** `<period>/<YYYY-MM-DD>`: the marker field is `x:` + this. */
   tag: string;
-  /** The day field its amount goes to. */
-  day: string;
+  /** The period fields its amount goes to: its own, and the day's, week's and month's it is dated to. */
+  fields: string[];
   amount: number;
 }
 
@@ -48,8 +48,9 @@ export function parseLegacyKey(key: string, value: string, today: number): Legac
     return undefined;
   }
   if (typeof amount !== 'number' || !Number.isFinite(amount)) return undefined;
-  const last = w.end - 86_400_000;
-  return { key, account, tag: `${period}/${date}`, day: dayField(Math.min(last, Math.max(today, w.start))), amount };
+  const dated = Math.min(w.end - 1, Math.max(today, w.start));
+  const fields = [...new Set([w.field, ...PERIODIC.map((p) => periodAt(p, dated)!.field)])];
+  return { key, account, tag: `${period}/${date}`, fields, amount };
 }
 
 /**
@@ -65,9 +66,12 @@ export async function foldLegacy(store: Store, today: number): Promise<number> {
     }
     for (const c of found) {
       const record = spendKey(c.account);
-      const marker = `m:${c.tag}`;
-      if ((await store.counters(record))[marker] === undefined && c.amount !== 0)
-        await store.incr(record, { [TOTAL]: c.amount, [c.day]: c.amount, [marker]: c.amount });
+      const marker = `x:${c.tag}`;
+      if ((await store.counters(record))[marker] === undefined && c.amount !== 0) {
+        const deltas: Record<string, number> = { [TOTAL]: c.amount, [marker]: c.amount };
+        for (const f of c.fields) deltas[f] = c.amount;
+        await store.incr(record, deltas);
+      }
       await store.delete(c.key);
       await store.dropFields?.(record, [marker]);
     }

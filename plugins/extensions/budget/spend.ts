@@ -3,21 +3,24 @@
  *
  * One counter record per key name, `s:<key>`, in the extension's store namespace:
  *   usd            everything the key ever spent (its lifetime spend)
- *   d:YYYY-MM-DD   what it spent on that UTC day, kept `retention_days` (at least MIN_DAYS_KEPT)
- * A daily, weekly or monthly period's spend is the sum of its days; lifetime is `usd`. Every
- * period reads the same data, so switching a key's period (daily → monthly, → lifetime)
- * keeps what it spent, and one settle writes the total and the day in one atomic step.
- * Requests in flight hold on the record (not on a period), so the holds count against
- * whatever period is in force; a request is charged to the day it was admitted in.
+ *   d:YYYY-MM-DD   what it spent in the UTC day starting then,
+ *   w:YYYY-MM-DD   in the week (from Monday),
+ *   m:YYYY-MM-DD   in the month,
+ * the current and the previous period of each kind (older ones are dropped as the record is
+ * charged, so it stays a handful of fields: a charge copies and writes it whole). Every
+ * charge adds to the total and to the current day, week and month in one atomic step, so
+ * each kind of period has its own exact total whatever kind the key had when it spent:
+ * switching a key's period (daily → monthly, → lifetime) keeps what it spent since the new
+ * period's start. Requests in flight hold on the record, so their holds count against
+ * whatever period is in force; a request is charged to the periods it was admitted in.
+ * Past periods (`?history=true`) come from the hourly spend series (`retention_days`).
  */
-import type { GatewayInfo, KeyInfo, Store } from 'gw/plugin';
-import { type BudgetPeriod, dayOfField, periodAt, type PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
+import { BUCKETS_KEY, DAY_MS, type GatewayInfo, HOUR_MS, type KeyInfo, type Store } from 'gw/plugin';
+import { type BudgetPeriod, type Periodic, PERIODIC, periodAt, type PeriodClock, type PeriodWindow, rfc3339, windowOfField } from './period.ts';
 
 export const PREFIX = 's:';
 /** The lifetime total's field. */
 export const TOTAL = 'usd';
-/** Days kept whatever `retention_days` says: the longest period (a month) needs 31. */
-export const MIN_DAYS_KEPT = 32;
 
 /** The spend record's key of `account`. */
 export function spendKey(account: string): string {
@@ -26,16 +29,26 @@ export function spendKey(account: string): string {
 
 /** What `rec` says was spent in `w` (undefined: lifetime), USD. */
 export function spentIn(rec: Readonly<Record<string, number>>, w: PeriodWindow | undefined): number {
-  if (w === undefined) return rec[TOTAL] ?? 0;
-  let sum = 0;
-  for (const f of w.days) sum += rec[f] ?? 0;
-  return sum;
+  return rec[w === undefined ? TOTAL : w.field] ?? 0;
 }
 
-/** The day fields of `rec` before `cutoff` (a day field: `d:YYYY-MM-DD` order is date order), or undefined when there are none. */
-export function staleDays(rec: Readonly<Record<string, number>>, cutoff: string): string[] | undefined {
+/**
+ * The first field kept of each kind at `now` (epoch ms): the previous period's (a request
+ * admitted just before a boundary is charged to it after). Field order is date order.
+ */
+export function firstKept(now: number): Record<Periodic, string> {
+  const first = {} as Record<Periodic, string>;
+  for (const p of PERIODIC) first[p] = periodAt(p, periodAt(p, now)!.start - 1)!.field;
+  return first;
+}
+
+/** The period fields of `rec` older than `first` (firstKept), or undefined when there are none. */
+export function staleFields(rec: Readonly<Record<string, number>>, first: Readonly<Record<Periodic, string>>): string[] | undefined {
   let out: string[] | undefined;
-  for (const f in rec) if (f < cutoff && f.startsWith('d:')) (out ??= []).push(f);
+  for (const f in rec) {
+    const kind = f.startsWith('d:') ? first.daily : f.startsWith('w:') ? first.weekly : f.startsWith('m:') ? first.monthly : undefined;
+    if (kind !== undefined && f < kind) (out ??= []).push(f);
+  }
   return out;
 }
 
@@ -117,24 +130,64 @@ export async function listBudgets(
 }
 
 /**
- * Every key name with recorded spend, by name: its lifetime spend, then, for a key whose
- * period is daily, weekly or monthly, every such period with spend in the days kept, oldest first.
+ * What each key spent per UTC day before `end` (epoch ms), from the hourly spend series
+ * (key name → day start → USD), as far back as `retentionMs` from `now`.
  */
-export async function budgetHistory(store: Store, gateway: GatewayInfo): Promise<HistoryEntry[]> {
+async function seriesDays(store: Store, end: number, retentionMs: number, now: number): Promise<Map<string, Map<number, number>>> {
+  const out = new Map<string, Map<number, number>>();
+  if (retentionMs <= 0) return out;
+  // at most ~11 years of hours: a store lists no more buckets in one call
+  const from = Math.min(end, Math.max(now - retentionMs, end - 99_999 * HOUR_MS));
+  for await (const row of store.buckets(BUCKETS_KEY, from, end, HOUR_MS)) {
+    const spent = row.counters.usd;
+    if (!spent) continue;
+    let name: unknown;
+    try {
+      name = (JSON.parse(row.series) as unknown[])[0];
+    } catch {
+      continue; // not a series of ours
+    }
+    if (typeof name !== 'string') continue;
+    let days = out.get(name);
+    if (!days) out.set(name, (days = new Map()));
+    const day = row.start - (row.start % DAY_MS);
+    days.set(day, (days.get(day) ?? 0) + spent);
+  }
+  return out;
+}
+
+/**
+ * Every key name with recorded spend, by name: its lifetime spend, then, for a key whose
+ * period is daily, weekly or monthly, every such period with spend, oldest first: the
+ * current and previous one from its record, the earlier ones from the hourly spend series
+ * (kept `retentionMs`).
+ */
+export async function budgetHistory(store: Store, gateway: GatewayInfo, retentionMs: number): Promise<HistoryEntry[]> {
   const out: HistoryEntry[] = [];
-  for (const name of [...(await recorded(store))].sort()) {
+  const now = gateway.now();
+  const first = firstKept(now);
+  const names = [...(await recorded(store))].sort();
+  // the series up to the latest period start a record holds (yesterday's: the previous day
+  // starts after the previous week and month); per key, the periods its record holds are the record's
+  const seriesEnd = windowOfField(first.daily)!.start;
+  const series = names.some((n) => gateway.key(n)?.budgetPeriod !== undefined) ? await seriesDays(store, seriesEnd, retentionMs, now) : new Map();
+  for (const name of names) {
     const rec = await store.counters(spendKey(name));
     out.push({ key: name, period: 'lifetime', spent_usd: usd(rec[TOTAL] ?? 0) });
     const period = gateway.key(name)?.budgetPeriod ?? 'lifetime';
     if (period === 'lifetime') continue;
+    const kept = windowOfField(first[period])!.start;
     const byStart = new Map<number, { w: PeriodWindow; spent: number }>();
-    for (const f in rec) {
-      const day = dayOfField(f);
-      if (day === undefined) continue;
+    for (const [day, spent] of (series.get(name) as Map<number, number> | undefined) ?? []) {
       const w = periodAt(period, day)!;
+      if (w.start >= kept) continue; // the record's
       const p = byStart.get(w.start);
-      if (p) p.spent += rec[f]!;
-      else byStart.set(w.start, { w, spent: rec[f]! });
+      if (p) p.spent += spent;
+      else byStart.set(w.start, { w, spent });
+    }
+    for (const f in rec) {
+      const w = windowOfField(f);
+      if (w?.period === period && w.start >= kept) byStart.set(w.start, { w, spent: rec[f]! });
     }
     for (const start of [...byStart.keys()].sort((a, b) => a - b)) {
       const { w, spent } = byStart.get(start)!;

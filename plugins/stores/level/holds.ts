@@ -4,7 +4,7 @@
  * against the counter record and placed without an await in between, so check-and-hold is
  * atomic in this process.
  */
-import { type HoldOptions, type HoldVerdict, holdAdmits, holdValue } from 'gw/plugin';
+import { type HoldOptions, type HoldVerdict, holdAdmits } from 'gw/plugin';
 import type { Counters } from './counters.ts';
 import { HoldSet } from './hold-set.ts';
 
@@ -25,7 +25,7 @@ export class Holds {
   async hold(full: string, id: string, amount: number, opts: HoldOptions): Promise<HoldVerdict> {
     const r = this.counters.record(full);
     // from the loaded record to the hold nothing awaits: check-and-hold is atomic in this process
-    const value = holdValue(r instanceof Promise ? await r : r, opts);
+    const value = (r instanceof Promise ? await r : r)[opts.field] ?? 0;
     const held = this.live(full, id);
     const admitted = holdAdmits(value, held, amount, opts);
     if (admitted) {

@@ -203,8 +203,7 @@ end
 /**
  * hold. KEYS: counter hash, holds zset, holds hash, holds sums.
  * ARGV: id, amount, field, limit, ttlMs, owner, livePrefix, livenessTtlMs, fitBound ('' =
- * no fit test; else value + held + amount must not exceed it: `holdAdmits` of gw/plugin),
- * then the fields to sum instead of field (HoldOptions.fields), if any.
+ * no fit test; else value + held + amount must not exceed it: `holdAdmits` of gw/plugin).
  * Returns {admitted 0|1, value, held}.
  */
 export const HOLD = `${LIB}${HOLDS}
@@ -213,14 +212,7 @@ local owner, livePrefix = ARGV[6], ARGV[7]
 if owner ~= '' then redis.call('SET', livePrefix .. owner, '1', 'PX', ARGV[8]) end
 local now = clock('')
 local held = live(KEYS[2], KEYS[3], KEYS[4], now, id, livePrefix)
-local value = 0
-if #ARGV > 9 then
-  for _, v in ipairs(redis.call('HMGET', KEYS[1], unpack(ARGV, 10))) do
-    if v then value = value + tonumber(v) end
-  end
-else
-  value = tonumber(redis.call('HGET', KEYS[1], field) or '0')
-end
+local value = tonumber(redis.call('HGET', KEYS[1], field) or '0')
 if value + held < limit and (ARGV[9] == '' or value + held + amt <= tonumber(ARGV[9])) then
   local old = redis.call('HGET', KEYS[3], id)
   if old then unhold(KEYS[3], KEYS[4], id, old) end

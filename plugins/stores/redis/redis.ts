@@ -314,7 +314,7 @@ class RedisView implements Store {
     const r = (await this.s.op(
       this.s.redis.gwHold(
         this.v(key),
-        // biome-ignore lint/plugin/no-unbounded-spread: three keys, then HoldOptions.fields (a month of days at most)
+        // biome-ignore lint/plugin/no-unbounded-spread: three keys
         ...holdKeys(full),
         this.s.holdId(id),
         String(amount),
@@ -325,7 +325,6 @@ class RedisView implements Store {
         `${ROOT}i:`,
         String(LIVENESS_TTL_MS),
         opts.fit === true ? String(fitBound(opts.limit)) : '',
-        ...(opts.fields ?? []),
       ),
     )) as [number, string, string];
     return { admitted: r[0] === 1, value: Number(r[1]), held: Number(r[2]) };
