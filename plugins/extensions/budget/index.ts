@@ -221,6 +221,8 @@ export default defineExtension({
     hooks.onError.tapPromise(PLUGIN_NAME, settle);
 
     hooks.onKeysChange.tap(PLUGIN_NAME, function keysChanged(change: KeysChange) {
+      // nobody listens (no alerts extension): no store reads
+      if (!hooks.onNotice.isUsed()) return;
       tellStatus(change.names).catch((err: Error) => log.warn({ err: err.message }, 'budget: could not read spend after a change of keys'));
     });
     /** Tells the other plugins (onNotice BUDGET_STATUS) each named key's spend against its budget now. */
