@@ -88,6 +88,12 @@ async function budgetOf(t: ExecutionContext, f: Fleet): Promise<any> {
   return entries[0];
 }
 
+/** `key`'s entries of GET /v1/budget?history=true as [period, start date or null, spent]. */
+async function historyOf(gw: TestGateway, key: string): Promise<Array<[string, string | null, number]>> {
+  const body = (await admin(gw, 'GET', '/v1/budget?history=true')).body as any[];
+  return body.filter((e) => e.key === key).map((e) => [e.period, e.period_start?.slice(0, 10) ?? null, e.spent_usd]);
+}
+
 /**
  * Yesterday $0.2002 and today $0.3003 under a daily budget; then monthly, daily, weekly and
  * lifetime, each reading what was spent since its period's start and admitting or refusing by it.
@@ -129,33 +135,25 @@ async function periodSwitches(t: ExecutionContext, store: string, n: number, red
   t.like(await budgetOf(t, f), { spent_usd: 0, period_start: '2037-05-14T00:00:00Z' });
   t.deepEqual(await ask(f, 3), [200, 200, 429]);
   t.is(f.up.received.length, 2 + 3 + 1 + 1 + 2 + 2);
-  // history: lifetime, then the periods of the period in force (daily), rebuilt from the days
-  const history = (await admin(f.gws[0]!, 'GET', '/v1/budget?history=true')).body.filter((e: any) => e.key === 'app');
-  t.deepEqual(
-    history.map((e: any) => [e.period, e.period_start?.slice(0, 10) ?? null, e.spent_usd]),
-    [
-      ['lifetime', null, usd(11 * COST)],
-      ['daily', '2037-05-12', usd(2 * COST)],
-      ['daily', '2037-05-13', usd(7 * COST)],
-      ['daily', '2037-05-14', usd(2 * COST)],
-    ],
-  );
+  // history: lifetime, then the periods of the period in force (daily)
+  t.deepEqual(await historyOf(f.gws[0]!, 'app'), [
+    ['lifetime', null, usd(11 * COST)],
+    ['daily', '2037-05-12', usd(2 * COST)],
+    ['daily', '2037-05-13', usd(7 * COST)],
+    ['daily', '2037-05-14', usd(2 * COST)],
+  ]);
 
   // five weeks on: charging the record drops the totals of periods before the previous ones;
   // past periods are still read, from the hourly spend series
   f.at('2037-06-20T10:00:00Z');
   t.deepEqual(await ask(f, 1), [200]);
-  const later = (await admin(f.gws[0]!, 'GET', '/v1/budget?history=true')).body.filter((e: any) => e.key === 'app');
-  t.deepEqual(
-    later.map((e: any) => [e.period, e.period_start?.slice(0, 10) ?? null, e.spent_usd]),
-    [
-      ['lifetime', null, usd(12 * COST)],
-      ['daily', '2037-05-12', usd(2 * COST)],
-      ['daily', '2037-05-13', usd(7 * COST)],
-      ['daily', '2037-05-14', usd(2 * COST)],
-      ['daily', '2037-06-20', usd(COST)],
-    ],
-  );
+  t.deepEqual(await historyOf(f.gws[0]!, 'app'), [
+    ['lifetime', null, usd(12 * COST)],
+    ['daily', '2037-05-12', usd(2 * COST)],
+    ['daily', '2037-05-13', usd(7 * COST)],
+    ['daily', '2037-05-14', usd(2 * COST)],
+    ['daily', '2037-06-20', usd(COST)],
+  ]);
   if (redisUrl) {
     const s = await openRedisStore(redisUrl);
     const rec = await s.namespace('ext:budget').counters('s:app');
@@ -204,16 +202,12 @@ async function checkFolded(t: ExecutionContext, gws: TestGateway[]): Promise<voi
     t.is(refused.status, 429, 'the upgrade reopened no budget');
     t.is((await json(refused)).error.code, 'budget_exceeded');
   }
-  const history = (await admin(gws[0]!, 'GET', '/v1/budget?history=true')).body;
-  t.deepEqual(
-    history.filter((e: any) => e.key === 'default').map((e: any) => [e.period, e.period_start?.slice(0, 10) ?? null, e.spent_usd]),
-    [
-      // April's month is no period the record keeps for a daily key, and it has no hourly series
-      ['lifetime', null, 3.875],
-      ['daily', '2037-05-12', 0.25],
-      ['daily', '2037-05-13', 0.625],
-    ],
-  );
+  t.deepEqual(await historyOf(gws[0]!, 'default'), [
+    // April's month is no period the record keeps for a daily key, and it has no hourly series
+    ['lifetime', null, 3.875],
+    ['daily', '2037-05-12', 0.25],
+    ['daily', '2037-05-13', 0.625],
+  ]);
 }
 
 /** `default`: daily, $0.6; clock on 2037-05-13. */
