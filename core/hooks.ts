@@ -1,5 +1,5 @@
 /**
- * The hook pipeline: nine tapable hooks on one frozen object, tapped once at startup in
+ * The hook pipeline: eleven tapable hooks on one frozen object, tapped once at startup in
  * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request). When
  * each runs, what it may return and what it must not do: docs/plugins.md "Hooks", drawn step
  * by step in "The pipeline". Every request that reached onRequest ends in exactly one of
@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook, type Tap } from 'tapable';
+import type { KeysChange, Notice } from '../lib/gateway-info.ts';
 import type { KeyInfo, RequestContext } from './context.ts';
 import { PLUGIN_CONTRACT } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
@@ -147,19 +148,11 @@ export interface Hooks {
   readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
   /** Cacheable requests only (`rc.cacheable`), after onRequest: a CachedResponse answers (`rc.cacheHit`), `undefined` goes on. */
   readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
-  /**
-   * A successful answer, awaited before its last byte is sent (a stream's: before its
-   * terminator). Also for cache hits and EarlyResponses (no `rc.provider`, no usage): an
-   * accounting tap skips those. Commit durable state here.
-   */
+  /** A successful answer, awaited before its last byte (cache hits and EarlyResponses too: no provider, no usage). Commit durable state here. */
   readonly onResponse: AsyncSeriesHook<[RequestContext, ResponseInfo]>;
   /** Every stream chunk as it passes to the client, in its format. Hot path: synchronous, no I/O; the holder is reused, never keep it. */
   readonly onChunk: SyncHook<[RequestContext, Chunk]>;
-  /**
-   * A failed request; observes only. A stream cut after its first byte has `rc.partial` and
-   * the usage it is charged (`chargeable(rc)`, core/plugins/helpers.ts); one that failed
-   * before its first byte counts nothing.
-   */
+  /** A failed request; observes only. A stream cut after its first byte has `rc.partial` and its charged usage (`chargeable(rc)`). */
   readonly onError: AsyncSeriesHook<[RequestContext, GatewayError]>;
   /** Every gateway request once it is over, refused ones (401, 400, 413, 415, 404) included. Synchronous and cheap: I/O in the background. */
   readonly onFinish: SyncHook<[FinishedRequest]>;
@@ -169,6 +162,10 @@ export interface Hooks {
   readonly onUpstreamStart: SyncHook<[RequestContext, UpstreamAttempt]>;
   /** The same attempt as it ends; a stream's attempt ends at its first event. */
   readonly onUpstreamEnd: SyncHook<[RequestContext, UpstreamAttempt]>;
+  /** Outside requests: keys' settings changed (KeysChange says when the host calls it). Synchronous: I/O in the background. */
+  readonly onKeysChange: SyncHook<[KeysChange]>;
+  /** A plugin tells the others a fact outside any request (`hooks.onNotice.call(notice)`). Synchronous. */
+  readonly onNotice: SyncHook<[Notice]>;
 }
 
 /** True for an EarlyResponse: an object with a numeric status and a body. */
@@ -204,16 +201,15 @@ export function createHooks(): Hooks {
     onArrival: new SyncHook<[ArrivingRequest]>(['arrival'], 'onArrival'),
     onUpstreamStart: new SyncHook<[RequestContext, UpstreamAttempt]>(['rc', 'attempt'], 'onUpstreamStart'),
     onUpstreamEnd: new SyncHook<[RequestContext, UpstreamAttempt]>(['rc', 'attempt'], 'onUpstreamEnd'),
+    onKeysChange: new SyncHook<[KeysChange]>(['change'], 'onKeysChange'),
+    onNotice: new SyncHook<[Notice]>(['notice'], 'onNotice'),
   });
 }
 
 /**
- * Runs the taps of an async series hook (onResponse, onError) on `a` and `b`. When every tap
- * is sync (a tap that only reads, such as a tracer's) and nothing intercepts the hook, they
- * run here, in order, and the answer's hot path allocates nothing for them: tapable's
- * `promise()` builds a promise and two closures per call, and its await costs a turn.
- * Returns undefined then, else tapable's promise.
- * @throws what a sync tap throws, as tapable's promise would reject with it.
+ * Runs an async series hook's taps (onResponse, onError): in place when all are sync and
+ * nothing intercepts (no promise or closures on the answer's path; returns undefined), else
+ * tapable's promise. @throws what a sync tap throws.
  */
 export function runSeries<A, B>(hook: AsyncSeriesHook<[A, B]>, a: A, b: B): Promise<void> | undefined {
   const taps = hook.taps;
@@ -224,10 +220,8 @@ export function runSeries<A, B>(hook: AsyncSeriesHook<[A, B]>, a: A, b: B): Prom
 }
 
 /**
- * Wraps every tap of a bail hook as it is registered: a value other than `undefined` that
- * is not a valid answer throws PLUGIN_CONTRACT naming the tap. tapable itself stops at any
- * non-undefined value, so without this a tap returning `null` would silently skip every
- * later tap (a budget after it would reserve nothing) while the request went on.
+ * Wraps every bail tap as registered: a value that is neither `undefined` nor a valid answer
+ * throws PLUGIN_CONTRACT naming the tap (tapable would stop at `null` and skip later taps).
  */
 function enforceBail<T>(hook: AsyncSeriesBailHook<[RequestContext], T | undefined>, name: string, valid: (v: unknown) => boolean, expected: string): void {
   hook.intercept({

@@ -97,3 +97,25 @@ export interface ExtensionMetrics {
   /** A gauge (a value that goes up and down), as `counter`. */
   gauge(name: string, help: string, collect: () => number | ReadonlyArray<{ labels: Readonly<Record<string, string>>; value: number }>): void;
 }
+
+/**
+ * Gateway keys whose settings may have changed (the onKeysChange hook): called by the host
+ * once every extension is set up (every key, `startup`), then whenever a snapshot swap
+ * changes keys' settings (an admin change, a reload, another instance's change seen on a
+ * shared store: each instance for its own swap).
+ */
+export interface KeysChange {
+  /** Names added, removed or whose settings differ from the previous snapshot's, sorted (a new secret alone is no change). */
+  readonly names: readonly string[];
+  /** True for the call after startup, when every key is new to the plugins. */
+  readonly startup: boolean;
+}
+
+/**
+ * A fact one plugin tells the others outside any request (onNotice): `fact` is a `Symbol.for`
+ * slot and `value` has the shape sdk/facts.ts gives it (e.g. BUDGET_STATUS).
+ */
+export interface Notice {
+  readonly fact: symbol;
+  readonly value: unknown;
+}

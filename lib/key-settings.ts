@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import { DATE_TIME_FORMS, parseDateTime } from './dates.ts';
+import { usdAmount } from './pricing/bounds.ts';
 
 export const BUDGET_PERIODS = ['daily', 'weekly', 'monthly', 'lifetime'] as const;
 /** `budget_period`: `lifetime` never resets (the default). */
@@ -96,7 +97,7 @@ const fields = {
   models: z.array(pattern).min(1, 'give at least one model or pattern (leave models out to allow every model)').max(1024),
   requests_per_minute: positiveInt('requests'),
   tokens_per_minute: positiveInt('tokens'),
-  budget: z.number({ error: 'expected USD as a number' }).nonnegative('expected USD >= 0'),
+  budget: usdAmount,
   budget_period: z.enum(BUDGET_PERIODS, { error: `expected one of ${BUDGET_PERIODS.join(', ')}` }),
   expires_at: expiresAt,
   tags: z.record(tagName, tagValue).refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),

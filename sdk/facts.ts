@@ -1,7 +1,8 @@
 /**
- * Facts one plugin leaves in a request's state (`rc.state`, FinishedRequest.state) for the
- * others to read: plugins never import each other, so the slot and its shape are the
- * contract. Each slot is a `Symbol.for` name, the same symbol in every copy of the SDK.
+ * Facts one plugin leaves in a request's state (`rc.state`, FinishedRequest.state) or tells
+ * outside any request (`hooks.onNotice`) for the others to read: plugins never import each
+ * other, so the slot and its shape are the contract. Each slot is a `Symbol.for` name, the
+ * same symbol in every copy of the SDK.
  */
 import type { BudgetPeriod } from '../lib/key-settings.ts';
 
@@ -24,3 +25,11 @@ export interface BudgetSettled {
   readonly periodStart: number | undefined;
   readonly resetsAt: number | undefined;
 }
+
+/**
+ * onNotice fact (value: a BudgetSettled with `costUsd` 0): a key's spend against its budget
+ * right after a change of its settings (budget, period: an admin change, a reload, a
+ * restart), read from the store; the budget extension tells it so a change that puts a key
+ * past an alert threshold alerts without waiting for its next request.
+ */
+export const BUDGET_STATUS: unique symbol = Symbol.for('gw.budget.status') as never;

@@ -14,7 +14,7 @@
  *   Provider, UpstreamClient…          the provider contract and its upstream client
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
- *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
+ *   BUDGET_SETTLED, BUDGET_STATUS      what the budget extension tells others: a charged request, a changed key
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   isModelRefusal                     was it refused for its model (404/403: the name is the client's own)
  *   cutText, MAX_MODEL_CHARS           a client-chosen string cut to a bound where it is kept or exported
@@ -53,6 +53,7 @@ export { UPSTREAM_AUTH_FAILED } from '../lib/http/client.ts';
 
 // the hook pipeline
 export type { Chunk, ChunkTypes, CachedResponse, EarlyResponse, FinishedRequest, Hooks, ResponseInfo } from '../core/hooks.ts';
+export type { KeysChange, Notice } from '../lib/gateway-info.ts';
 export { isCachedResponse, isEarlyResponse } from '../core/hooks.ts';
 
 // observing a request's edges (tracing): its arrival and each upstream attempt (onArrival,
@@ -64,7 +65,7 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../lib/key-settings.ts';
 export { keyInfo } from '../lib/keys.ts';
 // facts a plugin leaves in rc.state for the others (sdk/facts.ts): the budget's charge of a request
-export { BUDGET_SETTLED } from './facts.ts';
+export { BUDGET_SETTLED, BUDGET_STATUS } from './facts.ts';
 export type { BudgetSettled } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 export { isModelRefusal } from '../lib/model-refusal.ts';
@@ -76,6 +77,8 @@ export { MAX_MODEL_CHARS } from '../core/pipeline/admit.ts';
 export type { Cost } from '../lib/pricing/cost.ts';
 export type { PriceSource, ResolvedPrice } from '../lib/pricing/book.ts';
 export { usdText } from '../core/pipeline/charge.ts';
+// bounds of money (docs/configuration.md "Pricing"): a budget-like amount and a per-Mtok price, as zod schemas
+export { MAX_USD, MAX_USD_PER_MTOK, usdAmount, usdPerMtok } from '../lib/pricing/bounds.ts';
 
 // the store, and what a store backend needs beyond its contract
 export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../lib/store/types.ts';

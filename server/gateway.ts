@@ -25,12 +25,13 @@ import { mountUi } from './console.ts';
 import { mountCoreRoutes } from './host-routes.ts';
 import { OPENAI_ERRORS, RouteRegistry } from '../lib/routes/registry.ts';
 import { AffinityTable } from '../lib/resilience/affinity.ts';
+import { changedKeyNames } from './runtime/key-changes.ts';
 import { Runtime } from './runtime/runtime.ts';
 import type { Snapshot } from '../core/runtime/snapshot.ts';
 import type { KeySettingName } from '../lib/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
-import { type PriceTable, unpricedModels } from '../lib/pricing/book.ts';
+import { type PriceTable, unpricedModels, unpricedPairs } from '../lib/pricing/book.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -90,15 +91,18 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   let runtime: Runtime | undefined;
   /** Key settings the enabled extensions enforce: known once they are all set up. */
   let honored: Set<KeySettingName> | undefined;
-  /** The unpriced models last warned about: a snapshot that changes nothing about them warns nothing. */
+  /** The unpriced pairs last warned about: a snapshot that changes nothing about them warns nothing. */
   let unpricedWarned = '';
+  // only where a cost is kept or shown: spend, usage, the request log
+  const costs = ['budget', 'usage', 'request_log'].some((e) => Object.hasOwn(config.extensions, e));
   const warnUnpriced = (s: Snapshot) => {
-    const models = unpricedModels(s);
-    const text = models.join('\n');
-    if (text !== unpricedWarned && models.length)
+    if (!costs) return;
+    const pairs = unpricedPairs(s);
+    const text = JSON.stringify(pairs);
+    if (text !== unpricedWarned && pairs.length)
       log.warn(
-        { models },
-        'no price for these models in [pricing], their providers\' pricing or the bundled table: their cost is null (the budget refuses them unless unpriced = "allow")',
+        { pairs, models: unpricedModels(s) },
+        'no price for these (provider, model) pairs in [pricing], the provider\'s pricing or the bundled table: a request one serves is charged at the dearest price another provider of the model has; the models no provider prices (models) cost null, and the budget refuses them unless unpriced = "allow"',
       );
     unpricedWarned = text;
   };
@@ -174,8 +178,12 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
         return snapshot;
       },
       swap: (next) => {
+        const before = snapshot;
         snapshot = next;
         warnUnpriced(next);
+        if (!honored || !before) return; // startup: told once every extension is set up
+        const names = changedKeyNames(before.keys, next.keys);
+        if (names.length) hooks.onKeysChange.call({ names, startup: false });
       },
     });
     await runtime.start(config);
@@ -242,6 +250,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     }
     honored ??= new Set();
     for (const w of runtime.keyWarnings()) log.warn(w);
+    hooks.onKeysChange.call({ names: snapshot.keys.names().sort(), startup: true });
     // after the extensions: its cache-miss tap must come after theirs
     gw.metrics.tapCacheMisses(hooks);
     tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);

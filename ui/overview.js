@@ -11,6 +11,7 @@ import { axisMs, axisUsd, count, ms, pct, usd } from './format.js';
 import { cacheHitRates } from './cache-rate.js';
 import { hashParams, replaceView } from './hash.js';
 import { html } from './html.js';
+import { priceSources } from './price-sources.js';
 import { Problem, useLoad } from './load.js';
 import { CsvButton, DAY, isoDate, RANGES, RangePicker, rangeOf, slot, toCsv, useRange } from './range.js';
 import { requestsHref } from './requests.js';
@@ -189,8 +190,13 @@ export function Overview() {
       const q = { bucket: 'hour', group_by: by, from: new Date(r.from).toISOString(), to: new Date(r.end).toISOString() };
       // percentiles cannot be summed: latency comes in the API's own buckets (UTC days beyond two days)
       const lq = { metrics: 'latency', bucket: r.bucket, group_by: 'model', from: q.from, to: q.to };
-      const [usage, spend, latency] = await Promise.all([api.usageSeries(q), api.budgetSeries(q), api.usageSeries(lq).catch(() => null)]);
-      return { r, by, usage, spend, latency };
+      const [usage, spend, latency, models] = await Promise.all([
+        api.usageSeries(q),
+        api.budgetSeries(q),
+        api.usageSeries(lq).catch(() => null),
+        api.models().catch(() => null),
+      ]);
+      return { r, by, usage, spend, latency, models };
     },
     [rv.range, rv.utc, rv.custom.from, rv.custom.to, by],
     { refreshMs: 30_000 },
@@ -277,7 +283,7 @@ export function Overview() {
       <div class="tiles">
         <${Tile} label="Requests" value=${count(view.totals.requests)} hint=${`${count(view.totals.errors)} failed`} />
         <${Tile} label="Tokens" value=${count(view.totals.tokens)} hint=${`${count(view.prompt)} prompt · ${count(view.totals.tokens - view.prompt)} completion`} />
-        <${Tile} label="Spend" value=${view.totals.spend === null ? '–' : usd(view.totals.spend)} hint=${view.totals.spend === null ? 'budget extension off' : 'priced from [pricing]'} />
+        <${Tile} label="Spend" value=${view.totals.spend === null ? '–' : usd(view.totals.spend)} hint=${view.totals.spend === null ? 'budget extension off' : priceSources(data.models)} />
         <${Tile} label="Error rate" value=${view.totals.requests ? pct(view.totals.errors / view.totals.requests) : '–'} hint="failed / all requests" />
         <${Tile} label="Cache hit rate" value=${pct(view.cacheHit)} hint="cached / prompt tokens" />
       </div>

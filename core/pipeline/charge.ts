@@ -6,19 +6,20 @@
  */
 import type { RequestContext } from '../context.ts';
 import { chargedUsage } from '../plugins/helpers.ts';
-import type { PriceBook } from '../../lib/pricing/book.ts';
+import type { Snapshot } from '../runtime/snapshot.ts';
 import { costOf } from '../../lib/pricing/cost.ts';
 
 /**
  * Sets `rc.price` and `rc.cost` from the request's charged usage (`chargedUsage`): the cost
- * at the price of the provider and model that served it, or null when nothing prices it.
- * Leaves both undefined when nothing is charged (a cache hit, a failure, a token count).
+ * at the price of the provider and model that served it (else the dearest another provider
+ * of the model has: PriceBook.charged), or null when nothing prices it. Leaves both
+ * undefined when nothing is charged (a cache hit, a failure, a token count).
  * @param at epoch ms: the dated price in force then applies.
  */
-export function chargeCost(rc: RequestContext, book: PriceBook, at: number): void {
+export function chargeCost(rc: RequestContext, snap: Snapshot, at: number): void {
   const u = chargedUsage(rc);
   if (u === undefined) return;
-  const p = book.priceFor(rc.provider, rc.servedModel, rc.canonicalModel, rc.model);
+  const p = snap.prices.charged(rc.provider, rc.servedModel, rc.canonicalModel, rc.model, snap.table, u, at);
   rc.price = p;
   rc.cost = p === null ? null : costOf(p.price, u, at);
 }

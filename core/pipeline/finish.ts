@@ -30,7 +30,7 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
   rc.status = status;
   // an upstream answer without usage is charged gw's estimate of it (its body is the output, framing and all)
   if (status < 400) estimateUnreported(rc, answer.body);
-  chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
+  chargeCost(rc, (ctx.state as GwState).snap, gw.clock());
   if (gw.hooks.onResponse.isUsed()) {
     const taps = runSeries(gw.hooks.onResponse, rc, { body: answer.body, value: answer.value });
     if (taps) await taps;

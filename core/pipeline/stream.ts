@@ -108,7 +108,7 @@ export async function pumpStream(
     ended = true;
     // a whole stream without usage is charged gw's estimate of it, as one that ended early would be
     estimateUnreported(rc, s.progress?.bytes ?? 0);
-    chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
+    chargeCost(rc, (ctx.state as GwState).snap, gw.clock());
     if (gw.hooks.onResponse.isUsed()) {
       const taps = runSeries(gw.hooks.onResponse, rc, { body: undefined });
       if (taps) await taps;
@@ -121,7 +121,7 @@ export async function pumpStream(
     if (waitFrom !== 0) rc.upstreamMs += performance.now() - waitFrom;
     if (sent && !ended) {
       chargePartial(rc, s.progress);
-      chargeCost(rc, (ctx.state as GwState).snap.prices, gw.clock());
+      chargeCost(rc, (ctx.state as GwState).snap, gw.clock());
     }
     if (signal.aborted) {
       rc.status = 499;

@@ -3,11 +3,14 @@
  * that served it and the served model. A provider's own `[providers.<name>.pricing."<model>"]`
  * wins, then `[pricing."<model>"]`, then the bundled table's entry for the provider's kind;
  * then, for compatibility, `[pricing]` of the requested model's canonical id and of the name
- * the client sent (an alias priced under its own name). One book per runtime snapshot:
- * a reload builds a new one, and a lookup is remembered for the snapshot's life.
+ * the client sent (an alias priced under its own name). A provider with no price for a model
+ * others price (split pricing) is charged at the dearest of theirs, as the reservation was
+ * made (`charged`). One book per runtime snapshot: a reload builds a new one, and a lookup
+ * is remembered for the snapshot's life.
  */
+import type { Usage } from '../format/chat.ts';
 import { own } from '../own.ts';
-import { maxCostOf } from './cost.ts';
+import { costOf, maxCostOf } from './cost.ts';
 import { compilePrice, type ModelPrice, type PriceSpec } from './price.ts';
 
 /** Where a price came from. */
@@ -46,6 +49,11 @@ export interface PricedProvider {
 
 /** A provider serving a model, as a routing group lists it. */
 type Member = { readonly provider: { readonly name: string } };
+/** The routing table, as far as prices need it: the providers serving each model. */
+interface Routes {
+  models(): string[];
+  find(model: string): { members: readonly Member[] } | undefined;
+}
 
 /** Lookups remembered per provider at most: model ids come from the routing table, this only bounds a bug. */
 const MEMO_MAX = 4096;
@@ -74,6 +82,40 @@ export class PriceBook {
     const found = provider === undefined ? (this.config.get(served) ?? null) : this.served(provider, served);
     if (found !== null || (canonical === served && asked === served)) return found;
     return this.config.get(canonical) ?? this.config.get(asked) ?? null;
+  }
+
+  /**
+   * The price a request served by `provider` is charged at: `priceFor`, else (that provider
+   * has none for `served`) the dearest for `usage` among the providers serving `served` in
+   * `table`, then among those serving `canonical` (a `[fallbacks]` model served it): so where
+   * a request is routed never makes it cheaper or unpriced while another provider prices the
+   * model, and the budget, the request log and `x-gw-cost-usd` agree. Null when none has a price.
+   * @param at epoch ms: the dated prices in force then are compared.
+   */
+  charged(provider: string | undefined, served: string, canonical: string, asked: string, table: Routes, usage: Usage, at: number): ResolvedPrice | null {
+    const direct = provider === undefined ? null : this.served(provider, served);
+    if (direct !== null) return direct;
+    return (
+      this.dearest(served, table.find(served)?.members ?? [], usage, at) ??
+      this.priceFor(provider, served, canonical, asked) ??
+      (canonical === served ? null : this.dearest(canonical, table.find(canonical)?.members ?? [], usage, at))
+    );
+  }
+
+  /** The price of `model` among `members` at which `usage` costs the most, or null when none has one. */
+  private dearest(model: string, members: readonly Member[], usage: Usage, at: number): ResolvedPrice | null {
+    let best: ResolvedPrice | null = null;
+    let most = -1;
+    for (const m of members) {
+      const p = this.served(m.provider.name, model);
+      if (p === null || p === best) continue;
+      const c = costOf(p.price, usage, at).total;
+      if (c > most) {
+        best = p;
+        most = c;
+      }
+    }
+    return best;
   }
 
   /** Whether `model` has a price at one of `members` (the providers serving it), or in `[pricing]`. */
@@ -132,10 +174,25 @@ export function compileConfigured(prices: Readonly<Record<string, PriceSpec>>, s
   return out;
 }
 
-/** Every routed model that has no price at any provider serving it, nor in `[pricing]`. */
-export function unpricedModels(s: {
+/** What the unpriced listings read of a snapshot. */
+interface PricedRoutes {
   prices: PriceBook;
-  table: { models(): string[]; find(model: string): { members: readonly Member[] } | undefined };
-}): string[] {
+  table: Routes;
+}
+
+/** Every routed model that has no price at any provider serving it, nor in `[pricing]`. */
+export function unpricedModels(s: PricedRoutes): string[] {
   return s.table.models().filter((m) => !s.prices.priced(m, s.table.find(m)?.members ?? []));
+}
+
+/**
+ * Every (provider, model) routed where that provider has no price for the model (its own,
+ * `[pricing]` or the bundled table's), in model then provider order: its requests are charged
+ * at another provider's price for the model (PriceBook.charged), or cost null when none has one.
+ */
+export function unpricedPairs(s: PricedRoutes): Array<{ provider: string; model: string }> {
+  const out: Array<{ provider: string; model: string }> = [];
+  for (const model of s.table.models())
+    for (const m of s.table.find(model)?.members ?? []) if (s.prices.priceFor(m.provider.name, model) === null) out.push({ provider: m.provider.name, model });
+  return out;
 }

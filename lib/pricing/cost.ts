@@ -8,6 +8,7 @@
  * prompt, never charged again as input. Runs once per request, allocating only its result.
  */
 import type { Usage } from '../format/chat.ts';
+import { MAX_TOKENS_CHARGED } from './bounds.ts';
 import type { ModelPrice, PricePeriod, TierRates } from './price.ts';
 
 /** A request's cost in USD, by part (each at its own rate); `total` is their sum. */
@@ -66,7 +67,7 @@ export function costOf(price: ModelPrice, u: Usage, at: number): Cost {
  */
 export function maxCostOf(price: ModelPrice, prompt: number, output: number, at: number): number {
   const r = ratesAt(price, prompt, at);
-  return (prompt * Math.max(r.input, r.cacheWrite, r.cacheWrite1h) + output * Math.max(r.output, r.reasoning)) / 1e6;
+  return (count(prompt) * Math.max(r.input, r.cacheWrite, r.cacheWrite1h) + count(output) * Math.max(r.output, r.reasoning)) / 1e6;
 }
 
 /** The rates in force at `at` for a prompt of `prompt` tokens. */
@@ -85,7 +86,8 @@ export function ratesAt(price: ModelPrice, prompt: number, at: number): TierRate
   return p.levels[level];
 }
 
-// a part is a count or absent; anything else (a vendor's null, a string) reads as 0
+// a part is a count or absent; anything else (a vendor's null, a string, NaN) reads as 0, and
+// an absurd count (1e400 parses as Infinity) as MAX_TOKENS_CHARGED, so a cost is always finite
 function count(n: unknown): number {
-  return typeof n === 'number' && n > 0 ? n : 0;
+  return typeof n === 'number' && n > 0 ? Math.min(n, MAX_TOKENS_CHARGED) : 0;
 }

@@ -6,9 +6,8 @@
  */
 import { parseDateTime } from '../dates.ts';
 import { z } from 'zod';
+import { usdPerMtok as usd } from './bounds.ts';
 import type { PartRates, PriceSpec, Rate } from './price.ts';
-
-const usd = z.number().nonnegative().finite();
 
 const partShape = {
   /** Uncached input. */

@@ -46,6 +46,12 @@ export interface Store {
   /** The counter record at `key` ({} when absent). */
   counters(key: string): Promise<Record<string, number>>;
   /**
+   * Atomically removes `fields` from the counter record at `key` (absent ones are ignored;
+   * the other fields and the holds on `key` stay). Durable on resolve. Optional: without it
+   * a caller's old fields stay in the record (it only grows).
+   */
+  dropFields?(key: string, fields: readonly string[]): Promise<void>;
+  /**
    * Sliding-window admission, atomic per `key`: drops entries older than `windowMs`
    * (relative to `now`, epoch ms), sums the remaining amounts into `total`, and admits
    * when `total + pending < limit`; an admitted call then records `cost` at `now`

@@ -232,6 +232,38 @@ test("yesterday's spend on the Overview matches /v1/usage and /v1/budget for tra
   t.true((await page.locator('.panel-head', { hasText: 'in this range' }).innerText()).includes(yesterday));
 });
 
+test('the Spend tile says where prices come from: the bundled table, [pricing], and how many pairs have none', async (t) => {
+  const up = await openaiUpstream({ usageOf: () => ({ prompt_tokens: 1000, completion_tokens: 500 }) });
+  // gpt-4o on the openai kind, no [pricing]: the bundled table prices it
+  const bundled = `[providers.up]\nkind = "openai"\napi_key = "sk-upstream-secret-value"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["gpt-4o"]\n`;
+  const ext = '[extensions.usage]\n[extensions.budget]\ndefault_budget = 100.0\n';
+  const gws = [
+    await startGateway(baseConfig(`${bundled}\n${ext}`)),
+    await startGateway(
+      baseConfig(
+        `${bundled}[providers.local]\napi_key = "x"\nbase_url = "${up.origin}/v1"\nmodels = ["gpt-4o"]\n[pricing."house"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n${ext}`,
+      ),
+    ),
+    await startGateway(baseConfig(`${providerSection(up, ['gpt-4o'])}\n[pricing."gpt-4o"]\ninput_per_mtok = 2.5\noutput_per_mtok = 10.0\n${ext}`)),
+  ];
+  t.teardown(async () => {
+    for (const gw of gws) await gw.stop();
+    await up.close();
+  });
+  const b = await browserFor(t);
+  if (!b) return;
+  const page = b.context.pages()[0] ?? (await b.context.newPage());
+  const hints: string[] = [];
+  for (const gw of gws) {
+    await signIn(page, gw.url);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    const hint = page.locator('.tile', { has: page.locator('.label', { hasText: /^Spend$/ }) }).locator('.hint');
+    await hint.filter({ hasText: /priced|prices/ }).waitFor();
+    hints.push(await hint.innerText());
+  }
+  t.deepEqual(hints, ['priced from the bundled price table', 'priced from the bundled price table; 1 unpriced', 'priced from [pricing]']);
+});
+
 test('Models page: the per-model latency chart shows the model the mock made slow', async (t) => {
   const up = await openaiUpstream();
   const slow = await openaiUpstream({ delayMs: 1500 });

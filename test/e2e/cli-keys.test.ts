@@ -157,7 +157,7 @@ test('keys create with every setting → list (table and --json) → update → 
   t.is(fileRotate.code, 1);
   t.regex(fileRotate.stderr, /defined in the config file/);
 
-  // gw budget shows the period columns; --history every recorded period
+  // gw budget shows the period columns; --history the lifetime spend, then every recorded period
   const [budget, history] = await pairs([() => runCli(['budget'], envFor(gw)), () => runCli(['budget', '--history', '--json'], envFor(gw))]);
   t.is(budget.code, 0, budget.stderr);
   t.regex(budget.stdout.split('\n')[0]!, /^KEY\s+SPENT_USD\s+BUDGET_USD\s+REMAINING_USD\s+RESERVED_USD\s+PERIOD\s+PERIOD_START\s+RESETS_AT$/);
@@ -165,6 +165,9 @@ test('keys create with every setting → list (table and --json) → update → 
   t.is(history.code, 0, history.stderr);
   t.deepEqual(
     (JSON.parse(history.stdout) as Array<{ key: string; period: string }>).map((e) => [e.key, e.period]),
-    [['search', 'monthly']],
+    [
+      ['search', 'lifetime'],
+      ['search', 'monthly'],
+    ],
   );
 });

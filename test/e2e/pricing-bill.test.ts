@@ -170,6 +170,60 @@ test('the same model at two providers: each request at the price of the provider
   t.is(b.spent_usd, round(byProvider.oai + byProvider.az));
 });
 
+test('split pricing: a model priced at one provider only is charged at that price when the unpriced one serves it, the same in the header, the request log, the budget and the stream; startup names the pair', async (t) => {
+  const { gw } = await gateway(
+    t,
+    (req, res) => {
+      if (req.json?.stream) {
+        const chunk = (o: object) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'house-model', ...o })}\n\n`;
+        return replySse(
+          res,
+          chunk({ choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] }) +
+            chunk({ choices: [], usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 } }) +
+            'data: [DONE]\n\n',
+        );
+      }
+      replyJson(res, 200, chatAnswer(1000, 0, 100).replace('"gpt-4o"', '"house-model"'));
+    },
+    (o) =>
+      `[providers.priced]\napi_key = "sk-a"\nbase_url = "${o}/v1"\nmax_retries = 0\nmodels = ["house-model"]\n` +
+      `[providers.priced.pricing."house-model"]\ninput_per_mtok = 3\noutput_per_mtok = 15\n\n` +
+      `[providers.plain]\napi_key = "sk-b"\nbase_url = "${o}/v1"\nmax_retries = 0\nmodels = ["house-model"]\n`,
+    '[extensions.budget]\ndefault_budget = 10\n',
+  );
+  const warn = gw.logs.map((l) => JSON.parse(l)).find((l) => /no price for these \(provider, model\) pairs/.test(l.msg));
+  t.deepEqual(warn?.pairs, [{ provider: 'plain', model: 'house-model' }]);
+  t.deepEqual(warn?.models, []);
+  const price = (1000 * 3 + 100 * 15) / 1e6;
+  const headers: Array<string | null> = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      // distinct conversations: round robin sends two to each provider
+      body: JSON.stringify({ model: 'house-model', messages: [{ role: 'user', content: `Hi ${i}` }], max_tokens: 100 }),
+    });
+    t.is(res.status, 200);
+    headers.push(res.headers.get('x-gw-cost-usd'));
+    await res.text();
+  }
+  const stream = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'house-model', messages: [{ role: 'user', content: 'Hi 4' }], stream: true }),
+  });
+  await stream.text();
+  const rows = await logged(gw, 5);
+  t.deepEqual([...new Set(rows.map((e) => e.provider))].sort(), ['plain', 'priced']);
+  t.deepEqual(headers, [String(price), String(price), String(price), String(price)]);
+  t.deepEqual(
+    rows.map((e) => e.cost_usd),
+    [price, price, price, price, price],
+  );
+  const b = (await admin(gw, 'GET', '/v1/budget')).body.find((x: any) => x.key === 'default');
+  t.like(b, { spent_usd: round(5 * price), reserved_usd: 0 });
+});
+
 const LOCAL = (o: string) => `[providers.local]\napi_key = "sk-local"\nbase_url = "${o}/v1"\nmax_retries = 0\nmodels = ["local-llm"]\n`;
 const localAnswer: Handler = (_req, res) => replyJson(res, 200, chatAnswer(50, 0, 10).replace('"gpt-4o"', '"local-llm"'));
 

@@ -257,15 +257,16 @@ test('a daily budget refuses, then admits again after the day boundary; a reques
   const late = ask();
   while (chatCalls(up) < 4) await new Promise((r) => setTimeout(r, 5));
   now = Date.parse('2026-05-16T00:00:00Z');
-  // the 16th starts clean: the hold of the request in flight belongs to the 15th
-  t.like(
-    (await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'default'),
-    { spent_usd: 0, reserved_usd: 0, period_start: '2026-05-16T00:00:00Z' },
-  );
+  // the 16th starts with nothing spent; the request in flight holds its reservation against
+  // the period in force until it is charged, to the 15th
+  const inFlight = (await admin(gw, 'GET', '/v1/budget')).body.find((e: any) => e.key === 'default');
+  t.like(inFlight, { spent_usd: 0, period_start: '2026-05-16T00:00:00Z' });
+  t.true(inFlight.reserved_usd >= PER_REQUEST);
   release();
   t.is((await late).choices[0]!.message.content, 'late');
   const history = (await admin(gw, 'GET', '/v1/budget?history=true')).body.filter((e: any) => e.key === 'default');
   t.deepEqual(history, [
+    { key: 'default', period: 'lifetime', spent_usd: 4.0004 },
     { key: 'default', period: 'daily', period_start: '2026-05-14T00:00:00Z', resets_at: '2026-05-15T00:00:00Z', spent_usd: 2.0002 },
     { key: 'default', period: 'daily', period_start: '2026-05-15T00:00:00Z', resets_at: '2026-05-16T00:00:00Z', spent_usd: 2.0002 },
   ]);

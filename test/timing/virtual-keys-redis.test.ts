@@ -134,6 +134,7 @@ test('three instances: a monthly per-key budget is not overspent beyond the in-f
   t.deepEqual(
     history.map((e: any) => [e.period_start, e.spent_usd]),
     [
+      [undefined, 10 * perRequest], // lifetime
       ['2026-05-01T00:00:00Z', 5 * perRequest],
       ['2026-06-01T00:00:00Z', 5 * perRequest],
     ],

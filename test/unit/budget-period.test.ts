@@ -4,8 +4,9 @@
  * boundary (forwards and back). No sleeping: times are given.
  */
 import test from 'ava';
-import { isoDate, PeriodClock, periodAt } from '../../plugins/extensions/budget/period.ts';
-import { parseCounterKey, counterKey } from '../../plugins/extensions/budget/spend.ts';
+import { parseLegacyKey } from '../../plugins/extensions/budget/legacy.ts';
+import { isoDate, PeriodClock, periodAt, windowOfField } from '../../plugins/extensions/budget/period.ts';
+import { firstKept, spentIn, staleFields } from '../../plugins/extensions/budget/spend.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -56,20 +57,75 @@ test('weekly: Monday 00:00 UTC to the next Monday, across month and year ends', 
   }
 });
 
-test('lifetime has no window; dates and counter keys round-trip', (t) => {
+test('lifetime has no window; each window names its field in a spend record; fields round-trip', (t) => {
   t.is(periodAt('lifetime', Date.now()), undefined);
   t.is(isoDate(at('2028-02-29T23:00:00Z')), '2028-02-29');
-  const w = periodAt('monthly', at('2026-05-20T00:00:00Z'))!;
-  t.is(counterKey('team-a', w), 's:team-a/monthly/2026-05-01');
-  t.is(counterKey('team-a', undefined), 's:team-a');
-  t.deepEqual(parseCounterKey('s:team-a/monthly/2026-05-01'), { account: 'team-a', period: 'monthly', window: w });
-  t.deepEqual(parseCounterKey('s:(open)'), { account: '(open)', period: 'lifetime', window: undefined });
-  // not ours: an unknown period, a date that is not a period start, junk
-  t.is(parseCounterKey('s:a/yearly/2026-01-01'), undefined);
-  t.is(parseCounterKey('s:a/monthly/2026-05-02'), undefined);
-  t.is(parseCounterKey('s:a/weekly/2026-05-12'), undefined); // a Tuesday
-  t.is(parseCounterKey('s:a/daily/not-a-date'), undefined);
-  t.is(parseCounterKey('u:a'), undefined);
+  t.is(periodAt('daily', at('2026-05-20T13:00:00Z'))!.field, 'd:2026-05-20');
+  t.is(periodAt('weekly', at('2026-06-02T00:00:00Z'))!.field, 'w:2026-06-01');
+  t.is(periodAt('monthly', at('2028-02-29T23:59:59Z'))!.field, 'm:2028-02-01');
+  t.deepEqual(windowOfField('w:2026-06-01'), periodAt('weekly', at('2026-06-03T00:00:00Z')));
+  t.deepEqual(windowOfField('m:2026-12-01'), periodAt('monthly', at('2026-12-31T00:00:00Z')));
+  // not a period's field: a date that is no period start, no date, another field
+  t.is(windowOfField('w:2026-06-02'), undefined); // a Tuesday
+  t.is(windowOfField('m:2026-05-02'), undefined);
+  t.is(windowOfField('d:2026-02-30'), undefined);
+  t.is(windowOfField('usd'), undefined);
+  t.is(windowOfField('x:daily/2026-05-20'), undefined);
+  t.deepEqual(new PeriodClock().fieldsAt(at('2026-05-31T23:59:59Z')), ['d:2026-05-31', 'w:2026-05-25', 'm:2026-05-01']);
+});
+
+test('each kind of period reads its own total; lifetime the total; the fields of periods before the previous one are stale', (t) => {
+  const rec = {
+    usd: 10,
+    'd:2026-05-13': 2,
+    'd:2026-05-14': 3,
+    'w:2026-05-04': 1,
+    'w:2026-05-11': 5,
+    'm:2026-04-01': 4,
+    'm:2026-05-01': 6,
+    'x:daily/2026-05-01': 1,
+  };
+  const now = at('2026-05-14T12:00:00Z');
+  t.is(spentIn(rec, periodAt('daily', now)), 3);
+  t.is(spentIn(rec, periodAt('weekly', now)), 5);
+  t.is(spentIn(rec, periodAt('monthly', now)), 6);
+  t.is(spentIn(rec, undefined), 10);
+  t.is(spentIn({}, periodAt('monthly', now)), 0);
+  t.deepEqual(firstKept(now), { daily: 'd:2026-05-13', weekly: 'w:2026-05-04', monthly: 'm:2026-04-01' });
+  t.is(staleFields(rec, firstKept(now)), undefined);
+  // a month later: every period field but none of the others (usd, the migration's marker)
+  t.deepEqual(staleFields(rec, firstKept(at('2026-06-14T00:00:00Z')))?.sort(), [
+    'd:2026-05-13',
+    'd:2026-05-14',
+    'm:2026-04-01',
+    'w:2026-05-04',
+    'w:2026-05-11',
+  ]);
+});
+
+test('counters of the earlier per-period layout: parsed, their amount dated so the period in force counts it', (t) => {
+  const today = at('2026-05-14T09:00:00Z');
+  const v = JSON.stringify({ usd: 0.5 });
+  t.deepEqual(parseLegacyKey('s:team-a/daily/2026-05-12', v, today), {
+    key: 's:team-a/daily/2026-05-12',
+    account: 'team-a',
+    tag: 'daily/2026-05-12',
+    fields: ['d:2026-05-12', 'w:2026-05-11', 'm:2026-05-01'],
+    amount: 0.5,
+  });
+  // the running week and month: dated today; past ones: their last day
+  t.like(parseLegacyKey('s:a/weekly/2026-05-11', v, today), { fields: ['w:2026-05-11', 'd:2026-05-14', 'm:2026-05-01'] });
+  t.like(parseLegacyKey('s:a/monthly/2026-05-01', v, today), { fields: ['m:2026-05-01', 'd:2026-05-14', 'w:2026-05-11'] });
+  t.like(parseLegacyKey('s:a/monthly/2026-04-01', v, today), { fields: ['m:2026-04-01', 'd:2026-04-30', 'w:2026-04-27'] });
+  t.like(parseLegacyKey('s:a/weekly/2026-04-27', v, today), { fields: ['w:2026-04-27', 'd:2026-05-03', 'm:2026-05-01'] });
+  // not a counter of the earlier layout: the record itself, an unknown period, a date that is no period start, junk
+  t.is(parseLegacyKey('s:a', v, today), undefined);
+  t.is(parseLegacyKey('s:a/yearly/2026-01-01', v, today), undefined);
+  t.is(parseLegacyKey('s:a/monthly/2026-05-02', v, today), undefined);
+  t.is(parseLegacyKey('s:a/weekly/2026-05-12', v, today), undefined); // a Tuesday
+  t.is(parseLegacyKey('s:a/daily/not-a-date', v, today), undefined);
+  t.is(parseLegacyKey('s:a/daily/2026-05-12', '{"usd":null}', today), undefined);
+  t.is(parseLegacyKey('u:a', v, today), undefined);
 });
 
 test('a clock set across a boundary: the cached window follows it forwards and back', (t) => {

@@ -241,6 +241,31 @@ export function storeConformance(test: TestFn, name: string, open: OpenStore): v
     t.false((await a.hold('k', 'over', 0.1, fit)).admitted);
   });
 
+  it('dropFields removes fields atomically and durably, over every client; the other fields, the holds and concurrent increments stay', async (t, {
+    store,
+    another,
+    reopen,
+  }) => {
+    const clients = [store, another ? await another() : store].map((s) => s.namespace('ext:budget'));
+    const [a, b] = clients as [Store, Store];
+    await a.incr('k', { usd: 5, 'd:2026-05-04': 4, 'd:2026-05-13': 0.25, 'm:2026-05-01': 1 });
+    t.true((await a.hold('k', 'h1', 0.5, { field: 'd:2026-05-13', limit: 1, ttlMs: 60_000 })).admitted);
+    // drops (one of them twice, once from each client) racing increments of the kept fields
+    await Promise.all([
+      b.dropFields!('k', ['d:2026-05-04', 'd:never-there']),
+      a.dropFields!('k', ['d:2026-05-04']),
+      ...Array.from({ length: 20 }, (_, i) => clients[i % 2]!.incr('k', { usd: 0.5, 'd:2026-05-13': 0.5 })),
+    ]);
+    t.deepEqual(await b.counters('k'), { usd: 15, 'd:2026-05-13': 10.25, 'm:2026-05-01': 1 });
+    t.is(await a.held('k'), 0.5);
+    // a dropped field reads 0 and may be written again
+    t.deepEqual(await a.hold('k', 'h2', 0.1, { field: 'd:2026-05-04', limit: 1, ttlMs: 60_000 }), { admitted: true, value: 0, held: 0.5 });
+    await a.dropFields!('absent', ['x']);
+    t.deepEqual(await a.counters('absent'), {});
+    const again = (await reopen()).namespace('ext:budget');
+    t.deepEqual(await again.counters('k'), { usd: 15, 'd:2026-05-13': 10.25, 'm:2026-05-01': 1 });
+  });
+
   it('holds as an in-flight cap (max_parallel_requests): against a field never incremented, exactly `limit` live at once, over every client', async (t, {
     store,
     another,

@@ -3,7 +3,9 @@
  * spend after the charge in the request's state (BUDGET_SETTLED, the store's atomic result,
  * exact across instances), and the highest threshold it reaches alerts once per key, period
  * and budget amount (a raised budget re-arms it). A key staying above a threshold costs a
- * map lookup per request, no store call (claim.ts remembers the claim).
+ * map lookup per request, no store call (claim.ts remembers the claim). A change of a key's
+ * budget or period is checked the same way, without waiting for a request: the budget
+ * extension tells the key's spend then (onNotice BUDGET_STATUS).
  */
 import { BUDGET_SETTLED, type BudgetSettled, type FinishedRequest, rfc3339 } from 'gw/plugin';
 import type { AlertEngine } from './engine.ts';
@@ -18,7 +20,12 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 /** Checks one finished request against the thresholds (percent, highest first). */
 export function checkBudget(engine: AlertEngine, thresholdsDesc: readonly number[], f: FinishedRequest): void {
   const s = f.state?.get(BUDGET_SETTLED) as BudgetSettled | undefined;
-  if (!s || s.budgetUsd <= 0) return;
+  if (s) checkSpend(engine, thresholdsDesc, s);
+}
+
+/** Checks a key's spend against the thresholds (percent, highest first): after a charge, or after a change of its settings. */
+export function checkSpend(engine: AlertEngine, thresholdsDesc: readonly number[], s: BudgetSettled): void {
+  if (s.budgetUsd <= 0) return;
   const pct = (s.spentUsd / s.budgetUsd) * 100;
   for (const t of thresholdsDesc) {
     if (pct < t) continue;

@@ -17,8 +17,8 @@
  * POST /v1/alerts/test → sends a sample alert to each webhook now (one attempt each) →
  * `{data: [{webhook, ok, status, error?}]}`.
  */
-import { badRequest, defineExtension, type FinishedRequest, isModelRefusal, quoted } from 'gw/plugin';
-import { checkBudget } from './budget-rule.ts';
+import { BUDGET_STATUS, type BudgetSettled, badRequest, defineExtension, type FinishedRequest, isModelRefusal, quoted } from 'gw/plugin';
+import { checkBudget, checkSpend } from './budget-rule.ts';
 import { type Check, CircuitCheck, ErrorRateCheck, ExpiryCheck, LatencyCheck } from './checks.ts';
 import { configSchema } from './config.ts';
 import { attempt, bodyFor } from './deliver.ts';
@@ -68,6 +68,11 @@ export default defineExtension({
         if (provider !== undefined) byProvider?.record(provider, f.status, now);
       });
 
+    // a key's budget or period changed (admin, reload): its spend against the new budget now
+    if (thresholdsDesc.length)
+      hooks.onNotice.tap(PLUGIN_NAME, (n) => {
+        if (n.fact === BUDGET_STATUS) checkSpend(engine, thresholdsDesc, n.value as BudgetSettled);
+      });
     const timer = setInterval(() => {
       const now = gateway.now();
       for (const c of checks) {

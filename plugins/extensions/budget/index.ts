@@ -3,9 +3,10 @@
  * provider's `pricing`, the bundled table: docs/design.md "Pricing"),
  * against the key's own `budget` (virtual keys), else `[extensions.budget.keys.<name>]
  * budget`, else `default_budget`; per the key's `budget_period` (daily, weekly, monthly:
- * UTC calendar periods, weeks from Monday; lifetime by default), each period spending into
- * its own counter (spend.ts), so spend resets at the boundary and past periods stay
- * readable. docs/design.md "Accounting and limits", "Virtual keys":
+ * UTC calendar periods, weeks from Monday; lifetime by default). Spend is one record per key
+ * with its lifetime total and the current day's, week's and month's (spend.ts), all charged
+ * at once, so a key whose period changes keeps what it spent since the new period's start.
+ * docs/design.md "Accounting and limits", "Virtual keys":
  *   onRequest   403 `model_not_priced` for a model without a price (fail closed; `unpriced =
  *               "allow"` admits it at no cost); else a hold for the request's most cost
  *               (`gateway.maxCost`: the prompt estimate at the highest input-side rate,
@@ -19,18 +20,21 @@
  *               more than it reserved (its output cap bounds the output; the prompt
  *               estimate is ~1.3x English).
  *   onResponse  settle: adds the actual cost (`rc.cost`, as the request log and metrics
- *               count it: the charged usage, each part at its own rate) and
- *               drops the hold, atomically, before the last byte. Cache hits and early
- *               responses drop the hold and cost nothing.
+ *               count it: the charged usage, each part at its own rate) to the lifetime total
+ *               and to the day, week and month the request was admitted in, and drops the
+ *               hold, atomically, before the last byte. Cache hits and early responses drop the hold and cost nothing.
  *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
  *               an answer, from what it streamed (core/pipeline/partial.ts); any other
  *               failure drops the hold: a call that failed before its first byte costs nothing.
- * The hold sits on the counter of the period the request was admitted in, and is settled
- * there: a request admitted just before a boundary is charged to that period.
+ *   onKeysChange  at startup and when keys' settings change (PATCH, reload, another
+ *               instance), each changed key's spend against its budget now is told to the
+ *               other plugins (onNotice BUDGET_STATUS): the alerts extension alerts at once
+ *               when the change put the key past a threshold.
  * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
  * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd,
  * period, period_start, resets_at}]` (the current period; no start and reset for lifetime);
- * `?history=true` → every recorded period `[{key, period, period_start, resets_at, spent_usd}]`.
+ * `?history=true` → per key its lifetime spend, then each period of its period kind with
+ * spend (the record's, before them the hourly series) `[{key, period, period_start, resets_at, spent_usd}]`.
  * Over time: the settled USD per (key, model, UTC hour), written with the settlement (one
  * store batch), kept `retention_days` (default 90; 0 = none); with any of `bucket`,
  * `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
@@ -41,6 +45,7 @@ import {
   badRequest,
   BUCKETS_KEY,
   BUDGET_SETTLED,
+  BUDGET_STATUS,
   type BudgetSettled,
   chargeable,
   DAY_MS,
@@ -48,6 +53,7 @@ import {
   defineExtension,
   HOUR_MS,
   type KeyInfo,
+  type KeysChange,
   own,
   parseSeriesQuery,
   quoted,
@@ -55,11 +61,13 @@ import {
   type RequestContext,
   SERIES_DISABLED,
   type SeriesShape,
+  usdAmount,
   wantsSeries,
 } from 'gw/plugin';
 import { estimatePromptTokens, reserveOutputTokens } from './estimate.ts';
+import { foldLegacy } from './legacy.ts';
 import { PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
-import { budgetHistory, counterKey, listBudgets, usd } from './spend.ts';
+import { budgetHistory, firstKept, listBudgets, spendKey, spentIn, staleFields, TOTAL, usd } from './spend.ts';
 
 export type { BudgetEntry, HistoryEntry } from './spend.ts';
 
@@ -68,10 +76,10 @@ const PLUGIN_NAME = 'budget';
 const HOLD = Symbol('budget.hold');
 
 const schema = z.strictObject({
-  /** USD every key may spend, in its budget_period (lifetime unless the key gives one). */
-  default_budget: z.number().nonnegative(),
+  /** USD every key may spend, in its budget_period (lifetime unless the key gives one); at most MAX_USD. */
+  default_budget: usdAmount,
   /** Per-key overrides: `[extensions.budget.keys.<name>] budget = 25.0`. */
-  keys: z.record(z.string(), z.strictObject({ budget: z.number().nonnegative() })).default({}),
+  keys: z.record(z.string(), z.strictObject({ budget: usdAmount })).default({}),
   /**
    * Refuse a request whose own reservation does not fit in what is left, not only once the
    * budget is reached (off: one request may overshoot, as the contract allows).
@@ -83,7 +91,7 @@ const schema = z.strictObject({
   models: z.record(z.string(), z.strictObject({ output_reserve_tokens: z.number().int().nonnegative() })).default({}),
   /** A hold lapses after this long even if its request never ended (a bug guard; holds die with the process anyway). */
   reservation_ttl_seconds: z.number().positive().default(3600),
-  /** Days the hourly spend buckets are kept; 0 keeps lifetime spend only. */
+  /** Days the hourly spend buckets are kept (the series, and past periods in `?history=true`); 0 keeps none (the current and previous periods' totals are kept anyway). */
   retention_days: z.number().nonnegative().default(90),
   /** A model with no price anywhere: `refuse` it (403 model_not_priced), or `allow` it at no cost. */
   unpriced: z.enum(['refuse', 'allow']).default('refuse'),
@@ -94,8 +102,10 @@ interface Hold {
   id: string;
   /** The key name it is accounted to. */
   account: string;
-  /** The counter of the period the request was admitted in (spend.ts). */
-  counter: string;
+  /** Its spend record (spend.ts). */
+  record: string;
+  /** The fields of the day, week and month it was admitted in: what it costs is charged there. */
+  periods: readonly string[];
   /** What the hold reserved, USD (0 for an unpriced model let through). */
   estimate: number;
   /** The budget it was admitted against, USD, and its period (undefined: lifetime). */
@@ -135,7 +145,7 @@ export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
   keySettings: ['budget', 'budget_period'],
-  setup({ config, store, hooks, routes, gateway }) {
+  async setup({ config, store, hooks, routes, gateway, log }) {
     /** The key's own budget, else its [extensions.budget.keys.<name>] one, else the default. */
     const limitOf = (name: string, key: KeyInfo | undefined) => key?.budget ?? own(config.keys, name)?.budget ?? config.default_budget;
     const periods = new PeriodClock();
@@ -143,6 +153,9 @@ export default defineExtension({
     const retentionMs = config.retention_days * DAY_MS;
     const buckets = retentionMs > 0 ? { bucketMs: HOUR_MS, retentionMs } : undefined;
     let seq = 0;
+
+    const folded = await foldLegacy(store, gateway.now());
+    if (folded) log.info({ counters: folded }, 'budget: spend of the earlier per-period layout folded into one record per key');
 
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
       // counting tokens costs nothing upstream
@@ -157,54 +170,81 @@ export default defineExtension({
       // our own id, not rc.id: a client-chosen x-request-id may repeat
       const id = `${++seq}`;
       const limit = limitOf(account, key);
-      const w = key?.budgetPeriod === undefined ? undefined : periods.at(key.budgetPeriod, gateway.now());
-      const counter = counterKey(account, w);
-      const v = await store.hold(counter, id, estimate, { field: 'usd', limit, ttlMs, fit: config.strict });
+      const now = gateway.now();
+      const w = key?.budgetPeriod === undefined ? undefined : periods.at(key.budgetPeriod, now);
+      const record = spendKey(account);
+      const v = await store.hold(record, id, estimate, { field: w === undefined ? TOTAL : w.field, limit, ttlMs, fit: config.strict });
       if (!v.admitted) {
         // refused with room left: strict, and the reservation is larger than that room
         const need = v.value + v.held < limit ? estimate : undefined;
         throw BUDGET_EXCEEDED({ key: account, spent: v.value, limit, held: v.held, need, period: w?.period, resets: w?.end });
       }
-      rc.state.set(HOLD, { id, account, counter, estimate, limit, window: w } satisfies Hold);
+      rc.state.set(HOLD, { id, account, record, periods: periods.fieldsAt(now), estimate, limit, window: w } satisfies Hold);
       return undefined;
     });
+
+    /** The first period field kept of each kind (recomputed daily): older ones are dropped from a record as it is charged. */
+    let kept: { day: string; first: ReturnType<typeof firstKept> } | undefined;
+    const keptAt = (now: number) => {
+      const today = periods.fieldsAt(now)[0]!;
+      if (kept?.day !== today) kept = { day: today, first: firstKept(now) };
+      return kept.first;
+    };
 
     /** Settles the request's hold with its cost, or releases it when nothing is to be charged. */
     async function settle(rc: RequestContext): Promise<void> {
       const h = rc.state.get(HOLD) as Hold | undefined;
       if (!h) return;
       rc.state.delete(HOLD);
-      if (!chargeable(rc)) return store.release(h.counter, h.id);
-      // the core's cost, as the request log and metrics count it (a fallback at its own rate); the
-      // hold when nothing priced what was served (a reload took the price away, an unpriced
-      // member of a priced model, or no usage at all): an upper bound, 0 for an allowed unpriced model
+      if (!chargeable(rc)) return store.release(h.record, h.id);
+      // the core's cost, as the request log, metrics and x-gw-cost-usd count it (a provider
+      // without its own price is charged at the model's price elsewhere: core/pipeline/charge.ts);
+      // the hold only when nothing prices the model any more (a reload took its price away)
       const spent = rc.cost ? rc.cost.total : h.estimate;
-      const settled = store.settle(h.counter, h.id, { usd: spent });
+      const deltas: Record<string, number> = { [TOTAL]: spent };
+      for (const f of h.periods) deltas[f] = spent;
+      const settled = store.settle(h.record, h.id, deltas);
+      const now = gateway.now();
       const [after] = await Promise.all([
         settled,
-        buckets && store.bucketIncr(BUCKETS_KEY, gateway.now(), JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
+        buckets && store.bucketIncr(BUCKETS_KEY, now, JSON.stringify([h.account, rc.servedModel]), { usd: spent, requests: 1 }, buckets),
       ]);
+      const stale = staleFields(after, keptAt(now));
+      if (stale && store.dropFields)
+        store
+          .dropFields(h.record, stale)
+          .catch((err: Error) => log.warn({ err: err.message, key: h.account }, 'budget: could not drop totals of past periods'));
       // the spend after this charge, for plugins that watch budgets (alerts): the store's atomic result
-      rc.state.set(BUDGET_SETTLED, {
-        key: h.account,
-        spentUsd: after.usd ?? spent,
-        costUsd: spent,
-        budgetUsd: h.limit,
-        period: h.window?.period,
-        periodStart: h.window?.start,
-        resetsAt: h.window?.end,
-      } satisfies BudgetSettled);
+      rc.state.set(BUDGET_SETTLED, statusOf(h.account, after, h.limit, h.window, spent));
     }
     hooks.onResponse.tapPromise(PLUGIN_NAME, settle);
     // a stream charged for what it streamed settles; every other failure releases its hold
     hooks.onError.tapPromise(PLUGIN_NAME, settle);
+
+    hooks.onKeysChange.tap(PLUGIN_NAME, function keysChanged(change: KeysChange) {
+      // nobody listens (no alerts extension): no store reads
+      if (!hooks.onNotice.isUsed()) return;
+      tellStatus(change.names).catch((err: Error) => log.warn({ err: err.message }, 'budget: could not read spend after a change of keys'));
+    });
+    /** Tells the other plugins (onNotice BUDGET_STATUS) each named key's spend against its budget now. */
+    async function tellStatus(names: readonly string[]): Promise<void> {
+      for (const name of names) {
+        const key = gateway.key(name);
+        if (!key) continue;
+        const limit = limitOf(name, key);
+        const w = periods.at(key.budgetPeriod ?? 'lifetime', gateway.now());
+        const rec = await store.counters(spendKey(name));
+        if (rec[TOTAL] === undefined) continue; // never spent: no threshold to be past
+        hooks.onNotice.call({ fact: BUDGET_STATUS, value: statusOf(name, rec, limit, w, 0) });
+      }
+    }
 
     routes.get('/v1/budget', async (ctx) => {
       const history = ctx.query.history;
       if (history !== undefined && history !== 'true' && history !== 'false')
         throw badRequest("query parameter 'history' must be true or false", 'history', quoted(String(history)));
       let body: unknown;
-      if (history === 'true') body = await budgetHistory(store);
+      if (history === 'true') body = await budgetHistory(store, gateway, retentionMs);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
       else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
@@ -213,5 +253,10 @@ export default defineExtension({
     });
   },
 });
+
+/** A key's spend in `w` (undefined: lifetime) from its record, as BUDGET_SETTLED and BUDGET_STATUS tell it. */
+function statusOf(key: string, rec: Record<string, number>, budgetUsd: number, w: PeriodWindow | undefined, costUsd: number): BudgetSettled {
+  return { key, spentUsd: spentIn(rec, w), costUsd, budgetUsd, period: w?.period, periodStart: w?.start, resetsAt: w?.end };
+}
 
 export type { Config as BudgetConfig };

@@ -1,26 +1,32 @@
 /**
  * Budget periods (docs/design.md "Virtual keys"): UTC calendar periods, weeks starting Monday.
- * A periodic budget spends into one counter per period, keyed by the period's start date,
- * so spend resets at the boundary by itself (a new counter) and past periods stay
- * readable (their counters are kept). Pure arithmetic on epoch milliseconds: no time
- * zones, no daylight saving, leap days from Date.UTC.
+ * A key's spend record (spend.ts) keeps a total per period of every kind, each in the field
+ * its window names (`d:`, `w:` or `m:` + the start date), and every charge adds to the
+ * current day's, week's and month's at once: whichever kind is in force reads its own field.
+ * Pure arithmetic on epoch milliseconds: no time zones, no daylight saving, leap days from Date.UTC.
  */
-import { type BudgetPeriod, rfc3339 } from 'gw/plugin';
+import { type BudgetPeriod, DAY_MS, rfc3339 } from 'gw/plugin';
 
 export { type BudgetPeriod, rfc3339 };
 
-/** A period that resets: [start, end) in epoch ms, and its start date as it appears in counter keys. */
+export type Periodic = Exclude<BudgetPeriod, 'lifetime'>;
+
+/** A period that resets: [start, end) in epoch ms, its start date and its field in a spend record. */
 export interface PeriodWindow {
-  period: Exclude<BudgetPeriod, 'lifetime'>;
+  period: Periodic;
   /** Epoch ms of 00:00:00 UTC on the first day. */
   start: number;
   /** Epoch ms of the next period's start (`resets_at`). */
   end: number;
   /** `YYYY-MM-DD` of `start`. */
   date: string;
+  /** The spend record's field of this period: `d:`, `w:` or `m:` + `date`. */
+  field: string;
 }
 
-const DAY_MS = 86_400_000;
+/** The periods that reset, in field order (day, week, month). */
+export const PERIODIC: readonly Periodic[] = ['daily', 'weekly', 'monthly'];
+const PREFIX: Record<Periodic, string> = { daily: 'd:', weekly: 'w:', monthly: 'm:' };
 
 /** The period of kind `period` containing `now` (epoch ms); undefined for `lifetime`. */
 export function periodAt(period: BudgetPeriod, now: number): PeriodWindow | undefined {
@@ -42,7 +48,18 @@ export function periodAt(period: BudgetPeriod, now: number): PeriodWindow | unde
     start = Date.UTC(y, m, 1);
     end = Date.UTC(y, m + 1, 1); // December rolls over to January of the next year
   }
-  return { period, start, end, date: isoDate(start) };
+  const date = isoDate(start);
+  return { period, start, end, date, field: PREFIX[period] + date };
+}
+
+/** The period a spend record's field names, or undefined when it names none. */
+export function windowOfField(field: string): PeriodWindow | undefined {
+  if (field.length !== 12) return undefined;
+  const period = PERIODIC.find((p) => field.startsWith(PREFIX[p]));
+  if (period === undefined) return undefined;
+  const start = Date.parse(`${field.slice(2)}T00:00:00Z`);
+  const w = Number.isFinite(start) ? periodAt(period, start) : undefined;
+  return w && w.field === field ? w : undefined;
 }
 
 /** `YYYY-MM-DD` (UTC) of epoch ms. */
@@ -57,6 +74,7 @@ export function isoDate(ms: number): string {
  */
 export class PeriodClock {
   private readonly cache = new Map<BudgetPeriod, PeriodWindow>();
+  private fields: { day: string; list: readonly string[] } = { day: '', list: [] };
 
   /** The window of `period` containing `now`; undefined for `lifetime`. */
   at(period: BudgetPeriod, now: number): PeriodWindow | undefined {
@@ -66,5 +84,12 @@ export class PeriodClock {
     const fresh = periodAt(period, now)!;
     this.cache.set(period, fresh);
     return fresh;
+  }
+
+  /** The fields of the day, week and month containing `now` (one array per day): a charge adds to each. */
+  fieldsAt(now: number): readonly string[] {
+    const day = this.at('daily', now)!.field;
+    if (this.fields.day !== day) this.fields = { day, list: PERIODIC.map((p) => this.at(p, now)!.field) };
+    return this.fields.list;
   }
 }

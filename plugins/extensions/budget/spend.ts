@@ -1,41 +1,55 @@
 /**
  * Where the budget extension keeps spend, and how `GET /v1/budget` reads it back.
  *
- * One counter record `{usd}` per key and period, in the extension's store namespace:
- *   s:<key>                         lifetime spend (the layout from before periods existed)
- *   s:<key>/<period>/<YYYY-MM-DD>   spend of the daily, weekly or monthly period starting that day
- * Key names cannot contain `/`, so the layout is unambiguous. A request's hold sits on the
- * counter of the period it was admitted in and is settled there, even when it ends after
- * the boundary; admission in the next period looks at the next counter only.
+ * One counter record per key name, `s:<key>`, in the extension's store namespace:
+ *   usd            everything the key ever spent (its lifetime spend)
+ *   d:YYYY-MM-DD   what it spent in the UTC day starting then,
+ *   w:YYYY-MM-DD   in the week (from Monday),
+ *   m:YYYY-MM-DD   in the month,
+ * the current and the previous period of each kind (older ones are dropped as the record is
+ * charged, so it stays a handful of fields: a charge copies and writes it whole). Every
+ * charge adds to the total and to the current day, week and month in one atomic step, so
+ * each kind of period has its own exact total whatever kind the key had when it spent:
+ * switching a key's period (daily → monthly, → lifetime) keeps what it spent since the new
+ * period's start. Requests in flight hold on the record, so their holds count against
+ * whatever period is in force; a request is charged to the periods it was admitted in.
+ * Past periods (`?history=true`) come from the hourly spend series (`retention_days`).
  */
-import type { GatewayInfo, KeyInfo, Store } from 'gw/plugin';
-import { type BudgetPeriod, isoDate, periodAt, type PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
+import { BUCKETS_KEY, DAY_MS, type GatewayInfo, HOUR_MS, type KeyInfo, type Store } from 'gw/plugin';
+import { type BudgetPeriod, type Periodic, PERIODIC, periodAt, type PeriodClock, type PeriodWindow, rfc3339, windowOfField } from './period.ts';
 
 export const PREFIX = 's:';
+/** The lifetime total's field. */
+export const TOTAL = 'usd';
 
-/** The counter key of `account` in `w` (undefined: lifetime). */
-export function counterKey(account: string, w: PeriodWindow | undefined): string {
-  return w === undefined ? PREFIX + account : `${PREFIX}${account}/${w.period}/${w.date}`;
+/** The spend record's key of `account`. */
+export function spendKey(account: string): string {
+  return PREFIX + account;
 }
 
-/** A counter key read back: its account and period (`start` undefined for lifetime). */
-export interface Counter {
-  account: string;
-  period: BudgetPeriod;
-  window: PeriodWindow | undefined;
+/** What `rec` says was spent in `w` (undefined: lifetime), USD. */
+export function spentIn(rec: Readonly<Record<string, number>>, w: PeriodWindow | undefined): number {
+  return rec[w === undefined ? TOTAL : w.field] ?? 0;
 }
 
-/** Parses a counter key (relative to the namespace); undefined for a key that is not one. */
-export function parseCounterKey(k: string): Counter | undefined {
-  if (!k.startsWith(PREFIX)) return undefined;
-  const parts = k.slice(PREFIX.length).split('/');
-  if (parts.length === 1) return { account: parts[0]!, period: 'lifetime', window: undefined };
-  const [account, period, date] = parts as [string, string, string];
-  if (parts.length !== 3 || (period !== 'daily' && period !== 'weekly' && period !== 'monthly')) return undefined;
-  const start = Date.parse(`${date}T00:00:00Z`);
-  const w = Number.isFinite(start) ? periodAt(period, start) : undefined;
-  if (!w || isoDate(w.start) !== date) return undefined;
-  return { account, period, window: w };
+/**
+ * The first field kept of each kind at `now` (epoch ms): the previous period's (a request
+ * admitted just before a boundary is charged to it after). Field order is date order.
+ */
+export function firstKept(now: number): Record<Periodic, string> {
+  const first = {} as Record<Periodic, string>;
+  for (const p of PERIODIC) first[p] = periodAt(p, periodAt(p, now)!.start - 1)!.field;
+  return first;
+}
+
+/** The period fields of `rec` older than `first` (firstKept), or undefined when there are none. */
+export function staleFields(rec: Readonly<Record<string, number>>, first: Readonly<Record<Periodic, string>>): string[] | undefined {
+  let out: string[] | undefined;
+  for (const f in rec) {
+    const kind = f.startsWith('d:') ? first.daily : f.startsWith('w:') ? first.weekly : f.startsWith('m:') ? first.monthly : undefined;
+    if (kind !== undefined && f < kind) (out ??= []).push(f);
+  }
+  return out;
 }
 
 /** One entry of GET /v1/budget: the key's current period (or lifetime). */
@@ -44,7 +58,7 @@ export interface BudgetEntry {
   spent_usd: number;
   budget_usd: number;
   remaining_usd: number;
-  /** Held by requests in flight right now (admitted in this period). */
+  /** Held by requests in flight right now. */
   reserved_usd: number;
   period: BudgetPeriod;
   /** RFC 3339; absent for lifetime. */
@@ -65,29 +79,24 @@ export interface HistoryEntry {
 /** USD rounded to 1e-9 so sums of float prices read cleanly. */
 export const usd = (x: number): number => Math.round(x * 1e9) / 1e9;
 
-/** Every counter in the store, by account, each with its recorded spend. */
-async function recorded(store: Store): Promise<Map<string, Array<Counter & { spent: number }>>> {
-  const out = new Map<string, Array<Counter & { spent: number }>>();
-  for await (const [k, v] of store.entries(PREFIX)) {
-    const c = parseCounterKey(k);
-    if (!c) continue;
-    let spent = 0;
-    try {
-      spent = (JSON.parse(v) as Record<string, number>).usd ?? 0;
-    } catch {
-      continue; // not a counter of ours
-    }
-    const list = out.get(c.account);
-    if (list) list.push({ ...c, spent });
-    else out.set(c.account, [{ ...c, spent }]);
+/**
+ * The key names with a spend record in the store (records of the earlier layout,
+ * `s:<key>/…`, are legacy.ts's). Read each record with `counters`: `entries` may lag the
+ * counters a backend keeps in memory (LevelDB writes them behind).
+ */
+async function recorded(store: Store): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const [k] of store.entries(PREFIX)) {
+    const account = k.slice(PREFIX.length);
+    if (!account.includes('/')) out.add(account);
   }
   return out;
 }
 
 /**
  * One entry per key name (configured, runtime, or with recorded spend), sorted by name: the
- * key's current period under its settings now. A name that is no key any more shows its
- * lifetime spend, else its latest recorded period.
+ * key's current period under its settings now; a name that is no key any more shows its
+ * lifetime spend.
  */
 export async function listBudgets(
   store: Store,
@@ -96,27 +105,19 @@ export async function listBudgets(
   limitOf: (name: string, key: KeyInfo | undefined) => number,
 ): Promise<BudgetEntry[]> {
   const now = gateway.now();
-  const seen = await recorded(store);
-  const names = new Set([...gateway.keyNames(), ...seen.keys()]);
+  const names = new Set([...gateway.keyNames(), ...(await recorded(store))]);
   const out: BudgetEntry[] = [];
   for (const name of [...names].sort()) {
     const key = gateway.key(name);
-    let w: PeriodWindow | undefined;
-    if (key) w = periods.at(key.budgetPeriod ?? 'lifetime', now);
-    else {
-      const list = seen.get(name) ?? [];
-      if (!list.some((c) => c.window === undefined))
-        w = list.reduce<PeriodWindow | undefined>((a, c) => (c.window && (!a || c.window.start > a.start) ? c.window : a), undefined);
-    }
-    const counter = counterKey(name, w);
-    const spent = (await store.counters(counter)).usd ?? 0;
+    const w = periods.at(key?.budgetPeriod ?? 'lifetime', now);
+    const spent = spentIn(await store.counters(spendKey(name)), w);
     const budget = limitOf(name, key);
     const e: BudgetEntry = {
       key: name,
       spent_usd: usd(spent),
       budget_usd: budget,
       remaining_usd: usd(budget - spent),
-      reserved_usd: usd(await store.held(counter)),
+      reserved_usd: usd(await store.held(spendKey(name))),
       period: w?.period ?? 'lifetime',
     };
     if (w) {
@@ -128,19 +129,70 @@ export async function listBudgets(
   return out;
 }
 
-/** Every recorded counter, past periods included: by key name, lifetime first, then by period start. */
-export async function budgetHistory(store: Store): Promise<HistoryEntry[]> {
-  const out: Array<HistoryEntry & { at: number }> = [];
-  for (const list of (await recorded(store)).values()) {
-    for (const c of list) {
-      const e: HistoryEntry & { at: number } = { key: c.account, period: c.period, spent_usd: usd(c.spent), at: c.window?.start ?? -Infinity };
-      if (c.window) {
-        e.period_start = rfc3339(c.window.start);
-        e.resets_at = rfc3339(c.window.end);
-      }
-      out.push(e);
+/**
+ * What each key spent per UTC day before `end` (epoch ms), from the hourly spend series
+ * (key name → day start → USD), as far back as `retentionMs` from `now`.
+ */
+async function seriesDays(store: Store, end: number, retentionMs: number, now: number): Promise<Map<string, Map<number, number>>> {
+  const out = new Map<string, Map<number, number>>();
+  if (retentionMs <= 0) return out;
+  // at most ~11 years of hours: a store lists no more buckets in one call
+  const from = Math.min(end, Math.max(now - retentionMs, end - 99_999 * HOUR_MS));
+  for await (const row of store.buckets(BUCKETS_KEY, from, end, HOUR_MS)) {
+    const spent = row.counters.usd;
+    if (!spent) continue;
+    let name: unknown;
+    try {
+      name = (JSON.parse(row.series) as unknown[])[0];
+    } catch {
+      continue; // not a series of ours
+    }
+    if (typeof name !== 'string') continue;
+    let days = out.get(name);
+    if (!days) out.set(name, (days = new Map()));
+    const day = row.start - (row.start % DAY_MS);
+    days.set(day, (days.get(day) ?? 0) + spent);
+  }
+  return out;
+}
+
+/**
+ * Every key name with recorded spend, by name: its lifetime spend, then, for a key whose
+ * period is daily, weekly or monthly, every such period with spend, oldest first: the
+ * current and previous one from its record, the earlier ones from the hourly spend series
+ * (kept `retentionMs`).
+ */
+export async function budgetHistory(store: Store, gateway: GatewayInfo, retentionMs: number): Promise<HistoryEntry[]> {
+  const out: HistoryEntry[] = [];
+  const now = gateway.now();
+  const first = firstKept(now);
+  const names = [...(await recorded(store))].sort();
+  // the series up to the latest period start a record holds (yesterday's: the previous day
+  // starts after the previous week and month); per key, the periods its record holds are the record's
+  const seriesEnd = windowOfField(first.daily)!.start;
+  const series = names.some((n) => gateway.key(n)?.budgetPeriod !== undefined) ? await seriesDays(store, seriesEnd, retentionMs, now) : new Map();
+  for (const name of names) {
+    const rec = await store.counters(spendKey(name));
+    out.push({ key: name, period: 'lifetime', spent_usd: usd(rec[TOTAL] ?? 0) });
+    const period = gateway.key(name)?.budgetPeriod ?? 'lifetime';
+    if (period === 'lifetime') continue;
+    const kept = windowOfField(first[period])!.start;
+    const byStart = new Map<number, { w: PeriodWindow; spent: number }>();
+    for (const [day, spent] of (series.get(name) as Map<number, number> | undefined) ?? []) {
+      const w = periodAt(period, day)!;
+      if (w.start >= kept) continue; // the record's
+      const p = byStart.get(w.start);
+      if (p) p.spent += spent;
+      else byStart.set(w.start, { w, spent });
+    }
+    for (const f in rec) {
+      const w = windowOfField(f);
+      if (w?.period === period && w.start >= kept) byStart.set(w.start, { w, spent: rec[f]! });
+    }
+    for (const start of [...byStart.keys()].sort((a, b) => a - b)) {
+      const { w, spent } = byStart.get(start)!;
+      out.push({ key: name, period, period_start: rfc3339(w.start), resets_at: rfc3339(w.end), spent_usd: usd(spent) });
     }
   }
-  out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.at - b.at || (a.period < b.period ? -1 : 1)));
-  return out.map(({ at: _at, ...e }) => e);
+  return out;
 }

@@ -1,8 +1,9 @@
 /**
  * The `mock` kind: an offline, deterministic provider for trying gw without a network.
- * It answers with the last user message, streams it word by word (`delay_ms` between
- * words), reports usage (tokens = whitespace-separated words) and returns deterministic
- * embeddings. Never used as a stand-in in the tests of other kinds.
+ * It answers with the last user message, cut to the request's output cap (`max_tokens`,
+ * `max_completion_tokens`: then `finish_reason: "length"`, as a vendor does), streams it
+ * word by word (`delay_ms` between words), reports usage (tokens = whitespace-separated
+ * words) and returns deterministic embeddings. Never used as a stand-in in the tests of other kinds.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -54,6 +55,21 @@ function countTokens(text: string): number {
   return t ? t.split(/\s+/).length : 0;
 }
 
+/**
+ * `text` cut to its first `cap` words (tokens, as countTokens counts them), and whether it
+ * was cut; whole when `cap` is undefined or null.
+ */
+function capped(text: string, cap: number | null | undefined): { text: string; cut: boolean } {
+  if (cap === undefined || cap === null) return { text, cut: false };
+  const words = /\S+/g;
+  let end = 0;
+  for (let n = 0; n < cap; n++) {
+    if (words.exec(text) === null) return { text, cut: false };
+    end = words.lastIndex;
+  }
+  return words.exec(text) === null ? { text, cut: false } : { text: text.slice(0, end), cut: true };
+}
+
 function usageOf(req: ChatRequest, answer: string): Usage {
   let prompt = 0;
   for (const m of req.messages) prompt += countTokens(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''));
@@ -67,7 +83,8 @@ export default defineProvider({
   routing: ['max_retries', 'weight'],
   setup({ name, config }): Provider {
     const chat = async (req: ChatRequest, call: { signal: AbortSignal }): Promise<ChatResult> => {
-      const answer = lastUserText(req.messages);
+      const { text: answer, cut } = capped(lastUserText(req.messages), req.max_completion_tokens ?? req.max_tokens);
+      const finish = cut ? 'length' : 'stop';
       const usage = usageOf(req, answer);
       const id = `chatcmpl-mock-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
@@ -79,7 +96,7 @@ export default defineProvider({
             object: 'chat.completion',
             created,
             model: req.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+            choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: finish }],
             usage,
           },
         };
@@ -98,7 +115,7 @@ export default defineProvider({
           if (config.delay_ms) await sleep(config.delay_ms, undefined, { signal: call.signal });
           yield chunk({ content: w }, null);
         }
-        yield chunk({}, 'stop');
+        yield chunk({}, finish);
         yield { id, object: 'chat.completion.chunk', created, model: req.model, choices: [], usage };
       }
       return { type: 'stream', chunks: words() };

@@ -76,6 +76,25 @@ export class Counters {
       );
   }
 
+  /** Removes `fields` from the record at `full` (synchronously, as `add`) and resolves once it is on disk. */
+  async drop(full: string, fields: readonly string[]): Promise<void> {
+    const r = this.record(full);
+    const rec = r instanceof Promise ? await r : r;
+    let changed = false;
+    for (const f of fields) {
+      if (!Object.hasOwn(rec, f)) continue;
+      delete rec[f];
+      changed = true;
+    }
+    if (!changed) return;
+    await this.values
+      .put(full, () => JSON.stringify(rec))
+      .catch((err) => {
+        if (this.records.get(full) === rec) this.records.delete(full);
+        throw err;
+      });
+  }
+
   /** Forgets the copy of `full` (its key is written as a value or deleted). */
   forget(full: string): void {
     this.records.delete(full);

@@ -54,6 +54,10 @@ export class LevelView implements Store {
     return this.s.counters.read(this.prefix + key);
   }
 
+  dropFields(key: string, fields: readonly string[]): Promise<void> {
+    return this.s.counters.drop(this.prefix + key, fields);
+  }
+
   windowAdmit(key: string, limit: number, windowMs: number, opts: { cost?: number; pending?: number; now?: number } = {}): Promise<WindowVerdict> {
     return this.s.windows.admit(this.prefix + key, limit, windowMs, opts);
   }

@@ -280,6 +280,11 @@ class RedisView implements Store {
     }
   }
 
+  async dropFields(key: string, fields: readonly string[]): Promise<void> {
+    // biome-ignore lint/plugin/no-unbounded-spread: the caller's handful of fields (a budget's old days)
+    if (fields.length) await this.s.op(this.s.redis.hdel(this.v(key), ...fields));
+  }
+
   async windowAdmit(key: string, limit: number, windowMs: number, opts: { cost?: number; pending?: number; now?: number } = {}): Promise<WindowVerdict> {
     const full = this.prefix + key;
     const r = (await this.s.op(

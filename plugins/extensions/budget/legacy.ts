@@ -1,0 +1,80 @@
+/**
+ * Spend recorded in the earlier layout, one counter per key and period
+ * (`s:<key>/<daily|weekly|monthly>/<YYYY-MM-DD>` beside the lifetime `s:<key>`), folded into
+ * the one record per key (spend.ts) at startup, so an upgrade reopens no budget:
+ *   - the amount joins the key's lifetime total (`usd`), which before held lifetime-period spend only;
+ *   - and its own period's total, and those of the day, week and month it is dated to: a
+ *     daily counter's day, a weekly or monthly one's last day, or today while the period is
+ *     running (its days are unknown: today is the safe side), so the period in force counts all of it.
+ * The old lifetime counter already is the record (`s:<key>`, field `usd`); its spend has no
+ * date, so it counts for lifetime only.
+ * Crash-safe and once across instances: under the store lock, each fold is one atomic incr
+ * carrying a marker field named after the old counter, then the old counter is deleted and
+ * the marker dropped; a fold interrupted in between is seen by its marker and not repeated.
+ */
+import type { Store } from 'gw/plugin';
+import { PERIODIC, periodAt } from './period.ts';
+import { PREFIX, spendKey, TOTAL } from './spend.ts';
+
+/** The store lock the migration runs under. */
+const LOCK = 'layout';
+
+/** One counter of the earlier layout. */
+interface LegacyCounter {
+  /** Its key (relative to the namespace). */
+  key: string;
+  account: string;
+  /** `<period>/<YYYY-MM-DD>`: the marker field is `x:` + this. */
+  tag: string;
+  /** The period fields its amount goes to: its own, and the day's, week's and month's it is dated to. */
+  fields: string[];
+  amount: number;
+}
+
+/** Parses a counter key of the earlier layout; undefined for anything else. */
+export function parseLegacyKey(key: string, value: string, today: number): LegacyCounter | undefined {
+  if (!key.startsWith(PREFIX)) return undefined;
+  const parts = key.slice(PREFIX.length).split('/');
+  if (parts.length !== 3) return undefined;
+  const [account, period, date] = parts as [string, string, string];
+  if (period !== 'daily' && period !== 'weekly' && period !== 'monthly') return undefined;
+  const start = Date.parse(`${date}T00:00:00Z`);
+  const w = Number.isFinite(start) ? periodAt(period, start) : undefined;
+  if (!w || w.date !== date) return undefined;
+  let amount: unknown;
+  try {
+    amount = (JSON.parse(value) as Record<string, unknown>).usd;
+  } catch {
+    return undefined;
+  }
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) return undefined;
+  const dated = Math.min(w.end - 1, Math.max(today, w.start));
+  const fields = [...new Set([w.field, ...PERIODIC.map((p) => periodAt(p, dated)!.field)])];
+  return { key, account, tag: `${period}/${date}`, fields, amount };
+}
+
+/**
+ * Folds every counter of the earlier layout into the per-key records; returns how many.
+ * @param today epoch ms (the gateway's clock).
+ */
+export async function foldLegacy(store: Store, today: number): Promise<number> {
+  return store.withLock(LOCK, async () => {
+    const found: LegacyCounter[] = [];
+    for await (const [k, v] of store.entries(PREFIX)) {
+      const c = parseLegacyKey(k, v, today);
+      if (c) found.push(c);
+    }
+    for (const c of found) {
+      const record = spendKey(c.account);
+      const marker = `x:${c.tag}`;
+      if ((await store.counters(record))[marker] === undefined && c.amount !== 0) {
+        const deltas: Record<string, number> = { [TOTAL]: c.amount, [marker]: c.amount };
+        for (const f of c.fields) deltas[f] = c.amount;
+        await store.incr(record, deltas);
+      }
+      await store.delete(c.key);
+      await store.dropFields?.(record, [marker]);
+    }
+    return found.length;
+  });
+}
