@@ -1,0 +1,215 @@
+/**
+ * The replay transport: an undici Dispatcher whose answers come from a cassette. The replay
+ * kind builds a provider of the recorded kind over it, so every recorded exchange is read by
+ * that kind's own code, as the live upstream's answer was: status, headers, a JSON body, or a
+ * stream event by event (at the recorded pace × `speed`, or as fast as possible at speed 0),
+ * a stream that was cut, a timeout or an unreachable host. Backpressure is honoured (a paused
+ * reader is not pushed to) and an abort stops the playback.
+ *
+ * In a record mode the transport forwards what it has no recording of to the real upstream
+ * through the gateway's pool, and appends the exchange to the cassette.
+ */
+import { type ExchangeObserver, observedDispatcher, type UpstreamIdentity } from 'gw/plugin';
+import { Dispatcher, errors } from 'undici';
+import { canonicalBody } from './canonical.ts';
+import type { CassetteEntry, RecordedResponse } from './entry.ts';
+import { REPLAY_MISS } from './errors.ts';
+import type { Matcher } from './matcher.ts';
+import type { CassetteLine } from './reader.ts';
+import { routeOf } from './route.ts';
+import { encodeEvent } from './sse.ts';
+
+/** Where misses go in a record mode. */
+export interface ReplayRecording {
+  /** The gateway's pool (the provider's upstream settings give the real origin). */
+  pool: Dispatcher;
+  /** Who hears each forwarded exchange (it writes it to the cassette). */
+  observer: ExchangeObserver;
+  upstream: UpstreamIdentity;
+  /** true: every request goes to the upstream, recorded or not (`once` on an empty cassette). */
+  everything: boolean;
+}
+
+export interface ReplaySettings {
+  /** The cassette as configured, for messages. */
+  cassette: string;
+  provider: string;
+  matcher: Matcher;
+  /** The gateway's scrubber: a request is matched as it would have been recorded. */
+  scrub(text: string): string;
+  /** 0: as fast as possible; 1: the recorded pace; 2: twice as fast… */
+  speed: number;
+  record?: ReplayRecording;
+  /** Told each time a recording is served. */
+  served?(line: CassetteLine): void;
+}
+
+export class ReplayTransport extends Dispatcher {
+  readonly #s: ReplaySettings;
+  readonly #live: Dispatcher | undefined;
+
+  constructor(settings: ReplaySettings) {
+    super();
+    this.#s = settings;
+    const r = settings.record;
+    this.#live = r && observedDispatcher(r.pool, [r.observer], r.upstream);
+  }
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const s = this.#s;
+    if (this.#live && s.record!.everything) return this.#live.dispatch(opts, handler);
+    const route = routeOf(opts.method, opts.path);
+    let hit: CassetteLine | undefined;
+    let text = '';
+    try {
+      const body = canonicalBody(rawBody(opts.body), s.scrub);
+      text = body.text;
+      hit = s.matcher.take(route, text, body.hash);
+    } catch (err) {
+      failAtOnce(handler, err as Error);
+      return true;
+    }
+    if (hit) {
+      s.served?.(hit);
+      new Playback(hit.entry, handler, s.speed).start();
+      return true;
+    }
+    if (this.#live) return this.#live.dispatch(opts, handler);
+    failAtOnce(handler, REPLAY_MISS({ cassette: s.cassette, provider: s.provider, route, miss: s.matcher.explain(route, text) }, { provider: s.provider }));
+    return true;
+  }
+
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    if (callback) queueMicrotask(callback);
+    else return Promise.resolve();
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(err: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(err: Error | null, callback: () => void): void;
+  override destroy(a?: unknown, b?: unknown): Promise<void> | void {
+    const callback = typeof a === 'function' ? a : b;
+    if (typeof callback === 'function') queueMicrotask(callback as () => void);
+    else return Promise.resolve();
+  }
+}
+
+/** A request body as text (gw's upstream client sends strings). */
+function rawBody(body: Dispatcher.DispatchOptions['body']): string | undefined {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  return undefined;
+}
+
+/** Fails a request before any answer, as a transport failure would. */
+function failAtOnce(handler: Dispatcher.DispatchHandler, err: Error): void {
+  const controller = new Playback(undefined, handler, 0);
+  handler.onRequestStart?.(controller, {});
+  if (!controller.aborted) handler.onResponseError?.(controller, err);
+}
+
+/** One step of a playback: a wait, then an effect. */
+interface Step {
+  delayMs: number;
+  run(): void;
+}
+
+/** One recorded answer played to one request's handler (the controller undici's handlers drive). */
+class Playback implements Dispatcher.DispatchController {
+  aborted = false;
+  paused = false;
+  reason: Error | null = null;
+  readonly #handler: Dispatcher.DispatchHandler;
+  readonly #speed: number;
+  readonly #steps: Step[] = [];
+  #next = 0;
+  #waited = false;
+  #blocked = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(entry: CassetteEntry | undefined, handler: Dispatcher.DispatchHandler, speed: number) {
+    this.#handler = handler;
+    this.#speed = speed;
+    if (entry) this.#plan(entry.response);
+  }
+
+  start(): void {
+    this.#handler.onRequestStart?.(this, {});
+    this.#run();
+  }
+
+  abort(reason: Error): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    clearTimeout(this.#timer);
+    this.#handler.onResponseError?.(this, reason);
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    if (this.#blocked) {
+      this.#blocked = false;
+      this.#run();
+    }
+  }
+
+  #run(): void {
+    while (this.#next < this.#steps.length) {
+      if (this.aborted) return;
+      if (this.paused) {
+        this.#blocked = true;
+        return;
+      }
+      const step = this.#steps[this.#next]!;
+      if (!this.#waited && step.delayMs > 0 && this.#speed > 0) {
+        this.#waited = true;
+        this.#timer = setTimeout(() => this.#run(), step.delayMs / this.#speed);
+        return;
+      }
+      this.#waited = false;
+      this.#next++;
+      step.run();
+    }
+  }
+
+  #plan(r: RecordedResponse): void {
+    const h = this.#handler;
+    if (r.status === undefined) {
+      this.#steps.push({ delayMs: r.delay_ms ?? 0, run: () => h.onResponseError?.(this, transportError(r)) });
+      return;
+    }
+    const headers: Record<string, string> = { ...r.headers };
+    let chunks: Array<{ delayMs: number; data: Buffer }>;
+    if (r.events) chunks = r.events.map((ev) => ({ delayMs: ev.delay_ms, data: Buffer.from(encodeEvent(ev)) }));
+    else {
+      const data = Buffer.from(r.text ?? (r.body === undefined ? '' : JSON.stringify(r.body)));
+      if (r.complete !== false) headers['content-length'] = String(data.length);
+      chunks = data.length > 0 ? [{ delayMs: 0, data }] : [];
+    }
+    this.#steps.push({ delayMs: r.delay_ms ?? 0, run: () => h.onResponseStart?.(this, r.status!, headers, '') });
+    for (const c of chunks) this.#steps.push({ delayMs: c.delayMs, run: () => h.onResponseData?.(this, c.data) });
+    if (r.complete === false) this.#steps.push({ delayMs: 0, run: () => h.onResponseError?.(this, transportError(r)) });
+    else this.#steps.push({ delayMs: 0, run: () => h.onResponseEnd?.(this, {}) });
+  }
+}
+
+/** The error a recorded failure is replayed as: what undici would have raised, so gw maps it the same way. */
+function transportError(r: RecordedResponse): Error {
+  const message = `${r.error?.message ?? 'the connection closed before the answer ended'} (replayed)`;
+  switch (r.error?.kind) {
+    case 'timeout':
+      return r.status === undefined ? new errors.HeadersTimeoutError(message) : new errors.BodyTimeoutError(message);
+    case 'connect':
+      return Object.assign(new Error(message), { code: 'ECONNREFUSED' });
+    default:
+      return new errors.SocketError(message);
+  }
+}
