@@ -1,16 +1,26 @@
 /**
- * Appending entries to a cassette without blocking a request: `append` queues a line and
- * returns at once; one write at a time drains the queue (every queued line in one `write`, the
- * file opened for appending, so several processes may share it line by line). The queue is
- * bounded: past `maxQueueBytes` (a disk that stalls) new lines are dropped and counted, never
- * waited for. A crash loses what was queued and not yet written — the exchange in flight; a
- * line cut by one is ended with a newline when the file is opened again, and readers skip it.
+ * Appending entries to a cassette without making a request wait for the disk. The file is
+ * opened for appending (several processes may share it, line by line: one write(2) per batch).
+ *
+ * While the disk keeps up, a line is written the moment it is appended, with one write(2) to
+ * the page cache (microseconds: docs/benchmarks.md): the recorder appends before the answer's
+ * last byte, so whatever a client saw whole is in the kernel by then, and a crash (kill -9)
+ * loses only the exchange in flight. A write that takes longer than `slowMs` (a stalled disk,
+ * a network file system) switches the writer to the background for `backgroundMs`: lines wait
+ * in a bounded queue drained from libuv's threadpool, and past `maxQueueBytes` new lines are
+ * dropped and counted, never waited for. A line a crash cut short is ended with a newline when
+ * the file is opened again; readers skip it.
  */
+import { writeSync } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** Default bound on the queue: 64 MiB of lines waiting for the disk. */
 export const DEFAULT_MAX_QUEUE_BYTES = 67_108_864;
+/** A write slower than this (a stalled disk; far above a preempted one on a busy machine) sends the writer to the background. */
+const SLOW_MS = 50;
+/** How long it stays there before trying a direct write again. */
+const BACKGROUND_MS = 10_000;
 
 export class CassetteWriter {
   readonly path: string;
@@ -21,6 +31,8 @@ export class CassetteWriter {
   #queuedBytes = 0;
   #draining: Promise<void> | undefined;
   #closed = false;
+  /** Until when lines go through the queue (after a slow write). */
+  #backgroundUntil = 0;
   /** Lines written so far. */
   written = 0;
   /** Lines dropped: the queue was full, or the write failed. */
@@ -54,11 +66,24 @@ export class CassetteWriter {
     return new CassetteWriter(path, file, opts.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES, opts.onError ?? (() => undefined));
   }
 
-  /** Queues one line (without its newline); false when it was dropped (queue full, writer closed). Never waits. */
+  /** Writes or queues one line (without its newline); false when it was dropped (queue full, writer closed). Never waits for the disk. */
   append(line: string): boolean {
     if (this.#closed || this.#queuedBytes + line.length > this.#maxQueueBytes) {
       this.dropped++;
       return false;
+    }
+    if (this.#draining === undefined && performance.now() >= this.#backgroundUntil) {
+      const t0 = performance.now();
+      try {
+        writeSync(this.#file.fd, `${line}\n`);
+        this.written++;
+      } catch (err) {
+        this.dropped++;
+        this.#onError(err as Error);
+      }
+      const done = performance.now();
+      if (done - t0 > SLOW_MS) this.#backgroundUntil = done + BACKGROUND_MS;
+      return true;
     }
     this.#queue.push(line);
     this.#queuedBytes += line.length + 1;

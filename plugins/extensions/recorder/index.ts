@@ -7,7 +7,7 @@
  * written. Writes never wait: a bounded queue in front of one appending writer.
  * `gw serve --record <path>` is this extension with `path`. docs/record-replay.md.
  */
-import { accountOf, chargedUsage, defineExtension, type FinishedRequest, type RequestContext, type UpstreamAttempt } from 'gw/plugin';
+import { accountOf, chargedUsage, defineExtension, type RequestContext, type UpstreamAttempt } from 'gw/plugin';
 import { type CaptureSettings, CassetteWriter, ExchangeCapture, headerLists } from 'gw/plugin/cassette';
 import { patternMatcher, recorderSchema } from './config.ts';
 
@@ -50,13 +50,12 @@ export default defineExtension({
       list.push(c);
       return c;
     });
-    // after the last byte: the request's usage and cost are final, and the client is not kept waiting
-    hooks.onFinish.tap(NAME, (f: FinishedRequest) => {
-      const rc = f.rc;
-      const list = rc && recording.get(rc.id);
-      if (!rc || !list) return;
+    // before the last byte (usage and cost are final there): the line is queued, and its write
+    // issued, before the client can see the answer whole, so a crash right after loses nothing it saw
+    const settle = (rc: RequestContext, ok: boolean): void => {
+      const list = recording.get(rc.id);
+      if (!list) return;
       recording.delete(rc.id);
-      const ok = f.status < 400 && !rc.partial;
       let answered: ExchangeCapture | undefined;
       for (const c of list) if (c.status !== undefined && c.status < 400) answered = c;
       const usage = chargedUsage(rc);
@@ -70,7 +69,9 @@ export default defineExtension({
           log.error({ err, req: rc.id }, 'could not record an exchange');
         }
       }
-    });
+    };
+    hooks.onResponse.tap(NAME, (rc: RequestContext) => settle(rc, true));
+    hooks.onError.tap(NAME, (rc: RequestContext) => settle(rc, false));
     metrics.counter('gw_recorder_entries_total', 'Upstream exchanges written to the cassette', () => writer.written);
     metrics.counter('gw_recorder_dropped_total', 'Upstream exchanges not written (the write queue was full, or the write failed)', () => writer.dropped);
     log.info({ path }, 'recording upstream exchanges');
