@@ -87,7 +87,28 @@ export function firstDifference(recorded: unknown, got: unknown): Difference | u
   compare(recorded, got, '', true, true, state);
   if (!state.first) return undefined;
   const f = state.first;
+  if (f.aHas && f.bHas && typeof f.a === 'string' && typeof f.b === 'string') {
+    // two long texts often share a long start: quote both from a little before where they part
+    const [recorded, got] = quoteApart(f.a, f.b);
+    return { path: f.path, recorded, got, count: state.count };
+  }
   return { path: f.path, recorded: f.aHas ? quote(f.a) : '(absent)', got: f.bHas ? quote(f.b) : '(absent)', count: state.count };
+}
+
+/** Characters quoted before the first differing one. */
+const LEAD = 40;
+
+/** Two different strings as JSON, each cut to {@link QUOTE_CHARS} characters around where they first differ. */
+export function quoteApart(a: string, b: string): [string, string] {
+  let i = 0;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  const from = i > LEAD ? i - LEAD : 0;
+  const cut = (text: string) => {
+    const json = JSON.stringify(text.slice(from));
+    const body = json.length > QUOTE_CHARS ? `${json.slice(0, QUOTE_CHARS)}…` : json;
+    return from > 0 ? `…${body}` : body;
+  };
+  return [cut(a), cut(b)];
 }
 
 function compare(

@@ -47,9 +47,10 @@ export class CassetteWriter {
 
   /**
    * Opens `path` for appending (its folder created), ending a line a crash cut short.
+   * `background`: every line through the queue (never a direct write).
    * @throws the file system's error (a folder that cannot be created, no permission).
    */
-  static async open(path: string, opts: { maxQueueBytes?: number; onError?: (err: Error) => void } = {}): Promise<CassetteWriter> {
+  static async open(path: string, opts: { maxQueueBytes?: number; onError?: (err: Error) => void; background?: boolean } = {}): Promise<CassetteWriter> {
     await mkdir(dirname(path), { recursive: true });
     const file = await open(path, 'a+');
     try {
@@ -63,7 +64,9 @@ export class CassetteWriter {
       await file.close();
       throw err;
     }
-    return new CassetteWriter(path, file, opts.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES, opts.onError ?? (() => undefined));
+    const writer = new CassetteWriter(path, file, opts.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES, opts.onError ?? (() => undefined));
+    if (opts.background) writer.#backgroundUntil = Number.POSITIVE_INFINITY;
+    return writer;
   }
 
   /** Writes or queues one line (without its newline); false when it was dropped (queue full, writer closed). Never waits for the disk. */

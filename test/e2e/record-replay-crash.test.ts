@@ -29,15 +29,32 @@ test('kill -9 while recording under load leaves a cassette that reads back with 
         res,
         toSse([
           { id: 'x', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta: { content: text }, finish_reason: 'stop' }] },
-          { id: 'x', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [], usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 } },
+          {
+            id: 'x',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: MODEL,
+            choices: [],
+            usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 },
+          },
         ]),
       );
-    replyJson(res, 200, { id: 'x', object: 'chat.completion', created: 1, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 } });
+    replyJson(res, 200, {
+      id: 'x',
+      object: 'chat.completion',
+      created: 1,
+      model: MODEL,
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 },
+    });
   });
   t.teardown(() => up.close());
   const config = join(dir, 'gateway.toml');
   const cassette = join(dir, 'crash.jsonl');
-  await writeFile(config, baseConfig(`[providers.up]\nkind = "openai"\napi_key = "sk-crash-upstream-key-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["${MODEL}"]\n`));
+  await writeFile(
+    config,
+    baseConfig(`[providers.up]\nkind = "openai"\napi_key = "sk-crash-upstream-key-0123456789"\nbase_url = "${up.origin}/v1"\nmodels = ["${MODEL}"]\n`),
+  );
   const gw = await spawnGateway(['serve', '--config', config, '--record', cassette]);
   t.teardown(() => {
     gw.child.kill('SIGKILL');

@@ -52,9 +52,17 @@ async function agentUpstream() {
     const usage = { prompt_tokens: 10 + turn, completion_tokens: 5, total_tokens: 15 + turn };
     if (turn < 4) {
       const call = { id: `call_step_${turn}`, type: 'function', function: { name: 'step', arguments: JSON.stringify({ n: turn }) } };
-      return replyJson(res, 200, { ...base, choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }], usage });
+      return replyJson(res, 200, {
+        ...base,
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }],
+        usage,
+      });
     }
-    return replyJson(res, 200, { ...base, choices: [{ index: 0, message: { role: 'assistant', content: `done after ${turn} steps` }, finish_reason: 'stop' }], usage });
+    return replyJson(res, 200, {
+      ...base,
+      choices: [{ index: 0, message: { role: 'assistant', content: `done after ${turn} steps` }, finish_reason: 'stop' }],
+      usage,
+    });
   });
 }
 
@@ -99,7 +107,10 @@ test('sequence replays a 5-turn agent loop with a retried call whose tool result
   await up.close();
   t.is(recorded.answer, 'done after 4 steps');
   t.deepEqual(recorded.attempts, ['1', '1', '2', '1', '1'], 'the third call was retried after a 500');
-  const entries = readFileSync(cassette, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const entries = readFileSync(cassette, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.is(entries.length, 6);
   t.deepEqual(
     entries.map((e) => e.response.status),
@@ -114,7 +125,14 @@ test('sequence replays a 5-turn agent loop with a retried call whose tool result
   t.deepEqual(replayed, recorded, 'the same calls (ids, arguments), the same answer, the same retry');
   // a sixth run of the conversation has nothing left to replay
   const more = await new OpenAI({ baseURL: seq.baseURL, apiKey: KEY, maxRetries: 0 }).chat.completions
-    .create({ model: MODEL, messages: [{ role: 'system', content: 'You run steps.' }, { role: 'user', content: 'Run the steps, then say when you are done.' }], tools: [TOOL] })
+    .create({
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'You run steps.' },
+        { role: 'user', content: 'Run the steps, then say when you are done.' },
+      ],
+      tools: [TOOL],
+    })
     .catch((e) => e);
   t.is(more.status, 502);
   t.regex(more.message, /this conversation had 6 recorded calls and this is call 7/);
@@ -130,9 +148,25 @@ test('record_mode once records a session into an empty cassette then replays onl
   const dir = await tempDir(t);
   const cassette = join(dir, 'once.jsonl');
   const up = await startUpstream((r, res) => {
+    // an upstream that quotes the key it refused, as OpenAI's 401 does
+    if (r.json.messages.at(-1).content === 'leak')
+      return replyJson(res, 401, { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY}`, code: 'invalid_api_key' } });
     const text = `echo: ${r.json.messages.at(-1).content}`;
-    if (r.json.stream) return replySse(res, toSse([{ id: 'c', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta: { content: text }, finish_reason: 'stop' }] }]));
-    replyJson(res, 200, { id: 'c', object: 'chat.completion', created: 1, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } });
+    if (r.json.stream)
+      return replySse(
+        res,
+        toSse([
+          { id: 'c', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta: { content: text }, finish_reason: 'stop' }] },
+        ]),
+      );
+    replyJson(res, 200, {
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: MODEL,
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    });
   });
   t.teardown(() => up.close());
   const section = (mode: string) => `[providers.chat]
@@ -172,21 +206,43 @@ base_url = "${up.origin}/v1"
   t.is(up.received.length, 2, 'a recorded request is replayed');
   t.is(await ask(third, 'two'), 'echo: two');
   t.is(up.received.length, 3, 'a new one goes to the upstream');
+  // the real upstream's key lives in [providers.chat.upstream]: redacted from what it echoes all the same
+  const leaked = await ask(third, 'leak');
+  t.is(leaked, '502 upstream_auth_failed');
+  const leakedMessage = await new OpenAI({ baseURL: third.baseURL, apiKey: KEY, maxRetries: 0 }).chat.completions
+    .create({ model: MODEL, messages: [{ role: 'user', content: 'leak' }] })
+    .then(
+      () => '',
+      (e) => String(e.message),
+    );
+  t.regex(leakedMessage, /Incorrect API key provided: \[redacted\]/);
   await third.stop({ keepDir: true });
-  t.is(readFileSync(cassette, 'utf8').trim().split('\n').length, 3, 'and is appended');
+  const appended = readFileSync(cassette, 'utf8');
+  t.is(appended.trim().split('\n').length, 5, 'and is appended (the two refusals too)');
+  t.false(appended.includes(UPSTREAM_KEY));
 });
 
 test('speed = 1 replays a stream at its recorded pace; speed = 0 as fast as it can', async (t) => {
   const dir = await tempDir(t);
   const cassette = join(dir, 'paced.jsonl');
   const GAP_MS = 80;
-  const chunks = ['one ', 'two ', 'three ', 'four'].map((content) => ({ id: 'p', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta: { content }, finish_reason: null }] }));
+  const chunks = ['one ', 'two ', 'three ', 'four'].map((content) => ({
+    id: 'p',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: MODEL,
+    choices: [{ index: 0, delta: { content }, finish_reason: null }],
+  }));
   const up = await startUpstream((_r, res) => replySse(res, toSse(chunks), { delayMs: GAP_MS }));
   const live = await gatewayIn(t, dir, 'live', `${liveSection(up.origin)}\n[extensions.recorder]\npath = "${cassette}"\n`);
   const body = { model: MODEL, messages: [{ role: 'user', content: 'count' }], stream: true };
   const timed = async (gw: TestGateway) => {
     const t0 = performance.now();
-    const res = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     return { ms: performance.now() - t0, text: text.replace(/"created":\d+/g, '') };
   };
@@ -217,9 +273,15 @@ test('gw cassette show lists the recordings, redact scrubs a secret it is given,
       usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
     }),
   );
-  const live = await gatewayIn(t, dir, 'live', `${liveSection(up.origin)}\n[pricing."${MODEL}"]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n[extensions.recorder]\npath = "${cassette}"\n`);
+  const live = await gatewayIn(
+    t,
+    dir,
+    'live',
+    `${liveSection(up.origin)}\n[pricing."${MODEL}"]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n[extensions.recorder]\npath = "${cassette}"\n`,
+  );
   const client = new OpenAI({ baseURL: live.baseURL, apiKey: KEY, maxRetries: 0 });
-  for (const word of ['alpha', 'beta', 'internal-codename-zebra']) await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: word }] });
+  for (const word of ['alpha', 'beta', 'internal-codename-zebra'])
+    await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: word }] });
   await live.stop({ keepDir: true });
   await up.close();
 
@@ -244,7 +306,8 @@ test('gw cassette show lists the recordings, redact scrubs a secret it is given,
   const configDir = join(dir, 'replay');
   const replay = await gatewayIn(t, dir, 'replay', `[providers.agent]\nkind = "replay"\ncassette = "${cassette}"\n`);
   const again = new OpenAI({ baseURL: replay.baseURL, apiKey: KEY, maxRetries: 0 });
-  for (const word of ['alpha', '[redacted]']) t.regex((await again.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: word }] })).choices[0]!.message.content!, /^you said /);
+  for (const word of ['alpha', '[redacted]'])
+    t.regex((await again.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: word }] })).choices[0]!.message.content!, /^you said /);
   await replay.stop({ keepDir: true });
   const checked = await runCli(['replay', 'check', cassette, '--config', join(configDir, 'gateway.toml')]);
   t.is(checked.code, 1, checked.stderr);

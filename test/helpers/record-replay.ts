@@ -72,7 +72,14 @@ export interface KindCase {
 
 export const KINDS: readonly KindCase[] = [
   { name: 'oai', kind: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-oai-provider-secret-0001', urls: (up) => `base_url = "${up}/v1"`, embeddings: true },
-  { name: 'ant', kind: 'anthropic', model: 'claude-3-5-haiku-20241022', apiKey: 'sk-ant-provider-secret-0002', urls: (up) => `base_url = "${up}"`, embeddings: false },
+  {
+    name: 'ant',
+    kind: 'anthropic',
+    model: 'claude-3-5-haiku-20241022',
+    apiKey: 'sk-ant-provider-secret-0002',
+    urls: (up) => `base_url = "${up}"`,
+    embeddings: false,
+  },
   { name: 'gem', kind: 'gemini', model: 'gemini-2.0-flash', apiKey: 'gem-provider-secret-00000003', urls: (up) => `base_url = "${up}"`, embeddings: true },
   { name: 'az', kind: 'azure', model: 'gpt-4o', apiKey: 'az-provider-secret-000000004', urls: (up) => `base_url = "${up}"`, embeddings: true },
   {
@@ -108,7 +115,11 @@ export function replayProviders(cassette: string, kinds: readonly KindCase[] = K
 
 export const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'weather', description: 'Get the weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+  function: {
+    name: 'weather',
+    description: 'Get the weather',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
 };
 const GEMINI_TOOLS: GeminiTool[] = [
   { functionDeclarations: [{ name: 'weather', description: 'Get the weather', parametersJsonSchema: WEATHER_TOOL.function.parameters }] },
@@ -143,12 +154,22 @@ export async function observeAll(base: { url: string; key: string }, k: KindCase
   out.push({
     call: 'chat',
     text: m.content ?? '',
-    tools: (m.tool_calls ?? []).map((c) => ({ id: stable(c.id), name: (c as { function: { name: string } }).function.name, args: (c as { function: { arguments: string } }).function.arguments })),
+    tools: (m.tool_calls ?? []).map((c) => ({
+      id: stable(c.id),
+      name: (c as { function: { name: string } }).function.name,
+      args: (c as { function: { arguments: string } }).function.arguments,
+    })),
     events: 0,
     usage: chat.usage,
   });
 
-  const chatStream = await openai.chat.completions.create({ model: k.model, messages, tools: [WEATHER_TOOL], stream: true, stream_options: { include_usage: true } });
+  const chatStream = await openai.chat.completions.create({
+    model: k.model,
+    messages,
+    tools: [WEATHER_TOOL],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const streamed: Observation = { call: 'chat-stream', text: '', tools: [], events: 0, usage: undefined };
   for await (const c of chatStream) {
     streamed.events++;
@@ -164,7 +185,11 @@ export async function observeAll(base: { url: string; key: string }, k: KindCase
   }
   out.push(streamed);
 
-  const resp = await openai.responses.create({ model: k.model, input: messages[0]!.content, tools: [{ type: 'function', name: 'weather', parameters: WEATHER_TOOL.function.parameters, strict: false }] });
+  const resp = await openai.responses.create({
+    model: k.model,
+    input: messages[0]!.content,
+    tools: [{ type: 'function', name: 'weather', parameters: WEATHER_TOOL.function.parameters, strict: false }],
+  });
   out.push({
     call: 'responses',
     text: resp.output_text,
@@ -179,11 +204,17 @@ export async function observeAll(base: { url: string; key: string }, k: KindCase
     rs.events++;
     if (ev.type === 'response.output_text.delta') rs.text += ev.delta;
     if (ev.type === 'response.completed') rs.usage = ev.response.usage;
-    if (ev.type === 'response.output_item.done' && ev.item.type === 'function_call') rs.tools.push({ id: stable(ev.item.call_id), name: ev.item.name, args: ev.item.arguments });
+    if (ev.type === 'response.output_item.done' && ev.item.type === 'function_call')
+      rs.tools.push({ id: stable(ev.item.call_id), name: ev.item.name, args: ev.item.arguments });
   }
   out.push(rs);
 
-  const msg = await anthropic.messages.create({ model: k.model, max_tokens: 256, messages, tools: [{ name: 'weather', input_schema: WEATHER_TOOL.function.parameters as never }] });
+  const msg = await anthropic.messages.create({
+    model: k.model,
+    max_tokens: 256,
+    messages,
+    tools: [{ name: 'weather', input_schema: WEATHER_TOOL.function.parameters as never }],
+  });
   out.push({
     call: 'messages',
     text: msg.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''),
@@ -198,7 +229,8 @@ export async function observeAll(base: { url: string; key: string }, k: KindCase
     ms.events++;
     if (ev.type === 'message_start') ms.usage = { ...ev.message.usage };
     if (ev.type === 'message_delta') ms.usage = { ...(ms.usage as object), ...ev.usage };
-    if (ev.type === 'content_block_start' && ev.content_block.type === 'tool_use') ms.tools.push({ id: stable(ev.content_block.id), name: ev.content_block.name, args: '' });
+    if (ev.type === 'content_block_start' && ev.content_block.type === 'tool_use')
+      ms.tools.push({ id: stable(ev.content_block.id), name: ev.content_block.name, args: '' });
     if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') ms.text += ev.delta.text;
     if (ev.type === 'content_block_delta' && ev.delta.type === 'input_json_delta') ms.tools.at(-1)!.args += ev.delta.partial_json;
   }
