@@ -7,38 +7,25 @@ import { createHash } from 'node:crypto';
 
 /** `value` as canonical JSON text (undefined members dropped, as JSON.stringify does). */
 export function canonicalJson(value: unknown): string {
-  const parts: string[] = [];
-  write(value, parts);
-  return parts.join('');
-}
-
-function write(value: unknown, out: string[]): void {
-  if (value === null || typeof value !== 'object') {
-    out.push(JSON.stringify(value) ?? 'null');
-    return;
-  }
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  // string concatenation, not parts joined: V8 builds ropes, and there is no array per level
   if (Array.isArray(value)) {
-    out.push('[');
+    let out = '[';
     for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(',');
       const item = value[i];
-      write(item === undefined || typeof item === 'function' ? null : item, out);
+      out += `${i > 0 ? ',' : ''}${item === undefined || typeof item === 'function' ? 'null' : canonicalJson(item)}`;
     }
-    out.push(']');
-    return;
+    return `${out}]`;
   }
-  const keys = Object.keys(value).sort();
-  out.push('{');
-  let first = true;
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined || typeof v === 'function') continue;
-    if (!first) out.push(',');
-    first = false;
-    out.push(JSON.stringify(k), ':');
-    write(v, out);
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(v)}`;
   }
-  out.push('}');
+  return `${out}}`;
 }
 
 /** `sha256:` + the hex SHA-256 of `text`. */
@@ -52,18 +39,32 @@ export function bodyText(body: unknown): string {
 }
 
 /**
- * A request body as the cassette keeps it: JSON parsed back from its scrubbed canonical text
- * (a non-JSON body as its scrubbed text, none as null), and the hash of that text.
+ * A request body's text as the cassette keeps it: canonical JSON, scrubbed (a non-JSON body
+ * its scrubbed text; none → ''). What the matcher compares; parse it back for the value.
  */
-export function canonicalBody(raw: string | undefined, scrub: (text: string) => string): { body: unknown; text: string; hash: string } {
-  if (raw === undefined || raw === '') return { body: null, text: '', hash: hashOf('') };
+export function canonicalText(raw: string | undefined, scrub: (text: string) => string): string {
+  if (raw === undefined || raw === '') return '';
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    const text = scrub(raw);
-    return { body: text, text, hash: hashOf(text) };
+    return scrub(raw);
   }
-  const text = scrub(canonicalJson(parsed));
-  return { body: JSON.parse(text), text, hash: hashOf(text) };
+  return scrub(canonicalJson(parsed));
+}
+
+/** A request body as an entry keeps it: the value of its canonical text, that text and its hash. */
+export function canonicalBody(raw: string | undefined, scrub: (text: string) => string): { body: unknown; text: string; hash: string } {
+  const text = canonicalText(raw, scrub);
+  return { body: parseKept(text), text, hash: hashOf(text) };
+}
+
+/** A kept body's text back to its value: none → null, a non-JSON body stays text. */
+export function parseKept(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

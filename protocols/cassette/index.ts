@@ -11,7 +11,7 @@
  *   transport.ts   an undici Dispatcher answering from the cassette (and recording misses)
  *   canonical.ts, json-path.ts, route.ts, headers.ts, sse.ts, errors.ts
  */
-export { canonicalBody, canonicalJson, hashOf } from './canonical.ts';
+export { bodyText, canonicalBody, canonicalJson, canonicalText, hashOf, parseKept } from './canonical.ts';
 export { type CaptureSettings, DEFAULT_MAX_BYTES, ExchangeCapture, newEntryId } from './capture.ts';
 export { CASSETTE_VERSION, type CassetteEntry, entrySchema, type RecordedError, type RecordedEvent, type RecordedGw, type RecordedResponse } from './entry.ts';
 export { type MissParams, REPLAY_MISS } from './errors.ts';

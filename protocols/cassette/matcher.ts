@@ -14,7 +14,7 @@
  * A miss is explained (`explain`): the nearest recording of the same route (fewest differing
  * leaves) and the first JSON path where the request differs from it.
  */
-import { bodyText, hashOf } from './canonical.ts';
+import { bodyText, parseKept } from './canonical.ts';
 import { compilePath, firstDifference, type JsonPath, removePath } from './json-path.ts';
 import type { CassetteLine } from './reader.ts';
 
@@ -51,12 +51,19 @@ export class Matcher {
   readonly #all: Indexed[] = [];
   /** Ids of the recordings served. */
   readonly used = new Set<string>();
+  /**
+   * Whether a recorded body holds a scrubbed secret: only then must a request be scrubbed
+   * before it is compared (a request with a secret cannot match a recording without one).
+   */
+  readonly scrubbed: boolean;
 
   /** @throws Error naming an `ignore` path that does not compile. */
   constructor(lines: readonly CassetteLine[], opts: { mode?: MatchMode; ignore?: readonly string[] } = {}) {
     this.mode = opts.mode ?? 'exact';
     this.#ignore = (opts.ignore ?? []).map(compilePath);
+    let scrubbed = false;
     for (const line of lines) {
+      if (!scrubbed && bodyText(line.entry.request.body).includes('[redacted')) scrubbed = true;
       const normalized = this.#normalize(structuredClone(line.entry.request.body));
       const indexed = { line, normalized };
       this.#all.push(indexed);
@@ -66,6 +73,7 @@ export class Matcher {
       if (list) list.push(indexed);
       else this.#byKey.set(key, [indexed]);
     }
+    this.scrubbed = scrubbed;
   }
 
   /** Recordings held. */
@@ -76,12 +84,11 @@ export class Matcher {
   /**
    * The recording that answers a request, or undefined (then `explain` says why).
    * @param route `METHOD /path?query` (route.ts)
-   * @param text the request body as a cassette keeps it: canonical and scrubbed (canonical.ts `canonicalBody`)
-   * @param hash the hash of `text`
+   * @param text the request body as a cassette keeps it: canonical and scrubbed (canonical.ts `canonicalText`)
    */
-  take(route: string, text: string, hash: string): CassetteLine | undefined {
-    // with nothing ignored an exact key is the hash the caller made anyway: no second pass over the body
-    const key = this.mode === 'exact' && this.#ignore.length === 0 ? `${route}\n${hash}` : this.#key(route, this.#normalize(parseBody(text)));
+  take(route: string, text: string): CassetteLine | undefined {
+    // with nothing ignored an exact key is the canonical text itself: no second pass over the body
+    const key = this.mode === 'exact' && this.#ignore.length === 0 ? `${route}\n${text}` : this.#key(route, this.#normalize(parseKept(text)));
     const list = this.#byKey.get(key);
     if (!list) return undefined;
     const n = this.#taken.get(key) ?? 0;
@@ -94,7 +101,7 @@ export class Matcher {
 
   /** Why `take` found nothing for this request (its body text as `take` got it). */
   explain(route: string, text: string): Miss {
-    const normalized = this.#normalize(parseBody(text));
+    const normalized = this.#normalize(parseKept(text));
     if (this.mode === 'sequence') {
       const list = this.#byKey.get(this.#key(route, normalized));
       if (list) {
@@ -135,18 +142,9 @@ export class Matcher {
     return body;
   }
 
+  /** The match key: the route and the canonical text of what is compared (a Map hashes it; no digest needed). */
   #key(route: string, normalized: unknown): string {
-    return `${route}\n${hashOf(bodyText(this.mode === 'sequence' ? conversationStart(normalized) : normalized))}`;
-  }
-}
-
-/** A kept body's text back to its value (none → null, a non-JSON body stays text). */
-function parseBody(text: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+    return `${route}\n${bodyText(this.mode === 'sequence' ? conversationStart(normalized) : normalized)}`;
   }
 }
 

@@ -11,7 +11,7 @@
  */
 import { type ExchangeObserver, observedDispatcher, type UpstreamIdentity } from 'gw/plugin';
 import { Dispatcher, errors } from 'undici';
-import { canonicalBody } from './canonical.ts';
+import { canonicalText } from './canonical.ts';
 import type { CassetteEntry, RecordedResponse } from './entry.ts';
 import { REPLAY_MISS } from './errors.ts';
 import type { Matcher } from './matcher.ts';
@@ -59,12 +59,13 @@ export class ReplayTransport extends Dispatcher {
     const s = this.#s;
     if (this.#live && s.record!.everything) return this.#live.dispatch(opts, handler);
     const route = routeOf(opts.method, opts.path);
+    const raw = rawBody(opts.body);
     let hit: CassetteLine | undefined;
     let text = '';
     try {
-      const body = canonicalBody(rawBody(opts.body), s.scrub);
-      text = body.text;
-      hit = s.matcher.take(route, text, body.hash);
+      // scrubbing costs a scan per detector: needed only when a recording was scrubbed
+      text = canonicalText(raw, s.matcher.scrubbed ? s.scrub : keep);
+      hit = s.matcher.take(route, text);
     } catch (err) {
       failAtOnce(handler, err as Error);
       return true;
@@ -75,6 +76,8 @@ export class ReplayTransport extends Dispatcher {
       return true;
     }
     if (this.#live) return this.#live.dispatch(opts, handler);
+    // the miss quotes the request: scrubbed, whatever the cassette holds
+    if (!s.matcher.scrubbed) text = canonicalText(raw, s.scrub);
     failAtOnce(handler, REPLAY_MISS({ cassette: s.cassette, provider: s.provider, route, miss: s.matcher.explain(route, text) }, { provider: s.provider }));
     return true;
   }
@@ -97,6 +100,8 @@ export class ReplayTransport extends Dispatcher {
   }
 }
 
+const keep = (text: string) => text;
+
 /** A request body as text (gw's upstream client sends strings). */
 function rawBody(body: Dispatcher.DispatchOptions['body']): string | undefined {
   if (typeof body === 'string') return body;
@@ -111,20 +116,66 @@ function failAtOnce(handler: Dispatcher.DispatchHandler, err: Error): void {
   if (!controller.aborted) handler.onResponseError?.(controller, err);
 }
 
-/** One step of a playback: a wait, then an effect. */
-interface Step {
-  delayMs: number;
-  run(): void;
+/** A recorded answer as bytes: made once per recording and shared by every playback (readers never write to them). */
+interface Played {
+  headers: Record<string, string>;
+  chunks: Array<{ delayMs: number; data: Buffer }>;
 }
 
-/** One recorded answer played to one request's handler (the controller undici's handlers drive). */
+/** Each recording's bytes event by event (a paced playback), and coalesced (speed 0). */
+const played = new WeakMap<RecordedResponse, Played>();
+const coalesced = new WeakMap<RecordedResponse, Played>();
+/** Largest chunk a speed-0 playback hands the reader at once. */
+const COALESCE_BYTES = 65_536;
+
+function bytesOf(r: RecordedResponse, coalesce: boolean): Played {
+  const cache = coalesce ? coalesced : played;
+  let b = cache.get(r);
+  if (b) return b;
+  const headers: Record<string, string> = { ...r.headers };
+  let chunks: Played['chunks'] = [];
+  if (r.events && coalesce) {
+    // as fast as possible: what a reader would get from a fast upstream, many events per read; the
+    // events themselves, and so what the client receives, are the same
+    let parts: string[] = [];
+    let size = 0;
+    for (const ev of r.events) {
+      const text = encodeEvent(ev);
+      if (size + text.length > COALESCE_BYTES && parts.length > 0) {
+        chunks.push({ delayMs: 0, data: Buffer.from(parts.join('')) });
+        parts = [];
+        size = 0;
+      }
+      parts.push(text);
+      size += text.length;
+    }
+    if (parts.length > 0) chunks.push({ delayMs: 0, data: Buffer.from(parts.join('')) });
+  } else if (r.events) chunks = r.events.map((ev) => ({ delayMs: ev.delay_ms, data: Buffer.from(encodeEvent(ev)) }));
+  else {
+    const data = Buffer.from(r.text ?? (r.body === undefined ? '' : JSON.stringify(r.body)));
+    if (r.complete !== false) headers['content-length'] = String(data.length);
+    if (data.length > 0) chunks.push({ delayMs: 0, data });
+  }
+  b = { headers, chunks };
+  cache.set(r, b);
+  return b;
+}
+
+/**
+ * One recorded answer played to one request's handler: the controller undici's handlers drive.
+ * A cursor over its steps — the headers (or a failure), each chunk, the end (or a cut) — each
+ * after its delay ÷ speed (at speed 0 at once, a stream's events in reads of up to 64 KiB); a
+ * paused handler stops it until it resumes.
+ */
 class Playback implements Dispatcher.DispatchController {
   aborted = false;
   paused = false;
   reason: Error | null = null;
   readonly #handler: Dispatcher.DispatchHandler;
   readonly #speed: number;
-  readonly #steps: Step[] = [];
+  readonly #response: RecordedResponse | undefined;
+  readonly #bytes: Played | undefined;
+  /** The next step: 0 the headers, 1…n the chunks, n + 1 the end. */
   #next = 0;
   #waited = false;
   #blocked = false;
@@ -133,7 +184,8 @@ class Playback implements Dispatcher.DispatchController {
   constructor(entry: CassetteEntry | undefined, handler: Dispatcher.DispatchHandler, speed: number) {
     this.#handler = handler;
     this.#speed = speed;
-    if (entry) this.#plan(entry.response);
+    this.#response = entry?.response;
+    this.#bytes = entry && entry.response.status !== undefined ? bytesOf(entry.response, speed === 0) : undefined;
   }
 
   start(): void {
@@ -162,42 +214,31 @@ class Playback implements Dispatcher.DispatchController {
   }
 
   #run(): void {
-    while (this.#next < this.#steps.length) {
+    const r = this.#response!;
+    const h = this.#handler;
+    const chunks = this.#bytes?.chunks;
+    const last = chunks ? chunks.length + 1 : 0;
+    while (this.#next <= last) {
       if (this.aborted) return;
       if (this.paused) {
         this.#blocked = true;
         return;
       }
-      const step = this.#steps[this.#next]!;
-      if (!this.#waited && step.delayMs > 0 && this.#speed > 0) {
+      const i = this.#next;
+      const delayMs = i === 0 ? (r.delay_ms ?? 0) : i <= (chunks?.length ?? 0) ? chunks![i - 1]!.delayMs : 0;
+      if (!this.#waited && delayMs > 0 && this.#speed > 0) {
         this.#waited = true;
-        this.#timer = setTimeout(() => this.#run(), step.delayMs / this.#speed);
+        this.#timer = setTimeout(() => this.#run(), delayMs / this.#speed);
         return;
       }
       this.#waited = false;
       this.#next++;
-      step.run();
+      if (!chunks) h.onResponseError?.(this, transportError(r));
+      else if (i === 0) h.onResponseStart?.(this, r.status!, { ...this.#bytes!.headers }, '');
+      else if (i < last) h.onResponseData?.(this, chunks[i - 1]!.data);
+      else if (r.complete === false) h.onResponseError?.(this, transportError(r));
+      else h.onResponseEnd?.(this, {});
     }
-  }
-
-  #plan(r: RecordedResponse): void {
-    const h = this.#handler;
-    if (r.status === undefined) {
-      this.#steps.push({ delayMs: r.delay_ms ?? 0, run: () => h.onResponseError?.(this, transportError(r)) });
-      return;
-    }
-    const headers: Record<string, string> = { ...r.headers };
-    let chunks: Array<{ delayMs: number; data: Buffer }>;
-    if (r.events) chunks = r.events.map((ev) => ({ delayMs: ev.delay_ms, data: Buffer.from(encodeEvent(ev)) }));
-    else {
-      const data = Buffer.from(r.text ?? (r.body === undefined ? '' : JSON.stringify(r.body)));
-      if (r.complete !== false) headers['content-length'] = String(data.length);
-      chunks = data.length > 0 ? [{ delayMs: 0, data }] : [];
-    }
-    this.#steps.push({ delayMs: r.delay_ms ?? 0, run: () => h.onResponseStart?.(this, r.status!, headers, '') });
-    for (const c of chunks) this.#steps.push({ delayMs: c.delayMs, run: () => h.onResponseData?.(this, c.data) });
-    if (r.complete === false) this.#steps.push({ delayMs: 0, run: () => h.onResponseError?.(this, transportError(r)) });
-    else this.#steps.push({ delayMs: 0, run: () => h.onResponseEnd?.(this, {}) });
   }
 }
 

@@ -56,8 +56,7 @@ function entry(
 const lineOf = (e: CassetteEntry, line = 1): CassetteLine => ({ entry: e, file: 'c.jsonl', line });
 
 function take(m: Matcher, route: string, body: unknown) {
-  const c = canonicalBody(JSON.stringify(body), identity);
-  return m.take(route, c.text, c.hash);
+  return m.take(route, canonicalBody(JSON.stringify(body), identity).text);
 }
 
 test('canonical JSON sorts keys at every level: bodies that mean the same hash the same', (t) => {
@@ -202,13 +201,14 @@ test('the key-format detector finds vendor keys by their shape, inside JSON text
     'sk-proj-aaaaaaaaaaaaaaaaaaaaaaaa',
     'sk-ant-api03-bbbbbbbbbbbbbbbbbbbbbbbbbb',
     `AIza${'c'.repeat(35)}`,
+    '0123456789abcdef0123456789abcdef.AbCdEfGhIjKlMnOp',
     'AKIAIOSFODNN7EXAMPLE',
     `ghp_${'d'.repeat(36)}`,
   ];
   const text = JSON.stringify({ prompt: `first line\n${keys.join(' and ')}` });
   const found = keyFormats.find(text).map((m) => m.type);
-  t.deepEqual(found, ['openai_key', 'anthropic_key', 'google_api_key', 'aws_access_key_id', 'github_token']);
-  t.deepEqual(keyFormats.find('a risk-assessment-framework-document-v2 and desk-123'), []);
+  t.deepEqual(found, ['openai_key', 'anthropic_key', 'google_api_key', 'zhipu_key', 'aws_access_key_id', 'github_token']);
+  t.deepEqual(keyFormats.find(`a risk-assessment-framework-document-v2, desk-123, ${'f'.repeat(64)}.tar and AKIAIOSFODNN7EXAMPLEX`), []);
   let known = new SecretRedactor(['plain-secret-value-1']);
   const scrubber = createScrubber(() => known);
   scrubber.addDetector({ name: 'codenames', find: (s) => [...s.matchAll(/zebra/g)].map((m) => ({ start: m.index, end: m.index + 5, type: 'codename' })) });
@@ -311,11 +311,11 @@ test('the replay transport plays a stream event by event under undici, honours b
   t.is(text.split('\n\n').filter(Boolean).length, 2000);
   t.true(text.startsWith('data: {"i":0,'));
 
-  // a handler that pauses gets nothing more until it resumes
+  // a handler that pauses gets nothing more until it resumes (event by event: a paced playback with no delays)
   const got: number[] = [];
   let resume: (() => void) | undefined;
   let ended = false;
-  transport([stream]).dispatch(
+  transport([stream], 1).dispatch(
     { method: 'POST', path: '/v1/chat/completions', origin: 'http://upstream.invalid', body: JSON.stringify({ q: 'stream' }) },
     {
       onResponseData(controller, chunk) {
@@ -336,6 +336,17 @@ test('the replay transport plays a stream event by event under undici, honours b
   resume!();
   t.is(got.length, 2000);
   t.true(ended);
+  // at speed 0 the same events come in reads of up to 64 KiB
+  const reads: number[] = [];
+  transport([stream]).dispatch(
+    { method: 'POST', path: '/v1/chat/completions', origin: 'http://upstream.invalid', body: JSON.stringify({ q: 'stream' }) },
+    { onResponseData: (_c, chunk) => void reads.push(chunk.length) },
+  );
+  t.true(reads.length > 1 && reads.every((n) => n <= 65_536), String(reads));
+  t.is(
+    reads.reduce((a, b) => a + b, 0),
+    Buffer.byteLength(text),
+  );
 
   const cutRes = await post('cut');
   await t.throwsAsync(cutRes.body.text(), { message: /replayed/ });

@@ -47,7 +47,7 @@ export default defineProvider({
     delete section.pricing;
 
     const matcher = new Matcher(lines, { mode: config.match, ignore: config.ignore });
-    const ledger = await Ledger.start(store, matcher.used);
+    const ledger = new Ledger(store, matcher.used);
     const upstreamKey = typeof config.upstream?.api_key === 'string' ? config.upstream.api_key : undefined;
     // the upstream's key is in this provider's section, which the gateway redacts too; said here as well, for the first requests
     const scrub = (text: string) => secrets.scrub(upstreamKey && upstreamKey.length >= 8 ? text.replaceAll(upstreamKey, '[redacted]') : text);
@@ -87,7 +87,7 @@ export default defineProvider({
       ...(inner.native && { native: inner.native }),
       listModels: async () => models,
       async close() {
-        await ledger.flush().catch(() => undefined);
+        await ledger.flush();
         await writer?.close();
         await inner.close?.();
       },
