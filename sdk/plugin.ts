@@ -211,4 +211,4 @@ export type { SecretScrubber } from '../lib/secrets/scrubber.ts';
 export type { SecretDetector, SecretMatch } from '../lib/secrets/key-formats.ts';
 export { keyFormats } from '../lib/secrets/key-formats.ts';
 export { currentAttempt } from '../lib/http/attempt-headers.ts';
-export { observedDispatcher } from '../lib/http/exchange.ts';
+export { NonOwningDispatcher, observedDispatcher } from '../lib/http/exchange.ts';

@@ -53,6 +53,29 @@ export interface ExchangeSink {
 export type ExchangeObserver = (exchange: ExchangeStart) => ExchangeSink | undefined;
 
 /**
+ * A Dispatcher that owns no connection (it answers itself, or lends the gateway's pool):
+ * closing or destroying it releases nothing. Subclasses give `dispatch`.
+ */
+export abstract class NonOwningDispatcher extends Dispatcher {
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    if (callback) queueMicrotask(callback);
+    else return Promise.resolve();
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(err: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(err: Error | null, callback: () => void): void;
+  override destroy(a?: unknown, b?: unknown): Promise<void> | void {
+    const callback = typeof a === 'function' ? a : b;
+    if (typeof callback === 'function') queueMicrotask(callback as () => void);
+    else return Promise.resolve();
+  }
+}
+
+/**
  * A dispatcher that tells `observers` (read at each request: observers registered later count)
  * about every exchange sent through `pool` for `upstream`. Closing it leaves the pool open:
  * the pool is the gateway's.
@@ -61,7 +84,7 @@ export function observedDispatcher(pool: Dispatcher, observers: readonly Exchang
   return new ObservedDispatcher(pool, observers, upstream);
 }
 
-class ObservedDispatcher extends Dispatcher {
+class ObservedDispatcher extends NonOwningDispatcher {
   readonly #pool: Dispatcher;
   readonly #observers: readonly ExchangeObserver[];
   readonly #upstream: UpstreamIdentity;
@@ -94,23 +117,6 @@ class ObservedDispatcher extends Dispatcher {
       }
     }
     return this.#pool.dispatch(opts, sinks.length === 0 ? handler : new TeeHandler(handler, sinks));
-  }
-
-  override close(): Promise<void>;
-  override close(callback: () => void): void;
-  override close(callback?: () => void): Promise<void> | void {
-    if (callback) queueMicrotask(callback);
-    else return Promise.resolve();
-  }
-
-  override destroy(): Promise<void>;
-  override destroy(err: Error | null): Promise<void>;
-  override destroy(callback: () => void): void;
-  override destroy(err: Error | null, callback: () => void): void;
-  override destroy(a?: unknown, b?: unknown): Promise<void> | void {
-    const callback = typeof a === 'function' ? a : b;
-    if (typeof callback === 'function') queueMicrotask(callback as () => void);
-    else return Promise.resolve();
   }
 }
 

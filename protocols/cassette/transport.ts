@@ -9,8 +9,8 @@
  * In a record mode the transport forwards what it has no recording of to the real upstream
  * through the gateway's pool, and appends the exchange to the cassette.
  */
-import { type ExchangeObserver, observedDispatcher, type UpstreamIdentity } from 'gw/plugin';
-import { Dispatcher, errors } from 'undici';
+import { type ExchangeObserver, NonOwningDispatcher, observedDispatcher, type UpstreamIdentity } from 'gw/plugin';
+import { type Dispatcher, errors } from 'undici';
 import { canonicalText } from './canonical.ts';
 import type { CassetteEntry, RecordedResponse } from './entry.ts';
 import { REPLAY_MISS } from './errors.ts';
@@ -44,7 +44,7 @@ export interface ReplaySettings {
   served?(line: CassetteLine): void;
 }
 
-export class ReplayTransport extends Dispatcher {
+export class ReplayTransport extends NonOwningDispatcher {
   readonly #s: ReplaySettings;
   readonly #live: Dispatcher | undefined;
 
@@ -80,23 +80,6 @@ export class ReplayTransport extends Dispatcher {
     if (!s.matcher.scrubbed) text = canonicalText(raw, s.scrub);
     failAtOnce(handler, REPLAY_MISS({ cassette: s.cassette, provider: s.provider, route, miss: s.matcher.explain(route, text) }, { provider: s.provider }));
     return true;
-  }
-
-  override close(): Promise<void>;
-  override close(callback: () => void): void;
-  override close(callback?: () => void): Promise<void> | void {
-    if (callback) queueMicrotask(callback);
-    else return Promise.resolve();
-  }
-
-  override destroy(): Promise<void>;
-  override destroy(err: Error | null): Promise<void>;
-  override destroy(callback: () => void): void;
-  override destroy(err: Error | null, callback: () => void): void;
-  override destroy(a?: unknown, b?: unknown): Promise<void> | void {
-    const callback = typeof a === 'function' ? a : b;
-    if (typeof callback === 'function') queueMicrotask(callback as () => void);
-    else return Promise.resolve();
   }
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import OpenAI from 'openai';
 import { readCassette } from '../../protocols/cassette/reader.ts';
+import { chatCompletion } from '../helpers/completion.ts';
 import { baseConfig, KEY, spawnGateway, startGateway } from '../helpers/gateway.ts';
 import { replyJson, replySse, startUpstream, toSse } from '../helpers/upstream.ts';
 
@@ -39,14 +40,7 @@ test('kill -9 while recording under load leaves a cassette that reads back with 
           },
         ]),
       );
-    replyJson(res, 200, {
-      id: 'x',
-      object: 'chat.completion',
-      created: 1,
-      model: MODEL,
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 },
-    });
+    replyJson(res, 200, chatCompletion(text, MODEL, { prompt_tokens: 4, completion_tokens: 3 }));
   });
   t.teardown(() => up.close());
   const config = join(dir, 'gateway.toml');

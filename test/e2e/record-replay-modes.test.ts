@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { runCli } from '../helpers/cli.ts';
+import { chatCompletion } from '../helpers/completion.ts';
 import { baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { replyJson, replySse, startUpstream, type Received, toSse } from '../helpers/upstream.ts';
 
@@ -159,14 +160,7 @@ test('record_mode once records a session into an empty cassette then replays onl
           { id: 'c', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta: { content: text }, finish_reason: 'stop' }] },
         ]),
       );
-    replyJson(res, 200, {
-      id: 'c',
-      object: 'chat.completion',
-      created: 1,
-      model: MODEL,
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-    });
+    replyJson(res, 200, chatCompletion(text, MODEL, { prompt_tokens: 3, completion_tokens: 2 }));
   });
   t.teardown(() => up.close());
   const section = (mode: string) => `[providers.chat]

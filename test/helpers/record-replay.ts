@@ -11,6 +11,8 @@ import { GoogleGenAI, type Tool as GeminiTool } from '@google/genai';
 import OpenAI from 'openai';
 import { fixture, replyJson, replySse, startUpstream, type MockUpstream, type Received } from './upstream.ts';
 import type { ServerResponse } from 'node:http';
+import { type ClaudeCodeResult, runClaudeCode } from './claude-code.ts';
+import { KEY } from './gateway.ts';
 
 /** Response headers the mock adds to every answer: none of their values may reach a cassette. */
 export const LEAKY_HEADERS = {
@@ -284,4 +286,53 @@ export async function requestLog(url: string, adminToken: string, n: number): Pr
 export function charged(e: Record<string, unknown>): Record<string, unknown> {
   const { route, model, provider, status, prompt_tokens, completion_tokens, cost_usd } = e;
   return { route, model, provider, status, prompt_tokens, completion_tokens, cost_usd };
+}
+
+const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/**
+ * One turn of a Claude Code session on a Messages upstream, as a stream: a Bash call reading
+ * notes.txt (`cat notes.txt`), or, once its result came back (`answered`), the answer from it.
+ */
+export function claudeCodeTurn(res: ServerResponse, answered: boolean): void {
+  const usage = { input_tokens: 2150, output_tokens: 1 };
+  let sse = event('message_start', {
+    message: {
+      id: `msg_${answered ? 2 : 1}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-6',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  });
+  sse += event('content_block_start', {
+    index: 0,
+    content_block: answered ? { type: 'text', text: '' } : { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: {} },
+  });
+  sse += event('content_block_delta', {
+    index: 0,
+    delta: answered
+      ? { type: 'text_delta', text: 'The note says: remember the milk.' }
+      : { type: 'input_json_delta', partial_json: '{"command": "cat notes.txt", "description": "Read the note"}' },
+  });
+  sse += event('content_block_stop', { index: 0 });
+  sse += event('message_delta', { delta: { stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null }, usage: { output_tokens: 14 } });
+  sse += event('message_stop', {});
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(sse);
+}
+
+/** The Claude Code session of claudeCodeTurn: `claude -p` asks what notes.txt says, with `cat` allowed, against gw at `baseUrl`. */
+export function claudeCodeNotesSession(baseUrl: string): Promise<ClaudeCodeResult> {
+  return runClaudeCode({
+    baseUrl,
+    apiKey: KEY,
+    model: 'claude-sonnet-4-6',
+    prompt: 'What does notes.txt say?',
+    files: { 'notes.txt': 'remember the milk\n' },
+    args: ['--output-format', 'json', '--allowedTools', 'Bash(cat:*)'],
+  });
 }
