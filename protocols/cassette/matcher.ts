@@ -121,15 +121,18 @@ export class Matcher {
         ? { reason: `no recording of ${route}`, nearest: any.line, path: 'route', recorded: any.line.entry.route, got: route }
         : { reason: 'the cassette holds no recording for this provider' };
     }
+    // a sequence compares conversation starts: the difference that made it miss is there
+    const compared = this.mode === 'sequence' ? conversationStart : (body: unknown) => body;
+    const got = compared(normalized);
     let best: { indexed: Indexed; diff: NonNullable<ReturnType<typeof firstDifference>> } | undefined;
     for (const indexed of sameRoute) {
-      const diff = firstDifference(indexed.normalized, normalized);
+      const diff = firstDifference(compared(indexed.normalized), got);
       // equal past `ignore` yet not taken: every call of its conversation was served
       if (!diff) return { reason: 'every recording of this request was served', nearest: indexed.line };
       if (!best || diff.count < best.diff.count) best = { indexed, diff };
     }
     return {
-      reason: 'no recording of this request',
+      reason: this.mode === 'sequence' ? 'no recording of this conversation' : 'no recording of this request',
       nearest: best!.indexed.line,
       path: best!.diff.path || '(body)',
       recorded: best!.diff.recorded,

@@ -4,6 +4,9 @@
  *   (`cat notes.txt`) and answers from it; replayed with `match = "sequence"` and the recipe's
  *   `ignore` (its system prompt, session metadata and environment block name the run's temp
  *   dirs), it runs the same tool and completes the same way: the same answer, turns and tokens;
+ * - the Codex CLI (`codex exec`, the Responses API native on the openai kind) runs
+ *   exec_command and answers from its output; replayed as a sequence with the recipe's
+ *   `ignore`, it completes the same way;
  * - the Vercel AI SDK's `generateText` with a tool (`openai(id)`: the Responses API, native on
  *   the openai kind) replays its tool round trip: the same tool call, text, steps and usage.
  */
@@ -17,10 +20,13 @@ import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '..
 import { charged, claudeCodeNotesSession, claudeCodeTurn, requestLog } from '../helpers/record-replay.ts';
 import { weatherTool } from '../helpers/ai-sdk.ts';
 import { startResponsesMock } from '../helpers/responses-mock.ts';
+import { runCodex } from '../helpers/codex.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 
 /** What varies from one Claude Code run to the next in its requests (docs/record-replay.md, the Claude Code recipe). */
 const CLAUDE_CODE_IGNORE = '["system", "metadata", "messages[0].content[0]"]';
+/** The same for Codex: its instructions, session, the items naming its home, workspace and date, and every item's id. */
+const CODEX_IGNORE = '["instructions", "prompt_cache_key", "input[0]", "input[1]", "input[2]", "input[*].id"]';
 
 async function tempDir(t: ExecutionContext): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-rr-agents-'));
@@ -75,6 +81,39 @@ test.serial('a Claude Code tool turn recorded through gw replays offline and com
   t.deepEqual([b.usage.input_tokens, b.usage.output_tokens], [a.usage.input_tokens, a.usage.output_tokens]);
   const replayLog = (await requestLog(replay.url, ADMIN_TOKEN, 2)).reverse();
   t.deepEqual(replayLog.map(charged), liveLog.map(charged));
+});
+
+test.serial('a Codex tool turn (exec_command, then the answer) recorded through gw replays offline and completes the same way', async (t) => {
+  const dir = await tempDir(t);
+  const cassette = join(dir, 'codex.jsonl');
+  const mock = await startResponsesMock((req) =>
+    JSON.stringify(req.json.input).includes('function_call_output')
+      ? { text: 'The note says: remember the milk.' }
+      : { calls: [{ name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo remember the milk' }), id: 'call_codex_1' }] },
+  );
+  const live = await gatewayIn(
+    t,
+    dir,
+    'live',
+    `[providers.openai]\nkind = "openai"\napi_key = "sk-codex-upstream-0123456789"\nbase_url = "${mock.baseURL}"\nmodels = ["test-model"]\n[extensions.recorder]\npath = "${cassette}"\n`,
+  );
+  const run = (gw: TestGateway) => runCodex({ baseURL: gw.baseURL, apiKey: KEY, prompt: 'What does the note say?' });
+  const recorded = await run(live);
+  t.is(recorded.exitCode, 0, recorded.stderr);
+  t.is(mock.received.length, 2, 'a tool turn, then the answer');
+  t.regex(JSON.stringify(mock.received[1]!.json.input), /remember the milk/, 'Codex ran the command and sent its output back');
+  await live.stop({ keepDir: true });
+  await mock.close();
+  const replay = await gatewayIn(
+    t,
+    dir,
+    'replay',
+    `[providers.openai]\nkind = "replay"\ncassette = "${cassette}"\nmatch = "sequence"\nignore = ${CODEX_IGNORE}\n`,
+  );
+  const replayed = await run(replay);
+  t.is(replayed.exitCode, 0, replayed.stderr);
+  t.is(replayed.stdout.trim(), recorded.stdout.trim());
+  t.is(replayed.stdout.trim(), 'The note says: remember the milk.');
 });
 
 test.serial('an AI SDK generateText with a tool replays its round trip offline', async (t) => {

@@ -317,3 +317,12 @@ test('gw cassette show lists the recordings, redact scrubs a secret it is given,
   t.is(cut.stdout.trim().split('\n').length, 4);
   t.regex(cut.stderr, /last line was cut short/);
 });
+
+test('a replay provider whose cassette is missing stops gw with one line naming the setting; a miss in the config is no stack', async (t) => {
+  const dir = await tempDir(t);
+  const config = join(dir, 'gateway.toml');
+  writeFileSync(config, baseConfig(`[providers.agent]\nkind = "replay"\ncassette = "cassettes/none.jsonl"\n`));
+  const r = await runCli(['serve', '--config', config, '--bind', '127.0.0.1:0']);
+  t.is(r.code, 1);
+  t.regex(r.stderr.trim(), /^gw: providers\.agent\.cassette: cannot read cassette .*cassettes\/none\.jsonl: ENOENT$/);
+});

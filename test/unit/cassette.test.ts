@@ -158,6 +158,12 @@ test('ignore leaves paths out of the match; sequence matches the n-th call of a 
     seq.explain(a.route, canonicalBody(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'go' }] }), identity).text).reason,
     /had 2 recorded calls and this is call 3/,
   );
+  // a conversation that starts otherwise is explained by its start, not by the rest of the body
+  const other = seq.explain(
+    a.route,
+    canonicalBody(JSON.stringify({ model: 'm', temperature: 0.9, messages: [{ role: 'user', content: 'stop' }] }), identity).text,
+  );
+  t.deepEqual([other.reason, other.path, other.got], ['no recording of this conversation', 'messages[0].content', '"stop"']);
   t.deepEqual(conversationStart({ model: 'm', system: 's', tools: [1], messages: [{ role: 'system' }, { role: 'user', n: 1 }, { role: 'assistant' }] }), {
     model: 'm',
     system: 's',

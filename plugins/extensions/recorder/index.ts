@@ -7,7 +7,7 @@
  * written. Writes never wait: a bounded queue in front of one appending writer.
  * `gw serve --record <path>` is this extension with `path`. docs/record-replay.md.
  */
-import { accountOf, chargedUsage, defineExtension, type RequestContext, type UpstreamAttempt } from 'gw/plugin';
+import { accountOf, chargedUsage, defineExtension, type RequestContext, type UpstreamAttempt, UserError } from 'gw/plugin';
 import { type CaptureSettings, CassetteWriter, ExchangeCapture, headerLists } from 'gw/plugin/cassette';
 import { patternMatcher, recorderSchema } from './config.ts';
 
@@ -26,6 +26,8 @@ export default defineExtension({
       onError: (err) => {
         if (failures++ % 100 === 0) log.error({ err: err.message, path }, 'cassette write failed; entries are dropped');
       },
+    }).catch((err: Error) => {
+      throw new UserError(`extensions.recorder.path: cannot append to ${path}: ${err.message}`);
     });
     const capture: CaptureSettings = { headers: headerLists(config.headers), maxBytes: config.max_body_bytes };
     const models = patternMatcher(config.filter.models);

@@ -8,7 +8,16 @@
  * `record_mode = "once" | "new"` sends what is missing to the real upstream
  * (`[providers.<name>.upstream]`) and appends it. docs/record-replay.md.
  */
-import { currentAttempt, defineProvider, type ExchangeSink, type ExchangeStart, type Provider, type UpstreamIdentity, upstreamSettings } from 'gw/plugin';
+import {
+  currentAttempt,
+  defineProvider,
+  type ExchangeSink,
+  type ExchangeStart,
+  type Provider,
+  type UpstreamIdentity,
+  upstreamSettings,
+  UserError,
+} from 'gw/plugin';
 import { type CassetteLine, CassetteWriter, DEFAULT_MAX_BYTES, ExchangeCapture, headerLists, Matcher, readCassette, ReplayTransport } from 'gw/plugin/cassette';
 import { replaySchema } from './config.ts';
 import { Ledger } from './ledger.ts';
@@ -23,23 +32,29 @@ export default defineProvider({
   async setup({ name, config, log, store, buildProvider, resolvePath, secrets }): Promise<Provider> {
     const path = resolvePath(config.cassette);
     const recording = config.record_mode !== 'none';
-    const cassette = await readCassette(path, { missingOk: recording });
+    // expected failures are one line naming the setting (a UserError), never a stack
+    const fail = (setting: string, message: string) => new UserError(`providers.${name}.${setting}: ${message}`);
+    const cassette = await readCassette(path, { missingOk: recording }).catch((err: Error) => {
+      throw fail('cassette', err.message);
+    });
     for (const s of cassette.skipped.slice(0, 20))
       log.warn({ provider: name, file: s.file, line: s.line, reason: s.reason }, 'cassette line skipped: not an entry');
     const lines = ownLines(cassette.entries, config.provider ?? name, config.provider !== undefined);
     if (lines.length === 0 && !recording) {
       const names = [...new Set(cassette.entries.map((l) => l.entry.provider))];
-      throw new Error(
-        `cassette ${config.cassette} holds no recording of provider '${config.provider ?? name}'${names.length ? ` (it has: ${names.join(', ')}; set provider = "<one of them>")` : ''}`,
+      throw fail(
+        'cassette',
+        `${config.cassette} holds no recording of provider '${config.provider ?? name}'${names.length ? ` (it has: ${names.join(', ')}; set provider = "<one of them>")` : ''}`,
       );
     }
     const kinds = new Set(lines.map((l) => l.entry.kind));
     if (kinds.size > 1)
-      throw new Error(`cassette ${config.cassette} records provider '${config.provider ?? name}' as several kinds (${[...kinds].join(', ')}): split it`);
+      throw fail('cassette', `${config.cassette} records provider '${config.provider ?? name}' as several kinds (${[...kinds].join(', ')}): split it`);
     const kind = (config.upstream?.kind as string | undefined) ?? [...kinds][0]!;
-    if (kind === 'replay') throw new Error('a replay provider replays a recorded kind, not another replay');
-    const models = config.models ?? recordedModels(lines);
-    if (models.length === 0) throw new Error(`cassette ${config.cassette} names no model for provider '${name}': give models = [...]`);
+    if (kind === 'replay') throw fail('upstream.kind', 'a replay provider replays a recorded kind, not another replay');
+    const upstreamModels = Array.isArray(config.upstream?.models) ? (config.upstream.models as string[]) : [];
+    const models = config.models ?? (lines.length > 0 ? recordedModels(lines) : upstreamModels);
+    if (models.length === 0) throw fail('models', `${config.cassette} names no model for this provider yet: give models = [...]`);
 
     // the recorded kind's section: the real upstream's, else the recorded settings (origins hidden, no key)
     const section: Record<string, unknown> = config.upstream ? { ...config.upstream } : { ...lines[0]!.entry.upstream, api_key: 'replay-has-no-key' };
@@ -53,7 +68,11 @@ export default defineProvider({
     const scrub = (text: string) => secrets.scrub(upstreamKey && upstreamKey.length >= 8 ? text.replaceAll(upstreamKey, '[redacted]') : text);
     // VCR's `once`: record while the cassette holds nothing of this provider, then replay only
     const records = config.record_mode === 'new' || (config.record_mode === 'once' && lines.length === 0);
-    const writer = records ? await CassetteWriter.open(await appendTarget(path, name)) : undefined;
+    const writer = records
+      ? await CassetteWriter.open(await appendTarget(path, name)).catch((err: Error) => {
+          throw fail('cassette', `cannot record to ${config.cassette}: ${err.message}`);
+        })
+      : undefined;
     const identity: UpstreamIdentity = { provider: config.provider ?? name, kind, settings: upstreamSettings(section) };
     const capture = { headers: headerLists(), maxBytes: DEFAULT_MAX_BYTES };
 
