@@ -51,6 +51,9 @@ export async function setupExtension<C>(
     routes: { get() {}, post() {}, delete() {} },
     gateway,
     metrics: { counter() {}, gauge() {} },
+    upstream: { observe() {} },
+    resolvePath: (path) => path,
+    secrets: { scrub: (text) => text, addDetector() {} },
   });
   return handle ?? undefined;
 }

@@ -6,8 +6,12 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { UserError } from '../lib/user-error.ts';
 import { registerManagementCommands } from './commands/register.ts';
+import { registerCassetteCommands } from './commands/cassette-register.ts';
 
 /** `-v` counts: -v info, -vv debug, -vvv trace. */
+/** `--record <path>`: the recorder extension on, writing to `path` (relative to the working directory). */
+const RECORD = ['--record <path>', 'record every upstream exchange to this cassette (.jsonl), as [extensions.recorder] path does'] as const;
+
 const VERBOSE = ['-v, --verbose', 'log more: -v info, -vv debug, -vvv trace (else LOG_LEVEL)', (_v: string, prev: number) => prev + 1, 0] as const;
 
 const program = new Command('gw')
@@ -16,6 +20,7 @@ const program = new Command('gw')
   .option('--config <path>', 'config file to serve (created on first run)')
   .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', parseBind)
   .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
+  .option(...RECORD)
   .showHelpAfterError()
   // without this, commander lets the program's --config/--bind swallow the ones given after
   // `serve`, which then serves ./gateway.toml on its listen address
@@ -23,9 +28,9 @@ const program = new Command('gw')
   .exitOverride();
 
 program.action(async () => {
-  const o = program.opts<{ verbose: number; config?: string; bind?: string; workers?: number }>();
+  const o = program.opts<{ verbose: number; config?: string; bind?: string; workers?: number; record?: string }>();
   const { runServe } = await import('./serve.ts');
-  await runServe({ config: o.config ?? 'gateway.toml', bind: o.bind, verbosity: o.verbose, workers: o.workers });
+  await runServe({ config: o.config ?? 'gateway.toml', bind: o.bind, verbosity: o.verbose, workers: o.workers, record: o.record });
 });
 
 program
@@ -34,14 +39,17 @@ program
   .option('--config <path>', 'config file (created on first run)', 'gateway.toml')
   .option('--bind <host:port>', 'address to listen on (overrides listen in the file)', parseBind)
   .option('--workers <n>', 'worker processes on one listening address (more than 1 needs [store] url = "redis://…")', parseWorkers)
+  .option(...RECORD)
   // also after the subcommand: `npx gw -v …` would give -v to npx itself (it prints npm's version)
   .option(...VERBOSE)
-  .action(async (o: { config: string; bind?: string; workers?: number; verbose: number }) => {
+  .action(async (o: { config: string; bind?: string; workers?: number; verbose: number; record?: string }) => {
     const { runServe } = await import('./serve.ts');
-    await runServe({ config: o.config, bind: o.bind, verbosity: Math.max(o.verbose, program.opts<{ verbose: number }>().verbose), workers: o.workers });
+    const record = o.record ?? program.opts<{ record?: string }>().record;
+    await runServe({ config: o.config, bind: o.bind, verbosity: Math.max(o.verbose, program.opts<{ verbose: number }>().verbose), workers: o.workers, record });
   });
 
 registerManagementCommands(program);
+registerCassetteCommands(program);
 
 /** `host:port` with a port 0-65535 (else the server would throw an internal error later). */
 function parseBind(v: string): string {

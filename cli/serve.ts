@@ -16,6 +16,8 @@ export interface ServeCliOptions {
   verbosity: number;
   /** Worker processes (default 1: no cluster). */
   workers?: number;
+  /** `--record <path>`: the recorder extension on, writing there. */
+  record?: string;
 }
 
 export async function runServe(o: ServeCliOptions): Promise<void> {
@@ -75,7 +77,7 @@ async function serveProcess(o: ServeCliOptions, log: Logger, link?: WorkerLink):
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', reload);
   if (!link) {
-    running = await serve({ config: o.config, bind: o.bind, log });
+    running = await serve({ config: o.config, bind: o.bind, log, record: o.record });
     servingHeap();
     if (signals > 0) shutdown();
     return;
@@ -83,7 +85,7 @@ async function serveProcess(o: ServeCliOptions, log: Logger, link?: WorkerLink):
   // a worker: the primary prints the one startup line, and a failure once for all workers
   let line = '';
   try {
-    running = await serve({ config: o.config, bind: o.bind, log, announce: (l) => (line = l), workers: o.workers });
+    running = await serve({ config: o.config, bind: o.bind, log, announce: (l) => (line = l), workers: o.workers, record: o.record });
   } catch (err) {
     await link.failed(err as Error);
     process.exit(1);

@@ -158,3 +158,17 @@ export function redactError(err: GatewayError, secrets: SecretRedactor): void {
   if (err.upstreamCode !== undefined) err.upstreamCode = secrets.redact(err.upstreamCode);
   if (err.param !== null) err.param = secrets.redact(err.param);
 }
+
+/**
+ * Every `api_key` string in a provider section, at any depth: a provider may hold the section
+ * of another it builds (the replay kind's `[providers.<name>.upstream]`), whose key must be
+ * redacted as well as its own.
+ */
+export function apiKeysOf(section: unknown, out: string[] = [], depth = 0): string[] {
+  if (section === null || typeof section !== 'object' || depth > 8) return out;
+  for (const [name, value] of Object.entries(section)) {
+    if (name === 'api_key' && typeof value === 'string') out.push(value);
+    else if (value !== null && typeof value === 'object') apiKeysOf(value, out, depth + 1);
+  }
+  return out;
+}

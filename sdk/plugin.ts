@@ -208,3 +208,18 @@ export { setOwn } from '../lib/own.ts';
 export { toToolInput } from './tool-input.ts';
 // a common-format `stop` as the list Messages and Gemini take
 export { stopSequences } from './stop-sequences.ts';
+
+// ── Record and replay (issue 42): the powers the recorder and the replay kind are written on ──
+
+// every provider's upstream HTTP exchanges, as an extension's `upstream.observe` hears them
+export type { ExchangeObserver, ExchangeSink, ExchangeStart, UpstreamIdentity } from '../lib/http/exchange.ts';
+export { HIDDEN_ORIGIN, upstreamSettings } from '../lib/http/exchange.ts';
+export type { AttemptScope } from '../lib/http/attempt-headers.ts';
+// building a provider of another kind over a transport of one's own; paths from the config
+export type { ExtensionPowers, ProviderPowers, TransportOptions } from '../lib/plugin-powers.ts';
+// secrets out of kept text: the gateway's scrubber, detectors (a guardrails extension adds its own)
+export type { SecretScrubber } from '../lib/secrets/scrubber.ts';
+export type { SecretDetector, SecretMatch } from '../lib/secrets/key-formats.ts';
+export { keyFormats } from '../lib/secrets/key-formats.ts';
+export { currentAttempt } from '../lib/http/attempt-headers.ts';
+export { NonOwningDispatcher, observedDispatcher } from '../lib/http/exchange.ts';

@@ -10,7 +10,10 @@ import { ConfigError } from '../lib/config/error.ts';
 import { z } from 'zod';
 import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../lib/http/client.ts';
 import { ConnectionLimit, type QueueObserver } from '../lib/http/limit.ts';
-import { SecretRedactor } from '../lib/redact.ts';
+import { NO_SECRETS, SecretRedactor } from '../lib/redact.ts';
+import { type ExchangeObserver, upstreamSettings } from '../lib/http/exchange.ts';
+import { createScrubber, type SecretScrubber } from '../lib/secrets/scrubber.ts';
+import { isAbsolute, resolve } from 'node:path';
 import type { BuiltProvider } from '../core/runtime/snapshot.ts';
 import type { Store } from '../lib/store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
@@ -28,7 +31,16 @@ export interface ProviderDeps {
   dispatcher: Dispatcher;
   /** Where connection queues are shown (metrics). */
   queues?: QueueObserver & { register(limit: ConnectionLimit): void };
+  /** Told about every exchange over `dispatcher` (extensions' `upstream.observe`). */
+  observers?: readonly ExchangeObserver[];
+  /** The gateway's secret scrubber, handed to provider setups. */
+  secrets?: SecretScrubber;
+  /** The config file's directory: where a relative path in a provider section starts. */
+  configDir?: string;
 }
+
+/** The scrubber of a provider built without a gateway (tests): the built-in detectors only. */
+const NO_GATEWAY_SECRETS = createScrubber(() => NO_SECRETS);
 
 const ROUTING_KEYS: readonly RoutingSetting[] = ['max_retries', 'weight'];
 /** Settings of every provider section, read by the core for the upstream client. */
@@ -100,6 +112,7 @@ export async function buildProvider(
   // one limit per built provider, shared by every client it makes
   const limit = client.data.max_connections === undefined ? undefined : new ConnectionLimit(name, client.data.max_connections);
   if (limit) deps.queues?.register(limit);
+  const observed = deps.observers && { observers: deps.observers, upstream: { provider: name, kind, settings: upstreamSettings(section) } };
   const provider = await runSetup(found, name, () =>
     plugin.setup({
       name,
@@ -114,8 +127,14 @@ export async function buildProvider(
           maxEventBytes: client.data.max_event_bytes,
           limit,
           observer: deps.queues,
+          exchanges: observed,
           ...o,
         }),
+      // a provider of another kind under this one's name, over a transport of the caller's (lib/plugin-powers.ts)
+      buildProvider: async (inner, o) =>
+        (await buildProvider(name, inner, file, { ...deps, dispatcher: o.transport(deps.dispatcher), observers: undefined, queues: undefined })).provider,
+      resolvePath: (path) => (isAbsolute(path) ? path : resolve(deps.configDir ?? '.', path)),
+      secrets: deps.secrets ?? NO_GATEWAY_SECRETS,
     }),
   );
   if (provider.models.length === 0 && provider.listModels) {
@@ -138,8 +157,9 @@ export async function buildProvider(
     routing: { maxRetries: routing.data.max_retries, weight: routing.data.weight, outputCap: compileOutputCaps(outputCap.data) },
     pricing: {
       name,
-      // the bundled table prices a kind's own plugin only: a self-defined kind served by the openai plugin (base_url) has none
-      priceKind: ownKind ? kind : undefined,
+      // the bundled table prices a kind's own plugin only: a self-defined kind served by the openai plugin (base_url) has
+      // none; the provider's kind, not the section's: a provider built over another kind (replay) is priced as that kind
+      priceKind: ownKind ? provider.kind : undefined,
       pricing: compileConfigured(Object.fromEntries(Object.entries(pricing.data).map(([m, p]) => [m, specOf(p)])), 'provider'),
     },
   };

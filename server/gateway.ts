@@ -32,6 +32,9 @@ import type { KeySettingName } from '../lib/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
 import { type PriceTable, unpricedModels, unpricedPairs } from '../lib/pricing/book.ts';
+import type { ExchangeObserver } from '../lib/http/exchange.ts';
+import { gatewaySecrets } from './secrets.ts';
+import { isAbsolute, resolve } from 'node:path';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -106,6 +109,10 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       );
     unpricedWarned = text;
   };
+  /** Extensions' exchange observers (`upstream.observe`), read by every provider's upstream client at each request. */
+  const observers: ExchangeObserver[] = [];
+  const secrets = gatewaySecrets(() => snapshot);
+  const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(config.dir ?? '.', path));
   const info: GatewayInfo = {
     maxCost: (model, prompt, output, asked) => snapshot.prices.maxCost(model, snapshot.table.find(model)?.members ?? [], prompt, output, clock(), asked),
     priced: (model) => snapshot.prices.priced(model, snapshot.table.find(model)?.members ?? []),
@@ -170,6 +177,9 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       log,
       dispatcher: agent,
       queues: gw.metrics,
+      observers,
+      secrets,
+      configDir: config.dir,
       members,
       now: clock,
       honoredKeySettings: () => honored,
@@ -243,6 +253,9 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
             counter: (metric, help, collect) => gw.metrics.plugin('counter', metric, help, collect),
             gauge: (metric, help, collect) => gw.metrics.plugin('gauge', metric, help, collect),
           },
+          upstream: { observe: (observer) => void observers.push(observer) },
+          resolvePath,
+          secrets,
         }),
       );
       extensions.push({ name, handle: handle ?? undefined });

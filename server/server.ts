@@ -5,6 +5,8 @@
  */
 import { counted } from '../lib/plural.ts';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { GatewayConfig } from '../lib/config/schema.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -37,6 +39,8 @@ export interface ServeOptions {
   clock?: () => number;
   /** This process is one of `workers` cluster workers: a store they cannot share is refused before listening. */
   workers?: number;
+  /** `gw serve --record <path>`: the recorder extension on, writing there (relative to the working directory). */
+  record?: string;
 }
 
 /** A running gateway server. */
@@ -59,7 +63,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     const created = await writeFirstRunConfig(opts.config, opts.bind ?? '127.0.0.1:8080');
     if (created) log.warn({ config: opts.config }, 'no config file: created one with a fresh admin_token and [keys.default]');
   }
-  const config = await loadConfig(opts.config);
+  const loaded = await loadConfig(opts.config);
+  const config = opts.record === undefined ? loaded : withRecorder(loaded, resolve(opts.record));
   const gateway = await createGateway(config, log, { clock: opts.clock, priceTable: bundledPrices() });
   try {
     requireSharedStore(config, opts.workers ?? 1, gateway.storeKind);
@@ -132,4 +137,10 @@ export function splitHostPort(s: string): [string, number] {
   const port = Number(s.slice(i + 1));
   if (i <= 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid address '${s}': expected <host>:<port>`);
   return [host, port];
+}
+
+/** `config` with the recorder extension writing to `path` (its other settings, if the file has the section, kept). */
+function withRecorder(config: GatewayConfig, path: string): GatewayConfig {
+  const section = (config.extensions.recorder ?? {}) as Record<string, unknown>;
+  return { ...config, extensions: { ...config.extensions, recorder: { ...section, path } } };
 }

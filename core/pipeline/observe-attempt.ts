@@ -1,12 +1,13 @@
 /**
  * onUpstreamStart / onUpstreamEnd around one upstream attempt (core/hooks.ts): the attempt
- * object both taps see, the headers a start tap asks for added to the attempt's upstream
- * requests (lib/http/attempt-headers.ts; `call.upstreamHeaders` for a provider with a
- * client of its own), and the outcome. Only called when one of the two hooks is tapped.
+ * object both taps see, its scope (lib/http/attempt-headers.ts: the headers a start tap asks
+ * for, added to its upstream requests — `call.upstreamHeaders` for a provider with a client
+ * of its own — and the request it serves), and the outcome. Only called when one of the two
+ * hooks is tapped.
  */
 import type { RequestContext } from '../context.ts';
 import type { Hooks, UpstreamAttempt } from '../hooks.ts';
-import { withAttemptHeaders } from '../../lib/http/attempt-headers.ts';
+import { withAttempt } from '../../lib/http/attempt-headers.ts';
 import type { Provider } from '../../lib/provider.ts';
 
 /**
@@ -38,7 +39,7 @@ export async function observeAttempt<T>(
   if (hooks.onUpstreamStart.isUsed()) tell(() => hooks.onUpstreamStart.call(rc, at), rc);
   const headers = at.headers;
   try {
-    const v = await (headers === undefined ? run(undefined) : withAttemptHeaders(headers, () => run(headers)));
+    const v = await withAttempt({ requestId: rc.id, model, retry, headers }, () => run(headers));
     end(hooks, rc, at, 'ok', undefined);
     return v;
   } catch (err) {

@@ -17,6 +17,7 @@ import type { ErrorShape, KeySource, RouteMethod } from '../../lib/routes/regist
 import type { Store } from '../../lib/store/types.ts';
 import type { AdminRoutes, ExtensionMetrics, GatewayInfo } from '../../lib/gateway-info.ts';
 import type { StorePlugin } from '../../lib/store/plugin.ts';
+import type { ExtensionPowers, ProviderPowers } from '../../lib/plugin-powers.ts';
 
 /** Routing settings the core reads from a provider's section, when its plugin accepts them. */
 export type RoutingSetting = 'max_retries' | 'weight';
@@ -33,8 +34,8 @@ interface PluginBase<C> {
   readonly gw?: string;
 }
 
-/** Context handed to a provider plugin's setup, once per configured provider. */
-export interface ProviderSetup<C> {
+/** Context handed to a provider plugin's setup, once per configured provider (powers: lib/plugin-powers.ts). */
+export interface ProviderSetup<C> extends ProviderPowers {
   /** The provider's name (its section name). */
   name: string;
   config: C;
@@ -59,8 +60,8 @@ export interface ProviderPlugin<C = unknown> extends PluginBase<C> {
   setup(ctx: ProviderSetup<C>): Provider | Promise<Provider>;
 }
 
-/** Context handed to an extension plugin's setup, once at startup. */
-export interface ExtensionSetup<C> {
+/** Context handed to an extension plugin's setup, once at startup (powers: lib/plugin-powers.ts). */
+export interface ExtensionSetup<C> extends ExtensionPowers {
   name: string;
   config: C;
   /** Namespaced for this extension: `ext:<name>:`. */

@@ -9,7 +9,7 @@
 import type { GatewayConfig } from '../../lib/config/schema.ts';
 import { KeyTable, type RuntimeKeyRecord } from '../../lib/keys.ts';
 import type { Provider } from '../../lib/provider.ts';
-import { SecretRedactor } from '../../lib/redact.ts';
+import { apiKeysOf, SecretRedactor } from '../../lib/redact.ts';
 import type { MemberPool, MemberSettings } from '../../lib/resilience/member.ts';
 import { RoutingTable } from '../routing.ts';
 import { compileConfigured, PriceBook, type PricedProvider, type PriceTable } from '../../lib/pricing/book.ts';
@@ -69,17 +69,17 @@ export function reconcile(input: ReconcileInput): Snapshot {
   const { config, members } = input;
   const breaker = { failures: config.routing.breaker_failures, cooldownMs: config.routing.breaker_cooldown_seconds * 1000 };
   const routed = [];
-  const apiKeys: unknown[] = [];
+  const apiKeys: string[] = [];
   const priced: PricedProvider[] = [];
   for (const b of input.file.values()) {
     routed.push(members.configure(b.provider, b.routing, breaker));
-    apiKeys.push(b.section.api_key);
+    apiKeysOf(b.section, apiKeys);
     priced.push(b.pricing);
   }
   for (const [name, b] of input.runtime) {
     if (input.file.has(name)) continue;
     routed.push(members.configure(b.provider, b.routing, breaker));
-    apiKeys.push(b.section.api_key);
+    apiKeysOf(b.section, apiKeys);
     priced.push(b.pricing);
   }
   const configPrices = compileConfigured(Object.fromEntries(Object.entries(config.pricing).map(([m, p]) => [m, specOf(p)])), 'config');
@@ -87,7 +87,7 @@ export function reconcile(input: ReconcileInput): Snapshot {
     config,
     table: new RoutingTable(routed, config.aliases, config.routing, config.fallbacks),
     keys: new KeyTable(config.keys, input.keyRecords),
-    secrets: new SecretRedactor(apiKeys.filter((k): k is string => typeof k === 'string')),
+    secrets: new SecretRedactor(apiKeys),
     version: input.version,
     prices: new PriceBook(configPrices, priced, input.priceTable),
   });

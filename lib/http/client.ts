@@ -26,6 +26,7 @@ import { redactUrl } from '../redact.ts';
 import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
 import { nextTurn } from '../turns.ts';
 import { attemptHeaders } from './attempt-headers.ts';
+import { type ExchangeObserver, observedDispatcher, type UpstreamIdentity } from './exchange.ts';
 
 /** The upstream rejected gw's own credentials for the provider (its 401/403). */
 export const UPSTREAM_AUTH_FAILED = defineError<{ provider: string; status: number; message: string }>(
@@ -63,6 +64,8 @@ export interface ClientSettings {
   limit?: ConnectionLimit;
   /** Hears how long requests waited for a slot of `limit` (metrics). */
   observer?: QueueObserver;
+  /** Told about every exchange (exchange.ts), as the provider `upstream`; the list is read at each request. */
+  exchanges?: { observers: readonly ExchangeObserver[]; upstream: UpstreamIdentity };
 }
 
 /** Options of one call. */
@@ -124,6 +127,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
   const readError = s.readError ?? readOpenAIError;
   const name = s.provider;
   const maxBytes = s.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const dispatcher = s.exchanges ? observedDispatcher(s.dispatcher, s.exchanges.observers, s.exchanges.upstream) : s.dispatcher;
 
   function errorFor(status: number, text: string, retryAfter?: string): GatewayError {
     const info = safeRead(readError, status, text);
@@ -193,7 +197,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
           timeoutMs: Math.max(1, timeoutMs - waited),
           provider: name,
           log,
-          dispatcher: s.dispatcher,
+          dispatcher,
         });
       } catch (err) {
         limit?.release();

@@ -17,14 +17,15 @@ export const MAX_RETRY_AFTER_MS = 5_000;
  * Classifies a failure: `retry` the same provider (connect error; 408, 429 or 5xx without a
  * retry-after longer than 5 s), `next` provider/fallback without retrying here (timeout, long
  * retry-after, open circuit, the upstream refusing gw's credentials), or `fail` the request
- * (other 4xx, client gone, gw bug).
+ * (other 4xx, client gone, gw bug, a gw error marked `retry: false`).
  */
 export function classify(err: unknown): Verdict {
   if (!(err instanceof GatewayError)) return 'fail';
   if (err.status === 504 || CIRCUIT_OPEN.is(err) || UPSTREAM_AUTH_FAILED.is(err)) return 'next';
   if (UPSTREAM_UNREACHABLE.is(err)) return 'retry';
   const s = err.upstreamStatus;
-  if (s === undefined) return err.status >= 500 ? 'retry' : 'fail';
+  // gw's own 5xx is retried unless its catalog entry says repeating cannot cure it (a replay's miss)
+  if (s === undefined) return err.status >= 500 && err.def?.retry !== false ? 'retry' : 'fail';
   if (s === 408 || s === 429 || s >= 500) return retryAfterMs(err) > MAX_RETRY_AFTER_MS ? 'next' : 'retry';
   return 'fail';
 }

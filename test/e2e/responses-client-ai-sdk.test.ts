@@ -6,25 +6,15 @@
  * `streamText`.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, streamText } from 'ai';
 import test from 'ava';
+import { weatherTool } from '../helpers/ai-sdk.ts';
 import { startResponsesMock } from '../helpers/responses-mock.ts';
 
 const script = (req: { json: any }) =>
   JSON.stringify(req.json.input).includes('function_call_output')
     ? { text: 'Paris: 18C.' }
     : { calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}', id: 'call_ai_1' }] };
-
-function weatherTool(calls: string[]) {
-  return tool({
-    description: 'Weather in a city',
-    inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
-    execute: async (input) => {
-      calls.push(JSON.stringify(input));
-      return '18C';
-    },
-  });
-}
 
 for (const mode of ['generateText', 'streamText'] as const) {
   test(`${mode}: one tool round trip through openai(id)`, async (t) => {

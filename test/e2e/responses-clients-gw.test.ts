@@ -7,7 +7,8 @@
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import { Agent, OpenAIProvider, Runner, tool as agentTool } from '@openai/agents';
-import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { generateText, stepCountIs } from 'ai';
+import { weatherTool } from '../helpers/ai-sdk.ts';
 import test from 'ava';
 import OpenAI from 'openai';
 import { runCodex } from '../helpers/codex.ts';
@@ -133,21 +134,7 @@ test("the AI SDK's openai(id): text and a tool call in one step, sent back as it
   const result = await generateText({
     model: openai('claude-sonnet-4-5'),
     prompt: 'Weather in Paris?',
-    tools: {
-      get_weather: tool({
-        description: 'Weather in a city',
-        inputSchema: jsonSchema<{ city: string }>({
-          type: 'object',
-          properties: { city: { type: 'string' } },
-          required: ['city'],
-          additionalProperties: false,
-        }),
-        execute: async (input) => {
-          calls.push(JSON.stringify(input));
-          return '18C';
-        },
-      }),
-    },
+    tools: { get_weather: weatherTool(calls) },
     stopWhen: stepCountIs(2),
     maxRetries: 0,
   });

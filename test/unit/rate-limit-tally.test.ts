@@ -36,6 +36,9 @@ test("onError after a settled onResponse does not drop other streams' pending to
     routes: { get: noRoute, post: noRoute, delete: noRoute } as never,
     gateway: {} as never,
     metrics: { counter: noRoute, gauge: noRoute },
+    upstream: { observe: noRoute },
+    resolvePath: (path) => path,
+    secrets: { scrub: (text) => text, addDetector: noRoute },
   });
   const rc = () =>
     new RequestContext(

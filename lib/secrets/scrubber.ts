@@ -1,0 +1,56 @@
+/**
+ * Secrets out of text that is kept (a cassette): the secrets gw knows — every provider's
+ * api_key, the config's gateway keys, the admin token — and whatever its detectors find (the
+ * built-in key formats; a guardrails extension adds its own with `addDetector`). One object
+ * per gateway, handed to plugins as `secrets` (lib/plugin-powers.ts).
+ */
+import { keyFormats, type SecretDetector, type SecretMatch } from './key-formats.ts';
+
+/** What a plugin may do with the gateway's secrets: hide them, never read them. */
+export interface SecretScrubber {
+  /**
+   * `text` with every secret gw knows replaced by `[redacted]` and every detector's finding by
+   * `[redacted:<type>]`. Idempotent; linear in the text's length (one scan per detector).
+   */
+  scrub(text: string): string;
+  /** Runs `detector` in every later `scrub` (e.g. a guardrails extension's secret detector). */
+  addDetector(detector: SecretDetector): void;
+}
+
+/** Replaces known secrets in a text (a SecretRedactor of the current snapshot's secrets). */
+export interface KnownSecrets {
+  redact(text: string): string;
+}
+
+/**
+ * The gateway's scrubber: `known()` gives the secrets of the running configuration at each
+ * call (it changes with reloads and runtime providers), then each detector runs in the order
+ * added, the built-in key formats first.
+ */
+export function createScrubber(known: () => KnownSecrets): SecretScrubber {
+  const detectors: SecretDetector[] = [keyFormats];
+  return {
+    scrub(text) {
+      let out = known().redact(text);
+      for (const d of detectors) out = replaceMatches(out, d.find(out));
+      return out;
+    },
+    addDetector(detector) {
+      if (!detectors.includes(detector)) detectors.push(detector);
+    },
+  };
+}
+
+/** `text` with each match replaced by `[redacted:<type>]` (matches in order, not overlapping; others skipped). */
+export function replaceMatches(text: string, matches: readonly SecretMatch[]): string {
+  if (matches.length === 0) return text;
+  const parts: string[] = [];
+  let at = 0;
+  for (const m of matches) {
+    if (m.start < at || m.end <= m.start) continue;
+    parts.push(text.slice(at, m.start), `[redacted:${m.type}]`);
+    at = m.end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
+}
