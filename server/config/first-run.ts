@@ -116,5 +116,7 @@ models = ["mock-1"]
 # name = "ops"
 # url = "\${ALERTS_WEBHOOK_URL}"
 # format = "slack"
+# [extensions.recorder]         # every upstream exchange into a cassette, for replay in CI (docs/record-replay.md)
+# path = "cassettes/session.jsonl"
 `;
 }

@@ -203,9 +203,16 @@ const PER_REQUEST = 1.0001;
 test('a daily budget refuses, then admits again after the day boundary; a request admitted just before it is charged to its own day', async (t) => {
   let now = Date.parse('2026-05-14T10:00:00Z');
   const up = await openaiUpstream({ usageOf });
-  const gw = await gatewayWith(t, up, 'budget = 1.5\nbudget_period = "daily"', `${PRICING}\n[extensions.budget]\ndefault_budget = 1000\n`, {
-    clock: () => now,
-  });
+  // the store prunes spend buckets by the machine's clock, not gw's: keep May's past the real date's 90 days
+  const gw = await gatewayWith(
+    t,
+    up,
+    'budget = 1.5\nbudget_period = "daily"',
+    `${PRICING}\n[extensions.budget]\ndefault_budget = 1000\nretention_days = 3650\n`,
+    {
+      clock: () => now,
+    },
+  );
   const c = client(gw);
   const ask = () => c.chat.completions.create({ model: 'gpt-4o', messages: HI, max_tokens: 100 });
   await ask();

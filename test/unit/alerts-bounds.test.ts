@@ -56,6 +56,9 @@ test('100,000 made-up model names with an error_rate rule scoped by model keep o
     routes: { get: noRoute, post: noRoute, delete: noRoute } as never,
     gateway: { now: () => Date.now(), providers: () => [], keyNames: () => [] } as never,
     metrics: { counter: noRoute, gauge: (name: string, _help: string, collect: () => unknown) => void gauges.set(name, collect) },
+    upstream: { observe: noRoute },
+    resolvePath: (path: string) => path,
+    secrets: { scrub: (text: string) => text, addDetector: noRoute },
   });
   t.teardown(() => (handle as { close(): Promise<void> }).close());
   const targets = () =>
