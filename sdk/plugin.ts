@@ -208,3 +208,20 @@ export { setOwn } from '../lib/own.ts';
 export { toToolInput } from './tool-input.ts';
 // a common-format `stop` as the list Messages and Gemini take
 export { stopSequences } from './stop-sequences.ts';
+
+// the content view: a request, an answer and a stream event read format-free (lib/content), and what a protocol implements to be read
+export type {
+  AnswerContent,
+  EventContent,
+  Message,
+  Part,
+  RequestContent,
+  TextPart,
+  ToolCallPart,
+  ToolDefinition,
+  ToolResultPart,
+} from '../lib/content/types.ts';
+export type { ContentReader } from '../lib/content/view.ts';
+export type { Edits } from '../lib/content/parts.ts';
+export { argumentsDelta, textAt, toolCall, toolResult } from '../lib/content/parts.ts';
+export { listOf, numberOf, stringOf } from '../lib/content/wire.ts';
