@@ -223,3 +223,20 @@ export type { SecretDetector, SecretMatch } from '../lib/secrets/key-formats.ts'
 export { keyFormats } from '../lib/secrets/key-formats.ts';
 export { currentAttempt } from '../lib/http/attempt-headers.ts';
 export { NonOwningDispatcher, observedDispatcher } from '../lib/http/exchange.ts';
+
+// the content view: a request, an answer and a stream event read format-free (lib/content), and what a protocol implements to be read
+export type {
+  AnswerContent,
+  EventContent,
+  Message,
+  Part,
+  RequestContent,
+  TextPart,
+  ToolCallPart,
+  ToolDefinition,
+  ToolResultPart,
+} from '../lib/content/types.ts';
+export type { ContentReader } from '../lib/content/view.ts';
+export type { Edits } from '../lib/content/parts.ts';
+export { argumentsDelta, textAt, toolCall, toolResult } from '../lib/content/parts.ts';
+export { listOf, numberOf, stringOf } from '../lib/content/wire.ts';

@@ -55,3 +55,6 @@ export { AnthropicStreamMapper } from './stream-mapper.ts';
 
 // a vendor serving the common format at one origin and Messages at another
 export { createDualOriginProvider, type DualOriginConfig, dualOriginSchema } from './dual-origin.ts';
+
+// the content view: a Messages request, answer and stream event read format-free
+export { messagesContent } from './content.ts';

@@ -91,3 +91,6 @@ export { GeminiStreamMapper, type StreamMeta } from './stream-mapper.ts';
 export { counterIdSource, type IdSource, mintToolCallId, type ParsedToolCallId, parseToolCallId, randomIdSource } from './tool-call-ids.ts';
 export { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './batch-embed.ts';
 export { type ListModelsPage, readModelsPage } from './list-models.ts';
+
+// the content view: a Gemini request, answer and stream event read format-free
+export { geminiContent } from './content.ts';

@@ -9,6 +9,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses
  */
 export { ChunksToResponsesEvents } from './chunks-to-events.ts';
+export { responsesContent } from './content.ts';
 export { encodeAll, encodeResponsesEvent } from './encode-event.ts';
 export { responsesFirstError, responsesStreamError } from './errors.ts';
 export { isObj } from './fail.ts';

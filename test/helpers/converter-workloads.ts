@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { contentWorkloads } from './content-workloads.ts';
 
 /** One converter run: `prepare(n)` builds the input and returns the call to time. */
 export interface Workload {
@@ -103,7 +104,10 @@ export async function converterWorkloads(root = join(import.meta.dirname, '..', 
     config: { models: ['m'], delay_ms: 0, dimensions: 8, max_retries: 0, weight: 1, timeout_seconds: 600 },
   });
 
+  const content = await contentWorkloads(root);
+
   return [
+    ...content,
     // ---- client formats, request: format → common ----
     {
       name: 'format anthropic-messages: request (long)',

@@ -70,6 +70,13 @@ test('every converter is covered: each client format and provider kind, request 
         names.some((n) => n.startsWith(`${side}: ${dir}`)),
         `${side} ${dir}`,
       );
+  // the content view: each protocol's reader, a request, an answer and a stream read and masked
+  for (const protocol of ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'])
+    for (const dir of ['request', 'response', 'stream'])
+      t.true(
+        names.some((n) => n.startsWith(`content ${protocol}: ${dir}`)),
+        `content ${protocol} ${dir}`,
+      );
 });
 
 for (const w of workloads) {
