@@ -6,7 +6,7 @@
  * itself imports would be merged before the SDK's own exports are, and be lost (a
  * third-party format's augmentation of `gw/plugin` comes after, and merges).
  */
-import type { ChatCompletionChunk } from '../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../lib/common/chat.ts';
 import type { MessagesStreamEvent } from '../protocols/anthropic-messages/types.ts';
 import type { GenerateContentResponse } from '../protocols/gemini/types.ts';
 import type { ResponsesStreamEvent } from '../protocols/openai-responses/types.ts';

@@ -108,7 +108,7 @@ export type {
   ToolCallDelta,
   ToolChoice,
   Usage,
-} from '../lib/format/chat.ts';
+} from '../lib/common/chat.ts';
 // a usage's parts, read one way by every accounting view (bounded by their wholes)
 export {
   cachedTokens,
@@ -118,7 +118,7 @@ export {
   completionTokens,
   promptTokens,
   reasoningTokens,
-} from '../lib/format/usage-parts.ts';
+} from '../lib/common/usage-parts.ts';
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
 export type {} from './chunk-types.ts';
@@ -128,9 +128,9 @@ export type {} from './chunk-types.ts';
 // declaring a client format: its routes, error shape and key sources; `[formats.<id>]` enables a third-party one
 export { defineFormat } from '../core/plugins/contract.ts';
 export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
-export type { ErrorShape, KeySource, RouteMethod } from '../lib/routes/registry.ts';
+export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
 // the OpenAI error shape: chat, embeddings, models, admin routes, and any route no format owns
-export { OPENAI_ERRORS } from '../lib/routes/registry.ts';
+export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 // OpenAPI fragments of a format's operations
 export { errorResponses, jsonRequestBody, schemaOf } from '../server/openapi.ts';
 
@@ -151,24 +151,24 @@ export type {
 export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
 export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
 // prompt-cache affinity: what a format's `Generate.affinity` reads to name a conversation
-export { affinityId, affinityPrefix, leadingContent } from '../lib/format/affinity.ts';
+export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
 // the pipeline's four steps, for a format route that is not a generate route (embeddings, counting)
 export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
 export type { Answer } from '../core/pipeline/finish.ts';
 export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
 export type { StreamAnswer } from '../core/pipeline/stream.ts';
 
-// reading upstream streams: one rule for malformed event data on every path (lib/format/sse-data.ts)
-export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/format/sse-data.ts';
+// reading upstream streams: one rule for malformed event data on every path (lib/common/sse-data.ts)
+export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
 export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
 export { dataField } from '../lib/http/sse-write.ts';
-export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/format/estimate.ts';
+export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { quoted } from '../core/error-codes.ts';
-export { Warnings } from '../lib/format/warnings.ts';
+export { Warnings } from '../lib/common/warnings.ts';
 export { own } from '../lib/own.ts';
 export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
 

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { createUpstreamClient, DEFAULT_MAX_EVENT_BYTES } from '../lib/http/client.ts';
 import { ConnectionLimit, type QueueObserver } from '../lib/http/limit.ts';
 import { SecretRedactor } from '../lib/redact.ts';
-import type { BuiltProvider } from '../core/runtime/snapshot.ts';
+import type { BuiltProvider } from '../core/snapshot.ts';
 import type { Store } from '../lib/store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
 import { findPlugin, runSetup } from '../core/plugins/loader.ts';

@@ -23,11 +23,11 @@ import type { ProviderHealth } from '../lib/resilience/health.ts';
 import { MemberPool } from '../lib/resilience/member.ts';
 import { mountUi } from './console.ts';
 import { mountCoreRoutes } from './host-routes.ts';
-import { OPENAI_ERRORS, RouteRegistry } from '../lib/routes/registry.ts';
+import { OPENAI_ERRORS, RouteRegistry } from '../lib/http/routes.ts';
 import { AffinityTable } from '../lib/resilience/affinity.ts';
 import { changedKeyNames } from './runtime/key-changes.ts';
 import { Runtime } from './runtime/runtime.ts';
-import type { Snapshot } from '../core/runtime/snapshot.ts';
+import type { Snapshot } from '../core/snapshot.ts';
 import type { KeySettingName } from '../lib/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
@@ -46,7 +46,7 @@ export interface Gateway {
   readonly extensions: ReadonlyArray<{ name: string; handle: ExtensionHandle | undefined }>;
   /** What plugins may know about the gateway (never secrets). */
   readonly info: GatewayInfo;
-  /** Runtime providers and keys, reloads (core/runtime/). */
+  /** Runtime providers and keys, reloads (runtime/). */
   readonly runtime: Runtime;
   /** Routing state of every provider (breakers, statistics), across snapshots. */
   readonly members: MemberPool;

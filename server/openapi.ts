@@ -5,7 +5,7 @@
  * (admin API, extensions, core) get one from their auth and method.
  */
 import { z } from 'zod';
-import type { RouteRegistry, RouteSpec } from '../lib/routes/registry.ts';
+import type { RouteRegistry, RouteSpec } from '../lib/http/routes.ts';
 
 /** A zod schema as a JSON Schema (draft 2020-12, input side). */
 export function schemaOf(s: z.ZodType): Record<string, unknown> {

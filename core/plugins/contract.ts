@@ -13,7 +13,7 @@ import type { ClientSettings, UpstreamClient } from '../../lib/http/client.ts';
 import type { Provider } from '../../lib/provider.ts';
 import type { Generate } from '../pipeline/generate.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
-import type { ErrorShape, KeySource, RouteMethod } from '../../lib/routes/registry.ts';
+import type { ErrorShape, KeySource, RouteMethod } from '../../lib/http/routes.ts';
 import type { Store } from '../../lib/store/types.ts';
 import type { AdminRoutes, ExtensionMetrics, GatewayInfo } from '../../lib/gateway-info.ts';
 import type { StorePlugin } from '../../lib/store/plugin.ts';
@@ -119,7 +119,7 @@ export interface GenerateRoute extends RouteBase {
   handler?: undefined;
 }
 
-/** A route a client format serves (see lib/routes/registry.ts). */
+/** A route a client format serves (see lib/http/routes.ts). */
 export type FormatRoute = HandlerRoute | GenerateRoute;
 
 /** Context handed to a client format's setup, once at startup. */

@@ -8,7 +8,7 @@
  * made (`charged`). One book per runtime snapshot: a reload builds a new one, and a lookup
  * is remembered for the snapshot's life.
  */
-import type { Usage } from '../format/chat.ts';
+import type { Usage } from '../common/chat.ts';
 import { own } from '../own.ts';
 import { costOf, maxCostOf } from './cost.ts';
 import { compilePrice, type ModelPrice, type PriceSpec } from './price.ts';

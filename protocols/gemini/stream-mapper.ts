@@ -189,7 +189,7 @@ export class GeminiStreamMapper implements StreamMapper {
   }
 }
 
-/** An event's response; blank data is none; data that is not an object is malformed (lib/format/sse-data.ts). */
+/** An event's response; blank data is none; data that is not an object is malformed (lib/common/sse-data.ts). */
 function parseEvent(data: string, provider: string): GenerateContentResponse | undefined {
   if (isBlank(data)) return undefined;
   const payload = parseEventObject(data, provider);

@@ -115,7 +115,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
         break;
       }
       if (ev.event === 'error' || data.startsWith('{"error"')) throw upstreamStreamError(s.name, data);
-      // lib/format/sse-data.ts: blank data is no chunk; anything not framed as an object is malformed
+      // lib/common/sse-data.ts: blank data is no chunk; anything not framed as an object is malformed
       if (!objectFramed(data)) {
         if (isBlank(data)) continue;
         throw malformedEvent(s.name, data, 'a stream chunk that is not a JSON object');

@@ -52,7 +52,7 @@ import { providerListing, type ProviderListing, unreadableProvider, type Unreada
 import { SecretRedactor } from '../../lib/redact.ts';
 import { RuntimeRecords, type ProviderRecord } from './records.ts';
 import { applyReloadable } from './restart-only.ts';
-import { reconcile, type BuiltProvider, type Snapshot } from '../../core/runtime/snapshot.ts';
+import { reconcile, type BuiltProvider, type Snapshot } from '../../core/snapshot.ts';
 import type { PriceTable } from '../../lib/pricing/book.ts';
 
 /** What `POST /v1/admin/providers` accepts (validated by the admin route). */

@@ -4,7 +4,7 @@
  */
 import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin';
 
-/** The conversation's affinity source (lib/format/affinity.ts), or undefined. */
+/** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function messagesAffinity(body: Record<string, unknown>): string | undefined {
   const meta = body.metadata as { user_id?: unknown } | null | undefined;
   return affinityId('metadata.user_id', meta?.user_id) ?? affinityPrefix(body.system, leadingContent(body.messages, 'user'));

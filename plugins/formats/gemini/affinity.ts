@@ -5,7 +5,7 @@
  */
 import { affinityPrefix, leadingContent } from 'gw/plugin';
 
-/** The conversation's affinity source (lib/format/affinity.ts), or undefined. */
+/** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function geminiAffinity(body: Record<string, unknown>): string | undefined {
   const sys = body.systemInstruction as { parts?: unknown } | string | null | undefined;
   return affinityPrefix(typeof sys === 'string' ? sys : sys?.parts, leadingContent(body.contents, 'user', 'parts', true));

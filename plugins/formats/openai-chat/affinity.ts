@@ -4,7 +4,7 @@
  */
 import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin';
 
-/** The conversation's affinity source (lib/format/affinity.ts), or undefined. */
+/** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function chatAffinity(body: Record<string, unknown>): string | undefined {
   const ms = body.messages;
   return (

@@ -6,7 +6,7 @@
  */
 import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin';
 
-/** The conversation's affinity source (lib/format/affinity.ts), or undefined. */
+/** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function responsesAffinity(body: Record<string, unknown>): string | undefined {
   const explicit = affinityId('prompt_cache_key', body.prompt_cache_key) ?? affinityId('user', body.user);
   if (explicit !== undefined) return explicit;
