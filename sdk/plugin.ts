@@ -119,6 +119,8 @@ export {
   promptTokens,
   reasoningTokens,
 } from '../lib/common/usage-parts.ts';
+// narrowing a JSON value read off the wire
+export { isObject } from '../lib/common/json.ts';
 
 // the client formats' chunk types (module augmentation of ChunkTypes): imported for their types only
 export type {} from './chunk-types.ts';
@@ -127,12 +129,13 @@ export type {} from './chunk-types.ts';
 
 // declaring a client format: its routes, error shape and key sources; `[formats.<id>]` enables a third-party one
 export { defineFormat } from '../core/plugins/contract.ts';
-export type { FormatPlugin, FormatRoute, FormatSetup, GenerateRoute, HandlerRoute, RouteBase } from '../core/plugins/contract.ts';
+export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
+export type { FormatRoute, GenerateRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
 export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
 // the OpenAI error shape: chat, embeddings, models, admin routes, and any route no format owns
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 // OpenAPI fragments of a format's operations
-export { errorResponses, jsonRequestBody, schemaOf } from '../server/openapi.ts';
+export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
 
 // the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
 export { bodyOf } from '../core/pipeline/generate.ts';
@@ -167,7 +170,7 @@ export { dataField } from '../lib/http/sse-write.ts';
 export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
-export { quoted } from '../core/error-codes.ts';
+export { failField, quoted } from '../core/error-codes.ts';
 export { Warnings } from '../lib/common/warnings.ts';
 export { own } from '../lib/own.ts';
 export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
@@ -196,7 +199,7 @@ export {
 export type { Dimension, SeriesQuery, SeriesShape, SeriesSource } from './series.ts';
 // RFC 3339 times (UTC, seconds) as budgets and logs print them; the log levels gw knows
 export { rfc3339 } from '../lib/key-settings.ts';
-export { LEVELS } from '../server/log.ts';
+export { LEVELS } from '../lib/log-levels.ts';
 
 // ── Protocol kits (issue 24: the Anthropic Messages and Gemini kits, and the formats and providers over them) ──
 

@@ -12,8 +12,8 @@ import type { GatewayConfig } from '../lib/config/schema.ts';
 import { createHooks, type Hooks } from '../core/hooks.ts';
 import { createAgent } from '../lib/http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
-import { generateHandler } from '../core/pipeline/generate.ts';
 import { createPipeline } from '../core/pipeline/pipeline.ts';
+import { handlerFor } from '../core/pipeline/route.ts';
 import type { ExtensionHandle } from '../core/plugins/contract.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
 import { type EnabledFormat, loadFormats } from '../core/plugins/load-formats.ts';
@@ -201,8 +201,14 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
           gateway: info,
           pipeline,
           route: (r) => {
-            const handler = r.generate ? generateHandler(pipeline, hooks, id, r.generate) : r.handler;
-            routes.add({ ...r, handler, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? plugin.keyFrom, errors: plugin, owner: id });
+            routes.add({
+              ...r,
+              handler: handlerFor(r, pipeline, hooks, id),
+              auth: r.auth ?? 'key',
+              keyFrom: r.keyFrom ?? plugin.keyFrom,
+              errors: plugin,
+              owner: id,
+            });
           },
         }),
       );
