@@ -17,7 +17,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
-// the wire shapes (the onChunk chunk type `anthropic-messages` is declared in the SDK, sdk/chunk-types.ts)
+// the wire shapes
 export type {
   MessagesContentBlock,
   MessagesErrorBody,
@@ -55,3 +55,13 @@ export { AnthropicStreamMapper } from './stream-mapper.ts';
 
 // a vendor serving the common format at one origin and Messages at another
 export { createDualOriginProvider, type DualOriginConfig, dualOriginSchema } from './dual-origin.ts';
+
+import type { MessagesStreamEvent } from './types.ts';
+
+// onChunk's chunk type of this protocol: taps that test `chunk.format === 'anthropic-messages'` get it typed
+declare module 'gw/plugin' {
+  interface ChunkTypes {
+    /** A Messages stream event (passthrough: parsed from the upstream's data). */
+    'anthropic-messages': MessagesStreamEvent;
+  }
+}

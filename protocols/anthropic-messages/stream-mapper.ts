@@ -3,16 +3,8 @@
  *
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-import {
-  type ChatCompletionChunk,
-  errors,
-  type FinishReason,
-  type GatewayError,
-  parseEventObject,
-  type SseEvent,
-  type StreamMapper,
-  type Usage,
-} from 'gw/plugin';
+import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage } from 'gw/plugin';
+import { parseEventObject, type SseEvent, type StreamMapper } from 'gw/plugin/format';
 import { messagesStreamError } from './errors.ts';
 import { refusalText } from './from-messages-response.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';

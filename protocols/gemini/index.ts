@@ -19,7 +19,7 @@
  * @see https://ai.google.dev/api
  */
 
-// the wire shapes (the onChunk chunk type `gemini` is declared in the SDK, sdk/chunk-types.ts)
+// the wire shapes
 export type {
   BatchEmbedContentsBody,
   BatchEmbedContentsRequest,
@@ -91,3 +91,13 @@ export { GeminiStreamMapper, type StreamMeta } from './stream-mapper.ts';
 export { counterIdSource, type IdSource, mintToolCallId, type ParsedToolCallId, parseToolCallId, randomIdSource } from './tool-call-ids.ts';
 export { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './batch-embed.ts';
 export { type ListModelsPage, readModelsPage } from './list-models.ts';
+
+import type { GenerateContentResponse } from './types.ts';
+
+// onChunk's chunk type of this protocol: taps that test `chunk.format === 'gemini'` get it typed
+declare module 'gw/plugin' {
+  interface ChunkTypes {
+    /** A Gemini stream response (passthrough: parsed from the upstream's event data). */
+    gemini: GenerateContentResponse;
+  }
+}

@@ -16,16 +16,13 @@ import {
   type EmbeddingsResponse,
   errors,
   type GatewayError,
-  isBlank,
-  malformedEvent,
   type NativeCall,
-  objectFramed,
-  parseEventObject,
   type Provider,
   type StreamItem,
   type UpstreamClient,
   type UpstreamResponse,
 } from 'gw/plugin';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from 'gw/plugin/format';
 import { modelIds } from './models.ts';
 
 /** Settings of a common-format provider; every hook is optional. */

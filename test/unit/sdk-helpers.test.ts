@@ -4,7 +4,8 @@
  * the field and quoting the value at fault to the client only.
  */
 import test from 'ava';
-import { failField, GatewayError, isObject, messageForStores, quoted } from 'gw/plugin';
+import { GatewayError, isObject, messageForStores } from 'gw/plugin';
+import { failField, quoted } from 'gw/plugin/format';
 
 test('isObject is true for a JSON object only', (t) => {
   t.true(isObject({}));
