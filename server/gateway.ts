@@ -157,7 +157,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     async close() {
       for (const e of [...extensions].reverse())
         await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
-      for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
+      for (const p of runtime?.builtProviders() ?? []) await p.close?.().catch(() => undefined);
       await runtime?.close();
       await agent.close().catch(() => undefined);
       await store.close();
@@ -255,14 +255,14 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       for (const k of found.plugin.keySettings ?? []) (honored ??= new Set()).add(k);
     }
     honored ??= new Set();
-    for (const w of runtime.keyWarnings()) log.warn(w);
+    for (const w of runtime.keys.warnings()) log.warn(w);
     hooks.onKeysChange.call({ names: snapshot.keys.names().sort(), startup: true });
     // after the extensions: its cache-miss tap must come after theirs
     gw.metrics.tapCacheMisses(hooks);
     tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);
     return gw;
   } catch (err) {
-    for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
+    for (const p of runtime?.builtProviders() ?? []) await p.close?.().catch(() => undefined);
     await runtime?.close();
     await agent.close().catch(() => undefined);
     await store.close();
