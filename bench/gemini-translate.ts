@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ChatCompletionChunk } from '../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../lib/common/chat.ts';
 import { ChunksToGeminiStream } from '../protocols/gemini/chunks-to-stream.ts';
 import { encodeSseResponse, JsonArrayFraming } from '../protocols/gemini/stream-framing.ts';
 

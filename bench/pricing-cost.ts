@@ -11,7 +11,7 @@
  * (calls per repeat, default 1,000,000; the best of 5 repeats is reported).
  */
 import { fileURLToPath } from 'node:url';
-import type { Usage } from '../lib/format/chat.ts';
+import type { Usage } from '../lib/common/chat.ts';
 import { PriceBook } from '../lib/pricing/book.ts';
 import { costOf } from '../lib/pricing/cost.ts';
 import { bundledPrices } from '../server/pricing/bundled.ts';

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ChatCompletionChunk } from '../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../lib/common/chat.ts';
 import { ChunksToResponsesEvents } from '../protocols/openai-responses/chunks-to-events.ts';
 import { encodeResponsesEvent } from '../protocols/openai-responses/encode-event.ts';
 import { ToolNames } from '../protocols/openai-responses/map-tools.ts';

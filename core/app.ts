@@ -23,9 +23,9 @@ import { redactError } from '../lib/redact.ts';
 import { cutText } from '../lib/cut-text.ts';
 import type { PipelineHost } from './pipeline/host.ts';
 import type { GwState } from './pipeline/state.ts';
-import type { Snapshot } from './runtime/snapshot.ts';
+import type { Snapshot } from './snapshot.ts';
 import { notifyError } from './pipeline/stream.ts';
-import { OPENAI_ERRORS, type RouteRegistry, type RouteSpec } from '../lib/routes/registry.ts';
+import { OPENAI_ERRORS, type RouteRegistry, type RouteSpec } from '../lib/http/routes.ts';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** A request line logs the path to this many characters: the client chose it (a Gemini route's model is in it). */

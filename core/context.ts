@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { GatewayError } from './errors.ts';
-import type { Usage } from '../lib/format/chat.ts';
+import type { Usage } from '../lib/common/chat.ts';
 import type { KeyInfo } from '../lib/keys.ts';
 import type { ResolvedPrice } from '../lib/pricing/book.ts';
 import type { Cost } from '../lib/pricing/cost.ts';
@@ -79,7 +79,7 @@ export class RequestContext {
   /**
    * True when a stream ended early after its first byte (the client left, the upstream was
    * cut, a timeout, a mid-stream error). The pipeline sets it, with `usage` = what was
-   * streamed (the upstream's reported usage completed by an estimate, lib/format/estimate.ts),
+   * streamed (the upstream's reported usage completed by an estimate, lib/common/estimate.ts),
    * before onError: accounting taps charge that usage in onError as they would in
    * onResponse (`chargeable(rc)`); everything else treats the request as the failure it is.
    * A failure before the first byte leaves it false and counts nothing.

@@ -1,10 +1,6 @@
 /**
- * The core's error catalog: each code once, with its HTTP status and message template
- * (fastify's `lib/errors.js` idea). The body parser's entries are in lib/http/body.ts, the
- * keys' in lib/http/auth.ts, the upstream client's in lib/http/errors.ts, the host's in
- * server/errors.ts; providers and extensions define their own with the same `defineError`
- * (a refusal code such as a rate limit's belongs to its extension). Statuses follow
- * docs/design.md "Errors". The SDK gathers the entries plugins use as `errors` (sdk/errors.ts).
+ * The kernel's error catalog: each code once, with its status (docs/design.md "Errors") and
+ * message; the SDK gathers the entries plugins use as `errors` (sdk/errors.ts).
  */
 import { defineError } from './errors.ts';
 import { clip, QUOTE_MAX } from '../lib/quote.ts';
@@ -75,6 +71,14 @@ export const NO_PROVIDER = defineError('no_provider', 502, 'no provider could be
 export function badRequest(message: string, param: string | null = null, got?: string) {
   if (got === undefined) return INVALID_REQUEST(message, { param });
   return INVALID_REQUEST(`${message} (got ${clip(got, QUOTE_MAX + 3)})`, { param, logMessage: message }); // + quoted()'s quotes and mark
+}
+
+/**
+ * Throws the 400 of a translator's field check: `<param>: <message>`, `param` naming the field
+ * path (`messages[2].content[0].text`); `got`, the value at fault, is quoted to the client only.
+ */
+export function failField(param: string, message: string, got?: string): never {
+  throw badRequest(`${param}: ${message}`, param, got);
 }
 
 /** `v` as a 400 quotes it (the `got` of {@link badRequest}): a string in JSON quotes, cut (lib/quote.ts); a scalar as is; an object or array by its kind. */

@@ -1,20 +1,10 @@
 /**
- * The error mechanism, after fastify's `lib/errors.js`: every error gw answers with is a
- * GatewayError made from an entry of a catalog (`defineError`), which fixes its code, HTTP
- * status, type and message template in one place. Each entry lives beside the code that
- * throws it: the kernel's in `error-codes.ts`, the upstream client's in lib/http/errors.ts,
- * the host's in server/errors.ts; providers and extensions define their own (a refusal such
- * as `rate_limit_exceeded` lives in its extension).
- *
- * Two errors are not from a catalog on purpose: an upstream's own 4xx, passed on with its
- * status, message and code (lib/http/errors.ts `upstreamError`), and the 500 for a bug.
- *
- * Two messages: `message` is the client's answer and may quote the client's own request (the
- * value at fault); `logMessage`, when set, is what the operator's stores keep instead (the
- * request log's `error_message`, the logging extension's lines): the field and the rule,
- * never the value (`messageForStores`). A message quoting nothing of the request needs none.
- *
- * Failures outside a request are UserErrors (lib/user-error.ts).
+ * Every error gw answers with is a GatewayError made from a catalog entry (`defineError`,
+ * fastify's `lib/errors.js` idea), which fixes its code, status, type and message in one place,
+ * beside the code that throws it. Not from a catalog: an upstream's own 4xx passed on
+ * (`upstreamError`) and the 500 for a bug. `message` may quote the client's request (the value
+ * at fault); `logMessage` is what the operator's stores keep instead: the field and the rule,
+ * never the value. Failures outside a request are UserErrors (lib/user-error.ts).
  */
 import { clipParams } from '../lib/quote.ts';
 

@@ -1,6 +1,6 @@
 /**
- * What the host gives plugins besides the hooks, implemented by server/gateway.ts: a
- * read-only view of the gateway (models, keys, prices, providers' health), admin routes and
+ * What the host gives plugins besides the hooks (server/gateway-info.ts, server/set-up.ts):
+ * a read-only view of the gateway (models, keys, prices, providers' health), admin routes and
  * metric families. Authors import these types from `gw/plugin`.
  */
 import type { Middleware } from 'koa';

@@ -3,7 +3,7 @@
  * The core never looks inside a provider; translation is the provider's business.
  */
 import type { Logger } from 'pino';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from './format/chat.ts';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from './common/chat.ts';
 
 /** Per-call context the core hands a provider. */
 export interface CallContext {

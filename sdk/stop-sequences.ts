@@ -2,7 +2,7 @@
  * A common-format request's `stop` as the list the vendor protocols that take a list want
  * (Messages' `stop_sequences`, Gemini's `generationConfig.stopSequences`).
  */
-import type { ChatRequest } from '../lib/format/chat.ts';
+import type { ChatRequest } from '../lib/common/chat.ts';
 import { badRequest } from '../core/error-codes.ts';
 
 /**

@@ -14,7 +14,7 @@ import { NO_SECRETS, SecretRedactor } from '../lib/redact.ts';
 import { type ExchangeObserver, upstreamSettings } from '../lib/http/exchange.ts';
 import { createScrubber, type SecretScrubber } from '../lib/secrets/scrubber.ts';
 import { isAbsolute, resolve } from 'node:path';
-import type { BuiltProvider } from '../core/runtime/snapshot.ts';
+import type { BuiltProvider } from '../core/snapshot.ts';
 import type { Store } from '../lib/store/types.ts';
 import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
 import { findPlugin, runSetup } from '../core/plugins/loader.ts';

@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import { PACKAGE_ROOT } from '../core/plugins/loader.ts';
-import { OPENAI_ERRORS } from '../lib/routes/registry.ts';
-import type { RouteRegistry } from '../lib/routes/registry.ts';
+import { OPENAI_ERRORS } from '../lib/http/routes.ts';
+import type { RouteRegistry } from '../lib/http/routes.ts';
 
 /** `ui/` at the package root (the same from the sources and from dist/). */
 const UI_DIR = fileURLToPath(new URL('ui/', PACKAGE_ROOT));

@@ -3,38 +3,35 @@
  * providers and keys), extensions, metrics. Built once from a config file by
  * `createGateway`; the HTTP app reads `snapshot` once per request.
  */
-import type { Middleware } from 'koa';
 import type { Agent } from 'undici';
 import type { Logger } from 'pino';
 import { mountAdminRoutes } from './admin/routes.ts';
-import { ConfigError } from '../lib/config/error.ts';
 import type { GatewayConfig } from '../lib/config/schema.ts';
 import { createHooks, type Hooks } from '../core/hooks.ts';
 import { createAgent } from '../lib/http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
-import { generateHandler } from '../core/pipeline/generate.ts';
-import { createPipeline } from '../core/pipeline/pipeline.ts';
-import type { ExtensionHandle } from '../core/plugins/contract.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
-import { type EnabledFormat, loadFormats } from '../core/plugins/load-formats.ts';
-import { findPlugin, GW_VERSION, runSetup } from '../core/plugins/loader.ts';
+import { loadFormats } from '../core/plugins/load-formats.ts';
 import { openStore } from './open-store.ts';
 import type { ProviderHealth } from '../lib/resilience/health.ts';
 import { MemberPool } from '../lib/resilience/member.ts';
 import { mountUi } from './console.ts';
 import { mountCoreRoutes } from './host-routes.ts';
-import { OPENAI_ERRORS, RouteRegistry } from '../lib/routes/registry.ts';
+import { RouteRegistry } from '../lib/http/routes.ts';
 import { AffinityTable } from '../lib/resilience/affinity.ts';
 import { changedKeyNames } from './runtime/key-changes.ts';
 import { Runtime } from './runtime/runtime.ts';
-import type { Snapshot } from '../core/runtime/snapshot.ts';
+import type { Snapshot } from '../core/snapshot.ts';
 import type { KeySettingName } from '../lib/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
-import { type PriceTable, unpricedModels, unpricedPairs } from '../lib/pricing/book.ts';
+import { type PriceTable, unpricedWarner } from '../lib/pricing/book.ts';
 import type { ExchangeObserver } from '../lib/http/exchange.ts';
+import type { ExtensionPowers } from '../lib/plugin-powers.ts';
 import { gatewaySecrets } from './secrets.ts';
 import { isAbsolute, resolve } from 'node:path';
+import { gatewayInfo } from './gateway-info.ts';
+import { type RunningExtension, setUpExtensions, setUpFormats } from './set-up.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -46,10 +43,12 @@ export interface Gateway {
   readonly log: Logger;
   /** Every HTTP route: core, client formats, admin API, extensions' admin routes. */
   readonly routes: RouteRegistry;
-  readonly extensions: ReadonlyArray<{ name: string; handle: ExtensionHandle | undefined }>;
+  readonly extensions: readonly RunningExtension[];
   /** What plugins may know about the gateway (never secrets). */
   readonly info: GatewayInfo;
-  /** Runtime providers and keys, reloads (core/runtime/). */
+  /** What extensions' setups may do beyond hooks (lib/plugin-powers.ts). */
+  readonly powers: ExtensionPowers;
+  /** Runtime providers and keys, reloads (runtime/). */
   readonly runtime: Runtime;
   /** Routing state of every provider (breakers, statistics), across snapshots. */
   readonly members: MemberPool;
@@ -66,8 +65,6 @@ export interface Gateway {
   /** Stops extensions, providers, the pool and the store. */
   close(): Promise<void>;
 }
-
-const noop = async () => undefined;
 
 /** What a caller (a test, the bench) may give a gateway beyond its config. */
 export interface GatewayOptions {
@@ -89,58 +86,19 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   const members = new MemberPool();
   const hooks = createHooks();
   const routes = new RouteRegistry();
-  const extensions: Array<{ name: string; handle: ExtensionHandle | undefined }> = [];
+  const extensions: RunningExtension[] = [];
   let snapshot = undefined as unknown as Snapshot;
   let runtime: Runtime | undefined;
   /** Key settings the enabled extensions enforce: known once they are all set up. */
   let honored: Set<KeySettingName> | undefined;
-  /** The unpriced pairs last warned about: a snapshot that changes nothing about them warns nothing. */
-  let unpricedWarned = '';
   // only where a cost is kept or shown: spend, usage, the request log
   const costs = ['budget', 'usage', 'request_log'].some((e) => Object.hasOwn(config.extensions, e));
-  const warnUnpriced = (s: Snapshot) => {
-    if (!costs) return;
-    const pairs = unpricedPairs(s);
-    const text = JSON.stringify(pairs);
-    if (text !== unpricedWarned && pairs.length)
-      log.warn(
-        { pairs, models: unpricedModels(s) },
-        'no price for these (provider, model) pairs in [pricing], the provider\'s pricing or the bundled table: a request one serves is charged at the dearest price another provider of the model has; the models no provider prices (models) cost null, and the budget refuses them unless unpriced = "allow"',
-      );
-    unpricedWarned = text;
-  };
+  const warnUnpriced = costs ? unpricedWarner(log) : undefined;
   /** Extensions' exchange observers (`upstream.observe`), read by every provider's upstream client at each request. */
   const observers: ExchangeObserver[] = [];
   const secrets = gatewaySecrets(() => snapshot);
   const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(config.dir ?? '.', path));
-  const info: GatewayInfo = {
-    maxCost: (model, prompt, output, asked) => snapshot.prices.maxCost(model, snapshot.table.find(model)?.members ?? [], prompt, output, clock(), asked),
-    priced: (model) => snapshot.prices.priced(model, snapshot.table.find(model)?.members ?? []),
-    outputCap(model) {
-      let most: number | undefined;
-      for (const m of snapshot.table.find(model)?.members ?? []) {
-        const cap = m.settings.outputCap?.(model);
-        if (cap === undefined) return undefined;
-        if (most === undefined || cap > most) most = cap;
-      }
-      return most;
-    },
-    resolveModel: (m) => snapshot.table.resolve(m),
-    models: () => snapshot.table.models(),
-    keyNames: () => snapshot.keys.names(),
-    key: (name) => snapshot.keys.info(name),
-    keyTags: (name) => snapshot.keys.info(name)?.tags,
-    providers: () =>
-      Array.from(snapshot.table.members.values(), (m) => ({
-        name: m.provider.name,
-        kind: m.provider.kind,
-        circuit: m.breaker.state,
-        health: () => m.health.report(),
-      })),
-    now: clock,
-    version: GW_VERSION,
-    maxBodyBytes: config.max_body_bytes,
-  };
+  const powers: ExtensionPowers = { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath, secrets };
   const gw: Gateway = {
     get snapshot() {
       return snapshot;
@@ -151,7 +109,8 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     log,
     routes,
     extensions,
-    info,
+    info: gatewayInfo(() => snapshot, clock, config),
+    powers,
     get runtime() {
       return runtime!;
     },
@@ -161,36 +120,29 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     agent,
     inflight: new InflightLimiter(store),
     clock,
-    async close() {
-      for (const e of [...extensions].reverse())
-        await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
-      for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
-      await runtime?.close();
-      await agent.close().catch(() => undefined);
-      await store.close();
-    },
+    close: () => closeGateway({ extensions, runtime, agent, store, log }),
   };
   try {
     runtime = new Runtime({
       store,
       sharedStore,
       log,
-      dispatcher: agent,
-      queues: gw.metrics,
       observers,
       secrets,
       configDir: config.dir,
       members,
       now: clock,
-      honoredKeySettings: () => honored,
       priceTable: opts.priceTable,
+      dispatcher: agent,
+      queues: gw.metrics,
+      honoredKeySettings: () => honored,
       get snapshot() {
         return snapshot;
       },
       swap: (next) => {
         const before = snapshot;
         snapshot = next;
-        warnUnpriced(next);
+        warnUnpriced?.(next);
         if (!honored || !before) return; // startup: told once every extension is set up
         const names = changedKeyNames(before.keys, next.keys);
         if (names.length) hooks.onKeysChange.call({ names, startup: false });
@@ -198,83 +150,43 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     });
     await runtime.start(config);
     const formats = await loadFormats(config);
-    const setUp = (f: EnabledFormat) => {
-      const plugin = f.found.plugin;
-      const id = plugin.id;
-      const pipeline = createPipeline(gw, id);
-      return runSetup(f.found, id, () =>
-        plugin.setup({
-          config: f.config,
-          store: store.namespace(`format:${id}`),
-          log: log.child({ format: id }),
-          hooks,
-          gateway: info,
-          pipeline,
-          route: (r) => {
-            const handler = r.generate ? generateHandler(pipeline, hooks, id, r.generate) : r.handler;
-            routes.add({ ...r, handler, auth: r.auth ?? 'key', keyFrom: r.keyFrom ?? plugin.keyFrom, errors: plugin, owner: id });
-          },
-        }),
-      );
-    };
-    for (const f of formats) if (f.found.source === 'builtin') await setUp(f);
+    await setUpFormats(gw, formats, 'builtin');
     mountCoreRoutes(routes, gw.metrics);
     mountUi(routes);
     mountAdminRoutes(routes, () => gw.runtime, log);
     // after every built-in route: a third-party format that claims one fails in its own setup, naming itself
-    for (const f of formats) if (f.found.source === 'npm') await setUp(f);
-    for (const [name, section] of Object.entries(config.extensions)) {
-      const found = await findPlugin('extension', name);
-      if (!found)
-        throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);
-      const parsed = found.plugin.configSchema.safeParse(section);
-      if (!parsed.success) throw ConfigError.fromZod(config.file, ['extensions', name], parsed.error);
-      const add = (method: 'GET' | 'POST' | 'DELETE') => (path: string, handler: Middleware, openapi?: Record<string, unknown>) =>
-        routes.add({
-          method,
-          path,
-          auth: 'admin',
-          errors: OPENAI_ERRORS,
-          body: method === 'POST',
-          handler: (ctx) => handler(ctx, noop),
-          openapi,
-          owner: `extension ${name}`,
-        });
-      const handle = await runSetup(found, name, () =>
-        found.plugin.setup({
-          name,
-          config: parsed.data,
-          store: store.namespace(`ext:${name}`),
-          hooks,
-          log: log.child({ extension: name }),
-          routes: { get: add('GET'), post: add('POST'), delete: add('DELETE') },
-          gateway: info,
-          metrics: {
-            counter: (metric, help, collect) => gw.metrics.plugin('counter', metric, help, collect),
-            gauge: (metric, help, collect) => gw.metrics.plugin('gauge', metric, help, collect),
-          },
-          upstream: { observe: (observer) => void observers.push(observer) },
-          resolvePath,
-          secrets,
-        }),
-      );
-      extensions.push({ name, handle: handle ?? undefined });
-      for (const k of found.plugin.keySettings ?? []) (honored ??= new Set()).add(k);
-    }
-    honored ??= new Set();
-    for (const w of runtime.keyWarnings()) log.warn(w);
+    await setUpFormats(gw, formats, 'npm');
+    honored = await setUpExtensions(gw, config, extensions);
+    for (const w of runtime.keys.warnings()) log.warn(w);
     hooks.onKeysChange.call({ names: snapshot.keys.names().sort(), startup: true });
     // after the extensions: its cache-miss tap must come after theirs
     gw.metrics.tapCacheMisses(hooks);
     tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);
     return gw;
   } catch (err) {
-    for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
-    await runtime?.close();
-    await agent.close().catch(() => undefined);
-    await store.close();
+    await gw.close();
     throw err;
   }
+}
+
+/**
+ * Stops what a gateway started, in reverse: extensions (last set up first; a failing close
+ * is logged), providers, the runtime (its polling, retired providers), the pool, the store.
+ * One sequence for `Gateway.close` and for a startup that failed part way.
+ */
+async function closeGateway(parts: {
+  extensions: readonly RunningExtension[];
+  runtime: Runtime | undefined;
+  agent: Agent;
+  store: Store;
+  log: Logger;
+}): Promise<void> {
+  for (const e of [...parts.extensions].reverse())
+    await e.handle?.close?.().catch((err: Error) => parts.log.error({ err, extension: e.name }, 'extension close failed'));
+  for (const p of parts.runtime?.builtProviders() ?? []) await p.close?.().catch(() => undefined);
+  await parts.runtime?.close();
+  await parts.agent.close().catch(() => undefined);
+  await parts.store.close();
 }
 
 /**

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GatewayMetrics } from './metrics/metrics.ts';
 import { openApiDocument } from './openapi.ts';
-import { OPENAI_ERRORS, type RouteRegistry } from '../lib/routes/registry.ts';
+import { OPENAI_ERRORS, type RouteRegistry } from '../lib/http/routes.ts';
 
 /** Mounts /health, /metrics, /openapi.json and /docs. */
 export function mountCoreRoutes(routes: RouteRegistry, metrics: GatewayMetrics): void {

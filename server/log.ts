@@ -3,8 +3,7 @@
  * trace and headers never; redaction below is the safety net for fields named like secrets.
  */
 import { pino, type Logger, type LevelWithSilent } from 'pino';
-
-export const LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
+import { LEVELS } from '../lib/log-levels.ts';
 
 /** Level from `-v` count (1 info, 2 debug, 3+ trace), else `LOG_LEVEL`, else info. */
 export function levelFrom(verbosity: number, env: NodeJS.ProcessEnv = process.env): LevelWithSilent {

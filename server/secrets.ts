@@ -4,7 +4,7 @@
  * keys and its admin token — rebuilt when the snapshot changes, then the detectors.
  * Runtime-created gateway keys are stored as hashes only: the key-format detector finds them.
  */
-import type { Snapshot } from '../core/runtime/snapshot.ts';
+import type { Snapshot } from '../core/snapshot.ts';
 import { SecretRedactor } from '../lib/redact.ts';
 import { createScrubber, type KnownSecrets, type SecretScrubber } from '../lib/secrets/scrubber.ts';
 

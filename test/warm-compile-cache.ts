@@ -14,6 +14,8 @@ const entries = [
   'server/server.ts',
   'server/gateway.ts',
   'sdk/plugin.ts',
+  'sdk/format.ts',
+  'sdk/store.ts',
   'test/helpers/gateway.ts',
   'test/helpers/upstream.ts',
   'test/helpers/redis.ts',

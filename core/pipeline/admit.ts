@@ -13,7 +13,7 @@ import { MODEL_NOT_ALLOWED } from '../error-codes.ts';
 import { affinityKey } from '../../lib/resilience/affinity.ts';
 import type { PipelineHost } from './host.ts';
 import type { CallContext } from '../../lib/provider.ts';
-import type { Snapshot } from '../runtime/snapshot.ts';
+import type { Snapshot } from '../snapshot.ts';
 import { validate } from '../../lib/schemas.ts';
 import { INVALID_REQUEST } from '../error-codes.ts';
 import { finish } from './finish.ts';

@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from '../context.ts';
 import { chargedUsage } from '../plugins/helpers.ts';
-import type { Snapshot } from '../runtime/snapshot.ts';
+import type { Snapshot } from '../snapshot.ts';
 import { costOf } from '../../lib/pricing/cost.ts';
 
 /**

@@ -25,8 +25,8 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { RequestContext, RequestFacts } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
-import type { ChatCompletion, ChatRequest } from '../../lib/format/chat.ts';
-import { StreamProgress } from '../../lib/format/estimate.ts';
+import type { ChatCompletion, ChatRequest } from '../../lib/common/chat.ts';
+import { StreamProgress } from '../../lib/common/estimate.ts';
 import type { Hooks } from '../hooks.ts';
 import type { CallContext, NativeCall, NativeResult, Provider, SseEvent, StreamItem } from '../../lib/provider.ts';
 import type { Admission } from './admit.ts';
@@ -131,7 +131,7 @@ export interface Generate<S = undefined, X = undefined, E = unknown> {
   /**
    * Prompt-cache affinity: what names the request's conversation, read cheaply from the
    * body (no re-serialization): the client's explicit id (`affinityId`) or, else, its
-   * leading messages (`affinityPrefix`), both lib/format/affinity.ts. undefined (or
+   * leading messages (`affinityPrefix`), both lib/common/affinity.ts. undefined (or
    * absent): the group's strategy picks, as for any request. Called only for a model
    * whose group keeps affinity (several members, `[routing] affinity`).
    */

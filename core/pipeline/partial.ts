@@ -3,12 +3,12 @@
  * print", and its decisions): a stream that ended early after its first byte is charged the
  * usage the upstream already reported, completed by an estimate of what came after it; an
  * answer whose upstream reported no usage at all is charged the estimate (prompt estimate +
- * output bytes / 4: lib/format/estimate.ts). Set on the request context before onError or
+ * output bytes / 4: lib/common/estimate.ts). Set on the request context before onError or
  * onResponse, so every accounting view charges the same numbers (`chargedUsage(rc)` in
  * core/plugins/helpers.ts).
  */
 import type { RequestContext } from '../context.ts';
-import { estimateTokens, partialCharge, type StreamProgress } from '../../lib/format/estimate.ts';
+import { estimateTokens, partialCharge, type StreamProgress } from '../../lib/common/estimate.ts';
 
 /**
  * Sets `rc.partial`, `rc.usage` (the charge) and `rc.usageEstimated` for a stream that ended

@@ -6,14 +6,14 @@
  *
  * Events are parsed only where gw needs them (the reader's `mustParse`: usage, failures,
  * the end) or an onChunk tap reads a chunk's `value`; the others are checked for their framing only
- * (lib/format/sse-data.ts), since a parse per event would cost more than the rest of gw's
+ * (lib/common/sse-data.ts), since a parse per event would cost more than the rest of gw's
  * work on it. Blank data is skipped; data that is not a JSON object is 502
  * `upstream_malformed`. An event that reports a failure goes out with every provider key
  * redacted from it (lib/redact.ts), as every other upstream-sourced error text does.
  */
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
-import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/format/sse-data.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
 import type { Hooks } from '../hooks.ts';
 import { ChunkHolder } from './chunk-holder.ts';
 import type { SseEvent } from '../../lib/provider.ts';

@@ -5,8 +5,8 @@ import type { Context } from 'koa';
 import type { KeyInfo, RequestContext } from '../context.ts';
 import type { Logger } from 'pino';
 import type { ParsedBody } from '../../lib/http/body.ts';
-import type { RouteSpec } from '../../lib/routes/registry.ts';
-import type { Snapshot } from '../runtime/snapshot.ts';
+import type { RouteSpec } from '../../lib/http/routes.ts';
+import type { Snapshot } from '../snapshot.ts';
 
 export type { ParsedBody };
 

@@ -15,7 +15,7 @@
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
-import type { StreamProgress } from '../../lib/format/estimate.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { runSeries } from '../hooks.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../../lib/http/sse-write.ts';
@@ -44,7 +44,7 @@ export interface StreamAnswer {
   keepAlive?: string;
   /**
    * What the frames carried so far, fed by the format as it builds them: the charge of a
-   * stream that ends early is estimated from it (lib/format/estimate.ts). Without it such a
+   * stream that ends early is estimated from it (lib/common/estimate.ts). Without it such a
    * stream is charged the usage already reported, else the prompt estimate alone.
    */
   progress?: StreamProgress;

@@ -6,8 +6,8 @@
  * loop, once.
  */
 import type { RequestContext } from '../context.ts';
-import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
-import type { StreamProgress } from '../../lib/format/estimate.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import type { Hooks } from '../hooks.ts';
 import { ChunkHolder } from './chunk-holder.ts';
 import type { StreamItem } from '../../lib/provider.ts';

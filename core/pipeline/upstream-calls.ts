@@ -5,8 +5,8 @@
  */
 import { UPSTREAM_MALFORMED } from '../../lib/http/errors.ts';
 import type { GatewayError } from '../errors.ts';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../../lib/format/chat.ts';
-import { malformedFirst } from '../../lib/format/sse-data.ts';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../../lib/common/chat.ts';
+import { malformedFirst } from '../../lib/common/sse-data.ts';
 import { KEEP_ALIVE_MS } from '../../lib/http/sse-write.ts';
 import type { CallContext, NativeResult, Provider, SseEvent, StreamItem } from '../../lib/provider.ts';
 import { primeFirst } from '../../lib/resilience/prime.ts';
@@ -21,7 +21,7 @@ export type NativeOutcome =
 
 /**
  * `provider.chat`, stream primed. A first item the upstream sent as text is parsed once
- * (lib/format/sse-data.ts): a stream that starts malformed is a failure dispatch retries.
+ * (lib/common/sse-data.ts): a stream that starts malformed is a failure dispatch retries.
  */
 export async function callChat(p: Provider, req: ChatRequest, call: CallContext): Promise<ChatOutcome> {
   const r = await p.chat(req, call);

@@ -1,19 +1,16 @@
 /**
- * The plugin contract. A plugin module's default export is a ProviderPlugin, an
- * ExtensionPlugin, a StorePlugin or a FormatPlugin; built-in ones live in plugins/,
- * third-party ones are npm packages `gw-plugin-<name>` with exactly the same powers.
- * Authors import the contract from the SDK entry `gw/plugin` (sdk/plugin.ts).
+ * The plugin contract: a plugin module's default export is a ProviderPlugin, an ExtensionPlugin,
+ * a StorePlugin or a FormatPlugin, built-in (plugins/) or an npm `gw-plugin-<name>` alike.
  */
-import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Hooks } from '../hooks.ts';
 import type { KeySettingName } from '../../lib/key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../../lib/http/client.ts';
 import type { Provider } from '../../lib/provider.ts';
-import type { Generate } from '../pipeline/generate.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
-import type { ErrorShape, KeySource, RouteMethod } from '../../lib/routes/registry.ts';
+import type { FormatRoute } from '../pipeline/route.ts';
+import type { ErrorShape, KeySource } from '../../lib/http/routes.ts';
 import type { Store } from '../../lib/store/types.ts';
 import type { AdminRoutes, ExtensionMetrics, GatewayInfo } from '../../lib/gateway-info.ts';
 import type { StorePlugin } from '../../lib/store/plugin.ts';
@@ -89,39 +86,6 @@ export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
   // biome-ignore lint/suspicious/noConfusingVoidType: an extension's setup() that returns nothing is the common case
   setup(ctx: ExtensionSetup<C>): void | ExtensionHandle | Promise<void | ExtensionHandle>;
 }
-
-/** What every route of a client format declares. */
-export interface RouteBase {
-  method: RouteMethod;
-  path: string;
-  /** `key` (a gateway key, from `keyFrom`, default the format's) or `none`. */
-  auth?: 'key' | 'none';
-  keyFrom?: readonly KeySource[];
-  /** A gateway request, counted in gw_requests_total under this `route` label (use the route's RequestFacts.route). */
-  metered?: string;
-  /** Parse a JSON body first. */
-  body?: boolean;
-  /** Serve only when this answers true (a variant of another route on the same method and path). */
-  when?: (ctx: Context) => boolean;
-  /** OpenAPI path item fragment for this operation (summary, requestBody, responses…). */
-  openapi?: Record<string, unknown>;
-}
-
-/** A route served by a handler of the format's own (model lists, stored state, counting…). */
-export interface HandlerRoute extends RouteBase {
-  handler(ctx: Context): unknown;
-  generate?: undefined;
-}
-
-/** A generate route: the kernel runs the generate loop (core/pipeline/generate.ts) with the format's pieces. */
-export interface GenerateRoute extends RouteBase {
-  // biome-ignore lint/suspicious/noExplicitAny: a declaration of any state, translation facts and event types; its own module types it
-  generate: Generate<any, any, any>;
-  handler?: undefined;
-}
-
-/** A route a client format serves (see lib/routes/registry.ts). */
-export type FormatRoute = HandlerRoute | GenerateRoute;
 
 /** Context handed to a client format's setup, once at startup. */
 export interface FormatSetup<C> {

@@ -5,7 +5,7 @@
  * metrics all charge through these (and read its price in `rc.cost`), so they agree on every request.
  */
 import type { RequestContext } from '../context.ts';
-import type { Usage } from '../../lib/format/chat.ts';
+import type { Usage } from '../../lib/common/chat.ts';
 
 /**
  * Account name of a gateway that runs open (no `[keys]`): every request shares it. Key

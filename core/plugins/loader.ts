@@ -15,7 +15,7 @@ export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.u
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** The folder under plugins/ of each kind of plugin that the config names. */
 const FOLDER: Record<Plugin['type'], string> = { provider: 'providers', extension: 'extensions', store: 'stores', format: 'formats' };
-/** Where a gateway key may come from (lib/routes/registry.ts KeySource). */
+/** Where a gateway key may come from (lib/http/routes.ts KeySource). */
 const KEY_SOURCES: readonly unknown[] = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'];
 
 /** The package root: two levels up from here in the sources, three in the compiled dist/. */

@@ -8,7 +8,7 @@
  * object key, a number, a schema, a URL or media data never is, so a plugin that rewrites
  * every part leaves all of those byte for byte.
  */
-import type { FinishReason } from '../format/chat.ts';
+import type { FinishReason } from '../common/chat.ts';
 
 /** A role, format-free: Gemini's `model` is `assistant`; a message that is only a tool's result (Chat's `tool`, a Responses `function_call_output`) is `tool`. */
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';

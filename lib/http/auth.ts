@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { defineError } from '../../core/errors.ts';
 import { rfc3339 } from '../key-settings.ts';
 import { bearer, type KeyInfo, type KeyTable, tokenEquals } from '../keys.ts';
-import type { KeySource } from '../routes/registry.ts';
+import type { KeySource } from './routes.ts';
 
 // ── the 401s and 403s of gateway keys and the admin token ──────────────────────────────
 export const MISSING_KEY = defineError<string>('missing_api_key', 401, (how) => `missing gateway key: send ${how}`);

@@ -8,7 +8,8 @@
  * made (`charged`). One book per runtime snapshot: a reload builds a new one, and a lookup
  * is remembered for the snapshot's life.
  */
-import type { Usage } from '../format/chat.ts';
+import type { Logger } from 'pino';
+import type { Usage } from '../common/chat.ts';
 import { own } from '../own.ts';
 import { costOf, maxCostOf } from './cost.ts';
 import { compilePrice, type ModelPrice, type PriceSpec } from './price.ts';
@@ -195,4 +196,22 @@ export function unpricedPairs(s: PricedRoutes): Array<{ provider: string; model:
   for (const model of s.table.models())
     for (const m of s.table.find(model)?.members ?? []) if (s.prices.priceFor(m.provider.name, model) === null) out.push({ provider: m.provider.name, model });
   return out;
+}
+
+/**
+ * Warns about each snapshot's unpriced pairs (unpricedPairs, unpricedModels), once per
+ * distinct set: a snapshot that changes nothing about them warns nothing.
+ */
+export function unpricedWarner(log: Logger): (routes: PricedRoutes) => void {
+  let warned = '';
+  return (routes) => {
+    const pairs = unpricedPairs(routes);
+    const text = JSON.stringify(pairs);
+    if (text !== warned && pairs.length)
+      log.warn(
+        { pairs, models: unpricedModels(routes) },
+        'no price for these (provider, model) pairs in [pricing], the provider\'s pricing or the bundled table: a request one serves is charged at the dearest price another provider of the model has; the models no provider prices (models) cost null, and the budget refuses them unless unpriced = "allow"',
+      );
+    warned = text;
+  };
 }

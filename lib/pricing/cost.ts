@@ -1,13 +1,13 @@
 /**
  * The cost function: what a request's usage costs at a compiled price (price.ts), by part.
- * Usage is the common one (OpenAI semantics, lib/format/chat.ts): `prompt_tokens` is all
+ * Usage is the common one (OpenAI semantics, lib/common/chat.ts): `prompt_tokens` is all
  * input, cache reads (`prompt_tokens_details.cached_tokens`) and cache writes
  * (`cache_write_tokens`, of which `cache_write_1h_tokens` at the 1-hour TTL) included;
  * `completion_tokens` includes `completion_tokens_details.reasoning_tokens`. Each token is
  * charged once, at its own part's rate: cached and cache-write tokens are parts of the
  * prompt, never charged again as input. Runs once per request, allocating only its result.
  */
-import type { Usage } from '../format/chat.ts';
+import type { Usage } from '../common/chat.ts';
 import { MAX_TOKENS_CHARGED } from './bounds.ts';
 import type { ModelPrice, PricePeriod, TierRates } from './price.ts';
 

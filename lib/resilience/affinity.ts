@@ -3,7 +3,7 @@
  * served its last turn, so that member's prompt cache is read instead of every member
  * paying the cache write again. A conversation is named by an affinity key (a hash of the
  * gateway key, the canonical model and what the client format read from the body:
- * lib/format/affinity.ts); the key maps to a provider name.
+ * lib/common/affinity.ts); the key maps to a provider name.
  *
  * Two levels, so the hot path stays a Map lookup:
  *   local   at most `affinity_max_entries` keys, the least recently used dropped first

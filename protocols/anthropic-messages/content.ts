@@ -7,22 +7,8 @@
  * @see https://docs.anthropic.com/en/api/messages
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-import {
-  argumentsDelta,
-  type ContentReader,
-  type Edits,
-  type EventContent,
-  listOf,
-  type Message,
-  numberOf,
-  type Part,
-  stringOf,
-  textAt,
-  type TextPart,
-  toolCall,
-  type ToolDefinition,
-  toolResult,
-} from 'gw/plugin';
+import type { EventContent, Message, Part, TextPart, ToolDefinition } from 'gw/plugin';
+import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
 import { isObj } from './convert-turns.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
 

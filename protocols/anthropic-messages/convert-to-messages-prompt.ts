@@ -4,7 +4,8 @@
  * @see https://docs.anthropic.com/en/api/messages (system, messages, content blocks)
  * @see https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use (tool_result placement)
  */
-import { badRequest, type ChatMessage, type ContentPart, quoted } from 'gw/plugin';
+import { badRequest, type ChatMessage, type ContentPart } from 'gw/plugin';
+import { quoted } from 'gw/plugin/format';
 import type { MessagesContentBlock, MessagesMessage } from './types.ts';
 
 type SystemBlock = { type: 'text'; text: string; [k: string]: unknown };

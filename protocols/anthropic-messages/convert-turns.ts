@@ -6,7 +6,8 @@
  * @see https://docs.anthropic.com/en/api/messages (request body)
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ContentPart, quoted, type ToolCall, type Warnings } from 'gw/plugin';
+import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';
+import { quoted, type Warnings } from 'gw/plugin/format';
 
 type Obj = Record<string, unknown>;
 

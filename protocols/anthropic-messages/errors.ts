@@ -6,7 +6,8 @@
  *
  * @see https://docs.anthropic.com/en/api/errors
  */
-import { errors, type GatewayError, own, upstreamError, type UpstreamErrorInfo } from 'gw/plugin';
+import { errors, type GatewayError } from 'gw/plugin';
+import { own, upstreamError, type UpstreamErrorInfo } from 'gw/plugin/format';
 
 /** Anthropic's error types and the HTTP status each stands for. */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {

@@ -5,7 +5,8 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  * @see https://docs.anthropic.com/en/api/messages (response shape)
  */
-import { type ChatCompletion, type ChatMessage, errors, toToolInput } from 'gw/plugin';
+import { type ChatCompletion, type ChatMessage, errors } from 'gw/plugin';
+import { toToolInput } from 'gw/plugin/format';
 import { findStopSequence, toMessagesStopReason } from './map-stop-reason.ts';
 import type { MessagesContentBlock, MessagesResponse } from './types.ts';
 import { toMessageId, toMessagesUsage } from './map-usage.ts';

@@ -17,7 +17,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 
-// the wire shapes (the onChunk chunk type `anthropic-messages` is declared in the SDK, sdk/chunk-types.ts)
+// the wire shapes
 export type {
   MessagesContentBlock,
   MessagesErrorBody,
@@ -58,3 +58,13 @@ export { createDualOriginProvider, type DualOriginConfig, dualOriginSchema } fro
 
 // the content view: a Messages request, answer and stream event read format-free
 export { messagesContent } from './content.ts';
+
+import type { MessagesStreamEvent } from './types.ts';
+
+// onChunk's chunk type of this protocol: taps that test `chunk.format === 'anthropic-messages'` get it typed
+declare module 'gw/plugin' {
+  interface ChunkTypes {
+    /** A Messages stream event (passthrough: parsed from the upstream's data). */
+    'anthropic-messages': MessagesStreamEvent;
+  }
+}

@@ -4,7 +4,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { z } from 'zod';
-import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin';
+import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
 
 const block = z.looseObject({ type: z.string() });
 const message = z.looseObject({ role: z.string().min(1), content: z.union([z.string(), z.array(block)]) });

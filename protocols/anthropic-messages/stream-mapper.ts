@@ -3,16 +3,8 @@
  *
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-import {
-  type ChatCompletionChunk,
-  errors,
-  type FinishReason,
-  type GatewayError,
-  parseEventObject,
-  type SseEvent,
-  type StreamMapper,
-  type Usage,
-} from 'gw/plugin';
+import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage } from 'gw/plugin';
+import { parseEventObject, type SseEvent, type StreamMapper } from 'gw/plugin/format';
 import { messagesStreamError } from './errors.ts';
 import { refusalText } from './from-messages-response.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
@@ -197,7 +189,7 @@ export class AnthropicStreamMapper implements StreamMapper {
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [{ index: 0, delta, finish_reason: null }] };
   }
 
-  /** The event's data as an object; anything else is malformed (lib/format/sse-data.ts, one rule for every stream). */
+  /** The event's data as an object; anything else is malformed (lib/common/sse-data.ts, one rule for every stream). */
   #parse(data: string): Record<string, unknown> {
     // real upstream data lines may be right-padded with spaces; JSON.parse accepts that
     return parseEventObject(data, this.#provider);

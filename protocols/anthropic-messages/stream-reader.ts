@@ -5,17 +5,8 @@
  * are not parsed: their delta's one output field is counted for the early-end estimate.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
-import {
-  dataField,
-  errors,
-  type GatewayError,
-  malformedFirst,
-  type PassthroughReader,
-  type PassthroughStep,
-  type RequestContext,
-  type SseEvent,
-  type StreamProgress,
-} from 'gw/plugin';
+import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
+import { dataField, malformedFirst, type PassthroughReader, type PassthroughStep, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
 import type { MessagesUsage } from './types.ts';

@@ -5,7 +5,8 @@
  * @see https://docs.anthropic.com/en/api/messages (request body)
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ChatRequest, type ChatTool, type ToolChoice, Warnings } from 'gw/plugin';
+import { badRequest, type ChatMessage, type ChatRequest, type ChatTool, type ToolChoice } from 'gw/plugin';
+import { Warnings } from 'gw/plugin/format';
 import { convertMessage, fail, isObj, stringField, systemText } from './convert-turns.ts';
 import type { MessagesRequest } from './types.ts';
 

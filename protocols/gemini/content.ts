@@ -8,23 +8,8 @@
  * @see https://ai.google.dev/api/generate-content
  * @see https://ai.google.dev/api/caching#Content
  */
-import {
-  argumentsDelta,
-  type ContentReader,
-  type Edits,
-  type EventContent,
-  listOf,
-  type Message,
-  numberOf,
-  type Part,
-  stringOf,
-  textAt,
-  type TextPart,
-  toolCall,
-  type ToolCallPart,
-  type ToolDefinition,
-  toolResult,
-} from 'gw/plugin';
+import type { EventContent, Message, Part, TextPart, ToolCallPart, ToolDefinition } from 'gw/plugin';
+import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 
 type Obj = Record<string, unknown>;

@@ -5,7 +5,8 @@
  * @see https://ai.google.dev/api/caching#Part
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { badRequest, type ChatMessage, type ContentPart, quoted, type ToolCall, type Warnings } from 'gw/plugin';
+import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';
+import { quoted, type Warnings } from 'gw/plugin/format';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
 import { OpenCalls } from './open-calls.ts';
 

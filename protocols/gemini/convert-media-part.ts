@@ -4,7 +4,8 @@
  * @see https://ai.google.dev/gemini-api/docs/image-understanding
  * @see https://ai.google.dev/api/caching#Part
  */
-import { badRequest, own } from 'gw/plugin';
+import { badRequest } from 'gw/plugin';
+import { own } from 'gw/plugin/format';
 import type { Part } from './types.ts';
 
 const MIME_BY_EXTENSION: Record<string, string> = {

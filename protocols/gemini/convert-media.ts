@@ -5,7 +5,8 @@
  * @see https://ai.google.dev/api/caching#FileData
  * @see https://platform.openai.com/docs/api-reference/chat/create (content parts)
  */
-import { badRequest, type ContentPart, own, quoted } from 'gw/plugin';
+import { badRequest, type ContentPart } from 'gw/plugin';
+import { own, quoted } from 'gw/plugin/format';
 
 /** `input_audio.format` for the audio types OpenAI accepts inline. */
 const AUDIO_FORMATS: Readonly<Record<string, string>> = {

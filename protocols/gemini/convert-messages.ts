@@ -5,7 +5,8 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
-import { badRequest, type ChatMessage, type ContentPart, quoted, type ToolCall } from 'gw/plugin';
+import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';
+import { quoted } from 'gw/plugin/format';
 import { fileToPart, imageUrlToPart, inputAudioToPart } from './convert-media-part.ts';
 import { parseToolCallId } from './tool-call-ids.ts';
 import type { Content, Part } from './types.ts';

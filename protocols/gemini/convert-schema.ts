@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/caching#Schema
  * @see https://ai.google.dev/api/caching#Type
  */
-import { badRequest, setOwn } from 'gw/plugin';
+import { badRequest } from 'gw/plugin';
+import { setOwn } from 'gw/plugin/format';
 
 type Obj = Record<string, unknown>;
 

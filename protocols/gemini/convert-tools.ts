@@ -5,7 +5,8 @@
  * @see https://ai.google.dev/api/caching#FunctionDeclaration
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
-import { badRequest, type ChatTool, quoted, type ToolChoice, type Warnings } from 'gw/plugin';
+import { badRequest, type ChatTool, type ToolChoice } from 'gw/plugin';
+import { quoted, type Warnings } from 'gw/plugin/format';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 
 type Obj = Record<string, unknown>;

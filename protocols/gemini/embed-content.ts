@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
  * @see https://platform.openai.com/docs/api-reference/embeddings/create
  */
-import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse, Warnings } from 'gw/plugin';
+import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse } from 'gw/plugin';
+import { Warnings } from 'gw/plugin/format';
 import type { BatchEmbedContentsBody, BatchEmbedContentsResponse, ContentEmbedding, EmbedContentBody, EmbedContentResponse } from './types.ts';
 
 type Obj = Record<string, unknown>;

@@ -4,7 +4,8 @@
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
-import { type ChatCompletion, type ChatMessage, type ToolCall, toToolInput } from 'gw/plugin';
+import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
+import { toToolInput } from 'gw/plugin/format';
 import { toGeminiFinishReason } from './map-finish-reason.ts';
 import { toUsageMetadata } from './map-usage.ts';
 import type { Candidate, GenerateContentResponse, Part } from './types.ts';

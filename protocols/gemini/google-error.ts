@@ -7,7 +7,8 @@
  * @see https://cloud.google.com/apis/design/errors#http_mapping
  * @see https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto
  */
-import { errors, type GatewayError, upstreamError, type UpstreamErrorInfo } from 'gw/plugin';
+import { errors, type GatewayError } from 'gw/plugin';
+import { upstreamError, type UpstreamErrorInfo } from 'gw/plugin/format';
 import type { GoogleErrorBody } from './types.ts';
 
 /** HTTP status → google.rpc.Code name, per Google's HTTP mapping. */

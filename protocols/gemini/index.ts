@@ -19,7 +19,7 @@
  * @see https://ai.google.dev/api
  */
 
-// the wire shapes (the onChunk chunk type `gemini` is declared in the SDK, sdk/chunk-types.ts)
+// the wire shapes
 export type {
   BatchEmbedContentsBody,
   BatchEmbedContentsRequest,
@@ -94,3 +94,13 @@ export { type ListModelsPage, readModelsPage } from './list-models.ts';
 
 // the content view: a Gemini request, answer and stream event read format-free
 export { geminiContent } from './content.ts';
+
+import type { GenerateContentResponse } from './types.ts';
+
+// onChunk's chunk type of this protocol: taps that test `chunk.format === 'gemini'` get it typed
+declare module 'gw/plugin' {
+  interface ChunkTypes {
+    /** A Gemini stream response (passthrough: parsed from the upstream's event data). */
+    gemini: GenerateContentResponse;
+  }
+}

@@ -4,7 +4,8 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
-import { badRequest, type ChatRequest, quoted } from 'gw/plugin';
+import { badRequest, type ChatRequest } from 'gw/plugin';
+import { quoted } from 'gw/plugin/format';
 import type { FunctionDeclaration, Tool, ToolConfig } from './types.ts';
 
 /**

@@ -10,7 +10,8 @@
  * @see https://ai.google.dev/api/tokens
  * @see https://ai.google.dev/api/embeddings
  */
-import { badRequest, type NativeCall, quoted, type UpstreamClient } from 'gw/plugin';
+import { badRequest, type NativeCall, type UpstreamClient } from 'gw/plugin';
+import { quoted } from 'gw/plugin/format';
 
 /** The Gemini API methods a native call serves (the `op` of {@link NativeCall}). */
 export type GeminiOp = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents';

@@ -8,7 +8,7 @@
  * @see https://ai.google.dev/api/tokens#request-body
  * @see https://ai.google.dev/api/embeddings#request-body
  */
-import { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin';
+import { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
 import { z } from 'zod';
 
 const part = z.looseObject({}).meta({ description: 'A Part: text, inlineData, fileData, functionCall, functionResponse, …' });

@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://cloud.google.com/apis/docs/system-parameters (`alt`)
  */
-import { dataField, type GatewayError } from 'gw/plugin';
+import type { GatewayError } from 'gw/plugin';
+import { dataField } from 'gw/plugin/format';
 import { toGoogleError } from './google-error.ts';
 import type { GenerateContentResponse } from './types.ts';
 

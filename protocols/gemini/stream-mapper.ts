@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { type ChatCompletionChunk, errors, isBlank, parseEventObject, type SseEvent, type StreamMapper, type Usage } from 'gw/plugin';
+import { type ChatCompletionChunk, errors, type Usage } from 'gw/plugin';
+import { isBlank, parseEventObject, type SseEvent, type StreamMapper } from 'gw/plugin/format';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
@@ -189,7 +190,7 @@ export class GeminiStreamMapper implements StreamMapper {
   }
 }
 
-/** An event's response; blank data is none; data that is not an object is malformed (lib/format/sse-data.ts). */
+/** An event's response; blank data is none; data that is not an object is malformed (lib/common/sse-data.ts). */
 function parseEvent(data: string, provider: string): GenerateContentResponse | undefined {
   if (isBlank(data)) return undefined;
   const payload = parseEventObject(data, provider);

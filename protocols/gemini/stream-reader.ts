@@ -7,18 +7,8 @@
  * An error payload (`{"error": …}` after HTTP 200) is forwarded, then the stream fails.
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
-import {
-  errors,
-  type GatewayError,
-  malformedFirst,
-  parseEventObject,
-  type PassthroughReader,
-  type PassthroughStep,
-  type RequestContext,
-  type SseEvent,
-  type StreamProgress,
-  type Usage,
-} from 'gw/plugin';
+import { errors, type GatewayError, type RequestContext, type Usage } from 'gw/plugin';
+import { malformedFirst, parseEventObject, type PassthroughReader, type PassthroughStep, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
 import type { Framing } from './stream-framing.ts';

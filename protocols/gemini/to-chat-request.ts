@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/generate-content#generationconfig
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ChatRequest, Warnings } from 'gw/plugin';
+import { badRequest, type ChatMessage, type ChatRequest } from 'gw/plugin';
+import { Warnings } from 'gw/plugin/format';
 import { convertContents, convertSystemInstruction } from './convert-contents.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 import { convertToolConfig, convertTools } from './convert-tools.ts';

@@ -5,7 +5,8 @@
  * @see https://ai.google.dev/gemini-api/docs/structured-output
  * @see https://ai.google.dev/gemini-api/docs/thinking
  */
-import { badRequest, type ChatRequest, quoted, stopSequences } from 'gw/plugin';
+import { badRequest, type ChatRequest } from 'gw/plugin';
+import { quoted, stopSequences } from 'gw/plugin/format';
 import { convertMessages } from './convert-messages.ts';
 import { convertToolChoice, convertTools, withoutSchemaKeyword } from './map-tools.ts';
 import type { GenerateContentRequest, GenerationConfig, ThinkingConfig } from './types.ts';

@@ -6,18 +6,8 @@
  * (or a hook reads its value).
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import {
-  type ChatCompletionChunk,
-  ChunkHolder,
-  chunkOf,
-  dataField,
-  type GatewayError,
-  type Hooks,
-  OPENAI_ERRORS,
-  type RequestContext,
-  type StreamItem,
-  type StreamProgress,
-} from 'gw/plugin';
+import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
+import { ChunkHolder, chunkOf, dataField, OPENAI_ERRORS, type StreamProgress } from 'gw/plugin/format';
 
 /** The chat completions protocol's id: its client format's, and its chunks' `format` in onChunk. */
 export const OPENAI_CHAT = 'openai-chat';

@@ -16,16 +16,13 @@ import {
   type EmbeddingsResponse,
   errors,
   type GatewayError,
-  isBlank,
-  malformedEvent,
   type NativeCall,
-  objectFramed,
-  parseEventObject,
   type Provider,
   type StreamItem,
   type UpstreamClient,
   type UpstreamResponse,
 } from 'gw/plugin';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from 'gw/plugin/format';
 import { modelIds } from './models.ts';
 
 /** Settings of a common-format provider; every hook is optional. */
@@ -115,7 +112,7 @@ export function createCompatibleProvider(s: CompatibleSettings): Provider {
         break;
       }
       if (ev.event === 'error' || data.startsWith('{"error"')) throw upstreamStreamError(s.name, data);
-      // lib/format/sse-data.ts: blank data is no chunk; anything not framed as an object is malformed
+      // lib/common/sse-data.ts: blank data is no chunk; anything not framed as an object is malformed
       if (!objectFramed(data)) {
         if (isBlank(data)) continue;
         throw malformedEvent(s.name, data, 'a stream chunk that is not a JSON object');

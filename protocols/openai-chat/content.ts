@@ -7,22 +7,8 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  * @see https://platform.openai.com/docs/api-reference/chat/streaming
  */
-import {
-  argumentsDelta,
-  type ContentReader,
-  type Edits,
-  type EventContent,
-  listOf,
-  type Message,
-  numberOf,
-  type Part,
-  type RequestContent,
-  stringOf,
-  textAt,
-  toolCall,
-  type ToolDefinition,
-  toolResult,
-} from 'gw/plugin';
+import type { EventContent, Message, Part, RequestContent, ToolDefinition } from 'gw/plugin';
+import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
 
 type Obj = Record<string, unknown>;
 

@@ -13,3 +13,13 @@ export { chatContent } from './content.ts';
 export { mayReportCacheWrites, withCacheWrites } from './map-usage.ts';
 export { type ModelList, modelIds, modelList } from './models.ts';
 export { chatMessageSchema, chatRequestSchema, embeddingsRequestSchema } from './schema.ts';
+
+import type { ChatCompletionChunk } from 'gw/plugin';
+
+// onChunk's chunk type of this protocol: taps that test `chunk.format === 'openai-chat'` get it typed
+declare module 'gw/plugin' {
+  interface ChunkTypes {
+    /** A chat completion chunk. */
+    'openai-chat': ChatCompletionChunk;
+  }
+}

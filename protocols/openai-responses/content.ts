@@ -7,23 +7,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import {
-  argumentsDelta,
-  type ContentReader,
-  type Edits,
-  type EventContent,
-  listOf,
-  type Message,
-  numberOf,
-  type Part,
-  stringOf,
-  textAt,
-  type TextPart,
-  toolCall,
-  type ToolCallPart,
-  type ToolDefinition,
-  toolResult,
-} from 'gw/plugin';
+import type { EventContent, Message, Part, TextPart, ToolCallPart, ToolDefinition } from 'gw/plugin';
+import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
 import { isObj, type Obj } from './fail.ts';
 
 const EMPTY: readonly never[] = Object.freeze([]);

@@ -6,7 +6,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming/error
  * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
  */
-import { errors, type GatewayError, malformedFirst, type SseEvent, upstreamError } from 'gw/plugin';
+import { errors, type GatewayError } from 'gw/plugin';
+import { malformedFirst, type SseEvent, upstreamError } from 'gw/plugin/format';
 import { typeOf } from './passthrough.ts';
 
 /** One of OpenAI's in-band failure payloads, read loosely. */

@@ -29,3 +29,13 @@ export type * from './types.ts';
 
 /** The Responses protocol's id: its client format's, `Provider.native`'s key, its chunks' `format` in onChunk. */
 export const OPENAI_RESPONSES = 'openai-responses';
+
+import type { ResponsesStreamEvent } from './types.ts';
+
+// onChunk's chunk type of this protocol: taps that test `chunk.format === 'openai-responses'` get it typed
+declare module 'gw/plugin' {
+  interface ChunkTypes {
+    /** A Responses stream event (passthrough: parsed from the upstream's data). */
+    'openai-responses': ResponsesStreamEvent;
+  }
+}

@@ -15,7 +15,8 @@
  * @see https://platform.openai.com/docs/guides/function-calling
  */
 import { createHash } from 'node:crypto';
-import { type ChatRequest, type ChatTool, quoted, type ToolChoice, type Warnings } from 'gw/plugin';
+import type { ChatRequest, ChatTool, ToolChoice } from 'gw/plugin';
+import { quoted, type Warnings } from 'gw/plugin/format';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
 
 /** Separator between a namespace and a function name in a flattened name (MCP clients use the same). */

@@ -7,7 +7,8 @@
  * upstream's built-in tools (web_search, file_search, …) therefore work as they do there.
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
-import type { NativeCall, SseEvent, UpstreamClient } from 'gw/plugin';
+import type { NativeCall, UpstreamClient } from 'gw/plugin';
+import type { SseEvent } from 'gw/plugin/format';
 
 /** Events that end a Responses stream for good. */
 export function isTerminal(type: string | undefined): boolean {

@@ -7,7 +7,7 @@
  * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse)
  */
 import { z } from 'zod';
-import { capped, cappedTotal, lengthOr1, MAX_TOOLS, MAX_TURNS } from 'gw/plugin';
+import { capped, cappedTotal, lengthOr1, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
 
 const item = z.looseObject({ type: z.string().optional() }).meta({ description: 'An input item: message, function_call, function_call_output, reasoning, …' });
 const tool = z

@@ -11,16 +11,8 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import {
-  dataField,
-  errors,
-  type GatewayError,
-  type PassthroughReader,
-  type PassthroughStep,
-  type RequestContext,
-  type SseEvent,
-  type StreamProgress,
-} from 'gw/plugin';
+import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
+import { dataField, type PassthroughReader, type PassthroughStep, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { encodeAll } from './encode-event.ts';
 import { responsesStreamError } from './errors.ts';
 import { fromResponsesUsage } from './map-usage.ts';

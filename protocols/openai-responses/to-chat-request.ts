@@ -6,7 +6,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ChatRequest, type ContentPart, quoted, type ToolCall, Warnings } from 'gw/plugin';
+import { badRequest, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall } from 'gw/plugin';
+import { quoted, Warnings } from 'gw/plugin/format';
 import { fail, isObj, type Obj, stringField } from './fail.ts';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
 import type { ResponsesRequest } from './types.ts';

@@ -21,11 +21,12 @@ import { CONFIG_INVALID } from '../errors.ts';
 import { UserError } from '../../lib/user-error.ts';
 import type { Logger } from 'pino';
 import type { GwState } from '../../core/pipeline/state.ts';
-import { OPENAI_ERRORS } from '../../lib/routes/registry.ts';
-import type { RouteRegistry, RouteSpec } from '../../lib/routes/registry.ts';
+import { OPENAI_ERRORS } from '../../lib/http/routes.ts';
+import type { RouteRegistry, RouteSpec } from '../../lib/http/routes.ts';
 import { modelListing } from '../../lib/model-listing.ts';
 import { priceViews } from '../../lib/pricing/listing.ts';
-import type { ProviderInput, Runtime } from '../runtime/runtime.ts';
+import type { ProviderInput } from '../runtime/provider-admin.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 import { parseBody, validate } from '../../lib/schemas.ts';
 import { keyCreateSchema, keyPatchSchema, keyRotateSchema, providerCreateSchema } from './schemas.ts';
 
@@ -35,7 +36,7 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
     routes.add({ method, path, auth: 'admin', errors: OPENAI_ERRORS, body, handler, owner: 'admin API' });
 
   add('GET', '/v1/admin/providers', (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: runtime().listProviders() });
+    sendJson(ctx, 200, { object: 'list', data: runtime().providers.list() });
   });
   add(
     'POST',
@@ -44,22 +45,22 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
       const input = parsed(ctx);
       const invalid = validate(providerCreateSchema, input);
       if (invalid) throw invalid;
-      sendJson(ctx, 201, await runtime().createProvider(input as ProviderInput));
+      sendJson(ctx, 201, await runtime().providers.create(input as ProviderInput));
     },
     true,
   );
   add('DELETE', '/v1/admin/providers/:name', async (ctx) => {
-    await runtime().deleteProvider(ctx.params.name!);
+    await runtime().providers.delete(ctx.params.name!);
     ctx.status = 204;
   });
   add('GET', '/v1/admin/keys', (ctx) => {
-    sendJson(ctx, 200, { object: 'list', data: runtime().listKeys() });
+    sendJson(ctx, 200, { object: 'list', data: runtime().keys.list() });
   });
   add(
     'POST',
     '/v1/admin/keys',
     async (ctx) => {
-      sendJson(ctx, 201, await runtime().createKey(parseBody(keyCreateSchema, parsed(ctx))));
+      sendJson(ctx, 201, await runtime().keys.create(parseBody(keyCreateSchema, parsed(ctx))));
     },
     true,
   );
@@ -67,7 +68,7 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
     'PATCH',
     '/v1/admin/keys/:name',
     async (ctx) => {
-      sendJson(ctx, 200, await runtime().updateKey(ctx.params.name!, parseBody(keyPatchSchema, parsed(ctx))));
+      sendJson(ctx, 200, await runtime().keys.update(ctx.params.name!, parseBody(keyPatchSchema, parsed(ctx))));
     },
     true,
   );
@@ -76,12 +77,12 @@ export function mountAdminRoutes(routes: RouteRegistry, runtime: () => Runtime, 
     '/v1/admin/keys/:name/rotate',
     async (ctx) => {
       const { grace_seconds } = parseBody(keyRotateSchema, (ctx.state as GwState).body?.body ?? {});
-      sendJson(ctx, 200, await runtime().rotateKey(ctx.params.name!, grace_seconds ?? 0));
+      sendJson(ctx, 200, await runtime().keys.rotate(ctx.params.name!, grace_seconds ?? 0));
     },
     'optional',
   );
   add('DELETE', '/v1/admin/keys/:name', async (ctx) => {
-    await runtime().revokeKey(ctx.params.name!);
+    await runtime().keys.revoke(ctx.params.name!);
     ctx.status = 204;
   });
   add('GET', '/v1/admin/models', (ctx) => {

@@ -16,7 +16,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RequestContext } from '../../core/context.ts';
 import type { GatewayError } from '../../core/errors.ts';
-import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../lib/format/usage-parts.ts';
+import { cachedTokens, cacheWriteTokens, completionTokens, promptTokens, reasoningTokens } from '../../lib/common/usage-parts.ts';
 import type { Hooks } from '../../core/hooks.ts';
 import type { ConnectionLimit } from '../../lib/http/limit.ts';
 import { accountOf, chargedUsage } from '../../core/plugins/helpers.ts';

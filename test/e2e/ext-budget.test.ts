@@ -1,6 +1,6 @@
 import test from 'ava';
 import OpenAI from 'openai';
-import { estimateTokens } from '../../lib/format/estimate.ts';
+import { estimateTokens } from '../../lib/common/estimate.ts';
 import { usd } from '../../plugins/extensions/budget/spend.ts';
 import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, json } from '../helpers/ext-helpers.ts';
 

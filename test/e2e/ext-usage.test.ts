@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { estimateTokens } from '../../lib/format/estimate.ts';
+import { estimateTokens } from '../../lib/common/estimate.ts';
 import { baseConfig, spawnGateway, startGateway } from '../helpers/gateway.ts';
 import { admin, client, gatewayWith, HI, KEY, KEY2, openaiUpstream, post, providerSection } from '../helpers/ext-helpers.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import test from 'ava';
-import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import { ChunksToGeminiStream, encodeSseResponse, geminiToChatRequest } from '../../protocols/gemini/index.ts';
 import { runGeminiCli } from '../helpers/gemini-cli.ts';
 import { fixture, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';

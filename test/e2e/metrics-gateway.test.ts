@@ -1,5 +1,5 @@
 import test from 'ava';
-import { estimateTokens } from '../../lib/format/estimate.ts';
+import { estimateTokens } from '../../lib/common/estimate.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway } from '../helpers/gateway.ts';
 import { fixture, replyJson, startUpstream } from '../helpers/upstream.ts';
 import { client, gatewayWith, HI, openaiUpstream, post } from '../helpers/ext-helpers.ts';

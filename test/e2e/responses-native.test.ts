@@ -8,7 +8,7 @@
 import test from 'ava';
 import OpenAI from 'openai';
 import { fixture, replyJson, replySse, type Received } from '../helpers/upstream.ts';
-import { estimateTokens } from '../../lib/format/estimate.ts';
+import { estimateTokens } from '../../lib/common/estimate.ts';
 import { admin } from '../helpers/ext-helpers.ts';
 import { chunksToSse, KEY, providerToml, replyMessages, responsesEvents, rig } from './responses-helpers.ts';
 import { startUpstream } from '../helpers/upstream.ts';

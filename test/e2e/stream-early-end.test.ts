@@ -9,7 +9,7 @@
  * their first events; real sockets.
  */
 import test, { type ExecutionContext } from 'ava';
-import { estimateTokens } from '../../lib/format/estimate.ts';
+import { estimateTokens } from '../../lib/common/estimate.ts';
 import { usd } from '../../plugins/extensions/budget/spend.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';

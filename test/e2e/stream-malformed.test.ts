@@ -1,6 +1,6 @@
 /**
  * One rule for malformed upstream SSE on every stream path (issue 14 item 11; docs/formats-and-agents.md
- * "Streams", lib/format/sse-data.ts): event data that is not a JSON object (`{not json`,
+ * "Streams", lib/common/sse-data.ts): event data that is not a JSON object (`{not json`,
  * `[1,2,3]`, `null`) as a stream's first event is a failure before the stream, retried like
  * any other (the retry here gets a good stream: 200); after the first byte it is the route's
  * one error event, then the end, counted as an upstream error of the provider. A line that

@@ -89,7 +89,7 @@ export async function converterWorkloads(root = join(import.meta.dirname, '..', 
     load('protocols/gemini/from-gemini-response.ts', 'plugins/providers/gemini/from-gemini-response.ts'),
     load('protocols/gemini/stream-mapper.ts', 'plugins/providers/gemini/stream-mapper.ts'),
     load('protocols/gemini/batch-embed.ts', 'plugins/providers/gemini/embeddings.ts'),
-    load('lib/format/estimate.ts'),
+    load('lib/common/estimate.ts'),
     load('plugins/providers/mock/index.ts'),
   ]);
   const responsesOpts = (body: Mod) => ({

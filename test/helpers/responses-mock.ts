@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletion, ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { ChatCompletion, ChatCompletionChunk } from '../../lib/common/chat.ts';
 import { ChunksToResponsesEvents } from '../../protocols/openai-responses/chunks-to-events.ts';
 import { encodeResponsesEvent } from '../../protocols/openai-responses/encode-event.ts';
 import { chatCompletionToResponse } from '../../protocols/openai-responses/from-chat-completion.ts';

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { formatTable } from '../../cli/client/output.ts';
-import type { ChatCompletionChunk, ChatMessage } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk, ChatMessage } from '../../lib/common/chat.ts';
 import { ChunksToMessagesEvents } from '../../protocols/anthropic-messages/chunks-to-events.ts';
 import { messagesToChatRequest } from '../../protocols/anthropic-messages/to-chat-request.ts';
 import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';

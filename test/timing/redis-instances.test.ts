@@ -5,7 +5,7 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
-import { POLL_MS } from '../../server/runtime/runtime.ts';
+import { POLL_MS } from '../../server/runtime/replication.ts';
 import { baseConfig, type TestGateway } from '../helpers/gateway.ts';
 import { redisFor } from '../helpers/redis.ts';
 import { within } from '../helpers/within.ts';

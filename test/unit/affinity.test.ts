@@ -1,6 +1,6 @@
 import test from 'ava';
 import { pino } from 'pino';
-import { affinityId, affinityPrefix, leadingContent } from '../../lib/format/affinity.ts';
+import { affinityId, affinityPrefix, leadingContent } from '../../lib/common/affinity.ts';
 import type { Provider } from '../../lib/provider.ts';
 import { AffinityTable, affinityKey } from '../../lib/resilience/affinity.ts';
 import { Member } from '../../lib/resilience/member.ts';

@@ -4,7 +4,7 @@
  * blank-line separated), run a stream mapper over them, and reassemble the chunks.
  */
 import { readFileSync } from 'node:fs';
-import type { ChatCompletionChunk, FinishReason, Usage } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk, FinishReason, Usage } from '../../lib/common/chat.ts';
 import type { SseEvent, StreamMapper } from '../../lib/provider.ts';
 
 const FIXTURES = new URL('../fixtures/anthropic/', import.meta.url);

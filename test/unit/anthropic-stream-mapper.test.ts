@@ -1,6 +1,6 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import type { SseEvent } from '../../lib/provider.ts';
 import { AnthropicStreamMapper } from '../../protocols/anthropic-messages/stream-mapper.ts';
 import { parseSse, readFixture, reassemble, runMapper } from './anthropic-sse-helper.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatRequest } from '../../lib/format/chat.ts';
+import type { ChatRequest } from '../../lib/common/chat.ts';
 import { defaultMaxTokens } from '../../protocols/anthropic-messages/model-capabilities.ts';
 import { toMessagesRequest } from '../../protocols/anthropic-messages/to-messages-request.ts';
 

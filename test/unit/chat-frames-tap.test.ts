@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import { RequestContext } from '../../core/context.ts';
-import { StreamProgress } from '../../lib/format/estimate.ts';
+import { StreamProgress } from '../../lib/common/estimate.ts';
 import { type Chunk, createHooks } from '../../core/hooks.ts';
 import { chatFrames } from '../../protocols/openai-chat/chat-frames.ts';
 import { createLogger } from '../../server/log.ts';

@@ -1,10 +1,10 @@
 /**
- * The early-end estimator (lib/format/estimate.ts): reading an output field's length from
+ * The early-end estimator (lib/common/estimate.ts): reading an output field's length from
  * raw event data without parsing it, the per-stream tally, and the charge it makes with
  * what the upstream reported.
  */
 import test from 'ava';
-import { ATTACHMENT_TOKENS, estimateTokens, jsonFieldBytes, partialCharge, StreamProgress } from '../../lib/format/estimate.ts';
+import { ATTACHMENT_TOKENS, estimateTokens, jsonFieldBytes, partialCharge, StreamProgress } from '../../lib/common/estimate.ts';
 
 const bytesOf = (s: string) => Buffer.byteLength(s, 'utf8');
 

@@ -15,7 +15,7 @@ import {
 } from '@google/genai';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsResponse } from '../../lib/format/chat.ts';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsResponse } from '../../lib/common/chat.ts';
 import {
   batchEmbedContentsToEmbeddings,
   ChunksToGeminiStream,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test, { type ExecutionContext } from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatMessage } from '../../lib/format/chat.ts';
+import type { ChatMessage } from '../../lib/common/chat.ts';
 import { validate } from '../../lib/schemas.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from '../../protocols/gemini/convert-schema.ts';
 import { generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletion, EmbeddingsResponse } from '../../lib/format/chat.ts';
+import type { ChatCompletion, EmbeddingsResponse } from '../../lib/common/chat.ts';
 import { validate } from '../../lib/schemas.ts';
 import { estimateCountTokens, IMAGE_TOKENS, TURN_TOKENS } from '../../protocols/gemini/count-tokens.ts';
 import {

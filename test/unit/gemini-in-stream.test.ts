@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import { ChunksToGeminiStream } from '../../protocols/gemini/chunks-to-stream.ts';
 import { encodeSseError, encodeSseResponse, JsonArrayFraming } from '../../protocols/gemini/stream-framing.ts';
 import type { GenerateContentResponse, Part } from '../../protocols/gemini/types.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletionChunk, Usage } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk, Usage } from '../../lib/common/chat.ts';
 import type { SseEvent } from '../../lib/provider.ts';
 import { GeminiStreamMapper } from '../../protocols/gemini/stream-mapper.ts';
 import { counterIdSource, parseToolCallId } from '../../protocols/gemini/tool-call-ids.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatMessage, ChatRequest } from '../../lib/format/chat.ts';
+import type { ChatMessage, ChatRequest } from '../../lib/common/chat.ts';
 import { FOREIGN_CALL_SIGNATURE } from '../../protocols/gemini/convert-messages.ts';
 import { fromGeminiResponse } from '../../protocols/gemini/from-gemini-response.ts';
 import { toGeminiRequest } from '../../protocols/gemini/to-gemini-request.ts';

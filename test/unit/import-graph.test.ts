@@ -3,14 +3,15 @@
  * read, tested and changed from the bottom up. Core never imports a plugin at runtime.
  *
  * The SDK is the only door: a file of a plugin (plugins/<group>/<name>/) imports gw only
- * through `gw/plugin` and the protocol kits `gw/plugin/<protocol>`, besides npm packages,
- * node builtins and files of its own folder; a protocol kit (protocols/<id>/) the same, with
- * files of its own kit; the kernel (core/) imports no kit, no plugin and not the host
- * (server/: the process, config loading, admin API, metrics, console) that runs it. The
- * libraries under the kernel (lib/) import only each other and the kernel's error catalog
- * (core/errors.ts, core/error-codes.ts): they know nothing of a request's path. Static imports,
- * re-exports and dynamic `import()` of a literal all count; a planted violation of each kind
- * is reported.
+ * through the SDK's entries (`gw/plugin`, `gw/plugin/format`, `gw/plugin/store`) and the
+ * protocol kits `gw/plugin/<protocol>`, besides npm packages, node builtins and files of its
+ * own folder; a protocol kit (protocols/<id>/) the same, with files of its own kit; the
+ * kernel (core/) imports no kit, no plugin and not the host (server/: the process, config
+ * loading, admin API, metrics, console) that runs it; nor does the SDK (sdk/), which opens
+ * the kernel and the libraries only. The libraries under the kernel (lib/) import only each
+ * other and the kernel's error catalog (core/errors.ts, core/error-codes.ts): they know
+ * nothing of a request's path. Static imports, re-exports and dynamic `import()` of a literal
+ * all count; a planted violation of each kind is reported.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -89,6 +90,9 @@ const SPECIFIER = /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+'([^']+)'|\
 /** What a library file (lib/) may import from the kernel: the error catalog, the gateway's one vocabulary of failures. */
 const ERROR_CATALOG = new Set(['core/errors.ts', 'core/error-codes.ts']);
 
+/** The SDK's entries (package.json `exports`) besides the kits `gw/plugin/<protocol>`. */
+const ENTRIES = new Set(['gw/plugin', 'gw/plugin/format', 'gw/plugin/store']);
+
 function homeOf(file: string): string | undefined {
   const parts = file.split('/');
   if (parts[0] === 'plugins' && parts.length > 3) return `${parts.slice(0, 3).join('/')}/`;
@@ -106,7 +110,8 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
     const home = homeOf(file);
     const kernel = file.startsWith('core/');
     const library = file.startsWith('lib/');
-    if (!home && !kernel && !library) continue;
+    const sdk = file.startsWith('sdk/');
+    if (!home && !kernel && !library && !sdk) continue;
     for (const m of text.matchAll(SPECIFIER)) {
       const spec = (m[1] ?? m[2])!;
       let ok: boolean;
@@ -115,10 +120,11 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
           .split(sep)
           .join('/');
         if (library) ok = to.startsWith('lib/') || ERROR_CATALOG.has(to);
-        else ok = kernel ? !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/') : to.startsWith(home!);
+        else if (kernel || sdk) ok = !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/');
+        else ok = to.startsWith(home!);
       } else if (spec === 'gw' || spec.startsWith('gw/')) {
         const kit = spec.startsWith('gw/plugin/') ? spec.slice('gw/plugin/'.length) : undefined;
-        ok = !library && !kernel && (spec === 'gw/plugin' || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
+        ok = home !== undefined && (ENTRIES.has(spec) || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
       } else ok = true;
       if (!ok) bad.push(`${file} → ${spec}`);
     }
@@ -128,7 +134,7 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
 
 function repository(): Map<string, string> {
   const sources = new Map<string, string>();
-  for (const d of ['core', 'lib', 'plugins', 'protocols']) {
+  for (const d of ['core', 'lib', 'plugins', 'protocols', 'sdk']) {
     for (const f of files(join(ROOT, d))) {
       const rel = relative(ROOT, f).split(sep).join('/');
       sources.set(rel, readFileSync(f, 'utf8'));
@@ -139,7 +145,7 @@ function repository(): Map<string, string> {
 
 const KITS = new Set(readdirSync(join(ROOT, 'protocols')));
 
-test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither, nor the host (server/); lib/ imports only lib/ and the error catalog', (t) => {
+test('plugins and protocol kits import gw only through the SDK entries and the kits; the kernel and the SDK import neither, nor the host (server/); lib/ imports only lib/ and the error catalog', (t) => {
   const sources = repository();
   for (const f of [
     'plugins/formats/openai-responses/route.ts',
@@ -149,6 +155,9 @@ test('plugins and protocol kits import gw only through gw/plugin and the kits; t
     'protocols/openai-chat/compatible.ts',
     'protocols/anthropic-messages/dual-origin.ts',
     'protocols/gemini/stream-reader.ts',
+    'sdk/plugin.ts',
+    'sdk/format.ts',
+    'sdk/store.ts',
   ])
     t.true(sources.has(f), f);
   t.deepEqual(doorViolations(sources, KITS), []);
@@ -169,7 +178,12 @@ test('a planted violation of each rule is reported', (t) => {
     ],
     [
       'plugins/formats/fine/index.ts',
-      "import { defineFormat } from 'gw/plugin';\nimport { chatRequestSchema } from 'gw/plugin/openai-chat';\nimport { x } from './x.ts';",
+      "import { defineFormat } from 'gw/plugin';\nimport { chatRequestSchema } from 'gw/plugin/openai-chat';\nimport { bodyOf } from 'gw/plugin/format';\nimport { x } from './x.ts';",
+    ],
+    ['plugins/stores/fine/index.ts', "import { defineStore } from 'gw/plugin/store';\nimport { UserError } from 'gw/plugin';"],
+    [
+      'sdk/bad.ts',
+      "export { LEVELS } from '../server/log.ts';\nexport type { GenerateContentResponse } from '../protocols/gemini/types.ts';\nexport { x } from 'gw/plugin/format';\nexport { own } from '../lib/own.ts';",
     ],
   ]);
   t.deepEqual(doorViolations(planted, new Set(['openai-chat', 'openai-responses'])), [
@@ -186,6 +200,9 @@ test('a planted violation of each rule is reported', (t) => {
     'lib/http/bad.ts → ../../core/context.ts',
     'lib/http/bad.ts → ../../server/gateway.ts',
     'lib/http/bad.ts → gw/plugin',
+    'sdk/bad.ts → ../server/log.ts',
+    'sdk/bad.ts → ../protocols/gemini/types.ts',
+    'sdk/bad.ts → gw/plugin/format',
   ]);
 });
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletion, ChatMessage, Usage } from '../../lib/format/chat.ts';
+import type { ChatCompletion, ChatMessage, Usage } from '../../lib/common/chat.ts';
 import { toToolInput } from '../../sdk/tool-input.ts';
 import { chatCompletionToMessages } from '../../protocols/anthropic-messages/from-chat-completion.ts';
 import { findStopSequence, toMessagesStopReason } from '../../protocols/anthropic-messages/map-stop-reason.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import { chatCompletionToMessages } from '../../protocols/anthropic-messages/from-chat-completion.ts';
 import { ChunksToMessagesEvents } from '../../protocols/anthropic-messages/chunks-to-events.ts';
 

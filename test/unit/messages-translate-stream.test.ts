@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import test from 'ava';
-import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import type { MessagesStreamEvent } from '../../protocols/anthropic-messages/types.ts';
 import { ChunksToMessagesEvents, encodeMessagesEvent } from '../../protocols/anthropic-messages/chunks-to-events.ts';
 

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { expandEnv } from '../../server/config/expand.ts';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatRequest } from '../../lib/format/chat.ts';
+import type { ChatRequest } from '../../lib/common/chat.ts';
 import { own, protoKeyPath, setOwn } from '../../lib/own.ts';
 import { messagesErrorStatus, messagesStreamError } from '../../protocols/anthropic-messages/errors.ts';
 import { inlineDataToPart } from '../../protocols/gemini/convert-media.ts';

@@ -6,7 +6,7 @@
  * times its own rate, the rate of the tier the whole prompt reaches), one is worked by hand.
  */
 import test from 'ava';
-import type { Usage } from '../../lib/format/chat.ts';
+import type { Usage } from '../../lib/common/chat.ts';
 import { costOf, maxCostOf } from '../../lib/pricing/cost.ts';
 import { compilePrice, type PartRates, type PriceSpec, type Rate } from '../../lib/pricing/price.ts';
 import { bundledPrices } from '../../server/pricing/bundled.ts';

@@ -11,7 +11,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { RequestContext, type RequestFacts } from '../../core/context.ts';
-import { StreamProgress } from '../../lib/format/estimate.ts';
+import { StreamProgress } from '../../lib/common/estimate.ts';
 import { createHooks } from '../../core/hooks.ts';
 import type { UpstreamClient } from '../../lib/http/client.ts';
 import { sseEvents } from '../../lib/http/sse-parse.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatCompletion } from '../../lib/format/chat.ts';
+import type { ChatCompletion } from '../../lib/common/chat.ts';
 import { chatCompletionToResponse } from '../../protocols/openai-responses/from-chat-completion.ts';
 import { ToolNames } from '../../protocols/openai-responses/map-tools.ts';
 import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';

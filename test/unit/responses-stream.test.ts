@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { ChatCompletionChunk } from '../../lib/format/chat.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import { ChunksToResponsesEvents } from '../../protocols/openai-responses/chunks-to-events.ts';
 import { encodeResponsesEvent } from '../../protocols/openai-responses/encode-event.ts';
 import { ToolNames } from '../../protocols/openai-responses/map-tools.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
-import type { ChatMessage } from '../../lib/format/chat.ts';
+import type { ChatMessage } from '../../lib/common/chat.ts';
 import { responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
 import type { ResponsesRequest } from '../../protocols/openai-responses/types.ts';
 import { fixtureJson } from '../helpers/upstream.ts';

@@ -1,5 +1,5 @@
 /**
- * The usage parts: read one way, bounded by their wholes (lib/format/usage-parts.ts);
+ * The usage parts: read one way, bounded by their wholes (lib/common/usage-parts.ts);
  * DashScope's explicit-cache writes under the common names (protocols/openai-chat/map-usage.ts);
  * Responses usage both ways with cache writes and their 1-hour part.
  */

@@ -17,7 +17,8 @@
  * POST /v1/alerts/test → sends a sample alert to each webhook now (one attempt each) →
  * `{data: [{webhook, ok, status, error?}]}`.
  */
-import { BUDGET_STATUS, type BudgetSettled, badRequest, defineExtension, type FinishedRequest, isModelRefusal, quoted } from 'gw/plugin';
+import { badRequest, BUDGET_STATUS, type BudgetSettled, defineExtension, type FinishedRequest, isModelRefusal } from 'gw/plugin';
+import { quoted } from 'gw/plugin/format';
 import { checkBudget, checkSpend } from './budget-rule.ts';
 import { type Check, CircuitCheck, ErrorRateCheck, ExpiryCheck, LatencyCheck } from './checks.ts';
 import { configSchema } from './config.ts';

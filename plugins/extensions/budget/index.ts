@@ -54,9 +54,7 @@ import {
   HOUR_MS,
   type KeyInfo,
   type KeysChange,
-  own,
   parseSeriesQuery,
-  quoted,
   readSeries,
   type RequestContext,
   SERIES_DISABLED,
@@ -64,6 +62,7 @@ import {
   usdAmount,
   wantsSeries,
 } from 'gw/plugin';
+import { own, quoted } from 'gw/plugin/format';
 import { estimatePromptTokens, reserveOutputTokens } from './estimate.ts';
 import { foldLegacy } from './legacy.ts';
 import { PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';

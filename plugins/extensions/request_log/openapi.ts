@@ -1,5 +1,5 @@
 /** The OpenAPI operation of GET /v1/requests: its filters (query.ts parses them) and answers. */
-import { errorResponses } from 'gw/plugin';
+import { errorResponses } from 'gw/plugin/format';
 
 const TIME = 'RFC 3339 (2026-01-31T10:00:00Z), a date (2026-01-31, UTC midnight) or epoch ms; a real calendar date';
 

@@ -4,7 +4,8 @@
  * not in that list, is a 400 naming the parameter and what it takes.
  */
 import type { Context } from 'koa';
-import { badQuery, own, parseTime } from 'gw/plugin';
+import { badQuery, parseTime } from 'gw/plugin';
+import { own } from 'gw/plugin/format';
 import type { LogEntry } from './entry.ts';
 
 export const DEFAULT_LIMIT = 100;

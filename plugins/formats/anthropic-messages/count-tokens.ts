@@ -5,7 +5,7 @@
  * `"estimated": true` in the body and `x-gw-estimated: true`.
  * @see https://docs.anthropic.com/en/api/messages-count-tokens
  */
-import { estimateTokens, type Pipeline } from 'gw/plugin';
+import { estimateTokens, type Pipeline } from 'gw/plugin/format';
 import { countTokensRequestSchema } from 'gw/plugin/anthropic-messages';
 import type { Context } from 'koa';
 

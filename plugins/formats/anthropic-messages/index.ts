@@ -7,7 +7,8 @@
  * Messages kit, `gw/plugin/anthropic-messages`; its onChunk chunk type is `gw/plugin`'s.
  * @see https://docs.anthropic.com/en/api/messages
  */
-import { defineFormat, errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin';
+import { defineFormat } from 'gw/plugin';
+import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
 import { countTokensRequestSchema, messagesErrorBody, messagesErrorSchema, messagesRequestSchema } from 'gw/plugin/anthropic-messages';
 import { countTokensRoute } from './count-tokens.ts';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';

@@ -3,7 +3,8 @@
  * (`GET /v1/models` and `/v1/models/{id}` with an `anthropic-version` header).
  * @see https://docs.anthropic.com/en/api/models-list
  */
-import { errors, type ModelEntry, modelFor, modelsFor } from 'gw/plugin';
+import { errors } from 'gw/plugin';
+import { type ModelEntry, modelFor, modelsFor } from 'gw/plugin/format';
 import type { Context } from 'koa';
 
 const EPOCH = '1970-01-01T00:00:00Z';

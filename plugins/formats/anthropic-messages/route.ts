@@ -4,7 +4,8 @@
  * request and answer forwarded unchanged (events as they arrive; gw adds nothing but SSE
  * comments). Every other kind is reached by translating Messages ⇄ common format around `chat`.
  */
-import { bodyOf, errors, type Generate } from 'gw/plugin';
+import { errors } from 'gw/plugin';
+import { bodyOf, type Generate } from 'gw/plugin/format';
 import {
   ChunksToMessagesEvents,
   chatCompletionToMessages,

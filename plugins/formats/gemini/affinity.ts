@@ -3,9 +3,9 @@
  * user id, so the leading contents name it: `systemInstruction` (a Content or a string) and
  * the first user turn (role `user`, or none).
  */
-import { affinityPrefix, leadingContent } from 'gw/plugin';
+import { affinityPrefix, leadingContent } from 'gw/plugin/format';
 
-/** The conversation's affinity source (lib/format/affinity.ts), or undefined. */
+/** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function geminiAffinity(body: Record<string, unknown>): string | undefined {
   const sys = body.systemInstruction as { parts?: unknown } | string | null | undefined;
   return affinityPrefix(typeof sys === 'string' ? sys : sys?.parts, leadingContent(body.contents, 'user', 'parts', true));

@@ -14,7 +14,8 @@
  * (path-to-regexp v8: `\:`); ids holding `:` work too, since the method is anchored at the end.
  * @see https://ai.google.dev/api
  */
-import { defineFormat, errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin';
+import { defineFormat } from 'gw/plugin';
+import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
 import {
   batchEmbedContentsRequestSchema,
   countTokensRequestSchema,

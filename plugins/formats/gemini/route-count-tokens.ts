@@ -5,7 +5,7 @@
  * `x-gw-estimated: true`, as on the Messages format's count_tokens.
  * @see https://ai.google.dev/api/tokens#method:-models.counttokens
  */
-import { bodyOf, type Pipeline } from 'gw/plugin';
+import { bodyOf, type Pipeline } from 'gw/plugin/format';
 import type { Context } from 'koa';
 import { type CountTokensBody, countTokensRequestSchema, estimateCountTokens } from 'gw/plugin/gemini';
 import { FORMAT, urlModel, withModel } from './request.ts';

@@ -6,7 +6,8 @@
  * (`usageMetadata.promptTokenCount` natively, when reported), else an estimate.
  * @see https://ai.google.dev/api/embeddings
  */
-import { badRequest, bodyOf, errors, estimateTokens, type Pipeline } from 'gw/plugin';
+import { badRequest, errors } from 'gw/plugin';
+import { bodyOf, estimateTokens, type Pipeline } from 'gw/plugin/format';
 import type { Context } from 'koa';
 import {
   type BatchEmbedContentsBody,

@@ -10,7 +10,8 @@
  * first byte is Google's error object as the next event (SSE) or as the array's last element.
  * @see https://ai.google.dev/api/generate-content
  */
-import { bodyOf, errors, type Generate } from 'gw/plugin';
+import { errors } from 'gw/plugin';
+import { bodyOf, type Generate } from 'gw/plugin/format';
 import {
   ChunksToGeminiStream,
   chatCompletionToGemini,

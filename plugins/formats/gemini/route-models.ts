@@ -4,7 +4,8 @@
  * paths are OpenAI's, so these answer only requests from Gemini clients ({@link fromGeminiClient}).
  * @see https://ai.google.dev/api/models
  */
-import { errors, modelFor, modelsFor, nearModels } from 'gw/plugin';
+import { errors } from 'gw/plugin';
+import { modelFor, modelsFor, nearModels } from 'gw/plugin/format';
 import type { Context } from 'koa';
 import { listGeminiModels, toGeminiModel } from 'gw/plugin/gemini';
 

@@ -2,9 +2,9 @@
  * Prompt-cache affinity of a chat completion request: `prompt_cache_key`, else `user`, else
  * the leading messages (the first system or developer message and the first user message).
  */
-import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin';
+import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin/format';
 
-/** The conversation's affinity source (lib/format/affinity.ts), or undefined. */
+/** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function chatAffinity(body: Record<string, unknown>): string | undefined {
   const ms = body.messages;
   return (

@@ -3,7 +3,8 @@
  * providers translate to their upstreams. Streams are pumped chunk by chunk, framed by the
  * kit's `chatFrames`.
  */
-import { bodyOf, type ChatCompletionChunk, type ChatRequest, type Generate } from 'gw/plugin';
+import type { ChatCompletionChunk, ChatRequest } from 'gw/plugin';
+import { bodyOf, type Generate } from 'gw/plugin/format';
 import { chatErrorFrame, chatFrames, chatRequestSchema } from 'gw/plugin/openai-chat';
 import { chatAffinity } from './affinity.ts';
 

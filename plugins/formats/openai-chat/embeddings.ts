@@ -2,7 +2,8 @@
  * POST /v1/embeddings: OpenAI embeddings format, translated by providers that need it.
  * Counts prompt tokens for accounting.
  */
-import { bodyOf, type EmbeddingsRequest, errors, type Pipeline } from 'gw/plugin';
+import { type EmbeddingsRequest, errors } from 'gw/plugin';
+import { bodyOf, type Pipeline } from 'gw/plugin/format';
 import { embeddingsRequestSchema } from 'gw/plugin/openai-chat';
 import type { Context } from 'koa';
 

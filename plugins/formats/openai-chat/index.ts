@@ -6,7 +6,8 @@
  * anthropic-messages format when they send `anthropic-version`).
  * @see https://platform.openai.com/docs/api-reference/chat
  */
-import { defineFormat, errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin';
+import { defineFormat } from 'gw/plugin';
+import { errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin/format';
 import { chatRequestSchema, embeddingsRequestSchema, OPENAI_CHAT } from 'gw/plugin/openai-chat';
 import { chatGenerate } from './chat.ts';
 import { embeddingsRoute } from './embeddings.ts';

@@ -3,7 +3,8 @@
  * OpenAI's list format. `owned_by` names the providers serving it; aliases carry `alias_for`.
  * @see https://platform.openai.com/docs/api-reference/models
  */
-import { errors, modelFor, modelsFor, nearModels } from 'gw/plugin';
+import { errors } from 'gw/plugin';
+import { modelFor, modelsFor, nearModels } from 'gw/plugin/format';
 import { modelList } from 'gw/plugin/openai-chat';
 import type { Context } from 'koa';
 

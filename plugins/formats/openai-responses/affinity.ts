@@ -4,9 +4,9 @@
  * A turn continuing `previous_response_id` without either id carries only its new input,
  * which names no conversation: the group's strategy picks its member.
  */
-import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin';
+import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin/format';
 
-/** The conversation's affinity source (lib/format/affinity.ts), or undefined. */
+/** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function responsesAffinity(body: Record<string, unknown>): string | undefined {
   const explicit = affinityId('prompt_cache_key', body.prompt_cache_key) ?? affinityId('user', body.user);
   if (explicit !== undefined) return explicit;

@@ -9,7 +9,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create (input: item_reference)
  * @see https://platform.openai.com/docs/guides/conversation-state
  */
-import { badRequest, MAX_TURNS } from 'gw/plugin';
+import { badRequest } from 'gw/plugin';
+import { MAX_TURNS } from 'gw/plugin/format';
 import type { ResponsesInputItem } from 'gw/plugin/openai-responses';
 import { CONVERSATION_TOO_LARGE, CONVERSATION_TOO_LONG, RESPONSE_NOT_FOUND, RESPONSE_UNREADABLE } from './errors.ts';
 import { outputItems, sizeOf, type StoredResponse } from './record.ts';

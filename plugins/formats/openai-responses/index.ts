@@ -9,7 +9,8 @@
  * the translation table.
  * @see https://platform.openai.com/docs/api-reference/responses
  */
-import { defineFormat, errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin';
+import { defineFormat } from 'gw/plugin';
+import { errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin/format';
 import { OPENAI_RESPONSES, responsesRequestSchema } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
 import { ResponseStore } from './response-store.ts';

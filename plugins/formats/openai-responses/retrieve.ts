@@ -7,7 +7,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses/delete
  * @see https://platform.openai.com/docs/api-reference/responses/input-items
  */
-import { badRequest, keyOf, own, quoted, requestIdOf } from 'gw/plugin';
+import { badRequest } from 'gw/plugin';
+import { keyOf, own, quoted, requestIdOf } from 'gw/plugin/format';
 import type { ResponsesInputItem } from 'gw/plugin/openai-responses';
 import type { Context } from 'koa';
 import { RESPONSE_NOT_FOUND } from './errors.ts';

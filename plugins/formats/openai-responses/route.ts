@@ -12,7 +12,8 @@
  * gw reads no more than the last record). What is expanded keeps the request within
  * `max_body_bytes` (history.ts).
  */
-import { bodyOf, errors, type Generate, type RequestContext } from 'gw/plugin';
+import { errors, type RequestContext } from 'gw/plugin';
+import { bodyOf, type Generate } from 'gw/plugin/format';
 import { responsesAffinity } from './affinity.ts';
 import {
   ChunksToResponsesEvents,

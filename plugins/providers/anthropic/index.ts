@@ -16,10 +16,10 @@ import {
   errors,
   type Provider,
   providerBaseSchema,
-  snippet,
   type StreamItem,
   type UpstreamResponse,
 } from 'gw/plugin';
+import { snippet } from 'gw/plugin/format';
 import {
   AnthropicStreamMapper,
   fromMessagesResponse,

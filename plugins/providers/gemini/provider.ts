@@ -18,10 +18,10 @@ import {
   type EmbeddingsResponse,
   errors,
   type Provider,
-  snippet,
   type UpstreamClient,
   type UpstreamResponse,
 } from 'gw/plugin';
+import { snippet } from 'gw/plugin/format';
 import { randomBytes } from 'node:crypto';
 import {
   type BatchEmbedContentsResponse,

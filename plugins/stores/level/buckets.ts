@@ -4,7 +4,7 @@
  * so a bucket write is a synchronous add plus one queued put. Buckets past their retention
  * are deleted when a process first writes their key and at every sweep.
  */
-import type { BucketRow, KeyLocks } from 'gw/plugin';
+import type { BucketRow, KeyLocks } from 'gw/plugin/store';
 import { BUCKET_SPACE, pad } from './layout.ts';
 import type { Db, WriteQueue } from './writer.ts';
 

@@ -4,7 +4,7 @@
  * listings) and updates never read the disk, and an update is a synchronous add (atomic in
  * this process) plus one queued put of the record.
  */
-import type { KeyLocks } from 'gw/plugin';
+import type { KeyLocks } from 'gw/plugin/store';
 import { IdleMap } from './idle-map.ts';
 import type { Values } from './values.ts';
 

@@ -4,7 +4,7 @@
  * against the counter record and placed without an await in between, so check-and-hold is
  * atomic in this process.
  */
-import { type HoldOptions, type HoldVerdict, holdAdmits } from 'gw/plugin';
+import { holdAdmits, type HoldOptions, type HoldVerdict } from 'gw/plugin/store';
 import type { Counters } from './counters.ts';
 import { HoldSet } from './hold-set.ts';
 

@@ -3,7 +3,8 @@
  * `data_dir`, owned by one process (docs/design.md "Store and processes"). How it works:
  * level.ts.
  */
-import { defineStore, redactUrl, UserError } from 'gw/plugin';
+import { redactUrl, UserError } from 'gw/plugin';
+import { defineStore } from 'gw/plugin/store';
 import { openLevelStore } from './level.ts';
 
 export default defineStore({

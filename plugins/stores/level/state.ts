@@ -4,7 +4,7 @@
  * the sweeper. Each part keeps one kind of data (lib/store/types.ts); this object only
  * wires them together and runs what spans them (idle eviction, close).
  */
-import { KeyLocks } from 'gw/plugin';
+import { KeyLocks } from 'gw/plugin/store';
 import { Buckets } from './buckets.ts';
 import { Counters } from './counters.ts';
 import { ValueFilter } from './filter.ts';

@@ -3,7 +3,7 @@
  * use, every entry also on disk (one key per entry) so windows survive a restart. Expired
  * entries leave the disk in one range delete now and then, not one delete each.
  */
-import type { WindowVerdict } from 'gw/plugin';
+import type { WindowVerdict } from 'gw/plugin/store';
 import { IdleMap } from './idle-map.ts';
 import { WINDOW_SPACE, windowTime } from './layout.ts';
 import { WindowLog } from './window-log.ts';

@@ -3,7 +3,8 @@
  * (`rediss://` for TLS). Several gw instances or `--workers` processes on one Redis behave
  * as one gateway (docs/design.md "Store and processes"). How it works: redis.ts.
  */
-import { defineStore, UserError } from 'gw/plugin';
+import { UserError } from 'gw/plugin';
+import { defineStore } from 'gw/plugin/store';
 
 export default defineStore({
   name: 'redis',

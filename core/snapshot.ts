@@ -6,14 +6,14 @@
  * the new fallbacks. Every change builds a whole new snapshot with `reconcile` and swaps it
  * in one assignment.
  */
-import type { GatewayConfig } from '../../lib/config/schema.ts';
-import { KeyTable, type RuntimeKeyRecord } from '../../lib/keys.ts';
-import type { Provider } from '../../lib/provider.ts';
-import { apiKeysOf, SecretRedactor } from '../../lib/redact.ts';
-import type { MemberPool, MemberSettings } from '../../lib/resilience/member.ts';
-import { RoutingTable } from '../routing.ts';
-import { compileConfigured, PriceBook, type PricedProvider, type PriceTable } from '../../lib/pricing/book.ts';
-import { specOf } from '../../lib/pricing/schema.ts';
+import type { GatewayConfig } from '../lib/config/schema.ts';
+import { KeyTable, type RuntimeKeyRecord } from '../lib/keys.ts';
+import type { Provider } from '../lib/provider.ts';
+import { apiKeysOf, SecretRedactor } from '../lib/redact.ts';
+import type { MemberPool, MemberSettings } from '../lib/resilience/member.ts';
+import { RoutingTable } from './routing.ts';
+import { compileConfigured, PriceBook, type PricedProvider, type PriceTable } from '../lib/pricing/book.ts';
+import { specOf } from '../lib/pricing/schema.ts';
 
 export interface Snapshot {
   readonly config: GatewayConfig;

@@ -1,0 +1,72 @@
+/**
+ * `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin`
+ * (`defineFormat` is there).
+ *
+ *   FormatPlugin, FormatRoute, KeySource…           a format's routes, key sources, error shape
+ *   Generate, bodyOf, Pipeline…                     the pieces the kernel's generate loop runs
+ *   StreamProgress, parseEventObject, dataField…    reading and writing streams as the built-ins do
+ *   errorResponses, jsonRequestBody, schemaOf       OpenAPI fragments of a format's operations
+ *   failField, quoted, Warnings, capped, MAX_*      translating requests: field checks, dropped
+ *                                                   fields, item caps
+ *   modelsFor, keyOf, affinityId…                   a format's own routes: models, key, affinity
+ */
+
+// declaring a client format: its routes, error shape and key sources
+export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
+export type { FormatRoute, GenerateRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
+export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
+export { OPENAI_ERRORS } from '../lib/http/routes.ts';
+export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
+
+// the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
+export { bodyOf } from '../core/pipeline/generate.ts';
+export type {
+  AnswerEnv,
+  AttemptEnv,
+  ChunkFrames,
+  Generate,
+  GenerateRead,
+  NativeGenerate,
+  StreamFraming,
+  ToChat,
+  TranslatedAnswer,
+  TranslatedGenerate,
+} from '../core/pipeline/generate.ts';
+export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
+export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
+export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
+export type { Answer } from '../core/pipeline/finish.ts';
+export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
+export type { StreamAnswer } from '../core/pipeline/stream.ts';
+export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
+
+// upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
+export type { SseEvent, StreamMapper } from '../lib/provider.ts';
+export type { UpstreamErrorInfo } from '../lib/http/client.ts';
+export { upstreamError } from '../lib/http/errors.ts';
+export { snippet } from '../lib/http/upstream.ts';
+export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
+export { chunkOf } from '../core/pipeline/upstream-calls.ts';
+export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
+// writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
+export { dataField } from '../lib/http/sse-write.ts';
+export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
+
+// translating requests: field checks that name the path, warnings for what a translation drops, item caps
+export { failField, quoted } from '../core/error-codes.ts';
+export { Warnings } from '../lib/common/warnings.ts';
+export { own, setOwn } from '../lib/own.ts';
+export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
+export { toToolInput } from './tool-input.ts';
+export { stopSequences } from './stop-sequences.ts';
+
+// a format's own routes: the request's key and id, the models its key may call
+export { keyOf, requestIdOf } from '../core/pipeline/state.ts';
+export type { ModelEntry } from '../lib/model-listing.ts';
+export { modelFor, modelsFor, nearModels } from './models.ts';
+
+// what a protocol implements to be read by the content view, and the parts its reader builds
+export type { ContentReader } from '../lib/content/view.ts';
+export type { Edits } from '../lib/content/parts.ts';
+export { argumentsDelta, textAt, toolCall, toolResult } from '../lib/content/parts.ts';
+export { listOf, numberOf, stringOf } from '../lib/content/wire.ts';
