@@ -11,6 +11,9 @@
  *   expires_at             RFC 3339 (a TOML date-time with an offset, or a date = 00:00 UTC)
  *   tags                   string map, for grouping usage and spend
  *   max_parallel_requests  requests in flight at once (429 beyond it), across instances
+ *   mcp_tools              `*` patterns of the MCP tools the key may see and call, by their
+ *                          full names (`fs__*`); absent: no MCP access (docs/mcp.md)
+ *   tool_calls_per_minute  MCP tools/call per minute (the rate_limit extension enforces it)
  */
 import { z } from 'zod';
 
@@ -29,6 +32,8 @@ export interface KeySettings {
   expires_at?: string;
   tags?: Record<string, string>;
   max_parallel_requests?: number;
+  mcp_tools?: string[];
+  tool_calls_per_minute?: number;
 }
 
 /** The longest grace period a rotation may give the previous secret: 30 days. */
@@ -44,6 +49,8 @@ export const KEY_SETTINGS = [
   'expires_at',
   'tags',
   'max_parallel_requests',
+  'mcp_tools',
+  'tool_calls_per_minute',
 ] as const satisfies ReadonlyArray<keyof KeySettings>;
 export type KeySettingName = (typeof KEY_SETTINGS)[number];
 
@@ -97,6 +104,7 @@ const positiveInt = (what: string) =>
 const pattern = z.string().min(1, 'expected a model id or a pattern with *').max(256);
 const tagName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'tag names are 1-64 letters, digits, "_", "-" or "."');
 const tagValue = z.string().min(1, 'expected a non-empty tag value').max(256);
+const toolPattern = z.string().min(1, 'expected a tool name (<server>__<tool>) or a pattern with *').max(256);
 
 /** Field schemas, shared by the config file and the admin API. */
 const fields = {
@@ -108,6 +116,9 @@ const fields = {
   expires_at: expiresAt,
   tags: z.record(tagName, tagValue).refine((t) => Object.keys(t).length <= 32, 'at most 32 tags'),
   max_parallel_requests: positiveInt('requests'),
+  // an empty list is allowed: it says "no MCP access" out loud
+  mcp_tools: z.array(toolPattern).max(1024),
+  tool_calls_per_minute: positiveInt('tool calls'),
 };
 
 /** Every setting, optional: the shape `[keys.<name>]` and `POST /v1/admin/keys` share. */
@@ -120,6 +131,8 @@ export const keySettingsShape = {
   expires_at: fields.expires_at.optional(),
   tags: fields.tags.optional(),
   max_parallel_requests: fields.max_parallel_requests.optional(),
+  mcp_tools: fields.mcp_tools.optional(),
+  tool_calls_per_minute: fields.tool_calls_per_minute.optional(),
 };
 
 /**
@@ -136,6 +149,8 @@ export const keyPatchSchema = z.strictObject({
   expires_at: fields.expires_at.nullable().optional(),
   tags: z.record(tagName, tagValue.nullable()).nullable().optional(),
   max_parallel_requests: fields.max_parallel_requests.nullable().optional(),
+  mcp_tools: fields.mcp_tools.nullable().optional(),
+  tool_calls_per_minute: fields.tool_calls_per_minute.nullable().optional(),
 });
 export type KeyPatch = z.output<typeof keyPatchSchema>;
 
@@ -175,6 +190,7 @@ export function settingsOf(entry: Readonly<Record<string, unknown>>): KeySetting
 export const EXTENSION_SETTINGS: Readonly<Partial<Record<KeySettingName, string>>> = {
   requests_per_minute: 'rate_limit',
   tokens_per_minute: 'rate_limit',
+  tool_calls_per_minute: 'rate_limit',
   budget: 'budget',
   budget_period: 'budget',
 };
