@@ -15,6 +15,7 @@
  *   ChatRequest, ChatCompletion…       the common format (OpenAI chat completions)
  *   cachedTokens, reasoningTokens…     a usage's parts (cache reads, writes, reasoning), cacheHitRate
  *   BUDGET_SETTLED                     what the budget extension tells others about a charged request
+ *   MCP_CALL, McpCall                  what the MCP gateway tells extensions about a tools/call (operation `tool`)
  *   accountOf, answeredUpstream        who a request is accounted to; did an upstream answer
  *   chargeable, chargedUsage           is rc.usage to be charged (answers, streams that ended early); the charge
  *   Cost, ResolvedPrice, usdText       what a request cost by part (rc.cost) and the price it was charged at (rc.price)
@@ -62,8 +63,8 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../lib/key-settings.ts';
 export { keyInfo } from '../lib/keys.ts';
 // facts a plugin leaves in rc.state for the others (sdk/facts.ts): the budget's charge of a request
-export { BUDGET_SETTLED } from './facts.ts';
-export type { BudgetSettled } from './facts.ts';
+export { BUDGET_SETTLED, MCP_CALL } from './facts.ts';
+export type { BudgetSettled, McpCall, McpOutcome } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 // prices: rc.cost (by part) and rc.price (which price, from where), set by the core once usage is final
 export type { Cost } from '../lib/pricing/cost.ts';

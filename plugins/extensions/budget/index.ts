@@ -25,6 +25,10 @@
  *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
  *               an answer, from what it streamed (core/pipeline/partial.ts); any other
  *               failure drops the hold: a call that failed before its first byte costs nothing.
+ * MCP tools/call (operation `tool`, docs/mcp.md) cost their server's price per call (`MCP_CALL`'s
+ * `price`, known before the call): the hold is that price, and always strict, so the call that
+ * would cross the budget is the one refused; a call the tool answered (`isError` included) is
+ * charged it, a failed one releases it.
  * The hold sits on the counter of the period the request was admitted in, and is settled
  * there: a request admitted just before a boundary is charged to that period.
  * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
@@ -48,6 +52,8 @@ import {
   defineExtension,
   HOUR_MS,
   type KeyInfo,
+  MCP_CALL,
+  type McpCall,
   own,
   parseSeriesQuery,
   readSeries,
@@ -146,11 +152,18 @@ export default defineExtension({
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
       // counting tokens costs nothing upstream
       if (rc.operation === 'count') return undefined;
-      const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
-      const output = reserveOutputTokens(rc, reserve, gateway.outputCap(rc.canonicalModel));
-      const most = gateway.maxCost(rc.canonicalModel, estimatePromptTokens(rc.rawBody), output, rc.model);
-      if (most === null && config.unpriced === 'refuse') throw MODEL_NOT_PRICED(rc.canonicalModel);
-      const estimate = most ?? 0;
+      const tool = rc.operation === 'tool' ? (rc.state.get(MCP_CALL) as McpCall | undefined) : undefined;
+      // a free tool costs nothing to reserve: an exhausted budget stops what costs money
+      if (tool?.price === 0) return undefined;
+      let estimate: number;
+      if (tool) estimate = tool.price;
+      else {
+        const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
+        const output = reserveOutputTokens(rc, reserve, gateway.outputCap(rc.canonicalModel));
+        const most = gateway.maxCost(rc.canonicalModel, estimatePromptTokens(rc.rawBody), output, rc.model);
+        if (most === null && config.unpriced === 'refuse') throw MODEL_NOT_PRICED(rc.canonicalModel);
+        estimate = most ?? 0;
+      }
       const account = accountOf(rc);
       const key = rc.key;
       // our own id, not rc.id: a client-chosen x-request-id may repeat
@@ -158,7 +171,8 @@ export default defineExtension({
       const limit = limitOf(account, key);
       const w = key?.budgetPeriod === undefined ? undefined : periods.at(key.budgetPeriod, gateway.now());
       const counter = counterKey(account, w);
-      const v = await store.hold(counter, id, estimate, { field: 'usd', limit, ttlMs, fit: config.strict });
+      // a tool call's price is exact: the call that would cross the budget is refused, never charged
+      const v = await store.hold(counter, id, estimate, { field: 'usd', limit, ttlMs, fit: config.strict || tool !== undefined });
       if (!v.admitted) {
         // refused with room left: strict, and the reservation is larger than that room
         const need = v.value + v.held < limit ? estimate : undefined;

@@ -5,7 +5,17 @@
  * when the caller passes them, and only then the error message as the client got it:
  * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
-import { cachedTokens, cacheWriteTokens, chargedUsage, type FinishedRequest, messageForStores, reasoningTokens } from 'gw/plugin';
+import {
+  cachedTokens,
+  cacheWriteTokens,
+  chargedUsage,
+  type FinishedRequest,
+  MCP_CALL,
+  type McpCall,
+  type McpOutcome,
+  messageForStores,
+  reasoningTokens,
+} from 'gw/plugin';
 
 /** A request's cost by part, USD (rounded to 1e-9): what `cost_usd` is the sum of. */
 export interface CostParts {
@@ -87,6 +97,11 @@ export interface LogEntry {
   upstream_status: number | null;
   /** For a failure the upstream answered: its own error code (`server_error`, `overloaded_error`, `INTERNAL`…) when gw's differs; null otherwise. */
   upstream_code: string | null;
+  /** An MCP tools/call (`route` = `mcp`, docs/mcp.md): its server and the tool's own name; null for other requests. */
+  mcp_server: string | null;
+  tool: string | null;
+  /** How an MCP tools/call ended (`ok`, `tool_error`, `upstream_error`, `denied`, `limited`); null for other requests. */
+  outcome: McpOutcome | null;
   /** With `log_bodies = true` only, cut to `body_max_bytes`. */
   request_body?: string | null;
   response_body?: string | null;
@@ -150,6 +165,9 @@ const FIELDS = [
   'cached_tokens',
   'cache_write_tokens',
   'reasoning_tokens',
+  'mcp_server',
+  'tool',
+  'outcome',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
@@ -158,6 +176,7 @@ const COST_AT = 24;
 const UPSTREAM_STATUS_AT = 25;
 const UPSTREAM_CODE_AT = 26;
 const TOKEN_PARTS_AT = 27;
+const MCP_AT = 30;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -174,12 +193,16 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   const prompt = tokens(u?.prompt_tokens);
   const completion = tokens(u?.completion_tokens);
   const upstream = rc !== undefined && rc.attempts > 0 ? rc.upstreamMs : undefined;
+  // an MCP tools/call: no tokens, its price is its cost (set once the tool answered)
+  const call = rc?.operation === 'tool' ? (rc.state.get(MCP_CALL) as McpCall | undefined) : undefined;
   // the core priced the charged usage once (rc.cost); a request charged nothing has none
-  const c = u === undefined ? undefined : rc?.cost;
+  const c = u === undefined && call === undefined ? undefined : rc?.cost;
   const cost = c ? usd(c.total) : null;
-  const parts: CostParts | undefined = c
-    ? { input: usd(c.input), cached_input: usd(c.cached_input), cache_write: usd(c.cache_write), output: usd(c.output), reasoning: usd(c.reasoning) }
-    : undefined;
+  // a tool call's price has no token parts
+  const parts: CostParts | undefined =
+    c && !call
+      ? { input: usd(c.input), cached_input: usd(c.cached_input), cache_write: usd(c.cache_write), output: usd(c.output), reasoning: usd(c.reasoning) }
+      : undefined;
   const model = f.model === undefined ? null : f.model.length > MODEL_MAX ? `${f.model.slice(0, MODEL_MAX)}…` : f.model;
   const message = err ? messageForStores(err, bodies !== undefined) : null;
   const row: unknown[] = [
@@ -211,15 +234,18 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   const written = cacheWriteTokens(u);
   const reasoning = reasoningTokens(u);
   const tokenParts = cached > 0 || written > 0 || reasoning > 0;
-  const tail = parts !== undefined || upstreamFailed || tokenParts;
+  const tail = parts !== undefined || upstreamFailed || tokenParts || call !== undefined;
   if (rc?.usageEstimated || f.traceId !== undefined || tail) {
     if (!bodies) row.push(0, 0);
     row.push(rc?.usageEstimated === true);
   }
   if (f.traceId !== undefined || tail) row.push(f.traceId ?? null);
   if (tail) row.push(parts ?? null);
-  if (upstreamFailed || tokenParts) row.push(err?.upstreamStatus ?? null, err?.upstreamCode ?? null);
+  if (upstreamFailed || tokenParts || call) row.push(err?.upstreamStatus ?? null, err?.upstreamCode ?? null);
   if (tokenParts) row.push(cached, written, reasoning);
+  else if (call) row.push(null, null, null);
+  // a tool no server has: its name (the client's) is in `model` alone
+  if (call) row.push(call.server || null, call.server ? call.tool : null, call.outcome ?? null);
   return row;
 }
 
@@ -242,6 +268,9 @@ export function fromRow(row: unknown[]): LogEntry {
     const v = row[TOKEN_PARTS_AT + i];
     e[FIELDS[TOKEN_PARTS_AT + i]!] = typeof v === 'number' ? v : charged ? 0 : null;
   }
+  e.mcp_server = typeof row[MCP_AT] === 'string' ? row[MCP_AT] : null;
+  e.tool = typeof row[MCP_AT + 1] === 'string' ? row[MCP_AT + 1] : null;
+  e.outcome = typeof row[MCP_AT + 2] === 'string' ? row[MCP_AT + 2] : null;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];
