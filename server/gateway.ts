@@ -31,6 +31,8 @@ import type { KeySettingName } from '../lib/key-settings.ts';
 import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
 import { type PriceTable, unpricedModels } from '../lib/pricing/book.ts';
+import { type McpGateway, startMcp } from '../mcp/index.ts';
+import { McpCallMetrics } from './metrics/mcp.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -88,6 +90,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   const extensions: Array<{ name: string; handle: ExtensionHandle | undefined }> = [];
   let snapshot = undefined as unknown as Snapshot;
   let runtime: Runtime | undefined;
+  let mcp: McpGateway | undefined;
   /** Key settings the enabled extensions enforce: known once they are all set up. */
   let honored: Set<KeySettingName> | undefined;
   /** The unpriced models last warned about: a snapshot that changes nothing about them warns nothing. */
@@ -151,6 +154,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     inflight: new InflightLimiter(store),
     clock,
     async close() {
+      await mcp?.close();
       for (const e of [...extensions].reverse())
         await e.handle?.close?.().catch((err: Error) => log.error({ err, extension: e.name }, 'extension close failed'));
       for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
@@ -244,8 +248,25 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     // after the extensions: its cache-miss tap must come after theirs
     gw.metrics.tapCacheMisses(hooks);
     tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);
+    // the MCP gateway (mcp/, docs/mcp.md): after the extensions, whose hooks its tool calls run
+    mcp = await startMcp({
+      get snapshot() {
+        return snapshot;
+      },
+      store,
+      sharedStore,
+      hooks,
+      log,
+      routes,
+      metrics: gw.metrics,
+      inflight: gw.inflight,
+      clock,
+      affinity: gw.affinity,
+      mcpMetrics: new McpCallMetrics(gw.metrics.registry),
+    });
     return gw;
   } catch (err) {
+    await mcp?.close();
     for (const p of runtime?.providers() ?? []) await p.close?.().catch(() => undefined);
     await runtime?.close();
     await agent.close().catch(() => undefined);
@@ -262,7 +283,8 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
 function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
   hooks.onFinish.tap('health', (f) => {
     const rc = f.rc;
-    if (rc?.provider === undefined || rc.cacheHit) return;
+    // an MCP tool call's provider is its MCP server, never a model provider
+    if (rc?.provider === undefined || rc.cacheHit || rc.operation === 'tool') return;
     const h = healthOf(rc.provider);
     if (!h) return;
     if (f.status < 400) h.served(f.totalMs, f.ttfbMs);

@@ -1,0 +1,282 @@
+/**
+ * One upstream MCP server, as this instance keeps it: an SDK `Client` connected once and kept
+ * (never an initialize per call), the server's tools, prompts and resources as last listed,
+ * and its health.
+ *
+ *   connecting ──connected, lists read──▶ up ──3 missed pings / connection closed / crash──▶ down
+ *        ▲                                                                                  │
+ *        └──────────── reconnect after a backoff (250 ms doubling, at most one ping interval) ┘
+ *
+ * Pings run every `ping_interval_seconds` (15 s) while up; three misses in a row make it
+ * `down`, which hides its tools (the catalog drops it) while the other servers keep answering.
+ * A stdio server that exits is `down` at once and restarted on the same backoff; its last 50
+ * stderr lines are kept across restarts. `list_changed` notifications refresh the lists, and
+ * every change of state or lists is told to `onChange` (the catalog, then the clients).
+ *
+ * Version: streamable HTTP upstreams are probed for 2026-07-28 (`server/discover`) and fall
+ * back to the 2025 `initialize` handshake; stdio and SSE servers get the 2025 handshake (a
+ * probe would spawn a second process, and the SSE transport predates 2026). Whatever was
+ * negotiated is what this upstream is spoken to in; a client's version never reaches it.
+ */
+import { Client, type ListChangedHandlers, ProtocolError, type Prompt, type Resource, type ResourceTemplateType as ResourceTemplate, SdkError, SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
+import type { Logger } from 'pino';
+import { GW_VERSION } from '../../core/plugins/loader.ts';
+import type { McpServerConfig } from '../../lib/config/mcp-schema.ts';
+import { LineRing } from './stderr.ts';
+import { type BuiltTransport, buildTransport, type Resume } from './transport.ts';
+
+export type ServerState = 'connecting' | 'up' | 'down' | 'stopped';
+
+/** What a server offers, as last listed. */
+export interface ServerLists {
+  tools: readonly Tool[];
+  prompts: readonly Prompt[];
+  resources: readonly Resource[];
+  templates: readonly ResourceTemplate[];
+}
+
+const EMPTY: ServerLists = Object.freeze({ tools: [], prompts: [], resources: [], templates: [] });
+/** Missed pings in a row that make a server `down`. */
+export const MISSES_DOWN = 3;
+const FIRST_RETRY_MS = 250;
+/** list_changed notifications closer than this are read as one. */
+const LIST_DEBOUNCE_MS = 50;
+
+export interface ConnectionOptions {
+  pingIntervalMs: number;
+  log: Logger;
+  /** The server's state or lists changed. */
+  onChange: (server: UpstreamServer) => void;
+}
+
+/** The gateway's client identity toward upstreams. */
+export const CLIENT_INFO = { name: 'gw', version: GW_VERSION };
+
+/**
+ * A new SDK client for `config`, connected; `resume` continues an upstream session (streamable
+ * HTTP) without a handshake. `onClose` is told when the connection closes under it.
+ * @throws what connecting threw (unreachable, refused, a failed handshake).
+ */
+export async function connectClient(
+  config: McpServerConfig,
+  timeoutMs: number,
+  opts: { resume?: Resume; listChanged?: ListChangedHandlers; legacy?: boolean; noListen?: boolean } = {},
+): Promise<{ client: Client; built: BuiltTransport }> {
+  const built = buildTransport(config, opts.resume, opts.noListen);
+  const client = new Client(CLIENT_INFO, {
+    capabilities: {},
+    versionNegotiation: { mode: config.transport === 'http' && !opts.resume && !opts.legacy ? 'auto' : 'legacy' },
+    listChanged: opts.listChanged,
+  });
+  await client.connect(built.transport, { timeout: timeoutMs });
+  return { client, built };
+}
+
+export class UpstreamServer {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  state: ServerState = 'connecting';
+  /** When `state` last changed, epoch ms. */
+  since = Date.now();
+  lastError: string | undefined;
+  lastErrorAt: number | undefined;
+  /** Pings missed in a row. */
+  misses = 0;
+  /** The revision this upstream speaks, as negotiated. */
+  protocolVersion: string | undefined;
+  serverInfo: { name: string; version: string } | undefined;
+  /** A streamable HTTP server that keeps sessions: each client session gets an upstream session of its own (session-pool.ts). */
+  sessionful = false;
+  lists: ServerLists = EMPTY;
+  /** The child's last stderr lines (stdio). */
+  readonly stderr = new LineRing(50);
+  private client: Client | undefined;
+  private readonly opts: ConnectionOptions;
+  /** Bumped by every (re)connection and by stop(): late callbacks of an older client are ignored. */
+  private generation = 0;
+  private retries = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private pinging = false;
+
+  constructor(name: string, config: McpServerConfig, opts: ConnectionOptions) {
+    this.name = name;
+    this.config = config;
+    this.opts = opts;
+  }
+
+  /** The longest wait for one answer, ms. */
+  get timeoutMs(): number {
+    return this.config.timeout_seconds * 1000;
+  }
+
+  /** Starts connecting (in the background). */
+  start(): void {
+    void this.connect();
+  }
+
+  /**
+   * Sends a request to the server (the shared connection) and waits for its result.
+   * @throws SdkError/ProtocolError from the SDK; an SdkError NotConnected when it is not up.
+   */
+  request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; onprogress?: (p: { progress: number; total?: number; message?: string }) => void }): Promise<unknown> {
+    const client = this.client;
+    if (!client || this.state !== 'up') return Promise.reject(new SdkError(SdkErrorCode.NotConnected, `MCP server '${this.name}' is ${this.state}`));
+    return client.request({ method, params } as never, {
+      signal: options.signal,
+      timeout: this.timeoutMs,
+      onprogress: options.onprogress,
+      resetTimeoutOnProgress: options.onprogress !== undefined,
+    });
+  }
+
+  /** Stops for good: no reconnection, the child (stdio) is ended. */
+  async stop(): Promise<void> {
+    this.generation++;
+    this.setState('stopped');
+    clearTimeout(this.retryTimer);
+    clearInterval(this.pingTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const gen = ++this.generation;
+    this.setState('connecting');
+    let client: Client | undefined;
+    try {
+      const debounced = (kind: 'tools' | 'prompts' | 'resources') => ({
+        debounceMs: LIST_DEBOUNCE_MS,
+        onChanged: (err: Error | null) => {
+          if (gen !== this.generation) return;
+          if (err) this.failed(`could not list ${kind}: ${err.message}`);
+          else void this.refresh(gen);
+        },
+      });
+      const made = await connectClient(this.config, this.timeoutMs, {
+        listChanged: { tools: debounced('tools'), prompts: debounced('prompts'), resources: debounced('resources') },
+      });
+      client = made.client;
+      if (made.built.stderr) this.stderr.follow(made.built.stderr);
+      if (gen !== this.generation) {
+        await client.close().catch(() => undefined);
+        return;
+      }
+      this.client = client;
+      const transport = made.built.transport as { sessionId?: string; onclose?: () => void };
+      this.sessionful = this.config.transport === 'http' && transport.sessionId !== undefined;
+      this.protocolVersion = client.getNegotiatedProtocolVersion();
+      const info = client.getServerVersion();
+      this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
+      // the SDK's own close hook, then ours: an exit (stdio) or a dropped stream (SSE) is a fall
+      const sdkClose = client.onclose;
+      client.onclose = () => {
+        sdkClose?.();
+        if (gen === this.generation) this.fall(this.config.transport === 'stdio' ? 'the process exited' : 'the connection closed');
+      };
+      await this.refresh(gen);
+      if (gen !== this.generation) return;
+      this.retries = 0;
+      this.misses = 0;
+      this.setState('up');
+      this.startPings(gen);
+    } catch (err) {
+      await client?.close().catch(() => undefined);
+      if (gen !== this.generation) return;
+      this.client = undefined;
+      this.fall(`cannot connect: ${describe(err)}`);
+    }
+  }
+
+  /** Reads the server's tools, prompts, resources and templates (what it has the capability for). */
+  private async refresh(gen: number): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const caps = client.getServerCapabilities() ?? {};
+    const opts = { timeout: this.timeoutMs, cacheMode: 'bypass' as const };
+    try {
+      const [tools, prompts, resources, templates] = await Promise.all([
+        caps.tools ? client.listTools(undefined, opts).then((r) => r.tools) : [],
+        caps.prompts ? client.listPrompts(undefined, opts).then((r) => r.prompts) : [],
+        caps.resources ? client.listResources(undefined, opts).then((r) => r.resources) : [],
+        caps.resources ? client.listResourceTemplates(undefined, opts).then((r) => r.resourceTemplates) : [],
+      ]);
+      if (gen !== this.generation) return;
+      this.lists = { tools, prompts, resources, templates };
+      this.opts.onChange(this);
+    } catch (err) {
+      if (gen !== this.generation) return;
+      // connecting: the caller's catch makes it a fall; up: the lists stay as they were
+      if (this.state !== 'up') throw err;
+      this.failed(`could not list: ${describe(err)}`);
+    }
+  }
+
+  private startPings(gen: number): void {
+    clearInterval(this.pingTimer);
+    const every = this.opts.pingIntervalMs;
+    this.pingTimer = setInterval(() => {
+      if (gen !== this.generation || this.pinging || this.state !== 'up') return;
+      this.pinging = true;
+      // a ping answered later than the next one is due counts as missed
+      this.client!.ping({ timeout: Math.max(100, every - 50) })
+        .then(
+          () => {
+            if (gen === this.generation) this.misses = 0;
+          },
+          (err: unknown) => {
+            if (gen !== this.generation) return;
+            this.misses++;
+            this.failed(`missed ping ${this.misses} of ${MISSES_DOWN}: ${describe(err)}`);
+            if (this.misses >= MISSES_DOWN) this.fall(`${MISSES_DOWN} pings missed in a row`);
+          },
+        )
+        .finally(() => {
+          this.pinging = false;
+        });
+    }, every);
+    this.pingTimer.unref();
+  }
+
+  /** Goes `down` (tools hidden), drops the connection and reconnects after the backoff. */
+  private fall(why: string): void {
+    this.generation++;
+    clearInterval(this.pingTimer);
+    const client = this.client;
+    this.client = undefined;
+    void client?.close().catch(() => undefined);
+    this.failed(why);
+    if (this.config.transport === 'stdio') this.stderr.note(`[gw] ${why}; restarting`);
+    this.setState('down');
+    // at most one ping interval: a server back up is seen within one interval
+    const delay = Math.min(this.opts.pingIntervalMs, FIRST_RETRY_MS * 2 ** this.retries);
+    this.retries = Math.min(this.retries + 1, 16);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.connect(), delay * (0.8 + Math.random() * 0.2));
+    this.retryTimer.unref();
+  }
+
+  private failed(why: string): void {
+    this.lastError = why;
+    this.lastErrorAt = Date.now();
+    this.opts.log.warn({ mcpServer: this.name, err: why }, 'MCP server');
+  }
+
+  private setState(s: ServerState): void {
+    if (this.state === s) return;
+    this.state = s;
+    this.since = Date.now();
+    if (s !== 'stopped') this.opts.onChange(this);
+  }
+}
+
+/** A failure as one line: the SDK's message, an HTTP status, a JSON-RPC code. */
+export function describe(err: unknown): string {
+  if (err instanceof ProtocolError) return `${err.message} (${err.code})`;
+  if (err instanceof Error) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    return cause ? `${err.message} (${cause})` : err.message;
+  }
+  return String(err);
+}
