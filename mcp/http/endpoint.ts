@@ -96,7 +96,7 @@ export class McpEndpoint {
     if (body.method === 'notifications/cancelled') {
       await this.d.cancels.cancel(sid, (body.params as { requestId?: unknown } | undefined)?.requestId);
       ctx.status = 202;
-      return;
+      return empty(ctx);
     }
     const caller = this.caller(ctx, scope, session, session.record.version);
     const response = await this.legacy(request, body, { caller });
@@ -130,6 +130,7 @@ export class McpEndpoint {
     const rec = await this.d.sessions.delete(sid);
     await this.d.pool.end(sid, rec, (name) => this.d.server(name));
     ctx.status = 204;
+    ctx.body = null;
   }
 
   /** Opens a session: the SDK answers initialize, and the negotiated version and client are stored. */
@@ -224,13 +225,17 @@ function webRequest(ctx: Context): Request {
 async function send(ctx: Context, r: Response): Promise<void> {
   ctx.status = r.status;
   r.headers.forEach((v, k) => void ctx.set(k, v));
-  if (r.body === null) {
-    ctx.body = null;
-    if (r.status === 200) ctx.status = 200;
-    return;
-  }
+  if (r.body === null) return empty(ctx);
   if ((r.headers.get('content-type') ?? '').startsWith('text/event-stream')) ctx.body = Readable.fromWeb(r.body as never);
   else ctx.body = Buffer.from(await r.arrayBuffer());
+}
+
+/** No body, the status kept (Koa turns a null body into 204, and writes the status text for an unset one: a 202 stays an empty 202). */
+function empty(ctx: Context): void {
+  const status = ctx.status;
+  ctx.body = '';
+  ctx.status = status;
+  ctx.remove('content-type');
 }
 
 /** The revision a 2026-07-28 request claims in its `_meta` envelope. */

@@ -18,7 +18,18 @@
  * probe would spawn a second process, and the SSE transport predates 2026). Whatever was
  * negotiated is what this upstream is spoken to in; a client's version never reaches it.
  */
-import { Client, type ListChangedHandlers, ProtocolError, type Prompt, type Resource, type ResourceTemplateType as ResourceTemplate, SdkError, SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type ListChangedHandlers,
+  type Prompt,
+  ProtocolError,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  type Tool,
+} from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import { GW_VERSION } from '../../core/plugins/loader.ts';
 import type { McpServerConfig } from '../../lib/config/mcp-schema.ts';
@@ -98,6 +109,7 @@ export class UpstreamServer {
   private retryTimer: NodeJS.Timeout | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
   private pinging = false;
+  private upWaiters: Array<() => void> = [];
 
   constructor(name: string, config: McpServerConfig, opts: ConnectionOptions) {
     this.name = name;
@@ -116,10 +128,22 @@ export class UpstreamServer {
   }
 
   /**
-   * Sends a request to the server (the shared connection) and waits for its result.
+   * Sends a request to the server (the shared connection) and waits for its result. A server
+   * that no longer knows gw's session (it restarted) is reconnected at once and asked again, once.
    * @throws SdkError/ProtocolError from the SDK; an SdkError NotConnected when it is not up.
    */
-  request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; onprogress?: (p: { progress: number; total?: number; message?: string }) => void }): Promise<unknown> {
+  async request(method: string, params: Record<string, unknown>, options: RequestOpts): Promise<unknown> {
+    try {
+      return await this.send(method, params, options);
+    } catch (err) {
+      if (!stale(err) || this.state !== 'up') throw err;
+      this.fall('the server no longer knows its session with gw', 0);
+      await this.whenUp(this.timeoutMs);
+      return this.send(method, params, options);
+    }
+  }
+
+  private send(method: string, params: Record<string, unknown>, options: RequestOpts): Promise<unknown> {
     const client = this.client;
     if (!client || this.state !== 'up') return Promise.reject(new SdkError(SdkErrorCode.NotConnected, `MCP server '${this.name}' is ${this.state}`));
     return client.request({ method, params } as never, {
@@ -127,6 +151,19 @@ export class UpstreamServer {
       timeout: this.timeoutMs,
       onprogress: options.onprogress,
       resetTimeoutOnProgress: options.onprogress !== undefined,
+    });
+  }
+
+  /** Resolves once the server is up again, or after `ms`. */
+  private whenUp(ms: number): Promise<void> {
+    if (this.state === 'up') return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      this.upWaiters.push(done);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
     });
   }
 
@@ -227,6 +264,8 @@ export class UpstreamServer {
           },
           (err: unknown) => {
             if (gen !== this.generation) return;
+            // the server restarted and forgot gw's session: a new one at once, not three misses later
+            if (stale(err)) return this.fall('the server no longer knows its session with gw', 0);
             this.misses++;
             this.failed(`missed ping ${this.misses} of ${MISSES_DOWN}: ${describe(err)}`);
             if (this.misses >= MISSES_DOWN) this.fall(`${MISSES_DOWN} pings missed in a row`);
@@ -239,8 +278,8 @@ export class UpstreamServer {
     this.pingTimer.unref();
   }
 
-  /** Goes `down` (tools hidden), drops the connection and reconnects after the backoff. */
-  private fall(why: string): void {
+  /** Goes `down` (tools hidden), drops the connection and reconnects after the backoff (or `delayMs`). */
+  private fall(why: string, delayMs?: number): void {
     this.generation++;
     clearInterval(this.pingTimer);
     const client = this.client;
@@ -250,7 +289,7 @@ export class UpstreamServer {
     if (this.config.transport === 'stdio') this.stderr.note(`[gw] ${why}; restarting`);
     this.setState('down');
     // at most one ping interval: a server back up is seen within one interval
-    const delay = Math.min(this.opts.pingIntervalMs, FIRST_RETRY_MS * 2 ** this.retries);
+    const delay = delayMs ?? Math.min(this.opts.pingIntervalMs, FIRST_RETRY_MS * 2 ** this.retries);
     this.retries = Math.min(this.retries + 1, 16);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.connect(), delay * (0.8 + Math.random() * 0.2));
@@ -267,8 +306,19 @@ export class UpstreamServer {
     if (this.state === s) return;
     this.state = s;
     this.since = Date.now();
+    if (s === 'up') for (const w of this.upWaiters.splice(0)) w();
     if (s !== 'stopped') this.opts.onChange(this);
   }
+}
+
+type RequestOpts = { signal?: AbortSignal; onprogress?: (p: { progress: number; total?: number; message?: string }) => void };
+
+/** JSON-RPC code some servers answer a stale session with (the SDK's "Session not found"). */
+const SESSION_NOT_FOUND = -32001;
+
+/** The upstream no longer knows the session: HTTP 404 on a request that carried its id, or the SDK's "Session not found". */
+export function stale(err: unknown): boolean {
+  return (err instanceof SdkHttpError && err.status === 404) || (err instanceof ProtocolError && err.code === SESSION_NOT_FOUND);
 }
 
 /** A failure as one line: the SDK's message, an HTTP status, a JSON-RPC code. */

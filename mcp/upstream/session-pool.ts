@@ -10,14 +10,12 @@
  * session that ends (DELETE) ends its upstream sessions too. Clients idle for IDLE_MS are
  * closed here without ending their upstream session: another instance may still be using it.
  */
-import { type Client, ProtocolError, SdkHttpError } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import type { SessionRecord, Sessions } from '../sessions.ts';
-import { connectClient, describe, type UpstreamServer } from './connection.ts';
+import { connectClient, describe, stale, type UpstreamServer } from './connection.ts';
 
 const IDLE_MS = 5 * 60_000;
-/** JSON-RPC code some servers answer a stale session with (the SDK's "Session not found"). */
-const SESSION_NOT_FOUND = -32001;
 
 interface Pooled {
   client: Client;
@@ -139,9 +137,4 @@ export class SessionPool {
       void p.client.close().catch(() => undefined);
     }
   }
-}
-
-/** The upstream no longer knows the session: HTTP 404 on a request that carried its id, or the SDK's "Session not found". */
-function stale(err: unknown): boolean {
-  return (err instanceof SdkHttpError && err.status === 404) || (err instanceof ProtocolError && err.code === SESSION_NOT_FOUND);
 }
