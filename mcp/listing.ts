@@ -31,6 +31,8 @@ export interface ServerListing {
   url: string | null;
   command: string | null;
   args: string[] | null;
+  /** The child's process id while a stdio server runs. */
+  pid: number | null;
   /** Header names sent upstream (never their values). */
   headers: string[];
   /** Environment variable names given to the child (never their values). */
@@ -90,6 +92,7 @@ export function serverListing(
     url: c.url === undefined ? null : redactUrl(c.url),
     command: c.command ?? null,
     args: c.args ?? null,
+    pid: server.pid ?? null,
     headers: Object.keys(c.headers ?? {}),
     env: Object.keys(c.env ?? {}),
     timeout_seconds: c.timeout_seconds,

@@ -54,14 +54,18 @@ export function serverFor(d: FactoryDeps): Server {
     const { caller } = visitOf(ctx);
     const params = req.params as unknown as Record<string, unknown>;
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
+    // progress goes out before the result: a notification sent after it would be lost with the stream
+    const sent: Promise<unknown>[] = [];
     const progress =
       token === undefined
         ? undefined
         : (p: { progress: number; total?: number; message?: string }) =>
-            void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined);
+            void sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined));
     const cancel = d.cancels.track(caller.session?.id, ctx.mcpReq.id, ctx.mcpReq.signal);
     try {
-      return (await d.calls.call(caller, params, { requestId: ctx.mcpReq.id, signal: cancel.signal, progress })) as never;
+      const result = await d.calls.call(caller, params, { requestId: ctx.mcpReq.id, signal: cancel.signal, progress });
+      await Promise.all(sent);
+      return result as never;
     } finally {
       cancel.done();
     }

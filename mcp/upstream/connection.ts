@@ -99,6 +99,8 @@ export class UpstreamServer {
   /** A streamable HTTP server that keeps sessions: each client session gets an upstream session of its own (session-pool.ts). */
   sessionful = false;
   lists: ServerLists = EMPTY;
+  /** The child's process id while a stdio server runs. */
+  pid: number | undefined;
   /** The child's last stderr lines (stdio). */
   readonly stderr = new LineRing(50);
   private client: Client | undefined;
@@ -201,7 +203,8 @@ export class UpstreamServer {
         return;
       }
       this.client = client;
-      const transport = made.built.transport as { sessionId?: string; onclose?: () => void };
+      const transport = made.built.transport as { sessionId?: string; pid?: number | null };
+      this.pid = transport.pid ?? undefined;
       this.sessionful = this.config.transport === 'http' && transport.sessionId !== undefined;
       this.protocolVersion = client.getNegotiatedProtocolVersion();
       const info = client.getServerVersion();
@@ -284,6 +287,7 @@ export class UpstreamServer {
     clearInterval(this.pingTimer);
     const client = this.client;
     this.client = undefined;
+    this.pid = undefined;
     void client?.close().catch(() => undefined);
     this.failed(why);
     if (this.config.transport === 'stdio') this.stderr.note(`[gw] ${why}; restarting`);
