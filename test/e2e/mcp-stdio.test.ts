@@ -85,7 +85,9 @@ test.serial('a stdio server that dies is down at once, its stderr kept, restarte
   await waitUp(gw, ['fs'], 20_000);
   const after = (await mcpServers(gw)).find((s) => s.name === 'fs');
   t.not(after.pid, before.pid);
-  const detail = (await (await fetch(`${gw.url}/v1/admin/mcp-servers/fs`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { stderr: string[] };
+  const detail = (await (await fetch(`${gw.url}/v1/admin/mcp-servers/fs`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
+    stderr: string[];
+  };
   const lines = detail.stderr.join('\n');
   t.regex(lines, /Secure MCP Filesystem Server running on stdio/);
   t.regex(lines, /\[gw\] the process exited; restarting/);

@@ -37,6 +37,8 @@ export interface McpUpstream {
   sessions: Set<string>;
   /** Calls of `slow` that saw their cancellation. */
   cancelled: string[];
+  /** Calls of `slow` running now, and the most that ever ran at once. */
+  load: { inflight: number; max: number };
   /** Stops listening and drops every connection (a crash as clients see it). */
   kill(): Promise<void>;
   /** Listens again on the same port; every session is forgotten. */
@@ -52,7 +54,12 @@ export interface McpUpstreamOptions {
 }
 
 /** The test tools on a fresh McpServer. `sessionId`: what `whoami` answers. */
-function buildServer(o: Required<McpUpstreamOptions>, cancelled: string[], sessionId: () => string | undefined): McpServer {
+function buildServer(
+  o: Required<McpUpstreamOptions>,
+  cancelled: string[],
+  sessionId: () => string | undefined,
+  load: { inflight: number; max: number },
+): McpServer {
   const s = new McpServer({ name: `test-${o.name}`, version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
   s.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: 'text', text: `${o.name}: ${text}` }],
@@ -63,10 +70,16 @@ function buildServer(o: Required<McpUpstreamOptions>, cancelled: string[], sessi
   s.registerTool('fail', { description: 'Always fails' }, async () => ({ isError: true, content: [{ type: 'text', text: 'it failed on purpose' }] }));
   s.registerTool('slow', { description: 'Takes a while, with progress', inputSchema: { ms: z.number(), steps: z.number() } }, async ({ ms, steps }, extra) => {
     const token = extra._meta?.progressToken;
-    for (let i = 1; i <= steps; i++) {
-      if (extra.signal.aborted) break;
-      await sleep(ms / steps);
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
+    load.max = Math.max(load.max, ++load.inflight);
+    try {
+      for (let i = 1; i <= steps; i++) {
+        if (extra.signal.aborted) break;
+        await sleep(ms / steps);
+        if (token !== undefined)
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
+      }
+    } finally {
+      load.inflight--;
     }
     if (extra.signal.aborted) {
       cancelled.push(String(extra.requestId));
@@ -111,6 +124,7 @@ export async function startHttpMcp(opts: McpUpstreamOptions = {}): Promise<McpUp
   const received: ReceivedMcp[] = [];
   const sessions = new Set<string>();
   const cancelled: string[] = [];
+  const load = { inflight: 0, max: 0 };
   let transports = new Map<string, StreamableHTTPServerTransport>();
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const body = req.method === 'POST' ? await readJson(req) : undefined;
@@ -134,7 +148,7 @@ export async function startHttpMcp(opts: McpUpstreamOptions = {}): Promise<McpUp
     t.onclose = () => {
       if (id) transports.delete(id);
     };
-    await buildServer(o, cancelled, () => id).connect(t);
+    await buildServer(o, cancelled, () => id, load).connect(t);
     await t.handleRequest(req, res, body);
   };
   let server = createServer((req, res) => void handler(req, res).catch(() => res.headersSent || rpcError(res, 500, -32603, 'internal error')));
@@ -151,6 +165,7 @@ export async function startHttpMcp(opts: McpUpstreamOptions = {}): Promise<McpUp
     received,
     sessions,
     cancelled,
+    load,
     kill: stop,
     async restart() {
       server = createServer((req, res) => void handler(req, res).catch(() => res.headersSent || rpcError(res, 500, -32603, 'internal error')));
@@ -166,6 +181,7 @@ export async function startSseMcp(opts: McpUpstreamOptions = {}): Promise<McpUps
   const received: ReceivedMcp[] = [];
   const sessions = new Set<string>();
   const cancelled: string[] = [];
+  const load = { inflight: 0, max: 0 };
   const transports = new Map<string, SSEServerTransport>();
   const server = createServer((req, res) => {
     void (async () => {
@@ -176,7 +192,7 @@ export async function startSseMcp(opts: McpUpstreamOptions = {}): Promise<McpUps
         transports.set(t.sessionId, t);
         sessions.add(t.sessionId);
         t.onclose = () => transports.delete(t.sessionId);
-        await buildServer(o, cancelled, () => t.sessionId).connect(t);
+        await buildServer(o, cancelled, () => t.sessionId, load).connect(t);
         return;
       }
       if (req.method === 'POST' && url.pathname === '/messages') {
@@ -200,6 +216,7 @@ export async function startSseMcp(opts: McpUpstreamOptions = {}): Promise<McpUps
     received,
     sessions,
     cancelled,
+    load,
     kill: stop,
     restart: () => listen(server, port).then(() => undefined),
     close: stop,
