@@ -71,9 +71,11 @@ export const CLIENT_INFO = { name: 'gw', version: GW_VERSION };
 export async function connectClient(
   config: McpServerConfig,
   timeoutMs: number,
-  opts: { resume?: Resume; listChanged?: ListChangedHandlers; legacy?: boolean; noListen?: boolean } = {},
+  opts: { resume?: Resume; listChanged?: ListChangedHandlers; legacy?: boolean; noListen?: boolean; stderr?: LineRing } = {},
 ): Promise<{ client: Client; built: BuiltTransport }> {
   const built = buildTransport(config, opts.resume, opts.noListen);
+  // read from the start: a child that fails its handshake says why on stderr
+  if (built.stderr && opts.stderr) opts.stderr.follow(built.stderr);
   const client = new Client(CLIENT_INFO, {
     capabilities: {},
     versionNegotiation: { mode: config.transport === 'http' && !opts.resume && !opts.legacy ? 'auto' : 'legacy' },
@@ -195,9 +197,9 @@ export class UpstreamServer {
       });
       const made = await connectClient(this.config, this.timeoutMs, {
         listChanged: { tools: debounced('tools'), prompts: debounced('prompts'), resources: debounced('resources') },
+        stderr: this.stderr,
       });
       client = made.client;
-      if (made.built.stderr) this.stderr.follow(made.built.stderr);
       if (gen !== this.generation) {
         await client.close().catch(() => undefined);
         return;
@@ -225,7 +227,9 @@ export class UpstreamServer {
       await client?.close().catch(() => undefined);
       if (gen !== this.generation) return;
       this.client = undefined;
-      this.fall(`cannot connect: ${describe(err)}`);
+      // a child that died in its handshake: its last stderr line usually says why
+      const said = this.config.transport === 'stdio' ? this.stderr.last() : undefined;
+      this.fall(`cannot connect: ${describe(err)}${said ? ` (stderr: ${said})` : ''}`);
     }
   }
 

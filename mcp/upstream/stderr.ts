@@ -37,6 +37,13 @@ export class LineRing {
     this.push(line);
   }
 
+  /** The newest line the child wrote (gw's own notes skipped), if any. */
+  last(): string | undefined {
+    const lines = this.read();
+    for (let i = lines.length - 1; i >= 0; i--) if (!lines[i]!.startsWith('[gw] ')) return lines[i];
+    return undefined;
+  }
+
   /** The kept lines, oldest first. */
   read(): string[] {
     const out = [...this.lines.slice(this.start), ...this.lines.slice(0, this.start)];
