@@ -8,9 +8,11 @@
  * files of its own kit; the kernel (core/) imports no kit, no plugin and not the host
  * (server/: the process, config loading, admin API, metrics, console) that runs it. The
  * libraries under the kernel (lib/) import only each other and the kernel's error catalog
- * (core/errors.ts, core/error-codes.ts): they know nothing of a request's path. Static imports,
- * re-exports and dynamic `import()` of a literal all count; a planted violation of each kind
- * is reported.
+ * (core/errors.ts, core/error-codes.ts): they know nothing of a request's path. The MCP gateway
+ * (mcp/) is a second request path beside the kernel's: it imports the kernel, the libraries and
+ * the facts plugins read (sdk/facts.ts), never the host, a plugin, a kit or the CLI; and only
+ * the host (server/) imports it. Static imports, re-exports and dynamic `import()` of a literal
+ * all count; a planted violation of each kind is reported.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -18,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIRS = ['core', 'lib', 'server', 'plugins', 'protocols', 'cli', 'sdk'];
+const DIRS = ['core', 'lib', 'server', 'mcp', 'plugins', 'protocols', 'cli', 'sdk'];
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gm;
 
 function files(dir: string): string[] {
@@ -68,7 +70,7 @@ function cycles(g: Map<string, Array<{ to: string }>>): string[][] {
   return found;
 }
 
-test('no import cycles in core, lib, server, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
+test('no import cycles in core, lib, server, mcp, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
   const found = cycles(graph());
   t.deepEqual(found, [], found.map((c) => c.join(' → ')).join('\n'));
 });
@@ -88,6 +90,8 @@ const SPECIFIER = /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+'([^']+)'|\
 /** The home a file may import from relatively: its plugin's or kit's folder (`plugins/<group>/<name>/`, `protocols/<id>/`), or undefined for other files. */
 /** What a library file (lib/) may import from the kernel: the error catalog, the gateway's one vocabulary of failures. */
 const ERROR_CATALOG = new Set(['core/errors.ts', 'core/error-codes.ts']);
+/** The one file of the SDK the MCP gateway imports: the facts it leaves for plugins (MCP_CALL). */
+const MCP_FACTS = 'sdk/facts.ts';
 
 function homeOf(file: string): string | undefined {
   const parts = file.split('/');
@@ -106,7 +110,10 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
     const home = homeOf(file);
     const kernel = file.startsWith('core/');
     const library = file.startsWith('lib/');
-    if (!home && !kernel && !library) continue;
+    const mcp = file.startsWith('mcp/');
+    // only the host runs the MCP gateway
+    const mayImportMcp = file.startsWith('server/') || mcp;
+    if (!home && !kernel && !library && !mcp && mayImportMcp) continue;
     for (const m of text.matchAll(SPECIFIER)) {
       const spec = (m[1] ?? m[2])!;
       let ok: boolean;
@@ -114,11 +121,15 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
         const to = relative(ROOT, resolve(ROOT, dirname(file), spec))
           .split(sep)
           .join('/');
-        if (library) ok = to.startsWith('lib/') || ERROR_CATALOG.has(to);
+        if (to.startsWith('mcp/') && !mayImportMcp) ok = false;
+        else if (!home && !kernel && !library && !mcp) ok = true;
+        else if (mcp) ok = to.startsWith('mcp/') || to.startsWith('core/') || to.startsWith('lib/') || to === MCP_FACTS;
+        else if (library) ok = to.startsWith('lib/') || ERROR_CATALOG.has(to);
         else ok = kernel ? !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/') : to.startsWith(home!);
       } else if (spec === 'gw' || spec.startsWith('gw/')) {
         const kit = spec.startsWith('gw/plugin/') ? spec.slice('gw/plugin/'.length) : undefined;
-        ok = !library && !kernel && (spec === 'gw/plugin' || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
+        const door = spec === 'gw/plugin' || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home);
+        ok = !home && !kernel && !library && !mcp ? true : !library && !kernel && !mcp && door;
       } else ok = true;
       if (!ok) bad.push(`${file} → ${spec}`);
     }
@@ -128,7 +139,7 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
 
 function repository(): Map<string, string> {
   const sources = new Map<string, string>();
-  for (const d of ['core', 'lib', 'plugins', 'protocols']) {
+  for (const d of ['core', 'lib', 'mcp', 'plugins', 'protocols', 'server', 'cli', 'sdk']) {
     for (const f of files(join(ROOT, d))) {
       const rel = relative(ROOT, f).split(sep).join('/');
       sources.set(rel, readFileSync(f, 'utf8'));
@@ -139,7 +150,7 @@ function repository(): Map<string, string> {
 
 const KITS = new Set(readdirSync(join(ROOT, 'protocols')));
 
-test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither, nor the host (server/); lib/ imports only lib/ and the error catalog', (t) => {
+test('plugins and protocol kits import gw only through gw/plugin and the kits; the kernel imports neither, nor the host (server/); lib/ imports only lib/ and the error catalog; mcp/ only the kernel, lib/ and sdk/facts.ts, and only the host imports it', (t) => {
   const sources = repository();
   for (const f of [
     'plugins/formats/openai-responses/route.ts',
@@ -149,6 +160,8 @@ test('plugins and protocol kits import gw only through gw/plugin and the kits; t
     'protocols/openai-chat/compatible.ts',
     'protocols/anthropic-messages/dual-origin.ts',
     'protocols/gemini/stream-reader.ts',
+    'mcp/call.ts',
+    'server/gateway.ts',
   ])
     t.true(sources.has(f), f);
   t.deepEqual(doorViolations(sources, KITS), []);
@@ -168,6 +181,13 @@ test('a planted violation of each rule is reported', (t) => {
       "import type { KeyInfo } from '../../core/context.ts';\nimport { GatewayError } from '../../core/errors.ts';\nimport { UPSTREAM_TIMEOUT } from '../../core/error-codes.ts';\nimport type { Gateway } from '../../server/gateway.ts';\nimport { x } from 'gw/plugin';\nimport { own } from '../own.ts';",
     ],
     [
+      'mcp/bad.ts',
+      "import { createGateway } from '../server/gateway.ts';\nimport budget from '../plugins/extensions/budget/index.ts';\nimport { x } from 'gw/plugin';\nimport type { Pipeline } from '../sdk/plugin.ts';\nimport { MCP_CALL } from '../sdk/facts.ts';\nimport { RequestContext } from '../core/context.ts';\nimport { own } from '../lib/own.ts';\nimport { Catalog } from './catalog.ts';",
+    ],
+    ['core/pipeline/mcp-bad.ts', "import { startMcp } from '../../mcp/index.ts';"],
+    ['cli/bad.ts', "import { startMcp } from '../mcp/index.ts';"],
+    ['server/fine.ts', "import { startMcp } from '../mcp/index.ts';"],
+    [
       'plugins/formats/fine/index.ts',
       "import { defineFormat } from 'gw/plugin';\nimport { chatRequestSchema } from 'gw/plugin/openai-chat';\nimport { x } from './x.ts';",
     ],
@@ -186,6 +206,12 @@ test('a planted violation of each rule is reported', (t) => {
     'lib/http/bad.ts → ../../core/context.ts',
     'lib/http/bad.ts → ../../server/gateway.ts',
     'lib/http/bad.ts → gw/plugin',
+    'mcp/bad.ts → ../server/gateway.ts',
+    'mcp/bad.ts → ../plugins/extensions/budget/index.ts',
+    'mcp/bad.ts → gw/plugin',
+    'mcp/bad.ts → ../sdk/plugin.ts',
+    'core/pipeline/mcp-bad.ts → ../../mcp/index.ts',
+    'cli/bad.ts → ../mcp/index.ts',
   ]);
 });
 
