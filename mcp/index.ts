@@ -44,7 +44,7 @@ export async function startMcp(host: McpHost): Promise<McpGateway> {
   const store = host.store.namespace('mcp');
   const log = host.log.child({ component: 'mcp' });
   const servers = new McpServers(host);
-  const sessions = new Sessions(store, () => host.snapshot.config.mcp.session_idle_seconds * 1000);
+  const sessions = new Sessions(store, () => host.snapshot.config.mcp.session_idle_seconds * 1000, host.sharedStore);
   const pool = new SessionPool(sessions, log);
   let lastWarn = 0;
   const stats = new CallStats(store, (err) => {

@@ -7,6 +7,10 @@
  *                     last request: each request read it, and one a minute (per instance)
  *                     writes it again with a fresh TTL
  *
+ * On a store only this process opens (LevelDB) the records are also kept in memory (the store
+ * keeps them across a restart): no read per request. On a shared store every request reads the
+ * record, so a session another instance ended is ended here too.
+ *
  * A session belongs to the key that opened it: the same id with another key is "not found",
  * exactly as an unknown id. What the key may use is never kept here: it is read from the
  * running keys on every request, so a revoked key or a narrowed `mcp_tools` holds at the next
@@ -44,27 +48,51 @@ const TOUCH_EVERY_MS = 60_000;
 /** Sessions this instance touched and when (bounded: least recently touched dropped first). */
 const TOUCHED_MAX = 100_000;
 
+interface Touched {
+  /** When this instance last wrote the record's TTL, epoch ms. */
+  at: number;
+  /** The record (kept only on a store no other process opens). */
+  rec?: SessionRecord;
+  /** When it expires unless used again, epoch ms (with `rec`). */
+  until?: number;
+}
+
 export class Sessions {
   private readonly store: Store;
   private readonly idleMs: () => number;
-  private readonly touched = new Map<string, number>();
+  private readonly local: boolean;
+  private readonly touched = new Map<string, Touched>();
 
-  /** @param store the `mcp` namespace; @param idleMs the idle TTL now (`[mcp] session_idle_seconds`, reloadable). */
-  constructor(store: Store, idleMs: () => number) {
+  /**
+   * @param store the `mcp` namespace; @param idleMs the idle TTL now (`[mcp] session_idle_seconds`,
+   * reloadable); @param shared other processes open the store (records are then never cached).
+   */
+  constructor(store: Store, idleMs: () => number, shared: boolean) {
     this.store = store;
     this.idleMs = idleMs;
+    this.local = !shared;
   }
 
   /** Stores a new session; its id (a random UUID). */
   async create(rec: SessionRecord): Promise<string> {
     const id = randomUUID();
     await this.store.set(PREFIX + id, JSON.stringify(rec), { ttlMs: this.idleMs() });
-    this.remember(id);
+    this.remember(id, rec);
     return id;
   }
 
   /** The session `id`, its idle TTL restarted (at most once a minute per instance); undefined when unknown or expired. */
   async get(id: string): Promise<SessionRecord | undefined> {
+    const now = Date.now();
+    const kept = this.touched.get(id);
+    if (kept?.rec && kept.until! > now) {
+      kept.until = now + this.idleMs();
+      if (now - kept.at > TOUCH_EVERY_MS) {
+        kept.at = now;
+        await this.store.set(PREFIX + id, JSON.stringify(kept.rec), { ttlMs: this.idleMs() });
+      }
+      return kept.rec;
+    }
     const text = await this.store.get(PREFIX + id);
     if (text === undefined) return undefined;
     let rec: SessionRecord;
@@ -73,9 +101,8 @@ export class Sessions {
     } catch {
       return undefined;
     }
-    const last = this.touched.get(id);
-    if (last === undefined || Date.now() - last > TOUCH_EVERY_MS) {
-      this.remember(id);
+    if (kept === undefined || now - kept.at > TOUCH_EVERY_MS) {
+      this.remember(id, rec);
       await this.store.set(PREFIX + id, text, { ttlMs: this.idleMs() });
     }
     return rec;
@@ -95,6 +122,7 @@ export class Sessions {
       else delete upstream[server];
       rec.upstream = upstream;
       await this.store.set(PREFIX + id, JSON.stringify(rec), { ttlMs: this.idleMs() });
+      this.remember(id, rec);
     });
   }
 
@@ -106,9 +134,10 @@ export class Sessions {
     return rec;
   }
 
-  private remember(id: string): void {
+  private remember(id: string, rec: SessionRecord): void {
+    const now = Date.now();
     this.touched.delete(id);
-    this.touched.set(id, Date.now());
+    this.touched.set(id, this.local ? { at: now, rec, until: now + this.idleMs() } : { at: now });
     if (this.touched.size > TOUCHED_MAX) this.touched.delete(this.touched.keys().next().value!);
   }
 }

@@ -38,6 +38,10 @@ import { type ListenDeps, openStream } from './listen.ts';
 /** Headers of the client's request the SDK never needs (its credentials stay out of the SDK's hands). */
 const DROPPED = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization']);
 const LOOPBACK = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
+/** 2025-era (and older) revisions: dates before 2026. */
+const LEGACY_REVISION = /^20(24|25)-\d\d-\d\d$/;
+/** The `_meta` key of a 2026-07-28 request's envelope claim. */
+const CLAIM = 'io.modelcontextprotocol/protocolVersion';
 const ALLOW_ALL: Allows = () => true;
 const ALLOW_NONE: Allows = () => false;
 
@@ -82,7 +86,7 @@ export class McpEndpoint {
     const scope = this.scopeOf(ctx);
     const body = st.body!.body;
     const request = webRequest(ctx);
-    if (!(await isLegacyRequest(request, body))) {
+    if (!(plainLegacy(ctx, body) || (await isLegacyRequest(request, body)))) {
       const caller = this.caller(ctx, scope, undefined, envelopeVersion(body));
       return send(ctx, await this.modern.fetch(request, { parsedBody: body, authInfo: authInfoOf({ caller }) }));
     }
@@ -156,24 +160,18 @@ export class McpEndpoint {
     ctx.body = text;
   }
 
-  /** One 2025-era request on a fresh SDK server (stateless: the session is ours). JSON unless the client asked for progress. */
+  /**
+   * One 2025-era request on a fresh SDK server (stateless: the session is ours). JSON unless the
+   * client asked for progress. The server and its transport hold nothing once the answer is
+   * written (no timer, no listener beyond the request's), so they are left to the collector:
+   * closing them would build an error for each pending map they clear, a tenth of a call's time.
+   */
   private async legacy(request: Request, body: Record<string, unknown>, visit: Visit): Promise<Response> {
     const server = serverFor(this.d);
     const wantsProgress = (body.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta?.progressToken !== undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
     await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body, authInfo: authInfoOf(visit) });
-    if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-      void server.close().catch(() => undefined);
-      return response;
-    }
-    // a stream: the server lives until its last event went out
-    const [a, b] = response.body.tee();
-    void b
-      .pipeTo(new WritableStream())
-      .catch(() => undefined)
-      .finally(() => void server.close().catch(() => undefined));
-    return new Response(a, { status: response.status, headers: response.headers });
+    return transport.handleRequest(request, { parsedBody: body, authInfo: authInfoOf(visit) });
   }
 
   /** The session `sid` when it exists, belongs to this key and was opened on this path. */
@@ -238,10 +236,23 @@ function empty(ctx: Context): void {
   ctx.remove('content-type');
 }
 
+/**
+ * True for a request the SDK's classification would call 2025-era without a doubt: no
+ * 2026-07-28 envelope claim in `params._meta`, and no `MCP-Protocol-Version` header, or one of
+ * a 2025-era revision. Anything else is classified by the SDK (`isLegacyRequest`); this only
+ * spares the common case a second classification (the SDK's handler classifies again).
+ */
+function plainLegacy(ctx: Context, body: Record<string, unknown>): boolean {
+  const version = ctx.get('mcp-protocol-version');
+  if (version && !LEGACY_REVISION.test(version)) return false;
+  const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return meta === undefined || meta === null || typeof meta !== 'object' || !(CLAIM in meta);
+}
+
 /** The revision a 2026-07-28 request claims in its `_meta` envelope. */
 function envelopeVersion(body: Record<string, unknown>): string | undefined {
   const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  const v = meta?.['io.modelcontextprotocol/protocolVersion'];
+  const v = meta?.[CLAIM];
   return typeof v === 'string' ? v : undefined;
 }
 

@@ -64,9 +64,6 @@ export function serverFor(d: FactoryDeps): Server {
     const cancel = d.cancels.track(caller.session?.id, ctx.mcpReq.id, ctx.mcpReq.signal);
     try {
       const result = await d.calls.call(caller, params, { requestId: ctx.mcpReq.id, signal: cancel.signal, progress });
-      // the SDK client hands a notification to its handler a microtask after it read it, and the
-      // result at once: a progress read just before the result is relayed after this turn
-      if (progress) await new Promise((resolve) => setImmediate(resolve));
       await Promise.all(sent);
       return result as never;
     } finally {

@@ -33,6 +33,7 @@ import {
 import type { Logger } from 'pino';
 import { GW_VERSION } from '../../core/plugins/loader.ts';
 import type { McpServerConfig } from '../../lib/config/mcp-schema.ts';
+import { type OnProgress, relayProgress, request } from './progress.ts';
 import { LineRing } from './stderr.ts';
 import { type BuiltTransport, buildTransport, type Resume } from './transport.ts';
 
@@ -82,6 +83,7 @@ export async function connectClient(
     listChanged: opts.listChanged,
   });
   await client.connect(built.transport, { timeout: timeoutMs });
+  relayProgress(client);
   return { client, built };
 }
 
@@ -150,12 +152,7 @@ export class UpstreamServer {
   private send(method: string, params: Record<string, unknown>, options: RequestOpts): Promise<unknown> {
     const client = this.client;
     if (!client || this.state !== 'up') return Promise.reject(new SdkError(SdkErrorCode.NotConnected, `MCP server '${this.name}' is ${this.state}`));
-    return client.request({ method, params } as never, {
-      signal: options.signal,
-      timeout: this.timeoutMs,
-      onprogress: options.onprogress,
-      resetTimeoutOnProgress: options.onprogress !== undefined,
-    });
+    return request(client, method, params, { signal: options.signal, onprogress: options.onprogress, timeoutMs: this.timeoutMs });
   }
 
   /** Resolves once the server is up again, or after `ms`. */
@@ -319,7 +316,7 @@ export class UpstreamServer {
   }
 }
 
-type RequestOpts = { signal?: AbortSignal; onprogress?: (p: { progress: number; total?: number; message?: string }) => void };
+type RequestOpts = { signal?: AbortSignal; onprogress?: OnProgress };
 
 /** JSON-RPC code some servers answer a stale session with (the SDK's "Session not found"). */
 const SESSION_NOT_FOUND = -32001;

@@ -14,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import type { SessionRecord, Sessions } from '../sessions.ts';
 import { connectClient, describe, stale, type UpstreamServer } from './connection.ts';
+import { type OnProgress, request } from './progress.ts';
 
 const IDLE_MS = 5 * 60_000;
 
@@ -28,7 +29,7 @@ export interface ClientSession {
   record: SessionRecord;
 }
 
-type Options = { signal?: AbortSignal; timeout?: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; resetTimeoutOnProgress?: boolean };
+type Options = { signal?: AbortSignal; onprogress?: OnProgress };
 
 export class SessionPool {
   private readonly sessions: Sessions;
@@ -51,7 +52,7 @@ export class SessionPool {
    */
   async request(session: ClientSession, server: UpstreamServer, method: string, params: Record<string, unknown>, opts: Options): Promise<unknown> {
     const client = await this.client(session, server, false);
-    const send = (c: Client) => c.request({ method, params } as never, { ...opts, timeout: server.timeoutMs });
+    const send = (c: Client) => request(c, method, params, { ...opts, timeoutMs: server.timeoutMs });
     try {
       return await send(client);
     } catch (err) {

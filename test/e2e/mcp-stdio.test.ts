@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { ADMIN_TOKEN, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { client, EVERYTHING, FILESYSTEM, keySection, mcpServers, stdioServer, waitUp } from '../helpers/mcp.ts';
+import { client, EVERYTHING, FILESYSTEM, keySection, mcpServers, rawSession, rpcStream, stdioServer, waitUp } from '../helpers/mcp.ts';
 
 let gw: TestGateway;
 let dir: string;
@@ -40,11 +40,32 @@ test.serial('server-everything and server-filesystem over stdio: tools, progress
     t.true(tools.includes(n), n);
   t.deepEqual((await c.callTool({ name: 'everything__echo', arguments: { message: 'hi' } })).content, [{ type: 'text', text: 'Echo: hi' }]);
   t.deepEqual((await c.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 3 } })).content, [{ type: 'text', text: 'The sum of 2 and 3 is 5.' }]);
-  const progress: number[] = [];
-  await c.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
-    onprogress: (p) => progress.push(p.progress),
-  });
-  t.deepEqual(progress, [1, 2, 3]);
+  // progress, as the client receives it: every notification, then the result (raw: a client
+  // library drops a progress notification that arrives in the same read as its result)
+  const sid = await rawSession(gw, KEY);
+  const events = await rpcStream(
+    gw,
+    KEY,
+    {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'p1' } },
+    },
+    { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+  );
+  t.deepEqual(
+    events.map((e) => e.method ?? e.id),
+    ['notifications/progress', 'notifications/progress', 'notifications/progress', 9],
+  );
+  t.deepEqual(
+    events.slice(0, 3).map((e) => [e.params.progressToken, e.params.progress, e.params.total]),
+    [
+      ['p1', 1, 3],
+      ['p1', 2, 3],
+      ['p1', 3, 3],
+    ],
+  );
   const listed = await c.callTool({ name: 'fs__list_directory', arguments: { path: dir } });
   t.deepEqual(listed.content, [{ type: 'text', text: '[FILE] notes.txt' }]);
   const read = await c.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, 'notes.txt') } });

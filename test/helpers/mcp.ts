@@ -92,6 +92,24 @@ export async function rpc(
   return { status: r.status, headers: r.headers, json };
 }
 
+/**
+ * A raw POST whose answer is an SSE stream: every JSON-RPC message on it, in order (what the
+ * client received, before a client library's dispatch could reorder anything).
+ */
+export async function rpcStream(gw: { url: string }, key: string, body: unknown, headers: Record<string, string> = {}): Promise<any[]> {
+  const r = await fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`, ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await r.text();
+  if (!(r.headers.get('content-type') ?? '').startsWith('text/event-stream')) throw new Error(`not a stream: ${r.status} ${text}`);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)));
+}
+
 /** Opens a 2025-11-25 session with raw requests (initialize, then initialized); its id. */
 export async function rawSession(gw: { url: string }, key: string, version = '2025-11-25', path = '/mcp'): Promise<string> {
   const init = await rpc(
