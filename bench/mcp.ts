@@ -142,8 +142,8 @@ export function formatMcp(r: McpResult): string {
   lines.push(
     `${'cycle'.padEnd(22)}${'dir p50'.padStart(10)}${'dir p95'.padStart(10)}${'gw p50'.padStart(10)}${'gw p95'.padStart(10)}${'gw cpu'.padStart(10)}${'+p50 ms'.padStart(10)}`,
   );
-  r.legacy.forEach((c, i) => lines.push(row('2025-11-25', c, i)));
-  r.modern.forEach((c, i) => lines.push(row('2026-07-28', c, i)));
+  for (const [i, c] of r.legacy.entries()) lines.push(row('2025-11-25', c, i));
+  for (const [i, c] of r.modern.entries()) lines.push(row('2026-07-28', c, i));
   const med = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const legacy = med(r.legacy.map((c) => c.added));
   lines.push(
