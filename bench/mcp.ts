@@ -30,13 +30,14 @@ interface Side {
 interface Phase {
   p50: number;
   p95: number;
-  /** gw CPU per call, ms (undefined for the direct side). */
+  /** gw CPU per call, ms (undefined for the direct side), and its kernel part. */
   cpu?: number;
+  sys?: number;
 }
 
 export interface McpCycle {
   direct: { p50: number; p95: number };
-  gw: { p50: number; p95: number; cpu: number };
+  gw: { p50: number; p95: number; cpu: number; sys: number };
   /** gw's added p50, ms: the mean of its two phases minus the mean of the direct ones. */
   added: number;
 }
@@ -64,6 +65,7 @@ async function phase(side: Side, calls: number): Promise<Phase> {
   if (before && side.pid !== undefined) {
     const after = cpuTimes(side.pid);
     out.cpu = (after.userMs + after.sysMs - before.userMs - before.sysMs) / calls;
+    out.sys = (after.sysMs - before.sysMs) / calls;
   }
   return out;
 }
@@ -77,7 +79,7 @@ async function cycles(direct: Side, through: Side, n: number, calls: number): Pr
     const [g1, g2] = [runs.on[2 * c]!, runs.on[2 * c + 1]!];
     out.push({
       direct: { p50: (d1.p50 + d2.p50) / 2, p95: (d1.p95 + d2.p95) / 2 },
-      gw: { p50: (g1.p50 + g2.p50) / 2, p95: (g1.p95 + g2.p95) / 2, cpu: ((g1.cpu ?? 0) + (g2.cpu ?? 0)) / 2 },
+      gw: { p50: (g1.p50 + g2.p50) / 2, p95: (g1.p95 + g2.p95) / 2, cpu: ((g1.cpu ?? 0) + (g2.cpu ?? 0)) / 2, sys: ((g1.sys ?? 0) + (g2.sys ?? 0)) / 2 },
       added: (g1.p50 + g2.p50 - d1.p50 - d2.p50) / 2,
     });
   }
@@ -138,9 +140,9 @@ export async function measureMcp(): Promise<McpResult> {
 export function formatMcp(r: McpResult): string {
   const lines = ['MCP tools/call, one at a time: SDK client → SDK McpServer (streamable HTTP) directly, and through gw; ABBA cycles'];
   const row = (label: string, c: McpCycle, i: number) =>
-    `${`${label} #${i + 1}`.padEnd(22)}${c.direct.p50.toFixed(3).padStart(10)}${c.direct.p95.toFixed(3).padStart(10)}${c.gw.p50.toFixed(3).padStart(10)}${c.gw.p95.toFixed(3).padStart(10)}${c.gw.cpu.toFixed(3).padStart(10)}${c.added.toFixed(3).padStart(10)}`;
+    `${`${label} #${i + 1}`.padEnd(22)}${c.direct.p50.toFixed(3).padStart(10)}${c.direct.p95.toFixed(3).padStart(10)}${c.gw.p50.toFixed(3).padStart(10)}${c.gw.p95.toFixed(3).padStart(10)}${c.gw.cpu.toFixed(3).padStart(10)}${c.gw.sys.toFixed(3).padStart(10)}${c.added.toFixed(3).padStart(10)}`;
   lines.push(
-    `${'cycle'.padEnd(22)}${'dir p50'.padStart(10)}${'dir p95'.padStart(10)}${'gw p50'.padStart(10)}${'gw p95'.padStart(10)}${'gw cpu'.padStart(10)}${'+p50 ms'.padStart(10)}`,
+    `${'cycle'.padEnd(22)}${'dir p50'.padStart(10)}${'dir p95'.padStart(10)}${'gw p50'.padStart(10)}${'gw p95'.padStart(10)}${'gw cpu'.padStart(10)}${'of it sys'.padStart(10)}${'+p50 ms'.padStart(10)}`,
   );
   for (const [i, c] of r.legacy.entries()) lines.push(row('2025-11-25', c, i));
   for (const [i, c] of r.modern.entries()) lines.push(row('2026-07-28', c, i));

@@ -111,8 +111,8 @@ export async function startMcp(host: McpHost): Promise<McpGateway> {
     list: () => listing(),
     async close() {
       await endpoint.close();
-      await servers.close();
       await pool.close();
+      await servers.close();
       await stats.close();
     },
   };

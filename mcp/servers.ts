@@ -19,6 +19,7 @@ import { SERVER_EXISTS, SERVER_IN_FILE, SERVER_NOT_FOUND } from './errors.ts';
 import type { McpHost } from './host.ts';
 import { type ServerRecord, ServerRecords } from './records.ts';
 import { UpstreamServer } from './upstream/connection.ts';
+import { upstreamFetch } from './upstream/fetch.ts';
 
 /** How often instances check for changes (runtime servers on a shared store, a reloaded config). */
 export const POLL_MS = 1000;
@@ -44,6 +45,7 @@ export class McpServers {
   private readonly host: McpHost;
   private readonly records: ServerRecords;
   private readonly log: Logger;
+  private readonly http = upstreamFetch();
   private running = new Map<string, Running>();
   private stored = new Map<string, ServerRecord>();
   private catalogNow: Catalog;
@@ -155,6 +157,7 @@ export class McpServers {
     const all = [...this.running.values()];
     this.running = new Map();
     await Promise.all(all.map((r) => r.server.stop()));
+    await this.http.close();
   }
 
   /** Under the change lock, after catching up with the other instances. */
@@ -218,6 +221,7 @@ export class McpServers {
       const parsed = source === 'file' ? (section as McpServerConfig) : mcpServerSchema.parse(section);
       const server = new UpstreamServer(name, parsed, {
         pingIntervalMs: config.mcp.ping_interval_seconds * 1000,
+        fetch: this.http.fetch,
         log: this.log,
         onChange: () => this.queueRebuild(),
       });

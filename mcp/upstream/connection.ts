@@ -20,6 +20,7 @@
  */
 import {
   Client,
+  type FetchLike,
   type ListChangedHandlers,
   type Prompt,
   ProtocolError,
@@ -56,6 +57,8 @@ const LIST_DEBOUNCE_MS = 50;
 
 export interface ConnectionOptions {
   pingIntervalMs: number;
+  /** The fetch of the HTTP transports (fetch.ts). */
+  fetch: FetchLike;
   log: Logger;
   /** The server's state or lists changed. */
   onChange: (server: UpstreamServer) => void;
@@ -72,9 +75,10 @@ export const CLIENT_INFO = { name: 'gw', version: GW_VERSION };
 export async function connectClient(
   config: McpServerConfig,
   timeoutMs: number,
+  fetch: FetchLike,
   opts: { resume?: Resume; listChanged?: ListChangedHandlers; legacy?: boolean; noListen?: boolean; stderr?: LineRing } = {},
 ): Promise<{ client: Client; built: BuiltTransport }> {
-  const built = buildTransport(config, opts.resume, opts.noListen);
+  const built = buildTransport(config, fetch, opts.resume, !opts.noListen);
   // read from the start: a child that fails its handshake says why on stderr
   if (built.stderr && opts.stderr) opts.stderr.follow(built.stderr);
   const client = new Client(CLIENT_INFO, {
@@ -121,6 +125,11 @@ export class UpstreamServer {
     this.name = name;
     this.config = config;
     this.opts = opts;
+  }
+
+  /** The fetch of its HTTP transports (a client session's own upstream sessions use it too). */
+  get fetch(): FetchLike {
+    return this.opts.fetch;
   }
 
   /** The longest wait for one answer, ms. */
@@ -192,7 +201,7 @@ export class UpstreamServer {
           else void this.refresh(gen);
         },
       });
-      const made = await connectClient(this.config, this.timeoutMs, {
+      const made = await connectClient(this.config, this.timeoutMs, this.opts.fetch, {
         listChanged: { tools: debounced('tools'), prompts: debounced('prompts'), resources: debounced('resources') },
         stderr: this.stderr,
       });

@@ -72,7 +72,8 @@ export class SessionPool {
         let client = pooled?.client;
         const server = servers(name);
         if (!client && server)
-          client = (await connectClient(server.config, server.timeoutMs, { resume: { sessionId: up.id, protocolVersion: up.version }, noListen: true })).client;
+          client = (await connectClient(server.config, server.timeoutMs, server.fetch, { resume: { sessionId: up.id, protocolVersion: up.version }, noListen: true }))
+            .client;
         const transport = client?.transport as { terminateSession?: () => Promise<void> } | undefined;
         await transport?.terminateSession?.();
         await client?.close();
@@ -114,7 +115,7 @@ export class SessionPool {
   private async open(session: ClientSession, server: UpstreamServer, fresh: boolean): Promise<Client> {
     const known = fresh ? undefined : session.record.upstream?.[server.name];
     // a server with sessions speaks the 2025 handshake: no probe; its notifications come through the shared connection
-    const { client, built } = await connectClient(server.config, server.timeoutMs, {
+    const { client, built } = await connectClient(server.config, server.timeoutMs, server.fetch, {
       resume: known ? { sessionId: known.id, protocolVersion: known.version } : undefined,
       legacy: true,
       noListen: true,

@@ -5,7 +5,7 @@
  * never a client's `mcp-protocol-version` (the SDK sends the version this upstream negotiated).
  */
 import type { Stream } from 'node:stream';
-import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { type FetchLike, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { McpServerConfig } from '../../lib/config/mcp-schema.ts';
 
@@ -21,34 +21,19 @@ export interface Resume {
   protocolVersion: string | undefined;
 }
 
-/**
- * fetch for a long-lived transport. The SDK hands every request its transport's one abort
- * signal, and fetch adds a listener to it that only the collector removes: adding to a signal
- * walks its listeners, so each call of a connection kept for hours got slower (it was a third
- * of gw's CPU per call after 10,000 calls). A POST gets a signal of its own, tied to the
- * transport's while it waits for its answer's headers (its body is read at once); a GET (the
- * notification stream, which lives as long as the connection) keeps the transport's.
- */
-function ownSignals(url: string | URL, init?: RequestInit): Promise<Response> {
-  const outer = init?.signal;
-  if (!outer || init.method === 'GET') return fetch(url, init);
-  if (outer.aborted) return Promise.reject(outer.reason);
-  const ac = new AbortController();
-  const abort = () => ac.abort(outer.reason);
-  outer.addEventListener('abort', abort, { once: true });
-  return fetch(url, { ...init, signal: ac.signal }).finally(() => outer.removeEventListener('abort', abort));
-}
-
-/** As ownSignals, but answers the transport's GET (its notification stream) with 405 without asking the server: the SDK then does without it. */
-const NO_LISTEN = (url: string | URL, init?: RequestInit): Promise<Response> =>
-  init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : ownSignals(url, init);
+/** `fetch`, but the transport's GET (its notification stream) answered 405 without asking the server: the SDK then does without it. */
+const noListen =
+  (fetch: FetchLike): FetchLike =>
+  (url, init) =>
+    init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(url, init);
 
 /**
- * A new transport for `s`. `resume` (streamable HTTP only) continues an upstream session another
- * instance started; `noListen` opens no notification stream (a client session's own upstream
- * session needs none: list changes come through the server's shared connection).
+ * A new transport for `s` on `fetch` (fetch.ts). `resume` (streamable HTTP only) continues an
+ * upstream session another instance started; `listen` false opens no notification stream (a
+ * client session's own upstream session needs none: list changes come through the server's
+ * shared connection).
  */
-export function buildTransport(s: McpServerConfig, resume?: Resume, noListen = false): BuiltTransport {
+export function buildTransport(s: McpServerConfig, fetch: FetchLike, resume?: Resume, listen = true): BuiltTransport {
   if (s.transport === 'stdio') {
     const t = new StdioClientTransport({
       command: s.command!,
@@ -62,13 +47,13 @@ export function buildTransport(s: McpServerConfig, resume?: Resume, noListen = f
   }
   const url = new URL(s.url!);
   const requestInit: RequestInit = { headers: { ...s.headers } };
-  if (s.transport === 'sse') return { transport: new SSEClientTransport(url, { requestInit, fetch: ownSignals }), stderr: null };
+  if (s.transport === 'sse') return { transport: new SSEClientTransport(url, { requestInit, fetch }), stderr: null };
   return {
     transport: new StreamableHTTPClientTransport(url, {
       requestInit,
       sessionId: resume?.sessionId,
       protocolVersion: resume?.protocolVersion,
-      fetch: noListen ? NO_LISTEN : ownSignals,
+      fetch: listen ? fetch : noListen(fetch),
       // gw reconnects the whole server itself (connection.ts): the transport's own GET-stream retries would race it
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
     }),
