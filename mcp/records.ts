@@ -8,6 +8,7 @@
  *   lock `mcp:changes` held by every change, so two never interleave
  */
 import { mcpServerSchema } from '../lib/config/mcp-schema.ts';
+import { ChangeCounter } from '../lib/store/changes.ts';
 import type { Store } from '../lib/store/types.ts';
 
 /** A runtime MCP server as stored. */
@@ -20,14 +21,16 @@ export interface ServerRecord {
 }
 
 const SERVER = 'server:';
-const VERSION = 'version';
 
 export class ServerRecords {
   private readonly store: Store;
+  /** `mcp:version` and the lock `mcp:changes`. */
+  readonly changes: ChangeCounter;
 
   /** @param store the `mcp` namespace of the gateway's store. */
   constructor(store: Store) {
     this.store = store;
+    this.changes = new ChangeCounter(store);
   }
 
   /** Every stored server, by name; a record that does not validate is skipped and reported. */
@@ -56,18 +59,4 @@ export class ServerRecords {
     return this.store.delete(SERVER + name);
   }
 
-  /** The change counter (0 before the first change). */
-  async version(): Promise<number> {
-    return (await this.store.counters(VERSION)).n ?? 0;
-  }
-
-  /** Tells every instance a change was stored; the new version. */
-  async bump(): Promise<number> {
-    return (await this.store.incr(VERSION, { n: 1 })).n!;
-  }
-
-  /** Runs `fn` holding the change lock. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.store.withLock('changes', fn);
-  }
 }

@@ -58,6 +58,7 @@ export class McpServers {
   private lastSync = 0;
   private poller: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  private closed = false;
 
   constructor(host: McpHost) {
     this.host = host;
@@ -93,14 +94,21 @@ export class McpServers {
 
   /** Starts the servers of the config and the store, and the poll. */
   async start(): Promise<void> {
-    const version = this.host.sharedStore ? await this.records.version() : 0;
+    const version = this.host.sharedStore ? await this.records.changes.version() : 0;
     this.stored = await this.readRecords();
     this.apply();
     this.seen = version;
     this.lastSync = Date.now();
-    this.poller = setInterval(() => {
-      this.polling ??= this.poll().finally(() => {
+    this.schedule();
+  }
+
+  /** The next poll, POLL_MS after the last one ended: two never run at once. */
+  private schedule(): void {
+    if (this.closed) return;
+    this.poller = setTimeout(() => {
+      this.polling = this.poll().finally(() => {
         this.polling = undefined;
+        this.schedule();
       });
     }, POLL_MS);
     this.poller.unref();
@@ -152,7 +160,8 @@ export class McpServers {
 
   /** Stops every server and the poll. */
   async close(): Promise<void> {
-    clearInterval(this.poller);
+    this.closed = true;
+    clearTimeout(this.poller);
     await this.polling;
     const all = [...this.running.values()];
     this.running = new Map();
@@ -162,7 +171,7 @@ export class McpServers {
 
   /** Under the change lock, after catching up with the other instances. */
   private change<T>(fn: () => Promise<T>): Promise<T> {
-    return this.records.exclusive(async () => {
+    return this.records.changes.exclusive(async () => {
       if (this.host.sharedStore) {
         this.stored = await this.readRecords();
         this.apply();
@@ -175,7 +184,7 @@ export class McpServers {
   private async announce(): Promise<void> {
     if (!this.host.sharedStore) return;
     try {
-      const n = await this.records.bump();
+      const n = await this.records.changes.bump();
       if (n === this.seen + 1) this.seen = n;
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'could not announce an MCP server change to other instances; they pick it up within 30 s');
@@ -186,9 +195,9 @@ export class McpServers {
   private async poll(): Promise<void> {
     try {
       if (this.host.sharedStore) {
-        const v = await this.records.version();
+        const v = await this.records.changes.version();
         if (v !== this.seen || Date.now() - this.lastSync >= RESYNC_MS) {
-          const stored = await this.records.exclusive(() => this.readRecords());
+          const stored = await this.records.changes.exclusive(() => this.readRecords());
           this.seen = v;
           this.lastSync = Date.now();
           if (!sameRecords(stored, this.stored)) {

@@ -4,6 +4,7 @@
 // a stdio server's last stderr lines, and runtime servers (add, delete).
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { Delete, useCreate } from './actions.js';
 import { ms, pct, usd, when } from './format.js';
 import { html } from './html.js';
 import { Problem, useLoad } from './load.js';
@@ -40,26 +41,9 @@ function Stderr({ name }) {
   return html`<pre class="stderr" aria-label=${`stderr of ${name}`}>${lines.length ? lines.join('\n') : '(nothing written)'}</pre>`;
 }
 
-function Delete({ name, onDone, onError }) {
-  const [asking, setAsking] = useState(false);
-  if (!asking) return html`<button class="small danger" onClick=${() => setAsking(true)}>Delete</button>`;
-  const go = async () => {
-    try {
-      await api.deleteMcpServer(name);
-      onDone();
-    } catch (e) {
-      onError(e);
-      setAsking(false);
-    }
-  };
-  return html`<span class="controls"><button class="small danger confirm" onClick=${go}>Delete ${name}</button><button class="small" onClick=${() => setAsking(false)}>Cancel</button></span>`;
-}
-
 function AddServer({ onCreated }) {
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState(null);
-  const submit = async (e) => {
+  const { error, busy, done, submit: create } = useCreate(api.createMcpServer, onCreated);
+  const submit = (e) => {
     e.preventDefault();
     const form = e.currentTarget;
     const f = new FormData(form);
@@ -72,18 +56,7 @@ function AddServer({ onCreated }) {
     } else Object.assign(body, { transport, url: target });
     const cost = f.get('cost').trim();
     if (cost) body.cost_per_call = Number(cost);
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      const s = await api.createMcpServer(body);
-      setDone(s);
-      form.reset();
-      onCreated();
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
+    return create(body, form);
   };
   return html`<section class="panel">
     <div class="panel-head"><h2>Add an MCP server</h2><span class="muted">Stored by the gateway and run by every instance. Header values and secrets: use the config file or <code>gw mcp add --header</code>.</span></div>
@@ -127,7 +100,7 @@ export function Mcp() {
           <td data-label="Calls"><${Calls} st=${s.stats} /></td>
           <td data-label=""><div class="actions">${s.transport === 'stdio' ? html`<${Stderr} name=${s.name} />` : null}${
             s.source === 'runtime'
-              ? html`<${Delete} name=${s.name} onError=${setActionError} onDone=${() => {
+              ? html`<${Delete} remove=${api.deleteMcpServer} name=${s.name} onError=${setActionError} onDone=${() => {
                   setActionError(null);
                   reload();
                 }} />`
