@@ -54,12 +54,14 @@ export function upstreamFetch(): UpstreamFetch {
   };
   const fetch: FetchLike = (url, init) => {
     const outer = init?.signal;
-    if (!outer || init?.method === 'GET') return send(url, init);
+    // no method is a GET (the SSE transport's EventSource sends none)
+    if (!outer || (init?.method ?? 'GET').toUpperCase() === 'GET') return send(url, init);
     if (outer.aborted) return Promise.reject(outer.reason);
     const ac = new AbortController();
     const abort = () => ac.abort(outer.reason);
     outer.addEventListener('abort', abort, { once: true });
     return send(url, { ...init, signal: ac.signal }).finally(() => outer.removeEventListener('abort', abort));
   };
-  return { fetch, close: () => agent.close() };
+  // destroy, not close: a request a transport left open (a lost abort) must not hold shutdown
+  return { fetch, close: () => agent.destroy() };
 }

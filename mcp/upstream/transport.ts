@@ -25,7 +25,7 @@ export interface Resume {
 const noListen =
   (fetch: FetchLike): FetchLike =>
   (url, init) =>
-    init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(url, init);
+    (init?.method ?? 'GET').toUpperCase() === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(url, init);
 
 /**
  * A new transport for `s` on `fetch` (fetch.ts). `resume` (streamable HTTP only) continues an
