@@ -199,7 +199,7 @@ export class ToolCalls {
   private async admit(rc: RequestContext, entry: ToolEntry, call: McpCall): Promise<string | undefined> {
     const d = this.d;
     const server = d.server(entry.server);
-    if (!server || server.state !== 'up') throw SERVER_DOWN({ server: entry.server, why: server?.lastError ?? 'not connected' });
+    if (server?.state !== 'up') throw SERVER_DOWN({ server: entry.server, why: server?.lastError ?? 'not connected' });
     let hold: string | undefined;
     const limit = server.config.max_concurrency;
     if (limit !== undefined) {
@@ -266,8 +266,7 @@ export class ToolCalls {
 /** The client's `_meta` as the upstream gets it: no protocol envelope, no progress token (the SDK sets its own), our trace context. */
 function forwardedMeta(meta: unknown, trace: Readonly<Record<string, string>> | undefined): Record<string, unknown> | undefined {
   let out: Record<string, unknown> | undefined;
-  if (meta !== null && typeof meta === 'object')
-    for (const [k, v] of Object.entries(meta)) if (!CLIENT_META.test(k)) (out ??= {})[k] = v;
+  if (meta !== null && typeof meta === 'object') for (const [k, v] of Object.entries(meta)) if (!CLIENT_META.test(k)) (out ??= {})[k] = v;
   if (trace?.traceparent) {
     out ??= {};
     out.traceparent = trace.traceparent;

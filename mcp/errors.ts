@@ -48,9 +48,14 @@ export const CONCURRENCY_LIMIT = defineError<{ server: string; limit: number }>(
 export const CALL_CANCELLED = defineError<void>('mcp_call_cancelled', 499, 'the client cancelled the call');
 
 // the admin API (/v1/admin/mcp-servers)
-export const SERVER_EXISTS = defineError<{ name: string; where: string }>('mcp_server_exists', 409, (p) => `MCP server '${p.name}' already exists (${p.where})`, {
-  param: 'name',
-});
+export const SERVER_EXISTS = defineError<{ name: string; where: string }>(
+  'mcp_server_exists',
+  409,
+  (p) => `MCP server '${p.name}' already exists (${p.where})`,
+  {
+    param: 'name',
+  },
+);
 export const SERVER_NOT_FOUND = defineError<string>('mcp_server_not_found', 404, (name) => `no MCP server '${name}'`);
 export const SERVER_IN_FILE = defineError<{ name: string; file: string }>(
   'defined_in_config_file',

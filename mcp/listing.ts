@@ -80,7 +80,7 @@ export function serverListing(
     const inc = c.include_tools && compileModelPatterns(c.include_tools);
     const exc = c.exclude_tools && compileModelPatterns(c.exclude_tools);
     for (const t of server.lists.tools) {
-      if ((inc && !inc(t.name)) || (exc && exc(t.name))) continue;
+      if ((inc && !inc(t.name)) || exc?.(t.name)) continue;
       const price = c.tool_costs && Object.hasOwn(c.tool_costs, t.name) ? c.tool_costs[t.name]! : c.cost_per_call;
       tools.push(toolOf(fullName(server.name, t.name, maxName), t.name, price, t.description));
     }

@@ -58,5 +58,4 @@ export class ServerRecords {
   delete(name: string): Promise<void> {
     return this.store.delete(SERVER + name);
   }
-
 }

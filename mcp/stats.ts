@@ -30,7 +30,7 @@ export interface ServerStats {
 
 const binOf = (ms: number): number => (ms * SCALE <= 1 ? 0 : Math.ceil(Math.log(ms * SCALE) / GROWTH));
 /** The middle of a bin (geometric): within 5% of every value in it. */
-const valueOf = (bin: number): number => (bin === 0 ? 0.01 : Math.exp((bin - 0.5) * GROWTH) / SCALE);
+const binValue = (bin: number): number => (bin === 0 ? 0.01 : Math.exp((bin - 0.5) * GROWTH) / SCALE);
 
 export class CallStats {
   private readonly store: Store;
@@ -122,7 +122,7 @@ function quantile(s: Record<string, number>, calls: number, q: number): number |
   let seen = 0;
   for (const [bin, n] of bins) {
     seen += n;
-    if (seen >= rank) return Math.round(valueOf(bin) * 100) / 100;
+    if (seen >= rank) return Math.round(binValue(bin) * 100) / 100;
   }
-  return Math.round(valueOf(bins[bins.length - 1]![0]) * 100) / 100;
+  return Math.round(binValue(bins[bins.length - 1]![0]) * 100) / 100;
 }

@@ -15,12 +15,7 @@
  * Each request gets a fresh SDK server (factory.ts): the SDK writes the answer, JSON or SSE.
  */
 import { Readable } from 'node:stream';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  type McpHttpHandler,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'koa';
 import type { KeyInfo } from '../../core/context.ts';
 import { GatewayError } from '../../core/errors.ts';

@@ -91,7 +91,8 @@ export function serverFor(d: FactoryDeps): Server {
   s.setRequestHandler('resources/read', async (req, ctx) => {
     const { caller } = visitOf(ctx);
     const r = d.catalog().resource(req.params.uri, caller.scope);
-    if (!r || !caller.allows(r.full)) throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${req.params.uri}`, { uri: req.params.uri });
+    if (!r || !caller.allows(r.full))
+      throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${req.params.uri}`, { uri: req.params.uri });
     return (await forward(d, r.server, 'resources/read', { uri: req.params.uri }, ctx)) as never;
   });
   return s;

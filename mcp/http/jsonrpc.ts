@@ -27,7 +27,7 @@ export const FORBIDDEN_ORIGIN = defineError<string>(
   'mcp_origin_not_allowed',
   403,
   (o) => `Origin '${o}' may not call this gateway's MCP endpoint (add it to [mcp] allowed_origins)`,
-  { logMessage: 'the request\'s Origin may not call the MCP endpoint' },
+  { logMessage: "the request's Origin may not call the MCP endpoint" },
 );
 export const UNKNOWN_SERVER = defineError<string>('mcp_server_not_found', 404, (name) => `no MCP server '${name}'`);
 

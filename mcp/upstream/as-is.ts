@@ -4,4 +4,3 @@
  * fields a newer server adds; a gateway relays, it does not reshape.
  */
 export const AS_IS = Object.freeze({ '~standard': { version: 1 as const, vendor: 'gw', validate: (value: unknown) => ({ value }) } });
-

@@ -217,6 +217,15 @@ export class UpstreamServer {
       this.protocolVersion = client.getNegotiatedProtocolVersion();
       const info = client.getServerVersion();
       this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
+      // a transport that reports an error (its notification stream dropped: the server may be
+      // gone) is pinged at once, not at the next tick: a dead server is down sooner. Only the first
+      // sign of trouble: once a ping was missed the others come at the interval, so a burst of
+      // errors never makes three misses in a few milliseconds.
+      const sdkError = client.onerror;
+      client.onerror = (err) => {
+        sdkError?.(err);
+        if (gen === this.generation && this.state === 'up' && this.misses === 0) this.ping(gen);
+      };
       // the SDK's own close hook, then ours: an exit (stdio) or a dropped stream (SSE) is a fall
       const sdkClose = client.onclose;
       client.onclose = () => {
@@ -265,30 +274,33 @@ export class UpstreamServer {
 
   private startPings(gen: number): void {
     clearInterval(this.pingTimer);
-    const every = this.opts.pingIntervalMs;
-    this.pingTimer = setInterval(() => {
-      if (gen !== this.generation || this.pinging || this.state !== 'up') return;
-      this.pinging = true;
-      // a ping answered later than the next one is due counts as missed
-      this.client!.ping({ timeout: Math.max(100, every - 50) })
-        .then(
-          () => {
-            if (gen === this.generation) this.misses = 0;
-          },
-          (err: unknown) => {
-            if (gen !== this.generation) return;
-            // the server restarted and forgot gw's session: a new one at once, not three misses later
-            if (stale(err)) return this.fall('the server no longer knows its session with gw', 0);
-            this.misses++;
-            this.failed(`missed ping ${this.misses} of ${MISSES_DOWN}: ${describe(err)}`);
-            if (this.misses >= MISSES_DOWN) this.fall(`${MISSES_DOWN} pings missed in a row`);
-          },
-        )
-        .finally(() => {
-          this.pinging = false;
-        });
-    }, every);
+    this.pingTimer = setInterval(() => this.ping(gen), this.opts.pingIntervalMs);
     this.pingTimer.unref();
+  }
+
+  /** One ping (none while one is out): a miss counts toward MISSES_DOWN, an answer resets them. */
+  private ping(gen: number): void {
+    if (gen !== this.generation || this.pinging || this.state !== 'up') return;
+    this.pinging = true;
+    const every = this.opts.pingIntervalMs;
+    // a ping answered later than the next one is due counts as missed
+    this.client!.ping({ timeout: Math.max(100, every - 50) })
+      .then(
+        () => {
+          if (gen === this.generation) this.misses = 0;
+        },
+        (err: unknown) => {
+          if (gen !== this.generation) return;
+          // the server restarted and forgot gw's session: a new one at once, not three misses later
+          if (stale(err)) return this.fall('the server no longer knows its session with gw', 0);
+          this.misses++;
+          this.failed(`missed ping ${this.misses} of ${MISSES_DOWN}: ${describe(err)}`);
+          if (this.misses >= MISSES_DOWN) this.fall(`${MISSES_DOWN} pings missed in a row`);
+        },
+      )
+      .finally(() => {
+        this.pinging = false;
+      });
   }
 
   /** Goes `down` (tools hidden), drops the connection and reconnects after the backoff (or `delayMs`). */

@@ -72,8 +72,9 @@ export class SessionPool {
         let client = pooled?.client;
         const server = servers(name);
         if (!client && server)
-          client = (await connectClient(server.config, server.timeoutMs, server.fetch, { resume: { sessionId: up.id, protocolVersion: up.version }, noListen: true }))
-            .client;
+          client = (
+            await connectClient(server.config, server.timeoutMs, server.fetch, { resume: { sessionId: up.id, protocolVersion: up.version }, noListen: true })
+          ).client;
         const transport = client?.transport as { terminateSession?: () => Promise<void> } | undefined;
         await transport?.terminateSession?.();
         await client?.close();

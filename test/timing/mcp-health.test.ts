@@ -12,6 +12,8 @@ import { startHttpMcp } from '../helpers/mcp-upstream.ts';
 const INTERVAL_MS = 400;
 /** Connecting takes a few requests (probe, initialize, lists): time beyond the interval it may add. */
 const CONNECT_MS = 300;
+/** Scheduling slack for a loaded 2-core runner (a timer firing late, the status poll's own round trip). */
+const SLACK_MS = 300;
 
 test('a killed upstream is down within 3 ping intervals and back within one after it restarts; the other server is unaffected', async (t) => {
   const web = await startHttpMcp({ name: 'web' });
@@ -53,7 +55,7 @@ ping_interval_seconds = ${INTERVAL_MS / 1000}
   }
   const tookDown = Date.now() - killed;
   t.truthy(down, 'web went down');
-  t.true(tookDown <= 3 * INTERVAL_MS + 100, `down after ${tookDown} ms`);
+  t.true(tookDown <= 3 * INTERVAL_MS + SLACK_MS, `down after ${tookDown} ms`);
   t.log(`down ${tookDown} ms after the kill (${down.last_error})`);
   const during = await tools();
   t.false(during.some((n) => n.startsWith('web__')));
