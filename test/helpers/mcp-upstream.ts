@@ -118,13 +118,26 @@ async function listen(server: Server, port = 0): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/** What both test servers record, as `McpUpstream` exposes it. */
+function observations(): Pick<McpUpstream, 'received' | 'sessions' | 'cancelled' | 'load'> {
+  return { received: [], sessions: new Set(), cancelled: [], load: { inflight: 0, max: 0 } };
+}
+
+/** An HTTP server for `handler` (a throw answers 500 -32603); `stop` drops every connection. */
+function serve(handler: (req: IncomingMessage, res: ServerResponse) => Promise<unknown>) {
+  const server = createServer((req, res) => void handler(req, res).catch(() => res.headersSent || rpcError(res, 500, -32603, 'internal error')));
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  return { server, stop };
+}
+
 /** A streamable HTTP MCP server with sessions (see the file comment). */
 export async function startHttpMcp(opts: McpUpstreamOptions = {}): Promise<McpUpstream> {
   const o = { name: opts.name ?? 'web', extraTools: opts.extraTools ?? {} };
-  const received: ReceivedMcp[] = [];
-  const sessions = new Set<string>();
-  const cancelled: string[] = [];
-  const load = { inflight: 0, max: 0 };
+  const seen = observations();
+  const { received, sessions, cancelled, load } = seen;
   let transports = new Map<string, StreamableHTTPServerTransport>();
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const body = req.method === 'POST' ? await readJson(req) : undefined;
@@ -151,25 +164,21 @@ export async function startHttpMcp(opts: McpUpstreamOptions = {}): Promise<McpUp
     await buildServer(o, cancelled, () => id, load).connect(t);
     await t.handleRequest(req, res, body);
   };
-  let server = createServer((req, res) => void handler(req, res).catch(() => res.headersSent || rpcError(res, 500, -32603, 'internal error')));
-  const port = await listen(server);
+  let http = serve(handler);
+  const port = await listen(http.server);
   const stop = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await http.stop();
     for (const t of transports.values()) await t.close().catch(() => undefined);
     transports = new Map();
   };
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
-    received,
-    sessions,
-    cancelled,
-    load,
+    ...seen,
     kill: stop,
     async restart() {
-      server = createServer((req, res) => void handler(req, res).catch(() => res.headersSent || rpcError(res, 500, -32603, 'internal error')));
-      await listen(server, port);
+      http = serve(handler);
+      await listen(http.server, port);
     },
     close: stop,
   };
@@ -178,45 +187,34 @@ export async function startHttpMcp(opts: McpUpstreamOptions = {}): Promise<McpUp
 /** The same tools over the HTTP+SSE transport of 2024-11-05 (GET /sse, then POST /messages?sessionId=). */
 export async function startSseMcp(opts: McpUpstreamOptions = {}): Promise<McpUpstream> {
   const o = { name: opts.name ?? 'old', extraTools: opts.extraTools ?? {} };
-  const received: ReceivedMcp[] = [];
-  const sessions = new Set<string>();
-  const cancelled: string[] = [];
-  const load = { inflight: 0, max: 0 };
+  const seen = observations();
+  const { received, sessions, cancelled, load } = seen;
   const transports = new Map<string, SSEServerTransport>();
-  const server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url!, 'http://x');
-      if (req.method === 'GET' && url.pathname === '/sse') {
-        received.push({ method: 'GET', url: req.url!, headers: req.headers, body: undefined });
-        const t = new SSEServerTransport('/messages', res);
-        transports.set(t.sessionId, t);
-        sessions.add(t.sessionId);
-        t.onclose = () => transports.delete(t.sessionId);
-        await buildServer(o, cancelled, () => t.sessionId, load).connect(t);
-        return;
-      }
-      if (req.method === 'POST' && url.pathname === '/messages') {
-        const body = await readJson(req);
-        received.push({ method: 'POST', url: req.url!, headers: req.headers, body });
-        const t = transports.get(url.searchParams.get('sessionId') ?? '');
-        if (!t) return rpcError(res, 404, -32001, 'Session not found');
-        return t.handlePostMessage(req, res, body);
-      }
-      rpcError(res, 404, -32601, 'not found');
-    })().catch(() => res.headersSent || rpcError(res, 500, -32603, 'internal error'));
+  const { server, stop } = serve(async (req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      received.push({ method: 'GET', url: req.url!, headers: req.headers, body: undefined });
+      const t = new SSEServerTransport('/messages', res);
+      transports.set(t.sessionId, t);
+      sessions.add(t.sessionId);
+      t.onclose = () => transports.delete(t.sessionId);
+      await buildServer(o, cancelled, () => t.sessionId, load).connect(t);
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === '/messages') {
+      const body = await readJson(req);
+      received.push({ method: 'POST', url: req.url!, headers: req.headers, body });
+      const t = transports.get(url.searchParams.get('sessionId') ?? '');
+      if (!t) return rpcError(res, 404, -32001, 'Session not found');
+      return t.handlePostMessage(req, res, body);
+    }
+    rpcError(res, 404, -32601, 'not found');
   });
   const port = await listen(server);
-  const stop = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
   return {
     url: `http://127.0.0.1:${port}/sse`,
     port,
-    received,
-    sessions,
-    cancelled,
-    load,
+    ...seen,
     kill: stop,
     restart: () => listen(server, port).then(() => undefined),
     close: stop,
