@@ -17,6 +17,7 @@ COPY cli ./cli
 COPY core ./core
 COPY lib ./lib
 COPY server ./server
+COPY mcp ./mcp
 COPY plugins ./plugins
 COPY protocols ./protocols
 COPY sdk ./sdk

@@ -24,6 +24,7 @@ import { measurePhase, type PhaseResult } from './measure.ts';
 import { formatOtel, measureOtel, OTEL, type OtelResult } from './otel.ts';
 import { formatLatency, LATENCY, measureLatency, type LatencyResult } from './latency.ts';
 import { AFFINITY, type AffinityRow, formatAffinity, measureAffinity } from './affinity.ts';
+import { formatMcp, MCP, type McpResult, measureMcp } from './mcp.ts';
 import { stopAll } from './procs.ts';
 import { checkAims, compareBaseline, compareDirect, formatAims, formatScenario, type ScenarioResult } from './report.ts';
 import { envNumber, toTarget } from './options.ts';
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${ALERTS_EVAL.padEnd(22)} in-process: the alerts extension's CPU per request (its onFinish tap and check timer), ABBA\n`);
     process.stdout.write(`${LATENCY.padEnd(22)} the usage extension's latency sketches: ns per request in process, and on vs off end to end, ABBA\n`);
     process.stdout.write(`${AFFINITY.padEnd(22)} prompt-cache affinity on vs off, a group of two providers: throughput and CPU per request, ABBA\n`);
+    process.stdout.write(`${MCP.padEnd(22)} MCP tools/call through gw vs direct (SDK client and McpServer over HTTP): added p50 per cycle, ABBA\n`);
     return;
   }
   if (values.profile) {
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
       n !== PRICING_COST &&
       n !== LATENCY &&
       n !== AFFINITY &&
+      n !== MCP &&
       !scenarios.some((s) => s.name === n),
   );
   if (unknown?.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (npm run bench -- --list)`);
@@ -151,6 +154,16 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
       await stopAll();
     }
   }
+  let mcp: McpResult | undefined;
+  if (!only || only.includes(MCP)) {
+    process.stderr.write('running mcp…\n');
+    try {
+      mcp = await measureMcp();
+      process.stdout.write(`\n${formatMcp(mcp)}\n`);
+    } finally {
+      await stopAll();
+    }
+  }
   // in process, once the children are gone: nothing else competes for the CPU
   let translate: TranslateRow[] | undefined;
   if (!only || only.includes(GEMINI_TRANSLATE)) {
@@ -222,6 +235,10 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
         });
       }
   }
+  if (mcp) {
+    const added = mcp.legacy.map((c) => c.added).toSorted((a, b) => a - b)[Math.floor(mcp.legacy.length / 2)]!;
+    aims.push({ aim: 'MCP tools/call added p50 <= 1 ms (HTTP upstream)', scenario: MCP, value: added, unit: 'ms', limit: 1, met: added <= 1 });
+  }
   if (pricing)
     aims.push({ aim: 'cost function <= 2 µs/request', scenario: PRICING_COST, value: pricing.usPerCall, unit: 'µs', limit: 2, met: pricing.usPerCall <= 2 });
   if (aims.length || !headline) process.stdout.write(formatAims(aims));
@@ -229,7 +246,7 @@ gw runs as a child process (cli/gw.js serve, LOG_LEVEL=${GW_LOG_LEVEL}, no exten
   const file = process.env.BENCH_OUT || join(ROOT, 'bench/results.json');
   await writeFile(
     file,
-    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, alertsEval, pricingCost: pricing, latency, affinity, admission, aims, headline, otel }, null, 2)}\n`,
+    `${JSON.stringify({ meta, scenarios: results, geminiTranslate: translate, responsesTranslate: responses, alertsEval, pricingCost: pricing, latency, affinity, admission, aims, headline, otel, mcp }, null, 2)}\n`,
   );
   process.stdout.write(`\nwritten: ${file}\n`);
 }

@@ -12,12 +12,12 @@ import type { Cost } from '../lib/pricing/cost.ts';
 export type { KeyInfo };
 
 /**
- * What a request asks for, whatever its client format: `generate` (a chat completion,
- * Messages, Responses, Gemini generateContent…), `embed` (embeddings), `count` (token
- * counting). Extensions read this instead of the route: a cache applies to `generate`, an
- * embedding reserves no output tokens, a count costs nothing.
+ * What a request asks for, whatever its client format: `generate` (a chat completion, Messages,
+ * Responses, Gemini generateContent…), `embed` (embeddings), `count` (token counting), `tool` (an
+ * MCP tools/call: no tokens, its price in rc.state MCP_CALL). Extensions read this, not the route:
+ * a cache applies to `generate`, an embedding reserves no output tokens, a count costs nothing.
  */
-export type Operation = 'generate' | 'embed' | 'count';
+export type Operation = 'generate' | 'embed' | 'count' | 'tool';
 
 /** What the client format tells the core about a request, read from its body in its own terms. */
 export interface RequestFacts {

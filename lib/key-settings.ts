@@ -11,6 +11,9 @@
  *   expires_at             RFC 3339 (a TOML date-time with an offset, or a date = 00:00 UTC)
  *   tags                   string map, for grouping usage and spend
  *   max_parallel_requests  requests in flight at once (429 beyond it), across instances
+ *   mcp_tools              `*` patterns of the MCP tools the key may see and call, by their
+ *                          full names (`fs__*`); absent: no MCP access (docs/mcp.md)
+ *   tool_calls_per_minute  MCP tools/call per minute (the rate_limit extension enforces it)
  */
 import { z } from 'zod';
 import { DATE_TIME_FORMS, parseDateTime } from './dates.ts';
@@ -31,6 +34,8 @@ export interface KeySettings {
   expires_at?: string;
   tags?: Record<string, string>;
   max_parallel_requests?: number;
+  mcp_tools?: string[];
+  tool_calls_per_minute?: number;
 }
 
 /** The longest grace period a rotation may give the previous secret: 30 days. */
@@ -46,6 +51,8 @@ export const KEY_SETTINGS = [
   'expires_at',
   'tags',
   'max_parallel_requests',
+  'mcp_tools',
+  'tool_calls_per_minute',
 ] as const satisfies ReadonlyArray<keyof KeySettings>;
 export type KeySettingName = (typeof KEY_SETTINGS)[number];
 
@@ -88,6 +95,7 @@ const positiveInt = (what: string) =>
 const pattern = z.string().min(1, 'expected a model id or a pattern with *').max(256);
 const tagName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'tag names are 1-64 letters, digits, "_", "-" or "."');
 const tagValue = z.string().min(1, 'expected a non-empty tag value').max(256);
+const toolPattern = z.string().min(1, 'expected a tool name (<server>__<tool>) or a pattern with *').max(256);
 
 /** Tags a key may carry. */
 export const MAX_TAGS = 32;
@@ -102,6 +110,9 @@ const fields = {
   expires_at: expiresAt,
   tags: z.record(tagName, tagValue).refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
   max_parallel_requests: positiveInt('requests'),
+  // an empty list is allowed: it says "no MCP access" out loud
+  mcp_tools: z.array(toolPattern).max(1024),
+  tool_calls_per_minute: positiveInt('tool calls'),
 };
 
 /** Every setting, optional: the shape `[keys.<name>]` and `POST /v1/admin/keys` share. */
@@ -114,6 +125,8 @@ export const keySettingsShape = {
   expires_at: fields.expires_at.optional(),
   tags: fields.tags.optional(),
   max_parallel_requests: fields.max_parallel_requests.optional(),
+  mcp_tools: fields.mcp_tools.optional(),
+  tool_calls_per_minute: fields.tool_calls_per_minute.optional(),
 };
 
 /**
@@ -138,6 +151,8 @@ export const keyPatchSchema = z.strictObject({
   expires_at: fields.expires_at.nullable().optional(),
   tags: z.record(tagName, tagValue.nullable()).nullable().optional(),
   max_parallel_requests: fields.max_parallel_requests.nullable().optional(),
+  mcp_tools: fields.mcp_tools.nullable().optional(),
+  tool_calls_per_minute: fields.tool_calls_per_minute.nullable().optional(),
 });
 export type KeyPatch = z.output<typeof keyPatchSchema>;
 
@@ -177,6 +192,7 @@ export function settingsOf(entry: Readonly<Record<string, unknown>>): KeySetting
 export const EXTENSION_SETTINGS: Readonly<Partial<Record<KeySettingName, string>>> = {
   requests_per_minute: 'rate_limit',
   tokens_per_minute: 'rate_limit',
+  tool_calls_per_minute: 'rate_limit',
   budget: 'budget',
   budget_period: 'budget',
 };

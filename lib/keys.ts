@@ -33,6 +33,15 @@ export interface KeyInfo {
   readonly maxParallelRequests?: number;
   /** True when the key may call `model`, a canonical id (after alias resolution); always true without `models`. */
   allows(model: string): boolean;
+  /** `mcp_tools` patterns as configured; undefined = no MCP access. */
+  readonly mcpTools?: readonly string[];
+  /** MCP tools/call per minute; overrides `[extensions.rate_limit] tool_calls_per_minute`. */
+  readonly toolCallsPerMinute?: number;
+  /**
+   * True when the key may see and use the MCP tool, prompt or resource with this full name
+   * (`<server>__<name>`, docs/mcp.md); always false without `mcp_tools`.
+   */
+  mcpAllows(name: string): boolean;
 }
 
 /** SHA-256 hex of a secret. */
@@ -77,6 +86,8 @@ export interface KeyListing {
   expired: boolean;
   tags: Record<string, string> | null;
   max_parallel_requests: number | null;
+  mcp_tools: string[] | null;
+  tool_calls_per_minute: number | null;
   /** Runtime keys: creation time. */
   created_at?: string;
   /** After a rotation with a grace period: until when the previous secret is still accepted. */
@@ -123,8 +134,14 @@ export function keyInfo(name: string, s: KeySettings = {}): KeyInfo {
     tags: s.tags ? Object.freeze({ ...s.tags }) : undefined,
     maxParallelRequests: s.max_parallel_requests,
     allows: s.models ? compileModelPatterns(s.models) : ALLOW_ALL,
+    mcpTools: s.mcp_tools ? Object.freeze([...s.mcp_tools]) : undefined,
+    toolCallsPerMinute: s.tool_calls_per_minute,
+    mcpAllows: s.mcp_tools ? compileModelPatterns(s.mcp_tools) : DENY_ALL,
   });
 }
+
+/** No MCP access: a key without `mcp_tools`. */
+const DENY_ALL = (): boolean => false;
 
 interface Entry {
   info: KeyInfo;
@@ -223,6 +240,8 @@ export class KeyTable {
         expired: e.info.expiresAt !== undefined && now >= e.info.expiresAt,
         tags: s.tags ? { ...s.tags } : null,
         max_parallel_requests: s.max_parallel_requests ?? null,
+        mcp_tools: s.mcp_tools ? [...s.mcp_tools] : null,
+        tool_calls_per_minute: s.tool_calls_per_minute ?? null,
       };
       if (e.createdAt) l.created_at = e.createdAt;
       if (e.graceUntil !== undefined && now < e.graceUntil) l.previous_key_valid_until = rfc3339(e.graceUntil);

@@ -33,3 +33,37 @@ export interface BudgetSettled {
  * past an alert threshold alerts without waiting for its next request.
  */
 export const BUDGET_STATUS: unique symbol = Symbol.for('gw.budget.status') as never;
+
+/** rc.state slot where the MCP gateway describes a tools/call: a request whose `operation` is `tool` (docs/mcp.md). */
+export const MCP_CALL: unique symbol = Symbol.for('gw.mcp.call') as never;
+
+/**
+ * How a tools/call ended: `ok` (the tool answered), `tool_error` (it answered `isError: true`),
+ * `upstream_error` (the server failed, timed out or is down), `denied` (the key may not use the
+ * tool), `limited` (a rate limit, a budget or the server's max_concurrency refused it).
+ */
+export type McpOutcome = 'ok' | 'tool_error' | 'upstream_error' | 'denied' | 'limited';
+
+/**
+ * One MCP tools/call as the hook pipeline sees it: `rc.model` is its full name, `rc.provider`
+ * its server once the call went upstream, `rc.usage` stays undefined (no tokens) and `rc.cost`
+ * is `price` once the tool answered.
+ */
+export interface McpCall {
+  /** The server's config name (`[mcp_servers.<name>]`). */
+  readonly server: string;
+  /** The tool's own name on that server. */
+  readonly tool: string;
+  /** Its full name as the client called it (`<server>__<tool>`, or a hashed form; the own name on `/mcp/<server>`). */
+  readonly name: string;
+  /** The MCP revision the client speaks (`2025-11-25`, `2026-07-28`…), when known. */
+  readonly protocolVersion: string | undefined;
+  /** The JSON-RPC id of the client's tools/call. */
+  readonly requestId: string | number | undefined;
+  /** USD one call costs (`tool_costs`, else `cost_per_call`): a budget reserves it before the call. */
+  readonly price: number;
+  /** The client's MCP session (2025-11-25), when it has one. */
+  readonly sessionId: string | undefined;
+  /** Set once the call ended. */
+  outcome: McpOutcome | undefined;
+}

@@ -13,6 +13,7 @@
  *   ChatRequest, ChatCompletion, Usage…             the common format (OpenAI chat completions)
  *   readSeries, parseSeriesQuery, rfc3339, LEVELS   extensions' helpers
  *   isObject                                        narrowing a JSON value
+ *   MCP_CALL, McpCall                               what the MCP gateway tells extensions about a tools/call
  *
  * Bail rule (onRequest, onCacheLookup): return `undefined` to go on, an answer to answer;
  * anything else (null, false…) fails the request with 500 `plugin_contract_violation`.
@@ -46,9 +47,10 @@ export type { KeyInfo, Operation, RequestContext, RequestFacts } from '../core/c
 export type { BudgetPeriod, KeySettingName, KeySettings } from '../lib/key-settings.ts';
 export { keyInfo } from '../lib/keys.ts';
 
-// accounting: who pays, what is charged, the budget's facts in rc.state, prices and money bounds
-export { BUDGET_SETTLED, BUDGET_STATUS } from './facts.ts';
-export type { BudgetSettled } from './facts.ts';
+// accounting: who pays, what is charged, the budget's facts in rc.state, prices and money bounds;
+// what the MCP gateway tells extensions about a tools/call (operation `tool`)
+export { BUDGET_SETTLED, BUDGET_STATUS, MCP_CALL } from './facts.ts';
+export type { BudgetSettled, McpCall, McpOutcome } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 export { isModelRefusal } from '../lib/model-refusal.ts';
 export { CUT_MARK, cutText } from '../lib/cut-text.ts';

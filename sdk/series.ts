@@ -35,8 +35,8 @@ const BUCKET_MS = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS } as const;
 /** Store key of the hourly buckets (relative to the extension's namespace). */
 export const BUCKETS_KEY = 'h';
 
-/** A dimension a series can be grouped by; tags are `tag:<name>`. */
-export type Dimension = 'key' | 'model' | 'provider';
+/** A dimension a series can be grouped by (`mcp_server`, `tool`: MCP tools/call); tags are `tag:<name>`. */
+export type Dimension = 'key' | 'model' | 'provider' | 'mcp_server' | 'tool';
 
 /** A parsed series query. */
 export interface SeriesQuery {

@@ -32,6 +32,10 @@ import { gatewaySecrets } from './secrets.ts';
 import { isAbsolute, resolve } from 'node:path';
 import { gatewayInfo } from './gateway-info.ts';
 import { type RunningExtension, setUpExtensions, setUpFormats } from './set-up.ts';
+import { type McpGateway, startMcp } from '../mcp/index.ts';
+import type { McpHost } from '../mcp/host.ts';
+import type { SecretScrubber } from '../lib/secrets/scrubber.ts';
+import { McpCallMetrics } from './metrics/mcp.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -89,16 +93,12 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   const extensions: RunningExtension[] = [];
   let snapshot = undefined as unknown as Snapshot;
   let runtime: Runtime | undefined;
+  let mcp: McpGateway | undefined;
   /** Key settings the enabled extensions enforce: known once they are all set up. */
   let honored: Set<KeySettingName> | undefined;
   // only where a cost is kept or shown: spend, usage, the request log
-  const costs = ['budget', 'usage', 'request_log'].some((e) => Object.hasOwn(config.extensions, e));
-  const warnUnpriced = costs ? unpricedWarner(log) : undefined;
-  /** Extensions' exchange observers (`upstream.observe`), read by every provider's upstream client at each request. */
-  const observers: ExchangeObserver[] = [];
-  const secrets = gatewaySecrets(() => snapshot);
-  const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(config.dir ?? '.', path));
-  const powers: ExtensionPowers = { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath, secrets };
+  const warnUnpriced = ['budget', 'usage', 'request_log'].some((e) => Object.hasOwn(config.extensions, e)) ? unpricedWarner(log) : undefined;
+  const { powers, observers, secrets } = extensionPowers(config, () => snapshot);
   const gw: Gateway = {
     get snapshot() {
       return snapshot;
@@ -120,7 +120,7 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     agent,
     inflight: new InflightLimiter(store),
     clock,
-    close: () => closeGateway({ extensions, runtime, agent, store, log }),
+    close: () => closeGateway({ mcp, extensions, runtime, agent, store, log }),
   };
   try {
     runtime = new Runtime({
@@ -162,6 +162,8 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
     // after the extensions: its cache-miss tap must come after theirs
     gw.metrics.tapCacheMisses(hooks);
     tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);
+    // the MCP gateway (mcp/, docs/mcp.md): after the extensions, whose hooks its tool calls run
+    mcp = await startMcp(mcpHost(gw));
     return gw;
   } catch (err) {
     await gw.close();
@@ -174,13 +176,45 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
  * is logged), providers, the runtime (its polling, retired providers), the pool, the store.
  * One sequence for `Gateway.close` and for a startup that failed part way.
  */
+/**
+ * What extensions' setups may do beyond hooks (lib/plugin-powers.ts), and the exchange
+ * observers and secret scrubber behind them that every provider's upstream client shares.
+ */
+function extensionPowers(config: GatewayConfig, current: () => Snapshot): { powers: ExtensionPowers; observers: ExchangeObserver[]; secrets: SecretScrubber } {
+  const observers: ExchangeObserver[] = [];
+  const secrets = gatewaySecrets(current);
+  const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(config.dir ?? '.', path));
+  return { powers: { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath, secrets }, observers, secrets };
+}
+
+/** The MCP gateway's view of the gateway (mcp/host.ts): its snapshot read live at each call. */
+function mcpHost(gw: Gateway): McpHost {
+  return {
+    get snapshot() {
+      return gw.snapshot;
+    },
+    store: gw.store,
+    sharedStore: gw.storeKind.shared,
+    hooks: gw.hooks,
+    log: gw.log,
+    routes: gw.routes,
+    metrics: gw.metrics,
+    inflight: gw.inflight,
+    clock: gw.clock,
+    affinity: gw.affinity,
+    mcpMetrics: new McpCallMetrics(gw.metrics.registry),
+  };
+}
+
 async function closeGateway(parts: {
+  mcp: McpGateway | undefined;
   extensions: readonly RunningExtension[];
   runtime: Runtime | undefined;
   agent: Agent;
   store: Store;
   log: Logger;
 }): Promise<void> {
+  await parts.mcp?.close();
   for (const e of [...parts.extensions].reverse())
     await e.handle?.close?.().catch((err: Error) => parts.log.error({ err, extension: e.name }, 'extension close failed'));
   for (const p of parts.runtime?.builtProviders() ?? []) await p.close?.().catch(() => undefined);
@@ -197,7 +231,8 @@ async function closeGateway(parts: {
 function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
   hooks.onFinish.tap('health', (f) => {
     const rc = f.rc;
-    if (rc?.provider === undefined || rc.cacheHit) return;
+    // an MCP tool call's provider is its MCP server, never a model provider
+    if (rc?.provider === undefined || rc.cacheHit || rc.operation === 'tool') return;
     const h = healthOf(rc.provider);
     if (!h) return;
     if (f.status < 400) h.served(f.totalMs, f.ttfbMs);

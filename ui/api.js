@@ -110,6 +110,12 @@ export const api = {
   rateLimits: () => call('GET', '/v1/rate_limit', { optional: true }),
   /** Request log entries (newest first), or null without the request_log extension. */
   requests: (q) => call('GET', `/v1/requests${qs(q)}`, { optional: true }),
+  /** MCP servers with their state, tools and last 5 minutes of calls. */
+  mcpServers: () => call('GET', '/v1/admin/mcp-servers').then((r) => r.data),
+  /** One MCP server, with a stdio server's last stderr lines. */
+  mcpServer: (name) => call('GET', `/v1/admin/mcp-servers/${encodeURIComponent(name)}`),
+  createMcpServer: (s) => call('POST', '/v1/admin/mcp-servers', { body: s }),
+  deleteMcpServer: (name) => call('DELETE', `/v1/admin/mcp-servers/${encodeURIComponent(name)}`),
   /** Recent traces ({trace_id, limit}), or null without the otel extension. */
   traces: (q) => call('GET', `/v1/otel/spans${qs(q)}`, { optional: true }),
 };

@@ -6,6 +6,7 @@ import { Alerts } from './alerts.js';
 import { signIn, token, whenUnauthorized } from './api.js';
 import { html } from './html.js';
 import { Keys } from './keys.js';
+import { Mcp } from './mcp.js';
 import { Models } from './models.js';
 import { Overview } from './overview.js';
 import { Requests } from './requests.js';
@@ -15,6 +16,7 @@ const PAGES = [
   ['overview', 'Overview', Overview],
   ['keys', 'Keys', Keys],
   ['models', 'Models & providers', Models, 'Models'],
+  ['mcp', 'MCP', Mcp],
   ['requests', 'Requests', Requests],
   ['traces', 'Traces', Traces],
   ['alerts', 'Alerts', Alerts],

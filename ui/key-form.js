@@ -13,9 +13,13 @@ export const SETTINGS = [
   { name: 'expires_at', label: 'Expires at', hint: 'RFC 3339 or a date (00:00 UTC), e.g. 2027-01-01' },
   { name: 'tags', label: 'Tags', hint: 'name=value, comma-separated, e.g. team=ml, env=prod' },
   { name: 'max_parallel_requests', label: 'Parallel requests', hint: 'requests in flight at once; empty: no cap' },
+  { name: 'mcp_tools', label: 'MCP tools', hint: 'full tool names or patterns with *, e.g. fs__*, github__search_*; empty: no MCP access' },
+  { name: 'tool_calls_per_minute', label: 'Tool calls / min', hint: 'MCP tool calls; empty: the rate_limit default' },
 ];
 
-const NUMBERS = new Set(['requests_per_minute', 'tokens_per_minute', 'budget', 'max_parallel_requests']);
+const NUMBERS = new Set(['requests_per_minute', 'tokens_per_minute', 'budget', 'max_parallel_requests', 'tool_calls_per_minute']);
+/** Settings that are lists, shown comma-separated. */
+const LISTS = new Set(['models', 'mcp_tools']);
 
 /** A key listing's settings as form text. */
 export function formValues(k = {}) {
@@ -23,7 +27,7 @@ export function formValues(k = {}) {
   for (const { name } of SETTINGS) {
     const x = k[name];
     if (x === null || x === undefined) v[name] = '';
-    else if (name === 'models') v[name] = x.join(', ');
+    else if (LISTS.has(name)) v[name] = x.join(', ');
     else if (name === 'tags')
       v[name] = Object.entries(x)
         .map(([t, val]) => `${t}=${val}`)
@@ -37,7 +41,7 @@ export function formValues(k = {}) {
 function apiValue(name, text) {
   const t = text.trim();
   if (t === '') return null;
-  if (name === 'models')
+  if (LISTS.has(name))
     return t
       .split(',')
       .map((m) => m.trim())

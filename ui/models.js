@@ -5,6 +5,7 @@
 // A model or provider in a chart's legend opens its requests of the last hour.
 import { useMemo, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { Delete, useCreate } from './actions.js';
 import { Chart, color } from './chart.js';
 import { axisMs, count, ms, pct } from './format.js';
 import { html } from './html.js';
@@ -87,26 +88,9 @@ function Window({ w }) {
   </div>`;
 }
 
-function Delete({ name, onDone, onError }) {
-  const [asking, setAsking] = useState(false);
-  if (!asking) return html`<button class="small danger" onClick=${() => setAsking(true)}>Delete</button>`;
-  const go = async () => {
-    try {
-      await api.deleteProvider(name);
-      onDone(name);
-    } catch (e) {
-      onError(e);
-      setAsking(false);
-    }
-  };
-  return html`<span class="controls"><button class="small danger confirm" onClick=${go}>Delete ${name}</button><button class="small" onClick=${() => setAsking(false)}>Cancel</button></span>`;
-}
-
 function CreateProvider({ onCreated }) {
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState(null);
-  const submit = async (e) => {
+  const { error, busy, done, submit: create } = useCreate(api.createProvider, onCreated);
+  const submit = (e) => {
     e.preventDefault();
     const form = e.currentTarget;
     const f = new FormData(form);
@@ -119,18 +103,7 @@ function CreateProvider({ onCreated }) {
       .map((m) => m.trim())
       .filter(Boolean);
     if (models.length) body.models = models;
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      const p = await api.createProvider(body);
-      setDone(p);
-      form.reset();
-      onCreated();
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
+    return create(body, form);
   };
   return html`<section class="panel">
     <div class="panel-head"><h2>Add a provider</h2><span class="muted">Stored by the gateway, live at once. Leave models empty to ask the upstream for its list.</span></div>
@@ -205,7 +178,7 @@ export function Models() {
           <td data-label="Models"><span class="chips">${p.models.slice(0, 8).map((m) => html`<span class="chip">${m}</span>`)}${p.models.length > 8 ? html`<span class="chip">+${p.models.length - 8}</span>` : null}${p.models.length === 0 ? html`<span class="muted">none (discovery failed?)</span>` : null}</span></td>
           <td data-label="">${
             p.source === 'runtime'
-              ? html`<${Delete} name=${p.name} onError=${setActionError} onDone=${() => {
+              ? html`<${Delete} remove=${api.deleteProvider} name=${p.name} onError=${setActionError} onDone=${() => {
                   setActionError(null);
                   reload();
                 }} />`

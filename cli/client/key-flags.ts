@@ -15,6 +15,14 @@ export function modelPatterns(v: string): string[] {
   return list;
 }
 
+/** `--mcp-tools 'fs__*,github__search_*'` → the patterns; `--mcp-tools ''` → [] (no MCP tools, said out loud). */
+export function toolPatterns(v: string): string[] {
+  return v
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+}
+
 /** A whole number >= 1 (`--rpm`, `--tpm`, `--max-parallel`). */
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -64,6 +72,10 @@ const UNSETTABLE: Record<string, string> = {
   tags: 'tags',
   'max-parallel': 'max_parallel_requests',
   max_parallel_requests: 'max_parallel_requests',
+  'mcp-tools': 'mcp_tools',
+  mcp_tools: 'mcp_tools',
+  'tool-calls': 'tool_calls_per_minute',
+  tool_calls_per_minute: 'tool_calls_per_minute',
 };
 
 /** `--unset budget,expires` → the API fields to clear. */
@@ -74,7 +86,10 @@ export function unsetList(v: string): string[] {
     .map((s) => s.trim())
     .filter(Boolean)) {
     const field = UNSETTABLE[name];
-    if (!field) throw new InvalidArgumentError(`cannot unset '${name}': expected any of models, rpm, tpm, budget, period, expires, tags, max-parallel`);
+    if (!field)
+      throw new InvalidArgumentError(
+        `cannot unset '${name}': expected any of models, rpm, tpm, budget, period, expires, tags, max-parallel, mcp-tools, tool-calls`,
+      );
     out.push(field);
   }
   if (out.length === 0) throw new InvalidArgumentError('expected comma-separated settings, e.g. budget,expires');

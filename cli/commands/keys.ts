@@ -25,6 +25,8 @@ interface KeyRow {
   expired: boolean;
   tags: Record<string, string> | null;
   max_parallel_requests: number | null;
+  mcp_tools: string[] | null;
+  tool_calls_per_minute: number | null;
   previous_key_valid_until?: string;
   warnings?: string[];
 }
@@ -41,6 +43,8 @@ const COLUMNS: ReadonlyArray<Column<KeyRow>> = [
   { header: 'EXPIRES', value: (k) => (k.expires_at && k.expired ? `${k.expires_at} (expired)` : k.expires_at) },
   { header: 'TAGS', value: (k) => (k.tags ? Object.entries(k.tags).map(([n, v]) => `${n}=${v}`) : null) },
   { header: 'PARALLEL', value: (k) => k.max_parallel_requests, right: true },
+  { header: 'MCP_TOOLS', value: (k) => (k.mcp_tools === null ? 'none' : k.mcp_tools.length ? k.mcp_tools : 'none') },
+  { header: 'TOOL_CALLS', value: (k) => k.tool_calls_per_minute, right: true },
 ];
 
 /** The flags of `create` and `update`, as commander parsed them. */
@@ -53,6 +57,8 @@ interface SettingFlags {
   expires?: string;
   tag?: Record<string, string | null>;
   maxParallel?: number;
+  mcpTools?: string[];
+  toolCalls?: number;
   unset?: string[];
   json?: boolean;
 }
@@ -69,6 +75,8 @@ function settingsBody(o: SettingFlags): Record<string, unknown> {
   if (o.expires !== undefined) body.expires_at = o.expires;
   if (o.tag !== undefined) body.tags = o.tag;
   if (o.maxParallel !== undefined) body.max_parallel_requests = o.maxParallel;
+  if (o.mcpTools !== undefined) body.mcp_tools = o.mcpTools;
+  if (o.toolCalls !== undefined) body.tool_calls_per_minute = o.toolCalls;
   return body;
 }
 
@@ -95,7 +103,9 @@ export async function create(name: string, o: SettingFlags): Promise<void> {
 export async function update(name: string, o: SettingFlags): Promise<void> {
   const body = settingsBody(o);
   if (Object.keys(body).length === 0) {
-    throw new CliError('nothing to change: give a setting (--models, --rpm, --tpm, --budget, --period, --expires, --tag, --max-parallel) or --unset');
+    throw new CliError(
+      'nothing to change: give a setting (--models, --rpm, --tpm, --budget, --period, --expires, --tag, --max-parallel, --mcp-tools, --tool-calls) or --unset',
+    );
   }
   const k = await adminClient().call<KeyRow>('PATCH', path(name), { body });
   if (o.json) return printJson(k);

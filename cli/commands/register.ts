@@ -40,10 +40,69 @@ function keySettingFlags(c: Command): Command {
     .option('--period <period>', 'budget period: daily, weekly, monthly (UTC calendar; weeks from Monday) or lifetime', flags.period)
     .option('--expires <when>', 'expiry: a date (2027-01-01, 00:00 UTC) or an RFC 3339 date-time')
     .option('--tag <name=value>', 'a tag for grouping usage and spend; repeat for more', flags.tag)
-    .option('--max-parallel <n>', 'requests in flight at once (429 beyond it)', flags.positiveInt);
+    .option('--max-parallel <n>', 'requests in flight at once (429 beyond it)', flags.positiveInt)
+    .option(
+      '--mcp-tools <patterns>',
+      "MCP tools the key may see and call, comma-separated full names; * matches anything (e.g. 'fs__*,github__search_*'; default: none)",
+      flags.toolPatterns,
+    )
+    .option('--tool-calls <n>', 'MCP tool calls per minute (overrides [extensions.rate_limit])', flags.positiveInt);
 }
 
-/** Adds providers, keys, models, usage, budget, requests, cache, alerts and reload to `program`. */
+/** `--header name=value`, `--env NAME=value`: repeatable, into one map. */
+function pair(v: string, prev: Record<string, string> = {}): Record<string, string> {
+  const i = v.indexOf('=');
+  if (i <= 0) throw new InvalidArgumentError(`expected name=value, got '${v}'`);
+  return { ...prev, [v.slice(0, i).trim()]: v.slice(i + 1) };
+}
+
+/** `--arg x`: repeatable, in order. */
+function repeat(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+/** `gw mcp list|show|add|remove`: the MCP servers (docs/mcp.md). */
+function registerMcpCommands(program: Command): void {
+  const mcp = program.command('mcp').description('list, add and remove MCP servers behind /mcp').addHelpText('after', ENV_HELP);
+  mcp
+    .command('list')
+    .description('MCP servers with their state, tools and the last 5 minutes (calls/min, p50/p95, error rate)')
+    .option(...JSON_FLAG)
+    .action(async (o) => (await import('./mcp.ts')).list(o));
+  mcp
+    .command('show <name>')
+    .description("one MCP server: settings, state, last error, tools under both names, a stdio server's last stderr lines")
+    .option(...JSON_FLAG)
+    .action(async (name: string, o) => (await import('./mcp.ts')).show(name, o));
+  mcp
+    .command('add <name>')
+    .description('add an MCP server at runtime (kept in the store, on every instance)')
+    .option('--url <url>', 'the server URL (streamable HTTP, or --transport sse)')
+    .option('--transport <transport>', 'http (default with --url), sse, or stdio (default with --command)')
+    .option('--header <name=value>', 'an HTTP header sent upstream; repeat for more', pair)
+    .option('--command <program>', 'a stdio server: the program to run')
+    .option('--arg <arg>', 'an argument of --command; repeat for more, in order', repeat)
+    .option('--env <NAME=value>', 'an environment variable for --command; repeat for more', pair)
+    .option('--cwd <dir>', 'the working directory of --command')
+    .option('--timeout <seconds>', 'longest wait for one answer (default 60)', flags.positiveInt)
+    .option('--cost <usd>', "USD charged to the key's budget per tool call", flags.usdAmount)
+    .option('--include <patterns>', 'only these tools (its own names, comma-separated, * matches anything)', flags.toolPatterns)
+    .option('--exclude <patterns>', 'not these tools', flags.toolPatterns)
+    .option('--max-concurrency <n>', 'tool calls in flight at once on this server', flags.positiveInt)
+    .option(...JSON_FLAG)
+    .addHelpText(
+      'after',
+      `\nExamples:\n  gw mcp add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ghp_…'\n  gw mcp add fs --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg /srv/docs${ENV_HELP}`,
+    )
+    .action(async (name: string, o) => (await import('./mcp.ts')).add(name, o));
+  mcp
+    .command('remove <name>')
+    .description('remove an MCP server added at runtime (one of the config file: edit the file, then reload)')
+    .option(...JSON_FLAG)
+    .action(async (name: string, o) => (await import('./mcp.ts')).remove(name, o));
+}
+
+/** Adds providers, keys, models, usage, budget, requests, cache, alerts, mcp and reload to `program`. */
 export function registerManagementCommands(program: Command): void {
   const providers = program.command('providers').description('list, create and delete providers').addHelpText('after', ENV_HELP);
   providers
@@ -81,7 +140,11 @@ export function registerManagementCommands(program: Command): void {
     )
     .action(async (name: string, o) => (await import('./keys.ts')).create(name, o));
   keySettingFlags(keys.command('update <name>').description('change the settings of a key created at runtime; its secret stays'))
-    .option('--unset <settings>', 'settings to remove, comma-separated: models, rpm, tpm, budget, period, expires, tags, max-parallel', flags.unsetList)
+    .option(
+      '--unset <settings>',
+      'settings to remove, comma-separated: models, rpm, tpm, budget, period, expires, tags, max-parallel, mcp-tools, tool-calls',
+      flags.unsetList,
+    )
     .option(...JSON_FLAG)
     .addHelpText('after', `\n--tag name= (no value) removes that tag.${ENV_HELP}`)
     .action(async (name: string, o) => (await import('./keys.ts')).update(name, o));
@@ -154,6 +217,7 @@ export function registerManagementCommands(program: Command): void {
     .description('send a sample alert to every webhook now and print what each answered (non-zero exit when one failed)')
     .option(...JSON_FLAG)
     .action(async (o) => (await import('./alerts.ts')).test(o));
+  registerMcpCommands(program);
   program
     .command('reload')
     .description('make the server re-read its config file (as SIGHUP does)')

@@ -18,7 +18,7 @@ import type { Provider } from '../../lib/provider.ts';
 export async function observeAttempt<T>(
   hooks: Hooks,
   rc: RequestContext,
-  provider: Provider,
+  provider: Pick<Provider, 'name' | 'kind'>,
   model: string,
   retry: number,
   run: (headers: Readonly<Record<string, string>> | undefined) => Promise<T>,

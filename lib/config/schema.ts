@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { keySettingsShape } from '../key-settings.ts';
+import { MCP_DEFAULTS, mcpServerNameSchema, mcpServerSchema, mcpSettingsSchema } from './mcp-schema.ts';
 import { priceConfigSchema } from '../pricing/schema.ts';
 
 const hostPort = z.string().regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'expected "<host>:<port>", e.g. "127.0.0.1:8080"');
@@ -92,6 +93,9 @@ export const gatewayConfigSchema = z.strictObject({
    * own schema when it is set up: `[responses]` (openai-responses).
    */
   responses: z.record(z.string(), z.unknown()).optional(),
+  /** Upstream MCP servers behind `/mcp`, and the MCP gateway's settings (lib/config/mcp-schema.ts, docs/mcp.md). */
+  mcp_servers: z.record(mcpServerNameSchema, mcpServerSchema).default({}),
+  mcp: mcpSettingsSchema.default(MCP_DEFAULTS),
 });
 
 export type RoutingConfig = z.output<typeof routingSchema>;

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { keySettingsShape, settingsOf } from '../../lib/key-settings.ts';
 import { formatPath } from '../../lib/config/error.ts';
 import { MAX_PREFIX, type RuntimeKeyRecord } from '../../lib/keys.ts';
+import { ChangeCounter } from '../../lib/store/changes.ts';
 import type { Store } from '../../lib/store/types.ts';
 
 /** A provider created through the admin API, as stored. */
@@ -33,9 +34,11 @@ const VERSION = 'version';
 /** Reads and writes the `admin:` namespace. Every write is durable when its promise resolves. */
 export class RuntimeRecords {
   private readonly store: Store;
+  private readonly changes: ChangeCounter;
 
   constructor(root: Store) {
     this.store = root.namespace('admin');
+    this.changes = new ChangeCounter(this.store, VERSION);
   }
 
   /**
@@ -86,18 +89,18 @@ export class RuntimeRecords {
   }
 
   /** The change counter (0 before the first change). */
-  async version(): Promise<number> {
-    return (await this.store.counters(VERSION)).n ?? 0;
+  version(): Promise<number> {
+    return this.changes.version();
   }
 
   /** Announces a change to every instance sharing the store; returns the new version. */
-  async bump(): Promise<number> {
-    return (await this.store.incr(VERSION, { n: 1 })).n!;
+  bump(): Promise<number> {
+    return this.changes.bump();
   }
 
   /** Runs `fn` holding the admin lock, so changes (and reloads) never interleave. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.store.withLock('changes', fn);
+    return this.changes.exclusive(fn);
   }
 }
 

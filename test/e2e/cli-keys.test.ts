@@ -72,14 +72,14 @@ test('keys create with every setting → list (table and --json) → update → 
   const [list, json] = await pairs([() => runCli(['keys', 'list'], envFor(gw)), () => runCli(['keys', 'list', '--json'], envFor(gw))]);
   t.is(list.code, 0, list.stderr);
   const lines = list.stdout.trimEnd().split('\n');
-  t.regex(lines[0]!, /^NAME\s+SOURCE\s+KEY\s+MODELS\s+RPM\s+TPM\s+BUDGET\s+PERIOD\s+EXPIRES\s+TAGS\s+PARALLEL$/);
+  t.regex(lines[0]!, /^NAME\s+SOURCE\s+KEY\s+MODELS\s+RPM\s+TPM\s+BUDGET\s+PERIOD\s+EXPIRES\s+TAGS\s+PARALLEL\s+MCP_TOOLS\s+TOOL_CALLS$/);
   // each key by its secret's first 8 characters (a runtime key's kept at creation), never a hash
-  t.regex(lines[1]!, /^default\s+file\s+sk-test-…\s+all\s+-\s+-\s+5\s+weekly\s+-\s+-\s+-$/);
-  t.regex(lines[2]!, /^second\s+file\s+sk-test-…\s+all\s+-\s+-\s+-\s+-\s+-\s+-\s+-$/);
+  t.regex(lines[1]!, /^default\s+file\s+sk-test-…\s+all\s+-\s+-\s+5\s+weekly\s+-\s+-\s+-\s+none\s+-$/);
+  t.regex(lines[2]!, /^second\s+file\s+sk-test-…\s+all\s+-\s+-\s+-\s+-\s+-\s+-\s+-\s+none\s+-$/);
   t.true(lines[3]!.includes(`runtime  ${secret.slice(0, 8)}…`), lines[3]);
   t.regex(
     lines[3]!,
-    /^search\s+runtime\s+sk-[A-Za-z0-9_-]{5}…\s+gpt-4o\*,claude-\*\s+60\s+100000\s+20\s+monthly\s+2027-01-01T00:00:00Z\s+team=search,env=prod\s+4$/,
+    /^search\s+runtime\s+sk-[A-Za-z0-9_-]{5}…\s+gpt-4o\*,claude-\*\s+60\s+100000\s+20\s+monthly\s+2027-01-01T00:00:00Z\s+team=search,env=prod\s+4\s+none\s+-$/,
   );
   t.false(list.stdout.includes('sha256'));
   t.is(lines[1]!.indexOf('file'), lines[3]!.indexOf('runtime'), 'columns are aligned');

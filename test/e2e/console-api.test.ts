@@ -294,7 +294,16 @@ test('request log: every request, failed ones included (401, 400, 415, 404, 502,
   const windows = (await admin(gw, 'GET', '/v1/rate_limit')).body;
   t.deepEqual(
     windows.find((w: any) => w.key === 'default'),
-    { key: 'default', window_seconds: 60, requests: 4, requests_per_minute: 4, tokens: null, tokens_per_minute: null },
+    {
+      key: 'default',
+      window_seconds: 60,
+      requests: 4,
+      requests_per_minute: 4,
+      tokens: null,
+      tokens_per_minute: null,
+      tool_calls: null,
+      tool_calls_per_minute: null,
+    },
   );
 });
 

@@ -47,11 +47,17 @@ export interface ClaudeCodeOptions {
   args?: string[];
   /** Killed (SIGKILL) after this long; default 60 s. */
   timeoutMs?: number;
+  /** `claude` commands run first in the same HOME and workspace (e.g. `['mcp', 'add', …]`), each to its end. */
+  before?: string[][];
+  /** More environment variables. */
+  env?: Record<string, string>;
 }
 
 export interface ClaudeCodeResult extends BoundedRun {
   /** The workspace the run had (removed by now), as the CLI saw it. */
   workspace: string;
+  /** What each of `before` printed, in order. */
+  before: BoundedRun[];
 }
 
 /** How the README's Claude Code block begins. */
@@ -97,9 +103,12 @@ export async function runClaudeCode(opts: ClaudeCodeOptions): Promise<ClaudeCode
       NO_COLOR: '1',
       TERM: 'dumb',
       TMPDIR: dir,
+      ...opts.env,
     };
+    const before: BoundedRun[] = [];
+    for (const step of opts.before ?? []) before.push(await runBounded(CLAUDE_BIN, step, work, env, opts.timeoutMs ?? 60_000, true));
     const args = ['-p', opts.prompt, ...(opts.model ? ['--model', opts.model] : []), ...(opts.args ?? [])];
-    return { ...(await runBounded(CLAUDE_BIN, args, work, env, opts.timeoutMs ?? 60_000, true)), workspace: work };
+    return { ...(await runBounded(CLAUDE_BIN, args, work, env, opts.timeoutMs ?? 60_000, true)), workspace: work, before };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

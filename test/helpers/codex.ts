@@ -50,7 +50,7 @@ export interface CodexOptions {
   model?: string;
   /** Kill the run after this long; default 60 s. */
   timeoutMs?: number;
-  /** Extra `config.toml` lines, appended. */
+  /** Extra `config.toml` lines, appended; `{{KEY_VAR}}` in them names the variable that holds `apiKey`. */
   extraConfig?: string;
   /**
    * Run only with the README's flags, without `--dangerously-bypass-approvals-and-sandbox`
@@ -116,7 +116,7 @@ export async function runCodex(opts: CodexOptions): Promise<CodexRun> {
   await mkdir(home);
   await mkdir(work);
   const config = codexConfig(opts.baseURL, opts.model ?? 'test-model', opts.extraConfig);
-  await writeFile(join(home, 'config.toml'), config.toml);
+  await writeFile(join(home, 'config.toml'), config.toml.replaceAll('{{KEY_VAR}}', config.keyVar));
   const bypass = opts.asReadme ? [] : ['--dangerously-bypass-approvals-and-sandbox'];
   const args = [CODEX_JS, 'exec', ...readmeExecFlags(config.keyVar), '--ephemeral', ...bypass, '--color', 'never', opts.prompt];
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CODEX_HOME: home, [config.keyVar]: opts.apiKey };

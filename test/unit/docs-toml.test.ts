@@ -23,6 +23,7 @@ function docFiles(): string[] {
 const MARKED: Record<string, RegExp> = {
   'README.md': /Codex CLI's own config file/,
   'docs/design.md': /the contract's example as written/,
+  'docs/mcp.md': /Codex CLI's own config file/,
 };
 
 function collect(): { examples: TomlExample[]; problems: string[] } {

@@ -10,7 +10,10 @@
  * loading, admin API, metrics, console) that runs it; nor does the SDK (sdk/), which opens
  * the kernel and the libraries only. The libraries under the kernel (lib/) import only each
  * other and the kernel's error catalog (core/errors.ts, core/error-codes.ts): they know
- * nothing of a request's path. Static imports, re-exports and dynamic `import()` of a literal
+ * nothing of a request's path. The MCP gateway (mcp/) is a second request path beside the
+ * kernel's: it imports the kernel, the libraries and the facts plugins read (sdk/facts.ts),
+ * never the host, a plugin, a kit or the CLI; and only the host (server/) imports it. Static
+ * imports, re-exports and dynamic `import()` of a literal
  * all count; a planted violation of each kind is reported.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -19,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIRS = ['core', 'lib', 'server', 'plugins', 'protocols', 'cli', 'sdk'];
+const DIRS = ['core', 'lib', 'server', 'mcp', 'plugins', 'protocols', 'cli', 'sdk'];
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gm;
 
 function files(dir: string): string[] {
@@ -69,7 +72,7 @@ function cycles(g: Map<string, Array<{ to: string }>>): string[][] {
   return found;
 }
 
-test('no import cycles in core, lib, server, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
+test('no import cycles in core, lib, server, mcp, plugins, protocols, cli and sdk (type-only imports included)', (t) => {
   const found = cycles(graph());
   t.deepEqual(found, [], found.map((c) => c.join(' → ')).join('\n'));
 });
@@ -89,6 +92,8 @@ const SPECIFIER = /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+'([^']+)'|\
 /** The home a file may import from relatively: its plugin's or kit's folder (`plugins/<group>/<name>/`, `protocols/<id>/`), or undefined for other files. */
 /** What a library file (lib/) may import from the kernel: the error catalog, the gateway's one vocabulary of failures. */
 const ERROR_CATALOG = new Set(['core/errors.ts', 'core/error-codes.ts']);
+/** The one file of the SDK the MCP gateway imports: the facts it leaves for plugins (MCP_CALL). */
+const MCP_FACTS = 'sdk/facts.ts';
 
 /** The SDK's entries (package.json `exports`) besides the kits `gw/plugin/<protocol>`. */
 const ENTRIES = new Set(['gw/plugin', 'gw/plugin/format', 'gw/plugin/store']);
@@ -111,7 +116,11 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
     const kernel = file.startsWith('core/');
     const library = file.startsWith('lib/');
     const sdk = file.startsWith('sdk/');
-    if (!home && !kernel && !library && !sdk) continue;
+    const mcp = file.startsWith('mcp/');
+    // only the host runs the MCP gateway
+    const mayImportMcp = file.startsWith('server/') || mcp;
+    const checked = home !== undefined || kernel || library || sdk || mcp;
+    if (!checked && mayImportMcp) continue;
     for (const m of text.matchAll(SPECIFIER)) {
       const spec = (m[1] ?? m[2])!;
       let ok: boolean;
@@ -119,12 +128,15 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
         const to = relative(ROOT, resolve(ROOT, dirname(file), spec))
           .split(sep)
           .join('/');
-        if (library) ok = to.startsWith('lib/') || ERROR_CATALOG.has(to);
+        if (to.startsWith('mcp/') && !mayImportMcp) ok = false;
+        else if (!checked) ok = true;
+        else if (mcp) ok = to.startsWith('mcp/') || to.startsWith('core/') || to.startsWith('lib/') || to === MCP_FACTS;
+        else if (library) ok = to.startsWith('lib/') || ERROR_CATALOG.has(to);
         else if (kernel || sdk) ok = !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/');
         else ok = to.startsWith(home!);
       } else if (spec === 'gw' || spec.startsWith('gw/')) {
         const kit = spec.startsWith('gw/plugin/') ? spec.slice('gw/plugin/'.length) : undefined;
-        ok = home !== undefined && (ENTRIES.has(spec) || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home));
+        ok = !checked || (home !== undefined && (ENTRIES.has(spec) || (kit !== undefined && kits.has(kit) && `protocols/${kit}/` !== home)));
       } else ok = true;
       if (!ok) bad.push(`${file} → ${spec}`);
     }
@@ -134,7 +146,7 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
 
 function repository(): Map<string, string> {
   const sources = new Map<string, string>();
-  for (const d of ['core', 'lib', 'plugins', 'protocols', 'sdk']) {
+  for (const d of ['core', 'lib', 'mcp', 'plugins', 'protocols', 'server', 'cli', 'sdk']) {
     for (const f of files(join(ROOT, d))) {
       const rel = relative(ROOT, f).split(sep).join('/');
       sources.set(rel, readFileSync(f, 'utf8'));
@@ -145,7 +157,7 @@ function repository(): Map<string, string> {
 
 const KITS = new Set(readdirSync(join(ROOT, 'protocols')));
 
-test('plugins and protocol kits import gw only through the SDK entries and the kits; the kernel and the SDK import neither, nor the host (server/); lib/ imports only lib/ and the error catalog', (t) => {
+test('plugins and protocol kits import gw only through the SDK entries and the kits; the kernel and the SDK import neither, nor the host (server/); lib/ imports only lib/ and the error catalog; mcp/ only the kernel, lib/ and sdk/facts.ts, and only the host imports it', (t) => {
   const sources = repository();
   for (const f of [
     'plugins/formats/openai-responses/route.ts',
@@ -158,6 +170,8 @@ test('plugins and protocol kits import gw only through the SDK entries and the k
     'sdk/plugin.ts',
     'sdk/format.ts',
     'sdk/store.ts',
+    'mcp/call.ts',
+    'server/gateway.ts',
   ])
     t.true(sources.has(f), f);
   t.deepEqual(doorViolations(sources, KITS), []);
@@ -176,6 +190,13 @@ test('a planted violation of each rule is reported', (t) => {
       'lib/http/bad.ts',
       "import type { KeyInfo } from '../../core/context.ts';\nimport { GatewayError } from '../../core/errors.ts';\nimport { UPSTREAM_TIMEOUT } from '../../core/error-codes.ts';\nimport type { Gateway } from '../../server/gateway.ts';\nimport { x } from 'gw/plugin';\nimport { own } from '../own.ts';",
     ],
+    [
+      'mcp/bad.ts',
+      "import { createGateway } from '../server/gateway.ts';\nimport budget from '../plugins/extensions/budget/index.ts';\nimport { x } from 'gw/plugin';\nimport type { Pipeline } from '../sdk/plugin.ts';\nimport { MCP_CALL } from '../sdk/facts.ts';\nimport { RequestContext } from '../core/context.ts';\nimport { own } from '../lib/own.ts';\nimport { Catalog } from './catalog.ts';",
+    ],
+    ['core/pipeline/mcp-bad.ts', "import { startMcp } from '../../mcp/index.ts';"],
+    ['cli/bad.ts', "import { startMcp } from '../mcp/index.ts';"],
+    ['server/fine.ts', "import { startMcp } from '../mcp/index.ts';"],
     [
       'plugins/formats/fine/index.ts',
       "import { defineFormat } from 'gw/plugin';\nimport { chatRequestSchema } from 'gw/plugin/openai-chat';\nimport { bodyOf } from 'gw/plugin/format';\nimport { x } from './x.ts';",
@@ -203,6 +224,12 @@ test('a planted violation of each rule is reported', (t) => {
     'sdk/bad.ts → ../server/log.ts',
     'sdk/bad.ts → ../protocols/gemini/types.ts',
     'sdk/bad.ts → gw/plugin/format',
+    'mcp/bad.ts → ../server/gateway.ts',
+    'mcp/bad.ts → ../plugins/extensions/budget/index.ts',
+    'mcp/bad.ts → gw/plugin',
+    'mcp/bad.ts → ../sdk/plugin.ts',
+    'core/pipeline/mcp-bad.ts → ../../mcp/index.ts',
+    'cli/bad.ts → ../mcp/index.ts',
   ]);
 });
 

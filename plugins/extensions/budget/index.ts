@@ -30,6 +30,10 @@
  *               instance), each changed key's spend against its budget now is told to the
  *               other plugins (onNotice BUDGET_STATUS): the alerts extension alerts at once
  *               when the change put the key past a threshold.
+ * MCP tools/call (operation `tool`, docs/mcp.md) cost their server's price per call (`MCP_CALL`'s
+ * `price`, known before the call): the hold is that price, and always strict, so the call that
+ * would cross the budget is the one refused; a call the tool answered (`isError` included) is
+ * charged it, a failed one releases it.
  * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
  * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd,
  * period, period_start, resets_at}]` (the current period; no start and reset for lifetime);
@@ -54,6 +58,8 @@ import {
   HOUR_MS,
   type KeyInfo,
   type KeysChange,
+  MCP_CALL,
+  type McpCall,
   parseSeriesQuery,
   readSeries,
   type RequestContext,
@@ -159,11 +165,18 @@ export default defineExtension({
     hooks.onRequest.tapPromise(PLUGIN_NAME, async function reserve(rc: RequestContext) {
       // counting tokens costs nothing upstream
       if (rc.operation === 'count') return undefined;
-      const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
-      const output = reserveOutputTokens(rc, reserve, gateway.outputCap(rc.canonicalModel));
-      const most = gateway.maxCost(rc.canonicalModel, estimatePromptTokens(rc.rawBody), output, rc.model);
-      if (most === null && config.unpriced === 'refuse') throw MODEL_NOT_PRICED(rc.canonicalModel);
-      const estimate = most ?? 0;
+      const tool = rc.operation === 'tool' ? (rc.state.get(MCP_CALL) as McpCall | undefined) : undefined;
+      // a free tool costs nothing to reserve: an exhausted budget stops what costs money
+      if (tool?.price === 0) return undefined;
+      let estimate: number;
+      if (tool) estimate = tool.price;
+      else {
+        const reserve = own(config.models, rc.canonicalModel)?.output_reserve_tokens ?? config.output_reserve_tokens;
+        const output = reserveOutputTokens(rc, reserve, gateway.outputCap(rc.canonicalModel));
+        const most = gateway.maxCost(rc.canonicalModel, estimatePromptTokens(rc.rawBody), output, rc.model);
+        if (most === null && config.unpriced === 'refuse') throw MODEL_NOT_PRICED(rc.canonicalModel);
+        estimate = most ?? 0;
+      }
       const account = accountOf(rc);
       const key = rc.key;
       // our own id, not rc.id: a client-chosen x-request-id may repeat
@@ -172,7 +185,8 @@ export default defineExtension({
       const now = gateway.now();
       const w = key?.budgetPeriod === undefined ? undefined : periods.at(key.budgetPeriod, now);
       const record = spendKey(account);
-      const v = await store.hold(record, id, estimate, { field: w === undefined ? TOTAL : w.field, limit, ttlMs, fit: config.strict });
+      // a tool call's price is exact: the call that would cross the budget is refused, never charged
+      const v = await store.hold(record, id, estimate, { field: w === undefined ? TOTAL : w.field, limit, ttlMs, fit: config.strict || tool !== undefined });
       if (!v.admitted) {
         // refused with room left: strict, and the reservation is larger than that room
         const need = v.value + v.held < limit ? estimate : undefined;

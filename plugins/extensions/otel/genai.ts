@@ -20,6 +20,7 @@ import {
   ATTR_GEN_AI_REQUEST_TOP_P,
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_EMBEDDINGS,
+  GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT,
   GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
   GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_OPENAI,
@@ -46,11 +47,12 @@ export function providerName(kind: string): string {
 /**
  * `gen_ai.operation.name` of a request: `chat` for chat completions, Messages and Responses,
  * `generate_content` for Gemini's generateContent, `embeddings`; token counting has no
- * well-known value and is named `count_tokens`.
+ * well-known value and is named `count_tokens`; an MCP tools/call is `execute_tool`.
  */
 export function operationName(rc: Pick<RequestContext, 'operation' | 'format'>): string {
   if (rc.operation === 'embed') return GEN_AI_OPERATION_NAME_VALUE_EMBEDDINGS;
   if (rc.operation === 'count') return 'count_tokens';
+  if (rc.operation === 'tool') return GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL;
   return rc.format === 'gemini' ? GEN_AI_OPERATION_NAME_VALUE_GENERATE_CONTENT : GEN_AI_OPERATION_NAME_VALUE_CHAT;
 }
 

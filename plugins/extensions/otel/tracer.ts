@@ -14,6 +14,10 @@
  *   onFinish         usage, cost, first-token time, the end or the failure; both spans end;
  *                    the GenAI metrics are recorded (sampled or not)
  *
+ * An MCP tools/call (route `mcp`) is a request of its own: its spans are named and described
+ * as the GenAI MCP conventions say (mcp.ts), its parent is the trace context the client put in
+ * `params._meta` (the MCP gateway hands it over as the arriving request's `traceparent`).
+ *
  * Nothing here touches the request's answer but the trace header, and no tap throws into it.
  */
 import { type Attributes, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -59,6 +63,7 @@ import type { OtelSettings } from './config.ts';
 import { inputContent, outputContent, StreamText } from './content.ts';
 import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
 import { AttributeLayout } from './histograms.ts';
+import { mcpAttributes, mcpCallOf, TOOLS_CALL } from './mcp.ts';
 import type { GenAiMetrics } from './metrics.ts';
 import type { SpanAccount } from './span-account.ts';
 import { attributeSet, GwSpan, type SpanFactory, type TraceSpan, traceHeaders } from './span.ts';
@@ -165,7 +170,9 @@ export class RequestTracer {
 
   arrival(a: ArrivingRequest): void {
     const parent = a.headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, a.headers, defaultTextMapGetter);
-    const server = this.spans.startTrace(parent, this.nameOf(a.method, a.path), SpanKind.SERVER, a.time);
+    const call = a.route === 'mcp' ? mcpCallOf(a.state) : undefined;
+    const name = call ? this.nameOf(TOOLS_CALL, call.name) : this.nameOf(a.method, a.path);
+    const server = this.spans.startTrace(parent, name, SpanKind.SERVER, a.time);
     // an unsampled trace's span is its context alone (span.ts ContextSpan): nothing built for it
     const sampled = server instanceof GwSpan;
     if (sampled) {
@@ -174,6 +181,7 @@ export class RequestTracer {
       attributes[ATTR_HTTP_ROUTE] = a.path;
       attributes[GW.route] = a.route;
       attributes[GW.requestId] = a.id;
+      if (call) mcpAttributes(attributes, call, call.name);
     }
     const recent = sampled && this.account.admitRecent(a.time);
     if (recent) this.account.markRecent(server);
@@ -198,8 +206,13 @@ export class RequestTracer {
   upstreamStart(rc: RequestContext, at: UpstreamAttempt): void {
     const t = rc.state.get(TRACE) as RequestTrace | undefined;
     if (!t) return;
+    const call = rc.operation === 'tool' ? mcpCallOf(rc.state) : undefined;
     let attributes: Attributes | undefined;
-    if (t.sampled) {
+    if (t.sampled && call) {
+      attributes = attributeSet();
+      mcpAttributes(attributes, call, call.tool);
+      attributes[GW.provider] = at.provider;
+    } else if (t.sampled) {
       // the request's attributes, built into each attempt's own set: a retry builds them again
       // (rare), where keeping them to copy cost every request a second set
       attributes = requestAttributes(rc);
@@ -210,7 +223,8 @@ export class RequestTracer {
       attributes[GW.retry] = at.retry;
       attributes[GW.fallback] = at.fallback;
     }
-    const span = this.spans.startChild(t.server, this.nameOf(operationName(rc), at.model), SpanKind.CLIENT, epoch(at.startedAt), attributes);
+    const name = call ? this.nameOf(TOOLS_CALL, call.tool) : this.nameOf(operationName(rc), at.model);
+    const span = this.spans.startChild(t.server, name, SpanKind.CLIENT, epoch(at.startedAt), attributes);
     if (t.recent) this.account.markRecent(span);
     t.attempt = at;
     t.span = span;
@@ -300,6 +314,7 @@ export class RequestTracer {
       } else a[GW.overheadMs] = round(f.totalMs);
       if (failure !== undefined) a[ATTR_ERROR_TYPE] = errorType(failure);
       else if (f.status >= 400) a[ATTR_ERROR_TYPE] = String(f.status);
+      else if (mcpCallOf(f.state)?.outcome === 'tool_error') a[ATTR_ERROR_TYPE] = 'tool_error';
       // an error for every refusal (4xx) too, where the HTTP conventions leave a server's 4xx
       // unset: a gateway's refusals (401, 403, 404, 429) are what its operator looks for; a
       // client that left (499) is no one's error
@@ -343,7 +358,7 @@ export class RequestTracer {
       if (rc.usageEstimated) a[GW.usageEstimated] = true;
       // the core's cost of the request (rc.cost), as the request log and the budget charge it; none when unpriced
       if (rc.cost) a[GW.costUsd] = Math.round(rc.cost.total * 1e9) / 1e9;
-      if (this.s.captureContent) {
+      if (this.s.captureContent && rc.operation !== 'tool') {
         const input = inputContent(rc.format, rc.body, this.s.contentMaxChars);
         a[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(input.messages.value);
         if (input.messages.cut) markCut(a, ATTR_GEN_AI_INPUT_MESSAGES);

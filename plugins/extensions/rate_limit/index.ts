@@ -23,9 +23,13 @@
  * applies, so a limit changed at runtime counts what the window already holds. Tokens are
  * recorded and pre-counted only for requests a token limit applies to; the stream taps are
  * in place whatever the config says, since a key may be given a token limit at runtime.
+ * MCP tools/call (operation `tool`, docs/mcp.md) have a window of their own per key:
+ * `tool_calls_per_minute` (the key's own, else this section's; absent: not limited). They never
+ * count against `requests_per_minute`, and carry no tokens.
  * Admin: GET /v1/rate_limit → `[{key, window_seconds, requests, requests_per_minute, tokens,
- * tokens_per_minute}]`: each key's current window (tokens include this instance's streams in
- * flight) against the limits that apply to it (its own, else this section's).
+ * tokens_per_minute, tool_calls, tool_calls_per_minute}]`: each key's current window (tokens
+ * include this instance's streams in flight) against the limits that apply to it (its own,
+ * else this section's).
  */
 import { z } from 'zod';
 import { accountOf, chargeable, defineError, defineExtension, type GatewayError, type KeyInfo, OPEN_ACCOUNT, type RequestContext, type Store } from 'gw/plugin';
@@ -44,6 +48,8 @@ const schema = z.strictObject({
     .positive(),
   /** Default for keys that give none; absent: only keys with their own limit are token-limited. */
   tokens_per_minute: z.number().int().positive().optional(),
+  /** MCP tools/call per window of every key that sets none of its own; absent: only keys with their own are limited. */
+  tool_calls_per_minute: z.number().int().positive().optional(),
   /** Length of the sliding window in seconds; 60 unless a test needs a shorter one. */
   window_seconds: z.number().positive().max(60).default(60),
 });
@@ -56,14 +62,14 @@ interface Tally {
 }
 
 /** A key's window is full: 429 with `retry-after` in whole seconds (1..60). */
-export const RATE_LIMIT_EXCEEDED = defineError<{ key: string; limit: number; what: 'requests' | 'tokens'; per: string; seconds: number }>(
+export const RATE_LIMIT_EXCEEDED = defineError<{ key: string; limit: number; what: 'requests' | 'tokens' | 'tool calls'; per: string; seconds: number }>(
   'rate_limit_exceeded',
   429,
   (p) => `rate limit reached for key '${p.key}': ${p.limit} ${p.what} ${p.per}; retry in ${p.seconds} s`,
   { refusal: 'rate_limit' },
 );
 
-function refuse(what: 'requests' | 'tokens', key: string, limit: number, windowS: number, retryAfterMs: number): GatewayError {
+function refuse(what: 'requests' | 'tokens' | 'tool calls', key: string, limit: number, windowS: number, retryAfterMs: number): GatewayError {
   const seconds = Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)));
   return RATE_LIMIT_EXCEEDED(
     { key, limit, what, per: windowS === 60 ? 'per minute' : `per ${windowS} s`, seconds },
@@ -74,7 +80,7 @@ function refuse(what: 'requests' | 'tokens', key: string, limit: number, windowS
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
-  keySettings: ['requests_per_minute', 'tokens_per_minute'],
+  keySettings: ['requests_per_minute', 'tokens_per_minute', 'tool_calls_per_minute'],
   setup({ config, store, hooks, routes, gateway }) {
     const windowMs = config.window_seconds * 1000;
     const pending = new Map<string, number>();
@@ -142,6 +148,9 @@ export interface WindowEntry {
   /** Tokens recorded in the window plus this instance's streams in flight; null without tokens_per_minute. */
   tokens: number | null;
   tokens_per_minute: number | null;
+  /** MCP tools/call admitted in the current window; null without tool_calls_per_minute. */
+  tool_calls: number | null;
+  tool_calls_per_minute: number | null;
 }
 
 /** A key's current window, read without recording anything (`cost: 0`). */
@@ -155,8 +164,13 @@ async function windowOf(
 ): Promise<WindowEntry> {
   const rpm = key?.requestsPerMinute ?? config.requests_per_minute;
   const tpm = key?.tokensPerMinute ?? config.tokens_per_minute;
+  const cpm = key?.toolCallsPerMinute ?? config.tool_calls_per_minute;
   const peek = (k: string) => store.windowAdmit(k, Number.MAX_SAFE_INTEGER, windowMs, { cost: 0 });
-  const [r, t] = await Promise.all([peek(`r:${name}`), tpm === undefined ? undefined : peek(`t:${name}`)]);
+  const [r, t, c] = await Promise.all([
+    peek(`r:${name}`),
+    tpm === undefined ? undefined : peek(`t:${name}`),
+    cpm === undefined ? undefined : peek(`c:${name}`),
+  ]);
   return {
     key: name,
     window_seconds: config.window_seconds,
@@ -164,6 +178,8 @@ async function windowOf(
     requests_per_minute: rpm,
     tokens: t ? t.total + (pending.get(name) ?? 0) : null,
     tokens_per_minute: tpm ?? null,
+    tool_calls: c ? c.total : null,
+    tool_calls_per_minute: cpm ?? null,
   };
 }
 
@@ -171,6 +187,14 @@ function admission(config: Config, store: Store, windowMs: number, pending: Map<
   return async function rateLimit(rc: RequestContext): Promise<undefined> {
     const name = accountOf(rc);
     const key = rc.key;
+    if (rc.operation === 'tool') {
+      // a window of their own: tool calls never spend the key's requests or tokens
+      const cpm = key?.toolCallsPerMinute ?? config.tool_calls_per_minute;
+      if (cpm === undefined) return undefined;
+      const v = await store.windowAdmit(`c:${name}`, cpm, windowMs);
+      if (!v.admitted) throw refuse('tool calls', name, cpm, config.window_seconds, v.retryAfterMs);
+      return undefined;
+    }
     const tpm = key?.tokensPerMinute ?? config.tokens_per_minute;
     const rpm = key?.requestsPerMinute ?? config.requests_per_minute;
     if (tpm !== undefined) {

@@ -5,7 +5,19 @@
  * when the caller passes them, and only then the error message as the client got it:
  * otherwise the log-safe one, which names the field and the rule but never quotes the request.
  */
-import { cachedTokens, cacheWriteTokens, chargedUsage, cutText, type FinishedRequest, MAX_MODEL_CHARS, messageForStores, reasoningTokens } from 'gw/plugin';
+import {
+  cachedTokens,
+  cacheWriteTokens,
+  chargedUsage,
+  cutText,
+  type FinishedRequest,
+  MAX_MODEL_CHARS,
+  MCP_CALL,
+  type McpCall,
+  type McpOutcome,
+  messageForStores,
+  reasoningTokens,
+} from 'gw/plugin';
 
 /** A request's cost by part, USD (rounded to 1e-9): what `cost_usd` is the sum of. */
 export interface CostParts {
@@ -93,6 +105,11 @@ export interface LogEntry {
   upstream_code: string | null;
   /** The fields kept cut because the client sent them past their bound (`["model"]`); empty for most entries. */
   truncated: string[];
+  /** An MCP tools/call (`route` = `mcp`, docs/mcp.md): its server and the tool's own name; null for other requests. */
+  mcp_server: string | null;
+  tool: string | null;
+  /** How an MCP tools/call ended (`ok`, `tool_error`, `upstream_error`, `denied`, `limited`); null for other requests. */
+  outcome: McpOutcome | null;
   /** With `log_bodies = true` only, cut to `body_max_bytes`. */
   request_body?: string | null;
   response_body?: string | null;
@@ -159,6 +176,9 @@ const FIELDS = [
   'cache_write_tokens',
   'reasoning_tokens',
   'truncated',
+  'mcp_server',
+  'tool',
+  'outcome',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
@@ -168,6 +188,7 @@ const UPSTREAM_STATUS_AT = 25;
 const UPSTREAM_CODE_AT = 26;
 const TOKEN_PARTS_AT = 27;
 const TRUNCATED_AT = 30;
+const MCP_AT = 31;
 
 /**
  * The stored row for a finished request (hot path: one array, no object).
@@ -184,12 +205,16 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   const prompt = tokens(u?.prompt_tokens);
   const completion = tokens(u?.completion_tokens);
   const upstream = rc !== undefined && rc.attempts > 0 ? rc.upstreamMs : undefined;
+  // an MCP tools/call: no tokens, its price is its cost (set once the tool answered)
+  const call = rc?.operation === 'tool' ? (rc.state.get(MCP_CALL) as McpCall | undefined) : undefined;
   // the core priced the charged usage once (rc.cost); a request charged nothing has none
-  const c = u === undefined ? undefined : rc?.cost;
+  const c = u === undefined && call === undefined ? undefined : rc?.cost;
   const cost = c ? usd(c.total) : null;
-  const parts: CostParts | undefined = c
-    ? { input: usd(c.input), cached_input: usd(c.cached_input), cache_write: usd(c.cache_write), output: usd(c.output), reasoning: usd(c.reasoning) }
-    : undefined;
+  // a tool call's price has no token parts
+  const parts: CostParts | undefined =
+    c && !call
+      ? { input: usd(c.input), cached_input: usd(c.cached_input), cache_write: usd(c.cache_write), output: usd(c.output), reasoning: usd(c.reasoning) }
+      : undefined;
   const model = f.model === undefined ? null : cutText(f.model, MAX_MODEL_CHARS);
   const modelCut = model !== null && model !== f.model;
   const message = err ? messageForStores(err, bodies !== undefined) : null;
@@ -230,13 +255,17 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   if (upstreamFailed) upTo = UPSTREAM_STATUS_AT;
   if (tokenParts) upTo = TOKEN_PARTS_AT;
   if (modelCut) upTo = TRUNCATED_AT;
+  if (call) upTo = MCP_AT;
   if (upTo >= BODIES_AT) row.push(bodies ? bodies[0] : 0, bodies ? bodies[1] : 0);
   if (upTo >= ESTIMATED_AT) row.push(rc?.usageEstimated === true);
   if (upTo >= TRACE_AT) row.push(f.traceId ?? null);
   if (upTo >= COST_AT) row.push(parts ?? null);
   if (upTo >= UPSTREAM_STATUS_AT) row.push(err?.upstreamStatus ?? null, err?.upstreamCode ?? null);
-  if (upTo >= TOKEN_PARTS_AT) row.push(cached, written, reasoning);
-  if (upTo >= TRUNCATED_AT) row.push(MODEL_CUT);
+  // a tool call has no tokens: its parts read null, not 0
+  if (upTo >= TOKEN_PARTS_AT) row.push(call && !tokenParts ? null : cached, call && !tokenParts ? null : written, call && !tokenParts ? null : reasoning);
+  if (upTo >= TRUNCATED_AT) row.push(modelCut ? MODEL_CUT : null);
+  // a tool no server has: its name (the client's) is in `model` alone
+  if (call) row.push(call.server || null, call.server ? call.tool : null, call.outcome ?? null);
   return row;
 }
 
@@ -260,6 +289,9 @@ export function fromRow(row: unknown[]): LogEntry {
     e[FIELDS[TOKEN_PARTS_AT + i]!] = typeof v === 'number' ? v : charged ? 0 : null;
   }
   e.truncated = Array.isArray(row[TRUNCATED_AT]) ? row[TRUNCATED_AT] : NONE_CUT;
+  e.mcp_server = typeof row[MCP_AT] === 'string' ? row[MCP_AT] : null;
+  e.tool = typeof row[MCP_AT + 1] === 'string' ? row[MCP_AT + 1] : null;
+  e.outcome = typeof row[MCP_AT + 2] === 'string' ? row[MCP_AT + 2] : null;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];

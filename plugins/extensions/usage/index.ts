@@ -18,6 +18,10 @@
  * the background; a 401 has no key and counts under `(unauthenticated)`. Buckets are timed
  * by the gateway's clock (`gateway.now()`, as budget periods are).
  *
+ * MCP tools/call (operation `tool`, docs/mcp.md) carry no tokens: they are counted in a series
+ * of their own per (key, MCP server, tool, UTC hour), with their outcome and cost (tools.ts),
+ * and read with `group_by=` `mcp_server` and/or `tool` (plus `key`, `tag:<name>`).
+ *
  * Latency percentiles per (model, provider) over time: latency.ts
  * (`GET /v1/usage?metrics=latency`).
  *
@@ -63,6 +67,7 @@ import {
   wantsSeries,
 } from 'gw/plugin';
 import { LATENCY_HOURS_KEY, LATENCY_MINUTES_KEY, LATENCY_SHAPE, LatencyRecorder, MINUTE_MS } from './latency.ts';
+import { recordToolCall, TOOL_SHAPE, TOOLS_KEY, wantsTools } from './tools.ts';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';
@@ -195,10 +200,12 @@ function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFai
   }
   return {
     async answered(rc: RequestContext): Promise<void> {
+      if (rc.operation === 'tool') return recordToolCall(store, buckets, rc, gateway.now());
       if (!chargeable(rc) || rc.operation === 'count') return;
       await record(rc, undefined);
     },
     async failed(rc: RequestContext, err: GatewayError): Promise<void> {
+      if (rc.operation === 'tool') return recordToolCall(store, buckets, rc, gateway.now());
       // a stream that ended early is charged for what it streamed (once: onError may follow a
       // recorded onResponse); a client that left is not an error of the gateway's
       if (chargeable(rc) && !rc.state.has(RECORDED)) return record(rc, err.status !== 499 ? err : undefined);
@@ -211,7 +218,7 @@ function recorder(store: Store, retentionMs: number, gateway: GatewayInfo, onFai
     },
     /** Counts a failure onError never saw (refused before admission: 401, 400, 413, 415), in the background. */
     finished(f: FinishedRequest): void {
-      if (!buckets || f.status < 400 || f.status === 499 || f.rc?.state.has(ERROR_COUNTED)) return;
+      if (!buckets || f.rc?.operation === 'tool' || f.status < 400 || f.status === 499 || f.rc?.state.has(ERROR_COUNTED)) return;
       const account = f.rc ? accountOf(f.rc) : (f.key?.name ?? (f.status === 401 ? UNAUTHENTICATED : OPEN_ACCOUNT));
       const model = f.rc && !errors.MODEL_NOT_FOUND.is(f.error) ? f.rc.servedModel : servedModel(f.model);
       const deltas = errorDeltas(f.error, f.status, f.rc?.state.has(RECORDED) === true);
@@ -268,7 +275,8 @@ export default defineExtension({
     hooks.onError.tapPromise(PLUGIN_NAME, rec.failed);
     hooks.onFinish.tap(PLUGIN_NAME, (f: FinishedRequest) => {
       rec.finished(f);
-      latency?.observe(f);
+      // tool calls have latency series of their own (the MCP gateway's): these are the models'
+      if (f.rc?.operation !== 'tool') latency?.observe(f);
     });
     routes.get('/v1/usage', async (ctx) => {
       let body: unknown;
@@ -277,6 +285,11 @@ export default defineExtension({
       else if (retentionMs === 0) throw SERIES_DISABLED({ what: metrics, extension: 'usage' });
       else if (metrics === 'latency' && !config.latency)
         throw INVALID_QUERY('latency over time is off: [extensions.usage] latency = false', { param: 'metrics' });
+      else if (metrics === 'usage' && wantsTools(ctx))
+        body = await readSeries(store, parseSeriesQuery(ctx, TOOL_SHAPE.dims, retentionMs, gateway.now()), TOOL_SHAPE, gateway, {
+          key: TOOLS_KEY,
+          bucketMs: HOUR_MS,
+        });
       else if (metrics === 'usage') body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       else {
         const q = parseSeriesQuery(ctx, LATENCY_SHAPE.dims, retentionMs, gateway.now(), minuteRetentionMs > 0 ? minuteRetentionMs : undefined);
