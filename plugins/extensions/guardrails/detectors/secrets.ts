@@ -1,0 +1,131 @@
+/**
+ * Credentials in text: the rules of secretlint's recommended preset, run in-process and
+ * synchronously through secretlint's rule contract (`create(context).file(source)`), beside
+ * gw's own key formats (`keyFormats`: gateway keys, Groq, xAI, Google…). `@secretlint/core`'s
+ * `lintSource` runs the same rules but is async only and costs about a millisecond a call
+ * (an event emitter, a promise per rule and a profiler mark per step), too much for each text
+ * part of a prompt and for each streamed event; the rules themselves are synchronous.
+ */
+import type { SecretLintRuleContext, SecretLintRuleReportDescriptor, SecretLintRuleReportHandler, SecretLintSourceCode } from '@secretlint/types';
+import { keyFormats } from 'gw/plugin';
+import { type Detector, type Match, trailingRun } from '../detector.ts';
+import { scannerRules, secretEntity } from './secret-rules.ts';
+
+/** The text a rule reads, as secretlint's source code: no file, plain text. */
+class TextSource implements SecretLintSourceCode {
+  readonly hasBOM = false;
+  readonly filePath = undefined;
+  readonly physicalFilePath = undefined;
+  readonly contentType = 'text' as const;
+  readonly ext = '';
+  content = '';
+  getFilePath(): undefined {
+    return undefined;
+  }
+  getPhysicalFilePath(): undefined {
+    return undefined;
+  }
+  locationToRange(): never {
+    throw new Error('not available to guardrails rules');
+  }
+  rangeToLocation(): never {
+    throw new Error('not available to guardrails rules');
+  }
+  positionToIndex(): never {
+    throw new Error('not available to guardrails rules');
+  }
+  indexToPosition(): never {
+    throw new Error('not available to guardrails rules');
+  }
+}
+
+/** What a rule reports, relocated onto the secret itself (some rules report the whole `KEY=value` line's start with the value's length). */
+function located(text: string, report: SecretLintRuleReportDescriptor): { start: number; end: number } {
+  const [start, end] = report.range;
+  const data = report.message.data as Record<string, unknown> | undefined;
+  if (data !== undefined) {
+    for (const value of Object.values(data)) {
+      if (typeof value !== 'string' || value === '') continue;
+      if (text.startsWith(value, start)) return { start, end: start + value.length };
+      const at = text.indexOf(value, start);
+      if (at !== -1 && at - start <= 512) return { start: at, end: at + value.length };
+    }
+  }
+  return { start, end };
+}
+
+/** Key formats gw knows (lib/secrets): `anthropic_key` → `anthropic-key`. */
+const KEY_FORMAT_ENTITY: Readonly<Record<string, string>> = {
+  aws_access_key_id: 'aws-access-key',
+  private_key: 'private-key',
+};
+
+/** Longest single-token secret the rules find whole (1Password service tokens: 1,296 characters). */
+const TOKEN_MAX = 1400;
+/** Longest private key block: the privatekey rule's 10,000 characters of body, gw's key formats' 16,384. */
+const PEM_MAX = 16_500;
+const PEM_END = /-----END[ A-Z]{0,40}-----/g;
+/** `aws_secret_access_key = "…"`, `"AWS_ACCOUNT_ID": "…"`: values the AWS rule finds after a name and spaces. */
+const ASSIGNED = /secret_?access_?key|account_?id/gi;
+const ASSIGNED_MAX = 120;
+
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9 || c === 12 || c === 11;
+
+/** Settings of a `secrets` check. */
+export interface SecretsOptions {
+  /** Exact values never reported (documentation examples, test fixtures' keys). */
+  readonly allow: readonly string[];
+}
+
+/**
+ * The detector of a `secrets` check. Entities are the rule's finding in kebab case
+ * (`aws-access-key`, `github-token`, `private-key`, `anthropic-key`…).
+ */
+export function secretsDetector(options: SecretsOptions): Detector {
+  const allow = new Set(options.allow);
+  const source = new TextSource();
+  let sink: Match[] = [];
+  const runners: Array<{ opener: RegExp; handler: SecretLintRuleReportHandler }> = [];
+  for (const { rule, opener, options: ruleOptions } of scannerRules()) {
+    const context: SecretLintRuleContext = {
+      sharedOptions: {},
+      // messages are never rendered: they would carry the secret
+      createTranslator: () => ((messageId: string, data: unknown) => ({ message: messageId, messageId, data })) as never,
+      report(report) {
+        const { start, end } = located(source.content, report);
+        sink.push({ start, end, entity: secretEntity(report.message.messageId) });
+      },
+      ignore() {},
+    };
+    runners.push({ opener, handler: rule.create(context, ruleOptions as never) });
+  }
+  return {
+    find(text) {
+      const found: Match[] = [];
+      sink = found;
+      source.content = text;
+      try {
+        for (const { opener, handler } of runners) if (opener.test(text)) void handler.file?.(source);
+      } finally {
+        source.content = '';
+        sink = [];
+      }
+      for (const m of keyFormats.find(text)) found.push({ start: m.start, end: m.end, entity: KEY_FORMAT_ENTITY[m.type] ?? m.type.replaceAll('_', '-') });
+      const kept = allow.size === 0 ? found : found.filter((m) => !allow.has(text.slice(m.start, m.end)));
+      return kept.sort((a, b) => a.start - b.start || b.end - a.end);
+    },
+    pending(text) {
+      let from = trailingRun(text, (c) => !isSpace(c), TOKEN_MAX);
+      const begin = text.lastIndexOf('-----BEGIN');
+      if (begin !== -1 && begin < from && text.length - begin <= PEM_MAX) {
+        PEM_END.lastIndex = begin;
+        if (!PEM_END.test(text)) from = begin;
+      }
+      ASSIGNED.lastIndex = Math.max(0, text.length - ASSIGNED_MAX);
+      const assigned = ASSIGNED.exec(text);
+      // the name may follow a quote and `AWS_`: hold from a few characters before it
+      if (assigned !== null) from = Math.min(from, Math.max(0, assigned.index - 6));
+      return from;
+    },
+  };
+}
