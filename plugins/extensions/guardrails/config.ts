@@ -76,7 +76,7 @@ const webhookCheck = z.strictObject({
 });
 
 export const checkSchema = z.discriminatedUnion('type', [secretsCheck, piiCheck, regexCheck, webhookCheck], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'expected type = "secrets", "pii", "regex" or "webhook"' : undefined),
+  error: (issue) => (issue.code === 'invalid_union' ? 'expected "secrets", "pii", "regex" or "webhook"' : undefined),
 });
 
 export type CheckConfig = z.output<typeof checkSchema>;
@@ -84,7 +84,13 @@ export type CheckConfig = z.output<typeof checkSchema>;
 export const guardrailsSchema = z.strictObject({
   /** Scrub stored bodies (request log, logging, otel `capture_content`, cassettes) with the same detectors; default: on when any check exists. */
   redact_stored: z.boolean().optional(),
-  checks: z.record(z.string().regex(CHECK_NAME, 'a check name is lower-case letters, digits and _ (1 to 64)'), checkSchema).default({}),
+  checks: z
+    .record(z.string(), checkSchema)
+    .superRefine((checks, ctx) => {
+      for (const name of Object.keys(checks))
+        if (!CHECK_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'a check name is lower-case letters, digits and _ (1 to 64)' });
+    })
+    .default({}),
 });
 
 export type GuardrailsConfig = z.output<typeof guardrailsSchema>;

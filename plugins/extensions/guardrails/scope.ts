@@ -32,15 +32,20 @@ export class CheckScope {
     const own = key?.guardrails;
     if (!this.scoped && (own === undefined || own.length === 0)) return this.unscoped;
     const out: Check[] = [];
+    // whether the answer differs from the unscoped list: else that shared list is the answer
+    let differs = false;
     for (const check of this.all) {
-      let applies = check.keys === undefined && check.tags === undefined;
+      const unscoped = check.keys === undefined && check.tags === undefined;
+      let applies = unscoped;
       if (!applies && key !== undefined) applies = check.keys?.has(key.name) === true || (check.tags !== undefined && carries(key.tags, check.tags));
       if (own !== undefined) {
         if (own.includes(check.name)) applies = true;
         else if (own.includes(`-${check.name}`)) applies = false;
       }
+      if (applies !== unscoped) differs = true;
       if (applies) out.push(check);
     }
+    if (!differs) return this.unscoped;
     return out.length === 0 ? NONE : out;
   }
 }

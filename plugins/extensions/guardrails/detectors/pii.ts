@@ -16,6 +16,8 @@ export type PiiEntity = (typeof PII_ENTITIES)[number];
 interface EntityScan {
   find(text: string, out: Match[]): void;
   inRun(code: number): boolean;
+  /** Whether a match may start with this character (a run's leading separators are not held). */
+  canStart(code: number): boolean;
   readonly maxLength: number;
 }
 
@@ -29,12 +31,15 @@ const isLocal = (c: number) => isDigit(c) || isUpper(c) || isLower(c) || c === 4
 const isDomain = (c: number) => isDigit(c) || isUpper(c) || isLower(c) || c === 46 || c === 45;
 
 const MAX_LOCAL = 64;
+/** Mailboxes that name no person (RFC 2142's role addresses, no-reply senders): an agent's instructions quote them (`Co-Authored-By: … <noreply@anthropic.com>`). */
+const NOT_PERSONAL = new Set(['noreply', 'no-reply', 'donotreply', 'do-not-reply', 'mailer-daemon', 'postmaster', 'hostmaster', 'webmaster', 'abuse']);
 const MAX_DOMAIN = 253;
 
-/** Addresses around each `@`: the local part left of it, the domain right of it, then `validator.isEmail`. */
+/** Addresses around each `@`: the local part left of it, the domain right of it, then `validator.isEmail`; role mailboxes are not personal data. */
 const email: EntityScan = {
   maxLength: MAX_LOCAL + 1 + MAX_DOMAIN,
   inRun: (c) => isLocal(c) || c === 64,
+  canStart: isLocal,
   find(text, out) {
     let at = text.indexOf('@');
     let floor = 0;
@@ -45,7 +50,12 @@ const email: EntityScan = {
       let end = at + 1;
       while (end < text.length && end - at <= MAX_DOMAIN && isDomain(text.charCodeAt(end))) end++;
       while (end > at + 1 && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 45)) end--;
-      if (start < at && end > at + 1 && validator.isEmail(text.slice(start, end), { allow_utf8_local_part: false })) {
+      if (
+        start < at &&
+        end > at + 1 &&
+        !NOT_PERSONAL.has(text.slice(start, at).toLowerCase()) &&
+        validator.isEmail(text.slice(start, end), { allow_utf8_local_part: false })
+      ) {
         out.push({ start, end, entity: 'email' });
         floor = end;
       }
@@ -60,6 +70,7 @@ const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)/g;
 const creditCard: EntityScan = {
   maxLength: 37,
   inRun: (c) => isDigit(c) || c === 32 || c === 45,
+  canStart: isDigit,
   find(text, out) {
     for (const m of text.matchAll(CARD)) {
       const digits = m[0].replace(/[ -]/g, '');
@@ -74,6 +85,7 @@ const IBAN = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])/
 const iban: EntityScan = {
   maxLength: 42,
   inRun: (c) => isDigit(c) || isUpper(c) || c === 32,
+  canStart: isUpper,
   find(text, out) {
     for (const m of text.matchAll(IBAN)) {
       let candidate = m[0];
@@ -97,6 +109,7 @@ const IPV6 = /(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9
 const ip: EntityScan = {
   maxLength: 45,
   inRun: (c) => isHex(c) || c === 58 || c === 46,
+  canStart: (c) => isHex(c) || c === 58,
   find(text, out) {
     const found: Match[] = [];
     for (const m of text.matchAll(IPV4)) if (validator.isIP(m[0], 4)) found.push({ start: m.index, end: m.index + m[0].length, entity: 'ip' });
@@ -126,6 +139,7 @@ const SSN = /(?<![\d-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\d-])/g;
 const usSsn: EntityScan = {
   maxLength: 11,
   inRun: (c) => isDigit(c) || c === 32 || c === 45,
+  canStart: isDigit,
   find(text, out) {
     for (const m of text.matchAll(SSN)) {
       const area = m[1]!;
@@ -148,6 +162,7 @@ function phone(regions: readonly CountryCode[]): EntityScan {
   return {
     maxLength: 32,
     inRun: (c) => isDigit(c) || c === 32 || c === 40 || c === 41 || c === 43 || c === 45 || c === 46,
+    canStart: (c) => isDigit(c) || c === 40 || c === 43,
     find(text, out) {
       for (const m of text.matchAll(PHONE)) {
         const candidate = m[0];
@@ -210,7 +225,11 @@ export function piiDetector(options: PiiOptions): Detector {
     },
     pending(text) {
       let from = text.length;
-      for (const scan of scans) from = Math.min(from, trailingRun(text, scan.inRun, scan.maxLength));
+      for (const scan of scans) {
+        let start = trailingRun(text, scan.inRun, scan.maxLength);
+        while (start < text.length && !scan.canStart(text.charCodeAt(start))) start++;
+        from = Math.min(from, start);
+      }
       return from;
     },
   };

@@ -111,8 +111,16 @@ export function secretsDetector(options: SecretsOptions): Detector {
         sink = [];
       }
       for (const m of keyFormats.find(text)) found.push({ start: m.start, end: m.end, entity: KEY_FORMAT_ENTITY[m.type] ?? m.type.replaceAll('_', '-') });
-      const kept = allow.size === 0 ? found : found.filter((m) => !allow.has(text.slice(m.start, m.end)));
-      return kept.sort((a, b) => a.start - b.start || b.end - a.end);
+      found.sort((a, b) => a.start - b.start || b.end - a.end);
+      // one finding per secret: secretlint's rules and gw's key formats often both know it
+      const kept: Match[] = [];
+      let at = 0;
+      for (const match of found) {
+        if (match.start < at || (allow.size > 0 && allow.has(text.slice(match.start, match.end)))) continue;
+        kept.push(match);
+        at = match.end;
+      }
+      return kept;
     },
     pending(text) {
       let from = trailingRun(text, (c) => !isSpace(c), TOKEN_MAX);
