@@ -95,10 +95,74 @@ export function streamWithText(protocol: ProtocolId, pieces: readonly string[]):
 
 /** Pushes every event through `step` (then `end`), and returns what left, serialized. */
 export function run(protocol: ProtocolId, events: ReadonlyArray<Record<string, unknown>>, step: StreamStep<TestChunk, TestChunk>): string[] {
-  const out: string[] = [];
-  for (const value of events) for (const chunk of step.push(new TestChunk(protocol, structuredClone(value)))) out.push(chunk.data());
-  for (const chunk of step.end()) out.push(chunk.data());
+  return runTimed(protocol, events, step).map((left) => left.data);
+}
+
+/** As {@link run}, with when each event left: after how many pushes (`events.length` for `end`). */
+export function runTimed(
+  protocol: ProtocolId,
+  events: ReadonlyArray<Record<string, unknown>>,
+  step: StreamStep<TestChunk, TestChunk>,
+): Array<{ data: string; after: number }> {
+  const out: Array<{ data: string; after: number }> = [];
+  events.forEach((value, i) => {
+    for (const chunk of step.push(new TestChunk(protocol, structuredClone(value)))) out.push({ data: chunk.data(), after: i + 1 });
+  });
+  for (const chunk of step.end()) out.push({ data: chunk.data(), after: events.length });
   return out;
+}
+
+/** Tool-call streams: one recorded stream per protocol whose calls stream their arguments. */
+export const TOOL_STREAM_FIXTURES: Readonly<Partial<Record<ProtocolId, string>>> = {
+  'openai-chat': 'openai/vercel-ai/chat.stream.tool-call-deltas.sse',
+  'anthropic-messages': 'anthropic/anthropic-sdk-typescript/tool_use.sse',
+  'openai-responses': 'responses/vercel-ai/issue-19493-gpt-5.1-tool-call.chunks.txt',
+};
+
+/**
+ * The recorded tool-call stream of `protocol` with its first call's arguments replaced by
+ * `pieces` (one event per piece, cloned from the call's first arguments event; the events
+ * that repeat the arguments whole say the new ones).
+ */
+export function streamWithArguments(protocol: ProtocolId, pieces: readonly string[]): Array<Record<string, unknown>> {
+  const c = cases.get(TOOL_STREAM_FIXTURES[protocol] ?? '');
+  if (c?.kind !== 'stream') throw new Error(`no tool stream fixture for ${protocol}`);
+  const events = c.events.map((e) => JSON.parse(e.data) as Record<string, unknown>);
+  const argumentDelta = (value: unknown) => view(protocol, value).deltas.find((d) => d.type === 'tool_arguments' && d.text !== '');
+  const first = events.findIndex((e) => argumentDelta(e) !== undefined);
+  if (first === -1) throw new Error(`${TOOL_STREAM_FIXTURES[protocol]} streams no arguments`);
+  const call = (argumentDelta(events[first]) as { call: number }).call;
+  const ofCall = (value: unknown) => {
+    const d = argumentDelta(value);
+    return d !== undefined && d.type === 'tool_arguments' && d.call === call;
+  };
+  let original = '';
+  for (const e of events) if (ofCall(e)) original += argumentDelta(e)!.text;
+  const full = pieces.join('');
+  const template = JSON.stringify(events[first]);
+  const out: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < events.length; i++) {
+    if (i === first) {
+      for (const piece of pieces) {
+        const clone = JSON.parse(template) as Record<string, unknown>;
+        argumentDelta(clone)!.set(piece);
+        out.push(clone);
+      }
+      continue;
+    }
+    if (ofCall(events[i])) continue;
+    // the arguments repeated whole, as JSON text inside the event's JSON
+    const data = JSON.stringify(events[i]).replaceAll(JSON.stringify(original).slice(1, -1), JSON.stringify(full).slice(1, -1));
+    out.push(JSON.parse(data) as Record<string, unknown>);
+  }
+  return out;
+}
+
+/** The arguments of tool call `call`'s deltas (choice 0), joined. */
+export function argumentsOf(protocol: ProtocolId, data: readonly string[]): string {
+  let text = '';
+  for (const d of data) for (const delta of view(protocol, JSON.parse(d)).deltas) if (delta.type === 'tool_arguments' && delta.index === 0) text += delta.text;
+  return text;
 }
 
 /** The choice-0 text the events carry as deltas, joined. */

@@ -221,28 +221,32 @@ export class Window<C extends HeldChunk = HeldChunk> implements EventStep<C> {
   /** Checks what the event carries whole (tool calls, repeated text): masks in place; the block it calls for, if any. */
   private checkWhole(view: EventContent): Blocked | undefined {
     if (view.toolCalls.length === 0 && view.repeated.length === 0) return undefined;
-    const parts: TextPart[] = [];
-    for (const call of view.toolCalls) for (const part of call.argumentTexts()) parts.push(part);
-    for (const item of view.repeated) {
-      if (item.type === 'tool_call') for (const part of item.argumentTexts()) parts.push(part);
-      else parts.push(item);
+    for (const call of view.toolCalls) {
+      for (const part of call.argumentTexts()) {
+        const blocked = this.checkText(part, true);
+        if (blocked !== undefined) return blocked;
+      }
     }
-    for (const part of parts) {
-      const blocked = this.checkText(part);
-      if (blocked !== undefined) return blocked;
+    // repeated text was counted as it streamed: masked again, not counted again
+    for (const item of view.repeated) {
+      const parts: readonly TextPart[] = item.type === 'tool_call' ? item.argumentTexts() : [item];
+      for (const part of parts) {
+        const blocked = this.checkText(part, false);
+        if (blocked !== undefined) return blocked;
+      }
     }
     return undefined;
   }
 
-  /** Runs every check on a whole text part: counts, masks; the block, if any. */
-  private checkText(part: { readonly text: string; set(text: string): void }): Blocked | undefined {
+  /** Runs every check on a whole text part: masks, counts (when `count`); the block, if any. */
+  private checkText(part: { readonly text: string; set(text: string): void }, count: boolean): Blocked | undefined {
     const text = part.text;
     if (text === '') return undefined;
     let masks: MaskMatch[] | undefined;
     for (const check of this.checks) {
       const found = check.detector!.find(text);
       if (found.length === 0) continue;
-      for (const match of found) this.counted.add(check.name, check.action, match.entity);
+      if (count || check.action === 'block') for (const match of found) this.counted.add(check.name, check.action, match.entity);
       if (check.action === 'block') return { check: check.name, entity: found[0]!.entity };
       if (check.action === 'mask') {
         masks ??= [];
@@ -341,17 +345,20 @@ export class Window<C extends HeldChunk = HeldChunk> implements EventStep<C> {
             changed = true;
           },
         };
-        return this.checkText(leaf);
+        return this.checkText(leaf, true);
       });
       if (blocked !== undefined) return blocked;
       if (changed) rewritten = JSON.stringify(value);
     } else {
-      const blocked = this.checkText({
-        text,
-        set(next: string) {
-          rewritten = next;
+      const blocked = this.checkText(
+        {
+          text,
+          set(next: string) {
+            rewritten = next;
+          },
         },
-      });
+        true,
+      );
       if (blocked !== undefined) return blocked;
     }
     if (rewritten !== undefined) {
