@@ -55,7 +55,7 @@ export async function callWebhook(options: WebhookOptions, call: WebhookCall): P
       dispatcher: options.dispatcher,
     });
     if (res.statusCode < 200 || res.statusCode > 299) {
-      res.body.destroy();
+      await res.body.dump();
       return failed(`answered HTTP ${res.statusCode}`);
     }
     const read = await readCapped(res.body, options.maxResponseBytes);
@@ -68,15 +68,13 @@ export async function callWebhook(options: WebhookOptions, call: WebhookCall): P
   return verdictOf(text, call.texts.length);
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max: number): Promise<string | undefined> {
+/** The body as text, or undefined past `max` bytes (leaving the loop ends the body: the rest is never read). */
+async function readCapped(body: AsyncIterable<Buffer>, max: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > max) {
-      body.destroy();
-      return undefined;
-    }
+    if (size > max) return undefined;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size).toString('utf8');
