@@ -103,29 +103,44 @@ const iban: EntityScan = {
 };
 
 const IPV4 = /(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\.?\d)/g;
-const IPV6 = /(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9A-Fa-f:])/g;
+/** Longest IPv6 text: eight groups of four and seven colons, or an IPv4 tail. */
+const MAX_IPV6 = 45;
 
-/** IPv4 dotted quads and IPv6 addresses (`validator.isIP`). An IPv6 candidate needs 4 hex digits and a decimal one, so `std::vector` or `dead::beef` are not addresses. */
+/**
+ * IPv4 dotted quads and IPv6 addresses (`validator.isIP`). An IPv6 candidate is the run of hex
+ * digits, colons and dots around a colon, found from each colon (code is full of colons and of
+ * words of hex letters: no regex tries every position); it needs 4 hex digits and a decimal
+ * one, so `std::vector` or `dead::beef` are not addresses.
+ */
 const ip: EntityScan = {
-  maxLength: 45,
-  inRun: (c) => isHex(c) || c === 58 || c === 46,
+  maxLength: MAX_IPV6,
+  inRun: (c) => isV6(c),
   canStart: (c) => isHex(c) || c === 58,
   find(text, out) {
     const found: Match[] = [];
     for (const m of text.matchAll(IPV4)) if (validator.isIP(m[0], 4)) found.push({ start: m.index, end: m.index + m[0].length, entity: 'ip' });
-    if (text.includes(':')) {
-      const v6: Match[] = [];
-      for (const m of text.matchAll(IPV6)) {
-        const candidate = m[0];
-        if (countHex(candidate) >= 4 && /\d/.test(candidate) && validator.isIP(candidate, 6))
-          v6.push({ start: m.index, end: m.index + candidate.length, entity: 'ip' });
-      }
-      for (const match of mergeMatches(found, v6)) out.push(match);
-      return;
+    const v6: Match[] = [];
+    let colon = text.indexOf(':');
+    while (colon !== -1) {
+      let start = colon;
+      while (start > 0 && colon - start < MAX_IPV6 && isV6(text.charCodeAt(start - 1))) start--;
+      let end = colon + 1;
+      while (end < text.length && end - start < MAX_IPV6 + 1 && isV6(text.charCodeAt(end))) end++;
+      while (end > colon + 1 && text.charCodeAt(end - 1) === 46) end--;
+      const candidate = text.slice(start, end);
+      // a run longer than an address (its start was not reached) is not one
+      if ((start === 0 || !isV6(text.charCodeAt(start - 1))) && countHex(candidate) >= 4 && /\d/.test(candidate) && validator.isIP(candidate, 6))
+        v6.push({ start, end, entity: 'ip' });
+      colon = text.indexOf(':', Math.max(end, colon + 1));
     }
-    for (const match of found) out.push(match);
+    for (const match of mergeMatches(found, v6)) out.push(match);
   },
 };
+
+/** A character of IPv6 text: hex digits, colons, and the dots of an IPv4 tail. */
+function isV6(c: number): boolean {
+  return isHex(c) || c === 58 || c === 46;
+}
 
 function countHex(text: string): number {
   let n = 0;

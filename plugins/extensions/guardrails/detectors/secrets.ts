@@ -9,7 +9,7 @@
 import type { SecretLintRuleContext, SecretLintRuleReportDescriptor, SecretLintRuleReportHandler, SecretLintSourceCode } from '@secretlint/types';
 import { keyFormats } from 'gw/plugin';
 import { type Detector, type Match, trailingRun } from '../detector.ts';
-import { scannerRules, secretEntity } from './secret-rules.ts';
+import { LEAD, scannerRules, secretEntity } from './secret-rules.ts';
 
 /** The text a rule reads, as secretlint's source code: no file, plain text. */
 class TextSource implements SecretLintSourceCode {
@@ -85,30 +85,73 @@ export function secretsDetector(options: SecretsOptions): Detector {
   const allow = new Set(options.allow);
   const source = new TextSource();
   let sink: Match[] = [];
-  const runners: Array<{ opener: RegExp; handler: SecretLintRuleReportHandler }> = [];
-  for (const { rule, opener, options: ruleOptions } of scannerRules()) {
+  /** Where `source.content` starts in the text being scanned. */
+  let offset = 0;
+  const rules = scannerRules();
+  const runners: Array<{ reach: number; handler: SecretLintRuleReportHandler }> = [];
+  for (const { rule, reach, options: ruleOptions } of rules) {
     const context: SecretLintRuleContext = {
       sharedOptions: {},
       // messages are never rendered: they would carry the secret
       createTranslator: () => ((messageId: string, data: unknown) => ({ message: messageId, messageId, data })) as never,
       report(report) {
         const { start, end } = located(source.content, report);
-        sink.push({ start, end, entity: secretEntity(report.message.messageId) });
+        sink.push({ start: offset + start, end: offset + end, entity: secretEntity(report.message.messageId) });
       },
       ignore() {},
     };
-    runners.push({ opener, handler: rule.create(context, ruleOptions as never) });
+    runners.push({ reach, handler: rule.create(context, ruleOptions as never) });
   }
+  // every opener in one search; at each hit, which rules open there (one opener may hide another: `sk-` and `sk-ant-`)
+  const anyOpener = new RegExp(rules.map((r) => r.opener.source).join('|'), 'g');
+  const hits: number[][] = rules.map(() => []);
+
+  /**
+   * Runs a rule on the text around its openers (from LEAD before one to its reach after,
+   * overlapping windows merged), so a long prompt costs a rule a few short windows, not a
+   * pass over it. A match the window's edge cut is dropped: the window holds any whole one.
+   */
+  const runAround = (runner: { reach: number; handler: SecretLintRuleReportHandler }, positions: readonly number[], text: string, found: Match[]): void => {
+    sink = found;
+    let i = 0;
+    while (i < positions.length) {
+      const from = Math.max(0, positions[i]! - LEAD);
+      let to = Math.min(text.length, positions[i]! + runner.reach);
+      for (i++; i < positions.length && positions[i]! - LEAD <= to; i++) to = Math.min(text.length, positions[i]! + runner.reach);
+      const before = found.length;
+      offset = from;
+      source.content = from === 0 && to === text.length ? text : text.slice(from, to);
+      void runner.handler.file?.(source);
+      if (from === 0 && to === text.length) continue;
+      let kept = before;
+      for (let k = before; k < found.length; k++) {
+        const match = found[k]!;
+        if ((from === 0 || match.start > from) && (to === text.length || match.end < to)) found[kept++] = match;
+      }
+      found.length = kept;
+    }
+  };
+
   return {
     find(text) {
       const found: Match[] = [];
-      sink = found;
-      source.content = text;
+      for (const list of hits) list.length = 0;
+      anyOpener.lastIndex = 0;
+      for (let hit = anyOpener.exec(text); hit !== null; hit = anyOpener.exec(text)) {
+        for (let i = 0; i < rules.length; i++) {
+          const opener = rules[i]!.opener;
+          opener.lastIndex = hit.index;
+          if (opener.test(text)) hits[i]!.push(hit.index);
+        }
+        // openers may overlap: look again from the next character
+        anyOpener.lastIndex = hit.index + 1;
+      }
       try {
-        for (const { opener, handler } of runners) if (opener.test(text)) void handler.file?.(source);
+        for (let i = 0; i < runners.length; i++) if (hits[i]!.length > 0) runAround(runners[i]!, hits[i]!, text, found);
       } finally {
         source.content = '';
         sink = [];
+        offset = 0;
       }
       for (const m of keyFormats.find(text)) found.push({ start: m.start, end: m.end, entity: KEY_FORMAT_ENTITY[m.type] ?? m.type.replaceAll('_', '-') });
       found.sort((a, b) => a.start - b.start || b.end - a.end);
