@@ -96,6 +96,9 @@ test('secrets: pending holds the trailing word, an open private key block and an
   t.is(secrets.pending(open), 2);
   t.is(secrets.pending(`${open}\n-----END RSA PRIVATE KEY----- `), `${open}\n-----END RSA PRIVATE KEY----- `.length);
   t.is(secrets.pending('aws_secret_access_key = '), 0);
+  const app = `token ghs_123_${'x'.repeat(3000)}`;
+  t.is(secrets.pending(app), 6, 'a GitHub app token is held past the 1,400 characters of other tokens');
+  t.is(secrets.pending(`words ${'y'.repeat(3000)}`), 6 + 3000 - 1400);
 });
 
 test('pii: each entity is found, and only when its validator agrees', (t) => {

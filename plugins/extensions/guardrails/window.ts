@@ -157,6 +157,8 @@ export class Window<C extends HeldChunk = HeldChunk> implements EventStep<C> {
         if (channel.follow(delta.text)) channel.closed = true;
       } else {
         channel = this.textChannel(delta.index, TYPE_CODE[delta.type] ?? 0);
+        // text after its choice's finish (a provider's trailing chunk) is held like any other
+        channel.closed = false;
         this.closeCalls(delta.index, undefined);
       }
       const slot: Slot = { channel, seq, start: channel.end, end: channel.end + delta.text.length, delta };

@@ -60,8 +60,10 @@ const KEY_FORMAT_ENTITY: Readonly<Record<string, string>> = {
   private_key: 'private-key',
 };
 
-/** Longest single-token secret the rules find whole (1Password service tokens: 1,296 characters). */
+/** Longest single-token secret the rules find whole (1Password service tokens: 1,296 characters), but one: */
 const TOKEN_MAX = 1400;
+/** GitHub app installation tokens (`ghs_<id>_<JWT>`): up to 12,030 characters, held that long only after their prefix. */
+const GHS_MAX = 12_100;
 /** Longest private key block: the privatekey rule's 10,000 characters of body, gw's key formats' 16,384. */
 const PEM_MAX = 16_500;
 const PEM_END = /-----END[ A-Z]{0,40}-----/g;
@@ -69,7 +71,7 @@ const PEM_END = /-----END[ A-Z]{0,40}-----/g;
 const ASSIGNED = /secret_?access_?key|account_?id/gi;
 const ASSIGNED_MAX = 120;
 
-const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9 || c === 12 || c === 11;
+const notSpace = (c: number) => !(c === 32 || c === 10 || c === 13 || c === 9 || c === 12 || c === 11);
 
 /** Settings of a `secrets` check. */
 export interface SecretsOptions {
@@ -166,7 +168,9 @@ export function secretsDetector(options: SecretsOptions): Detector {
       return kept;
     },
     pending(text) {
-      let from = trailingRun(text, (c) => !isSpace(c), TOKEN_MAX);
+      let from = trailingRun(text, notSpace, TOKEN_MAX);
+      const ghs = text.lastIndexOf('ghs_');
+      if (ghs !== -1 && ghs < from && text.length - ghs <= GHS_MAX && trailingRun(text, notSpace, GHS_MAX) <= ghs) from = ghs;
       const begin = text.lastIndexOf('-----BEGIN');
       if (begin !== -1 && begin < from && text.length - begin <= PEM_MAX) {
         PEM_END.lastIndex = begin;
