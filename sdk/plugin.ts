@@ -49,8 +49,8 @@ export { keyInfo } from '../lib/keys.ts';
 
 // accounting: who pays, what is charged, the budget's facts in rc.state, prices and money bounds;
 // what the MCP gateway tells extensions about a tools/call (operation `tool`)
-export { BUDGET_SETTLED, BUDGET_STATUS, MCP_CALL } from './facts.ts';
-export type { BudgetSettled, McpCall, McpOutcome } from './facts.ts';
+export { BUDGET_SETTLED, BUDGET_STATUS, GUARDRAILS, MCP_CALL } from './facts.ts';
+export type { BudgetSettled, GuardrailOutcome, McpCall, McpOutcome } from './facts.ts';
 export { accountOf, answeredUpstream, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 export { isModelRefusal } from '../lib/model-refusal.ts';
 export { CUT_MARK, cutText } from '../lib/cut-text.ts';
