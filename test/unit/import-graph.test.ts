@@ -221,15 +221,15 @@ test('a planted violation of each rule is reported', (t) => {
     'lib/http/bad.ts → ../../core/context.ts',
     'lib/http/bad.ts → ../../server/gateway.ts',
     'lib/http/bad.ts → gw/plugin',
-    'sdk/bad.ts → ../server/log.ts',
-    'sdk/bad.ts → ../protocols/gemini/types.ts',
-    'sdk/bad.ts → gw/plugin/format',
     'mcp/bad.ts → ../server/gateway.ts',
     'mcp/bad.ts → ../plugins/extensions/budget/index.ts',
     'mcp/bad.ts → gw/plugin',
     'mcp/bad.ts → ../sdk/plugin.ts',
     'core/pipeline/mcp-bad.ts → ../../mcp/index.ts',
     'cli/bad.ts → ../mcp/index.ts',
+    'sdk/bad.ts → ../server/log.ts',
+    'sdk/bad.ts → ../protocols/gemini/types.ts',
+    'sdk/bad.ts → gw/plugin/format',
   ]);
 });
 
