@@ -46,7 +46,8 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
     if (f.found.source !== source) continue;
     const plugin = f.found.plugin;
     const id = plugin.id;
-    const pipeline = createPipeline(gw, id);
+    const protocol = { id, content: plugin.content };
+    const pipeline = createPipeline(gw, protocol);
     await runSetup(f.found, id, () =>
       plugin.setup({
         config: f.config,
@@ -58,7 +59,7 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
         route: (r) => {
           gw.routes.add({
             ...r,
-            handler: handlerFor(r, pipeline, gw.hooks, id),
+            handler: handlerFor(r, pipeline, gw.hooks, protocol),
             auth: r.auth ?? 'key',
             keyFrom: r.keyFrom ?? plugin.keyFrom,
             errors: plugin,

@@ -1,25 +1,6 @@
 /**
- * The generate loop, written once for every client format (chat completions, Messages,
- * Responses, Gemini generateContent, a third party's). A format declares pure pieces — how
- * to read its request, its native stream reader, its translations to and from the common
- * format, its chunk translator and event encoder, its error frame — and the kernel runs:
- *
- *   admit ─▶ cache ─hit─▶ answered (`cached` runs)
- *              │ miss
- *   prepare (format state, e.g. a stored conversation)
- *              ▼
- *   dispatch, per attempt:  provider.native[format]? ─yes─▶ native call, first event primed
- *                              │ no (or the native call declines)
- *                              ▼
- *                           request → common (toChat) ─▶ provider.chat, first chunk primed
- *              ▼
- *   answer:  native JSON      ─▶ usage read (json) ─▶ finish   (onResponse, then the bytes)
- *            native stream    ─▶ passthrough loop (passthrough.ts) ─▶ stream pump
- *            translated JSON  ─▶ common → format (json) ─▶ finish
- *            translated stream ─▶ translated frames (translated-frames.ts) ─▶ stream pump
- *
- * Usage lands in `rc.usage` on every path, so the hooks (onResponse, onError, onChunk)
- * see every format alike.
+ * The generate loop, written once for every client format: a format declares pure pieces, the
+ * kernel runs admit → cache → dispatch (native or translated) → answer. docs/plugins.md draws it.
  */
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -62,17 +43,11 @@ export interface AnswerEnv<S> {
 export interface NativeGenerate<S> {
   /** The native operation (`Provider.native` entry's `op`); default the format's main one. */
   op?(ctx: Context): string | undefined;
-  /**
-   * Calls the provider's native entry; default `native(body, call, op)`. Answers undefined
-   * to decline (this attempt is translated instead: an upstream without the route).
-   */
+  /** Calls the provider's native entry (default `native(body, call, op)`); undefined declines: this attempt is translated. */
   call?(native: NativeCall, body: Record<string, unknown>, call: CallContext, env: AttemptEnv<S>): Promise<NativeResult | undefined>;
   /** A stream's first event as a failure before the stream (an error event, malformed data), else undefined. */
   firstError(ev: SseEvent, provider: string): GatewayError | undefined;
-  /**
-   * A whole answer's bytes: set `rc.usage` from them (and keep them, if the format stores
-   * answers); answers them parsed (onResponse's `value`). @throws UPSTREAM_MALFORMED
-   */
+  /** A whole answer's bytes: sets `rc.usage` from them and answers them parsed (onResponse's `value`). @throws UPSTREAM_MALFORMED */
   json(raw: string, env: AnswerEnv<S>): unknown;
   /** The reader of one native stream; it feeds `progress` with the output it forwards (the early-end estimate). */
   stream(env: AnswerEnv<S>, progress: StreamProgress): PassthroughReader;
@@ -118,34 +93,20 @@ export interface StreamFraming {
   keepAlive?: string;
 }
 
-/**
- * A generate route's declaration. `S` is the format's per-request state (from `prepare`),
- * `X` what a translation tells its answer, `E` the format's stream event type.
- */
+/** A generate route's declaration: `S` the format's per-request state, `X` what a translation tells its answer, `E` its stream event. */
 export interface Generate<S = undefined, X = undefined, E = unknown> {
   /** How debug logs name the format (`Messages fields dropped in translation`). */
   readonly label: string;
   /** Validates the body (400 naming the field). */
   readonly schema: z.ZodType;
   read(ctx: Context): GenerateRead;
-  /**
-   * Prompt-cache affinity: what names the request's conversation, read cheaply from the
-   * body (no re-serialization): the client's explicit id (`affinityId`) or, else, its
-   * leading messages (`affinityPrefix`), both lib/common/affinity.ts. undefined (or
-   * absent): the group's strategy picks, as for any request. Called only for a model
-   * whose group keeps affinity (several members, `[routing] affinity`).
-   */
+  /** What names the request's conversation for prompt-cache affinity (`affinityId`, else `affinityPrefix`); called only where a group keeps affinity. */
   affinity?(body: Record<string, unknown>): string | undefined;
   /** After a cache hit answered (e.g. keep the cached answer for this key too). */
   cached?(ctx: Context, rc: RequestContext): Promise<void>;
   /** The format's per-request state, prepared once the request is admitted and not cached. */
   prepare?(a: Admission, ctx: Context): S | Promise<S>;
-  /**
-   * The body with its output-token cap lowered to `cap` tokens, for an attempt whose served
-   * model has a lower one (`max_output_tokens` of its provider, lib/output-caps.ts) than
-   * the request's (`read`'s `maxOutputTokens`). Native and translated calls both get it.
-   * Absent: requests of this format go as sent.
-   */
+  /** The body with its output-token cap lowered to `cap`, for an attempt whose served model caps lower (lib/output-caps.ts). */
   capOutput?(body: Record<string, unknown>, cap: number): Record<string, unknown>;
   /** Absent: the format is always translated (or is the common format itself). */
   native?: NativeGenerate<S>;

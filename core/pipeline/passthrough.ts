@@ -1,17 +1,10 @@
 /**
- * A native stream forwarded to the client: the upstream speaks the client's own protocol,
- * so each event goes out as it came (re-framed at most, never re-encoded). This is the loop
- * every format's passthrough runs, once; a protocol supplies a {@link PassthroughReader}
- * that says what its events mean (usage, the end, a failure) and how each is framed.
- *
- * Events are parsed only where gw needs them (the reader's `mustParse`: usage, failures,
- * the end) or an onChunk tap reads a chunk's `value`; the others are checked for their framing only
- * (lib/common/sse-data.ts), since a parse per event would cost more than the rest of gw's
- * work on it. Blank data is skipped; data that is not a JSON object is 502
- * `upstream_malformed`. An event that reports a failure goes out with every provider key
- * redacted from it (lib/redact.ts), as every other upstream-sourced error text does.
+ * A native stream forwarded to the client, each event as it came (re-framed at most): the
+ * loop every passthrough runs, a protocol's PassthroughReader saying what its events mean. Events are
+ * parsed only where gw needs them (`mustParse`) or a tap reads `value`; the rest are checked
+ * for their framing (lib/common/sse-data.ts). Failure events go out with provider keys redacted.
  */
-import type { RequestContext } from '../context.ts';
+import { READER, type RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
 import type { Hooks } from '../hooks.ts';
@@ -67,7 +60,7 @@ export async function* passthroughFrames(
   reader: PassthroughReader,
   secrets: SecretRedactor,
 ): AsyncGenerator<string, string | undefined> {
-  const holder = hooks.onChunk.isUsed() ? new ChunkHolder(format) : undefined;
+  const holder = hooks.onChunk.isUsed() ? new ChunkHolder(format, rc[READER]) : undefined;
   const provider = rc.provider!;
   for await (let ev of events) {
     const type = reader.typeOf(ev);

@@ -4,6 +4,7 @@ import type { Hooks } from '../hooks.ts';
 import type { KeySource, RouteMethod } from '../../lib/http/routes.ts';
 import { type Generate, generateHandler } from './generate.ts';
 import type { Pipeline } from './pipeline.ts';
+import type { Protocol } from '../protocol.ts';
 
 /** What every route of a client format declares. */
 export interface RouteBase {
@@ -38,7 +39,7 @@ export interface GenerateRoute extends RouteBase {
 /** A route a client format serves (see lib/http/routes.ts). */
 export type FormatRoute = HandlerRoute | GenerateRoute;
 
-/** The handler of `route` of format `format`, its generate loop run through `pipeline`. Built once, at registration. */
-export function handlerFor(route: FormatRoute, pipeline: Pipeline, hooks: Hooks, format: string): (ctx: Context) => unknown {
-  return route.generate ? generateHandler(pipeline, hooks, format, route.generate) : route.handler;
+/** The handler of `route` of a format speaking `protocol`, its generate loop run through `pipeline`. Built once, at registration. */
+export function handlerFor(route: FormatRoute, pipeline: Pipeline, hooks: Hooks, protocol: Protocol): (ctx: Context) => unknown {
+  return route.generate ? generateHandler(pipeline, hooks, protocol.id, route.generate) : route.handler;
 }

@@ -1,22 +1,14 @@
 /**
- * Pumping a stream of frames to the client. Headers are committed only when the first
- * frame is ready (or after one keep-alive period of waiting), so a failure before the
- * first chunk still answers with a real HTTP status. After that, a failure is the format's
- * error frame and the end; a client disconnect aborts the upstream via the signal.
- *
- * `rc.upstreamMs` gains the time spent awaiting frames (the upstream's events), so a
- * stream's upstream time runs to its last event and gw's overhead is what is left.
- *
- * A stream that ends early after its first frame (client gone, upstream cut, timeout, a
- * mid-stream error) is charged for what it streamed: before onError runs, `rc.partial` is
- * set and `rc.usage` holds the charge (partial.ts). A failure before the first frame, or
- * one thrown by onResponse after the upstream finished, charges nothing here.
+ * Pumping a stream of frames to the client. Headers go out with the first frame (or after one
+ * keep-alive period), so a failure before it still gets a real status; after it, a failure is
+ * the format's error frame. A stream that ends early after its first frame is charged for what
+ * it streamed (partial.ts); `rc.upstreamMs` gains the waits for frames.
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import type { StreamProgress } from '../../lib/common/estimate.ts';
-import { runSeries } from '../hooks.ts';
+import { ResponseInfo, runSeries } from '../hooks.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../../lib/http/sse-write.ts';
 import { redactError, type SecretRedactor } from '../../lib/redact.ts';
@@ -110,7 +102,7 @@ export async function pumpStream(
     estimateUnreported(rc, s.progress?.bytes ?? 0);
     chargeCost(rc, (ctx.state as GwState).snap, gw.clock());
     if (gw.hooks.onResponse.isUsed()) {
-      const taps = runSeries(gw.hooks.onResponse, rc, { body: undefined });
+      const taps = runSeries(gw.hooks.onResponse, rc, ResponseInfo.STREAM);
       if (taps) await taps;
     }
     // the key's in-flight slot is free before the client can see the end

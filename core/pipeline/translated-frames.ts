@@ -5,7 +5,7 @@
  * holds its closing event back as the terminator (written after onResponse). This is that
  * loop, once.
  */
-import type { RequestContext } from '../context.ts';
+import { READER, type RequestContext } from '../context.ts';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import type { StreamProgress } from '../../lib/common/estimate.ts';
 import type { Hooks } from '../hooks.ts';
@@ -47,7 +47,7 @@ export async function* translatedFrames<E>(
   s: TranslatedStream<E>,
 ): AsyncGenerator<string, string | undefined> {
   const tapped = hooks.onChunk.isUsed();
-  const holder = new ChunkHolder(format);
+  const holder = new ChunkHolder(format, rc[READER]);
   const show = (ev: E): void => hooks.onChunk.call(rc, holder.next(undefined, ev));
   for await (const item of items) {
     const chunk = chunkOf(item, rc.provider);

@@ -9,6 +9,7 @@ import type { KeySettingName } from '../../lib/key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../../lib/http/client.ts';
 import type { Provider } from '../../lib/provider.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
+import type { ContentReader } from '../protocol.ts';
 import type { FormatRoute } from '../pipeline/route.ts';
 import type { ErrorShape, KeySource } from '../../lib/http/routes.ts';
 import type { Store } from '../../lib/store/types.ts';
@@ -115,6 +116,8 @@ export interface FormatPlugin<C = unknown> extends ErrorShape {
   readonly id: string;
   /** Where a gateway key may come from on its routes. */
   readonly keyFrom: readonly KeySource[];
+  /** Its content reader: what extensions read of its requests, answers and stream events, format-free (without one, an empty view). */
+  readonly content?: ContentReader;
   /** Built-in formats only: the top-level config section it reads (e.g. `responses`). A third-party format's settings are its `[formats.<id>]`. */
   readonly section?: string;
   /** Validates the format's settings; without it the format takes none (its section must be empty). */

@@ -6,6 +6,7 @@
  */
 import test from 'ava';
 import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
+import { messagesContent } from '../../protocols/anthropic-messages/content.ts';
 import { ResponseFacts } from '../../plugins/extensions/otel/genai.ts';
 
 test('raw text is parsed on the first read of value, once, and only then', (t) => {
@@ -57,4 +58,23 @@ test('ResponseFacts.wants: the first chunks and those with a finish reason, per 
   t.false(facts.wants('gemini', '{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}'));
   t.true(facts.wants('gemini', '{"candidates":[{"content":{"parts":[{"text":"."}]},"finishReason":"STOP"}]}'));
   t.true(facts.wants('my-format', '{"anything":1}'), 'a format it does not know: every chunk');
+});
+
+test("content(): the chunk read by its format's reader, once per chunk, read-only; mightFinish() tests the text without parsing", (t) => {
+  const h = new ChunkHolder('anthropic-messages', messagesContent);
+  const delta = h.next('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}', undefined);
+  t.false(delta.mightFinish());
+  t.is(delta.content(), delta.content());
+  t.deepEqual(
+    delta.content().deltas.map((d) => d.text),
+    ['Hi'],
+  );
+  t.throws(() => delta.content().deltas[0]!.set('x'), { message: /read-only here/ });
+  const end = h.next('{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}', undefined);
+  t.true(end.mightFinish());
+  t.deepEqual(end.content().finish, [{ index: 0, reason: 'stop', native: 'end_turn' }]);
+  t.true(h.next(undefined, { type: 'message_stop' }).mightFinish(), 'a chunk gw built has no text to test');
+  const bare = new ChunkHolder('my-format');
+  t.true(bare.next('{"a":1}', undefined).mightFinish(), 'without a reader every chunk may finish');
+  t.deepEqual(bare.next('{"a":1}', undefined).content().deltas, []);
 });

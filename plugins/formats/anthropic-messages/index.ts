@@ -9,7 +9,7 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
-import { countTokensRequestSchema, messagesErrorBody, messagesErrorSchema, messagesRequestSchema } from 'gw/plugin/anthropic-messages';
+import { countTokensRequestSchema, messagesContent, messagesErrorBody, messagesErrorSchema, messagesRequestSchema } from 'gw/plugin/anthropic-messages';
 import { countTokensRoute } from './count-tokens.ts';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';
 import { FORMAT, messagesGenerate } from './route.ts';
@@ -18,6 +18,7 @@ export default defineFormat({
   id: FORMAT,
   keyFrom: ['x-api-key', 'bearer'],
   errorBody: messagesErrorBody,
+  content: messagesContent,
   setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
     route({

@@ -17,6 +17,7 @@
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
 import {
+  geminiContent,
   batchEmbedContentsRequestSchema,
   countTokensRequestSchema,
   embedContentRequestSchema,
@@ -38,6 +39,7 @@ export default defineFormat({
   id: FORMAT,
   keyFrom: KEY_FROM,
   errorBody: googleErrorBody,
+  content: geminiContent,
   setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(googleErrorSchema));
     const ok = (description: string) => ({ 200: { description }, ...errors });

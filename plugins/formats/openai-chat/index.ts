@@ -8,7 +8,7 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin/format';
-import { chatRequestSchema, embeddingsRequestSchema, OPENAI_CHAT } from 'gw/plugin/openai-chat';
+import { chatContent, chatRequestSchema, embeddingsRequestSchema, OPENAI_CHAT } from 'gw/plugin/openai-chat';
 import { chatGenerate } from './chat.ts';
 import { embeddingsRoute } from './embeddings.ts';
 import { getModel, listModels } from './models.ts';
@@ -17,6 +17,7 @@ export default defineFormat({
   id: OPENAI_CHAT,
   keyFrom: ['bearer'],
   errorBody: OPENAI_ERRORS.errorBody,
+  content: chatContent,
   setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
     route({

@@ -11,7 +11,7 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin/format';
-import { OPENAI_RESPONSES, responsesRequestSchema } from 'gw/plugin/openai-responses';
+import { OPENAI_RESPONSES, responsesContent, responsesRequestSchema } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
 import { ResponseStore } from './response-store.ts';
 import { deleteResponse, getResponse, listInputItems } from './retrieve.ts';
@@ -39,6 +39,7 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
   id: OPENAI_RESPONSES,
   keyFrom: ['bearer'],
   errorBody: OPENAI_ERRORS.errorBody,
+  content: responsesContent,
   section: 'responses',
   configSchema: responsesConfigSchema,
   setup({ route, store, config, gateway }) {
