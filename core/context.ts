@@ -7,7 +7,8 @@ import type { ResolvedPrice } from '../lib/pricing/book.ts';
 import type { Cost } from '../lib/pricing/cost.ts';
 import { Edits } from '../lib/content/parts.ts';
 import type { RequestContent } from '../lib/content/types.ts';
-import { type ContentReader, EMPTY_REQUEST, requestContent } from '../lib/content/view.ts';
+import { type ContentReader, EMPTY_REQUEST, READ_ONLY, requestContent } from '../lib/content/view.ts';
+import type { Protocol } from './protocol.ts';
 
 export type { KeyInfo };
 
@@ -45,9 +46,11 @@ export class RequestContext {
   /** Client format id (RequestFacts.format). */
   readonly format: string;
   readonly operation: Operation;
+  /** The GenAI conventions' `gen_ai.operation.name`: `chat`, `generate_content` (Gemini), `embeddings`, `count_tokens`. */
+  readonly operationName: string;
   /** undefined when the gateway runs open (no keys configured). */
   readonly key: KeyInfo | undefined;
-  /** The client's parsed JSON body (read-only for hooks; providers get their own copy when it must change). */
+  /** The client's parsed JSON body: read it; an onRequest tap rewrites its text through `content()`, never directly. */
   readonly body: Record<string, unknown>;
   /** The client's body exactly as received (UTF-8 text); the cache hashes these bytes. */
   readonly rawBody: string;
@@ -114,12 +117,13 @@ export class RequestContext {
     log: Logger,
     state: Map<string | symbol, unknown> = new Map(),
     traceId?: string,
-    reader?: ContentReader,
+    protocol?: Protocol,
   ) {
     this.id = id;
     this.route = facts.route;
     this.format = facts.format;
     this.operation = facts.operation;
+    this.operationName = facts.operation === 'generate' ? (protocol?.operationName ?? 'chat') : facts.operation === 'embed' ? 'embeddings' : 'count_tokens';
     this.key = key;
     this.body = body;
     this.rawBody = rawBody;
@@ -134,7 +138,7 @@ export class RequestContext {
     this.log = log;
     this.state = state;
     this.traceId = traceId;
-    this[READER] = reader;
+    this[READER] = protocol?.content;
   }
 
   /** The request's content, format-free, read on first use; its parts may be set in onRequest (the edit goes upstream), nowhere else. */
@@ -142,7 +146,8 @@ export class RequestContext {
     if (this.view !== undefined) return this.view;
     const reader = this[READER];
     if (reader === undefined) return (this.view = EMPTY_REQUEST);
-    return (this.view = requestContent(reader, this.body, (this.edits = new Edits(this.editing))));
+    // outside onRequest the view is read-only for good: the shared READ_ONLY state, no object of its own
+    return (this.view = requestContent(reader, this.body, this.editing ? (this.edits = new Edits(true)) : READ_ONLY));
   }
 
   /** Opens (`true`) or closes edits of `content()`; on close, writes pending edits back and answers whether any part was set. */

@@ -13,4 +13,6 @@ export interface Protocol {
   readonly id: string;
   /** A request, an answer and a stream event, format-free; absent: extensions get the empty view. */
   readonly content?: ContentReader;
+  /** The GenAI conventions' name of its generate operation: `chat` (default) or `generate_content`. */
+  readonly operationName?: string;
 }

@@ -46,7 +46,7 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
     if (f.found.source !== source) continue;
     const plugin = f.found.plugin;
     const id = plugin.id;
-    const protocol = { id, content: plugin.content };
+    const protocol = { id, content: plugin.content, operationName: plugin.operationName };
     const pipeline = createPipeline(gw, protocol);
     await runSetup(f.found, id, () =>
       plugin.setup({

@@ -1,9 +1,6 @@
 /**
- * The start every gateway route shares: validate the body (400 naming the field), build
- * the RequestContext from the facts the format read, check the key may call the model
- * (403, docs/design.md "Virtual keys"), resolve the model's providers (404), take an
- * in-flight slot when the key caps them (429), run onRequest (which may refuse by
- * throwing, or answer early).
+ * The start every gateway route shares: validate the body, build the RequestContext, check the
+ * key may call the model (403), resolve it (404), take an in-flight slot (429), run onRequest.
  */
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -77,7 +74,7 @@ export async function admit(gw: PipelineHost, ctx: Context, protocol: Protocol, 
   }
   facts.format = protocol.id;
   const canonical = snap.table.resolve(facts.model);
-  const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log, st.state, st.traceId, protocol.content);
+  const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log, st.state, st.traceId, protocol);
   st.rc = rc;
   // message content only at trace (-vvv): bodies may hold users' data, never gw's secrets
   if (rc.log.isLevelEnabled('trace')) rc.log.trace({ req: rc.id, route: rc.route, body: raw }, 'request body');

@@ -1,9 +1,7 @@
 /**
- * A client format's stream made from a common-format chunk stream: every format that
- * translates (Messages, Responses, Gemini…) turns upstream chunks into its own events with
- * an explicit-state translator, shows each event to onChunk, encodes it as a frame, and
- * holds its closing event back as the terminator (written after onResponse). This is that
- * loop, once.
+ * A client format's stream made from common chunks, written once: each chunk through the
+ * format's translator, each event shown to onChunk and encoded; the closing event held back as
+ * the terminator (written after onResponse).
  */
 import { READER, type RequestContext } from '../context.ts';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';

@@ -118,6 +118,8 @@ export interface FormatPlugin<C = unknown> extends ErrorShape {
   readonly keyFrom: readonly KeySource[];
   /** Its content reader: what extensions read of its requests, answers and stream events, format-free (without one, an empty view). */
   readonly content?: ContentReader;
+  /** The GenAI conventions' name of its generate operation (`gen_ai.operation.name`): `chat` (default), `generate_content`. */
+  readonly operationName?: string;
   /** Built-in formats only: the top-level config section it reads (e.g. `responses`). A third-party format's settings are its `[formats.<id>]`. */
   readonly section?: string;
   /** Validates the format's settings; without it the format takes none (its section must be empty). */

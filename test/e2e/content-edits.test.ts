@@ -10,16 +10,17 @@ import { baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gate
 import { tempPackage } from '../helpers/temp-plugin.ts';
 import { fixture, type MockUpstream, replyJson, replySse, startUpstream } from '../helpers/upstream.ts';
 
-/** What the masker rewrites: every `sk-live-…` in a text part, whatever else it finds the same string in. */
+/** docs/plugins.md's worked example (its onRequest tap): every key-like string in a text part masked. */
 const MASKER = `import { defineExtension } from 'gw/plugin';
 import { z } from 'zod';
+const KEYS = /sk-[A-Za-z0-9-]{8,}/g;
 export default defineExtension({
   name: 'zz-masker',
   configSchema: z.strictObject({}),
   setup({ hooks }) {
     hooks.onRequest.tap('zz-masker', (rc) => {
       for (const part of rc.content().texts()) {
-        const masked = part.text.replace(/sk-live-[A-Za-z0-9-]+/g, '[MASKED]');
+        const masked = part.text.replace(KEYS, '[SECRET]');
         if (masked !== part.text) part.set(masked);
       }
       return undefined;
@@ -34,10 +35,10 @@ const GEMINI = 'gemini-2.5-flash';
 /** A self-defined section that translates Responses to chat completions. */
 const TRANSLATED = 'gpt-5.4-nano-translated';
 
-/** Strings that look like secrets in places that are never text: ids, tool names, schemas. */
-const ID = 'call_sk-live-id';
-const TOOL = 'lookup_sk-live-name';
-const SCHEMA = { type: 'object', properties: { path: { type: 'string', description: 'sk-live-schema' } } };
+/** Strings that look like keys in places that are never text: ids, tool names, schemas. */
+const ID = 'call_sk-live-identifier';
+const TOOL = 'lookup_sk-live-toolname';
+const SCHEMA = { type: 'object', properties: { path: { type: 'string', description: 'sk-live-schemadesc' } } };
 const ARGS = '{"path":"sk-live-text3","n":2}';
 
 function chatBody(model: string) {
@@ -95,7 +96,7 @@ function geminiBody() {
 
 /** `body` as the masker leaves it: each text's secret masked, nothing else touched. */
 function masked(body: unknown): unknown {
-  return JSON.parse(JSON.stringify(body).replace(/sk-live-text\d/g, '[MASKED]'));
+  return JSON.parse(JSON.stringify(body).replace(/sk-live-text\d/g, '[SECRET]'));
 }
 
 async function setup(t: ExecutionContext): Promise<{ gw: TestGateway; up: MockUpstream }> {
@@ -135,9 +136,9 @@ async function post(gw: TestGateway, path: string, body: unknown): Promise<Respo
 /** A translated request: every secret masked, the names and schemas that look like one untouched. */
 function assertTranslated(t: ExecutionContext, sent: string): void {
   t.false(sent.includes('sk-live-text'), sent);
-  t.true((sent.match(/\[MASKED\]/g) ?? []).length >= 4, sent);
+  t.true((sent.match(/\[SECRET\]/g) ?? []).length >= 4, sent);
   t.true(sent.includes(TOOL));
-  t.true(sent.includes('sk-live-schema'));
+  t.true(sent.includes('sk-live-schemadesc'));
 }
 
 test('an onRequest tap masking rc.content().texts() reaches every upstream masked, natively and translated, names and ids untouched', async (t) => {
@@ -148,7 +149,7 @@ test('an onRequest tap masking rc.content().texts() reaches every upstream maske
   t.is((await post(gw, '/v1/chat/completions', chatBody(CHAT_MODEL))).status, 200);
   t.is(last().url, '/v1/chat/completions');
   t.deepEqual(last().json, masked(chatBody(CHAT_MODEL)));
-  t.is(last().json.messages[2].tool_calls[0].function.arguments, '{"path":"[MASKED]","n":2}');
+  t.is(last().json.messages[2].tool_calls[0].function.arguments, '{"path":"[SECRET]","n":2}');
   // … and translated to Messages
   t.is((await post(gw, '/v1/chat/completions', chatBody(CLAUDE))).status, 200);
   t.is(last().url, '/v1/messages');

@@ -40,6 +40,7 @@ export default defineFormat({
   keyFrom: KEY_FROM,
   errorBody: googleErrorBody,
   content: geminiContent,
+  operationName: 'generate_content',
   setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(googleErrorSchema));
     const ok = (description: string) => ({ 200: { description }, ...errors });
