@@ -8,7 +8,6 @@ import type { Cost } from '../lib/pricing/cost.ts';
 import { Edits } from '../lib/content/parts.ts';
 import type { RequestContent } from '../lib/content/types.ts';
 import { type ContentReader, EMPTY_REQUEST, READ_ONLY, requestContent } from '../lib/content/view.ts';
-import type { Protocol } from './protocol.ts';
 
 export type { KeyInfo };
 
@@ -19,6 +18,13 @@ export type Operation = 'generate' | 'embed' | 'count';
 export const READER: unique symbol = Symbol('gw.reader');
 /** Opens a request's content to edits for its onRequest taps, and closes it (answering whether a tap edited it). */
 export const EDIT_WINDOW: unique symbol = Symbol('gw.editWindow');
+
+/** What the kernel reads of a request's protocol (core/protocol.ts): its id, content reader and GenAI operation name. */
+export interface RequestProtocol {
+  readonly id: string;
+  readonly content?: ContentReader;
+  readonly operationName?: string;
+}
 
 /** What the client format tells the core about a request, read from its body in its own terms. */
 export interface RequestFacts {
@@ -117,7 +123,7 @@ export class RequestContext {
     log: Logger,
     state: Map<string | symbol, unknown> = new Map(),
     traceId?: string,
-    protocol?: Protocol,
+    protocol?: Omit<RequestProtocol, 'id'>,
   ) {
     this.id = id;
     this.route = facts.route;

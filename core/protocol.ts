@@ -1,18 +1,43 @@
 /**
- * A wire protocol as the kernel runs it: its id (a client format's, `Provider.native`'s key,
- * `rc.format`) and its content reader (what extensions read of a request, an answer and a
- * stream event, format-free: lib/content).
+ * A wire protocol as one typed object: what the kernel runs to serve its clients, what a
+ * provider runs to call an upstream that speaks it, and what extensions read of its content.
+ * Each kit exports one (`openaiChat`, `anthropicMessages`, `openaiResponses`, `gemini`).
  */
+import type { z } from 'zod';
 import type { ContentReader } from '../lib/content/view.ts';
+import type { ErrorShape, KeySource } from '../lib/http/routes.ts';
+import type { ModelEntry } from '../lib/model-listing.ts';
+import type { RequestProtocol } from './context.ts';
+import type { Generate } from './pipeline/generate.ts';
 
 export type { ContentReader };
 
-/** One wire protocol. */
-export interface Protocol {
+/** One wire protocol, both sides. `Ev`: its stream event. */
+export interface Protocol<Ev = unknown> extends ErrorShape, RequestProtocol {
   /** `anthropic-messages`: the client format's id, `Provider.native`'s key, `rc.format`, onChunk's `chunk.format`. */
   readonly id: string;
-  /** A request, an answer and a stream event, format-free; absent: extensions get the empty view. */
-  readonly content?: ContentReader;
+  /** How debug logs and errors name it (`Messages`, `Gemini`). */
+  readonly label: string;
+  /** Where its clients send a gateway key, in the order looked at. */
+  readonly keyFrom: readonly KeySource[];
+  /** zod schemas: its generate request (a 400 naming the field; OpenAPI) and its error body (OpenAPI). */
+  readonly schema: { readonly request: z.ZodType; readonly error?: z.ZodType };
   /** The GenAI conventions' name of its generate operation: `chat` (default) or `generate_content`. */
   readonly operationName?: string;
+  /** A request, an answer and a stream event, format-free; absent: extensions get the empty view. */
+  readonly content?: ContentReader;
+  /** Serving its clients. */
+  readonly client: ClientSide<Ev>;
+}
+
+/** Serving a protocol's clients: the pieces the kernel's loops run and its model list shapes. */
+export interface ClientSide<Ev = unknown> {
+  /** POST generate, or (Gemini) one per route: `:generateContent` and `:streamGenerateContent`. */
+  // biome-ignore lint/suspicious/noExplicitAny: each protocol types its own state and translation facts
+  readonly generate?: Generate<any, any, Ev> | ((stream: boolean) => Generate<any, any, Ev>);
+  /** Its model list shapes: `GET …/models` (one page of `models`; `query` the request's) and `GET …/models/{id}`. */
+  readonly models?: {
+    list(models: readonly ModelEntry[], query: Readonly<Record<string, string | string[] | undefined>>): unknown;
+    one(model: ModelEntry): unknown;
+  };
 }

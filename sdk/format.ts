@@ -13,6 +13,7 @@
 
 // declaring a client format: its routes, error shape and key sources
 export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
+export type { ClientSide, Protocol } from '../core/protocol.ts';
 export type { FormatRoute, GenerateRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
 export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
@@ -23,17 +24,16 @@ export { bodyOf } from '../core/pipeline/generate.ts';
 export type {
   AnswerEnv,
   AttemptEnv,
-  ChunkFrames,
+  CommonFrames,
   Generate,
   GenerateRead,
   NativeGenerate,
   StreamFraming,
-  ToChat,
-  TranslatedAnswer,
+  ToCommon,
   TranslatedGenerate,
 } from '../core/pipeline/generate.ts';
-export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
-export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
+export type { NativeStep, NativeVerdict } from '../core/pipeline/passthrough.ts';
+export type { ClientStream } from '../core/pipeline/translated-frames.ts';
 export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
 export type { Answer } from '../core/pipeline/finish.ts';
 export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
@@ -41,10 +41,11 @@ export type { StreamAnswer } from '../core/pipeline/stream.ts';
 export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
 
 // upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
-export type { SseEvent, StreamMapper } from '../lib/provider.ts';
+export type { SseEvent } from '../lib/provider.ts';
+export type { StreamStep } from '../lib/vendor/side.ts';
 export type { UpstreamErrorInfo } from '../lib/http/client.ts';
 export { upstreamError } from '../lib/http/errors.ts';
-export { snippet } from '../lib/http/upstream.ts';
+export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';
 export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
 export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';

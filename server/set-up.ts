@@ -45,8 +45,8 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
   for (const f of formats) {
     if (f.found.source !== source) continue;
     const plugin = f.found.plugin;
-    const id = plugin.id;
-    const protocol = { id, content: plugin.content, operationName: plugin.operationName };
+    const protocol = plugin.protocol;
+    const id = protocol.id;
     const pipeline = createPipeline(gw, protocol);
     await runSetup(f.found, id, () =>
       plugin.setup({
@@ -61,8 +61,8 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
             ...r,
             handler: handlerFor(r, pipeline, gw.hooks, protocol),
             auth: r.auth ?? 'key',
-            keyFrom: r.keyFrom ?? plugin.keyFrom,
-            errors: plugin,
+            keyFrom: r.keyFrom ?? protocol.keyFrom,
+            errors: protocol,
             owner: id,
           });
         },

@@ -4,8 +4,7 @@
  */
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { EDIT_WINDOW, RequestContext, type RequestFacts } from '../context.ts';
-import type { Protocol } from '../protocol.ts';
+import { EDIT_WINDOW, RequestContext, type RequestFacts, type RequestProtocol } from '../context.ts';
 import { plan, type DispatchPlan } from '../dispatch.ts';
 import { MODEL_NOT_ALLOWED } from '../error-codes.ts';
 import { affinityKey } from '../../lib/resilience/affinity.ts';
@@ -56,7 +55,7 @@ export interface Admission {
  * @throws GatewayError 400 (invalid body), 403 `model_not_allowed`, 404 (unknown model),
  *   429 `parallel_limit_exceeded`, or what an onRequest tap threw.
  */
-export async function admit(gw: PipelineHost, ctx: Context, protocol: Protocol, input: AdmitInput): Promise<Admission | undefined> {
+export async function admit(gw: PipelineHost, ctx: Context, protocol: RequestProtocol, input: AdmitInput): Promise<Admission | undefined> {
   const st = ctx.state as GwState;
   const body = input.body ?? st.body?.body ?? {};
   const raw = input.raw ?? st.body?.raw ?? '';

@@ -11,10 +11,10 @@ import { StreamProgress } from '../../lib/common/estimate.ts';
 import type { Hooks } from '../hooks.ts';
 import type { CallContext, NativeCall, NativeResult, Provider, SseEvent, StreamItem } from '../../lib/provider.ts';
 import type { Admission } from './admit.ts';
-import { passthroughFrames, type PassthroughReader } from './passthrough.ts';
+import { passthroughFrames, type NativeStep } from './passthrough.ts';
 import type { Pipeline } from './pipeline.ts';
 import type { GwState } from './state.ts';
-import { translatedFrames, type TranslatedStream } from './translated-frames.ts';
+import { translatedFrames, type ClientStream } from './translated-frames.ts';
 import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from './upstream-calls.ts';
 
 /** What a format reads from a generate request before admitting it. */
@@ -50,11 +50,11 @@ export interface NativeGenerate<S> {
   /** A whole answer's bytes: sets `rc.usage` from them and answers them parsed (onResponse's `value`). @throws UPSTREAM_MALFORMED */
   json(raw: string, env: AnswerEnv<S>): unknown;
   /** The reader of one native stream; it feeds `progress` with the output it forwards (the early-end estimate). */
-  stream(env: AnswerEnv<S>, progress: StreamProgress): PassthroughReader;
+  stream(env: AnswerEnv<S>, progress: StreamProgress): NativeStep;
 }
 
 /** The common-format request a format made, and what its answer needs to know of it. */
-export interface ToChat<X> {
+export interface ToCommon<X> {
   req: ChatRequest;
   /** What the translation dropped or degraded, logged at debug. */
   warnings?: readonly string[];
@@ -64,11 +64,8 @@ export interface ToChat<X> {
   unchanged?: boolean;
 }
 
-/** How a translated chunk stream reaches the client: translated events, or frames the format makes itself. */
-export type TranslatedAnswer<E> = (TranslatedStream<E> & { frames?: undefined; errorFrame(err: GatewayError): string }) | ChunkFrames;
-
 /** A format that frames common chunks itself (the common format, passed through). */
-export interface ChunkFrames {
+export interface CommonFrames {
   frames(items: AsyncIterable<StreamItem>, progress: StreamProgress): AsyncGenerator<string, string | undefined>;
   errorFrame(err: GatewayError): string;
 }
@@ -76,20 +73,18 @@ export interface ChunkFrames {
 /** A format's translated side: its request and answers to and from the common format. */
 export interface TranslatedGenerate<S, X, E> {
   /** The request in the common format, for `target` (the served model). */
-  toChat(body: Record<string, unknown>, target: { model: string; stream: boolean }, env: AttemptEnv<S>): ToChat<X> | Promise<ToChat<X>>;
+  toCommon(body: Record<string, unknown>, target: { model: string; stream: boolean }, env: AttemptEnv<S>): ToCommon<X> | Promise<ToCommon<X>>;
   /** A whole completion as this format's answer text. `raw`: the upstream's bytes when unchanged. */
-  json(completion: ChatCompletion, raw: string | undefined, env: AnswerEnv<S> & { extra: X }): string | Promise<string>;
-  /** The stream translation, one per stream. */
-  stream(env: AnswerEnv<S> & { extra: X }): TranslatedAnswer<E>;
+  fromCommon(completion: ChatCompletion, raw: string | undefined, env: AnswerEnv<S> & { extra: X }): string | Promise<string>;
+  /** The stream: the client's events made by a step and encoded, or frames the format makes itself; one per stream. */
+  stream(env: AnswerEnv<S> & { extra: X }): ClientStream<E> | CommonFrames;
   /** Extra response headers of a translated answer (e.g. what could not be translated). */
   headers?(extra: X): Record<string, string> | undefined;
 }
 
-/** A stream's framing for the client. */
+/** A stream's framing for the client: content type (default `text/event-stream; charset=utf-8`), keep-alive (default `: ping\n\n`). */
 export interface StreamFraming {
-  /** Default `text/event-stream; charset=utf-8`. */
   contentType?: string;
-  /** Default `: ping\n\n`. */
   keepAlive?: string;
 }
 
@@ -153,7 +148,7 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
         const r = native.call ? await native.call(entry, b, call, env) : await entry(b, call, op);
         if (r !== undefined) return { native: await primeNative(r, (ev) => native.firstError(ev, p.name)) };
       }
-      const t = await g.translated.toChat(b, { model: target, stream }, env);
+      const t = await g.translated.toCommon(b, { model: target, stream }, env);
       if (t.warnings?.length && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings: t.warnings }, dropped);
       return { translated: await callChat(p, t.req, t.unchanged ? call : { ...call, rawBody: undefined }), extra: t.extra };
     });
@@ -184,7 +179,7 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
     const headers = more ? { ...served.headers, ...more } : served.headers;
     if (r.type === 'json') {
       rc.usage = r.body.usage ?? undefined;
-      const body = await g.translated.json(r.body, r.raw, tenv);
+      const body = await g.translated.fromCommon(r.body, r.raw, tenv);
       // the upstream's bytes sent unchanged: they are the completion already parsed
       return pipeline.finish(ctx, a, { body, value: body === r.raw ? r.body : undefined, headers });
     }

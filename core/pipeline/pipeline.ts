@@ -3,6 +3,7 @@
  * fallbacks, affinity), finish or stream. A generate route runs it through generate.ts.
  */
 import type { Context } from 'koa';
+import type { RequestProtocol } from '../context.ts';
 import type { PipelineHost } from './host.ts';
 import { dispatch, type Dispatched } from '../dispatch.ts';
 import type { CallContext, Provider } from '../../lib/provider.ts';
@@ -11,7 +12,6 @@ import { finish, type Answer } from './finish.ts';
 import { observeAttempt } from './observe-attempt.ts';
 import { pumpStream, type StreamAnswer } from './stream.ts';
 import { yieldIfLarge } from '../../lib/turns.ts';
-import type { Protocol } from '../protocol.ts';
 
 /** One attempt on one provider: the body and call context are re-targeted to `model` on a fallback. */
 export type Attempt<T> = (provider: Provider, model: string, body: Record<string, unknown>, call: CallContext) => Promise<T>;
@@ -36,7 +36,7 @@ export interface Pipeline {
 }
 
 /** The pipeline for one client format, speaking `protocol`. */
-export function createPipeline(gw: PipelineHost, protocol: Protocol): Pipeline {
+export function createPipeline(gw: PipelineHost, protocol: RequestProtocol): Pipeline {
   const hooks = gw.hooks;
   return {
     admit: (ctx, input) => admit(gw, ctx, protocol, input),

@@ -4,7 +4,7 @@ import type { Hooks } from '../hooks.ts';
 import type { KeySource, RouteMethod } from '../../lib/http/routes.ts';
 import { type Generate, generateHandler } from './generate.ts';
 import type { Pipeline } from './pipeline.ts';
-import type { Protocol } from '../protocol.ts';
+import type { RequestProtocol } from '../context.ts';
 
 /** What every route of a client format declares. */
 export interface RouteBase {
@@ -40,6 +40,6 @@ export interface GenerateRoute extends RouteBase {
 export type FormatRoute = HandlerRoute | GenerateRoute;
 
 /** The handler of `route` of a format speaking `protocol`, its generate loop run through `pipeline`. Built once, at registration. */
-export function handlerFor(route: FormatRoute, pipeline: Pipeline, hooks: Hooks, protocol: Protocol): (ctx: Context) => unknown {
+export function handlerFor(route: FormatRoute, pipeline: Pipeline, hooks: Hooks, protocol: RequestProtocol): (ctx: Context) => unknown {
   return route.generate ? generateHandler(pipeline, hooks, protocol.id, route.generate) : route.handler;
 }

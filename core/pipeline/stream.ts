@@ -21,10 +21,7 @@ import { asGatewayError } from './respond.ts';
 export interface StreamAnswer {
   /** Response headers (`x-gw-*` from dispatch, the format's own). */
   headers: Record<string, string>;
-  /**
-   * Complete frames, in order. The generator's return value is the terminator frame
-   * (`data: [DONE]`, `message_stop`…), written after onResponse has run.
-   */
+  /** Complete frames, in order; its return value is the terminator frame, written after onResponse. */
   frames: AsyncGenerator<string, string | undefined>;
   /** The first item already arrived (primed in dispatch): a failure making it a frame is still pre-stream. */
   ready: boolean;
@@ -34,19 +31,13 @@ export interface StreamAnswer {
   contentType?: string;
   /** Written after 15 s of silence; default `: ping\n\n` (an SSE comment). */
   keepAlive?: string;
-  /**
-   * What the frames carried so far, fed by the format as it builds them: the charge of a
-   * stream that ends early is estimated from it (lib/common/estimate.ts). Without it such a
-   * stream is charged the usage already reported, else the prompt estimate alone.
-   */
+  /** What the frames carried so far: a stream that ends early is charged from it (lib/common/estimate.ts). */
   progress?: StreamProgress;
 }
 
 /**
- * Streams `s.frames` to the client. `upstreamFailed` hears of a failure after the first
- * frame (the stream's upstream broke: cut, truncated, an error event), for the provider's
- * statistics; a failure before it was already counted by dispatch. `secrets` (the request's
- * snapshot's) are redacted out of such a failure before onError and the error frame see it.
+ * Streams `s.frames` to the client. `upstreamFailed` hears of a failure after the first frame
+ * (for the provider's statistics); `secrets` are redacted out of it before onError sees it.
  * @throws the failure before the first frame (nothing was sent yet).
  */
 export async function pumpStream(

@@ -7,8 +7,8 @@
  *
  *   types, schemas              the wire shapes; zod schemas of the requests and the error body
  *   usage, stop reasons, errors both ways between Messages and the common format
- *   stream reading              a native stream forwarded (MessagesStreamReader), or mapped to
- *                               common chunks (AnthropicStreamMapper)
+ *   stream reading              a native stream forwarded (MessagesNativeStep), or mapped to
+ *                               common chunks (MessagesToCommonStep)
  *   passthrough                 the native call of a kind with a Messages origin
  *   client direction            Messages request → common, common answer/chunks → Messages
  *   vendor direction            common request → Messages, Messages answer → common
@@ -37,13 +37,13 @@ export { findStopSequence, fromMessagesStopReason, type StopInfo, toMessagesStop
 export { messagesErrorBody, messagesErrorStatus, messagesErrorType, messagesStreamError, readMessagesError } from './errors.ts';
 
 // native streams and calls
-export { messagesErrorFrame, messagesFirstError, MessagesStreamReader } from './stream-reader.ts';
+export { messagesErrorFrame, messagesFirstError, MessagesNativeStep } from './native-step.ts';
 export { DEFAULT_ANTHROPIC_VERSION, messagesHeaders, messagesOrigin, messagesPassthrough } from './passthrough.ts';
 
 // client direction: a Messages request served by a common-format upstream
 export { messagesToChatRequest, type ToChatResult } from './to-chat-request.ts';
 export { chatCompletionToMessages, type FromChatOptions } from './from-chat-completion.ts';
-export { ChunksToMessagesEvents, encodeMessagesEvent } from './chunks-to-events.ts';
+export { CommonToMessagesStep, encodeMessagesEvent } from './from-common-step.ts';
 
 // vendor direction: a common-format request served by a Messages upstream
 export { toMessagesRequest, type ToMessagesRequestOptions } from './to-messages-request.ts';
@@ -51,13 +51,14 @@ export { convertToMessagesPrompt, type MessagesPrompt } from './convert-to-messa
 export { mapTools, stripSchemaDialect } from './map-tools.ts';
 export { type ClaudeModel, defaultMaxTokens, hasFixedSampling, parseClaudeModel, supportsStructuredOutputs, thinkingStyle } from './model-capabilities.ts';
 export { fromMessagesResponse, refusalText } from './from-messages-response.ts';
-export { AnthropicStreamMapper } from './stream-mapper.ts';
+export { MessagesToCommonStep } from './to-common-step.ts';
 
 // a vendor serving the common format at one origin and Messages at another
 export { createDualOriginProvider, type DualOriginConfig, dualOriginSchema } from './dual-origin.ts';
 
 // the content view: a Messages request, answer and stream event read format-free
 export { messagesContent } from './content.ts';
+export { anthropicMessages } from './protocol.ts';
 
 import type { MessagesStreamEvent } from './types.ts';
 

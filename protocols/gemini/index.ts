@@ -8,8 +8,8 @@
  *   usage, finish reasons,    both ways between Gemini and the common format
  *   errors
  *   streams                   the two client framings (SSE, JSON array); a native stream
- *                             forwarded (GeminiStreamReader) or mapped to common chunks
- *                             (GeminiStreamMapper)
+ *                             forwarded (GeminiNativeStep) or mapped to common chunks
+ *                             (GeminiToCommonStep)
  *   passthrough, endpoints    the native call of the gemini kind; the API's URLs
  *   client direction          Gemini request → common, common answer/chunks → Gemini;
  *                             countTokens estimate; embedContent ⇄ common embeddings
@@ -64,14 +64,14 @@ export {
   JsonArrayFraming,
   sseFraming,
 } from './stream-framing.ts';
-export { ERROR_PAYLOAD, GeminiStreamReader, geminiFirstError } from './stream-reader.ts';
+export { ERROR_PAYLOAD, GeminiNativeStep, geminiFirstError } from './native-step.ts';
 export { type GeminiOp, geminiPassthrough, upstreamBody, upstreamQuery } from './passthrough.ts';
 export { GEMINI_ORIGIN, type GeminiEndpoints, geminiEndpoints, geminiOrigin } from './endpoints.ts';
 
 // client direction: a Gemini request served by a common-format upstream
 export { type GeminiToChatOptions, type GeminiToChatResult, geminiToChatRequest } from './to-chat-request.ts';
 export { chatCompletionToGemini, functionCallPart, type ToGeminiOptions } from './from-chat-completion.ts';
-export { type ChunksToGeminiOptions, ChunksToGeminiStream } from './chunks-to-stream.ts';
+export { type ChunksToGeminiOptions, CommonToGeminiStep } from './from-common-step.ts';
 export { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 export { estimateCountTokens } from './count-tokens.ts';
 export {
@@ -87,13 +87,15 @@ export { DEFAULT_PAGE_SIZE, listGeminiModels, MAX_PAGE_SIZE, splitModelMethod, t
 export { THINKING_BUDGETS, toGeminiRequest } from './to-gemini-request.ts';
 export { FOREIGN_CALL_SIGNATURE } from './convert-messages.ts';
 export { fromGeminiResponse, type ResponseMeta } from './from-gemini-response.ts';
-export { GeminiStreamMapper, type StreamMeta } from './stream-mapper.ts';
+export { GeminiToCommonStep, type StreamMeta } from './to-common-step.ts';
 export { counterIdSource, type IdSource, mintToolCallId, type ParsedToolCallId, parseToolCallId, randomIdSource } from './tool-call-ids.ts';
 export { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './batch-embed.ts';
 export { type ListModelsPage, readModelsPage } from './list-models.ts';
 
 // the content view: a Gemini request, answer and stream event read format-free
 export { geminiContent } from './content.ts';
+export { gemini } from './protocol.ts';
+export { urlModel, withModel } from './request.ts';
 
 import type { GenerateContentResponse } from './types.ts';
 

@@ -10,6 +10,7 @@
 export { chatErrorFrame, chatFrames, OPENAI_CHAT } from './chat-frames.ts';
 export { type CompatibleSettings, createCompatibleProvider } from './compatible.ts';
 export { chatContent } from './content.ts';
+export { openaiChat } from './protocol.ts';
 export { mayReportCacheWrites, withCacheWrites } from './map-usage.ts';
 export { type ModelList, modelIds, modelList } from './models.ts';
 export { chatMessageSchema, chatRequestSchema, embeddingsRequestSchema } from './schema.ts';

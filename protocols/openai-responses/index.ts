@@ -8,8 +8,10 @@
  * are the client format's own).
  * @see https://platform.openai.com/docs/api-reference/responses
  */
-export { ChunksToResponsesEvents } from './chunks-to-events.ts';
+export { CommonToResponsesStep } from './from-common-step.ts';
 export { responsesContent } from './content.ts';
+export type { ResponsesTranslation, ResponsesTurn } from './generate.ts';
+export { openaiResponses } from './protocol.ts';
 export { encodeAll, encodeResponsesEvent } from './encode-event.ts';
 export { responsesFirstError, responsesStreamError } from './errors.ts';
 export { isObj } from './fail.ts';
@@ -23,7 +25,7 @@ export { type FromChatOptions, itemId, newResponseId, responseBase } from './res
 export { isRouteMissing, ResponsesRouteMissing, switchOnRouteMissing } from './route-missing.ts';
 export { responsesRequestSchema } from './schema.ts';
 export { type StreamFailure, streamFailureEvents } from './stream-failure.ts';
-export { ResponsesStreamReader, type SaveResponse, sequenceOf } from './streams.ts';
+export { ResponsesNativeStep, type SaveResponse, sequenceOf } from './native-step.ts';
 export { responsesToChatRequest, type ToChatResult } from './to-chat-request.ts';
 export type * from './types.ts';
 

@@ -123,7 +123,7 @@ test('gw-plugin-ollama is found in node_modules and checked as a client format',
   const found = await findPlugin('format', 'ollama');
   t.is(found?.source, 'npm');
   t.is(found?.module, 'gw-plugin-ollama');
-  t.is(found?.plugin.id, 'ollama');
+  t.is(found?.plugin.protocol.id, 'ollama');
 });
 
 test('non-stream to a common-format upstream: translated both ways, Ollama options mapped, usage as prompt_eval_count / eval_count', async (t) => {

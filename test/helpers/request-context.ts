@@ -23,6 +23,6 @@ export function requestContext(model: string, body: Record<string, unknown> = { 
     log,
     undefined,
     undefined,
-    { id: format, content, operationName: format === 'gemini' ? 'generate_content' : undefined },
+    { content, operationName: format === 'gemini' ? 'generate_content' : undefined },
   );
 }

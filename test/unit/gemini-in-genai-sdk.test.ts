@@ -18,7 +18,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsResponse } from '../../lib/common/chat.ts';
 import {
   batchEmbedContentsToEmbeddings,
-  ChunksToGeminiStream,
+  CommonToGeminiStep,
   chatCompletionToGemini,
   embeddingsToBatchEmbedContents,
   encodeSseError,
@@ -104,7 +104,7 @@ function answer(r: Received, res: ServerResponse) {
       case 'streamGenerateContent': {
         const { req, includeThoughts } = geminiToChatRequest(r.json, { model, stream: true });
         translated.push(req);
-        const mapper = new ChunksToGeminiStream({ includeThoughts });
+        const mapper = new CommonToGeminiStep({ includeThoughts });
         const chunks = readChunks(STREAMS[model === 'broken' ? 'text' : model]!);
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         if (model === 'broken') {

@@ -9,16 +9,12 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
-import { countTokensRequestSchema, messagesContent, messagesErrorBody, messagesErrorSchema, messagesRequestSchema } from 'gw/plugin/anthropic-messages';
+import { anthropicMessages, countTokensRequestSchema, messagesErrorSchema } from 'gw/plugin/anthropic-messages';
 import { countTokensRoute } from './count-tokens.ts';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';
-import { FORMAT, messagesGenerate } from './route.ts';
 
 export default defineFormat({
-  id: FORMAT,
-  keyFrom: ['x-api-key', 'bearer'],
-  errorBody: messagesErrorBody,
-  content: messagesContent,
+  protocol: anthropicMessages,
   setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
     route({
@@ -26,10 +22,10 @@ export default defineFormat({
       path: '/v1/messages',
       body: true,
       metered: 'messages',
-      generate: messagesGenerate,
+      generate: anthropicMessages.client.generate,
       openapi: {
         summary: 'Anthropic Messages: native passthrough, or translated for other kinds (stream: true → SSE)',
-        requestBody: jsonRequestBody(messagesRequestSchema),
+        requestBody: jsonRequestBody(anthropicMessages.schema.request),
         responses: { 200: { description: 'message, or SSE Messages events' }, ...errors },
       },
     });

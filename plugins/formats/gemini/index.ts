@@ -16,31 +16,15 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
-import {
-  geminiContent,
-  batchEmbedContentsRequestSchema,
-  countTokensRequestSchema,
-  embedContentRequestSchema,
-  generateContentRequestSchema,
-  googleErrorBody,
-  googleErrorSchema,
-} from 'gw/plugin/gemini';
-import { FORMAT } from './request.ts';
+import { batchEmbedContentsRequestSchema, countTokensRequestSchema, embedContentRequestSchema, gemini, googleErrorSchema } from 'gw/plugin/gemini';
 import { countTokensRoute } from './route-count-tokens.ts';
 import { embedRoute } from './route-embed.ts';
-import { geminiGenerate } from './route-generate.ts';
 import { fromGeminiClient, getModel, listModels } from './route-models.ts';
 import { unknownMethod } from './route-unknown.ts';
 
 /** Where Gemini clients put a gateway key, in the order looked at. */
-const KEY_FROM = ['x-goog-api-key', 'query-key', 'bearer'] as const;
-
 export default defineFormat({
-  id: FORMAT,
-  keyFrom: KEY_FROM,
-  errorBody: googleErrorBody,
-  content: geminiContent,
-  operationName: 'generate_content',
+  protocol: gemini,
   setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(googleErrorSchema));
     const ok = (description: string) => ({ 200: { description }, ...errors });
@@ -51,10 +35,10 @@ export default defineFormat({
         path: method('generateContent'),
         body: true,
         metered: 'gemini',
-        generate: geminiGenerate(false),
+        generate: gemini.client.generate(false),
         openapi: {
           summary: 'Gemini generateContent: native on the gemini kind, translated for the others',
-          requestBody: jsonRequestBody(generateContentRequestSchema),
+          requestBody: jsonRequestBody(gemini.schema.request),
           responses: ok('GenerateContentResponse'),
         },
       });
@@ -63,10 +47,10 @@ export default defineFormat({
         path: method('streamGenerateContent'),
         body: true,
         metered: 'gemini',
-        generate: geminiGenerate(true),
+        generate: gemini.client.generate(true),
         openapi: {
           summary: 'Gemini streamGenerateContent: SSE with ?alt=sse, else one JSON array of responses',
-          requestBody: jsonRequestBody(generateContentRequestSchema),
+          requestBody: jsonRequestBody(gemini.schema.request),
           responses: ok('GenerateContentResponse events (SSE) or a JSON array of them'),
         },
       });

@@ -8,7 +8,7 @@
 import { bodyOf, type Pipeline } from 'gw/plugin/format';
 import type { Context } from 'koa';
 import { type CountTokensBody, countTokensRequestSchema, estimateCountTokens } from 'gw/plugin/gemini';
-import { FORMAT, urlModel, withModel } from './request.ts';
+import { gemini, urlModel, withModel } from 'gw/plugin/gemini';
 
 /** The handler of `:countTokens`. */
 export function countTokensRoute(pipeline: Pipeline) {
@@ -21,7 +21,7 @@ export function countTokensRoute(pipeline: Pipeline) {
     });
     if (!a) return;
     const served = await pipeline.dispatch(a, async (p, _model, b, call) => {
-      const native = p.native?.[FORMAT];
+      const native = p.native?.[gemini.id];
       if (native) {
         const r = await native(b, call, 'countTokens');
         if (r.type === 'json') return { status: r.status, raw: r.raw, estimated: false };

@@ -19,7 +19,8 @@ import {
   embeddingsToBatchEmbedContents,
   embeddingsToEmbedContent,
 } from 'gw/plugin/gemini';
-import { FORMAT, logDropped, urlModel, withModel } from './request.ts';
+import { gemini, urlModel, withModel } from 'gw/plugin/gemini';
+import { logDropped } from './request.ts';
 
 /** The handler of `:embedContent` (`batch` false) or `:batchEmbedContents` (true). */
 export function embedRoute(pipeline: Pipeline, batch: boolean) {
@@ -39,7 +40,7 @@ export function embedRoute(pipeline: Pipeline, batch: boolean) {
     if (!a) return;
     const rc = a.rc;
     const served = await pipeline.dispatch(a, async (p, target, b, call) => {
-      const native = p.native?.[FORMAT];
+      const native = p.native?.[gemini.id];
       if (native) {
         const r = await native(b, call, op);
         if (r.type === 'json') return { status: r.status, raw: r.raw, prompt: nativePromptTokens(r.raw, body, p.name) };

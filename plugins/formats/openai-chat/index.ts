@@ -7,17 +7,13 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  */
 import { defineFormat } from 'gw/plugin';
-import { errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin/format';
-import { chatContent, chatRequestSchema, embeddingsRequestSchema, OPENAI_CHAT } from 'gw/plugin/openai-chat';
-import { chatGenerate } from './chat.ts';
+import { errorResponses, jsonRequestBody } from 'gw/plugin/format';
+import { embeddingsRequestSchema, openaiChat } from 'gw/plugin/openai-chat';
 import { embeddingsRoute } from './embeddings.ts';
 import { getModel, listModels } from './models.ts';
 
 export default defineFormat({
-  id: OPENAI_CHAT,
-  keyFrom: ['bearer'],
-  errorBody: OPENAI_ERRORS.errorBody,
-  content: chatContent,
+  protocol: openaiChat,
   setup({ route, pipeline }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
     route({
@@ -25,10 +21,10 @@ export default defineFormat({
       path: '/v1/chat/completions',
       body: true,
       metered: 'chat',
-      generate: chatGenerate,
+      generate: openaiChat.client.generate,
       openapi: {
         summary: 'Create a chat completion (stream: true → text/event-stream)',
-        requestBody: jsonRequestBody(chatRequestSchema),
+        requestBody: jsonRequestBody(openaiChat.schema.request),
         responses: { 200: { description: 'chat.completion, or SSE chat.completion.chunk events ending with data: [DONE]' }, ...errors },
       },
     });

@@ -21,7 +21,7 @@ import {
 } from 'gw/plugin';
 import { snippet } from 'gw/plugin/format';
 import {
-  AnthropicStreamMapper,
+  MessagesToCommonStep,
   fromMessagesResponse,
   type MessagesResponse,
   messagesHeaders,
@@ -71,7 +71,7 @@ export default defineProvider({
 
     /** Messages events → common chunks. */
     async function* translateStream(res: UpstreamResponse, signal: AbortSignal): AsyncGenerator<StreamItem> {
-      const mapper = new AnthropicStreamMapper({ provider: name });
+      const mapper = new MessagesToCommonStep({ provider: name });
       for await (const ev of await http.events(res, chatUrl, signal, (e) => e.event === 'message_stop')) yield* mapper.push(ev);
       yield* mapper.end();
     }

@@ -30,7 +30,7 @@ import {
   fromGeminiResponse,
   geminiEndpoints,
   geminiPassthrough,
-  GeminiStreamMapper,
+  GeminiToCommonStep,
   type GenerateContentResponse,
   type ListModelsPage,
   readModelsPage,
@@ -106,7 +106,7 @@ export function createGeminiProvider(s: GeminiSettings): Provider {
 
   /** Upstream events → common chunks as they arrive; the end without finishReason → 502. */
   async function* streamChunks(res: UpstreamResponse, url: string, meta: StreamMeta, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-    const mapper = new GeminiStreamMapper(meta);
+    const mapper = new GeminiToCommonStep(meta);
     // no terminator event: the body is read to its end, then released as complete
     for await (const ev of await http.events(res, url, signal)) yield* mapper.push(ev);
     yield* mapper.end();

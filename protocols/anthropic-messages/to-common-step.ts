@@ -4,7 +4,7 @@
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
 import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage } from 'gw/plugin';
-import { parseEventObject, type SseEvent, type StreamMapper } from 'gw/plugin/format';
+import { parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
 import { messagesStreamError } from './errors.ts';
 import { refusalText } from './from-messages-response.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
@@ -29,7 +29,7 @@ type Phase = 'before_start' | 'streaming' | 'stopped';
  * which also counts text and thinking blocks.
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-export class AnthropicStreamMapper implements StreamMapper {
+export class MessagesToCommonStep implements StreamStep<SseEvent, ChatCompletionChunk> {
   #phase: Phase = 'before_start';
   #id = '';
   #model = '';
