@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { ContentReader } from '../lib/content/view.ts';
 import type { ErrorShape, KeySource } from '../lib/http/routes.ts';
 import type { ModelEntry } from '../lib/model-listing.ts';
+import type { VendorSide } from '../lib/vendor/side.ts';
 import type { RequestProtocol } from './context.ts';
 import type { Generate } from './pipeline/generate.ts';
 
@@ -28,6 +29,8 @@ export interface Protocol<Ev = unknown> extends ErrorShape, RequestProtocol {
   readonly content?: ContentReader;
   /** Serving its clients. */
   readonly client: ClientSide<Ev>;
+  /** Calling an upstream that speaks it (a provider's side: lib/vendor); absent for a client-only protocol. */
+  readonly vendor?: VendorSide;
 }
 
 /** Serving a protocol's clients: the pieces the kernel's loops run and its model list shapes. */

@@ -42,7 +42,7 @@ export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affini
 
 // upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
 export type { SseEvent } from '../lib/provider.ts';
-export type { StreamStep } from '../lib/vendor/side.ts';
+export type { ChunkQuirk, NativeRequest, StreamStep, VendorEnv, VendorSide } from '../lib/vendor/side.ts';
 export type { UpstreamErrorInfo } from '../lib/http/client.ts';
 export { upstreamError } from '../lib/http/errors.ts';
 export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';

@@ -12,7 +12,7 @@
  *   passthrough                 the native call of a kind with a Messages origin
  *   client direction            Messages request → common, common answer/chunks → Messages
  *   vendor direction            common request → Messages, Messages answer → common
- *   dual origin                 a vendor with a common-format origin and a Messages one
+ *   messages_base_url           the setting of a vendor with a Messages origin of its own
  *
  * @see https://docs.anthropic.com/en/api/messages
  */
@@ -38,7 +38,7 @@ export { messagesErrorBody, messagesErrorStatus, messagesErrorType, messagesStre
 
 // native streams and calls
 export { messagesErrorFrame, messagesFirstError, MessagesNativeStep } from './native-step.ts';
-export { DEFAULT_ANTHROPIC_VERSION, messagesHeaders, messagesOrigin, messagesPassthrough } from './passthrough.ts';
+export { DEFAULT_ANTHROPIC_VERSION, messagesHeaders, messagesOrigin } from './passthrough.ts';
 
 // client direction: a Messages request served by a common-format upstream
 export { messagesToChatRequest, type ToChatResult } from './to-chat-request.ts';
@@ -54,7 +54,7 @@ export { fromMessagesResponse, refusalText } from './from-messages-response.ts';
 export { MessagesToCommonStep } from './to-common-step.ts';
 
 // a vendor serving the common format at one origin and Messages at another
-export { createDualOriginProvider, type DualOriginConfig, dualOriginSchema } from './dual-origin.ts';
+export { messagesBaseUrlSchema } from './origin-schema.ts';
 
 // the content view: a Messages request, answer and stream event read format-free
 export { messagesContent } from './content.ts';

@@ -6,6 +6,7 @@ import { messagesGenerate } from './generate.ts';
 import { messagesModel, messagesModelPage } from './models.ts';
 import { messagesErrorSchema, messagesRequestSchema } from './schema.ts';
 import type { MessagesStreamEvent } from './types.ts';
+import { messagesVendor } from './vendor.ts';
 
 /** Anthropic Messages (`anthropic-messages`). @see https://docs.anthropic.com/en/api/messages */
 export const anthropicMessages = {
@@ -19,4 +20,5 @@ export const anthropicMessages = {
     generate: messagesGenerate,
     models: { list: (models, _query) => messagesModelPage(models), one: messagesModel },
   },
+  vendor: messagesVendor,
 } as const satisfies Protocol<MessagesStreamEvent>;

@@ -65,7 +65,7 @@ export {
   sseFraming,
 } from './stream-framing.ts';
 export { ERROR_PAYLOAD, GeminiNativeStep, geminiFirstError } from './native-step.ts';
-export { type GeminiOp, geminiPassthrough, upstreamBody, upstreamQuery } from './passthrough.ts';
+export { upstreamBody, upstreamQuery } from './passthrough.ts';
 export { GEMINI_ORIGIN, type GeminiEndpoints, geminiEndpoints, geminiOrigin } from './endpoints.ts';
 
 // client direction: a Gemini request served by a common-format upstream

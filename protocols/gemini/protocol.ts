@@ -6,6 +6,7 @@ import { googleErrorBody } from './google-error.ts';
 import { listGeminiModels, toGeminiModel } from './models.ts';
 import { generateContentRequestSchema, googleErrorSchema } from './schemas.ts';
 import type { GenerateContentResponse } from './types.ts';
+import { geminiVendor } from './vendor.ts';
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
@@ -29,4 +30,5 @@ export const gemini = {
       one: (model) => toGeminiModel(model.id),
     },
   },
+  vendor: geminiVendor,
 } as const satisfies Protocol<GenerateContentResponse>;

@@ -8,7 +8,6 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  */
 export { chatErrorFrame, chatFrames, OPENAI_CHAT } from './chat-frames.ts';
-export { type CompatibleSettings, createCompatibleProvider } from './compatible.ts';
 export { chatContent } from './content.ts';
 export { openaiChat } from './protocol.ts';
 export { mayReportCacheWrites, withCacheWrites } from './map-usage.ts';

@@ -6,6 +6,7 @@ import { chatContent } from './content.ts';
 import { chatGenerate } from './generate.ts';
 import { modelList } from './models.ts';
 import { chatRequestSchema } from './schema.ts';
+import { chatVendor } from './vendor.ts';
 
 /** Chat completions (`openai-chat`). @see https://platform.openai.com/docs/api-reference/chat */
 export const openaiChat = {
@@ -19,4 +20,5 @@ export const openaiChat = {
     generate: chatGenerate,
     models: { list: (models, _query) => modelList(models), one: (model) => model },
   },
+  vendor: chatVendor,
 } as const satisfies Protocol<ChatCompletionChunk>;

@@ -20,7 +20,7 @@ export { inputItems, portable } from './items.ts';
 export { mapStatus, type StatusInfo } from './map-status.ts';
 export { type MappedTools, mapToolChoice, mapTools, ToolNames } from './map-tools.ts';
 export { fromResponsesUsage, toResponsesUsage } from './map-usage.ts';
-export { isTerminal, responsesPassthrough, typeOf } from './passthrough.ts';
+export { isTerminal, typeOf } from './passthrough.ts';
 export { type FromChatOptions, itemId, newResponseId, responseBase } from './response-base.ts';
 export { isRouteMissing, ResponsesRouteMissing, switchOnRouteMissing } from './route-missing.ts';
 export { responsesRequestSchema } from './schema.ts';

@@ -4,6 +4,7 @@ import { responsesContent } from './content.ts';
 import { responsesGenerate } from './generate.ts';
 import { responsesRequestSchema } from './schema.ts';
 import type { ResponsesStreamEvent } from './types.ts';
+import { responsesVendor } from './vendor.ts';
 
 /** OpenAI Responses (`openai-responses`). @see https://platform.openai.com/docs/api-reference/responses */
 export const openaiResponses = {
@@ -14,4 +15,5 @@ export const openaiResponses = {
   schema: { request: responsesRequestSchema },
   content: responsesContent,
   client: { generate: responsesGenerate },
+  vendor: responsesVendor,
 } as const satisfies Protocol<ResponsesStreamEvent>;

@@ -27,7 +27,8 @@ import { GeminiNativeStep } from '../../protocols/gemini/native-step.ts';
 import { ResponsesNativeStep } from '../../protocols/openai-responses/native-step.ts';
 import { MessagesToCommonStep } from '../../protocols/anthropic-messages/to-common-step.ts';
 import { GeminiToCommonStep } from '../../protocols/gemini/to-common-step.ts';
-import { createCompatibleProvider } from '../../protocols/openai-chat/compatible.ts';
+import { vendorProvider } from '../../lib/vendor/provider.ts';
+import { openaiChat } from '../../protocols/openai-chat/protocol.ts';
 import { mapZhipuChunk, zhipuChunkNeedsMap } from '../../plugins/providers/zhipu/quirks.ts';
 import { fixture } from '../helpers/upstream.ts';
 import { chunksToSse } from '../e2e/responses-helpers.ts';
@@ -132,15 +133,10 @@ function mapperReader(make: () => StreamStep<SseEvent, ChatCompletionChunk>): Re
 function compatibleReader(zhipu: boolean): Reader {
   return async (events) => {
     const http = { send: async () => ({ statusCode: 200, headers: {}, body: undefined }), events: async () => events } as unknown as UpstreamClient;
-    const p = createCompatibleProvider({
-      name: 'up',
-      kind: zhipu ? 'zhipu' : 'vllm',
-      baseUrl: 'http://up/v1',
-      models: ['m'],
-      http,
-      headers: {},
-      ...(zhipu ? { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap } : {}),
-    });
+    const p = vendorProvider(
+      { name: 'up', config: { kind: zhipu ? 'zhipu' : 'vllm', models: ['m'], timeout_seconds: 60 }, http: () => http },
+      { protocol: openaiChat, origin: 'http://up/v1', auth: {}, ...(zhipu ? { quirks: { chunk: mapZhipuChunk, chunkIf: zhipuChunkNeedsMap } } : {}) },
+    );
     const r = await p.chat(
       { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
       { signal: new AbortController().signal, log: LOG, headers: {}, rawBody: undefined, query: '' },
