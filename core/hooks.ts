@@ -8,8 +8,8 @@ import type { KeysChange, Notice } from '../lib/gateway-info.ts';
 import type { KeyInfo, RequestContext } from './context.ts';
 import { PLUGIN_CONTRACT } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
-import type { AnswerContent, EventContent } from '../lib/content/types.ts';
-import { answerContent, type ContentReader, READ_ONLY } from '../lib/content/view.ts';
+import type { EventContent } from '../lib/content/types.ts';
+import { ResponseInfo } from '../lib/content/response-info.ts';
 
 /** An answer decided by a hook: JSON `body` (object, or pre-serialized text), status and headers. */
 export interface EarlyResponse {
@@ -24,42 +24,7 @@ export interface CachedResponse {
   headers?: Record<string, string>;
 }
 
-/** What onResponse sees: a whole answer's text, and its object when gw parsed it anyway. */
-export class ResponseInfo {
-  /** Every stream's: no body (its chunks went through onChunk). */
-  static readonly STREAM: ResponseInfo = new ResponseInfo(undefined, undefined, undefined);
-  /** Serialized response body as sent to the client (non-streaming only). */
-  readonly body: string | undefined;
-  /** `body` as an object when gw parsed it anyway (read it instead of parsing `body`; never change it), else undefined. */
-  readonly value: unknown;
-  private readonly reader: ContentReader | undefined;
-  private view: AnswerContent | null | undefined = undefined;
-
-  constructor(body: string | undefined, value: unknown, reader: ContentReader | undefined) {
-    this.body = body;
-    this.value = value;
-    this.reader = reader;
-  }
-
-  /** The answer read format-free, read-only; undefined for a stream, a body that is not JSON, a format without a reader. */
-  content(): AnswerContent | undefined {
-    if (this.view === undefined) this.view = this.read();
-    return this.view ?? undefined;
-  }
-
-  private read(): AnswerContent | null {
-    if (this.reader === undefined || this.body === undefined) return null;
-    let value = this.value;
-    if (value === undefined) {
-      try {
-        value = JSON.parse(this.body);
-      } catch {
-        return null;
-      }
-    }
-    return answerContent(this.reader, value, READ_ONLY);
-  }
-}
+export { ResponseInfo };
 
 /** Chunk types by client format id, added by each format's module augmentation (docs/plugins.md). */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by augmentation

@@ -9,6 +9,8 @@ import type { ErrorShape, KeySource } from '../lib/http/routes.ts';
 import type { ModelEntry } from '../lib/model-listing.ts';
 import type { VendorSide } from '../lib/vendor/side.ts';
 import type { RequestProtocol } from './context.ts';
+import type { CountTokens } from './pipeline/count.ts';
+import type { Embeddings } from './pipeline/embed.ts';
 import type { Generate } from './pipeline/generate.ts';
 
 export type { ContentReader };
@@ -38,6 +40,10 @@ export interface ClientSide<Ev = unknown> {
   /** POST generate, or (Gemini) one per route: `:generateContent` and `:streamGenerateContent`. */
   // biome-ignore lint/suspicious/noExplicitAny: each protocol types its own state and translation facts
   readonly generate?: Generate<any, any, Ev> | ((stream: boolean) => Generate<any, any, Ev>);
+  /** POST count tokens (Messages' count_tokens, Gemini's countTokens). */
+  readonly countTokens?: CountTokens;
+  /** POST embeddings, or (Gemini) one per route: `:embedContent` and `:batchEmbedContents`. */
+  readonly embeddings?: Embeddings | ((batch: boolean) => Embeddings);
   /** Its model list shapes: `GET …/models` (one page of `models`; `query` the request's) and `GET …/models/{id}`. */
   readonly models?: {
     list(models: readonly ModelEntry[], query: Readonly<Record<string, string | string[] | undefined>>): unknown;

@@ -14,7 +14,9 @@
 // declaring a client format: its routes, error shape and key sources
 export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
 export type { ClientSide, Protocol } from '../core/protocol.ts';
-export type { FormatRoute, GenerateRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
+export type { FormatRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
+export type { CountTokens } from '../core/pipeline/count.ts';
+export type { Embeddings } from '../core/pipeline/embed.ts';
 export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';

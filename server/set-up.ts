@@ -55,7 +55,6 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
         log: gw.log.child({ format: id }),
         hooks: gw.hooks,
         gateway: gw.info,
-        pipeline,
         route: (r) => {
           gw.routes.add({
             ...r,

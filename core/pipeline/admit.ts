@@ -32,10 +32,7 @@ export interface AdmitInput {
   body?: Record<string, unknown>;
   /** Its exact text; default the body's bytes as received. */
   raw?: string;
-  /**
-   * What names the request's conversation for prompt-cache affinity (the format's
-   * `Generate.affinity`); called only when the model's group keeps affinity.
-   */
+  /** What names the conversation for prompt-cache affinity (`Generate.affinity`); called only where the group keeps affinity. */
   affinity?: (body: Record<string, unknown>) => string | undefined;
 }
 
@@ -50,11 +47,7 @@ export interface Admission {
   readonly call: CallContext;
 }
 
-/**
- * Admits a request: its Admission, or undefined when an onRequest tap already answered.
- * @throws GatewayError 400 (invalid body), 403 `model_not_allowed`, 404 (unknown model),
- *   429 `parallel_limit_exceeded`, or what an onRequest tap threw.
- */
+/** Admits a request (undefined: an onRequest tap answered). @throws GatewayError 400, 403 `model_not_allowed`, 404, 429 `parallel_limit_exceeded`, or a tap's */
 export async function admit(gw: PipelineHost, ctx: Context, protocol: RequestProtocol, input: AdmitInput): Promise<Admission | undefined> {
   const st = ctx.state as GwState;
   const body = input.body ?? st.body?.body ?? {};

@@ -1,7 +1,4 @@
-/**
- * The generate loop, written once for every client format: a format declares pure pieces, the
- * kernel runs admit → cache → dispatch (native or translated) → answer. docs/plugins.md draws it.
- */
+/** The generate loop, once for every format: admit → cache → dispatch (native or translated) → answer (docs/plugins.md draws it). */
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { RequestContext, RequestFacts } from '../context.ts';

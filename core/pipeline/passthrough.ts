@@ -1,8 +1,6 @@
 /**
- * A native stream forwarded to the client, each event as it came (re-framed at most): the
- * loop every passthrough runs, a protocol's NativeStep saying what its events mean. Events are
- * parsed only where gw needs them (`mustParse`) or a tap reads `value`; the rest are checked
- * for their framing (lib/common/sse-data.ts). Failure events go out with provider keys redacted.
+ * A native stream forwarded to the client, each event as it came: the loop every passthrough runs, a
+ * NativeStep per protocol; events parsed only where gw needs them or a tap reads `value`.
  */
 import { READER, type RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';

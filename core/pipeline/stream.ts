@@ -1,8 +1,6 @@
 /**
- * Pumping a stream of frames to the client. Headers go out with the first frame (or after one
- * keep-alive period), so a failure before it still gets a real status; after it, a failure is
- * the format's error frame. A stream that ends early after its first frame is charged for what
- * it streamed (partial.ts); `rc.upstreamMs` gains the waits for frames.
+ * Pumping frames to the client: headers go with the first frame (a failure before it gets a real
+ * status, after it the error frame); an early end is charged (partial.ts); waits count as upstream time.
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';

@@ -1,8 +1,4 @@
-/**
- * A client format's stream made from common chunks, written once: each chunk through the
- * format's translator, each event shown to onChunk and encoded; the closing event held back as
- * the terminator (written after onResponse).
- */
+/** A client's stream made from common chunks, written once: each chunk through the step, each event to onChunk and encoded; the terminator held back. */
 import { READER, type RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';

@@ -8,7 +8,6 @@ import type { Hooks } from '../hooks.ts';
 import type { KeySettingName } from '../../lib/key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../../lib/http/client.ts';
 import type { Provider } from '../../lib/provider.ts';
-import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { Protocol } from '../protocol.ts';
 import type { FormatRoute } from '../pipeline/route.ts';
 import type { Store } from '../../lib/store/types.ts';
@@ -96,8 +95,6 @@ export interface FormatSetup<C> {
   log: Logger;
   hooks: Hooks;
   gateway: GatewayInfo;
-  /** The request pipeline: admit, dispatch, finish, stream. */
-  pipeline: Pipeline;
   /** Registers a route (errors in this format's shape). */
   route(r: FormatRoute): void;
 }

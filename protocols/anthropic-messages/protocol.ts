@@ -1,6 +1,7 @@
 /** The Anthropic Messages protocol as one object, assembled from the kit's files. */
 import type { Protocol } from 'gw/plugin/format';
 import { messagesContent } from './content.ts';
+import { messagesCountTokens } from './count-tokens.ts';
 import { messagesErrorBody } from './errors.ts';
 import { messagesGenerate } from './generate.ts';
 import { messagesModel, messagesModelPage } from './models.ts';
@@ -18,6 +19,7 @@ export const anthropicMessages = {
   content: messagesContent,
   client: {
     generate: messagesGenerate,
+    countTokens: messagesCountTokens,
     models: { list: (models, _query) => messagesModelPage(models), one: messagesModel },
   },
   vendor: messagesVendor,

@@ -1,10 +1,13 @@
 /**
- * `models/{model}:countTokens` for kinds that cannot count Gemini tokens: an estimate.
+ * `models/{model}:countTokens`: native on the gemini kind, an estimate for kinds that cannot count Gemini tokens.
  *
  * @see https://ai.google.dev/api/tokens#method:-models.counttokens
  * @see https://ai.google.dev/gemini-api/docs/tokens (258 tokens per image)
  */
 import { badRequest } from 'gw/plugin';
+import { bodyOf, type CountTokens } from 'gw/plugin/format';
+import { urlModel, withModel } from './request.ts';
+import { countTokensRequestSchema } from './schemas.ts';
 import type { CountTokensBody, CountTokensResponse } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -79,3 +82,14 @@ function jsonTokens(v: unknown): number {
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** `models/{model}:countTokens` as a count-tokens declaration: native on the gemini kind, else {@link estimateCountTokens}. */
+export const geminiCountTokens: CountTokens = {
+  schema: countTokensRequestSchema,
+  read(ctx) {
+    const model = urlModel(ctx);
+    return { model, body: withModel(bodyOf(ctx), model) };
+  },
+  nativeOp: 'countTokens',
+  estimate: (body) => ({ ...estimateCountTokens(body as CountTokensBody) }),
+};

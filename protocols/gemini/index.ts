@@ -95,7 +95,6 @@ export { type ListModelsPage, readModelsPage } from './list-models.ts';
 // the content view: a Gemini request, answer and stream event read format-free
 export { geminiContent } from './content.ts';
 export { gemini } from './protocol.ts';
-export { urlModel, withModel } from './request.ts';
 
 import type { GenerateContentResponse } from './types.ts';
 

@@ -1,6 +1,8 @@
 /** The Gemini API's protocol as one object, assembled from the kit's files. */
 import type { Protocol } from 'gw/plugin/format';
 import { geminiContent } from './content.ts';
+import { geminiCountTokens } from './count-tokens.ts';
+import { geminiEmbeddings } from './embeddings.ts';
 import { geminiGenerate } from './generate.ts';
 import { googleErrorBody } from './google-error.ts';
 import { listGeminiModels, toGeminiModel } from './models.ts';
@@ -21,6 +23,8 @@ export const gemini = {
   content: geminiContent,
   client: {
     generate: geminiGenerate,
+    countTokens: geminiCountTokens,
+    embeddings: geminiEmbeddings,
     models: {
       list: (models, query) =>
         listGeminiModels(

@@ -3,6 +3,7 @@ import type { ChatCompletionChunk } from 'gw/plugin';
 import { OPENAI_ERRORS, type Protocol } from 'gw/plugin/format';
 import { OPENAI_CHAT } from './chat-frames.ts';
 import { chatContent } from './content.ts';
+import { chatEmbeddings } from './embeddings.ts';
 import { chatGenerate } from './generate.ts';
 import { modelList } from './models.ts';
 import { chatRequestSchema } from './schema.ts';
@@ -18,6 +19,7 @@ export const openaiChat = {
   content: chatContent,
   client: {
     generate: chatGenerate,
+    embeddings: chatEmbeddings,
     models: { list: (models, _query) => modelList(models), one: (model) => model },
   },
   vendor: chatVendor,

@@ -10,12 +10,11 @@
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
 import { anthropicMessages, countTokensRequestSchema, messagesErrorSchema } from 'gw/plugin/anthropic-messages';
-import { countTokensRoute } from './count-tokens.ts';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';
 
 export default defineFormat({
   protocol: anthropicMessages,
-  setup({ route, pipeline }) {
+  setup({ route }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
     route({
       method: 'POST',
@@ -34,7 +33,7 @@ export default defineFormat({
       path: '/v1/messages/count_tokens',
       body: true,
       metered: 'count_tokens',
-      handler: countTokensRoute(pipeline),
+      countTokens: anthropicMessages.client.countTokens,
       openapi: {
         summary: 'Count input tokens: native for Messages-origin kinds, estimated elsewhere (x-gw-estimated)',
         requestBody: jsonRequestBody(countTokensRequestSchema),

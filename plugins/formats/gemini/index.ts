@@ -17,15 +17,13 @@
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
 import { batchEmbedContentsRequestSchema, countTokensRequestSchema, embedContentRequestSchema, gemini, googleErrorSchema } from 'gw/plugin/gemini';
-import { countTokensRoute } from './route-count-tokens.ts';
-import { embedRoute } from './route-embed.ts';
 import { fromGeminiClient, getModel, listModels } from './route-models.ts';
 import { unknownMethod } from './route-unknown.ts';
 
 /** Where Gemini clients put a gateway key, in the order looked at. */
 export default defineFormat({
   protocol: gemini,
-  setup({ route, pipeline }) {
+  setup({ route }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(googleErrorSchema));
     const ok = (description: string) => ({ 200: { description }, ...errors });
     for (const v of ['/v1beta', '/v1']) {
@@ -59,7 +57,7 @@ export default defineFormat({
         path: method('countTokens'),
         body: true,
         metered: 'count_tokens',
-        handler: countTokensRoute(pipeline),
+        countTokens: gemini.client.countTokens,
         openapi: {
           summary: 'Gemini countTokens: native on the gemini kind, estimated elsewhere (x-gw-estimated)',
           requestBody: jsonRequestBody(countTokensRequestSchema),
@@ -71,7 +69,7 @@ export default defineFormat({
         path: method('embedContent'),
         body: true,
         metered: 'embeddings',
-        handler: embedRoute(pipeline, false),
+        embeddings: gemini.client.embeddings(false),
         openapi: {
           summary: 'Gemini embedContent (common-format embeddings for other kinds)',
           requestBody: jsonRequestBody(embedContentRequestSchema),
@@ -83,7 +81,7 @@ export default defineFormat({
         path: method('batchEmbedContents'),
         body: true,
         metered: 'embeddings',
-        handler: embedRoute(pipeline, true),
+        embeddings: gemini.client.embeddings(true),
         openapi: {
           summary: 'Gemini batchEmbedContents (common-format embeddings for other kinds)',
           requestBody: jsonRequestBody(batchEmbedContentsRequestSchema),

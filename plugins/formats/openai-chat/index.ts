@@ -9,12 +9,11 @@
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody } from 'gw/plugin/format';
 import { embeddingsRequestSchema, openaiChat } from 'gw/plugin/openai-chat';
-import { embeddingsRoute } from './embeddings.ts';
 import { getModel, listModels } from './models.ts';
 
 export default defineFormat({
   protocol: openaiChat,
-  setup({ route, pipeline }) {
+  setup({ route }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
     route({
       method: 'POST',
@@ -33,7 +32,7 @@ export default defineFormat({
       path: '/v1/embeddings',
       body: true,
       metered: 'embeddings',
-      handler: embeddingsRoute(pipeline),
+      embeddings: openaiChat.client.embeddings,
       openapi: {
         summary: 'Create embeddings',
         requestBody: jsonRequestBody(embeddingsRequestSchema),
