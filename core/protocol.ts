@@ -1,8 +1,4 @@
-/**
- * A wire protocol as one typed object: what the kernel runs to serve its clients, what a
- * provider runs to call an upstream that speaks it, and what extensions read of its content.
- * Each kit exports one (`openaiChat`, `anthropicMessages`, `openaiResponses`, `gemini`).
- */
+/** A wire protocol as one typed object (each kit exports one): serving its clients, calling its vendors, read by extensions. */
 import type { z } from 'zod';
 import type { ContentReader } from '../lib/content/view.ts';
 import type { ErrorShape, KeySource } from '../lib/http/routes.ts';
@@ -12,8 +8,6 @@ import type { RequestProtocol } from './context.ts';
 import type { CountTokens } from './pipeline/count.ts';
 import type { Embeddings } from './pipeline/embed.ts';
 import type { Generate } from './pipeline/generate.ts';
-
-export type { ContentReader };
 
 /** One wire protocol, both sides. `Ev`: its stream event. */
 export interface Protocol<Ev = unknown> extends ErrorShape, RequestProtocol {

@@ -48,7 +48,7 @@ export type { ChunkQuirk, NativeRequest, StreamStep, VendorEnv, VendorSide } fro
 export type { UpstreamErrorInfo } from '../lib/http/client.ts';
 export { upstreamError } from '../lib/http/errors.ts';
 export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';
-export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
+export { errorPayload, isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
 export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
@@ -57,6 +57,7 @@ export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/commo
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { failField, quoted } from '../core/error-codes.ts';
+export { stringField } from './fields.ts';
 export { Warnings } from '../lib/common/warnings.ts';
 export { own, setOwn } from '../lib/own.ts';
 export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { RequestProtocol } from '../context.ts';
 import type { Pipeline } from './pipeline.ts';
+import { nativeBytes } from './upstream-calls.ts';
 
 /** A count-tokens route's declaration (`route({countTokens})`). */
 export interface CountTokens {
@@ -26,11 +27,8 @@ export function countHandler(pipeline: Pipeline, protocol: RequestProtocol, c: C
     });
     if (!a) return;
     const served = await pipeline.dispatch(a, async (p, _model, body, call) => {
-      const native = p.native?.[protocol.id];
-      if (native) {
-        const r = await native(body, call, c.nativeOp);
-        if (r.type === 'json') return { status: r.status, raw: r.raw, estimated: false };
-      }
+      const r = await nativeBytes(p, protocol.id, c.nativeOp, body, call);
+      if (r) return { status: r.status, raw: r.raw, estimated: false };
       return { status: 200, raw: JSON.stringify({ ...c.estimate(body), estimated: true }), estimated: true };
     });
     const answer = served.value;

@@ -6,6 +6,7 @@ import { estimateTokens } from '../../lib/common/estimate.ts';
 import type { RequestProtocol } from '../context.ts';
 import { EMBEDDINGS_UNSUPPORTED } from '../error-codes.ts';
 import type { Pipeline } from './pipeline.ts';
+import { nativeBytes } from './upstream-calls.ts';
 
 /** An embeddings route's declaration (`route({embeddings})`). */
 export interface Embeddings {
@@ -36,11 +37,8 @@ export function embedHandler(pipeline: Pipeline, protocol: RequestProtocol, labe
     if (!a) return;
     const rc = a.rc;
     const served = await pipeline.dispatch(a, async (p, target, body, call) => {
-      const native = e.nativeOp === undefined ? undefined : p.native?.[protocol.id];
-      if (native) {
-        const r = await native(body, call, e.nativeOp);
-        if (r.type === 'json') return { status: r.status, raw: r.raw, prompt: e.nativeUsage?.(r.raw, p.name) ?? estimateTokens(e.input(body)) };
-      }
+      const r = e.nativeOp === undefined ? undefined : await nativeBytes(p, protocol.id, e.nativeOp, body, call);
+      if (r) return { status: r.status, raw: r.raw, prompt: e.nativeUsage?.(r.raw, p.name) ?? estimateTokens(e.input(body)) };
       if (!p.embeddings) throw EMBEDDINGS_UNSUPPORTED({ model: rc.model, provider: p.name, kind: p.kind });
       const common = e.toCommon(body, target, rc.model);
       if (common.warnings?.length && rc.log.isLevelEnabled('debug'))

@@ -53,3 +53,13 @@ export function chunkOf(item: StreamItem, provider: string | undefined): ChatCom
     throw UPSTREAM_MALFORMED({ provider: provider ?? 'upstream', what: `a malformed stream chunk: ${item.slice(0, 200)}` }, { provider });
   return v as ChatCompletionChunk;
 }
+
+type NativeBytes = { status: number; raw: string };
+
+/** `p`'s native answer to operation `op` of protocol `id` as bytes; undefined when it has no such entry or answered a stream. */
+export async function nativeBytes(p: Provider, id: string, op: string, body: Record<string, unknown>, call: CallContext): Promise<NativeBytes | undefined> {
+  const native = p.native?.[id];
+  if (native === undefined) return undefined;
+  const r = await native(body, call, op);
+  return r.type === 'json' ? r : undefined;
+}

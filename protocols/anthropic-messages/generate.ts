@@ -3,8 +3,7 @@
  * Messages origin get request and answer forwarded unchanged (gw adds nothing but SSE
  * comments); every other kind is reached by translating Messages ⇄ common format.
  */
-import { errors } from 'gw/plugin';
-import { bodyOf, type Generate } from 'gw/plugin/format';
+import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
 import { messagesAffinity } from './affinity.ts';
 import { chatCompletionToMessages } from './from-chat-completion.ts';
 import { CommonToMessagesStep, encodeMessagesEvent } from './from-common-step.ts';
@@ -32,12 +31,7 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
   native: {
     firstError: messagesFirstError,
     json(raw, { rc }) {
-      let parsed: { usage?: MessagesUsage };
-      try {
-        parsed = JSON.parse(raw) as { usage?: MessagesUsage };
-      } catch {
-        throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
-      }
+      const parsed = parseUpstreamJson<{ usage?: MessagesUsage } | null>(raw, rc.provider!);
       const usage = parsed?.usage;
       rc.usage = usage ? fromMessagesUsage(usage) : undefined;
       return parsed;

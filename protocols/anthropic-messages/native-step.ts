@@ -6,7 +6,7 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
-import { dataField, malformedFirst, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { dataField, errorPayload, malformedFirst, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
 import type { MessagesUsage } from './types.ts';
@@ -28,13 +28,7 @@ export function messagesErrorFrame(err: GatewayError): string {
  */
 export function messagesFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   if (ev.event !== 'error') return malformedFirst(ev.data, provider);
-  let e: unknown;
-  try {
-    e = (JSON.parse(ev.data) as { error?: unknown }).error;
-  } catch {
-    e = { message: ev.data.slice(0, 200) };
-  }
-  return messagesStreamError(e, provider, true);
+  return messagesStreamError(errorPayload(ev.data, 'error'), provider, true);
 }
 
 /** One native Messages stream's reading. */

@@ -3,7 +3,7 @@
  *
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage } from 'gw/plugin';
+import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage, isObject } from 'gw/plugin';
 import { parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
 import { messagesStreamError } from './errors.ts';
 import { refusalText } from './from-messages-response.ts';
@@ -205,8 +205,4 @@ export class MessagesToCommonStep implements StreamStep<SseEvent, ChatCompletion
     const usage: Usage = fromMessagesUsage(this.#usage);
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage };
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -8,8 +8,7 @@
  * first byte is Google's error object as the next event (SSE) or as the array's last element.
  * @see https://ai.google.dev/api/generate-content
  */
-import { errors } from 'gw/plugin';
-import { bodyOf, type Generate } from 'gw/plugin/format';
+import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
 import { geminiAffinity } from './affinity.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { CommonToGeminiStep } from './from-common-step.ts';
@@ -48,12 +47,7 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
       op: () => op,
       firstError: geminiFirstError,
       json(raw, { rc }) {
-        let parsed: { usageMetadata?: UsageMetadata } | null;
-        try {
-          parsed = JSON.parse(raw);
-        } catch {
-          throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
-        }
+        const parsed = parseUpstreamJson<{ usageMetadata?: UsageMetadata } | null>(raw, rc.provider!);
         const usage = parsed?.usageMetadata;
         rc.usage = hasTokenCounts(usage) ? fromUsageMetadata(usage) : undefined;
         return parsed;

@@ -8,7 +8,7 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import { errors, type GatewayError, type RequestContext, type Usage } from 'gw/plugin';
-import { malformedFirst, parseEventObject, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { errorPayload, malformedFirst, parseEventObject, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
 import type { Framing } from './stream-framing.ts';
@@ -35,13 +35,7 @@ function readUsage(raw: string): Usage | undefined {
  */
 export function geminiFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   if (!ERROR_PAYLOAD.test(ev.data)) return malformedFirst(ev.data, provider);
-  let e: unknown;
-  try {
-    e = (JSON.parse(ev.data) as { error?: unknown }).error;
-  } catch {
-    e = { message: ev.data.slice(0, 200) };
-  }
-  return geminiStreamError(e, provider, true);
+  return geminiStreamError(errorPayload(ev.data, 'error'), provider, true);
 }
 
 /** One native Gemini stream's reading, in `framing`. */

@@ -25,13 +25,13 @@ export function upstreamBody(body: Record<string, unknown>, model: string): Reco
   delete out.model;
   const name = `models/${model}`;
   if (Array.isArray(out.requests)) {
-    out.requests = out.requests.map((r: unknown) => (isObj(r) && r.model !== undefined ? { ...r, model: name } : r));
+    out.requests = out.requests.map((r: unknown) => (isObject(r) && r.model !== undefined ? { ...r, model: name } : r));
   }
   const gcr = out.generateContentRequest;
-  if (isObj(gcr) && gcr.model !== undefined) out.generateContentRequest = { ...gcr, model: name };
+  if (isObject(gcr) && gcr.model !== undefined) out.generateContentRequest = { ...gcr, model: name };
   return out;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
+function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

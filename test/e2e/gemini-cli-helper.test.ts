@@ -7,7 +7,9 @@
 import type { ServerResponse } from 'node:http';
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
-import { CommonToGeminiStep, encodeSseResponse, geminiToChatRequest } from '../../protocols/gemini/index.ts';
+import { CommonToGeminiStep } from '../../protocols/gemini/from-common-step.ts';
+import { encodeSseResponse } from '../../protocols/gemini/stream-framing.ts';
+import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
 import { runGeminiCli } from '../helpers/gemini-cli.ts';
 import { fixture, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
 

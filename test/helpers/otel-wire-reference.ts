@@ -4,7 +4,7 @@
  * messages, response facts and sampling parameters, now built from the view, equal what these
  * read from every recorded fixture. Test code only: they branch on the format id by design.
  */
-import { cutText } from '../../lib/cut-text.ts';
+import { contentRoom, Room, StreamText } from '../../plugins/extensions/otel/content.ts';
 
 type Obj = Record<string, unknown>;
 /** One part of a message, as the conventions define them. */
@@ -19,54 +19,8 @@ export interface Message {
 const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 const list = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
 
-/** A role, a part's type, a tool call's id or name: cut to this many characters. */
-const LABEL_MAX_CHARS = 256;
-/** What one content attribute holds at least, characters (more when `content_max_chars` is larger). */
-const ROOM_MIN_CHARS = 262_144;
-/** What a message or a part costs of the room besides its texts: about the JSON it adds (`{"role":…,"parts":[…]}`). */
-const ENTRY_CHARS = 32;
-
-/** The characters one content attribute holds at most (about: its JSON's keys and quotes are estimated), for texts of at most `max`. */
-function contentRoom(max: number): number {
-  return Math.max(max, ROOM_MIN_CHARS);
-}
-
-/** What is left of one attribute's characters as messages, parts and texts are added; `cut` once something did not fit. */
-class Room {
-  left: number;
-  cut = false;
-
-  constructor(chars: number) {
-    this.left = chars;
-  }
-
-  /** `s` cut to `max` and to what is left, which it then uses up. */
-  take(s: string, max: number): string {
-    const kept = cutText(s, Math.min(max, Math.max(this.left, 1)));
-    if (kept !== s) this.cut = true;
-    this.left -= kept.length;
-    return kept;
-  }
-
-  /** A label (role, id, name, type) cut to LABEL_MAX_CHARS, and what it uses up. */
-  label(v: unknown): string {
-    const kept = cutText(String(v ?? ''), LABEL_MAX_CHARS);
-    this.left -= kept.length;
-    return kept;
-  }
-
-  /** One more message or part: what its JSON adds besides its texts. */
-  entry(): void {
-    this.left -= ENTRY_CHARS;
-  }
-
-  /** False (and marked cut) once the attribute is full: the caller adds nothing more. */
-  has(): boolean {
-    if (this.left > 0) return true;
-    this.cut = true;
-    return false;
-  }
-}
+/** A label of any type (the wire's), as the Room takes it. */
+const label = (room: Room, v: unknown): string => room.label(String(v ?? ''));
 
 function text(v: unknown, max: number, room: Room): string {
   return room.take(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), max);
@@ -104,7 +58,7 @@ export function referenceInput(format: string, body: Obj, max: number): { messag
         const o = obj(m);
         if (!o) return;
         if (o.role === 'tool') {
-          out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: room.label(o.tool_call_id), result: text(o.content, max, room) }] });
+          out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: label(room, o.tool_call_id), result: text(o.content, max, room) }] });
           return;
         }
         const parts = partsOf(o.content, max, room);
@@ -112,16 +66,16 @@ export function referenceInput(format: string, body: Obj, max: number): { messag
           if (!room.has()) break;
           room.entry();
           const f = obj(obj(c)?.function);
-          parts.push({ type: 'tool_call', id: room.label(obj(c)?.id), name: room.label(f?.name), arguments: text(f?.arguments, max, room) });
+          parts.push({ type: 'tool_call', id: label(room, obj(c)?.id), name: label(room, f?.name), arguments: text(f?.arguments, max, room) });
         }
-        out.push({ role: room.label(o.role), parts });
+        out.push({ role: label(room, o.role), parts });
       });
       break;
     case 'anthropic-messages':
       if (body.system !== undefined) system = partsOf(body.system, max, systemRoom);
       messages = newestFirst<Message>(list(body.messages), room, (m, out) => {
         const o = obj(m);
-        if (o) out.push({ role: room.label(o.role), parts: partsOf(o.content, max, room) });
+        if (o) out.push({ role: label(room, o.role), parts: partsOf(o.content, max, room) });
       });
       break;
     case 'openai-responses':
@@ -134,11 +88,11 @@ export function referenceInput(format: string, body: Obj, max: number): { messag
           if (o.type === 'function_call')
             out.push({
               role: 'assistant',
-              parts: [{ type: 'tool_call', id: room.label(o.call_id), name: room.label(o.name), arguments: text(o.arguments, max, room) }],
+              parts: [{ type: 'tool_call', id: label(room, o.call_id), name: label(room, o.name), arguments: text(o.arguments, max, room) }],
             });
           else if (o.type === 'function_call_output')
-            out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: room.label(o.call_id), result: text(o.output, max, room) }] });
-          else if (o.role !== undefined) out.push({ role: room.label(o.role), parts: partsOf(o.content, max, room) });
+            out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: label(room, o.call_id), result: text(o.output, max, room) }] });
+          else if (o.role !== undefined) out.push({ role: label(room, o.role), parts: partsOf(o.content, max, room) });
         });
       break;
     case 'gemini': {
@@ -146,7 +100,7 @@ export function referenceInput(format: string, body: Obj, max: number): { messag
       if (si) system = partsOf(si.parts, max, systemRoom);
       messages = newestFirst<Message>(list(body.contents), room, (c, out) => {
         const o = obj(c);
-        if (o) out.push({ role: o.role === 'model' ? 'assistant' : room.label(o.role ?? 'user'), parts: partsOf(o.parts, max, room) });
+        if (o) out.push({ role: o.role === 'model' ? 'assistant' : label(room, o.role ?? 'user'), parts: partsOf(o.parts, max, room) });
       });
       break;
     }
@@ -171,7 +125,7 @@ export function referenceOutput(format: string, body: unknown, max: number): Cap
           if (!room.has()) break;
           room.entry();
           const f = obj(obj(t)?.function);
-          parts.push({ type: 'tool_call', id: room.label(obj(t)?.id), name: room.label(f?.name), arguments: text(f?.arguments, max, room) });
+          parts.push({ type: 'tool_call', id: label(room, obj(t)?.id), name: label(room, f?.name), arguments: text(f?.arguments, max, room) });
         }
         out.push(withReason({ role: 'assistant', parts }, obj(c)?.finish_reason));
       }
@@ -187,7 +141,7 @@ export function referenceOutput(format: string, body: unknown, max: number): Cap
         const i = obj(item);
         if (i?.type === 'message') for (const p of partsOf(i.content, max, room)) parts.push(p);
         else if (i?.type === 'function_call')
-          parts.push({ type: 'tool_call', id: room.label(i.call_id), name: room.label(i.name), arguments: text(i.arguments, max, room) });
+          parts.push({ type: 'tool_call', id: label(room, i.call_id), name: label(room, i.name), arguments: text(i.arguments, max, room) });
       }
       out.push(withReason({ role: 'assistant', parts }, o.status));
       break;
@@ -207,18 +161,10 @@ export function referenceOutput(format: string, body: unknown, max: number): Cap
  * A stream's output text, collected from its chunks as they pass (first choice only), up
  * to `max` characters: what is past the limit is never kept.
  */
-export class ReferenceStreamText {
-  private text = '';
-  private full = false;
-  private readonly max: number;
-
-  constructor(max: number) {
-    this.max = max;
-  }
-
+export class ReferenceStreamText extends StreamText {
   /** One chunk or event of `format`, as onChunk shows it. */
   chunk(format: string, v: unknown): void {
-    if (this.full) return;
+    if (this.cut) return;
     const o = obj(v);
     if (!o) return;
     let t: unknown;
@@ -228,24 +174,6 @@ export class ReferenceStreamText {
     else if (format === 'gemini')
       for (const p of list(obj(obj(list(o.candidates)[0])?.content)?.parts)) if (typeof obj(p)?.text === 'string') this.add(obj(p)!.text as string);
     if (typeof t === 'string') this.add(t);
-  }
-
-  /** True when the text went past `max` (its end is not kept). */
-  get cut(): boolean {
-    return this.full;
-  }
-
-  /** The collected text as one assistant message. */
-  message(finishReason: string | undefined): Message[] {
-    return [withReason({ role: 'assistant', parts: [{ type: 'text', content: this.full ? `${this.text}…` : this.text }] }, finishReason)];
-  }
-
-  private add(t: string): void {
-    const room = this.max - this.text.length;
-    if (t.length > room) {
-      this.text += t.slice(0, room);
-      this.full = true;
-    } else this.text += t;
   }
 }
 
@@ -268,13 +196,13 @@ function partsOf(content: unknown, max: number, room: Room): Part[] {
     const o = obj(p);
     if (!o) continue;
     if (typeof o.text === 'string') parts.push({ type: 'text', content: room.take(o.text, max) });
-    else if (o.type === 'tool_use') parts.push({ type: 'tool_call', id: room.label(o.id), name: room.label(o.name), arguments: text(o.input, max, room) });
-    else if (o.type === 'tool_result') parts.push({ type: 'tool_call_response', id: room.label(o.tool_use_id), result: text(o.content, max, room) });
+    else if (o.type === 'tool_use') parts.push({ type: 'tool_call', id: label(room, o.id), name: label(room, o.name), arguments: text(o.input, max, room) });
+    else if (o.type === 'tool_result') parts.push({ type: 'tool_call_response', id: label(room, o.tool_use_id), result: text(o.content, max, room) });
     else if (obj(o.functionCall))
-      parts.push({ type: 'tool_call', name: room.label(obj(o.functionCall)!.name), arguments: text(obj(o.functionCall)!.args, max, room) });
+      parts.push({ type: 'tool_call', name: label(room, obj(o.functionCall)!.name), arguments: text(obj(o.functionCall)!.args, max, room) });
     else if (obj(o.functionResponse))
-      parts.push({ type: 'tool_call_response', id: room.label(obj(o.functionResponse)!.name), result: text(obj(o.functionResponse)!.response, max, room) });
-    else parts.push({ type: typeof o.type === 'string' ? room.label(o.type) : 'blob' });
+      parts.push({ type: 'tool_call_response', id: label(room, obj(o.functionResponse)!.name), result: text(obj(o.functionResponse)!.response, max, room) });
+    else parts.push({ type: typeof o.type === 'string' ? label(room, o.type) : 'blob' });
   }
   return parts;
 }

@@ -16,20 +16,14 @@ import {
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsResponse } from '../../lib/common/chat.ts';
-import {
-  batchEmbedContentsToEmbeddings,
-  CommonToGeminiStep,
-  chatCompletionToGemini,
-  embeddingsToBatchEmbedContents,
-  encodeSseError,
-  encodeSseResponse,
-  estimateCountTokens,
-  geminiToChatRequest,
-  listGeminiModels,
-  splitModelMethod,
-  toGeminiModel,
-  toGoogleError,
-} from '../../protocols/gemini/index.ts';
+import { estimateCountTokens } from '../../protocols/gemini/count-tokens.ts';
+import { batchEmbedContentsToEmbeddings, embeddingsToBatchEmbedContents } from '../../protocols/gemini/embed-content.ts';
+import { chatCompletionToGemini } from '../../protocols/gemini/from-chat-completion.ts';
+import { CommonToGeminiStep } from '../../protocols/gemini/from-common-step.ts';
+import { toGoogleError } from '../../protocols/gemini/google-error.ts';
+import { listGeminiModels, splitModelMethod, toGeminiModel } from '../../protocols/gemini/models.ts';
+import { encodeSseError, encodeSseResponse } from '../../protocols/gemini/stream-framing.ts';
+import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
 import { fixture as fixtureText, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
 
 function readChunks(rel: string): ChatCompletionChunk[] {

@@ -30,7 +30,7 @@ export function contentRoom(max: number): number {
 }
 
 /** What is left of one attribute's characters as messages, parts and texts are added; `cut` once something did not fit. */
-class Room {
+export class Room {
   left: number;
   cut = false;
 
@@ -126,7 +126,7 @@ export class StreamText {
     return [withReason({ role: 'assistant', parts: [{ type: 'text', content: this.full ? `${this.text}…` : this.text }] }, finishReason)];
   }
 
-  private add(t: string): void {
+  protected add(t: string): void {
     const room = this.max - this.text.length;
     if (t.length > room) {
       this.text += t.slice(0, room);

@@ -9,13 +9,13 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
-import { anthropicMessages, countTokensRequestSchema, messagesErrorSchema } from 'gw/plugin/anthropic-messages';
+import { anthropicMessages } from 'gw/plugin/anthropic-messages';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';
 
 export default defineFormat({
   protocol: anthropicMessages,
   setup({ route }) {
-    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
+    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(anthropicMessages.schema.error));
     route({
       method: 'POST',
       path: '/v1/messages',
@@ -36,7 +36,7 @@ export default defineFormat({
       countTokens: anthropicMessages.client.countTokens,
       openapi: {
         summary: 'Count input tokens: native for Messages-origin kinds, estimated elsewhere (x-gw-estimated)',
-        requestBody: jsonRequestBody(countTokensRequestSchema),
+        requestBody: jsonRequestBody(anthropicMessages.client.countTokens.schema),
         responses: { 200: { description: '{input_tokens}' }, ...errors },
       },
     });

@@ -16,7 +16,7 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
-import { batchEmbedContentsRequestSchema, countTokensRequestSchema, embedContentRequestSchema, gemini, googleErrorSchema } from 'gw/plugin/gemini';
+import { gemini } from 'gw/plugin/gemini';
 import { fromGeminiClient, getModel, listModels } from './route-models.ts';
 import { unknownMethod } from './route-unknown.ts';
 
@@ -24,7 +24,9 @@ import { unknownMethod } from './route-unknown.ts';
 export default defineFormat({
   protocol: gemini,
   setup({ route }) {
-    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(googleErrorSchema));
+    const embed = gemini.client.embeddings(false);
+    const batchEmbed = gemini.client.embeddings(true);
+    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(gemini.schema.error));
     const ok = (description: string) => ({ 200: { description }, ...errors });
     for (const v of ['/v1beta', '/v1']) {
       const method = (name: string) => `${v}/models/*model\\:${name}`;
@@ -60,7 +62,7 @@ export default defineFormat({
         countTokens: gemini.client.countTokens,
         openapi: {
           summary: 'Gemini countTokens: native on the gemini kind, estimated elsewhere (x-gw-estimated)',
-          requestBody: jsonRequestBody(countTokensRequestSchema),
+          requestBody: jsonRequestBody(gemini.client.countTokens.schema),
           responses: ok('{totalTokens}'),
         },
       });
@@ -69,10 +71,10 @@ export default defineFormat({
         path: method('embedContent'),
         body: true,
         metered: 'embeddings',
-        embeddings: gemini.client.embeddings(false),
+        embeddings: embed,
         openapi: {
           summary: 'Gemini embedContent (common-format embeddings for other kinds)',
-          requestBody: jsonRequestBody(embedContentRequestSchema),
+          requestBody: jsonRequestBody(embed.schema),
           responses: ok('{embedding: {values}}'),
         },
       });
@@ -81,10 +83,10 @@ export default defineFormat({
         path: method('batchEmbedContents'),
         body: true,
         metered: 'embeddings',
-        embeddings: gemini.client.embeddings(true),
+        embeddings: batchEmbed,
         openapi: {
           summary: 'Gemini batchEmbedContents (common-format embeddings for other kinds)',
-          requestBody: jsonRequestBody(batchEmbedContentsRequestSchema),
+          requestBody: jsonRequestBody(batchEmbed.schema),
           responses: ok('{embeddings: [{values}]}'),
         },
       });
@@ -94,16 +96,16 @@ export default defineFormat({
         method: 'POST',
         path: `${v}/models/*${v === '/v1' ? 'id' : 'model'}`,
         handler: unknownMethod,
-        openapi: { summary: 'Any other Gemini method: 404 NOT_FOUND', responses: errorResponses([404], schemaOf(googleErrorSchema)) },
+        openapi: { summary: 'Any other Gemini method: 404 NOT_FOUND', responses: errorResponses([404], schemaOf(gemini.schema.error)) },
       });
     }
     const listed = {
       summary: "List models in Gemini's shape (pageSize, pageToken)",
-      responses: { 200: { description: '{models, nextPageToken?}' }, ...errorResponses([400, 401], schemaOf(googleErrorSchema)) },
+      responses: { 200: { description: '{models, nextPageToken?}' }, ...errorResponses([400, 401], schemaOf(gemini.schema.error)) },
     };
     const got = {
       summary: "Get a model in Gemini's shape",
-      responses: { 200: { description: 'Model' }, ...errorResponses([401, 404], schemaOf(googleErrorSchema)) },
+      responses: { 200: { description: 'Model' }, ...errorResponses([401, 404], schemaOf(gemini.schema.error)) },
     };
     route({ method: 'GET', path: '/v1beta/models', handler: listModels, openapi: listed });
     route({ method: 'GET', path: '/v1beta/models/*model', handler: getModel, openapi: got });

@@ -8,7 +8,7 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody } from 'gw/plugin/format';
-import { embeddingsRequestSchema, openaiChat } from 'gw/plugin/openai-chat';
+import { openaiChat } from 'gw/plugin/openai-chat';
 import { getModel, listModels } from './models.ts';
 
 export default defineFormat({
@@ -35,7 +35,7 @@ export default defineFormat({
       embeddings: openaiChat.client.embeddings,
       openapi: {
         summary: 'Create embeddings',
-        requestBody: jsonRequestBody(embeddingsRequestSchema),
+        requestBody: jsonRequestBody(openaiChat.client.embeddings.schema),
         responses: { 200: { description: 'list of embeddings' }, ...errors },
       },
     });
