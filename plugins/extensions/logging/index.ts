@@ -88,10 +88,7 @@ export default defineExtension({
   configSchema: schema,
   setup({ config, log, hooks }) {
     const out = log.child({}, { level: config.level });
-    // the completed and failed lines are fixed sets of scalar fields, none named like a
-    // secret (REDACT_PATHS): pino's redaction could never change them, and it cost ~10 µs a
-    // line, three quarters of the line, on every request. Their trace lines carry request
-    // bodies and keep it.
+    // scalar lines skip pino's redaction, trace lines keep it; why: docs/benchmarks.md#logging-redaction
     const lines = out.child({}, { redact: [] });
     hooks.onResponse.tapPromise(PLUGIN_NAME, completed(lines, out));
     hooks.onError.tapPromise(PLUGIN_NAME, failed(lines, out));
