@@ -95,14 +95,3 @@ export interface Provider {
   /** Release pooled connections. */
   close?(): Promise<void>;
 }
-
-/**
- * Explicit-state stream translator: native stream events in, common chunks out.
- * Pure (no I/O); one instance per upstream stream.
- */
-export interface StreamMapper {
-  /** One native SSE event → zero or more chunks. Throws GatewayError on an upstream `error` event or malformed data. */
-  push(event: SseEvent): ChatCompletionChunk[];
-  /** Upstream ended → trailing chunks (finish, usage). Throws GatewayError if the stream was cut before its terminator. */
-  end(): ChatCompletionChunk[];
-}

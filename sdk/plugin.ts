@@ -9,7 +9,7 @@
  *   GatewayError, defineError, errors, badRequest   the error catalog and its entries
  *   Hooks, RequestContext, Chunk, ResponseInfo…     the hook pipeline and what taps see
  *   accountOf, chargeable, cachedTokens, BUDGET_*   accounting: who pays, usage parts, budget facts
- *   Provider, CallContext, UpstreamClient…          the provider contract
+ *   Provider, CallContext, vendorProvider…          the provider contract, the one vendor loop
  *   ChatRequest, ChatCompletion, Usage…             the common format (OpenAI chat completions)
  *   readSeries, parseSeriesQuery, rfc3339, LEVELS   extensions' helpers
  *   isObject                                        narrowing a JSON value
@@ -66,6 +66,8 @@ export { redactUrl } from '../lib/redact.ts';
 
 // providers
 export type { CallContext, ChatResult, NativeCall, NativeResult, Provider, StreamItem } from '../lib/provider.ts';
+// a provider for a vendor that speaks a protocol: its vendor side, plus settings and quirks
+export { vendorProvider } from '../lib/vendor/provider.ts';
 export type { CallOptions, ClientSettings, UpstreamClient } from '../lib/http/client.ts';
 export type { UpstreamResponse } from '../lib/http/upstream.ts';
 

@@ -45,8 +45,9 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
   for (const f of formats) {
     if (f.found.source !== source) continue;
     const plugin = f.found.plugin;
-    const id = plugin.id;
-    const pipeline = createPipeline(gw, id);
+    const protocol = plugin.protocol;
+    const id = protocol.id;
+    const pipeline = createPipeline(gw, protocol);
     await runSetup(f.found, id, () =>
       plugin.setup({
         config: f.config,
@@ -54,14 +55,13 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
         log: gw.log.child({ format: id }),
         hooks: gw.hooks,
         gateway: gw.info,
-        pipeline,
         route: (r) => {
           gw.routes.add({
             ...r,
-            handler: handlerFor(r, pipeline, gw.hooks, id),
+            handler: handlerFor(r, pipeline, gw.hooks, protocol),
             auth: r.auth ?? 'key',
-            keyFrom: r.keyFrom ?? plugin.keyFrom,
-            errors: plugin,
+            keyFrom: r.keyFrom ?? protocol.keyFrom,
+            errors: protocol,
             owner: id,
           });
         },

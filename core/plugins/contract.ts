@@ -8,9 +8,8 @@ import type { Hooks } from '../hooks.ts';
 import type { KeySettingName } from '../../lib/key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../../lib/http/client.ts';
 import type { Provider } from '../../lib/provider.ts';
-import type { Pipeline } from '../pipeline/pipeline.ts';
+import type { Protocol } from '../protocol.ts';
 import type { FormatRoute } from '../pipeline/route.ts';
-import type { ErrorShape, KeySource } from '../../lib/http/routes.ts';
 import type { Store } from '../../lib/store/types.ts';
 import type { AdminRoutes, ExtensionMetrics, GatewayInfo } from '../../lib/gateway-info.ts';
 import type { StorePlugin } from '../../lib/store/plugin.ts';
@@ -96,25 +95,20 @@ export interface FormatSetup<C> {
   log: Logger;
   hooks: Hooks;
   gateway: GatewayInfo;
-  /** The request pipeline: admit, dispatch, finish, stream. */
-  pipeline: Pipeline;
   /** Registers a route (errors in this format's shape). */
   route(r: FormatRoute): void;
 }
 
 /**
- * A client-facing format (openai-chat, anthropic-messages, openai-responses, gemini, a
- * third party's): its routes, its error shape, and its translations to and from the common
- * format. Providers that speak it natively offer `native[id]`. The built-in formats are
- * always on; a third-party one, the npm package `gw-plugin-<id>`, is enabled by a
- * `[formats.<id>]` section holding its settings.
+ * A client-facing format (openai-chat, anthropic-messages, openai-responses, gemini, a third
+ * party's): the protocol it speaks (its id, key headers, error shape, generate pieces, content
+ * reader) and the routes it serves with it. Built-ins are always on; a third-party one, the npm
+ * package `gw-plugin-<id>`, is enabled by a `[formats.<id>]` section holding its settings.
  */
-export interface FormatPlugin<C = unknown> extends ErrorShape {
+export interface FormatPlugin<C = unknown> {
   readonly type: 'format';
-  /** Format id: `[formats.<id>]` and the package `gw-plugin-<id>`, the key of Provider.native, onChunk's `chunk.format`. */
-  readonly id: string;
-  /** Where a gateway key may come from on its routes. */
-  readonly keyFrom: readonly KeySource[];
+  /** Its wire protocol: `protocol.id` is the format's id (`[formats.<id>]`, `gw-plugin-<id>`, `Provider.native`'s key). */
+  readonly protocol: Protocol;
   /** Built-in formats only: the top-level config section it reads (e.g. `responses`). A third-party format's settings are its `[formats.<id>]`. */
   readonly section?: string;
   /** Validates the format's settings; without it the format takes none (its section must be empty). */

@@ -144,12 +144,14 @@ function check<T extends Plugin['type']>(mod: unknown, type: T, name: string, wh
   return p as Extract<Plugin, { type: T }>;
 }
 
-/** What a client format must declare beyond every plugin's fields (`name` is its `id` here). */
+/** What a client format must declare beyond every plugin's fields: its protocol (`name` is the protocol's `id` here). */
 function formatProblems(f: Partial<FormatPlugin>, id: string, where: string, problems: string[]): void {
-  if (f.id !== id) problems.push(`id must be '${id}' (got ${JSON.stringify(f.id)})`);
-  if (typeof f.errorBody !== 'function') problems.push('errorBody must be a function');
-  if (!Array.isArray(f.keyFrom) || f.keyFrom.some((k) => !KEY_SOURCES.includes(k)))
-    problems.push(`keyFrom must be an array of ${KEY_SOURCES.map((k) => `'${k}'`).join(', ')} (got ${JSON.stringify(f.keyFrom)})`);
+  const p = f.protocol as Partial<FormatPlugin['protocol']> | undefined;
+  if (typeof p !== 'object' || p === null) return void problems.push('protocol must be the protocol object it speaks');
+  if (p.id !== id) problems.push(`protocol.id must be '${id}' (got ${JSON.stringify(p.id)})`);
+  if (typeof p.errorBody !== 'function') problems.push('protocol.errorBody must be a function');
+  if (!Array.isArray(p.keyFrom) || p.keyFrom.some((k) => !KEY_SOURCES.includes(k)))
+    problems.push(`protocol.keyFrom must be an array of ${KEY_SOURCES.map((k) => `'${k}'`).join(', ')} (got ${JSON.stringify(p.keyFrom)})`);
   // a third-party format's settings are its [formats.<id>] section, not a top-level one
   if (f.section !== undefined && !where.startsWith('plugins/')) problems.push(`section is for built-in formats (its settings are [formats.${id}])`);
 }

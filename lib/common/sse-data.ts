@@ -76,3 +76,13 @@ export function malformedFirst(data: string, provider: string): GatewayError | u
     return err as GatewayError;
   }
 }
+
+/** What an error event's data holds: the JSON value (its `error` member with `member`), else `{message}` of the text's start. */
+export function errorPayload(data: string, member?: 'error'): unknown {
+  try {
+    const value = JSON.parse(data) as { error?: unknown } | null;
+    return member === undefined ? value : value?.error;
+  } catch {
+    return { message: data.slice(0, 200) };
+  }
+}

@@ -23,7 +23,7 @@ import { upstreamError } from './errors.ts';
 import type { SseEvent } from '../provider.ts';
 import { sseEvents } from './sse-parse.ts';
 import { redactUrl } from '../redact.ts';
-import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
+import { callUpstream, parseUpstreamJson, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
 import { nextTurn } from '../turns.ts';
 import { attemptHeaders } from './attempt-headers.ts';
 import { type ExchangeObserver, observedDispatcher, type UpstreamIdentity } from './exchange.ts';
@@ -222,12 +222,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       return readBody(res, name, url, s.timeoutMs, signal, maxBytes);
     },
     async json<T>(res: UpstreamResponse, url: string, signal?: AbortSignal): Promise<T> {
-      const text = await readBody(res, name, url, s.timeoutMs, signal, maxBytes);
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        throw UPSTREAM_MALFORMED({ provider: name, what: `a malformed JSON body: ${snippet(text)}` }, { provider: name });
-      }
+      return parseUpstreamJson<T>(await readBody(res, name, url, s.timeoutMs, signal, maxBytes), name);
     },
     async events(res, url, signal, complete) {
       const ct = String(res.headers['content-type'] ?? '');

@@ -33,13 +33,18 @@ async function buildError(t: ExecutionContext, toml: string): Promise<Error> {
   throw new Error('unreachable');
 }
 
-/** A format module's source: `fields` spread into a valid declaration (id `<name>`), so a test can break one field. */
-function formatModule(name: string, fields = '', setup = ''): string {
+/** A format module's source: `fields` spread into a valid declaration, `protocol` into its protocol (id `<name>`), so a test can break one field. */
+function formatModule(name: string, fields = '', setup = '', protocol = ''): string {
   return `export default {
   type: 'format',
-  id: '${name}',
-  keyFrom: ['bearer'],
-  errorBody: (err) => JSON.stringify({ error: err.message }),
+  protocol: {
+    id: '${name}',
+    label: '${name}',
+    keyFrom: ['bearer'],
+    errorBody: (err) => JSON.stringify({ error: err.message }),
+    client: {},
+    ${protocol}
+  },
   setup({ route }) {
     ${setup}
     route({ method: 'GET', path: '/${name}/hello', handler(ctx) { ctx.body = { hello: '${name}' }; } });
@@ -84,13 +89,13 @@ test('a format without a configSchema takes no settings, and serves its routes w
 
 test('the contract is checked before anything runs: each broken field named with the package', async (t) => {
   const name = `zz-broken-${process.pid}`;
-  await tempPackage(t, name, formatModule(name, "id: 'other', keyFrom: ['cookie'], errorBody: undefined, section: 'mine',"));
+  await tempPackage(t, name, formatModule(name, "section: 'mine',", '', "id: 'other', keyFrom: ['cookie'], errorBody: undefined,"));
   const err = await buildError(t, baseConfig(`[formats.${name}]\n`));
   t.true(err instanceof PluginError);
   t.regex(err.message, new RegExp(`^gw-plugin-${name} is not a gw client format for '${name}': `));
-  t.regex(err.message, /id must be '.*' \(got "other"\)/);
-  t.regex(err.message, /errorBody must be a function/);
-  t.regex(err.message, /keyFrom must be an array of 'bearer', 'x-api-key', 'x-goog-api-key', 'query-key' \(got \["cookie"\]\)/);
+  t.regex(err.message, /protocol\.id must be '.*' \(got "other"\)/);
+  t.regex(err.message, /protocol\.errorBody must be a function/);
+  t.regex(err.message, /protocol\.keyFrom must be an array of 'bearer', 'x-api-key', 'x-goog-api-key', 'query-key' \(got \["cookie"\]\)/);
   t.regex(err.message, new RegExp(`section is for built-in formats \\(its settings are \\[formats\\.${name}\\]\\)`));
 });
 

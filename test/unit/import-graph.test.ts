@@ -161,12 +161,12 @@ test('plugins and protocol kits import gw only through the SDK entries and the k
   const sources = repository();
   for (const f of [
     'plugins/formats/openai-responses/route.ts',
-    'plugins/formats/anthropic-messages/route.ts',
-    'plugins/formats/gemini/route-generate.ts',
+    'protocols/anthropic-messages/generate.ts',
+    'protocols/gemini/generate.ts',
     'plugins/providers/dashscope/index.ts',
-    'protocols/openai-chat/compatible.ts',
-    'protocols/anthropic-messages/dual-origin.ts',
-    'protocols/gemini/stream-reader.ts',
+    'protocols/openai-chat/vendor.ts',
+    'protocols/anthropic-messages/vendor.ts',
+    'protocols/gemini/native-step.ts',
     'sdk/plugin.ts',
     'sdk/format.ts',
     'sdk/store.ts',
