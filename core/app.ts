@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { METHOD_NOT_ALLOWED, METHOD_NOT_IMPLEMENTED, ROUTE_NOT_FOUND } from './error-codes.ts';
 import { type GatewayError, shouldRetry } from './errors.ts';
 import { authenticate, requireAdmin } from '../lib/http/auth.ts';
+import { BEARER_ONLY, KeyReader } from '../lib/http/key-sources.ts';
 import { jsonBody } from '../lib/http/body.ts';
 import { notifyArrival } from './pipeline/arrival.ts';
 import { notifyFinish } from './pipeline/notify-finish.ts';
@@ -68,10 +69,11 @@ export function createApp(gw: AppHost): Koa {
 
   /** A route's auth, body parsing and handler as one function. */
   function chain(r: RouteSpec): (ctx: Context) => Promise<unknown> {
+    const keys = r.auth === 'key' ? new KeyReader(r.keyFrom ?? BEARER_ONLY) : undefined;
     return async (ctx) => {
       const st = ctx.state as GwState;
       if (r.metered !== undefined) notifyArrival(gw.hooks, ctx, st, r.metered, r.path);
-      if (r.auth === 'key') st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, r.keyFrom ?? ['bearer'], gw.clock);
+      if (keys) st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, keys, gw.clock);
       else if (r.auth === 'admin') requireAdmin(ctx, st.snap.keys, st.snap.config.admin_token);
       if (r.body === true || (r.body === 'optional' && ctx.get('content-type'))) await body(ctx);
       return r.handler(ctx);

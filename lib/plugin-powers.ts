@@ -4,6 +4,7 @@
  * generic: record and replay (plugins/extensions/recorder, plugins/providers/replay) are
  * written on them, with nothing of theirs in the kernel.
  */
+import { isAbsolute, resolve } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { ExchangeObserver } from './http/exchange.ts';
 import type { Provider } from './provider.ts';
@@ -49,4 +50,9 @@ export interface ExtensionPowers {
   resolvePath(path: string): string;
   /** Hides secrets in text you keep (`scrub`), and takes more detectors (`addDetector`). */
   readonly secrets: SecretScrubber;
+}
+
+/** `resolvePath` for a config file in `dir`: an absolute path as is, a relative one from `dir` (the working directory when none). */
+export function pathResolver(dir: string | undefined): (path: string) => string {
+  return (path) => (isAbsolute(path) ? path : resolve(dir ?? '.', path));
 }

@@ -14,7 +14,8 @@
 // declaring a client format: its routes, error shape and key sources
 export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
 export type { FormatRoute, GenerateRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
-export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
+export type { KeySource } from '../lib/http/key-sources.ts';
+export type { ErrorShape, RouteMethod } from '../lib/http/routes.ts';
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
 

@@ -23,7 +23,7 @@
 export { defineExtension, defineFormat, defineProvider } from '../core/plugins/contract.ts';
 export type { ExtensionHandle, ExtensionPlugin, ExtensionSetup, ProviderPlugin, ProviderSetup, RoutingSetting } from '../core/plugins/contract.ts';
 export type { AdminRoutes, GatewayInfo, ProviderStatus } from '../lib/gateway-info.ts';
-export { GW_VERSION } from '../core/plugins/loader.ts';
+export { GW_VERSION } from '../lib/package-info.ts';
 export { headerNameSchema, headerValueSchema, providerBaseSchema, routingSettingsSchema } from '../lib/config/provider-schema.ts';
 
 // errors

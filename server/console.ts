@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
-import { PACKAGE_ROOT } from '../core/plugins/loader.ts';
+import { PACKAGE_ROOT } from '../lib/package-info.ts';
 import { OPENAI_ERRORS } from '../lib/http/routes.ts';
 import type { RouteRegistry } from '../lib/http/routes.ts';
 

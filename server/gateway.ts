@@ -11,7 +11,6 @@ import { createHooks, type Hooks } from '../core/hooks.ts';
 import { createAgent } from '../lib/http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
-import { loadFormats } from '../core/plugins/load-formats.ts';
 import { openStore } from './open-store.ts';
 import type { ProviderHealth } from '../lib/resilience/health.ts';
 import { MemberPool } from '../lib/resilience/member.ts';
@@ -27,11 +26,11 @@ import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
 import { type PriceTable, unpricedWarner } from '../lib/pricing/book.ts';
 import type { ExchangeObserver } from '../lib/http/exchange.ts';
-import type { ExtensionPowers } from '../lib/plugin-powers.ts';
+import { type ExtensionPowers, pathResolver } from '../lib/plugin-powers.ts';
 import { gatewaySecrets } from './secrets.ts';
-import { isAbsolute, resolve } from 'node:path';
 import { gatewayInfo } from './gateway-info.ts';
-import { type RunningExtension, setUpExtensions, setUpFormats } from './set-up.ts';
+import { keyHeadersOf, loadFormats, type RunningExtension, setUpExtensions, setUpFormats } from './set-up.ts';
+import { censoringKeyHeaders } from './log.ts';
 
 export interface Gateway {
   /** The current runtime snapshot (config, routing table, keys); replaced whole by every change. */
@@ -75,12 +74,15 @@ export interface GatewayOptions {
 }
 
 /**
- * Builds a gateway: opens the store, builds the first snapshot (providers, keys), sets up
- * the client formats and every extension.
+ * Builds a gateway: loads the client formats (their key headers censored in every log
+ * line), opens the store, builds the first snapshot (providers, keys), sets up the formats
+ * and every extension.
  * @throws ConfigError for a section its plugin rejects or a plugin that cannot be found.
  */
-export async function createGateway(config: GatewayConfig, log: Logger, opts: GatewayOptions = {}): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, rootLog: Logger, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? Date.now;
+  const formats = await loadFormats(config);
+  const log = censoringKeyHeaders(rootLog, keyHeadersOf(formats));
   const { store, name: storeName, shared: sharedStore } = await openStore(config, log);
   const agent = createAgent();
   const members = new MemberPool();
@@ -89,16 +91,11 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   const extensions: RunningExtension[] = [];
   let snapshot = undefined as unknown as Snapshot;
   let runtime: Runtime | undefined;
-  /** Key settings the enabled extensions enforce: known once they are all set up. */
-  let honored: Set<KeySettingName> | undefined;
-  // only where a cost is kept or shown: spend, usage, the request log
-  const costs = ['budget', 'usage', 'request_log'].some((e) => Object.hasOwn(config.extensions, e));
-  const warnUnpriced = costs ? unpricedWarner(log) : undefined;
-  /** Extensions' exchange observers (`upstream.observe`), read by every provider's upstream client at each request. */
-  const observers: ExchangeObserver[] = [];
+  let honored: Set<KeySettingName> | undefined; // the key settings extensions enforce, once all are set up
+  const warnUnpriced = keepsCosts(config) ? unpricedWarner(log) : undefined;
+  const observers: ExchangeObserver[] = []; // read by every provider's upstream client at each request
   const secrets = gatewaySecrets(() => snapshot);
-  const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(config.dir ?? '.', path));
-  const powers: ExtensionPowers = { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath, secrets };
+  const powers: ExtensionPowers = { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath: pathResolver(config.dir), secrets };
   const gw: Gateway = {
     get snapshot() {
       return snapshot;
@@ -149,24 +146,37 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       },
     });
     await runtime.start(config);
-    const formats = await loadFormats(config);
     await setUpFormats(gw, formats, 'builtin');
-    mountCoreRoutes(routes, gw.metrics);
-    mountUi(routes);
-    mountAdminRoutes(routes, () => gw.runtime, log);
+    mountHostRoutes(gw);
     // after every built-in route: a third-party format that claims one fails in its own setup, naming itself
     await setUpFormats(gw, formats, 'npm');
     honored = await setUpExtensions(gw, config, extensions);
-    for (const w of runtime.keys.warnings()) log.warn(w);
-    hooks.onKeysChange.call({ names: snapshot.keys.names().sort(), startup: true });
-    // after the extensions: its cache-miss tap must come after theirs
-    gw.metrics.tapCacheMisses(hooks);
-    tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);
+    started(gw);
     return gw;
   } catch (err) {
     await gw.close();
     throw err;
   }
+}
+
+/** Spend, usage or the request log keep or show a request's cost: unpriced models are worth a warning. */
+function keepsCosts(config: GatewayConfig): boolean {
+  return ['budget', 'usage', 'request_log'].some((name) => Object.hasOwn(config.extensions, name));
+}
+
+/** The host's own routes: /health, /metrics, /openapi.json, /docs, the console, the admin API. */
+function mountHostRoutes(gw: Gateway): void {
+  mountCoreRoutes(gw.routes, gw.metrics);
+  mountUi(gw.routes);
+  mountAdminRoutes(gw.routes, () => gw.runtime, gw.log);
+}
+
+/** Once every plugin is set up: the keys' warnings, the first onKeysChange, then the gateway's own taps (after the extensions': the cache-miss counter must run last). */
+function started(gw: Gateway): void {
+  for (const warning of gw.runtime.keys.warnings()) gw.log.warn(warning);
+  gw.hooks.onKeysChange.call({ names: gw.snapshot.keys.names().sort(), startup: true });
+  gw.metrics.tapCacheMisses(gw.hooks);
+  tapHealth(gw.hooks, (name) => gw.snapshot.table.members.get(name)?.health);
 }
 
 /**

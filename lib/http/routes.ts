@@ -5,17 +5,7 @@
  */
 import type { Context } from 'koa';
 import type { GatewayError } from '../../core/errors.ts';
-
-/** Where a gateway key may be presented on a route (docs/design.md "Routes"). */
-export type KeySource =
-  /** `Authorization: Bearer <key>` (any case of "Bearer"). */
-  | 'bearer'
-  /** `x-api-key: <key>` (Anthropic clients). */
-  | 'x-api-key'
-  /** `x-goog-api-key: <key>` (Gemini clients). */
-  | 'x-goog-api-key'
-  /** `?key=<key>` (Gemini clients); removed from the query before anything is forwarded. */
-  | 'query-key';
+import { type KeySource, keySourceProblem } from './key-sources.ts';
 
 /** How errors on a route are rendered: the client format's error shape. */
 export interface ErrorShape {
@@ -72,9 +62,11 @@ export class RouteRegistry {
 
   /**
    * Adds a route.
-   * @throws Error when the same method and path is registered twice without `when`.
+   * @throws Error when the same method and path is registered twice without `when`, or its `keyFrom` holds something that is not a KeySource.
    */
   add(spec: RouteSpec): void {
+    const badSource = spec.keyFrom?.map(keySourceProblem).find((problem) => problem !== undefined);
+    if (badSource) throw new Error(`route ${spec.method} ${spec.path} of ${spec.owner}: keyFrom: ${badSource}`);
     if (!spec.when) {
       const clash = this.routes.find((r) => r.method === spec.method && r.path === spec.path && !r.when);
       if (clash) throw new Error(`route ${spec.method} ${spec.path} registered twice (by ${clash.owner} and ${spec.owner})`);

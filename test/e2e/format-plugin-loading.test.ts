@@ -14,9 +14,10 @@ import { ConfigError } from '../../lib/config/error.ts';
 import { parseConfig } from '../../server/config/load.ts';
 import { createGateway } from '../../server/gateway.ts';
 import { createLogger } from '../../server/log.ts';
-import { GW_VERSION, PluginError } from '../../core/plugins/loader.ts';
+import { PluginError } from '../../core/plugins/loader.ts';
+import { GW_VERSION } from '../../lib/package-info.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
-import { tempPackage } from '../helpers/temp-plugin.ts';
+import { tempPackage, uniqueName } from '../helpers/temp-plugin.ts';
 
 /** Builds a gateway from `toml` and returns what it threw (fails when nothing). */
 async function buildError(t: ExecutionContext, toml: string): Promise<Error> {
@@ -69,7 +70,7 @@ test('a built-in format takes no [formats] section; a format that is not install
 });
 
 test('a format without a configSchema takes no settings, and serves its routes with its error shape', async (t) => {
-  const name = `zz-plain-${process.pid}`;
+  const name = uniqueName('zz-plain');
   await tempPackage(t, name, formatModule(name));
   const err = await buildError(t, baseConfig(`[formats.${name}]\nsomething = 1\n`));
   t.regex(err.message, new RegExp(`formats\\.${name}: unknown key 'something'`));
@@ -83,19 +84,19 @@ test('a format without a configSchema takes no settings, and serves its routes w
 });
 
 test('the contract is checked before anything runs: each broken field named with the package', async (t) => {
-  const name = `zz-broken-${process.pid}`;
+  const name = uniqueName('zz-broken');
   await tempPackage(t, name, formatModule(name, "id: 'other', keyFrom: ['cookie'], errorBody: undefined, section: 'mine',"));
   const err = await buildError(t, baseConfig(`[formats.${name}]\n`));
   t.true(err instanceof PluginError);
-  t.regex(err.message, new RegExp(`^gw-plugin-${name} is not a gw client format for '${name}': `));
+  t.regex(err.message, new RegExp(`^gw-plugin-${name} is not a gw format plugin for '${name}': `));
   t.regex(err.message, /id must be '.*' \(got "other"\)/);
   t.regex(err.message, /errorBody must be a function/);
-  t.regex(err.message, /keyFrom must be an array of 'bearer', 'x-api-key', 'x-goog-api-key', 'query-key' \(got \["cookie"\]\)/);
+  t.regex(err.message, /keyFrom: 'cookie' is a header HTTP or gw reads for itself/);
   t.regex(err.message, new RegExp(`section is for built-in formats \\(its settings are \\[formats\\.${name}\\]\\)`));
 });
 
 test('a format made for another gw version is refused at load, naming both versions', async (t) => {
-  const name = `zz-future-${process.pid}`;
+  const name = uniqueName('zz-future');
   await tempPackage(t, name, formatModule(name, "gw: '^9.0.0',"));
   const err = await buildError(t, baseConfig(`[formats.${name}]\n`));
   t.true(err instanceof PluginError);
@@ -103,7 +104,7 @@ test('a format made for another gw version is refused at load, naming both versi
 });
 
 test('a setup that throws, or a route already served, is one line naming the format and its package', async (t) => {
-  const name = `zz-throws-${process.pid}`;
+  const name = uniqueName('zz-throws');
   await tempPackage(t, name, formatModule(name, '', "throw new Error('no model registry at localhost:1\\nsecond line');"));
   const err = await buildError(t, baseConfig(`[formats.${name}]\n`));
   t.true(err instanceof PluginError);
@@ -112,7 +113,7 @@ test('a setup that throws, or a route already served, is one line naming the for
     ['/v1/chat/completions', 'openai-chat'],
     ['/health', 'core'],
   ] as const) {
-    const clash = `zz-clash-${owner}-${process.pid}`;
+    const clash = uniqueName(`zz-clash-${owner}`);
     await tempPackage(
       t,
       clash,

@@ -11,9 +11,10 @@ import { ConfigError } from '../../lib/config/error.ts';
 import { parseConfig } from '../../server/config/load.ts';
 import { createGateway } from '../../server/gateway.ts';
 import { createLogger } from '../../server/log.ts';
-import { findPlugin, GW_VERSION, PluginError } from '../../core/plugins/loader.ts';
+import { findPlugin, PluginError } from '../../core/plugins/loader.ts';
+import { GW_VERSION } from '../../lib/package-info.ts';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
-import { tempPackage } from '../helpers/temp-plugin.ts';
+import { tempPackage, uniqueName } from '../helpers/temp-plugin.ts';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 
@@ -69,7 +70,7 @@ test('a plugin of the wrong type: PluginError saying what it must be', async (t)
 });
 
 test('a malformed plugin (no setup): PluginError naming the package and the missing field', async (t) => {
-  const name = `zz-nosetup-${process.pid}`;
+  const name = uniqueName('zz-nosetup');
   await tempPackage(t, name, "import { z } from 'zod';\nexport default { type: 'provider', name: 'nosetup', configSchema: z.object({}) };\n");
   const err = await buildError(t, `[providers.x]\nkind = "${name}"\napi_key = "k"\n`);
   t.true(err instanceof PluginError);
@@ -78,10 +79,10 @@ test('a malformed plugin (no setup): PluginError naming the package and the miss
 });
 
 test('a plugin without a default export, or that throws on import: PluginError', async (t) => {
-  const none = `zz-nodefault-${process.pid}`;
+  const none = uniqueName('zz-nodefault');
   await tempPackage(t, none, 'export const setup = () => ({});\n');
   t.regex((await t.throwsAsync(findPlugin('provider', none), { instanceOf: PluginError })).message, /no default export object/);
-  const throws = `zz-throws-${process.pid}`;
+  const throws = uniqueName('zz-throws');
   await tempPackage(t, throws, "throw new Error('boom at import');\n");
   t.regex(
     (await t.throwsAsync(findPlugin('provider', throws), { instanceOf: PluginError })).message,
@@ -90,7 +91,7 @@ test('a plugin without a default export, or that throws on import: PluginError',
 });
 
 test('a plugin made for another gw version is refused at load, naming both versions', async (t) => {
-  const name = `zz-future-${process.pid}`;
+  const name = uniqueName('zz-future');
   await tempPackage(
     t,
     name,
@@ -99,7 +100,7 @@ test('a plugin made for another gw version is refused at load, naming both versi
   const err = await buildError(t, `[extensions.${name}]\n`);
   t.true(err instanceof PluginError);
   t.regex(err.message, new RegExp(`gw-plugin-${name} supports gw \\^9\\.0\\.0, but this is gw ${GW_VERSION.replace(/\./g, '\\.')}`));
-  const bad = `zz-badrange-${process.pid}`;
+  const bad = uniqueName('zz-badrange');
   await tempPackage(
     t,
     bad,
@@ -109,7 +110,7 @@ test('a plugin made for another gw version is refused at load, naming both versi
 });
 
 test('routing settings are read by the core only for kinds that declare them; others get a config error naming the key', async (t) => {
-  const name = `zz-norouting-${process.pid}`;
+  const name = uniqueName('zz-norouting');
   await tempPackage(
     t,
     name,
