@@ -12,33 +12,18 @@
  */
 
 // declaring a client format: its routes, error shape and key sources
-export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
-export type { FormatRoute, GenerateRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
+export type { FormatSetup } from '../core/plugins/contract.ts';
+export type { FormatRoute } from '../core/pipeline/route.ts';
 export type { KeySource } from '../lib/http/key-sources.ts';
-export type { ErrorShape, RouteMethod } from '../lib/http/routes.ts';
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
 
 // the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
 export { bodyOf } from '../core/pipeline/generate.ts';
-export type {
-  AnswerEnv,
-  AttemptEnv,
-  ChunkFrames,
-  Generate,
-  GenerateRead,
-  NativeGenerate,
-  StreamFraming,
-  ToChat,
-  TranslatedAnswer,
-  TranslatedGenerate,
-} from '../core/pipeline/generate.ts';
+export type { Generate, StreamFraming, ToChat } from '../core/pipeline/generate.ts';
 export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
 export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
-export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
-export type { Answer } from '../core/pipeline/finish.ts';
-export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
-export type { StreamAnswer } from '../core/pipeline/stream.ts';
+export type { Pipeline } from '../core/pipeline/pipeline.ts';
 export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
 
 // upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
@@ -51,7 +36,7 @@ export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
 export { dataField } from '../lib/http/sse-write.ts';
-export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
+export { estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { failField, quoted } from '../core/error-codes.ts';

@@ -48,16 +48,14 @@ import {
   BUDGET_STATUS,
   type BudgetSettled,
   chargeable,
-  DAY_MS,
   defineError,
   defineExtension,
-  HOUR_MS,
+  errors,
   type KeyInfo,
   type KeysChange,
   parseSeriesQuery,
   readSeries,
   type RequestContext,
-  SERIES_DISABLED,
   type SeriesShape,
   usdAmount,
   wantsSeries,
@@ -65,7 +63,7 @@ import {
 import { own, quoted } from 'gw/plugin/format';
 import { estimatePromptTokens, reserveOutputTokens } from './estimate.ts';
 import { foldLegacy } from './legacy.ts';
-import { PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
+import { DAY_MS, HOUR_MS, PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
 import { budgetHistory, firstKept, listBudgets, spendKey, spentIn, staleFields, TOTAL, usd } from './spend.ts';
 
 export type { BudgetEntry, HistoryEntry } from './spend.ts';
@@ -245,7 +243,7 @@ export default defineExtension({
       let body: unknown;
       if (history === 'true') body = await budgetHistory(store, gateway, retentionMs);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
-      else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
+      else if (retentionMs === 0) throw errors.SERIES_DISABLED({ what: 'spend', extension: 'budget' });
       else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);

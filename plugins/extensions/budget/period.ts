@@ -5,9 +5,12 @@
  * current day's, week's and month's at once: whichever kind is in force reads its own field.
  * Pure arithmetic on epoch milliseconds: no time zones, no daylight saving, leap days from Date.UTC.
  */
-import { type BudgetPeriod, DAY_MS, rfc3339 } from 'gw/plugin';
+import { type BudgetPeriod, rfc3339 } from 'gw/plugin';
 
 export { type BudgetPeriod, rfc3339 };
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 
 export type Periodic = Exclude<BudgetPeriod, 'lifetime'>;
 

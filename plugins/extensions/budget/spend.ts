@@ -15,8 +15,8 @@
  * whatever period is in force; a request is charged to the periods it was admitted in.
  * Past periods (`?history=true`) come from the hourly spend series (`retention_days`).
  */
-import { BUCKETS_KEY, DAY_MS, type GatewayInfo, HOUR_MS, type KeyInfo, type Store } from 'gw/plugin';
-import { type BudgetPeriod, type Periodic, PERIODIC, periodAt, type PeriodClock, type PeriodWindow, rfc3339, windowOfField } from './period.ts';
+import { BUCKETS_KEY, type GatewayInfo, type KeyInfo, type Store } from 'gw/plugin';
+import { type BudgetPeriod, DAY_MS, HOUR_MS, type Periodic, PERIODIC, periodAt, type PeriodClock, type PeriodWindow, rfc3339, windowOfField } from './period.ts';
 
 export const PREFIX = 's:';
 /** The lifetime total's field. */

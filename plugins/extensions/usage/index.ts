@@ -50,19 +50,16 @@ import {
   type FinishedRequest,
   type GatewayError,
   type GatewayInfo,
-  HOUR_MS,
-  INVALID_QUERY,
   OPEN_ACCOUNT,
   parseSeriesQuery,
   readSeries,
   reasoningTokens,
   type RequestContext,
-  SERIES_DISABLED,
   type SeriesShape,
   type Store,
   wantsSeries,
 } from 'gw/plugin';
-import { LATENCY_HOURS_KEY, LATENCY_MINUTES_KEY, LATENCY_SHAPE, LatencyRecorder, MINUTE_MS } from './latency.ts';
+import { HOUR_MS, LATENCY_HOURS_KEY, LATENCY_MINUTES_KEY, LATENCY_SHAPE, LatencyRecorder, MINUTE_MS } from './latency.ts';
 
 const PLUGIN_NAME = 'usage';
 const PREFIX = 'u:';
@@ -274,9 +271,9 @@ export default defineExtension({
       let body: unknown;
       const metrics = metricsOf(ctx);
       if (metrics === 'usage' && !wantsSeries(ctx)) body = await listUsage(store);
-      else if (retentionMs === 0) throw SERIES_DISABLED({ what: metrics, extension: 'usage' });
+      else if (retentionMs === 0) throw errors.SERIES_DISABLED({ what: metrics, extension: 'usage' });
       else if (metrics === 'latency' && !config.latency)
-        throw INVALID_QUERY('latency over time is off: [extensions.usage] latency = false', { param: 'metrics' });
+        throw errors.INVALID_QUERY('latency over time is off: [extensions.usage] latency = false', { param: 'metrics' });
       else if (metrics === 'usage') body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       else {
         const q = parseSeriesQuery(ctx, LATENCY_SHAPE.dims, retentionMs, gateway.now(), minuteRetentionMs > 0 ? minuteRetentionMs : undefined);

@@ -25,6 +25,7 @@ export const RELATIVE_ACCURACY = 0.01;
 export const LATENCY_HOURS_KEY = 'lh';
 export const LATENCY_MINUTES_KEY = 'lm';
 export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
 /** In-memory samples are written this often. */
 export const FLUSH_MS = 1000;
 

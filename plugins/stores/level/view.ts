@@ -3,7 +3,8 @@
  * hands it to the part that keeps that kind of data (state.ts). The root view (namespace
  * '') closes the database.
  */
-import type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from 'gw/plugin/store';
+import type { Store } from 'gw/plugin';
+import type { BucketRow, HoldOptions, HoldVerdict, WindowVerdict } from 'gw/plugin/store';
 import type { LevelState } from './state.ts';
 
 export class LevelView implements Store {

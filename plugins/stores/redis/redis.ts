@@ -28,8 +28,8 @@
  * way is released once Redis answers again (releasing is idempotent).
  */
 import { randomBytes } from 'node:crypto';
-import { errors, GatewayError, redactUrl, UserError } from 'gw/plugin';
-import { type BucketRow, fitBound, type HoldOptions, type HoldVerdict, KeyLocks, type Store, type WindowVerdict } from 'gw/plugin/store';
+import { errors, GatewayError, redactUrl, type Store, UserError } from 'gw/plugin';
+import { type BucketRow, fitBound, type HoldOptions, type HoldVerdict, KeyLocks, type WindowVerdict } from 'gw/plugin/store';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
