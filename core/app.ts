@@ -1,12 +1,7 @@
 /**
- * The HTTP app: one error boundary, then the gateway's route registry mounted on a router,
- * each route behind its auth and body parsing. Small on purpose: the work happens in the
- * pipeline (core/pipeline/), the client formats (plugins/formats/) and the plugins.
- *
- *   request ─▶ boundary: id, snapshot captured once ─▶ router ─▶ route: auth ─▶ body ─▶ handler
- *                 ▲                                                                     │
- *                 └── provider keys redacted; error in the matched route's format ◀─────┘
- *                     shape; metrics; log
+ * The HTTP app: one error boundary (request id, one snapshot, provider keys redacted, the
+ * error in the route's shape, metrics, log), then the route registry, each route behind its
+ * auth and body parsing. The work happens in the pipeline and the plugins.
  */
 import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';

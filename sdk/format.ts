@@ -1,15 +1,4 @@
-/**
- * `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin`
- * (`defineFormat` is there).
- *
- *   FormatPlugin, FormatRoute, KeySource…           a format's routes, key sources, error shape
- *   Generate, bodyOf, Pipeline…                     the pieces the kernel's generate loop runs
- *   StreamProgress, parseEventObject, dataField…    reading and writing streams as the built-ins do
- *   errorResponses, jsonRequestBody, schemaOf       OpenAPI fragments of a format's operations
- *   failField, quoted, Warnings, capped, MAX_*      translating requests: field checks, dropped
- *                                                   fields, item caps
- *   modelsFor, keyOf, affinityId…                   a format's own routes: models, key, affinity
- */
+/** `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin` (docs/plugins.md "Entries"). */
 
 // declaring a client format: its routes, error shape and key sources
 export type { FormatSetup } from '../core/plugins/contract.ts';

@@ -1,17 +1,6 @@
 /**
- * `gw/plugin`: what every plugin imports; a third-party `gw-plugin-<name>` has exactly the
- * built-ins' powers. `gw/plugin/format` (formats and kits), `gw/plugin/store` (store
- * backends) and `gw/plugin/<protocol>` (the kits) serve narrower audiences. docs/plugins.md.
- *
- *   defineProvider, defineExtension, defineFormat, …   declaring a plugin
- *   GatewayError, defineError, errors, badRequest      errors and the catalog
- *   Hooks, RequestContext, Chunk, ResponseInfo, …      what hooks' taps see
- *   RequestContent, Message, TextPart, …               the content view (format-free)
- *   accountOf, chargedUsage, cachedTokens, …           accounting
- *   Provider, CallContext, UpstreamClient, …           the provider contract
- *   ChatRequest, ChatCompletion, Usage, …              the common format
- *   readSeries, parseSeriesQuery, rfc3339, cutText, …  extensions' helpers
- *   ExchangeSink, observedDispatcher, …                upstream exchanges (record and replay)
+ * `gw/plugin`: what every plugin imports, the built-ins' powers exactly; `gw/plugin/format`,
+ * `gw/plugin/store` and the kits `gw/plugin/<protocol>` serve narrower audiences. docs/plugins.md.
  */
 
 // declaring a plugin
@@ -27,7 +16,17 @@ export * as errors from './errors.ts';
 export { badRequest } from '../core/error-codes.ts';
 
 // hooks and what their taps see
-export type { ArrivingRequest, CachedResponse, Chunk, ChunkTypes, EarlyResponse, FinishedRequest, Hooks, ResponseInfo, UpstreamAttempt } from '../core/hooks.ts';
+export type {
+  ArrivingRequest,
+  CachedResponse,
+  Chunk,
+  ChunkTypes,
+  EarlyResponse,
+  FinishedRequest,
+  Hooks,
+  ResponseInfo,
+  UpstreamAttempt,
+} from '../core/hooks.ts';
 export type { KeysChange } from '../lib/gateway-info.ts';
 export type { KeyInfo, RequestContext } from '../core/context.ts';
 

@@ -1,7 +1,4 @@
-/**
- * `gw/plugin/store`: what a store backend imports beside `gw/plugin` (where `Store` is): the
- * result types of the Store contract and the rules the built-in backends share.
- */
+/** `gw/plugin/store`: a store backend's imports beside `gw/plugin` (where `Store` is). */
 export type { BucketRow, HoldOptions, HoldVerdict, WindowVerdict } from '../lib/store/types.ts';
 export { defineStore } from '../lib/store/plugin.ts';
 export type { StoreSetup } from '../lib/store/plugin.ts';

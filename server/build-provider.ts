@@ -1,8 +1,6 @@
 /**
- * Building a provider from its section (config file or a runtime record): the host reads its
- * own fields (routing, upstream client, pricing, output caps), the plugin loader
- * (core/plugins/load.ts) the kind's plugin and the rest; set up with its own upstream
- * client, its models discovered when the section lists none.
+ * A provider from its section (file or runtime record): the host's fields read here (routing,
+ * client, pricing, output caps), the plugin and the rest by the loader (core/plugins/load.ts).
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
@@ -83,11 +81,8 @@ function hostSettings(host: Record<string, unknown>, accepted: readonly RoutingS
 }
 
 /**
- * One provider from its section.
- * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning; either
- * way its message, which may quote the upstream's answer, has the section's api_key redacted
- * (the provider is in no snapshot yet, so the gateway's redaction does not know its key).
- * @throws ConfigError naming `providers.<name>` (as `file`) and the field at fault.
+ * One provider from its section; a failed discovery warns, or throws with `discovery: 'throw'`
+ * (its api_key redacted). @throws ConfigError naming `providers.<name>` and the field at fault.
  */
 export async function buildProvider(
   name: string,

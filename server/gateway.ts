@@ -1,8 +1,4 @@
-/**
- * The running gateway: store, connection pool, hooks, routes, runtime (snapshots of config,
- * providers and keys), extensions, metrics. Built once from a config file by
- * `createGateway`; the HTTP app reads `snapshot` once per request.
- */
+/** The running gateway, built once from a config file by `createGateway`; the app reads `snapshot` once per request. */
 import type { Agent } from 'undici';
 import type { Logger } from 'pino';
 import { mountAdminRoutes } from './admin/routes.ts';
@@ -74,10 +70,8 @@ export interface GatewayOptions {
 }
 
 /**
- * Builds a gateway: loads the client formats (their key headers censored in every log
- * line), opens the store, builds the first snapshot (providers, keys), sets up the formats
- * and every extension.
- * @throws ConfigError for a section its plugin rejects or a plugin that cannot be found.
+ * Builds a gateway: formats loaded (their key headers censored in the log), the store opened,
+ * the first snapshot, formats and extensions set up. @throws ConfigError, PluginError (core/plugins/load.ts).
  */
 export async function createGateway(config: GatewayConfig, rootLog: Logger, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? Date.now;
@@ -179,11 +173,7 @@ function started(gw: Gateway): void {
   tapHealth(gw.hooks, (name) => gw.snapshot.table.members.get(name)?.health);
 }
 
-/**
- * Stops what a gateway started, in reverse: extensions (last set up first; a failing close
- * is logged), providers, the runtime (its polling, retired providers), the pool, the store.
- * One sequence for `Gateway.close` and for a startup that failed part way.
- */
+/** Stops what a gateway started, in reverse order; for `close` and a startup that failed part way. */
 async function closeGateway(parts: {
   extensions: readonly RunningExtension[];
   runtime: Runtime | undefined;
@@ -199,11 +189,7 @@ async function closeGateway(parts: {
   await parts.store.close();
 }
 
-/**
- * Records the latency of every answered request, and streams that failed after their
- * first byte, from onFinish. `healthOf` finds a provider's health (its Member's) by name
- * in the current routing table.
- */
+/** Records each answered request's latency, and streams failed after their first byte, in its provider's health. */
 function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
   hooks.onFinish.tap('health', (f) => {
     const rc = f.rc;

@@ -1,9 +1,4 @@
-/**
- * Opening the configured store through its store plugin (StorePlugin in lib/store/plugin.ts): the
- * scheme of `[store] url` names the plugin (`redis://…` → plugins/stores/redis, else the npm
- * package gw-plugin-redis), and a config without a url gets the default, `level` (LevelDB
- * under `data_dir`). docs/design.md "Store and processes".
- */
+/** Opening the store `[store] url`'s scheme names (none: `level`, LevelDB under `data_dir`) through its plugin. */
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../lib/config/schema.ts';
@@ -28,11 +23,8 @@ export function dataDir(config: GatewayConfig): string {
 }
 
 /**
- * The store plugin `config` selects, with `[store]` but `url` parsed by its schema. The
- * plugin is named by the url's scheme, lower-cased; a TLS scheme `<name>s` (`rediss`) is
- * served by the plugin `<name>` when none has the longer name.
- * @throws ConfigError naming `store.url` when no plugin serves the scheme, `store.<field>`
- *   for settings the plugin rejects; PluginError for a plugin that fails to load or breaks the contract.
+ * The store plugin of the url's scheme (`rediss` served by `redis`), `[store]` but `url` parsed.
+ * @throws ConfigError, PluginError (core/plugins/load.ts).
  */
 export async function findStore(config: GatewayConfig): Promise<LoadedSection<'store'>> {
   const { url, ...settings } = config.store ?? {};
@@ -50,12 +42,8 @@ export async function findStore(config: GatewayConfig): Promise<LoadedSection<'s
 }
 
 /**
- * Opens the store `config` selects: its plugin's `open` gets the url, the rest of
- * `[store]` parsed by the plugin's schema, and `data_dir`.
- * @throws what findStore throws; the plugin's UserError when the store cannot be opened
- *   (LevelDB held by another process, Redis unreachable: the message names `[store]` and
- *   the url without its password); for an npm plugin anything else it throws, as one
- *   PluginError line (setUp).
+ * Opens the store `config` selects. @throws what findStore throws; the plugin's UserError when
+ * the store cannot be opened; for an npm plugin anything else as one PluginError line.
  */
 export async function openStore(config: GatewayConfig, log: Logger): Promise<OpenedStore> {
   const { found, config: settings } = await findStore(config);

@@ -1,9 +1,4 @@
-/**
- * Loading and setting up the plugins that serve requests, once at startup, through the one
- * loader (core/plugins/load.ts): the client formats (their routes into the registry, each
- * generate route run by the kernel's loop) and the extensions (their admin routes and
- * metric families).
- */
+/** Loading and setting up the client formats and the extensions through the one loader (core/plugins/load.ts). */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Hooks } from '../core/hooks.ts';
@@ -53,9 +48,7 @@ export interface EnabledFormat {
 export type FormatsConfig = Pick<GatewayConfig, 'file' | 'formats'> & Record<string, unknown>;
 
 /**
- * The client formats a config enables: every built-in one (always on, in id order, its
- * settings the top-level section it names, `[responses]`), then one per `[formats.<name>]`
- * (the npm package `gw-plugin-<name>`, its settings that section), each loaded by the one loader.
+ * The enabled formats: the built-ins (settings: the top-level section each names), then one per `[formats.<name>]`.
  * @throws ConfigError for a built-in format given a `[formats]` section; what loadPlugin throws.
  */
 export async function loadFormats(config: FormatsConfig, file: string = config.file): Promise<EnabledFormat[]> {
@@ -82,10 +75,8 @@ export function keyHeadersOf(formats: readonly EnabledFormat[]): string[] {
 }
 
 /**
- * Sets up the enabled formats that come from `source`, in order. A route takes keys from
- * its format's sources unless it names its own, which some enabled format must declare (so
- * the log censors them too).
- * @throws what a format's setup throws (a route another format serves, a key source no format declares).
+ * Sets up the enabled formats from `source`; a route's own `keyFrom` must be declared by some format (so the log censors it).
+ * @throws what a format's setup throws.
  */
 export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledFormat[], source: 'builtin' | 'npm'): Promise<void> {
   const declared = new Set<KeySource>(formats.flatMap((f) => f.face.keyFrom.map(canonicalKeySource)));
@@ -120,10 +111,8 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
 }
 
 /**
- * Finds, checks and sets up every `[extensions.<name>]`, in config order, each pushed to
- * `running` once set up (so a failure of a later one closes it).
- * @returns the key settings the enabled extensions enforce.
- * @throws what loadPlugin throws (an extension that cannot be found, a section it rejects); what a setup throws.
+ * Loads and sets up every `[extensions.<name>]` in order, each pushed to `running`; the key settings they enforce.
+ * @throws what loadPlugin or a setup throws.
  */
 export async function setUpExtensions(gw: SetUpHost, config: GatewayConfig, running: RunningExtension[]): Promise<Set<KeySettingName>> {
   const honored = new Set<KeySettingName>();

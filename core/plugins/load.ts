@@ -45,10 +45,8 @@ export interface LoadedSection<T extends Plugin['type']> {
 }
 
 /**
- * Resolves, checks and parses the plugin a section names.
- * @throws ConfigError naming the section when no plugin has the name, or the settings' key
- *   path when its schema rejects them; PluginError for a plugin that fails to load, breaks
- *   the contract or is made for another gw version.
+ * Resolves, checks and parses the plugin a section names. @throws ConfigError naming the section
+ * (no such plugin) or the setting at fault; PluginError (it fails to load, breaks the contract, wrong gw).
  */
 export async function loadPlugin<T extends Plugin['type']>(section: PluginSection<T>): Promise<LoadedSection<T>> {
   let found = await findPlugin(section.type, section.name, { implicit: section.implicit });
@@ -64,12 +62,8 @@ export async function loadPlugin<T extends Plugin['type']>(section: PluginSectio
 }
 
 /**
- * Runs the setup (a store's `open`) of the plugin configured as `name`. What an npm plugin throws there (a database it
- * cannot reach, a bug of its own) is its failure, not gw's: one PluginError line naming it,
- * its package and the error's first line (the original is its `cause`). A UserError is
- * already such a line and passes unchanged, and so does anything a built-in plugin throws:
- * that is gw's own bug, whose stack the CLI prints.
- * @throws PluginError, or what `setup` threw.
+ * Runs the setup (a store's `open`) of the plugin configured as `name`: what an npm plugin throws
+ * becomes one PluginError line (`cause`: the original); a UserError, or a built-in's bug, passes as is.
  */
 export async function setUp<T>(found: LoadedPlugin, name: string, setup: () => T | Promise<T>): Promise<T> {
   try {

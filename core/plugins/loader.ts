@@ -35,12 +35,8 @@ export class PluginError extends UserError {
 }
 
 /**
- * Imports and checks the plugin `name` of `type`; undefined when neither a built-in folder nor
- * `gw-plugin-<name>` exists — nor, with `implicit` (the name was not asked for as a plugin:
- * a provider section named like a package, without `kind`), when the package is a plugin of
- * another type.
- * @throws PluginError when the module exists but fails to import, breaks the contract, or
- *   declares a `gw` range the running version is outside of.
+ * Imports and checks the plugin `name` of `type`; undefined when there is none (with `implicit`,
+ * also when the package is another type's). @throws PluginError: fails to import, breaks the contract, wrong gw.
  */
 export async function findPlugin<T extends Plugin['type']>(
   type: T,
@@ -136,10 +132,7 @@ export interface FormatFace extends ErrorShape {
   readonly keyFrom: readonly KeySource[];
 }
 
-/**
- * The id, key sources and error body of `format`: its `protocol`'s when it declares one,
- * else its own fields (both shapes are checked at load).
- */
+/** The id, key sources and error body of `format`: its `protocol`'s, else its own fields (both shapes pass the check). */
 export function formatFace(format: FormatPlugin): FormatFace {
   return (format as { protocol?: FormatFace }).protocol ?? format;
 }

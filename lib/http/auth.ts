@@ -1,15 +1,11 @@
-/**
- * Who is calling: a gateway key from where the route accepts it (docs/design.md "Routes"), or
- * the admin token on admin routes, against one snapshot's key table (../keys.ts). Lookups
- * are one Map.get on the hot path.
- */
+/** Who is calling: a gateway key where the route reads one (key-sources.ts), or the admin token; one Map.get. */
 import type { Context } from 'koa';
 import { defineError } from '../../core/errors.ts';
 import { rfc3339 } from '../key-settings.ts';
 import { bearer, type KeyInfo, type KeyTable, tokenEquals } from '../keys.ts';
 import type { KeyReader } from './key-sources.ts';
 
-// ── the 401s and 403s of gateway keys and the admin token ──────────────────────────────
+// the 401s and 403s of gateway keys and the admin token
 export const MISSING_KEY = defineError<string>('missing_api_key', 401, (how) => `missing gateway key: send ${how}`);
 export const UNKNOWN_KEY = defineError('invalid_api_key', 401, 'unknown gateway key');
 export const ADMIN_TOKEN_AS_KEY = defineError('invalid_api_key', 401, 'the admin token is not a gateway key; use a key from [keys] or gw keys create');
@@ -21,11 +17,8 @@ export const ADMIN_REQUIRED = defineError('admin_required', 403, 'a gateway key 
 export const KEY_EXPIRED = defineError<{ name: string; at: string }>('key_expired', 401, (p) => `gateway key '${p.name}' expired at ${p.at}`);
 
 /**
- * The key of a request on a route reading keys through `reader`; undefined when the gateway
- * runs open. A key given in the query is removed from it, so nothing forwards it.
- * `clock` (epoch ms) is read only for keys with `expires_at` and rotated keys' old secrets.
- * @throws GatewayError 401 when no key is given, it is unknown (the admin token is not a
- *   key), or it expired (`key_expired`).
+ * The key of a request on a route reading keys through `reader`; undefined when gw runs open.
+ * @throws GatewayError 401 when no key is given, it is unknown or the admin token, or it expired.
  */
 export function authenticate(
   ctx: Context,

@@ -6,11 +6,8 @@ import type { Context } from 'koa';
 import { bearer } from '../keys.ts';
 
 /**
- * Where a gateway key may be presented on a route: `'bearer'` (`Authorization: Bearer <key>`,
- * any case of "Bearer"), a lower-case header holding the key as is (`'x-api-key'`,
- * `'x-goog-api-key'`, a third party's), or `'?<param>'`, a query parameter removed before
- * anything forwards the query (`'?key'`, also spelled `'query-key'`). Checked by
- * `keySourceProblem`.
+ * Where a route reads a gateway key: `'bearer'`, a lower-case header holding the key as is
+ * (`'x-api-key'`), or `'?<param>'`, removed from the query before anything forwards it (`'?key'`, or `'query-key'`).
  */
 export type KeySource = 'bearer' | `?${string}` | (string & {});
 
@@ -82,10 +79,7 @@ function compile(source: KeySource): Source {
   return { ...location, how, marker: `${location.name}=` };
 }
 
-/**
- * The header names among `sources` that carry a key as is (`bearer` is `authorization`, a
- * query parameter none): what log redaction censors.
- */
+/** The headers among `sources` holding a key as is (not `authorization`): what log redaction censors. */
 export function keyHeaders(sources: readonly KeySource[]): string[] {
   return sources.map(keyLocation).flatMap((location) => (location.in === 'header' ? [location.name] : []));
 }

@@ -26,9 +26,8 @@ const TOKEN = 'A-Za-z0-9_\\-';
 const TOKEN_CHAR = /[A-Za-z0-9_-]/;
 
 /**
- * [type, pattern], each starting with a literal (what lets the regex engine skip ahead to
- * candidates instead of trying every position: 5× faster on a cassette line); the specific
- * prefixes before the generic `sk-` one (alternation tries them in order).
+ * [type, pattern], each starting with a literal so the regex engine skips ahead to candidates
+ * (why: docs/benchmarks.md#record-and-replay); the specific prefixes before the generic `sk-`.
  */
 const FORMATS: ReadonlyArray<readonly [string, string]> = [
   ['anthropic_key', `sk-ant-[a-z]{3,6}\\d{2}-[${TOKEN}]{20,}`],

@@ -1,43 +1,10 @@
 /**
- * The `budget` extension: USD spend per gateway key, at the core's prices (`[pricing]`, a
- * provider's `pricing`, the bundled table: docs/design.md "Pricing"),
- * against the key's own `budget` (virtual keys), else `[extensions.budget.keys.<name>]
- * budget`, else `default_budget`; per the key's `budget_period` (daily, weekly, monthly:
- * UTC calendar periods, weeks from Monday; lifetime by default). Spend is one record per key
- * with its lifetime total and the current day's, week's and month's (spend.ts), all charged
- * at once, so a key whose period changes keeps what it spent since the new period's start.
- * docs/design.md "Accounting and limits", "Virtual keys":
- *   onRequest   403 `model_not_priced` for a model without a price (fail closed; `unpriced =
- *               "allow"` admits it at no cost); else a hold for the request's most cost
- *               (`gateway.maxCost`: the prompt estimate at the highest input-side rate,
- *               cache writes included, + max_tokens or the model's output reserve at the
- *               output rate, at the dearest provider serving it), refused with 429
- *               `budget_exceeded` when spent + the other in-flight holds >= budget, and with
- *               `strict = true` also when the hold itself does not fit in what is left
- *               (budget - spent - other holds). The check and the hold are one atomic store
- *               step, so N parallel requests can overspend by at most what was in flight,
- *               never by N x cost; strict ones not at all, as long as each request costs no
- *               more than it reserved (its output cap bounds the output; the prompt
- *               estimate is ~1.3x English).
- *   onResponse  settle: adds the actual cost (`rc.cost`, as the request log and metrics
- *               count it: the charged usage, each part at its own rate) to the lifetime total
- *               and to the day, week and month the request was admitted in, and drops the
- *               hold, atomically, before the last byte. Cache hits and early responses drop the hold and cost nothing.
- *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
- *               an answer, from what it streamed (core/pipeline/partial.ts); any other
- *               failure drops the hold: a call that failed before its first byte costs nothing.
- *   onKeysChange  at startup and when keys' settings change (PATCH, reload, another
- *               instance), each changed key's spend against its budget now is told to the
- *               other plugins (onNotice BUDGET_STATUS): the alerts extension alerts at once
- *               when the change put the key past a threshold.
- * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
- * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd,
- * period, period_start, resets_at}]` (the current period; no start and reset for lifetime);
- * `?history=true` → per key its lifetime spend, then each period of its period kind with
- * spend (the record's, before them the hourly series) `[{key, period, period_start, resets_at, spent_usd}]`.
- * Over time: the settled USD per (key, model, UTC hour), written with the settlement (one
- * store batch), kept `retention_days` (default 90; 0 = none); with any of `bucket`,
- * `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
+ * The `budget` extension: USD spend per key at the request's cost (`rc.cost`) against its
+ * budget and period (docs/extensions.md "Budget periods", "Strict budgets"). onRequest: 403 for
+ * an unpriced model, else a hold of the request's most cost, refused (429) in one atomic store
+ * step with the check, so parallel requests overspend by at most what was in flight. onResponse
+ * settles (an early-ended stream in onError too) before the last byte; other failures cost
+ * nothing. onKeysChange tells BUDGET_STATUS (alerts need no request). Holds are never durable.
  */
 import { z } from 'zod';
 import {
@@ -77,10 +44,7 @@ const schema = z.strictObject({
   default_budget: usdAmount,
   /** Per-key overrides: `[extensions.budget.keys.<name>] budget = 25.0`. */
   keys: z.record(z.string(), z.strictObject({ budget: usdAmount })).default({}),
-  /**
-   * Refuse a request whose own reservation does not fit in what is left, not only once the
-   * budget is reached (off: one request may overshoot, as the contract allows).
-   */
+  /** Refuse a request whose own reservation does not fit in what is left (off: one request may overshoot). */
   strict: z.boolean().default(false),
   /** Output tokens reserved for a request that gives no max_tokens. */
   output_reserve_tokens: z.number().int().nonnegative().default(4096),
@@ -123,10 +87,7 @@ export const MODEL_NOT_PRICED = defineError<string>(
     `model '${model}' has no price: not in [pricing."${model}"], its providers' pricing or the bundled price table, and the budget extension refuses unpriced models (set unpriced = "allow" in [extensions.budget] to serve them at no cost)`,
   { param: 'model', refusal: 'model_not_priced' },
 );
-/**
- * Spent plus what requests in flight hold reaches the key's budget (for the current period
- * when it has one), or, strict, this request's reservation (`need`) does not fit in what is left.
- */
+/** Spent plus in-flight holds reach the budget, or (strict) this request's `need` does not fit in what is left. */
 export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number; need?: number; period?: string; resets?: number }>(
   'budget_exceeded',
   429,
@@ -194,9 +155,7 @@ export default defineExtension({
       if (!h) return;
       rc.state.delete(HOLD);
       if (!chargeable(rc)) return store.release(h.record, h.id);
-      // the core's cost, as the request log, metrics and x-gw-cost-usd count it (a provider
-      // without its own price is charged at the model's price elsewhere: core/pipeline/charge.ts);
-      // the hold only when nothing prices the model any more (a reload took its price away)
+      // the core's cost, as every view counts it; the hold when a reload took the model's price away
       const spent = rc.cost ? rc.cost.total : h.estimate;
       const deltas: Record<string, number> = { [TOTAL]: spent };
       for (const f of h.periods) deltas[f] = spent;
