@@ -20,8 +20,9 @@ function schemeName(source: KeySource): string {
 /** One `apiKey` scheme per header or query parameter some route reads a key from, naming the routes' owners. */
 function securitySchemes(routes: readonly RouteSpec[]): Record<string, unknown> {
   const owners = new Map<string, Set<string>>();
-  for (const r of routes)
-    if (r.auth === 'key') for (const source of r.keyFrom ?? BEARER_ONLY) (owners.get(source) ?? owners.set(source, new Set()).get(source)!).add(r.owner);
+  for (const route of routes)
+    if (route.auth === 'key')
+      for (const source of route.keyFrom ?? BEARER_ONLY) (owners.get(source) ?? owners.set(source, new Set()).get(source)!).add(route.owner);
   const schemes: Record<string, unknown> = { bearer: BEARER_SCHEME, admin: ADMIN_SCHEME };
   for (const [source, by] of owners) {
     const location = keyLocation(source);
@@ -32,10 +33,11 @@ function securitySchemes(routes: readonly RouteSpec[]): Record<string, unknown> 
   return schemes;
 }
 
-function security(r: RouteSpec): Array<Record<string, string[]>> | undefined {
-  if (r.auth === 'none') return undefined;
-  if (r.auth === 'admin') return [{ admin: [] }];
-  return (r.keyFrom ?? BEARER_ONLY).map((source) => ({ [schemeName(source)]: [] }));
+/** The security requirement of one operation (undefined: open). */
+function securityOf(route: RouteSpec): Array<Record<string, string[]>> | undefined {
+  if (route.auth === 'none') return undefined;
+  if (route.auth === 'admin') return [{ admin: [] }];
+  return (route.keyFrom ?? BEARER_ONLY).map((source) => ({ [schemeName(source)]: [] }));
 }
 
 /** A @koa/router (path-to-regexp v8) parameter, `:id` or `*rest`, not an escaped colon (`\:`). */
@@ -49,22 +51,22 @@ function openApiPath(path: string): string {
 /** The document as JSON text. */
 export function openApiDocument(routes: RouteRegistry): string {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of routes.routes) {
-    if (r.path.startsWith('/docs')) continue;
-    const path = openApiPath(r.path);
-    const method = r.method.toLowerCase();
+  for (const route of routes.routes) {
+    if (route.path.startsWith('/docs')) continue;
+    const path = openApiPath(route.path);
+    const method = route.method.toLowerCase();
     const item = (paths[path] ??= {});
     if (item[method]) continue; // a variant (`when`) of an operation already described
-    const params = [...r.path.matchAll(PARAM)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-    const base: Record<string, unknown> = r.openapi ?? {
-      summary: `${r.method} ${path}${r.auth === 'admin' ? ' (admin)' : ''}`,
-      responses: { 200: { description: 'OK' }, ...(r.auth === 'none' ? {} : errorResponses(r.auth === 'admin' ? [401, 403] : [401])) },
+    const params = [...route.path.matchAll(PARAM)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const base: Record<string, unknown> = route.openapi ?? {
+      summary: `${route.method} ${path}${route.auth === 'admin' ? ' (admin)' : ''}`,
+      responses: { 200: { description: 'OK' }, ...(route.auth === 'none' ? {} : errorResponses(route.auth === 'admin' ? [401, 403] : [401])) },
     };
-    const sec = security(r);
+    const security = securityOf(route);
     item[method] = {
       ...base,
-      tags: [r.auth === 'admin' ? 'admin' : r.owner],
-      ...(sec ? { security: sec } : {}),
+      tags: [route.auth === 'admin' ? 'admin' : route.owner],
+      ...(security ? { security } : {}),
       ...(params.length ? { parameters: params } : {}),
     };
   }

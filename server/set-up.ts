@@ -79,7 +79,7 @@ export function keyHeadersOf(formats: readonly EnabledFormat[]): string[] {
  * @throws what a format's setup throws.
  */
 export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledFormat[], source: 'builtin' | 'npm'): Promise<void> {
-  const declared = new Set<KeySource>(formats.flatMap((f) => f.face.keyFrom.map(canonicalKeySource)));
+  const declaredSources = new Set<KeySource>(formats.flatMap((f) => f.face.keyFrom.map(canonicalKeySource)));
   for (const format of formats) {
     if (format.found.source !== source) continue;
     const { id, keyFrom } = format.face;
@@ -92,15 +92,15 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
         hooks: gw.hooks,
         gateway: gw.info,
         pipeline,
-        route: (r) => {
-          const undeclared = r.keyFrom?.find((k) => !declared.has(canonicalKeySource(k)));
+        route: (spec) => {
+          const undeclared = spec.keyFrom?.find((k) => !declaredSources.has(canonicalKeySource(k)));
           if (undeclared !== undefined)
-            throw new Error(`route ${r.method} ${r.path} reads a key from '${undeclared}', which no enabled format declares in keyFrom`);
+            throw new Error(`route ${spec.method} ${spec.path} reads a key from '${undeclared}', which no enabled format declares in keyFrom`);
           gw.routes.add({
-            ...r,
-            handler: handlerFor(r, pipeline, gw.hooks, id),
-            auth: r.auth ?? 'key',
-            keyFrom: r.keyFrom ?? keyFrom,
+            ...spec,
+            handler: handlerFor(spec, pipeline, gw.hooks, id),
+            auth: spec.auth ?? 'key',
+            keyFrom: spec.keyFrom ?? keyFrom,
             errors: format.face,
             owner: id,
           });
