@@ -2,7 +2,7 @@
  * The store every plugin gets, namespaced per plugin; backends are store plugins (plugin.ts)
  * and pass test/unit/store-conformance.ts. Each method is atomic on its own, across processes
  * on a shared backend; values are strings. Its six kinds of data (values, counters, windows,
- * holds, buckets, rings) and their rules: docs/plugins.md "Stores".
+ * holds, buckets, rings) and their rules: docs/plugins.md "The store".
  */
 import { defineError } from '../../core/errors.ts';
 export interface Store {
