@@ -95,6 +95,20 @@ test('the contract is checked before anything runs: each broken field named with
   t.regex(err.message, new RegExp(`section is for built-in formats \\(its settings are \\[formats\\.${name}\\]\\)`));
 });
 
+test("a format's id, key sources and error body may sit in `protocol`: checked the same way", async (t) => {
+  const name = uniqueName('zz-protocol');
+  await tempPackage(t, name, `export default { type: 'format', protocol: { id: 'other', keyFrom: ['?'] }, setup() {} };\n`);
+  const err = await buildError(t, baseConfig(`[formats.${name}]\n`));
+  t.true(err instanceof PluginError);
+  t.regex(err.message, new RegExp(`^gw-plugin-${name} is not a gw format plugin for '${name}': `));
+  t.regex(err.message, /protocol\.id must be '.*' \(got "other"\)/);
+  t.regex(err.message, /protocol\.errorBody must be a function/);
+  t.regex(err.message, /protocol\.keyFrom: '\?' is not a query parameter name/);
+  const shapeless = uniqueName('zz-protocol');
+  await tempPackage(t, shapeless, `export default { type: 'format', protocol: 'openai', setup() {} };\n`);
+  t.regex((await buildError(t, baseConfig(`[formats.${shapeless}]\n`))).message, /protocol must be a protocol object/);
+});
+
 test('a format made for another gw version is refused at load, naming both versions', async (t) => {
   const name = uniqueName('zz-future');
   await tempPackage(t, name, formatModule(name, "gw: '^9.0.0',"));
