@@ -1,8 +1,6 @@
 /**
- * Caps on a request body's item counts, checked by each format's schema before anything walks
- * the body: past one, a 400 naming the field and the cap. Each is above the largest count a
- * vendor documents (docs/design.md "Decisions beyond the contract"); arrays inside a turn are
- * bounded by the body size alone.
+ * Caps on a body's item counts, checked by each format's schema before anything walks it (a 400
+ * naming field and cap), each above what vendors document (docs/design.md "Decisions beyond the contract").
  */
 import { z } from 'zod';
 import { withTotal } from '../lib/array-totals.ts';

@@ -20,20 +20,19 @@ type PluginOf<T extends Plugin['type']> = Extract<Plugin, { type: T }>;
 /** A config section that names a plugin. */
 export interface PluginSection<T extends Plugin['type']> {
   readonly type: T;
-  /** The plugin's name: a provider's kind, an extension's or format's section name, the store url's scheme. */
+  /** A provider's kind, an extension's or format's section name, the store url's scheme. */
   readonly name: string;
-  /** How errors name the config file, and the section's key path in it (`['providers', 'eu']`). */
+  /** The config file and the section's key path (`['providers', 'eu']`), for errors; `nameAt`: where the name was given. */
   readonly file: string;
   readonly path: readonly string[];
-  /** Where the name was given, when not the section itself (`['store', 'url']`): the missing line's path. */
   readonly nameAt?: readonly string[];
-  /** The plugin's own settings: the section without what the host reads itself. */
+  /** The section without what the host reads itself. */
   readonly settings: unknown;
-  /** Names tried in order when nothing has `name` (a store's `rediss` → `redis`; a provider with `base_url` → `openai`). */
+  /** Names tried when nothing has `name` (`rediss` → `redis`, a provider with `base_url` → `openai`). */
   readonly fallbacks?: readonly string[];
-  /** `name` was not asked for as a plugin (a provider section without `kind`): a package of another type is not it. */
+  /** A provider section without `kind`: a package of another type is not it. */
   readonly implicit?: boolean;
-  /** Said after the missing line, after `; ` (what to do instead). */
+  /** Said after the missing line (what to do instead). */
   readonly hint?: string;
 }
 

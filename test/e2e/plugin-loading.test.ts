@@ -4,17 +4,11 @@
  * contract, is made for another gw version, is given settings its schema rejects, or throws
  * in its setup stops gw with the same line whatever the kind (core/plugins/load.ts).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { ConfigError } from '../../lib/config/error.ts';
 import { PluginError } from '../../core/plugins/loader.ts';
 import { GW_VERSION } from '../../lib/package-info.ts';
-import { parseConfig } from '../../server/config/load.ts';
-import { createGateway } from '../../server/gateway.ts';
-import { createLogger } from '../../server/log.ts';
-import { baseConfig } from '../helpers/gateway.ts';
+import { baseConfig, gatewayError } from '../helpers/gateway.ts';
 import { tempPackage, uniqueName } from '../helpers/temp-plugin.ts';
 
 type Kind = 'provider' | 'format' | 'extension' | 'store';
@@ -97,21 +91,6 @@ function expected(kind: Kind, name: string, failure: Failure): { type: typeof Co
   }
 }
 
-/** Builds a gateway from `toml`; what it threw (fails when nothing). */
-async function buildError(t: ExecutionContext, toml: string): Promise<Error> {
-  const dir = await mkdtemp(join(tmpdir(), 'gw-load-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = join(dir, 'gateway.toml');
-  try {
-    const gw = await createGateway(parseConfig(toml, file, file, {}), createLogger('silent'));
-    await gw.close();
-  } catch (err) {
-    return err as Error;
-  }
-  t.fail('expected an error');
-  throw new Error('unreachable');
-}
-
 const KINDS: readonly Kind[] = ['provider', 'format', 'extension', 'store'];
 const FAILURES: readonly Failure[] = ['missing', 'import', 'contract', 'version', 'settings', 'setup'];
 
@@ -120,7 +99,7 @@ for (const kind of KINDS)
     test(`${kind} × ${failure}: the same line as every kind`, async (t) => {
       const name = uniqueName(`zz-${kind}-${failure}`);
       if (failure !== 'missing') await tempPackage(t, name, moduleFor(kind, name, failure));
-      const err = await buildError(t, baseConfig(sectionFor(kind, name, failure === 'settings' ? 'nope = 1\n' : '')));
+      const err = await gatewayError(t, baseConfig(sectionFor(kind, name, failure === 'settings' ? 'nope = 1\n' : '')));
       const { type, line } = expected(kind, name, failure);
       t.true(err instanceof type, `${err.name}: ${err.message}`);
       t.regex(err.message, line);
