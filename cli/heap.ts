@@ -1,10 +1,7 @@
 /**
- * The memory settings `gw serve` runs with, whatever starts it (`npx gw serve`, `npm start`,
- * `node cli/gw.js`, the container). V8 sizes its young generation at process start, so the
- * serving process replaces itself (`process.execve`: same pid, same stdio) with one started
- * with the flags below, once, before the gateway is loaded. A setting the operator gave
- * (in the command line, NODE_OPTIONS or the environment) is kept as given.
- * why: docs/benchmarks.md#heap-settings
+ * The memory settings `gw serve` runs with, however started: V8 sizes its young generation at
+ * start, so the process re-executes itself once (`process.execve`) with the flags below, keeping
+ * any the operator gave. why: docs/benchmarks.md#heap-settings
  */
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -37,12 +34,7 @@ export interface HeapPlan {
   env: Record<string, string>;
 }
 
-/**
- * The re-exec `gw serve` needs, or undefined for none: the V8 flags the operator did not
- * give (command line or NODE_OPTIONS), `MALLOC_ARENA_MAX` unless set, and jemalloc
- * (`LD_PRELOAD`, `MALLOC_CONF` unless set) when `jemalloc` names its library, nothing is
- * preloaded yet and `GW_MALLOC` is not `system`. Pure: `jemalloc` is `findJemalloc()`'s answer.
- */
+/** The re-exec `gw serve` needs (the flags and environment the operator did not set, jemalloc when found), or undefined. */
 export function heapPlan(execArgv: string[], env: NodeJS.ProcessEnv, jemalloc?: string): HeapPlan | undefined {
   const given = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
   if (env[MARK] === '1' || DIAGNOSTIC.test(given)) return undefined;
@@ -66,10 +58,7 @@ export function findJemalloc(exists: (path: string) => boolean = existsSync): st
   return JEMALLOC_PATHS.find((p) => exists(p));
 }
 
-/**
- * Re-executes this process as `heapPlan` says; returns only when no re-exec is needed or
- * possible (`process.execve` is POSIX-only) or wanted (profiling, debugging).
- */
+/** Re-executes this process as `heapPlan` says; returns when none is needed, possible or wanted. */
 export function tuneHeap(): void {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
   if (typeof execve !== 'function') return;
