@@ -18,6 +18,7 @@ import type { Context } from 'koa';
 import { loadConfig } from '../server/config/load.ts';
 import { createGateway, type Gateway } from '../server/gateway.ts';
 import { authenticate } from '../lib/http/auth.ts';
+import { BEARER_ONLY, KeyReader } from '../lib/http/key-sources.ts';
 import { createLogger } from '../server/log.ts';
 import { admit } from '../core/pipeline/admit.ts';
 import { ResponseInfo } from '../core/hooks.ts';
@@ -27,6 +28,8 @@ import { envNumber } from './options.ts';
 const PLAIN = 'sk-bench-plain-0123456789abcdefghijkl';
 const VIRTUAL = 'sk-bench-virtual-0123456789abcdefghij';
 const MODEL = 'bench-model';
+/** A chat route's key sources, compiled once as the app does. */
+const KEYS = new KeyReader(BEARER_ONLY);
 
 const CONFIG = `listen = "127.0.0.1:0"
 data_dir = "data"
@@ -81,7 +84,7 @@ function fakeCtx(gw: Gateway, secret: string, seq: number): Context {
 async function once(gw: Gateway, secret: string, seq: number): Promise<void> {
   const ctx = fakeCtx(gw, secret, seq);
   const st = ctx.state as GwState;
-  st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, ['bearer'], gw.clock);
+  st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, KEYS, gw.clock);
   const a = await admit(gw, ctx, { id: 'openai-chat' }, { facts: { route: 'chat', operation: 'generate', model: MODEL, stream: false, maxOutputTokens: 64 } });
   if (!a) throw new Error('admission answered early');
   const rc = a.rc;

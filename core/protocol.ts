@@ -1,7 +1,8 @@
 /** A wire protocol as one typed object (each kit exports one): serving its clients, calling its vendors, read by extensions. */
 import type { z } from 'zod';
 import type { ContentReader } from '../lib/content/view.ts';
-import type { ErrorShape, KeySource } from '../lib/http/routes.ts';
+import type { KeySource } from '../lib/http/key-sources.ts';
+import type { ErrorShape } from '../lib/http/routes.ts';
 import type { ModelEntry } from '../lib/model-listing.ts';
 import type { VendorSide } from '../lib/vendor/side.ts';
 import type { RequestProtocol } from './context.ts';

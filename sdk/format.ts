@@ -1,15 +1,4 @@
-/**
- * `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin`
- * (`defineFormat` is there).
- *
- *   FormatPlugin, FormatRoute, KeySource…           a format's routes, key sources, error shape
- *   Generate, bodyOf, Pipeline…                     the pieces the kernel's generate loop runs
- *   StreamProgress, parseEventObject, dataField…    reading and writing streams as the built-ins do
- *   errorResponses, jsonRequestBody, schemaOf       OpenAPI fragments of a format's operations
- *   failField, quoted, Warnings, capped, MAX_*      translating requests: field checks, dropped
- *                                                   fields, item caps
- *   modelsFor, keyOf, affinityId…                   a format's own routes: models, key, affinity
- */
+/** `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin` (docs/plugins.md "Entries"). */
 
 // declaring a client format: its routes, error shape and key sources
 export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
@@ -17,7 +6,8 @@ export type { ClientSide, Protocol } from '../core/protocol.ts';
 export type { FormatRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
 export type { CountTokens } from '../core/pipeline/count.ts';
 export type { Embeddings } from '../core/pipeline/embed.ts';
-export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
+export type { ErrorShape, RouteMethod } from '../lib/http/routes.ts';
+export type { KeySource } from '../lib/http/key-sources.ts';
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
 
@@ -53,7 +43,7 @@ export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
 export { dataField } from '../lib/http/sse-write.ts';
-export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
+export { estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { failField, quoted } from '../core/error-codes.ts';

@@ -1,7 +1,8 @@
 /** The routes a client format declares, and the handler the kernel runs for each. */
 import type { Context } from 'koa';
 import type { Hooks } from '../hooks.ts';
-import type { KeySource, RouteMethod } from '../../lib/http/routes.ts';
+import type { KeySource } from '../../lib/http/key-sources.ts';
+import type { RouteMethod } from '../../lib/http/routes.ts';
 import { type Generate, generateHandler } from './generate.ts';
 import { type CountTokens, countHandler } from './count.ts';
 import { type Embeddings, embedHandler } from './embed.ts';

@@ -23,10 +23,7 @@ interface PluginBase<C> {
   readonly name: string;
   /** Validates the plugin's config section; its issues are reported with the section's key path. */
   readonly configSchema: z.ZodType<C>;
-  /**
-   * The gw versions this plugin works with, as a semver range (`^0.2.0`, `>=0.2 <0.4`);
-   * checked at load, a mismatch refuses to start naming both versions. Absent: any.
-   */
+  /** The gw versions it works with, a semver range (`^0.2.0`) checked at load; absent: any. */
   readonly gw?: string;
 }
 
@@ -38,20 +35,13 @@ export interface ProviderSetup<C> extends ProviderPowers {
   /** Namespaced for this provider: `provider:<name>:`. */
   store: Store;
   log: Logger;
-  /**
-   * This provider's upstream client on the gateway's connection pool: give the timeout
-   * and how to read the kind's error bodies.
-   */
+  /** This provider's upstream client on the gateway's pool, with its timeout and error-body reader. */
   http(opts: Pick<ClientSettings, 'timeoutMs' | 'readError'>): UpstreamClient;
 }
 
 export interface ProviderPlugin<C = unknown> extends PluginBase<C> {
   readonly type: 'provider';
-  /**
-   * Routing settings of the section the core reads for this kind (`max_retries`,
-   * `weight`); they are removed from the section before `configSchema` sees it. A section
-   * giving one the kind does not accept is a config error naming it.
-   */
+  /** The routing settings it accepts (`max_retries`, `weight`): read by the host, never by `configSchema`. */
   readonly routing?: readonly RoutingSetting[];
   setup(ctx: ProviderSetup<C>): Provider | Promise<Provider>;
 }
@@ -77,10 +67,7 @@ export interface ExtensionHandle {
 
 export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
   readonly type: 'extension';
-  /**
-   * The virtual key settings this extension enforces (`requests_per_minute`, `budget`…):
-   * a key giving one that no enabled extension declares gets a warning that it changes nothing.
-   */
+  /** The key settings it enforces (`budget`…): a key setting no enabled extension declares gets a warning. */
   readonly keySettings?: readonly KeySettingName[];
   // biome-ignore lint/suspicious/noConfusingVoidType: an extension's setup() that returns nothing is the common case
   setup(ctx: ExtensionSetup<C>): void | ExtensionHandle | Promise<void | ExtensionHandle>;
@@ -88,7 +75,7 @@ export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
 
 /** Context handed to a client format's setup, once at startup. */
 export interface FormatSetup<C> {
-  /** Its `[<section>]` of the config file, parsed by `configSchema`. */
+  /** Its `[<section>]` of the config file, parsed by `configSchema` (`{}` without one). */
   config: C;
   /** Namespaced for this format: `format:<id>:`. */
   store: Store;
