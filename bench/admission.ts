@@ -18,14 +18,18 @@ import type { Context } from 'koa';
 import { loadConfig } from '../server/config/load.ts';
 import { createGateway, type Gateway } from '../server/gateway.ts';
 import { authenticate } from '../lib/http/auth.ts';
+import { BEARER_ONLY, KeyReader } from '../lib/http/key-sources.ts';
 import { createLogger } from '../server/log.ts';
 import { admit } from '../core/pipeline/admit.ts';
+import { ResponseInfo } from '../core/hooks.ts';
 import type { GwState } from '../core/pipeline/state.ts';
 import { envNumber } from './options.ts';
 
 const PLAIN = 'sk-bench-plain-0123456789abcdefghijkl';
 const VIRTUAL = 'sk-bench-virtual-0123456789abcdefghij';
 const MODEL = 'bench-model';
+/** A chat route's key sources, compiled once as the app does. */
+const KEYS = new KeyReader(BEARER_ONLY);
 
 const CONFIG = `listen = "127.0.0.1:0"
 data_dir = "data"
@@ -80,14 +84,14 @@ function fakeCtx(gw: Gateway, secret: string, seq: number): Context {
 async function once(gw: Gateway, secret: string, seq: number): Promise<void> {
   const ctx = fakeCtx(gw, secret, seq);
   const st = ctx.state as GwState;
-  st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, ['bearer'], gw.clock);
-  const a = await admit(gw, ctx, 'openai-chat', { facts: { route: 'chat', operation: 'generate', model: MODEL, stream: false, maxOutputTokens: 64 } });
+  st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, KEYS, gw.clock);
+  const a = await admit(gw, ctx, { id: 'openai-chat' }, { facts: { route: 'chat', operation: 'generate', model: MODEL, stream: false, maxOutputTokens: 64 } });
   if (!a) throw new Error('admission answered early');
   const rc = a.rc;
   rc.provider = 'upstream';
   rc.status = 200;
   rc.usage = { prompt_tokens: 20, completion_tokens: 64, total_tokens: 84 };
-  await gw.hooks.onResponse.promise(rc, { body: '' });
+  await gw.hooks.onResponse.promise(rc, new ResponseInfo('', undefined, undefined));
   const freed = gw.inflight.release(rc);
   if (freed) await freed;
 }

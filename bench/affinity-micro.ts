@@ -21,9 +21,9 @@ import type { Provider } from '../lib/provider.ts';
 import { AffinityTable, affinityKey } from '../lib/resilience/affinity.ts';
 import { Member } from '../lib/resilience/member.ts';
 import { Group } from '../lib/resilience/strategy.ts';
-import { messagesAffinity } from '../plugins/formats/anthropic-messages/affinity.ts';
-import { geminiAffinity } from '../plugins/formats/gemini/affinity.ts';
-import { responsesAffinity } from '../plugins/formats/openai-responses/affinity.ts';
+import { messagesAffinity } from '../protocols/anthropic-messages/affinity.ts';
+import { geminiAffinity } from '../protocols/gemini/affinity.ts';
+import { responsesAffinity } from '../protocols/openai-responses/affinity.ts';
 import { envNumber } from './options.ts';
 
 const N = Math.round(envNumber('AFF_N', 100_000));

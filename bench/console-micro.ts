@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestContext } from '../core/context.ts';
-import { createHooks, type FinishedRequest } from '../core/hooks.ts';
+import { createHooks, type FinishedRequest, ResponseInfo } from '../core/hooks.ts';
 import { createLogger } from '../server/log.ts';
 import type { ExtensionPlugin } from '../core/plugins/contract.ts';
 import { microGateway, setupExtension } from './micro-gateway.ts';
@@ -48,7 +48,7 @@ async function run(label: string, sections: Array<[ExtensionPlugin<any>, Record<
     rc.status = 200;
     rc.upstreamMs = 1.5;
     rc.usage = { prompt_tokens: 20, completion_tokens: 30, total_tokens: 50 };
-    await hooks.onResponse.promise(rc, { body: undefined });
+    await hooks.onResponse.promise(rc, ResponseInfo.STREAM);
     const f: FinishedRequest = {
       id: rc.id,
       route: 'chat',

@@ -2,7 +2,7 @@
  * The per-event cost of the Gemini client format's stream translation alone (no sockets):
  * common-format chunks → Gemini responses → wire text, on recorded OpenAI and DashScope
  * streams. Per event: the upstream chunk's JSON.parse (what the route pays for a
- * common-format upstream's raw `data:` payload), `ChunksToGeminiStream.push`, and the SSE or
+ * common-format upstream's raw `data:` payload), `CommonToGeminiStep.push`, and the SSE or
  * JSON-array encoding. Target (issue 11): at most 10 µs per event.
  *
  * Part of `npm run bench` (after the scenarios; `--only gemini-translate` alone), and runnable
@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChatCompletionChunk } from '../lib/common/chat.ts';
-import { ChunksToGeminiStream } from '../protocols/gemini/chunks-to-stream.ts';
+import { CommonToGeminiStep } from '../protocols/gemini/from-common-step.ts';
 import { encodeSseResponse, JsonArrayFraming } from '../protocols/gemini/stream-framing.ts';
 
 /** The name `--only` and the results use. */
@@ -52,7 +52,7 @@ function payloads(rel: string): string[] {
 let sink = 0;
 
 function replay(events: string[], framing: 'sse' | 'array'): void {
-  const mapper = new ChunksToGeminiStream({ includeThoughts: true });
+  const mapper = new CommonToGeminiStep({ includeThoughts: true });
   const array = framing === 'array' ? new JsonArrayFraming() : undefined;
   for (const data of events) {
     for (const res of mapper.push(JSON.parse(data) as ChatCompletionChunk)) sink += (array ? array.frame(res) : encodeSseResponse(res)).length;

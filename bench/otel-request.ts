@@ -6,7 +6,7 @@
  * they record).
  */
 import { RequestContext } from '../core/context.ts';
-import type { ArrivingRequest, FinishedRequest, Hooks, UpstreamAttempt } from '../core/hooks.ts';
+import { type ArrivingRequest, type FinishedRequest, type Hooks, ResponseInfo, type UpstreamAttempt } from '../core/hooks.ts';
 import { keyInfo } from '../lib/keys.ts';
 import type { Logger } from 'pino';
 
@@ -81,7 +81,7 @@ export async function chatRequest(hooks: Hooks, i: number, log: Logger): Promise
   rc.upstreamMs = at.endedAt - at.startedAt;
   rc.usage = ANSWER.usage;
   rc.status = 200;
-  if (hooks.onResponse.isUsed()) await hooks.onResponse.promise(rc, { body: ANSWER_TEXT, value: ANSWER });
+  if (hooks.onResponse.isUsed()) await hooks.onResponse.promise(rc, new ResponseInfo(ANSWER_TEXT, ANSWER, undefined));
   const f: FinishedRequest = {
     id: rc.id,
     route: 'chat',

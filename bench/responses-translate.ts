@@ -1,6 +1,6 @@
 /**
  * Micro-benchmark of the translated Responses stream path without the gateway: common-format
- * chunks → ChunksToResponsesEvents → SSE text (push + encode), the per-chunk work the
+ * chunks → CommonToResponsesStep → SSE text (push + encode), the per-chunk work the
  * /v1/responses route adds for a translated kind. Reports µs per event (target ≤ 10 µs,
  * issue 10) for a text stream and a tool-call stream, with a short request and with the
  * recorded Codex request (39 kB of tools, echoed in three lifecycle events per response, as
@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChatCompletionChunk } from '../lib/common/chat.ts';
-import { ChunksToResponsesEvents } from '../protocols/openai-responses/chunks-to-events.ts';
+import { CommonToResponsesStep } from '../protocols/openai-responses/from-common-step.ts';
 import { encodeResponsesEvent } from '../protocols/openai-responses/encode-event.ts';
 import { ToolNames } from '../protocols/openai-responses/map-tools.ts';
 import type { ResponsesRequest } from '../protocols/openai-responses/types.ts';
@@ -59,7 +59,7 @@ function codexBody(): ResponsesRequest {
 }
 
 function once(chunks: ChatCompletionChunk[], body: ResponsesRequest, toolNames: ToolNames): number {
-  const m = new ChunksToResponsesEvents({ body, requestModel: 'bench', toolNames });
+  const m = new CommonToResponsesStep({ body, requestModel: 'bench', toolNames });
   let events = 0;
   let bytes = 0;
   for (const c of chunks)

@@ -1,30 +1,7 @@
 /**
- * The memory settings `gw serve` runs with, whatever starts it (`npx gw serve`, `npm start`,
- * `node cli/gw.js`, the container). V8 sizes its young generation at process start, so the
- * serving process replaces itself (`process.execve`: same pid, same stdio) with one started
- * with the flags below, once, before the gateway is loaded. A setting the operator gave
- * (in the command line, NODE_OPTIONS or the environment) is kept as given.
- *
- * Why these (measured at c=50):
- * - V8's default semi-space grows to 64 MB (128 MB of young generation) and gw then sat at
- *   330-350 MB; 8 MB semi-spaces hold it near 220-245 MB. That is bought with CPU: the young
- *   generation is collected more often, each time copying what the requests in flight hold.
- *   bench/slices.ts young-gen measured 7-16% more CPU per request than at 32 MB (peak RSS
- *   140 against 186-187 MiB, untraced); docs/operations.md gives operators the choice.
- * - V8 13 (Node 24) keeps the pages a mark-compact frees in a pool, committed, and releases
- *   them only in a memory-reducing GC, which a busy server never gets (and which an idle
- *   Node 24 often does not schedule either: nodejs/node#66564). So RSS stays at the old
- *   generation's peak, and with a heap limit of 2 GB or more V8 lets the old generation grow
- *   to 4x its live size between two mark-compacts. gw lives at 10-30 MB, sat at ~225 MB
- *   after 40 s at c=50 with 466 such pages resident (116 MB, while V8 reported a 58 MB heap),
- *   and at ~160 MB with a growing factor of 1.5, which keeps the cap (no heap limit is set).
- * - glibc gives each libuv thread (LevelDB's work) its own malloc arena: two arenas save
- *   another ~20 MB.
- * - Where the system has jemalloc (Debian/Ubuntu `libjemalloc2`, as in gw's image), it is
- *   preloaded: with LevelDB's writes, reads and compactions on libuv's threads under a cache
- *   churn, gw with five extensions held about 13 MB less after 60 s at c=50 (160.4 and
- *   151.4 MB against glibc's 174.4 and 163.5), for about 6 MB more at rest. Both are flat in
- *   the 10-minute soak. `GW_MALLOC=system` keeps glibc.
+ * The memory settings `gw serve` runs with, however started: V8 sizes its young generation at
+ * start, so the process re-executes itself once (`process.execve`) with the flags below, keeping
+ * any the operator gave. why: docs/benchmarks.md#heap-settings
  */
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -57,12 +34,7 @@ export interface HeapPlan {
   env: Record<string, string>;
 }
 
-/**
- * The re-exec `gw serve` needs, or undefined for none: the V8 flags the operator did not
- * give (command line or NODE_OPTIONS), `MALLOC_ARENA_MAX` unless set, and jemalloc
- * (`LD_PRELOAD`, `MALLOC_CONF` unless set) when `jemalloc` names its library, nothing is
- * preloaded yet and `GW_MALLOC` is not `system`. Pure: `jemalloc` is `findJemalloc()`'s answer.
- */
+/** The re-exec `gw serve` needs (the flags and environment the operator did not set, jemalloc when found), or undefined. */
 export function heapPlan(execArgv: string[], env: NodeJS.ProcessEnv, jemalloc?: string): HeapPlan | undefined {
   const given = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
   if (env[MARK] === '1' || DIAGNOSTIC.test(given)) return undefined;
@@ -86,10 +58,7 @@ export function findJemalloc(exists: (path: string) => boolean = existsSync): st
   return JEMALLOC_PATHS.find((p) => exists(p));
 }
 
-/**
- * Re-executes this process as `heapPlan` says; returns only when no re-exec is needed or
- * possible (`process.execve` is POSIX-only) or wanted (profiling, debugging).
- */
+/** Re-executes this process as `heapPlan` says; returns when none is needed, possible or wanted. */
 export function tuneHeap(): void {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
   if (typeof execve !== 'function') return;
@@ -98,11 +67,7 @@ export function tuneHeap(): void {
   execve(process.execPath, [process.execPath, ...process.execArgv, ...plan.flags, ...process.argv.slice(1)], { ...process.env, ...plan.env });
 }
 
-/**
- * Lets the young generation grow again under load (V8's default factor); call once serving.
- * cli/gw.js holds it at its initial size while gw loads, so a gateway at rest does not keep
- * the young generation its startup grew (about 14 MB of RSS).
- */
+/** Lets the young generation grow again under load (V8's default factor); call once serving (cli/gw.js holds it while gw loads). */
 export function servingHeap(): void {
   setFlagsFromString('--semi-space-growth-factor=2');
 }

@@ -1,12 +1,7 @@
 /**
- * The HTTP app: one error boundary, then the gateway's route registry mounted on a router,
- * each route behind its auth and body parsing. Small on purpose: the work happens in the
- * pipeline (core/pipeline/), the client formats (plugins/formats/) and the plugins.
- *
- *   request ─▶ boundary: id, snapshot captured once ─▶ router ─▶ route: auth ─▶ body ─▶ handler
- *                 ▲                                                                     │
- *                 └── provider keys redacted; error in the matched route's format ◀─────┘
- *                     shape; metrics; log
+ * The HTTP app: one error boundary (request id, one snapshot, provider keys redacted, the
+ * error in the route's shape, metrics, log), then the route registry, each route behind its
+ * auth and body parsing. The work happens in the pipeline and the plugins.
  */
 import { randomUUID } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
@@ -15,6 +10,7 @@ import type { Logger } from 'pino';
 import { METHOD_NOT_ALLOWED, METHOD_NOT_IMPLEMENTED, ROUTE_NOT_FOUND } from './error-codes.ts';
 import { type GatewayError, shouldRetry } from './errors.ts';
 import { authenticate, requireAdmin } from '../lib/http/auth.ts';
+import { BEARER_ONLY, KeyReader } from '../lib/http/key-sources.ts';
 import { jsonBody } from '../lib/http/body.ts';
 import { notifyArrival } from './pipeline/arrival.ts';
 import { notifyFinish } from './pipeline/notify-finish.ts';
@@ -68,10 +64,11 @@ export function createApp(gw: AppHost): Koa {
 
   /** A route's auth, body parsing and handler as one function. */
   function chain(r: RouteSpec): (ctx: Context) => Promise<unknown> {
+    const keys = r.auth === 'key' ? new KeyReader(r.keyFrom ?? BEARER_ONLY) : undefined;
     return async (ctx) => {
       const st = ctx.state as GwState;
       if (r.metered !== undefined) notifyArrival(gw.hooks, ctx, st, r.metered, r.path);
-      if (r.auth === 'key') st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, r.keyFrom ?? ['bearer'], gw.clock);
+      if (keys) st.key = authenticate(ctx, st.snap.keys, st.snap.config.admin_token, keys, gw.clock);
       else if (r.auth === 'admin') requireAdmin(ctx, st.snap.keys, st.snap.config.admin_token);
       if (r.body === true || (r.body === 'optional' && ctx.get('content-type'))) await body(ctx);
       return r.handler(ctx);

@@ -1,12 +1,7 @@
 /**
- * Calling upstreams for one request, before any byte reached the client:
- *   for each model (the requested one, then its `[fallbacks]`):
- *     for each provider of its group, in the group's strategy order (open circuits skipped;
- *     for the requested model, the conversation's member first: lib/resilience/affinity.ts):
- *       attempt; on connect error / 408 / 429 / 5xx retry the same provider up to
- *       `max_retries` with backoff (or the upstream's retry-after ≤ 5 s); on a timeout or a
- *       long retry-after move on at once; on any other 4xx fail the request.
- * docs/design.md "Routing, retries, fallbacks".
+ * Calling upstreams for one request before its first byte: for the model, then each of its
+ * fallbacks, each provider of its group in strategy order (the conversation's member first),
+ * retried per lib/resilience/retry.ts. docs/design.md "Routing, retries, fallbacks".
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NO_PROVIDER } from './error-codes.ts';
@@ -37,11 +32,7 @@ export interface DispatchPlan {
   affinity?: string;
 }
 
-/**
- * Builds the plan: the model's group (404 when none) and its fallbacks. With `allows` (the
- * key's model patterns), fallbacks the key may not call are skipped and the 404's close
- * matches name only models it may call.
- */
+/** The model's group (404 when none) and its fallbacks, those `allows` (the key's patterns) lets through. */
 export function plan(table: RoutingTable, requested: string, canonical: string, allows?: (model: string) => boolean): DispatchPlan {
   const group = table.group(requested, canonical, allows);
   let fallbacks = table.fallbacks.size ? table.fallbacksFor(requested, canonical) : [];
@@ -50,11 +41,8 @@ export function plan(table: RoutingTable, requested: string, canonical: string, 
 }
 
 /**
- * Runs `call` until an attempt succeeds; `retry` is 0 for the first try of a provider and
- * model, then counts its retries. `pinned`: the conversation's member, tried first for the
- * requested model (the others follow in listing order).
- * @throws the last failure when every provider of every model failed, or the first
- *   non-retryable failure; 503 `circuit_open` when every circuit was open.
+ * Runs `call` until an attempt succeeds (`retry`: 0, then the count); `pinned` goes first for the requested model.
+ * @throws the last or first non-retryable failure; 503 `circuit_open` when every circuit was open.
  */
 export async function dispatch<T>(
   table: RoutingTable,

@@ -5,9 +5,7 @@
 import { defineError } from './errors.ts';
 import { clip, QUOTE_MAX } from '../lib/quote.ts';
 
-// ── the request itself ──────────────────────────────────────────────────────────────
-// An entry whose message quotes the request (a header value, an id, a parser's excerpt of
-// the body) gives a `logMessage` without it: logs and the request log keep that one.
+// the request itself; an entry quoting it gives a `logMessage` without the quote
 
 /** A request field gw (or a translation) cannot accept; `param` names it. Made by {@link badRequest}. */
 export const INVALID_REQUEST = defineError<string>('invalid_request_body', 400, (m) => m);
@@ -32,7 +30,7 @@ export const EMBEDDINGS_UNSUPPORTED = defineError<{ model: string; provider: str
   { param: 'model' },
 );
 
-// ── what a key may do (its 401s are lib/http/auth.ts's) ─────────────────────────────────
+// what a key may do (its 401s: lib/http/auth.ts)
 /** A model outside the key's `models` patterns (checked on the canonical id, before any upstream call or reservation). */
 export const MODEL_NOT_ALLOWED = defineError<{ key: string; model: string; canonical: string; patterns: readonly string[] }>(
   'model_not_allowed',
@@ -49,7 +47,7 @@ export const PARALLEL_LIMIT = defineError<{ key: string; limit: number }>(
   { refusal: 'max_parallel_requests' },
 );
 
-// ── the client and gw itself ────────────────────────────────────────────────────────
+// the client and gw itself
 export const CLIENT_CLOSED = defineError('client_closed', 499, 'client closed the connection');
 export const INTERNAL = defineError('internal_error', 500, 'internal error', { type: 'server_error' });
 /** A plugin broke the contract (e.g. a bail hook returned something that is not an answer). */
@@ -62,21 +60,13 @@ export const PLUGIN_CONTRACT = defineError<{ plugin: string; hook: string; detai
 /** Dispatch found no provider to try (every one skipped before a call). */
 export const NO_PROVIDER = defineError('no_provider', 502, 'no provider could be tried');
 
-/**
- * 400 naming the offending field. `message` starts with the field's path and states the
- * rule; it must not quote the request. `got`, when given, is the value at fault, for the
- * client only: its answer reads `<message> (got <got>)`, cut to 200 characters, while logs and
- * the request log keep `message` alone (see GatewayError.logMessage).
- */
+/** 400 naming the field: `message` (its path and rule, never a quote); `got` is quoted to the client only. */
 export function badRequest(message: string, param: string | null = null, got?: string) {
   if (got === undefined) return INVALID_REQUEST(message, { param });
   return INVALID_REQUEST(`${message} (got ${clip(got, QUOTE_MAX + 3)})`, { param, logMessage: message }); // + quoted()'s quotes and mark
 }
 
-/**
- * Throws the 400 of a translator's field check: `<param>: <message>`, `param` naming the field
- * path (`messages[2].content[0].text`); `got`, the value at fault, is quoted to the client only.
- */
+/** Throws a translator's 400 `<param>: <message>`; `got` is quoted to the client only. */
 export function failField(param: string, message: string, got?: string): never {
   throw badRequest(`${param}: ${message}`, param, got);
 }

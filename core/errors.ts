@@ -1,10 +1,6 @@
 /**
- * Every error gw answers with is a GatewayError made from a catalog entry (`defineError`,
- * fastify's `lib/errors.js` idea), which fixes its code, status, type and message in one place,
- * beside the code that throws it. Not from a catalog: an upstream's own 4xx passed on
- * (`upstreamError`) and the 500 for a bug. `message` may quote the client's request (the value
- * at fault); `logMessage` is what the operator's stores keep instead: the field and the rule,
- * never the value. Failures outside a request are UserErrors (lib/user-error.ts).
+ * GatewayError and its catalog (`defineError`, fastify's `lib/errors.js` idea): every error gw
+ * answers with but an upstream's own 4xx and a bug's 500. Outside a request: lib/user-error.ts.
  */
 import { clipParams } from '../lib/quote.ts';
 
@@ -28,11 +24,11 @@ export interface ErrorExtra {
   headers?: Record<string, string>;
   /** HTTP status the upstream answered with, when it did. */
   upstreamStatus?: number;
-  /** The upstream's own error code (`server_error`, `overloaded_error`, `INTERNAL`…) when gw answers with a catalog code of its own (502 `upstream_error`). */
+  /** The upstream's own error code (`overloaded_error`, `INTERNAL`…) beside gw's catalog code. */
   upstreamCode?: string;
   /** Provider the failure came from. */
   provider?: string;
-  /** The message for logs and the request log when `message` quotes the request (see the file comment). */
+  /** What logs keep when `message` quotes the client's request: the field and the rule, never the value. */
   logMessage?: string;
   cause?: unknown;
 }
@@ -46,17 +42,11 @@ export interface ErrorDef {
   readonly upstream: boolean;
   /** A limit refused the request before any upstream call: the `reason` label of gw_refusals_total. */
   readonly refusal: string | undefined;
-  /**
-   * false: repeating the request cannot help, though its status is one clients retry (a
-   * provider rejecting gw's credentials is a 502, a spent budget a 429). See `shouldRetry`.
-   */
+  /** false: repeating cannot help though clients retry the status (a spent budget's 429); see `shouldRetry`. */
   readonly retry: false | undefined;
 }
 
-/**
- * An error with an HTTP status, rendered in the route's format (OpenAI shape
- * `{"error": {message, type, code, param}}` by default).
- */
+/** An error with an HTTP status, rendered in the route's format's error shape (OpenAI's by default). */
 export class GatewayError extends Error {
   status: number;
   type: ErrorType;
@@ -67,10 +57,7 @@ export class GatewayError extends Error {
   /** The upstream's own error code, kept beside gw's catalog `code` (see ErrorExtra). */
   upstreamCode: string | undefined;
   provider: string | undefined;
-  /**
-   * What logs and the request log keep when `message` quotes the client's request: the field
-   * and the rule without the value. undefined: `message` quotes nothing of it.
-   */
+  /** See ErrorExtra; undefined when `message` quotes nothing of the request. */
   logMessage: string | undefined;
   /** The catalog entry it was made from; undefined for an upstream's own 4xx and for bugs. */
   readonly def: ErrorDef | undefined;
@@ -114,12 +101,8 @@ export interface ErrorFactory<P> extends ErrorDef {
 }
 
 /**
- * Defines a catalog entry.
- * @param message the message template: a string, or a function of the parameters
- * @param opts `type` (default from the status), `upstream`, `refusal`, `retry` (see ErrorDef), a
- *   default `param`, `logMessage`: the template of the log-safe message for an entry whose
- *   message quotes the client's request, `verbatim`: parameters kept whole (gw's or an
- *   upstream's text); every other string parameter is cut to 200 characters (lib/quote.ts)
+ * Defines a catalog entry; `message` and `logMessage` are strings or functions of the
+ * parameters, each string parameter cut to 200 characters (lib/quote.ts) unless `verbatim`.
  */
 export function defineError<P = void>(
   code: string,
@@ -143,25 +126,19 @@ export function defineError<P = void>(
   return Object.assign(make, def, { is: (err: unknown) => err instanceof GatewayError && err.def === def });
 }
 
-/**
- * The message the operator's stores keep for `err`: the log-safe one unless `withBodies`
- * (the operator keeps request bodies anyway, e.g. `[extensions.request_log] log_bodies`).
- */
+/** The message the operator's stores keep for `err`: the log-safe one unless they keep bodies anyway (`withBodies`). */
 export function messageForStores(err: GatewayError, withBodies = false): string {
   return withBodies ? err.message : (err.logMessage ?? err.message);
 }
 
 /**
- * The `x-should-retry` header gw answers `err` with, or undefined for none. The OpenAI and
- * Anthropic SDKs read it before their own rule (retry 408, 409, 429 and 5xx), and Claude Code
- * retries even a 401 for minutes unless it says false. So it says false for every other 4xx
- * (the request must change first) and for a catalog entry marked `retry: false`; retryable
- * statuses otherwise get no header, leaving the client's backoff as it is.
+ * The `x-should-retry` header for `err`: 'false' for a 4xx clients must not repeat (Claude Code
+ * retries even a 401 for minutes without it) and for `retry: false`; none otherwise.
  */
 export function shouldRetry(err: GatewayError): 'false' | undefined {
-  const s = err.status;
+  const status = err.status;
   if (err.def?.retry === false) return 'false';
-  return s >= 400 && s < 500 && s !== 408 && s !== 409 && s !== 429 ? 'false' : undefined;
+  return status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429 ? 'false' : undefined;
 }
 
 /** The error `type` of the statuses that have their own; else by class (5xx, 4xx). */

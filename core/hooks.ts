@@ -1,9 +1,6 @@
 /**
  * The hook pipeline: eleven tapable hooks on one frozen object, tapped once at startup in
- * `[extensions.*]` config order (tapable cannot remove a tap; never tap per request). When
- * each runs, what it may return and what it must not do: docs/plugins.md "Hooks", drawn step
- * by step in "The pipeline". Every request that reached onRequest ends in exactly one of
- * onResponse and onError; every gateway request, refused ones included, in one onFinish.
+ * `[extensions.*]` order. When each runs and what it may return: docs/plugins.md "Hooks".
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook, type Tap } from 'tapable';
@@ -11,6 +8,8 @@ import type { KeysChange, Notice } from '../lib/gateway-info.ts';
 import type { KeyInfo, RequestContext } from './context.ts';
 import { PLUGIN_CONTRACT } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
+import type { EventContent } from '../lib/content/types.ts';
+import { ResponseInfo } from '../lib/content/response-info.ts';
 
 /** An answer decided by a hook: JSON `body` (object, or pre-serialized text), status and headers. */
 export interface EarlyResponse {
@@ -25,36 +24,27 @@ export interface CachedResponse {
   headers?: Record<string, string>;
 }
 
-/** What onResponse sees: the body for non-streaming responses (undefined for streams). */
-export interface ResponseInfo {
-  /** Serialized response body as sent to the client (non-streaming only). */
-  body: string | undefined;
-  /**
-   * The same body as an object when gw already parsed it (a native answer as its format read
-   * it, an upstream's common-format answer sent unchanged), so a tap need not parse `body`
-   * again; undefined otherwise. Shared: read it, never change it.
-   */
-  value?: unknown;
-}
+export { ResponseInfo };
 
-/**
- * Chunk types by client format id. Each format adds its entry by module augmentation
- * (`declare module '…/core/hooks.ts' { interface ChunkTypes { 'my-format': MyEvent } }`),
- * so the core names no vendor and a tap still gets a typed chunk.
- */
+/** Chunk types by client format id, added by each format's module augmentation (docs/plugins.md). */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by augmentation
 export interface ChunkTypes {}
 
 /**
- * A chunk as it leaves for the client, discriminated by its format. `data` is its JSON text
- * when gw passes it on unparsed (then `value` is parsed on first read, once for every tap:
- * a tap that only needs `data`, or nothing from this chunk, costs no parse); undefined when
- * gw built the chunk. One object serves every chunk of a stream: read it during the call,
- * never keep it.
+ * A chunk as it leaves for the client, discriminated by its format: `data` its JSON text when
+ * gw has it unparsed (`value` parsed on first read), undefined when gw built it. Reused: never keep it.
  */
 export type Chunk = keyof ChunkTypes extends never
-  ? { readonly format: string; readonly value: unknown; readonly data?: string }
-  : { [F in keyof ChunkTypes]: { readonly format: F; readonly value: ChunkTypes[F]; readonly data?: string } }[keyof ChunkTypes];
+  ? { readonly format: string; readonly value: unknown; readonly data?: string } & ChunkContent
+  : { [F in keyof ChunkTypes]: { readonly format: F; readonly value: ChunkTypes[F]; readonly data?: string } & ChunkContent }[keyof ChunkTypes];
+
+/** What every chunk says format-free. */
+export interface ChunkContent {
+  /** What the chunk adds (text, tool-argument pieces, finish reasons), read on first call; read-only. */
+  content(): EventContent;
+  /** False when the chunk's text shows it carries no finish reason (no parse): a filter before `content().finish`. */
+  mightFinish(): boolean;
+}
 
 /** A gateway request that is over, as the app's boundary saw it (onFinish). */
 export interface FinishedRequest {
@@ -107,10 +97,7 @@ export interface ArrivingRequest {
   setHeader(name: string, value: string): void;
 }
 
-/**
- * One upstream attempt (onUpstreamStart, then onUpstreamEnd with the same object): a call
- * to one provider for one model, retries and fallbacks each an attempt of their own.
- */
+/** One upstream attempt (onUpstreamStart, then onUpstreamEnd with the same object); retries and fallbacks are attempts of their own. */
 export interface UpstreamAttempt {
   /** The provider's name (its config section) and kind. */
   readonly provider: string;
@@ -125,11 +112,7 @@ export interface UpstreamAttempt {
   readonly retry: number;
   /** performance.now() when it started, ms. */
   readonly startedAt: number;
-  /**
-   * Headers to add to the attempt's upstream HTTP request(s), set by an onUpstreamStart tap
-   * (names lower-case; a provider's own headers win on a clash). The upstream client adds them
-   * for every provider; they are `call.upstreamHeaders` for a provider with its own client.
-   */
+  /** Headers an onUpstreamStart tap adds to the attempt's upstream requests (lower-case; the provider's own win; `call.upstreamHeaders`). */
   headers: Record<string, string> | undefined;
   /** performance.now() when it ended, ms (0 until onUpstreamEnd). */
   endedAt: number;
@@ -140,11 +123,7 @@ export interface UpstreamAttempt {
 }
 
 export interface Hooks {
-  /**
-   * Before dispatch, after auth and model resolution: `undefined` goes on, an EarlyResponse
-   * answers without the upstream, a thrown GatewayError refuses (429…). Any other value is a
-   * broken plugin: 500 `plugin_contract_violation` naming the tap, never a silent skip.
-   */
+  /** Before dispatch: `undefined` goes on, an EarlyResponse answers, a thrown GatewayError refuses; `rc.content()` edits are honoured here. */
   readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
   /** Cacheable requests only (`rc.cacheable`), after onRequest: a CachedResponse answers (`rc.cacheHit`), `undefined` goes on. */
   readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
@@ -206,11 +185,7 @@ export function createHooks(): Hooks {
   });
 }
 
-/**
- * Runs an async series hook's taps (onResponse, onError): in place when all are sync and
- * nothing intercepts (no promise or closures on the answer's path; returns undefined), else
- * tapable's promise. @throws what a sync tap throws.
- */
+/** Runs onResponse/onError taps: in place (undefined) when all are sync and none intercepts, else tapable's promise. @throws what a sync tap throws. */
 export function runSeries<A, B>(hook: AsyncSeriesHook<[A, B]>, a: A, b: B): Promise<void> | undefined {
   const taps = hook.taps;
   if (hook.interceptors.length > 0) return hook.promise(a, b);
@@ -219,10 +194,7 @@ export function runSeries<A, B>(hook: AsyncSeriesHook<[A, B]>, a: A, b: B): Prom
   return undefined;
 }
 
-/**
- * Wraps every bail tap as registered: a value that is neither `undefined` nor a valid answer
- * throws PLUGIN_CONTRACT naming the tap (tapable would stop at `null` and skip later taps).
- */
+/** Wraps each bail tap: neither `undefined` nor a valid answer throws PLUGIN_CONTRACT (tapable would stop at `null` and skip later taps). */
 function enforceBail<T>(hook: AsyncSeriesBailHook<[RequestContext], T | undefined>, name: string, valid: (v: unknown) => boolean, expected: string): void {
   hook.intercept({
     register(tap) {

@@ -1,8 +1,4 @@
-/**
- * Model → provider routing: aliases resolve first, then the group of providers listing
- * the model. A table is immutable; runtime changes build a new one and swap it, so a
- * request in flight keeps the providers it started with.
- */
+/** Model → providers: aliases resolve, then the group listing the model. A table is immutable; changes swap a new one. */
 import { AliasPatterns, isAliasPattern } from '../lib/alias-patterns.ts';
 import type { RoutingConfig } from '../lib/config/schema.ts';
 import { MODEL_NOT_FOUND } from './error-codes.ts';
@@ -75,11 +71,7 @@ export class RoutingTable {
     return list ? list.map((m) => this.resolve(m)).filter((m) => m !== canonical) : [];
   }
 
-  /**
-   * Canonical model id for a requested name: an exact alias's target, the name itself when
-   * it is a model id, else the target of the alias pattern that wins for it, else the name
-   * (alias targets are not chained).
-   */
+  /** The canonical model of a name: an exact alias's target, a model id, a winning pattern's target, else the name (no chains). */
   resolve(model: string): string {
     const exact = this.aliases.get(model);
     if (exact !== undefined) return exact;
@@ -116,13 +108,7 @@ export class RoutingTable {
     return [...this.aliases];
   }
 
-  /**
-   * Up to 3 known model ids or exact aliases close to `name` (edit distance or substring); with
-   * `allows`, only those whose canonical model it lets through (a key's model patterns).
-   * Bounded work, whatever it is given: names over 256 characters get none, at most 5000
-   * candidates are looked at, and the distance is computed only for candidates whose
-   * length could be close enough.
-   */
+  /** Up to 3 names close to `name` that `allows` lets through; bounded work (256 characters, 5000 candidates). */
   closeMatches(name: string, allows?: (model: string) => boolean): string[] {
     if (name.length > 256) return [];
     const lower = name.toLowerCase();

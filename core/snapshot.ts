@@ -1,10 +1,6 @@
 /**
- * The runtime snapshot: everything a request reads about the running configuration, as one
- * immutable value. A request captures the gateway's snapshot once, at arrival, and uses
- * only that one to the end, so a reload or a runtime change in the middle of it (while a
- * hook awaits, between admission and dispatch) can never give it the old providers with
- * the new fallbacks. Every change builds a whole new snapshot with `reconcile` and swaps it
- * in one assignment.
+ * The runtime snapshot: what a request reads of the running configuration, one immutable value
+ * captured at arrival, so a change mid-request never mixes old providers with new fallbacks.
  */
 import type { GatewayConfig } from '../lib/config/schema.ts';
 import { KeyTable, type RuntimeKeyRecord } from '../lib/keys.ts';
@@ -19,11 +15,7 @@ export interface Snapshot {
   readonly config: GatewayConfig;
   readonly table: RoutingTable;
   readonly keys: KeyTable;
-  /**
-   * Every routed provider's api_key, as one matcher: upstream-sourced error text is redacted
-   * with it before a log, a hook or the client sees it (lib/redact.ts). Rebuilt with every
-   * snapshot, so a reload or an admin change of providers reaches it at once.
-   */
+  /** Every routed provider's api_key as one matcher, for upstream error text (lib/redact.ts). */
   readonly secrets: SecretRedactor;
   /** Increases by one with every swap on this instance. */
   readonly version: number;
@@ -60,11 +52,7 @@ export interface ReconcileInput {
   priceTable?: PriceTable;
 }
 
-/**
- * Builds a snapshot. The one step shared by startup, reload, admin changes and the
- * shared-store sync; it does no I/O. Its one effect is reconfiguring the members of the
- * providers it routes to (breaker thresholds, retries, weight), so a reload reaches them.
- */
+/** Builds a snapshot, for startup, reloads, admin changes and replication alike; no I/O, but reconfigures its members. */
 export function reconcile(input: ReconcileInput): Snapshot {
   const { config, members } = input;
   const breaker = { failures: config.routing.breaker_failures, cooldownMs: config.routing.breaker_cooldown_seconds * 1000 };

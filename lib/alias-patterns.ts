@@ -1,13 +1,6 @@
 /**
- * Alias patterns: `[aliases] "claude-*" = "qwen3-coder-plus"`, `"*" = "default-model"`, so
- * the model names an agent sends on its own (Claude Code's `claude-opus-4-1[1m]` and
- * background `claude-haiku-…`, Codex's default) route without the operator listing each.
- * `*` matches any run of characters, as in a key's model patterns (lib/model-glob.ts).
- *
- * Precedence (docs/design.md "Routing, retries, fallbacks"): exact names (model ids and
- * exact aliases) are the routing table's to answer first; among patterns the longest
- * wins, then the one with fewer `*` (more literal characters), then the first in
- * code-unit order, so the winner never depends on how the file is laid out.
+ * Alias patterns (`"claude-*" = "qwen3-coder-plus"`), so the names agents send on their own
+ * route. After exact names, the longest pattern wins, then fewer `*`, then code-unit order.
  */
 import { globMatch } from './model-glob.ts';
 
@@ -36,12 +29,7 @@ function stars(p: string): number {
   return n;
 }
 
-/**
- * A snapshot's alias patterns, sorted once by precedence. A lookup walks them only on the
- * first request for a name: the outcome (matched or not) is kept in a bounded map, so a
- * client cycling through made-up names costs at most one walk per name and a fixed amount
- * of memory.
- */
+/** A snapshot's alias patterns by precedence; each name's outcome is kept in a bounded map (made-up names cost one walk). */
 export class AliasPatterns {
   /** In precedence order. */
   readonly list: readonly AliasPattern[];

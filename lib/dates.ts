@@ -1,25 +1,15 @@
 /**
- * Reading dates and times that users write (a key's `expires_at`, the `from`/`to`/`since` of
- * the series and request-log queries, a price's `start_date`): one reader, so every field
- * takes the same forms and refuses the same impossible ones. `Date.parse` alone rolls an
- * impossible day over (`2026-02-30` is March 2) and takes `24:00`; this checks each part
- * against the calendar first.
+ * Reading the dates users write (`expires_at`, query times, `start_date`), one way: each part
+ * checked against the calendar (`Date.parse` rolls `2026-02-30` over to March 2).
  */
 
-/**
- * A date (`2027-01-01`, 00:00 UTC that day) or an RFC 3339 date-time with an offset
- * (`2027-01-01T10:00:00Z`, `…+02:00`; `T` or a space, seconds and their fraction optional,
- * `+0200` also read).
- */
+/** A date (00:00 UTC) or an RFC 3339 date-time with an offset (`T` or a space; seconds optional; `+0200` too). */
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(?:([Zz])|([+-])(\d{2}):?(\d{2})))?$/;
 
 /** The forms {@link parseDateTime} reads, for messages. */
 export const DATE_TIME_FORMS = 'an RFC 3339 date-time (2027-01-01T00:00:00Z) or a date (2027-01-01)';
 
-/**
- * Epoch ms of `text` when it is a real calendar date or date-time (see DATE_TIME_FORMS), else
- * a sentence saying what is wrong, quoting at most 40 characters of `text`.
- */
+/** Epoch ms of a real calendar date or date-time, else a sentence saying what is wrong (quoting 40 characters at most). */
 export function parseDateTime(text: string): number | string {
   const m = DATE_TIME.exec(text);
   if (!m) return `expected ${DATE_TIME_FORMS}, got '${text.length > 40 ? `${text.slice(0, 40)}…` : text}'`;
@@ -52,21 +42,14 @@ function utc(year: number, month: number, day: number, hour: number, minute: num
   return d.getTime();
 }
 
-/**
- * The `YYYY-MM-DD` a date value from a TOML file stands for, or undefined for a time of day.
- * smol-toml reads `2026-02-30` as March 2 without a word: the date it made is checked against
- * the file's text by {@link rolledOver}.
- */
+/** The `YYYY-MM-DD` of a TOML date value (undefined for a time of day), checked against the text by {@link rolledOver}. */
 function datePart(d: Date & { isTime?(): boolean }): string | undefined {
   if (d.isTime?.()) return undefined;
   // a TomlDate renders in its own offset (or none), as written; a plain Date in UTC
   return d.toISOString().slice(0, 10);
 }
 
-/**
- * The key path of the first date in a parsed TOML value whose day does not exist as written
- * (the parser rolled it over, so the date it holds appears nowhere in `text`), or undefined.
- */
+/** The key path of the first TOML date the parser rolled over (its day does not exist as written). */
 export function rolledOver(value: unknown, text: string, path: PropertyKey[] = []): PropertyKey[] | undefined {
   if (value instanceof Date) {
     const day = datePart(value);

@@ -1,21 +1,6 @@
 /**
  * Virtual key settings (docs/design.md "Virtual keys"): what `[keys.<name>]` and the admin
- * API accept beside the secret, validated by one schema so a runtime key and a file key
- * can never mean different things.
- *
- *   models                 `*` patterns of the canonical models the key may call (absent: all)
- *   requests_per_minute    override the rate_limit extension's defaults for this key
- *   tokens_per_minute
- *   budget                 USD, with budget_period (UTC calendar periods, weeks from Monday);
- *   budget_period          they override the budget extension's budget for this key
- *   expires_at             RFC 3339 (a TOML date-time with an offset, or a date = 00:00 UTC)
- *   tags                   string map, for grouping usage and spend
- *   max_parallel_requests  requests in flight at once (429 beyond it), across instances
- *   mcp_tools              `*` patterns of the MCP tools the key may see and call, by their
- *                          full names (`fs__*`); absent: no MCP access (docs/mcp.md)
- *   tool_calls_per_minute  MCP tools/call per minute (the rate_limit extension enforces it)
- *   guardrails             guardrail checks to add to the key (`"name"`) or opt it out of
- *                          (`"-name"`); the guardrails extension enforces it (docs/guardrails.md)
+ * API accept beside the secret, one schema for both.
  */
 import { z } from 'zod';
 import { DATE_TIME_FORMS, parseDateTime } from './dates.ts';
@@ -60,10 +45,7 @@ export const KEY_SETTINGS = [
 ] as const satisfies ReadonlyArray<keyof KeySettings>;
 export type KeySettingName = (typeof KEY_SETTINGS)[number];
 
-/**
- * Epoch ms of an expiry: an RFC 3339 date-time with an offset, a date alone (00:00 UTC that
- * day), or a TOML date / offset date-time. A string describing the problem when it is none.
- */
+/** Epoch ms of an RFC 3339 or TOML expiry (a date alone: 00:00 UTC); else a string saying what is wrong. */
 export function parseExpiry(v: string | Date): number | string {
   if (v instanceof Date) {
     const t = v as Date & { isLocal?(): boolean; isDate?(): boolean; isTime?(): boolean };
@@ -139,19 +121,10 @@ export const keySettingsShape = {
   guardrails: fields.guardrails.optional(),
 };
 
-/**
- * A key's whole settings: what `[keys.<name>]` (beside `key`), `POST /v1/admin/keys` (beside
- * `name`), a PATCHed key's settings after the merge, and a stored record must each pass, so
- * no way of writing a key gives it what another would refuse.
- */
+/** A key's whole settings, however written (file, POST, merged PATCH, stored record). */
 export const keySettingsSchema = z.strictObject(keySettingsShape);
 
-/**
- * `PATCH /v1/admin/keys/{name}`: a JSON merge patch (RFC 7396) of the settings. A field
- * given replaces the setting, `null` unsets it; `tags` merge tag by tag (`{"env": null}`
- * drops one tag, `"tags": null` all of them). The merged settings are then checked whole
- * with {@link keySettingsSchema} (32 tags at most, whatever the patch added them to).
- */
+/** `PATCH /v1/admin/keys/{name}`: a JSON merge patch (RFC 7396; `tags` merge tag by tag), the result checked whole. */
 export const keyPatchSchema = z.strictObject({
   models: fields.models.nullable().optional(),
   requests_per_minute: fields.requests_per_minute.nullable().optional(),
@@ -194,12 +167,7 @@ export function settingsOf(entry: Readonly<Record<string, unknown>>): KeySetting
   return out as KeySettings;
 }
 
-/**
- * Settings that extensions enforce, with the built-in extension that does: when none of the
- * enabled extensions declares one of these (ExtensionPlugin `keySettings`), a key setting it
- * is stored and listed but changes nothing, and gw says so. The core enforces `models`,
- * `expires_at` and `max_parallel_requests` itself; `tags` only label.
- */
+/** Settings extensions enforce, and the built-in one that does: set without it, gw warns that they change nothing. */
 export const EXTENSION_SETTINGS: Readonly<Partial<Record<KeySettingName, string>>> = {
   requests_per_minute: 'rate_limit',
   tokens_per_minute: 'rate_limit',

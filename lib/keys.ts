@@ -1,19 +1,12 @@
 /**
- * Gateway keys and the admin token. File keys are held as given; runtime keys only as
- * SHA-256 hashes (shown once at creation or rotation). Each key's settings are compiled
- * into its KeyInfo once, when the table is built: a lookup is one Map.get on the hot path
- * and hands back everything admission needs.
+ * Gateway keys and the admin token: file keys as given, runtime keys as SHA-256 hashes; each
+ * key's settings compiled into its KeyInfo when the table is built, a lookup one Map.get.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { type BudgetPeriod, type KeySettings, rfc3339 } from './key-settings.ts';
 import { ALLOW_ALL, compileModelPatterns } from './model-glob.ts';
 
-/**
- * The gateway key that authenticated the request, with its virtual key settings
- * (docs/design.md "Virtual keys"; lib/key-settings.ts). `name` is what accounting uses;
- * the secret and its hash are never here, so plugins may read all of it. Built once per
- * snapshot (lib/keys.ts `keyInfo`): reading it on the hot path costs no I/O.
- */
+/** The key that authenticated a request and its settings (lib/key-settings.ts); never the secret or its hash. */
 export interface KeyInfo {
   readonly name: string;
   /** `models` patterns as configured; undefined = every model. */
@@ -73,10 +66,7 @@ export interface RuntimeKeyRecord {
 export interface KeyListing {
   name: string;
   source: 'file' | 'runtime';
-  /**
-   * The secret's first characters and `…` (`sk-AbCd1…`, {@link keyPrefix}), to match a key to
-   * the secret a user holds; `…` alone for a runtime key stored before gw kept prefixes.
-   */
+  /** The secret's first characters and `…` (`sk-AbCd1…`, {@link keyPrefix}); `…` alone when none was kept. */
   key: string;
   models: string[] | null;
   requests_per_minute: number | null;
@@ -97,11 +87,7 @@ export interface KeyListing {
   previous_key_valid_until?: string;
 }
 
-/**
- * A stored runtime key gw cannot load (a record another gw version wrote, or damaged):
- * `GET /v1/admin/keys` lists it with the reason so it is never dropped silently. Its
- * secret gets 401 until it is deleted and created again.
- */
+/** A stored runtime key gw cannot load: listed with the reason, never dropped silently; its secret gets 401. */
 export interface UnreadableKeyListing {
   name: string;
   source: 'runtime';
@@ -114,12 +100,7 @@ export interface UnreadableKeyListing {
 /** Characters of a secret a listing shows at most: a generated key's `sk-` and 5 of its 43 random characters. */
 export const MAX_PREFIX = 8;
 
-/**
- * The first characters of `secret` that listings show: 8 (MAX_PREFIX), or a quarter of a
- * secret shorter than 32 characters. A generated key (`sk-` + 43 random base64url
- * characters, 256 bits) shows 5 random characters (30 bits), enough to tell keys apart and
- * match one to the secret a user holds, and keeps 228 bits unknown.
- */
+/** The first characters of `secret` listings show: 8, or a quarter of a shorter secret (a generated key keeps 228 bits unknown). */
 export function keyPrefix(secret: string): string {
   return secret.slice(0, Math.min(MAX_PREFIX, Math.floor(secret.length / 4)));
 }
@@ -201,11 +182,7 @@ export class KeyTable {
     return this.plain.size === 0 && this.hashed.size === 0;
   }
 
-  /**
-   * The key record for a presented secret, or undefined. `now` (epoch ms) is read only for
-   * an earlier secret of a rotated key, which is accepted until its grace period ends.
-   * Expiry is the caller's to check (`expiresAt`): an expired key is known, and refused as such.
-   */
+  /** The key of a presented secret (a rotated key's old secret until its grace ends at `now`); expiry is the caller's to check. */
   lookup(secret: string, now: () => number = Date.now): KeyInfo | undefined {
     const p = this.plain.get(secret);
     if (p !== undefined || this.hashed.size === 0) return p;

@@ -1,9 +1,6 @@
 /**
- * Model patterns of virtual keys (`[keys.<name>] models = ["gpt-4o*", "claude-*"]`): `*`
- * matches any run of characters, `/` and `:` included (`openai/*`, `*:free`); every other
- * character matches itself. Case-sensitive, whole id, as upstreams compare model ids.
- * Compiled once per key when a snapshot is built; a match is a few string comparisons, no
- * regular expression (a client-chosen model id can never make it backtrack).
+ * Virtual keys' model patterns: `*` matches any run of characters, case-sensitive, whole id;
+ * compiled once per key, matched without a regular expression (a client's id cannot backtrack it).
  */
 
 /** True when a key may call `model` (a canonical id). */
@@ -39,11 +36,7 @@ export function compileModelPatterns(patterns: readonly string[]): ModelMatcher 
   };
 }
 
-/**
- * Whole-string wildcard match with `*` only: the classic greedy walk that remembers the
- * last `*` and retries from one character further on a mismatch. O(pattern × text) at
- * worst, no recursion.
- */
+/** Whole-string `*` match: the greedy walk retrying from the last `*`, O(pattern × text), no recursion. */
 export function globMatch(pattern: string, text: string): boolean {
   let p = 0;
   let t = 0;

@@ -1,10 +1,4 @@
-/**
- * The routable models, format-neutral: each client format renders this list in its own
- * shape (`GET /v1/models`, Anthropic's and Gemini's model lists), the admin API as is.
- * A format lists what the calling key may call (its `models` patterns, docs/design.md
- * "Virtual keys"): pass the request's key, so a key never learns of models it cannot use.
- * What a format's routes call is in sdk/models.ts.
- */
+/** The routable models, format-neutral, as the calling key may see them; each format renders them its way. */
 import type { KeyInfo } from './keys.ts';
 import type { PriceView } from './pricing/listing.ts';
 
@@ -29,11 +23,7 @@ export interface ModelEntry {
   prices?: PriceView[];
 }
 
-/**
- * Every served model (providers' order), then every alias that is not itself a model id;
- * with a key that has `models`, only the models it may call and the aliases of those.
- * `key` is required on purpose: undefined (the admin API, an open gateway) lists everything.
- */
+/** Served models, then aliases, as far as `key` may call them (required on purpose: undefined lists everything). */
 export function modelListing(table: ModelTable, key: KeyInfo | undefined): ModelEntry[] {
   const allows = key?.models === undefined ? undefined : key.allows;
   const owners = new Map<string, string[]>();
@@ -53,11 +43,7 @@ export function modelListing(table: ModelTable, key: KeyInfo | undefined): Model
   return data;
 }
 
-/**
- * The entry for one id, as `GET /v1/models/{id}` answers it: a listed model or alias, or a
- * name an alias pattern routes (`claude-opus-4-1` through `"claude-*"`), shown as an alias
- * of its target. Undefined when the id routes nowhere the key may call.
- */
+/** One id's entry (a name a pattern routes shows as an alias of its target); undefined when `key` may not call it. */
 export function findModel(table: ModelTable, key: KeyInfo | undefined, id: string): ModelEntry | undefined {
   const listing = modelListing(table, key);
   const listed = listing.find((m) => m.id === id);

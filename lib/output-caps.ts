@@ -1,13 +1,7 @@
 /**
- * Output-token caps of a provider's models (`max_output_tokens` of its section): one number
- * for every model, or a table of model ids and `*` patterns. A request asking for more than
- * its served model's cap is sent with the cap instead (core/pipeline/generate.ts): upstreams
- * refuse a cap above the model's own (Gemini: 400 "supported range is from 1 (inclusive) to
- * 65537 (exclusive)"; OpenAI's gpt-4o: 400 above 16,384), while agents ask for their own
- * maximum whatever the model serving them (Claude Code: 128,000 tokens for its default model).
- *
- * Precedence as for alias patterns (lib/alias-patterns.ts): an exact id first, then the
- * longest pattern, then the one with fewer `*`.
+ * Output-token caps of a provider's models (`max_output_tokens`): a request asking more than its
+ * served model's cap is sent with the cap, since upstreams refuse more than the model's own while
+ * agents ask for their maximum. Precedence as alias patterns'.
  */
 import { comparePatterns } from './alias-patterns.ts';
 import { globMatch } from './model-glob.ts';

@@ -1,10 +1,6 @@
 /**
- * Names users choose (tag names, model ids, key names, aliases, pricing entries, a client's
- * field or a vendor's error type) used as keys of plain objects. `obj[name]` finds
- * `Object.prototype`'s members for `constructor`, `toString`, `hasOwnProperty` or
- * `__proto__`, `name in obj` says they are there, and `obj[name] = v` with `__proto__`
- * replaces the prototype instead of storing an entry. Maps have none of this; where a plain
- * object is the shape (config sections, JSON bodies), these helpers look at own properties only.
+ * User-chosen names (tags, model ids, keys) as keys of plain objects, own properties only:
+ * `obj[name]` finds `Object.prototype`'s members, `obj['__proto__'] = v` replaces the prototype.
  */
 
 /** `obj[name]` when `obj` has it as an own property, else undefined. */
@@ -17,13 +13,7 @@ export function setOwn(obj: object, key: PropertyKey, value: unknown): void {
   Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
 }
 
-/**
- * The path to the first `__proto__` key in a parsed TOML (or JSON) tree, or undefined.
- * zod's records drop such a key without a word (storing it would set the prototype), so a
- * config file that names something `__proto__` is refused with this path instead of losing
- * the entry. (Request bodies never hold one: their JSON parser refuses it, lib/http/body.ts.)
- * Visits each object and array once, without recursion.
- */
+/** The path to the first `__proto__` key in a parsed TOML tree (zod's records drop it silently); no recursion. */
 export function protoKeyPath(root: unknown): Array<string | number> | undefined {
   // each node keeps its parent and key; a path is built only for the node that has one
   const nodes: Array<{ v: object; parent: number; key: string | number }> = [];

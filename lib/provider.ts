@@ -1,7 +1,4 @@
-/**
- * The provider contract: what a provider plugin's `setup` returns and what the core calls.
- * The core never looks inside a provider; translation is the provider's business.
- */
+/** The provider contract: what a provider plugin's `setup` returns; translation is the provider's business. */
 import type { Logger } from 'pino';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsRequest, EmbeddingsResponse } from './common/chat.ts';
 
@@ -15,35 +12,20 @@ export interface CallContext {
   requestId?: string;
   /** Incoming request headers (lower-case names), e.g. for `anthropic-version` forwarding. */
   headers: Record<string, string | string[] | undefined>;
-  /**
-   * The client's body bytes, when the body the provider got is unchanged from them
-   * (no alias rewrite, no added fields): a common-format upstream may send these as-is.
-   */
+  /** The client's body bytes when the body is unchanged from them: a common-format upstream may send these as-is. */
   rawBody: string | undefined;
   /** Query string of the incoming request without `?` ('' when none). */
   query: string;
-  /**
-   * True for a large request (lib/turns.ts): pass it on as the upstream call's
-   * `large`, so serializing a translated body is a turn of the event loop of its own.
-   */
+  /** A large request (lib/turns.ts): pass it on as the upstream call's `large`. */
   large?: boolean;
-  /**
-   * Headers this attempt adds to its upstream requests (an onUpstreamStart tap's, e.g. a
-   * child `traceparent`). The upstream client adds them itself; only a provider that sends
-   * requests with a client of its own adds them.
-   */
+  /** Headers this attempt adds upstream (a child `traceparent`): the upstream client adds them; a client of your own must. */
   upstreamHeaders?: Readonly<Record<string, string>>;
 }
 
 /**
- * One item of a translated or passed-through chat stream: a chunk object, or the JSON text
- * of a chunk exactly as a common-format upstream sent it (forwarded byte for byte, parsed
- * only if a hook needs it). Providers always end a stream with a usage chunk
- * (`choices: []`, `usage`) when the upstream reported usage; the core forwards that chunk
- * only if the client asked for `stream_options.include_usage`. A provider may send usage
- * chunks earlier too, with what the upstream reported so far (Anthropic's `message_start`,
- * Gemini's running `usageMetadata`): the last one wins, and a stream that ends early is
- * charged from it.
+ * A chat stream's item: a chunk, or a chunk's JSON text as a common-format upstream sent it.
+ * A stream ends with a usage chunk (`choices: []`) when the upstream reported usage; earlier
+ * usage chunks may carry what is known so far (the last wins, an early end is charged from it).
  */
 export type StreamItem = ChatCompletionChunk | string;
 
@@ -62,12 +44,9 @@ export interface SseEvent {
 export type NativeResult = { type: 'json'; status: number; raw: string; contentType: string } | { type: 'stream'; events: AsyncIterable<SseEvent> };
 
 /**
- * A native passthrough for one client format: the client's body (with `model` canonical;
- * `call.rawBody` its bytes when unchanged) sent to the upstream's own endpoint for that
- * format's operation `op` (the format names them: `messages`, `count_tokens`,
- * `generateContent`…; absent = the format's main one), the answer handed back unchanged.
- * Throws GatewayError for an error answer, and 400 `operation_unsupported`-style errors
- * for an `op` the upstream does not have.
+ * A native passthrough for one client format: the body (`model` canonical) sent to the
+ * upstream's endpoint for operation `op` (`count_tokens`…; absent: the main one), the answer
+ * handed back unchanged. @throws GatewayError for an error answer or an `op` it lacks.
  */
 export type NativeCall = (body: Record<string, unknown>, call: CallContext, op?: string) => Promise<NativeResult>;
 
@@ -86,23 +65,8 @@ export interface Provider {
   chat(req: ChatRequest, call: CallContext): Promise<ChatResult>;
   /** POST /v1/embeddings; absent → 400 "provider has no embeddings". `raw`: exact upstream bytes when `body` is unchanged from them. */
   embeddings?(req: EmbeddingsRequest, call: CallContext): Promise<{ body: EmbeddingsResponse; raw?: string }>;
-  /**
-   * Native passthroughs by client format id (e.g. `anthropic-messages` for kinds with a
-   * Messages origin, `openai-responses` for openai and azure). A format without an entry
-   * here is translated through the common format and `chat`.
-   */
+  /** Native passthroughs by client format id (`anthropic-messages`…); other formats are translated through `chat`. */
   native?: Readonly<Record<string, NativeCall>>;
   /** Release pooled connections. */
   close?(): Promise<void>;
-}
-
-/**
- * Explicit-state stream translator: native stream events in, common chunks out.
- * Pure (no I/O); one instance per upstream stream.
- */
-export interface StreamMapper {
-  /** One native SSE event → zero or more chunks. Throws GatewayError on an upstream `error` event or malformed data. */
-  push(event: SseEvent): ChatCompletionChunk[];
-  /** Upstream ended → trailing chunks (finish, usage). Throws GatewayError if the stream was cut before its terminator. */
-  end(): ChatCompletionChunk[];
 }

@@ -1,9 +1,4 @@
-/**
- * Secrets out of text before it reaches a log line, an error message or a stored record:
- *   - URLs: a password in the userinfo (`redis://user:secret@host`) and credential query
- *     parameters (`?key=`, `api_key`, `token`);
- *   - provider api keys echoed by an upstream in its error text (SecretRedactor).
- */
+/** Secrets out of text before a log line, an error or a record keeps it: URLs' credentials, provider keys an upstream echoes. */
 import type { GatewayError } from '../core/errors.ts';
 
 const QUERY_SECRET = /([?&](?:key|api[-_]?key|token|access_token)=)[^&#]*/gi;
@@ -26,11 +21,7 @@ export function redactUrl(url: string): string {
   return out.indexOf('?') < 0 ? out : out.replace(QUERY_SECRET, '$1***');
 }
 
-/**
- * Shortest api_key treated as a secret. Shorter values are placeholders (`none`, `EMPTY`,
- * `sk-1234` for a local server that checks nothing); redacting them would blank ordinary
- * words out of every error. No vendor issues keys this short.
- */
+/** Shortest api_key treated as a secret: shorter ones are placeholders (`none`, `sk-1234`) found in ordinary words. */
 export const MIN_SECRET_CHARS = 8;
 /** What an echoed secret becomes. */
 export const REDACTED = '[redacted]';
@@ -50,10 +41,7 @@ function escapeRe(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
-/**
- * The forms a secret may be echoed in besides itself: JSON-escaped (quoted inside a raw body)
- * and percent-encoded (quoted inside a URL). Most keys have neither.
- */
+/** A secret's other echoed forms: JSON-escaped and percent-encoded. */
 function variants(secret: string): string[] {
   const out = [secret];
   const json = JSON.stringify(secret).slice(1, -1);
@@ -64,18 +52,10 @@ function variants(secret: string): string[] {
 }
 
 /**
- * One precompiled matcher for a set of secrets (every provider's api_key), built when the
- * set changes (the runtime snapshot holds one) and run only over upstream-sourced error text,
- * never over a successful answer. It finds a secret in the forms upstreams echo it:
- *   - whole, alone or after `Bearer ` (self-hosted servers and proxies quote the header;
- *     Gemini quotes `Consumer 'api_key:AIza…'` whole);
- *   - starting with its first 8 characters, whatever follows (a masked echo such as OpenAI's
- *     `Incorrect API key provided: sk-proj-****…wxyz`, or a key cut by a length limit);
- *   - masked, showing 4 to 7 leading characters (`sk-abc1****************wxyz`) or only the
- *     last 4 after a mask (`sk-...wxyz`, `****wxyz`).
- * Anthropic, Azure, DashScope and Zhipu answer a bad key without quoting it; their texts pass
- * unchanged. Cost: one regex scan of the text, linear in its length: an unbounded repeat
- * either follows a literal of a key and ends the match, or is a mask run tried from its start only.
+ * One precompiled matcher for every provider's api_key, run over upstream-sourced error text
+ * only. It finds a key whole (alone or after `Bearer `), from its first 8 characters on
+ * (OpenAI's `sk-proj-****…wxyz`), or masked around 4-7 leading or the last 4 characters.
+ * One linear regex scan: each unbounded repeat follows a key's literal or starts a mask run.
  */
 export class SecretRedactor {
   /** Number of distinct secrets matched. */
@@ -134,22 +114,12 @@ export class SecretRedactor {
 /** A redactor that matches nothing. */
 export const NO_SECRETS = new SecretRedactor([]);
 
-/**
- * True when `err` may carry text an upstream wrote: it names a provider or an upstream
- * status, is an upstream failure of the catalog, or was not made from the catalog at all
- * (an upstream's 4xx passed on, a plugin's own error). gw's own catalog errors about the
- * request are left alone: they never quote an upstream.
- */
+/** True when `err` may carry an upstream's text: it names a provider or status, is an upstream failure, or is no catalog entry. */
 export function upstreamSourced(err: GatewayError): boolean {
   return err.provider !== undefined || err.upstreamStatus !== undefined || err.def === undefined || err.def.upstream;
 }
 
-/**
- * Redacts `secrets` out of an upstream-sourced error, in place: its message, its log-safe
- * message, and the `code` and `param` an upstream may have supplied. Run once where a
- * request's failure is decided (core/app.ts, core/pipeline/stream.ts), before any hook,
- * log line or answer sees it.
- */
+/** Redacts `secrets` out of an upstream-sourced error in place (message, log message, code, param), before anything sees it. */
 export function redactError(err: GatewayError, secrets: SecretRedactor): void {
   if (secrets.size === 0 || !upstreamSourced(err)) return;
   err.message = secrets.redact(err.message);
@@ -159,11 +129,7 @@ export function redactError(err: GatewayError, secrets: SecretRedactor): void {
   if (err.param !== null) err.param = secrets.redact(err.param);
 }
 
-/**
- * Every `api_key` string in a provider section, at any depth: a provider may hold the section
- * of another it builds (the replay kind's `[providers.<name>.upstream]`), whose key must be
- * redacted as well as its own.
- */
+/** Every `api_key` in a provider section, at any depth (the replay kind holds its upstream's section). */
 export function apiKeysOf(section: unknown, out: string[] = [], depth = 0): string[] {
   if (section === null || typeof section !== 'object' || depth > 8) return out;
   for (const [name, value] of Object.entries(section)) {

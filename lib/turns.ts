@@ -1,10 +1,6 @@
 /**
- * Turns of the event loop between the phases of a large request. Parsing, validating,
- * translating and serializing a body are each linear in its size, but one request's phases
- * otherwise run as one unbroken task (awaiting settled promises lets no I/O in): with a
- * 3 MB body that is hundreds of milliseconds in which no other request, not even /health,
- * is answered. Yielding between them lets other work take turns; a small body (nearly every
- * request) does not yield, and pays nothing.
+ * Turns of the event loop between the phases of a large request, so other requests are
+ * answered meanwhile; a small body does not yield. why: docs/benchmarks.md#turns-between-phases
  */
 import { setImmediate } from 'node:timers/promises';
 

@@ -23,7 +23,7 @@ import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@model
 import type { Logger } from 'pino';
 import { type KeyInfo, RequestContext } from '../core/context.ts';
 import { GatewayError } from '../core/errors.ts';
-import { type ArrivingRequest, runSeries } from '../core/hooks.ts';
+import { type ArrivingRequest, ResponseInfo, runSeries } from '../core/hooks.ts';
 import { notifyFinish } from '../core/pipeline/notify-finish.ts';
 import { observeAttempt } from '../core/pipeline/observe-attempt.ts';
 import type { GwState } from '../core/pipeline/state.ts';
@@ -254,7 +254,7 @@ export class ToolCalls {
     const hooks = this.d.host.hooks;
     if (!hooks.onResponse.isUsed()) return;
     try {
-      const taps = runSeries(hooks.onResponse, rc, { body: JSON.stringify(result), value: result });
+      const taps = runSeries(hooks.onResponse, rc, new ResponseInfo(JSON.stringify(result), result, undefined));
       if (taps) await taps;
     } catch (err) {
       // a tap that failed after the tool ran: the result stands, the failure is the operator's to see

@@ -1,11 +1,10 @@
 /**
- * The error catalog plugins see as `errors` (gw/plugin): the kernel's entries, the upstream
- * client's, authentication's, the circuit breaker's and the store's, each defined beside
- * the code that throws it.
+ * The catalog plugins see as `errors` (gw/plugin): the kernel's, the upstream client's,
+ * authentication's, the breaker's, the store's and the usage series' entries.
  */
 export * from '../core/error-codes.ts';
-// the upstream client's file is a catalog alone (with upstreamError): a new entry needs no line here
 export * from '../lib/http/errors.ts';
+export { UPSTREAM_AUTH_FAILED } from '../lib/http/client.ts';
 export {
   ADMIN_DISABLED,
   ADMIN_REQUIRED,
@@ -18,3 +17,4 @@ export {
 } from '../lib/http/auth.ts';
 export { CIRCUIT_OPEN } from '../lib/resilience/breaker.ts';
 export { STORE_UNAVAILABLE } from '../lib/store/types.ts';
+export { INVALID_QUERY, SERIES_DISABLED } from './series.ts';

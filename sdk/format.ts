@@ -1,20 +1,13 @@
-/**
- * `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin`
- * (`defineFormat` is there).
- *
- *   FormatPlugin, FormatRoute, KeySource…           a format's routes, key sources, error shape
- *   Generate, bodyOf, Pipeline…                     the pieces the kernel's generate loop runs
- *   StreamProgress, parseEventObject, dataField…    reading and writing streams as the built-ins do
- *   errorResponses, jsonRequestBody, schemaOf       OpenAPI fragments of a format's operations
- *   failField, quoted, Warnings, capped, MAX_*      translating requests: field checks, dropped
- *                                                   fields, item caps
- *   modelsFor, keyOf, affinityId…                   a format's own routes: models, key, affinity
- */
+/** `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin` (docs/plugins.md "Entries"). */
 
 // declaring a client format: its routes, error shape and key sources
 export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
-export type { FormatRoute, GenerateRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
-export type { ErrorShape, KeySource, RouteMethod } from '../lib/http/routes.ts';
+export type { ClientSide, Protocol } from '../core/protocol.ts';
+export type { FormatRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
+export type { CountTokens } from '../core/pipeline/count.ts';
+export type { Embeddings } from '../core/pipeline/embed.ts';
+export type { ErrorShape, RouteMethod } from '../lib/http/routes.ts';
+export type { KeySource } from '../lib/http/key-sources.ts';
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
 
@@ -23,17 +16,16 @@ export { bodyOf } from '../core/pipeline/generate.ts';
 export type {
   AnswerEnv,
   AttemptEnv,
-  ChunkFrames,
+  CommonFrames,
   Generate,
   GenerateRead,
   NativeGenerate,
   StreamFraming,
-  ToChat,
-  TranslatedAnswer,
+  ToCommon,
   TranslatedGenerate,
 } from '../core/pipeline/generate.ts';
-export type { PassthroughReader, PassthroughStep } from '../core/pipeline/passthrough.ts';
-export type { ChunkTranslator, TranslatedStream } from '../core/pipeline/translated-frames.ts';
+export type { NativeStep, NativeVerdict } from '../core/pipeline/passthrough.ts';
+export type { ClientStream } from '../core/pipeline/translated-frames.ts';
 export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
 export type { Answer } from '../core/pipeline/finish.ts';
 export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
@@ -41,19 +33,21 @@ export type { StreamAnswer } from '../core/pipeline/stream.ts';
 export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
 
 // upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
-export type { SseEvent, StreamMapper } from '../lib/provider.ts';
+export type { SseEvent } from '../lib/provider.ts';
+export type { ChunkQuirk, NativeRequest, StreamStep, VendorEnv, VendorSide } from '../lib/vendor/side.ts';
 export type { UpstreamErrorInfo } from '../lib/http/client.ts';
 export { upstreamError } from '../lib/http/errors.ts';
-export { snippet } from '../lib/http/upstream.ts';
-export { isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
+export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';
+export { errorPayload, isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
 export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
 export { dataField } from '../lib/http/sse-write.ts';
-export { estimateTextTokens, estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
+export { estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { failField, quoted } from '../core/error-codes.ts';
+export { stringField } from './fields.ts';
 export { Warnings } from '../lib/common/warnings.ts';
 export { own, setOwn } from '../lib/own.ts';
 export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';

@@ -1,8 +1,4 @@
-/**
- * The admission rule of `Store.hold` (lib/store/types.ts), kept once for every store
- * backend: LevelDB applies it in process, Redis hands `fitBound` to its Lua script, and a
- * third-party backend imports both from `gw/plugin`.
- */
+/** `Store.hold`'s admission rule, once for every backend (Redis hands `fitBound` to its Lua script). */
 import type { HoldOptions } from '../lib/store/types.ts';
 
 /** Relative slack of the `fit` test: float sums of prices that equal the limit in decimal still fit. */

@@ -1,9 +1,4 @@
-/**
- * In-process per-key mutual exclusion: `run(key, fn)` waits for every earlier `run` on the
- * same key, so read-check-write sequences on one key never interleave in this process.
- * Store backends use it to load a record once under concurrent calls and to queue
- * `withLock` callers locally before they contend for a shared lock.
- */
+/** In-process per-key mutual exclusion: `run(key, fn)` waits for every earlier `run` on the key (backends' read-check-write). */
 export class KeyLocks {
   private tails = new Map<string, Promise<unknown>>();
 

@@ -1,7 +1,4 @@
-/**
- * A client format's model routes (`GET …/models`, `GET …/models/{id}`, a 404's hint), for
- * the request's key: it lists only what the key may call (lib/model-listing.ts).
- */
+/** A format's model routes for the request's key: only what it may call (lib/model-listing.ts). */
 import type { Context } from 'koa';
 import type { GwState } from '../core/pipeline/state.ts';
 import { findModel, type ModelEntry, modelListing } from '../lib/model-listing.ts';

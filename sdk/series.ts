@@ -1,14 +1,7 @@
 /**
- * Usage and spend over time, as the usage and budget extensions serve them (any extension
- * may, through `gw/plugin`): hourly buckets in the store (`store.bucketIncr`, one record per
- * (hour, series)), read back as a series by `GET /v1/usage|budget?bucket=hour|day&group_by=…
- * &from=…&to=…` (docs/design.md "Operator console").
- *
- * A series is identified by a JSON array of its dimensions (`["<key>", "<model>",
- * "<provider>"]` for usage, `["<key>", "<model>"]` for budget). Day buckets are UTC days,
- * summed from the hours at read time. `group_by=tag:<name>` groups keys by one of their
- * tags, read at query time from `GatewayInfo.keyTags` (keys carry no tags before the
- * virtual-keys issue; until then every key falls in the `null` group).
+ * Usage and spend over time: hourly buckets (`store.bucketIncr`, one record per hour and series,
+ * a series a JSON array of its dimensions) served as `?bucket=&group_by=&from=&to=` series;
+ * day buckets are summed UTC hours, `group_by=tag:<name>` groups keys by a tag.
  */
 import type { Context } from 'koa';
 import { defineError, type GatewayError } from '../core/errors.ts';
@@ -56,11 +49,7 @@ export function wantsSeries(ctx: Context): boolean {
   return SERIES_PARAMS.some((p) => ctx.query[p] !== undefined);
 }
 
-/**
- * The 400 for query parameter `name`: `query parameter '<name>' <rule>; got "<value>"`, the
- * value quoted as every error quotes one (`quoted`: cut to 200 characters); logs and the
- * request log keep the sentence without it.
- */
+/** The 400 for query parameter `name`, `got` quoted to the client only. */
 export function badQuery(name: string, rule: string, got?: string): GatewayError {
   const message = `query parameter '${name}' ${rule}`;
   if (got === undefined) return INVALID_QUERY(message, { param: name });
@@ -73,11 +62,7 @@ function one(ctx: Context, name: string): string | undefined {
   return v;
 }
 
-/**
- * A time from the query: RFC 3339 (`2026-01-31T10:00:00Z`), a UTC date (`2026-01-31`) or
- * epoch ms; a date that is not on the calendar (`2026-02-30`) is refused, as everywhere.
- * @throws GatewayError 400 naming the parameter.
- */
+/** A query time: RFC 3339, a UTC date or epoch ms, on the calendar. @throws GatewayError 400 naming the parameter. */
 export function parseTime(name: string, v: string): number {
   const t = /^\d{1,15}$/.test(v) ? Number(v) : parseDateTime(v);
   if (typeof t === 'string') {
@@ -92,12 +77,8 @@ export function parseTime(name: string, v: string): number {
 }
 
 /**
- * Parses a series query. `group_by` defaults to every dimension of the series; `to`
- * defaults to now; `from` to 24 hours (hour buckets), 30 days (day buckets) or 60 minutes
- * (minute buckets) before `to`, and is never earlier than the retention allows.
- * `minuteRetentionMs`: the series also keeps minute buckets this long (`bucket=minute`
- * is refused without it).
- * @throws GatewayError 400 naming the parameter at fault.
+ * A series query: `group_by` every dimension, `to` now, `from` a day, 30 days or an hour back (within
+ * retention) by default; `bucket=minute` needs `minuteRetentionMs`. @throws GatewayError 400 naming the parameter.
  */
 export function parseSeriesQuery(ctx: Context, dims: readonly Dimension[], retentionMs: number, now = Date.now(), minuteRetentionMs?: number): SeriesQuery {
   const b = one(ctx, 'bucket') ?? 'hour';
@@ -138,12 +119,7 @@ export interface SeriesSource {
   bucketMs: number;
 }
 
-/**
- * Reads the stored buckets in the query's range (by default the hourly ones at
- * BUCKETS_KEY) and sums them per output bucket and group. Entries: `{bucket_start (RFC
- * 3339), <group fields>…, <shape.fields>…}`, ordered by bucket then group; buckets without
- * traffic are absent.
- */
+/** The query's buckets (at BUCKETS_KEY by default) summed per bucket and group: `{bucket_start, <group>…, <fields>…}`, idle ones absent. */
 export async function readSeries(
   store: Store,
   q: SeriesQuery,

@@ -1,14 +1,8 @@
-/**
- * A common-format request's `stop` as the list the vendor protocols that take a list want
- * (Messages' `stop_sequences`, Gemini's `generationConfig.stopSequences`).
- */
+/** A common request's `stop` as the list Messages and Gemini take. */
 import type { ChatRequest } from '../lib/common/chat.ts';
 import { badRequest } from '../core/error-codes.ts';
 
-/**
- * `stop` (a string or an array of strings) → a list, or undefined for none or an empty list.
- * @throws 400 naming `stop` when it is neither.
- */
+/** `stop` as a list, undefined for none. @throws 400 naming `stop` when it is no string or list of strings. */
 export function stopSequences(stop: ChatRequest['stop']): string[] | undefined {
   if (stop === undefined || stop === null) return undefined;
   const list = typeof stop === 'string' ? [stop] : stop;

@@ -1,9 +1,6 @@
-/**
- * `gw/plugin/store`: what a store backend imports (`[store] url`'s scheme chooses it): the
- * Store contract and its result types, and the rules the built-in backends share.
- */
-export type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from '../lib/store/types.ts';
+/** `gw/plugin/store`: a store backend's imports beside `gw/plugin` (where `Store` is). */
+export type { BucketRow, HoldOptions, HoldVerdict, WindowVerdict } from '../lib/store/types.ts';
 export { defineStore } from '../lib/store/plugin.ts';
-export type { StorePlugin, StoreSetup } from '../lib/store/plugin.ts';
+export type { StoreSetup } from '../lib/store/plugin.ts';
 export { fitBound, holdAdmits } from './hold-rule.ts';
 export { KeyLocks } from './key-locks.ts';

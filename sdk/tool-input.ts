@@ -1,14 +1,8 @@
-/**
- * A common-format tool call's `arguments` (a JSON text) as the object the client formats that
- * carry tool input as an object want: Messages' `tool_use.input`, Gemini's `functionCall.args`.
- */
+/** A tool call's `arguments` JSON text as the object Messages' `tool_use.input` and Gemini's `args` carry. */
 
 /**
- * A tool call's `arguments` string → an input object. Empty, whitespace or `null` → `{}`
- * (no-argument tools send these). Anything that is not a JSON object (a truncated `length`
- * answer, a model that wrote prose) → `{"_raw": "<arguments>"}`: `{}` would silently run the
- * tool without its arguments, while an unexpected `_raw` key fails the client's input
- * validation and the model sees its own text in the error, so the loop can recover.
+ * Blank or `null` → `{}`; anything not a JSON object → `{"_raw": "<arguments>"}`: the client's
+ * validation then fails and the model sees its own text, where `{}` would run the tool without it.
  */
 export function toToolInput(args: string | undefined | null): Record<string, unknown> {
   if (typeof args !== 'string' || args.trim() === '') return {};

@@ -1,8 +1,6 @@
 /**
- * Building a provider from its section (config file or a runtime record): find the kind's
- * plugin, split off the routing settings the core reads, validate the rest with the
- * plugin's schema, set it up with its own upstream client, discover its models when the
- * section lists none.
+ * A provider from its section (file or runtime record): the host's fields read here (routing,
+ * client, pricing, output caps), the plugin and the rest by the loader (core/plugins/load.ts).
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
@@ -13,11 +11,11 @@ import { ConnectionLimit, type QueueObserver } from '../lib/http/limit.ts';
 import { NO_SECRETS, SecretRedactor } from '../lib/redact.ts';
 import { type ExchangeObserver, upstreamSettings } from '../lib/http/exchange.ts';
 import { createScrubber, type SecretScrubber } from '../lib/secrets/scrubber.ts';
-import { isAbsolute, resolve } from 'node:path';
+import { pathResolver } from '../lib/plugin-powers.ts';
 import type { BuiltProvider } from '../core/snapshot.ts';
 import type { Store } from '../lib/store/types.ts';
-import type { ProviderPlugin, RoutingSetting } from '../core/plugins/contract.ts';
-import { findPlugin, runSetup } from '../core/plugins/loader.ts';
+import type { RoutingSetting } from '../core/plugins/contract.ts';
+import { loadPlugin, setUp } from '../core/plugins/load.ts';
 import { outputCapsSchema, routingSettingsSchema } from '../lib/config/provider-schema.ts';
 import { compileOutputCaps } from '../lib/output-caps.ts';
 import { pricingSchema } from '../lib/config/schema.ts';
@@ -50,18 +48,41 @@ const clientSettingsSchema = z.strictObject({
   /** Concurrent upstream requests at most; more wait in a visible queue (none by default). */
   max_connections: z.number().int().positive().optional(),
 });
-const CLIENT_KEYS = ['max_event_bytes', 'max_connections'];
+const CLIENT_KEYS: readonly string[] = ['max_event_bytes', 'max_connections'];
 /** `pricing`: this provider's own prices (`[providers.<name>.pricing."<model>"]`), read by the core for every kind. */
 const PRICING_KEY = 'pricing';
 /** `max_output_tokens`: its models' output-token caps, read by the core for every kind. */
 const OUTPUT_CAP_KEY = 'max_output_tokens';
+/** Every field the host reads itself; the plugin's schema sees the rest. */
+const HOST_KEYS = new Set<string>([...ROUTING_KEYS, ...CLIENT_KEYS, PRICING_KEY, OUTPUT_CAP_KEY]);
+
+/** The section's fields the host reads, apart from the plugin's. */
+function splitSection(section: Record<string, unknown>): { own: Record<string, unknown>; host: Record<string, unknown> } {
+  const own: Record<string, unknown> = {};
+  const host: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(section)) (HOST_KEYS.has(field) ? host : own)[field] = value;
+  return { own, host };
+}
+
+/** The host's fields of a provider section, each checked. @throws ConfigError naming the field. */
+function hostSettings(host: Record<string, unknown>, accepted: readonly RoutingSetting[], kind: string, file: string, name: string) {
+  const at = ['providers', name];
+  const pick = (keys: readonly string[]) => Object.fromEntries(keys.filter((k) => k in host).map((k) => [k, host[k]]));
+  for (const k of ROUTING_KEYS) if (k in host && !accepted.includes(k)) throw new ConfigError(file, [...at, k], `provider kind '${kind}' does not accept ${k}`);
+  const routing = routingSettingsSchema.safeParse(pick(ROUTING_KEYS));
+  if (!routing.success) throw ConfigError.fromZod(file, at, routing.error);
+  const client = clientSettingsSchema.safeParse(pick(CLIENT_KEYS));
+  if (!client.success) throw ConfigError.fromZod(file, at, client.error);
+  const outputCap = outputCapsSchema.optional().safeParse(host[OUTPUT_CAP_KEY]);
+  if (!outputCap.success) throw ConfigError.fromZod(file, [...at, OUTPUT_CAP_KEY], outputCap.error);
+  const pricing = pricingSchema.safeParse(host[PRICING_KEY] ?? {});
+  if (!pricing.success) throw ConfigError.fromZod(file, [...at, PRICING_KEY], pricing.error);
+  return { routing: routing.data, client: client.data, outputCap: outputCap.data, pricing: pricing.data };
+}
 
 /**
- * One provider from its section.
- * `discovery: 'throw'` (admin API) rethrows a failed model discovery instead of warning; either
- * way its message, which may quote the upstream's answer, has the section's api_key redacted
- * (the provider is in no snapshot yet, so the gateway's redaction does not know its key).
- * @throws ConfigError naming `providers.<name>` (as `file`) and the field at fault.
+ * One provider from its section; a failed discovery warns, or throws with `discovery: 'throw'`
+ * (its api_key redacted). @throws ConfigError naming `providers.<name>` and the field at fault.
  */
 export async function buildProvider(
   name: string,
@@ -71,52 +92,30 @@ export async function buildProvider(
   opts: { discovery?: 'warn' | 'throw' } = {},
 ): Promise<BuiltProvider> {
   const kind = (section.kind as string | undefined) ?? name;
-  // a section named like an installed format or extension package (say [providers.ollama] beside
-  // a gw-plugin-ollama client format) is a self-defined upstream, not that package
-  let found = await findPlugin('provider', kind, { implicit: section.kind === undefined });
-  const ownKind = found !== undefined;
-  if (!found && typeof section.base_url === 'string') found = await findPlugin('provider', 'openai');
-  const plugin: ProviderPlugin<unknown> | undefined = found?.plugin;
-  if (!found || !plugin) {
-    throw new ConfigError(
-      file,
-      ['providers', name],
-      `unknown provider kind '${kind}': no plugins/providers/${kind} and no npm package gw-plugin-${kind}; give base_url for an OpenAI-compatible upstream`,
-    );
-  }
-  const accepted = plugin.routing ?? [];
-  const own: Record<string, unknown> = {};
-  const routingFields: Record<string, unknown> = {};
-  const clientFields: Record<string, unknown> = {};
-  let pricingField: unknown = {};
-  let outputCapField: unknown;
-  for (const [k, v] of Object.entries(section)) {
-    if (k === PRICING_KEY) pricingField = v;
-    else if (k === OUTPUT_CAP_KEY) outputCapField = v;
-    else if (CLIENT_KEYS.includes(k)) clientFields[k] = v;
-    else if (!(ROUTING_KEYS as readonly string[]).includes(k)) own[k] = v;
-    else if (accepted.includes(k as RoutingSetting)) routingFields[k] = v;
-    else throw new ConfigError(file, ['providers', name, k], `provider kind '${kind}' does not accept ${k}`);
-  }
-  const routing = routingSettingsSchema.safeParse(routingFields);
-  if (!routing.success) throw ConfigError.fromZod(file, ['providers', name], routing.error);
-  const client = clientSettingsSchema.safeParse(clientFields);
-  if (!client.success) throw ConfigError.fromZod(file, ['providers', name], client.error);
-  const outputCap = outputCapsSchema.optional().safeParse(outputCapField);
-  if (!outputCap.success) throw ConfigError.fromZod(file, ['providers', name, OUTPUT_CAP_KEY], outputCap.error);
-  const pricing = pricingSchema.safeParse(pricingField);
-  if (!pricing.success) throw ConfigError.fromZod(file, ['providers', name, PRICING_KEY], pricing.error);
-  const parsed = plugin.configSchema.safeParse(own);
-  if (!parsed.success) throw ConfigError.fromZod(file, ['providers', name], parsed.error);
+  const { own, host } = splitSection(section);
+  const { found, config } = await loadPlugin({
+    type: 'provider',
+    name: kind,
+    file,
+    path: ['providers', name],
+    settings: own,
+    // a section named like an installed format or extension package (say [providers.ollama] beside
+    // a gw-plugin-ollama client format) is a self-defined upstream, not that package
+    implicit: section.kind === undefined,
+    fallbacks: typeof section.base_url === 'string' ? ['openai'] : [],
+    hint: 'give base_url for an OpenAI-compatible upstream',
+  });
+  const plugin = found.plugin;
+  const settings = hostSettings(host, plugin.routing ?? [], kind, file, name);
   const log = deps.log.child({ provider: name });
   // one limit per built provider, shared by every client it makes
-  const limit = client.data.max_connections === undefined ? undefined : new ConnectionLimit(name, client.data.max_connections);
+  const limit = settings.client.max_connections === undefined ? undefined : new ConnectionLimit(name, settings.client.max_connections);
   if (limit) deps.queues?.register(limit);
   const observed = deps.observers && { observers: deps.observers, upstream: { provider: name, kind, settings: upstreamSettings(section) } };
-  const provider = await runSetup(found, name, () =>
+  const provider = await setUp(found, name, () =>
     plugin.setup({
       name,
-      config: parsed.data,
+      config,
       store: deps.store.namespace(`provider:${name}`),
       log,
       http: (o) =>
@@ -124,7 +123,7 @@ export async function buildProvider(
           provider: name,
           dispatcher: deps.dispatcher,
           log,
-          maxEventBytes: client.data.max_event_bytes,
+          maxEventBytes: settings.client.max_event_bytes,
           limit,
           observer: deps.queues,
           exchanges: observed,
@@ -133,7 +132,7 @@ export async function buildProvider(
       // a provider of another kind under this one's name, over a transport of the caller's (lib/plugin-powers.ts)
       buildProvider: async (inner, o) =>
         (await buildProvider(name, inner, file, { ...deps, dispatcher: o.transport(deps.dispatcher), observers: undefined, queues: undefined })).provider,
-      resolvePath: (path) => (isAbsolute(path) ? path : resolve(deps.configDir ?? '.', path)),
+      resolvePath: pathResolver(deps.configDir),
       secrets: deps.secrets ?? NO_GATEWAY_SECRETS,
     }),
   );
@@ -154,13 +153,13 @@ export async function buildProvider(
     provider,
     section,
     json: JSON.stringify(section),
-    routing: { maxRetries: routing.data.max_retries, weight: routing.data.weight, outputCap: compileOutputCaps(outputCap.data) },
+    routing: { maxRetries: settings.routing.max_retries, weight: settings.routing.weight, outputCap: compileOutputCaps(settings.outputCap) },
     pricing: {
       name,
       // the bundled table prices a kind's own plugin only: a self-defined kind served by the openai plugin (base_url) has
       // none; the provider's kind, not the section's: a provider built over another kind (replay) is priced as that kind
-      priceKind: ownKind ? provider.kind : undefined,
-      pricing: compileConfigured(Object.fromEntries(Object.entries(pricing.data).map(([m, p]) => [m, specOf(p)])), 'provider'),
+      priceKind: found.name === kind ? provider.kind : undefined,
+      pricing: compileConfigured(Object.fromEntries(Object.entries(settings.pricing).map(([model, price]) => [model, specOf(price)])), 'provider'),
     },
   };
 }

@@ -1,21 +1,7 @@
 /**
- * `gw serve --workers N`: N worker processes (node:cluster) sharing one listening socket.
- *
- *   primary                                   worker (×N, each a whole gateway)
- *   ───────                                   ──────
- *   check [store] (N > 1 needs Redis)
- *   fork N ─────────────────────────────────▶ serve(): store, plugins, listen (shared socket)
- *          ◀──────────── {ready, line} ────── (or {failed, error}: the primary reports it once, exits)
- *   print ONE startup line
- *   SIGINT/SIGTERM ──── {stop} ─────────────▶ graceful stop (drain), exit 0
- *   SIGHUP ──────────── {reload} ───────────▶ re-read the config file
- *   worker died unexpectedly → fork again after a backoff
- *          ◀──────────── {metrics?} ───────── GET /metrics on any worker
- *   ask every worker (prom-client AggregatorRegistry), sum ─── {metrics, text} ──▶ one scrape = the host
- *
- * Control goes over IPC, not signals, so a terminal's Ctrl-C (delivered to the whole
- * process group) and the primary's forward count as one request to stop; a second Ctrl-C
- * still exits at once, as without workers.
+ * `gw serve --workers N`: N worker processes (node:cluster), each a whole gateway, sharing one
+ * socket; the primary prints one startup line, forwards stop and reload over IPC (one Ctrl-C is
+ * one stop), restarts dead workers and sums metrics. docs/operations.md "Worker processes".
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
@@ -43,12 +29,8 @@ export function isGwWorker(): boolean {
 }
 
 /**
- * Refuses N > 1 workers on a store that only one process may open: per-process limits
- * would multiply by N. Without `[store] url` the store is LevelDB: refused here in the
- * primary, before anything is forked. A url names a store plugin, which only a worker loads
- * (the primary stays small): each worker passes its open store's `kind`, and one that is not
- * `shared` is refused there.
- * @throws ConfigError naming `[store]`.
+ * Refuses N > 1 workers on a store only one process may open (limits would multiply by N):
+ * LevelDB in the primary, a store plugin in each worker once open (`kind`). @throws ConfigError naming `[store]`.
  */
 export function requireSharedStore(config: GatewayConfig, workers: number, kind?: { name: string; shared: boolean }): void {
   if (workers <= 1) return;
@@ -82,11 +64,8 @@ const BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000, 30_000];
 const STABLE_MS = 60_000;
 
 /**
- * Runs the primary: forks `workers` workers (re-running this program with the same
- * arguments), prints one startup line when all are listening, restarts those that die,
- * forwards stop and reload, and answers metrics scrapes with the whole host.
- * Resolves when every worker has exited after a stop, with the exit code for the process.
- * @throws the first worker's startup failure (config, store, address), as that worker saw it.
+ * Runs the primary until every worker exited after a stop; the process's exit code.
+ * @throws the first worker's startup failure, as that worker saw it.
  */
 export async function runPrimary(o: PrimaryOptions): Promise<number> {
   const { log } = o;

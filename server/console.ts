@@ -1,13 +1,6 @@
 /**
- * /ui: the operator console, served by gw itself (docs/design.md "Operator console"). Static
- * sources from the repo's `ui/` folder (no build step) and three libraries straight from
- * node_modules (preact, htm, uPlot): no CDN, no other host. The page holds no secret; it
- * asks for the admin token and calls the admin API with it (sessionStorage, never a URL).
- *
- *   GET /ui              → 302 /ui/
- *   GET /ui/             ui/index.html, with a Content-Security-Policy allowing only this origin
- *   GET /ui/<file>       ui/<file> (.js .css .svg; names listed in ui/ at startup)
- *   GET /ui/vendor/<f>   preact.mjs, hooks.mjs, htm.mjs, uPlot.iife.min.js, uPlot.min.css
+ * /ui, the operator console (docs/console.md): `ui/` served as is and preact, htm and uPlot
+ * from node_modules, under a CSP of this origin only. The page holds no secret.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
-import { PACKAGE_ROOT } from '../core/plugins/loader.ts';
+import { PACKAGE_ROOT } from '../lib/package-info.ts';
 import { OPENAI_ERRORS } from '../lib/http/routes.ts';
 import type { RouteRegistry } from '../lib/http/routes.ts';
 
@@ -41,22 +34,14 @@ const VENDOR: Record<string, [string, string]> = {
 
 const typeOf = (file: string): string | undefined => TYPES[file.slice(file.lastIndexOf('.'))];
 
-/**
- * The page's CSP: everything from this origin only; the one inline script (the import map)
- * allowed by its hash. Styles set from scripts (uPlot, preact) go through the CSSOM, which
- * style-src does not restrict.
- */
+/** The page's CSP: this origin only, the inline import map by its hash. */
 function contentSecurityPolicy(html: string): string {
   const m = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
   const hash = m ? ` 'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'` : '';
   return `default-src 'self'; script-src 'self'${hash}; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
 }
 
-/**
- * The folder of an installed package (its `exports` may hide package.json, so this walks
- * the resolution paths instead of resolving `<name>/package.json`).
- * @throws when the package is not installed (a broken install: dependencies missing).
- */
+/** An installed package's folder (found on the resolution paths: `exports` may hide package.json). @throws when not installed. */
 function packageDir(name: string): string {
   for (const dir of createRequire(import.meta.url).resolve.paths(name) ?? []) {
     if (existsSync(join(dir, name, 'package.json'))) return join(dir, name);

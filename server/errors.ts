@@ -5,7 +5,7 @@
 import { defineError } from '../core/errors.ts';
 import { clip } from '../lib/quote.ts';
 
-// ── admin API ───────────────────────────────────────────────────────────────────────
+// admin API
 // a name in the URL is the client's: cut as every quoted value is (core/errors.ts clip)
 export const PROVIDER_EXISTS = defineError<{ name: string; where: string }>('provider_exists', 409, (p) => `provider '${p.name}' already exists (${p.where})`, {
   param: 'name',

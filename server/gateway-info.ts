@@ -1,6 +1,6 @@
 /** The host's GatewayInfo (lib/gateway-info.ts): what plugins may know of the gateway, read from the snapshot current at each call. */
 import type { Snapshot } from '../core/snapshot.ts';
-import { GW_VERSION } from '../core/plugins/loader.ts';
+import { GW_VERSION } from '../lib/package-info.ts';
 import type { GatewayConfig } from '../lib/config/schema.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
 

@@ -1,8 +1,4 @@
-/**
- * The running gateway: store, connection pool, hooks, routes, runtime (snapshots of config,
- * providers and keys), extensions, metrics. Built once from a config file by
- * `createGateway`; the HTTP app reads `snapshot` once per request.
- */
+/** The running gateway, built once from a config file by `createGateway`; the app reads `snapshot` once per request. */
 import type { Agent } from 'undici';
 import type { Logger } from 'pino';
 import { mountAdminRoutes } from './admin/routes.ts';
@@ -11,7 +7,6 @@ import { createHooks, type Hooks } from '../core/hooks.ts';
 import { createAgent } from '../lib/http/upstream.ts';
 import { GatewayMetrics } from './metrics/metrics.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
-import { loadFormats } from '../core/plugins/load-formats.ts';
 import { openStore } from './open-store.ts';
 import type { ProviderHealth } from '../lib/resilience/health.ts';
 import { MemberPool } from '../lib/resilience/member.ts';
@@ -27,14 +22,13 @@ import { InflightLimiter } from '../core/pipeline/inflight.ts';
 import type { Store } from '../lib/store/types.ts';
 import { type PriceTable, unpricedWarner } from '../lib/pricing/book.ts';
 import type { ExchangeObserver } from '../lib/http/exchange.ts';
-import type { ExtensionPowers } from '../lib/plugin-powers.ts';
+import { type ExtensionPowers, pathResolver } from '../lib/plugin-powers.ts';
 import { gatewaySecrets } from './secrets.ts';
-import { isAbsolute, resolve } from 'node:path';
 import { gatewayInfo } from './gateway-info.ts';
-import { type RunningExtension, setUpExtensions, setUpFormats } from './set-up.ts';
+import { keyHeadersOf, loadFormats, type RunningExtension, setUpExtensions, setUpFormats } from './set-up.ts';
+import { censoringKeyHeaders } from './log.ts';
 import { type McpGateway, startMcp } from '../mcp/index.ts';
 import type { McpHost } from '../mcp/host.ts';
-import type { SecretScrubber } from '../lib/secrets/scrubber.ts';
 import { McpCallMetrics } from './metrics/mcp.ts';
 
 export interface Gateway {
@@ -79,12 +73,13 @@ export interface GatewayOptions {
 }
 
 /**
- * Builds a gateway: opens the store, builds the first snapshot (providers, keys), sets up
- * the client formats and every extension.
- * @throws ConfigError for a section its plugin rejects or a plugin that cannot be found.
+ * Builds a gateway: formats loaded (their key headers censored in the log), the store opened,
+ * the first snapshot, formats and extensions set up. @throws ConfigError, PluginError (core/plugins/load.ts).
  */
-export async function createGateway(config: GatewayConfig, log: Logger, opts: GatewayOptions = {}): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, rootLog: Logger, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? Date.now;
+  const formats = await loadFormats(config);
+  const log = censoringKeyHeaders(rootLog, keyHeadersOf(formats));
   const { store, name: storeName, shared: sharedStore } = await openStore(config, log);
   const agent = createAgent();
   const members = new MemberPool();
@@ -94,11 +89,11 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   let snapshot = undefined as unknown as Snapshot;
   let runtime: Runtime | undefined;
   let mcp: McpGateway | undefined;
-  /** Key settings the enabled extensions enforce: known once they are all set up. */
-  let honored: Set<KeySettingName> | undefined;
-  // only where a cost is kept or shown: spend, usage, the request log
-  const warnUnpriced = ['budget', 'usage', 'request_log'].some((e) => Object.hasOwn(config.extensions, e)) ? unpricedWarner(log) : undefined;
-  const { powers, observers, secrets } = extensionPowers(config, () => snapshot);
+  let honored: Set<KeySettingName> | undefined; // the key settings extensions enforce, once all are set up
+  const warnUnpriced = keepsCosts(config) ? unpricedWarner(log) : undefined;
+  const observers: ExchangeObserver[] = []; // read by every provider's upstream client at each request
+  const secrets = gatewaySecrets(() => snapshot);
+  const powers: ExtensionPowers = { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath: pathResolver(config.dir), secrets };
   const gw: Gateway = {
     get snapshot() {
       return snapshot;
@@ -149,21 +144,13 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
       },
     });
     await runtime.start(config);
-    const formats = await loadFormats(config);
     await setUpFormats(gw, formats, 'builtin');
-    mountCoreRoutes(routes, gw.metrics);
-    mountUi(routes);
-    mountAdminRoutes(routes, () => gw.runtime, log);
+    mountHostRoutes(gw);
     // after every built-in route: a third-party format that claims one fails in its own setup, naming itself
     await setUpFormats(gw, formats, 'npm');
     honored = await setUpExtensions(gw, config, extensions);
-    for (const w of runtime.keys.warnings()) log.warn(w);
-    hooks.onKeysChange.call({ names: snapshot.keys.names().sort(), startup: true });
-    // after the extensions: its cache-miss tap must come after theirs
-    gw.metrics.tapCacheMisses(hooks);
-    tapHealth(hooks, (name) => snapshot.table.members.get(name)?.health);
-    // the MCP gateway (mcp/, docs/mcp.md): after the extensions, whose hooks its tool calls run
-    mcp = await startMcp(mcpHost(gw));
+    started(gw);
+    mcp = await startMcp(mcpHost(gw)); // after the extensions, whose hooks its tool calls run (docs/mcp.md)
     return gw;
   } catch (err) {
     await gw.close();
@@ -171,20 +158,24 @@ export async function createGateway(config: GatewayConfig, log: Logger, opts: Ga
   }
 }
 
-/**
- * Stops what a gateway started, in reverse: extensions (last set up first; a failing close
- * is logged), providers, the runtime (its polling, retired providers), the pool, the store.
- * One sequence for `Gateway.close` and for a startup that failed part way.
- */
-/**
- * What extensions' setups may do beyond hooks (lib/plugin-powers.ts), and the exchange
- * observers and secret scrubber behind them that every provider's upstream client shares.
- */
-function extensionPowers(config: GatewayConfig, current: () => Snapshot): { powers: ExtensionPowers; observers: ExchangeObserver[]; secrets: SecretScrubber } {
-  const observers: ExchangeObserver[] = [];
-  const secrets = gatewaySecrets(current);
-  const resolvePath = (path: string) => (isAbsolute(path) ? path : resolve(config.dir ?? '.', path));
-  return { powers: { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath, secrets }, observers, secrets };
+/** Spend, usage or the request log keep or show a request's cost: unpriced models are worth a warning. */
+function keepsCosts(config: GatewayConfig): boolean {
+  return ['budget', 'usage', 'request_log'].some((name) => Object.hasOwn(config.extensions, name));
+}
+
+/** The host's own routes: /health, /metrics, /openapi.json, /docs, the console, the admin API. */
+function mountHostRoutes(gw: Gateway): void {
+  mountCoreRoutes(gw.routes, gw.metrics);
+  mountUi(gw.routes);
+  mountAdminRoutes(gw.routes, () => gw.runtime, gw.log);
+}
+
+/** Once every plugin is set up: the keys' warnings, the first onKeysChange, then the gateway's own taps (after the extensions': the cache-miss counter must run last). */
+function started(gw: Gateway): void {
+  for (const warning of gw.runtime.keys.warnings()) gw.log.warn(warning);
+  gw.hooks.onKeysChange.call({ names: gw.snapshot.keys.names().sort(), startup: true });
+  gw.metrics.tapCacheMisses(gw.hooks);
+  tapHealth(gw.hooks, (name) => gw.snapshot.table.members.get(name)?.health);
 }
 
 /** The MCP gateway's view of the gateway (mcp/host.ts): its snapshot read live at each call. */
@@ -206,6 +197,7 @@ function mcpHost(gw: Gateway): McpHost {
   };
 }
 
+/** Stops what a gateway started, in reverse order; for `close` and a startup that failed part way. */
 async function closeGateway(parts: {
   mcp: McpGateway | undefined;
   extensions: readonly RunningExtension[];
@@ -223,11 +215,7 @@ async function closeGateway(parts: {
   await parts.store.close();
 }
 
-/**
- * Records the latency of every answered request, and streams that failed after their
- * first byte, from onFinish. `healthOf` finds a provider's health (its Member's) by name
- * in the current routing table.
- */
+/** Records each answered request's latency, and streams failed after their first byte, in its provider's health. */
 function tapHealth(hooks: Hooks, healthOf: (provider: string) => ProviderHealth | undefined): void {
   hooks.onFinish.tap('health', (f) => {
     const rc = f.rc;

@@ -15,18 +15,11 @@ export function levelFrom(verbosity: number, env: NodeJS.ProcessEnv = process.en
   return 'info';
 }
 
-/** Field paths pino censors in every line (a safety net: secrets are not logged to begin with). */
-export const REDACT_PATHS = [
-  'api_key',
-  '*.api_key',
-  'key',
-  '*.key',
-  'admin_token',
-  'authorization',
-  '*.authorization',
-  'headers.authorization',
-  'headers["x-api-key"]',
-];
+/**
+ * Field paths pino censors in every line (a safety net: secrets are not logged to begin
+ * with). The headers formats read keys from are added by `censoringKeyHeaders`.
+ */
+export const REDACT_PATHS = ['api_key', '*.api_key', 'key', '*.key', 'admin_token', 'authorization', '*.authorization', 'headers.authorization'];
 
 /** A JSON-lines logger to stdout (or `dest`). */
 export function createLogger(level: LevelWithSilent, dest?: NodeJS.WritableStream): Logger {
@@ -34,13 +27,20 @@ export function createLogger(level: LevelWithSilent, dest?: NodeJS.WritableStrea
     {
       level,
       base: undefined,
-      redact: {
-        paths: REDACT_PATHS,
-        censor: '***',
-      },
+      redact: { paths: REDACT_PATHS, censor: '***' },
     },
     // stdout through an asynchronous SonicBoom: a line is a buffered write, not a blocking
     // syscall per request; pino flushes it synchronously on exit
     (dest as pino.DestinationStream | undefined) ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/**
+ * `log`, also censoring `headers["<name>"]` for each header a gateway key may come in
+ * (x-api-key, x-goog-api-key, a third-party format's): the gateway's logger, and every
+ * plugin's, are children of it.
+ */
+export function censoringKeyHeaders(log: Logger, headers: readonly string[]): Logger {
+  if (headers.length === 0) return log;
+  return log.child({}, { redact: { paths: [...REDACT_PATHS, ...headers.map((name) => `headers["${name}"]`)], censor: '***' } });
 }

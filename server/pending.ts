@@ -1,14 +1,8 @@
 /**
- * The requests a server is handling, for graceful shutdown. A request counts from its
- * arrival until both its socket side is done (the response closed: sent, or the client
- * left) and gw is done with it (the app's handler settled: hooks run, usage and spend
- * written). A client that leaves early closes the first long before the second: shutdown
- * must not close the store under a handler still charging for it.
+ * The requests a server is handling, for graceful shutdown: each counts until its response
+ * closed and its handler settled (a client that left early must still be charged).
  */
-/**
- * How long handlers get to unwind after shutdown closed their connections (ms): they write
- * the charges of clients that left before the store closes.
- */
+/** Ms handlers get to write their charges after shutdown closed their connections. */
 export const UNWIND_MS = 5_000;
 
 /** The count of requests in progress, and a bounded wait for none. */

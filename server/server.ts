@@ -1,8 +1,4 @@
-/**
- * Serving: first run, config, gateway, HTTP listener, the startup line and graceful
- * shutdown (stop accepting, let in-flight requests and streams finish within a bound,
- * then close the store).
- */
+/** Serving: first run, config, gateway, listener, startup line, graceful shutdown (in-flight work drains, then the store closes). */
 import { counted } from '../lib/plural.ts';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,12 +15,7 @@ import { createGateway, type Gateway } from './gateway.ts';
 import { PendingRequests, UNWIND_MS } from './pending.ts';
 import { bundledPrices } from './pricing/bundled.ts';
 
-/**
- * Pending-connection queue asked of the kernel (it caps the value at net.core.somaxconn).
- * Node's default of 511 overflows when agents open thousands of streams at once: the
- * kernel then drops or resets the excess connections, which clients see as ECONNRESET or
- * a 1 s SYN retry before their first byte.
- */
+/** The listen backlog (capped by net.core.somaxconn): Node's 511 overflows when agents open thousands of streams at once. */
 export const LISTEN_BACKLOG = 4096;
 
 export interface ServeOptions {

@@ -1,18 +1,15 @@
-/**
- * Setting up the plugins that serve requests, once at startup: the client formats (their
- * routes into the registry, each generate route run by the kernel's loop) and the
- * extensions (their config checked, their admin routes and metric families).
- */
+/** Loading and setting up the client formats and the extensions through the one loader (core/plugins/load.ts). */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Hooks } from '../core/hooks.ts';
 import type { PipelineHost } from '../core/pipeline/host.ts';
 import { createPipeline } from '../core/pipeline/pipeline.ts';
 import { handlerFor } from '../core/pipeline/route.ts';
-import type { ExtensionHandle } from '../core/plugins/contract.ts';
-import type { EnabledFormat } from '../core/plugins/load-formats.ts';
-import { findPlugin, runSetup } from '../core/plugins/loader.ts';
+import type { ExtensionHandle, FormatPlugin } from '../core/plugins/contract.ts';
+import { loadPlugin, setUp } from '../core/plugins/load.ts';
+import { builtinModule, builtinNames, findPlugin, type FormatFace, formatFace, type LoadedPlugin } from '../core/plugins/loader.ts';
 import { ConfigError } from '../lib/config/error.ts';
+import { canonicalKeySource, type KeySource, keyHeaders } from '../lib/http/key-sources.ts';
 import type { GatewayConfig } from '../lib/config/schema.ts';
 import type { GatewayInfo } from '../lib/gateway-info.ts';
 import { OPENAI_ERRORS, type RouteRegistry } from '../lib/http/routes.ts';
@@ -40,28 +37,71 @@ export interface RunningExtension {
 
 const noop = async () => undefined;
 
-/** Sets up the enabled formats that come from `source`, in order; what a format's setup throws stops startup. */
+/** A client format a config enables: where it was found, its settings parsed, its protocol's id, key sources and error body. */
+export interface EnabledFormat {
+  found: LoadedPlugin<FormatPlugin>;
+  config: unknown;
+  face: FormatFace;
+}
+
+/** What of the config the formats read: `[formats]` and the built-ins' top-level sections. */
+export type FormatsConfig = Pick<GatewayConfig, 'file' | 'formats'> & Record<string, unknown>;
+
+/**
+ * The enabled formats: the built-ins (settings: the top-level section each names), then one per `[formats.<name>]`.
+ * @throws ConfigError for a built-in format given a `[formats]` section; what loadPlugin throws.
+ */
+export async function loadFormats(config: FormatsConfig, file: string = config.file): Promise<EnabledFormat[]> {
+  const formats: EnabledFormat[] = [];
+  const load = async (name: string, path: string[], settings: unknown) => {
+    const { found, config: parsed } = await loadPlugin({ type: 'format', name, file, path, settings });
+    formats.push({ found, config: parsed, face: formatFace(found.plugin) });
+  };
+  for (const id of builtinNames('format')) {
+    const section = (await findPlugin('format', id))?.plugin.section;
+    await load(id, section ? [section] : [], section ? config[section] : {});
+  }
+  for (const [name, section] of Object.entries(config.formats ?? {})) {
+    if (builtinModule('formats', name))
+      throw new ConfigError(file, ['formats', name], `'${name}' is a built-in client format, always on: it takes no [formats] section`);
+    await load(name, ['formats', name], section);
+  }
+  return formats;
+}
+
+/** The headers every enabled format reads a gateway key from: what the gateway's log censors. */
+export function keyHeadersOf(formats: readonly EnabledFormat[]): string[] {
+  return [...new Set(formats.flatMap((f) => keyHeaders(f.face.keyFrom)))];
+}
+
+/**
+ * Sets up the enabled formats from `source`; a route's own `keyFrom` must be declared by some format (so the log censors it).
+ * @throws what a format's setup throws.
+ */
 export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledFormat[], source: 'builtin' | 'npm'): Promise<void> {
-  for (const f of formats) {
-    if (f.found.source !== source) continue;
-    const plugin = f.found.plugin;
-    const id = plugin.id;
-    const pipeline = createPipeline(gw, id);
-    await runSetup(f.found, id, () =>
-      plugin.setup({
-        config: f.config,
+  const declaredSources = new Set<KeySource>(formats.flatMap((f) => f.face.keyFrom.map(canonicalKeySource)));
+  for (const format of formats) {
+    if (format.found.source !== source) continue;
+    const protocol = format.found.plugin.protocol;
+    const { id, keyFrom } = protocol;
+    const pipeline = createPipeline(gw, protocol);
+    await setUp(format.found, id, () =>
+      format.found.plugin.setup({
+        config: format.config,
         store: gw.store.namespace(`format:${id}`),
         log: gw.log.child({ format: id }),
         hooks: gw.hooks,
         gateway: gw.info,
-        pipeline,
-        route: (r) => {
+        route: (spec) => {
+          const undeclared = spec.keyFrom?.find((k) => !declaredSources.has(canonicalKeySource(k)));
+          if (undeclared !== undefined)
+            throw new Error(`route ${spec.method} ${spec.path} reads a key from '${undeclared}', which no enabled format declares in keyFrom`);
           gw.routes.add({
-            ...r,
-            handler: handlerFor(r, pipeline, gw.hooks, id),
-            auth: r.auth ?? 'key',
-            keyFrom: r.keyFrom ?? plugin.keyFrom,
-            errors: plugin,
+            ...spec,
+            handler: handlerFor(spec, pipeline, gw.hooks, protocol),
+            auth: spec.auth ?? 'key',
+            keyFrom: spec.keyFrom ?? keyFrom,
+            errors: protocol,
             owner: id,
           });
         },
@@ -71,19 +111,13 @@ export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledForma
 }
 
 /**
- * Finds, checks and sets up every `[extensions.<name>]`, in config order, each pushed to
- * `running` once set up (so a failure of a later one closes it).
- * @returns the key settings the enabled extensions enforce.
- * @throws ConfigError for an extension that cannot be found or a section it rejects; what a setup throws.
+ * Loads and sets up every `[extensions.<name>]` in order, each pushed to `running`; the key settings they enforce.
+ * @throws what loadPlugin or a setup throws.
  */
 export async function setUpExtensions(gw: SetUpHost, config: GatewayConfig, running: RunningExtension[]): Promise<Set<KeySettingName>> {
   const honored = new Set<KeySettingName>();
   for (const [name, section] of Object.entries(config.extensions)) {
-    const found = await findPlugin('extension', name);
-    if (!found)
-      throw new ConfigError(config.file, ['extensions', name], `no built-in extension '${name}' and the npm package gw-plugin-${name} is not installed`);
-    const parsed = found.plugin.configSchema.safeParse(section);
-    if (!parsed.success) throw ConfigError.fromZod(config.file, ['extensions', name], parsed.error);
+    const { found, config: settings } = await loadPlugin({ type: 'extension', name, file: config.file, path: ['extensions', name], settings: section });
     const add = (method: 'GET' | 'POST' | 'DELETE') => (path: string, handler: Middleware, openapi?: Record<string, unknown>) =>
       gw.routes.add({
         method,
@@ -95,10 +129,10 @@ export async function setUpExtensions(gw: SetUpHost, config: GatewayConfig, runn
         openapi,
         owner: `extension ${name}`,
       });
-    const handle = await runSetup(found, name, () =>
+    const handle = await setUp(found, name, () =>
       found.plugin.setup({
         name,
-        config: parsed.data,
+        config: settings,
         store: gw.store.namespace(`ext:${name}`),
         hooks: gw.hooks,
         log: gw.log.child({ extension: name }),

@@ -33,8 +33,14 @@ export function pushView(page, params) {
   if (h !== location.hash) location.hash = h;
 }
 
-/** Shows `params` of `page` in the URL in place of the current entry (no hashchange event). */
+/**
+ * Shows `params` of `page` in the URL in place of the current entry (no hashchange event),
+ * unless the URL already names another page: a tab clicked while this page was still mounting
+ * must win, and its hashchange reads location.hash only when it runs.
+ */
 export function replaceView(page, params) {
+  const current = location.hash.replace(/^#\/?/, '').split('?')[0];
+  if (current && current !== page) return;
   const h = hashOf(page, params);
   if (h !== location.hash) history.replaceState(history.state, '', h);
 }

@@ -1,13 +1,10 @@
 /**
- * The start every gateway route shares: validate the body (400 naming the field), build
- * the RequestContext from the facts the format read, check the key may call the model
- * (403, docs/design.md "Virtual keys"), resolve the model's providers (404), take an
- * in-flight slot when the key caps them (429), run onRequest (which may refuse by
- * throwing, or answer early).
+ * The start every gateway route shares: validate the body, build the RequestContext, check the
+ * key may call the model (403), resolve it (404), take an in-flight slot (429), run onRequest.
  */
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { RequestContext, type RequestFacts } from '../context.ts';
+import { EDIT_WINDOW, RequestContext, type RequestFacts, type RequestProtocol } from '../context.ts';
 import { plan, type DispatchPlan } from '../dispatch.ts';
 import { MODEL_NOT_ALLOWED } from '../error-codes.ts';
 import { affinityKey } from '../../lib/resilience/affinity.ts';
@@ -35,10 +32,7 @@ export interface AdmitInput {
   body?: Record<string, unknown>;
   /** Its exact text; default the body's bytes as received. */
   raw?: string;
-  /**
-   * What names the request's conversation for prompt-cache affinity (the format's
-   * `Generate.affinity`); called only when the model's group keeps affinity.
-   */
+  /** What names the conversation for prompt-cache affinity (`Generate.affinity`); called only where the group keeps affinity. */
   affinity?: (body: Record<string, unknown>) => string | undefined;
 }
 
@@ -53,12 +47,8 @@ export interface Admission {
   readonly call: CallContext;
 }
 
-/**
- * Admits a request: its Admission, or undefined when an onRequest tap already answered.
- * @throws GatewayError 400 (invalid body), 403 `model_not_allowed`, 404 (unknown model),
- *   429 `parallel_limit_exceeded`, or what an onRequest tap threw.
- */
-export async function admit(gw: PipelineHost, ctx: Context, format: string, input: AdmitInput): Promise<Admission | undefined> {
+/** Admits a request (undefined: an onRequest tap answered). @throws GatewayError 400, 403 `model_not_allowed`, 404, 429 `parallel_limit_exceeded`, or a tap's */
+export async function admit(gw: PipelineHost, ctx: Context, protocol: RequestProtocol, input: AdmitInput): Promise<Admission | undefined> {
   const st = ctx.state as GwState;
   const body = input.body ?? st.body?.body ?? {};
   const raw = input.raw ?? st.body?.raw ?? '';
@@ -74,9 +64,9 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
   if (typeof facts.model !== 'string' || facts.model.length === 0 || facts.model.length > MAX_MODEL_CHARS) {
     throw INVALID_REQUEST(`model: expected a model id of 1 to ${MAX_MODEL_CHARS} characters`, { param: 'model' });
   }
-  facts.format = format;
+  facts.format = protocol.id;
   const canonical = snap.table.resolve(facts.model);
-  const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log, st.state, st.traceId);
+  const rc = new RequestContext(st.id, facts, st.key, body, raw, canonical, st.startedAt, st.log, st.state, st.traceId, protocol);
   st.rc = rc;
   // message content only at trace (-vvv): bodies may hold users' data, never gw's secrets
   if (rc.log.isLevelEnabled('trace')) rc.log.trace({ req: rc.id, route: rc.route, body: raw }, 'request body');
@@ -91,8 +81,16 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
     if (source !== undefined) p.affinity = affinityKey(key?.name ?? '', canonical, source);
   }
   if (key?.maxParallelRequests !== undefined) await gw.inflight.acquire(rc);
+  // edits of rc.content() are honoured here, and only here: an edited body goes upstream re-serialized
+  let edited = false;
   if (gw.hooks.onRequest.isUsed()) {
-    const early = await gw.hooks.onRequest.promise(rc);
+    rc[EDIT_WINDOW](true);
+    let early: Awaited<ReturnType<typeof gw.hooks.onRequest.promise>>;
+    try {
+      early = await gw.hooks.onRequest.promise(rc);
+    } finally {
+      edited = rc[EDIT_WINDOW](false);
+    }
     if (early !== undefined) {
       rc.status = early.status;
       const text = typeof early.body === 'string' ? early.body : JSON.stringify(early.body);
@@ -113,7 +111,7 @@ export async function admit(gw: PipelineHost, ctx: Context, format: string, inpu
       log: rc.log,
       requestId: rc.id,
       headers: ctx.headers,
-      rawBody: unchanged ? raw : undefined,
+      rawBody: unchanged && !edited ? raw : undefined,
       query: ctx.querystring,
       large: isLarge(raw),
     },

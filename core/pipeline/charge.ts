@@ -1,20 +1,13 @@
-/**
- * The one place a request's cost is computed: once, when its usage is final (an answer,
- * a whole stream, a stream that ended early and is charged), before onResponse/onError,
- * so every consumer (the budget's settlement, the request log, usage series, metrics, the
- * answer's `x-gw-cost-usd`) reads the same `rc.cost`.
- */
+/** The one place a request's cost is computed: once its usage is final, before onResponse/onError, so every consumer reads the same `rc.cost`. */
 import type { RequestContext } from '../context.ts';
 import { chargedUsage } from '../plugins/helpers.ts';
 import type { Snapshot } from '../snapshot.ts';
 import { costOf } from '../../lib/pricing/cost.ts';
 
 /**
- * Sets `rc.price` and `rc.cost` from the request's charged usage (`chargedUsage`): the cost
- * at the price of the provider and model that served it (else the dearest another provider
- * of the model has: PriceBook.charged), or null when nothing prices it. Leaves both
- * undefined when nothing is charged (a cache hit, a failure, a token count).
- * @param at epoch ms: the dated price in force then applies.
+ * Sets `rc.price` and `rc.cost` from the charged usage at the serving provider's price (else
+ * the dearest of the model's: PriceBook.charged), null when unpriced; both undefined when
+ * nothing is charged. @param at epoch ms: the dated price in force then applies.
  */
 export function chargeCost(rc: RequestContext, snap: Snapshot, at: number): void {
   const u = chargedUsage(rc);

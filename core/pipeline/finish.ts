@@ -4,8 +4,8 @@
  * are committed before the last byte), then send.
  */
 import type { Context } from 'koa';
-import type { RequestContext } from '../context.ts';
-import { runSeries } from '../hooks.ts';
+import { READER, type RequestContext } from '../context.ts';
+import { ResponseInfo, runSeries } from '../hooks.ts';
 import { chargeCost, usdText } from './charge.ts';
 import type { GwState } from './state.ts';
 import type { PipelineHost } from './host.ts';
@@ -32,7 +32,7 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
   if (status < 400) estimateUnreported(rc, answer.body);
   chargeCost(rc, (ctx.state as GwState).snap, gw.clock());
   if (gw.hooks.onResponse.isUsed()) {
-    const taps = runSeries(gw.hooks.onResponse, rc, { body: answer.body, value: answer.value });
+    const taps = runSeries(gw.hooks.onResponse, rc, new ResponseInfo(answer.body, answer.value, rc[READER]));
     if (taps) await taps;
   }
   // LiteLLM's x-litellm-response-cost convention; none when nothing was charged or nothing prices the model

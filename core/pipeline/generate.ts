@@ -1,26 +1,4 @@
-/**
- * The generate loop, written once for every client format (chat completions, Messages,
- * Responses, Gemini generateContent, a third party's). A format declares pure pieces — how
- * to read its request, its native stream reader, its translations to and from the common
- * format, its chunk translator and event encoder, its error frame — and the kernel runs:
- *
- *   admit ─▶ cache ─hit─▶ answered (`cached` runs)
- *              │ miss
- *   prepare (format state, e.g. a stored conversation)
- *              ▼
- *   dispatch, per attempt:  provider.native[format]? ─yes─▶ native call, first event primed
- *                              │ no (or the native call declines)
- *                              ▼
- *                           request → common (toChat) ─▶ provider.chat, first chunk primed
- *              ▼
- *   answer:  native JSON      ─▶ usage read (json) ─▶ finish   (onResponse, then the bytes)
- *            native stream    ─▶ passthrough loop (passthrough.ts) ─▶ stream pump
- *            translated JSON  ─▶ common → format (json) ─▶ finish
- *            translated stream ─▶ translated frames (translated-frames.ts) ─▶ stream pump
- *
- * Usage lands in `rc.usage` on every path, so the hooks (onResponse, onError, onChunk)
- * see every format alike.
- */
+/** The generate loop, once for every format: admit → cache → dispatch (native or translated) → answer (docs/plugins.md draws it). */
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { RequestContext, RequestFacts } from '../context.ts';
@@ -30,10 +8,10 @@ import { StreamProgress } from '../../lib/common/estimate.ts';
 import type { Hooks } from '../hooks.ts';
 import type { CallContext, NativeCall, NativeResult, Provider, SseEvent, StreamItem } from '../../lib/provider.ts';
 import type { Admission } from './admit.ts';
-import { passthroughFrames, type PassthroughReader } from './passthrough.ts';
+import { passthroughFrames, type NativeStep } from './passthrough.ts';
 import type { Pipeline } from './pipeline.ts';
 import type { GwState } from './state.ts';
-import { translatedFrames, type TranslatedStream } from './translated-frames.ts';
+import { translatedFrames, type ClientStream } from './translated-frames.ts';
 import { callChat, type ChatOutcome, type NativeOutcome, primeNative } from './upstream-calls.ts';
 
 /** What a format reads from a generate request before admitting it. */
@@ -62,24 +40,18 @@ export interface AnswerEnv<S> {
 export interface NativeGenerate<S> {
   /** The native operation (`Provider.native` entry's `op`); default the format's main one. */
   op?(ctx: Context): string | undefined;
-  /**
-   * Calls the provider's native entry; default `native(body, call, op)`. Answers undefined
-   * to decline (this attempt is translated instead: an upstream without the route).
-   */
+  /** Calls the provider's native entry (default `native(body, call, op)`); undefined declines: this attempt is translated. */
   call?(native: NativeCall, body: Record<string, unknown>, call: CallContext, env: AttemptEnv<S>): Promise<NativeResult | undefined>;
   /** A stream's first event as a failure before the stream (an error event, malformed data), else undefined. */
   firstError(ev: SseEvent, provider: string): GatewayError | undefined;
-  /**
-   * A whole answer's bytes: set `rc.usage` from them (and keep them, if the format stores
-   * answers); answers them parsed (onResponse's `value`). @throws UPSTREAM_MALFORMED
-   */
+  /** A whole answer's bytes: sets `rc.usage` from them and answers them parsed (onResponse's `value`). @throws UPSTREAM_MALFORMED */
   json(raw: string, env: AnswerEnv<S>): unknown;
   /** The reader of one native stream; it feeds `progress` with the output it forwards (the early-end estimate). */
-  stream(env: AnswerEnv<S>, progress: StreamProgress): PassthroughReader;
+  stream(env: AnswerEnv<S>, progress: StreamProgress): NativeStep;
 }
 
 /** The common-format request a format made, and what its answer needs to know of it. */
-export interface ToChat<X> {
+export interface ToCommon<X> {
   req: ChatRequest;
   /** What the translation dropped or degraded, logged at debug. */
   warnings?: readonly string[];
@@ -89,11 +61,8 @@ export interface ToChat<X> {
   unchanged?: boolean;
 }
 
-/** How a translated chunk stream reaches the client: translated events, or frames the format makes itself. */
-export type TranslatedAnswer<E> = (TranslatedStream<E> & { frames?: undefined; errorFrame(err: GatewayError): string }) | ChunkFrames;
-
 /** A format that frames common chunks itself (the common format, passed through). */
-export interface ChunkFrames {
+export interface CommonFrames {
   frames(items: AsyncIterable<StreamItem>, progress: StreamProgress): AsyncGenerator<string, string | undefined>;
   errorFrame(err: GatewayError): string;
 }
@@ -101,51 +70,35 @@ export interface ChunkFrames {
 /** A format's translated side: its request and answers to and from the common format. */
 export interface TranslatedGenerate<S, X, E> {
   /** The request in the common format, for `target` (the served model). */
-  toChat(body: Record<string, unknown>, target: { model: string; stream: boolean }, env: AttemptEnv<S>): ToChat<X> | Promise<ToChat<X>>;
+  toCommon(body: Record<string, unknown>, target: { model: string; stream: boolean }, env: AttemptEnv<S>): ToCommon<X> | Promise<ToCommon<X>>;
   /** A whole completion as this format's answer text. `raw`: the upstream's bytes when unchanged. */
-  json(completion: ChatCompletion, raw: string | undefined, env: AnswerEnv<S> & { extra: X }): string | Promise<string>;
-  /** The stream translation, one per stream. */
-  stream(env: AnswerEnv<S> & { extra: X }): TranslatedAnswer<E>;
+  fromCommon(completion: ChatCompletion, raw: string | undefined, env: AnswerEnv<S> & { extra: X }): string | Promise<string>;
+  /** The stream: the client's events made by a step and encoded, or frames the format makes itself; one per stream. */
+  stream(env: AnswerEnv<S> & { extra: X }): ClientStream<E> | CommonFrames;
   /** Extra response headers of a translated answer (e.g. what could not be translated). */
   headers?(extra: X): Record<string, string> | undefined;
 }
 
-/** A stream's framing for the client. */
+/** A stream's framing for the client: content type (default `text/event-stream; charset=utf-8`), keep-alive (default `: ping\n\n`). */
 export interface StreamFraming {
-  /** Default `text/event-stream; charset=utf-8`. */
   contentType?: string;
-  /** Default `: ping\n\n`. */
   keepAlive?: string;
 }
 
-/**
- * A generate route's declaration. `S` is the format's per-request state (from `prepare`),
- * `X` what a translation tells its answer, `E` the format's stream event type.
- */
+/** A generate route's declaration: `S` the format's per-request state, `X` what a translation tells its answer, `E` its stream event. */
 export interface Generate<S = undefined, X = undefined, E = unknown> {
   /** How debug logs name the format (`Messages fields dropped in translation`). */
   readonly label: string;
   /** Validates the body (400 naming the field). */
   readonly schema: z.ZodType;
   read(ctx: Context): GenerateRead;
-  /**
-   * Prompt-cache affinity: what names the request's conversation, read cheaply from the
-   * body (no re-serialization): the client's explicit id (`affinityId`) or, else, its
-   * leading messages (`affinityPrefix`), both lib/common/affinity.ts. undefined (or
-   * absent): the group's strategy picks, as for any request. Called only for a model
-   * whose group keeps affinity (several members, `[routing] affinity`).
-   */
+  /** What names the request's conversation for prompt-cache affinity (`affinityId`, else `affinityPrefix`); called only where a group keeps affinity. */
   affinity?(body: Record<string, unknown>): string | undefined;
   /** After a cache hit answered (e.g. keep the cached answer for this key too). */
   cached?(ctx: Context, rc: RequestContext): Promise<void>;
   /** The format's per-request state, prepared once the request is admitted and not cached. */
   prepare?(a: Admission, ctx: Context): S | Promise<S>;
-  /**
-   * The body with its output-token cap lowered to `cap` tokens, for an attempt whose served
-   * model has a lower one (`max_output_tokens` of its provider, lib/output-caps.ts) than
-   * the request's (`read`'s `maxOutputTokens`). Native and translated calls both get it.
-   * Absent: requests of this format go as sent.
-   */
+  /** The body with its output-token cap lowered to `cap`, for an attempt whose served model caps lower (lib/output-caps.ts). */
   capOutput?(body: Record<string, unknown>, cap: number): Record<string, unknown>;
   /** Absent: the format is always translated (or is the common format itself). */
   native?: NativeGenerate<S>;
@@ -192,7 +145,7 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
         const r = native.call ? await native.call(entry, b, call, env) : await entry(b, call, op);
         if (r !== undefined) return { native: await primeNative(r, (ev) => native.firstError(ev, p.name)) };
       }
-      const t = await g.translated.toChat(b, { model: target, stream }, env);
+      const t = await g.translated.toCommon(b, { model: target, stream }, env);
       if (t.warnings?.length && rc.log.isLevelEnabled('debug')) rc.log.debug({ req: rc.id, provider: p.name, warnings: t.warnings }, dropped);
       return { translated: await callChat(p, t.req, t.unchanged ? call : { ...call, rawBody: undefined }), extra: t.extra };
     });
@@ -223,7 +176,7 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
     const headers = more ? { ...served.headers, ...more } : served.headers;
     if (r.type === 'json') {
       rc.usage = r.body.usage ?? undefined;
-      const body = await g.translated.json(r.body, r.raw, tenv);
+      const body = await g.translated.fromCommon(r.body, r.raw, tenv);
       // the upstream's bytes sent unchanged: they are the completion already parsed
       return pipeline.finish(ctx, a, { body, value: body === r.raw ? r.body : undefined, headers });
     }

@@ -1,8 +1,4 @@
-/**
- * What the pipeline needs from the gateway running it: the hooks, the request metrics and
- * the keys' in-flight limiter. (A narrow view, so the kernel does not depend on the host in
- * server/ that implements it.)
- */
+/** What the pipeline needs from the gateway running it (a narrow view: the kernel does not depend on server/). */
 import type { GatewayError } from '../errors.ts';
 import type { Hooks } from '../hooks.ts';
 import type { RequestContext } from '../context.ts';
@@ -15,10 +11,7 @@ export interface RequestMetrics {
   streamOpened(rc: RequestContext): void;
   /** The stream ended (completed, failed or the client left). */
   streamClosed(): void;
-  /**
-   * One finished gateway request, `totalMs` in ms; `rc` is undefined when it failed before
-   * admission (auth, body), `failure` the error it ended with before its response started.
-   */
+  /** One finished gateway request, `totalMs` in ms (`rc` undefined before admission; `failure` before its response started). */
   request(route: string, rc: RequestContext | undefined, status: number, failure: GatewayError | undefined, totalMs: number): void;
 }
 

@@ -1,16 +1,8 @@
 /**
- * `max_parallel_requests` of a virtual key: how many of its requests may be in flight at
- * once, over every instance sharing the store. Built on the store's holds (the same atomic
- * step the budget reserves with): admission places a hold of 1 against a counter nobody
- * increments, so it is refused exactly when `limit` holds are live. Holds are never
- * durable and belong to a live instance (Redis drops a crashed instance's holds within its
- * liveness TTL), so a request that died never keeps its slot.
- *
- * A slot is taken after the model check and before onRequest (a refused model takes none,
- * and a request refused here spends no rate-limit window or budget), and given back when
- * the request's accounting is done: before a stream's terminator or error frame (stream.ts),
- * and by the app boundary for everything else, before a whole answer's body is written. A
- * client that saw its answer end can therefore always start the next request.
+ * A virtual key's `max_parallel_requests` over every instance sharing the store: a store hold
+ * of 1 per request (never durable: a dead request keeps no slot), taken after the model check
+ * and before onRequest, given back once the request's accounting is done (before a stream's
+ * terminator, or as a whole answer is written), so a client that saw its answer end can start the next.
  */
 import type { RequestContext } from '../context.ts';
 import { PARALLEL_LIMIT } from '../error-codes.ts';
@@ -38,8 +30,7 @@ export class InflightLimiter {
   }
 
   /**
-   * Takes a slot for `rc` when its key has `max_parallel_requests`; nothing otherwise.
-   * @throws GatewayError 429 `parallel_limit_exceeded` (retry-after 1 s), 503 when the store is away.
+   * Takes a slot for `rc` when its key has `max_parallel_requests`. @throws GatewayError 429 `parallel_limit_exceeded` (retry-after 1 s), 503 when the store is away
    */
   async acquire(rc: RequestContext): Promise<void> {
     const limit = rc.key?.maxParallelRequests;
@@ -53,9 +44,7 @@ export class InflightLimiter {
   }
 
   /**
-   * Gives `rc`'s slot back; undefined (nothing to wait for) when it holds none, so the
-   * common case allocates nothing. Idempotent; a failure is logged, never thrown: the hold
-   * then lapses with its holder (the Redis store also retries the release once it is back).
+   * Gives `rc`'s slot back (undefined when it holds none: no allocation). Idempotent; a failure is logged, the hold then lapses with its holder.
    */
   release(rc: RequestContext): Promise<void> | undefined {
     const slot = rc.state.get(SLOT) as Slot | undefined;

@@ -1,20 +1,10 @@
-/**
- * onUpstreamStart / onUpstreamEnd around one upstream attempt (core/hooks.ts): the attempt
- * object both taps see, its scope (lib/http/attempt-headers.ts: the headers a start tap asks
- * for, added to its upstream requests — `call.upstreamHeaders` for a provider with a client
- * of its own — and the request it serves), and the outcome. Only called when one of the two
- * hooks is tapped.
- */
+/** onUpstreamStart / onUpstreamEnd around one upstream attempt: the attempt both taps see, its scope (lib/http/attempt-headers.ts), its outcome. */
 import type { RequestContext } from '../context.ts';
 import type { Hooks, UpstreamAttempt } from '../hooks.ts';
 import { withAttempt } from '../../lib/http/attempt-headers.ts';
 import type { Provider } from '../../lib/provider.ts';
 
-/**
- * Runs `run` (the attempt) between the two hooks. A throwing tap is logged, never thrown:
- * observing an attempt must not fail it.
- * @throws what `run` throws.
- */
+/** Runs `run` (the attempt) between the two hooks; a throwing tap is logged, never thrown. @throws what `run` throws */
 export async function observeAttempt<T>(
   hooks: Hooks,
   rc: RequestContext,

@@ -1,19 +1,12 @@
 /**
- * The charges gw estimates where the upstream did not count (docs/design.md, "usage fine
- * print", and its decisions): a stream that ended early after its first byte is charged the
- * usage the upstream already reported, completed by an estimate of what came after it; an
- * answer whose upstream reported no usage at all is charged the estimate (prompt estimate +
- * output bytes / 4: lib/common/estimate.ts). Set on the request context before onError or
- * onResponse, so every accounting view charges the same numbers (`chargedUsage(rc)` in
- * core/plugins/helpers.ts).
+ * The charges gw estimates where the upstream did not count (docs/design.md "usage fine print"):
+ * a stream that ended early pays what was reported plus an estimate of the rest; an answer
+ * without usage pays the estimate. Set before onError/onResponse, so every view charges alike.
  */
 import type { RequestContext } from '../context.ts';
 import { estimateTokens, partialCharge, type StreamProgress } from '../../lib/common/estimate.ts';
 
-/**
- * Sets `rc.partial`, `rc.usage` (the charge) and `rc.usageEstimated` for a stream that ended
- * early; nothing for a request no upstream answered or one that generates nothing.
- */
+/** Sets `rc.partial`, `rc.usage` (the charge) and `rc.usageEstimated` for a stream that ended early (a generated, upstream-answered one). */
 export function chargePartial(rc: RequestContext, progress: StreamProgress | undefined): void {
   if (rc.provider === undefined || rc.cacheHit || rc.operation !== 'generate') return;
   // a passthrough may hold its latest report unparsed (Gemini's usageMetadata): it is newer than rc.usage
@@ -24,12 +17,7 @@ export function chargePartial(rc: RequestContext, progress: StreamProgress | und
   rc.usageEstimated = charge.estimated;
 }
 
-/**
- * Sets `rc.usage` to gw's estimate (and `rc.usageEstimated`) for an answer the upstream
- * reported no usage for: the prompt estimate plus the output's UTF-8 bytes / 4 (`output`:
- * the bytes, or the text, measured only then). Nothing when it reported usage, when no
- * upstream answered, or for a request that generates nothing.
- */
+/** Sets `rc.usage` to gw's estimate (prompt estimate + `output`'s UTF-8 bytes / 4) for a generated answer the upstream reported no usage for. */
 export function estimateUnreported(rc: RequestContext, output: number | string): void {
   if (rc.usage !== undefined || rc.provider === undefined || rc.cacheHit || rc.operation !== 'generate') return;
   const bytes = typeof output === 'number' ? output : Buffer.byteLength(output, 'utf8');

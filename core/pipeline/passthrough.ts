@@ -1,17 +1,8 @@
 /**
- * A native stream forwarded to the client: the upstream speaks the client's own protocol,
- * so each event goes out as it came (re-framed at most, never re-encoded). This is the loop
- * every format's passthrough runs, once; a protocol supplies a {@link PassthroughReader}
- * that says what its events mean (usage, the end, a failure) and how each is framed.
- *
- * Events are parsed only where gw needs them (the reader's `mustParse`: usage, failures,
- * the end) or an onChunk tap reads a chunk's `value`; the others are checked for their framing only
- * (lib/common/sse-data.ts), since a parse per event would cost more than the rest of gw's
- * work on it. Blank data is skipped; data that is not a JSON object is 502
- * `upstream_malformed`. An event that reports a failure goes out with every provider key
- * redacted from it (lib/redact.ts), as every other upstream-sourced error text does.
+ * A native stream forwarded to the client, each event as it came: the loop every passthrough runs, a
+ * NativeStep per protocol; events parsed only where gw needs them or a tap reads `value`.
  */
-import type { RequestContext } from '../context.ts';
+import { READER, type RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
 import type { Hooks } from '../hooks.ts';
@@ -20,54 +11,42 @@ import type { SseEvent } from '../../lib/provider.ts';
 import type { SecretRedactor } from '../../lib/redact.ts';
 
 /** What one event means for the stream: go on, the terminator, or a failure (forwarded, then thrown). */
-export type PassthroughStep = undefined | 'end' | GatewayError;
+export type NativeVerdict = undefined | 'end' | GatewayError;
 
-/**
- * A protocol's reading of its own native stream, one instance per stream (it may keep
- * state: the last sequence number, the usage so far). Pure but for `rc.usage` and the
- * stream's progress, which it updates as the events report them.
- */
-export interface PassthroughReader {
+/** A protocol's reading of its own stream forwarded, one per stream: pure but for `rc.usage` and the stream's progress. */
+export interface NativeStep {
   /** The event's type: its SSE `event:` name, or one read from its data without parsing it. */
   typeOf(ev: SseEvent): string | undefined;
   /** True when gw must parse this event whoever listens (usage, a failure, the end). */
   mustParse(type: string | undefined, data: string): boolean;
   /** True for an event that reports a failure: it is read and forwarded with the provider keys redacted (an upstream may quote its credentials there). */
   failing(type: string | undefined, data: string): boolean;
-  /**
-   * Reads one event: `parsed` is its data as an object when `mustParse` said so. Updates `rc.usage` and the stream's progress as the protocol
-   * reports them.
-   */
-  read(type: string | undefined, data: string, parsed: object | undefined): PassthroughStep;
+  /** Reads one event (`parsed`: its data as an object when `mustParse` said so), updating `rc.usage` and the progress. */
+  read(type: string | undefined, data: string, parsed: object | undefined): NativeVerdict;
   /** The frame the client gets for the event (`step` is what `read` made of it). */
-  frame(ev: SseEvent, step: PassthroughStep): string;
+  frame(ev: SseEvent, step: NativeVerdict): string;
   /** Runs before the terminator frame is returned (e.g. storing the final response). */
   beforeEnd?(): Promise<void>;
-  /**
-   * The upstream ended without a terminal event: the terminator frame to send (undefined:
-   * none), or throws (502 `upstream_truncated`, or a failure the stream reported earlier).
-   */
+  /** The upstream ended without a terminal event: the terminator frame (undefined: none). @throws 502 `upstream_truncated`, or an earlier failure */
   ended(): string | undefined;
   /** A failure gw noticed after the first byte (cut, timeout, malformed), as one frame of this protocol. */
   errorFrame(err: GatewayError): string;
 }
 
 /**
- * Frames for `pipeline.stream` from a native stream: each event checked, read, shown to
- * onChunk (`format` names the chunk type), framed and yielded; the terminator is returned.
- * `secrets` are the provider keys redacted from failure events.
- * @throws GatewayError the failure the stream reported (forwarded first), malformed data,
- *   or the reader's `ended` verdict.
+ * Frames for `pipeline.stream` from a native stream: each event checked, read, shown to onChunk,
+ * framed and yielded; the terminator returned. `secrets`: the provider keys redacted from failures.
+ * @throws GatewayError the failure the stream reported (forwarded first), malformed data, or `ended`'s.
  */
 export async function* passthroughFrames(
   hooks: Hooks,
   rc: RequestContext,
   format: string,
   events: AsyncIterable<SseEvent>,
-  reader: PassthroughReader,
+  reader: NativeStep,
   secrets: SecretRedactor,
 ): AsyncGenerator<string, string | undefined> {
-  const holder = hooks.onChunk.isUsed() ? new ChunkHolder(format) : undefined;
+  const holder = hooks.onChunk.isUsed() ? new ChunkHolder(format, rc[READER]) : undefined;
   const provider = rc.provider!;
   for await (let ev of events) {
     const type = reader.typeOf(ev);

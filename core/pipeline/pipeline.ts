@@ -1,21 +1,9 @@
 /**
- * The request pipeline as client formats see it: four steps, the small and stable
- * interface every format's route is written against.
- *
- *   admit     validate → RequestContext → plan (404) → onRequest (bail: refuse or answer)
- *   fromCache onCacheLookup for a cacheable request; a hit is answered here
- *   dispatch  providers in the group's order (the conversation's member first: affinity),
- *             retries, fallbacks (core/dispatch.ts); records
- *             who answered and the time spent on upstreams (`rc.upstreamMs`, failures
- *             included), and returns the `x-gw-*` headers
- *   finish    onResponse, then the whole answer          stream   onResponse before the
- *                                                                  terminator; one error
- *                                                                  frame after the first byte
- *
- * A format's route: read its facts from the body → admit → (fromCache) → dispatch, calling
- * `provider.native[id]` or translating to `provider.chat` → translate back → finish/stream.
+ * The request pipeline as client formats see it: admit, fromCache, dispatch (retries,
+ * fallbacks, affinity), finish or stream. A generate route runs it through generate.ts.
  */
 import type { Context } from 'koa';
+import type { RequestProtocol } from '../context.ts';
 import type { PipelineHost } from './host.ts';
 import { dispatch, type Dispatched } from '../dispatch.ts';
 import type { CallContext, Provider } from '../../lib/provider.ts';
@@ -47,11 +35,11 @@ export interface Pipeline {
   stream(ctx: Context, a: Admission, s: StreamAnswer): Promise<void>;
 }
 
-/** The pipeline for one client format. */
-export function createPipeline(gw: PipelineHost, format: string): Pipeline {
+/** The pipeline for one client format, speaking `protocol`. */
+export function createPipeline(gw: PipelineHost, protocol: RequestProtocol): Pipeline {
   const hooks = gw.hooks;
   return {
-    admit: (ctx, input) => admit(gw, ctx, format, input),
+    admit: (ctx, input) => admit(gw, ctx, protocol, input),
     async fromCache(ctx, a) {
       const rc = a.rc;
       if (!rc.cacheable || !hooks.onCacheLookup.isUsed()) return false;

@@ -1,22 +1,12 @@
 /**
- * Pumping a stream of frames to the client. Headers are committed only when the first
- * frame is ready (or after one keep-alive period of waiting), so a failure before the
- * first chunk still answers with a real HTTP status. After that, a failure is the format's
- * error frame and the end; a client disconnect aborts the upstream via the signal.
- *
- * `rc.upstreamMs` gains the time spent awaiting frames (the upstream's events), so a
- * stream's upstream time runs to its last event and gw's overhead is what is left.
- *
- * A stream that ends early after its first frame (client gone, upstream cut, timeout, a
- * mid-stream error) is charged for what it streamed: before onError runs, `rc.partial` is
- * set and `rc.usage` holds the charge (partial.ts). A failure before the first frame, or
- * one thrown by onResponse after the upstream finished, charges nothing here.
+ * Pumping frames to the client: headers go with the first frame (a failure before it gets a real
+ * status, after it the error frame); an early end is charged (partial.ts); waits count as upstream time.
  */
 import type { Context } from 'koa';
 import type { RequestContext } from '../context.ts';
 import type { GatewayError } from '../errors.ts';
 import type { StreamProgress } from '../../lib/common/estimate.ts';
-import { runSeries } from '../hooks.ts';
+import { ResponseInfo, runSeries } from '../hooks.ts';
 import type { PipelineHost } from './host.ts';
 import { SseWriter } from '../../lib/http/sse-write.ts';
 import { redactError, type SecretRedactor } from '../../lib/redact.ts';
@@ -29,10 +19,7 @@ import { asGatewayError } from './respond.ts';
 export interface StreamAnswer {
   /** Response headers (`x-gw-*` from dispatch, the format's own). */
   headers: Record<string, string>;
-  /**
-   * Complete frames, in order. The generator's return value is the terminator frame
-   * (`data: [DONE]`, `message_stop`…), written after onResponse has run.
-   */
+  /** Complete frames, in order; its return value is the terminator frame, written after onResponse. */
   frames: AsyncGenerator<string, string | undefined>;
   /** The first item already arrived (primed in dispatch): a failure making it a frame is still pre-stream. */
   ready: boolean;
@@ -42,19 +29,13 @@ export interface StreamAnswer {
   contentType?: string;
   /** Written after 15 s of silence; default `: ping\n\n` (an SSE comment). */
   keepAlive?: string;
-  /**
-   * What the frames carried so far, fed by the format as it builds them: the charge of a
-   * stream that ends early is estimated from it (lib/common/estimate.ts). Without it such a
-   * stream is charged the usage already reported, else the prompt estimate alone.
-   */
+  /** What the frames carried so far: a stream that ends early is charged from it (lib/common/estimate.ts). */
   progress?: StreamProgress;
 }
 
 /**
- * Streams `s.frames` to the client. `upstreamFailed` hears of a failure after the first
- * frame (the stream's upstream broke: cut, truncated, an error event), for the provider's
- * statistics; a failure before it was already counted by dispatch. `secrets` (the request's
- * snapshot's) are redacted out of such a failure before onError and the error frame see it.
+ * Streams `s.frames` to the client. `upstreamFailed` hears of a failure after the first frame
+ * (for the provider's statistics); `secrets` are redacted out of it before onError sees it.
  * @throws the failure before the first frame (nothing was sent yet).
  */
 export async function pumpStream(
@@ -110,7 +91,7 @@ export async function pumpStream(
     estimateUnreported(rc, s.progress?.bytes ?? 0);
     chargeCost(rc, (ctx.state as GwState).snap, gw.clock());
     if (gw.hooks.onResponse.isUsed()) {
-      const taps = runSeries(gw.hooks.onResponse, rc, { body: undefined });
+      const taps = runSeries(gw.hooks.onResponse, rc, ResponseInfo.STREAM);
       if (taps) await taps;
     }
     // the key's in-flight slot is free before the client can see the end

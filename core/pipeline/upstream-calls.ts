@@ -1,8 +1,4 @@
-/**
- * The two kinds of upstream call a client format makes inside dispatch, with the stream's
- * first item awaited there (lib/resilience/prime.ts), so a stream that fails before its
- * first chunk is retried or falls back like any other pre-stream failure.
- */
+/** The two kinds of upstream call inside dispatch, a stream's first item awaited there (lib/resilience/prime.ts): a stream failing before it is retried like any failure. */
 import { UPSTREAM_MALFORMED } from '../../lib/http/errors.ts';
 import type { GatewayError } from '../errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../../lib/common/chat.ts';
@@ -19,10 +15,7 @@ export type NativeOutcome =
   | { type: 'json'; status: number; raw: string; contentType: string }
   | { type: 'stream'; events: AsyncIterable<SseEvent>; ready: boolean };
 
-/**
- * `provider.chat`, stream primed. A first item the upstream sent as text is parsed once
- * (lib/common/sse-data.ts): a stream that starts malformed is a failure dispatch retries.
- */
+/** `provider.chat`, stream primed: a stream that starts malformed (lib/common/sse-data.ts) is a failure dispatch retries. */
 export async function callChat(p: Provider, req: ChatRequest, call: CallContext): Promise<ChatOutcome> {
   const r = await p.chat(req, call);
   if (r.type === 'json') return r;
@@ -35,11 +28,7 @@ export async function callChat(p: Provider, req: ChatRequest, call: CallContext)
   return { type: 'stream', chunks: primed.items, ready: primed.ready };
 }
 
-/**
- * A native result, stream primed. `failFirst` looks at the first event: when it says the
- * event is a failure (an `error` event first, malformed data: `malformedFirst`), the stream
- * is closed and that error thrown, so dispatch retries or answers it with a real status.
- */
+/** A native result, stream primed: a first event `failFirst` calls a failure closes the stream and is thrown (dispatch retries it). */
 export async function primeNative(r: NativeResult, failFirst?: (ev: SseEvent) => GatewayError | undefined): Promise<NativeOutcome> {
   if (r.type === 'json') return r;
   const primed = await primeFirst(r.events, KEEP_ALIVE_MS);
@@ -51,11 +40,7 @@ export async function primeNative(r: NativeResult, failFirst?: (ev: SseEvent) =>
   return { type: 'stream', events: primed.items, ready: primed.ready };
 }
 
-/**
- * A stream item as a chunk object: items arrive as objects from translating providers, as
- * the upstream's JSON text from common-format ones (parsed only when someone needs it).
- * @throws UPSTREAM_MALFORMED when the text is not a JSON object.
- */
+/** A stream item as a chunk object (common-format providers hand their upstream's text). @throws UPSTREAM_MALFORMED when it is not a JSON object */
 export function chunkOf(item: StreamItem, provider: string | undefined): ChatCompletionChunk {
   if (typeof item !== 'string') return item;
   let v: unknown;
@@ -67,4 +52,14 @@ export function chunkOf(item: StreamItem, provider: string | undefined): ChatCom
   if (typeof v !== 'object' || v === null || Array.isArray(v))
     throw UPSTREAM_MALFORMED({ provider: provider ?? 'upstream', what: `a malformed stream chunk: ${item.slice(0, 200)}` }, { provider });
   return v as ChatCompletionChunk;
+}
+
+type NativeBytes = { status: number; raw: string };
+
+/** `p`'s native answer to operation `op` of protocol `id` as bytes; undefined when it has no such entry or answered a stream. */
+export async function nativeBytes(p: Provider, id: string, op: string, body: Record<string, unknown>, call: CallContext): Promise<NativeBytes | undefined> {
+  const native = p.native?.[id];
+  if (native === undefined) return undefined;
+  const r = await native(body, call, op);
+  return r.type === 'json' ? r : undefined;
 }

@@ -8,9 +8,8 @@ import type { Hooks } from '../hooks.ts';
 import type { KeySettingName } from '../../lib/key-settings.ts';
 import type { ClientSettings, UpstreamClient } from '../../lib/http/client.ts';
 import type { Provider } from '../../lib/provider.ts';
-import type { Pipeline } from '../pipeline/pipeline.ts';
+import type { Protocol } from '../protocol.ts';
 import type { FormatRoute } from '../pipeline/route.ts';
-import type { ErrorShape, KeySource } from '../../lib/http/routes.ts';
 import type { Store } from '../../lib/store/types.ts';
 import type { AdminRoutes, ExtensionMetrics, GatewayInfo } from '../../lib/gateway-info.ts';
 import type { StorePlugin } from '../../lib/store/plugin.ts';
@@ -24,10 +23,7 @@ interface PluginBase<C> {
   readonly name: string;
   /** Validates the plugin's config section; its issues are reported with the section's key path. */
   readonly configSchema: z.ZodType<C>;
-  /**
-   * The gw versions this plugin works with, as a semver range (`^0.2.0`, `>=0.2 <0.4`);
-   * checked at load, a mismatch refuses to start naming both versions. Absent: any.
-   */
+  /** The gw versions it works with, a semver range (`^0.2.0`) checked at load; absent: any. */
   readonly gw?: string;
 }
 
@@ -39,20 +35,13 @@ export interface ProviderSetup<C> extends ProviderPowers {
   /** Namespaced for this provider: `provider:<name>:`. */
   store: Store;
   log: Logger;
-  /**
-   * This provider's upstream client on the gateway's connection pool: give the timeout
-   * and how to read the kind's error bodies.
-   */
+  /** This provider's upstream client on the gateway's pool, with its timeout and error-body reader. */
   http(opts: Pick<ClientSettings, 'timeoutMs' | 'readError'>): UpstreamClient;
 }
 
 export interface ProviderPlugin<C = unknown> extends PluginBase<C> {
   readonly type: 'provider';
-  /**
-   * Routing settings of the section the core reads for this kind (`max_retries`,
-   * `weight`); they are removed from the section before `configSchema` sees it. A section
-   * giving one the kind does not accept is a config error naming it.
-   */
+  /** The routing settings it accepts (`max_retries`, `weight`): read by the host, never by `configSchema`. */
   readonly routing?: readonly RoutingSetting[];
   setup(ctx: ProviderSetup<C>): Provider | Promise<Provider>;
 }
@@ -78,10 +67,7 @@ export interface ExtensionHandle {
 
 export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
   readonly type: 'extension';
-  /**
-   * The virtual key settings this extension enforces (`requests_per_minute`, `budget`…):
-   * a key giving one that no enabled extension declares gets a warning that it changes nothing.
-   */
+  /** The key settings it enforces (`budget`…): a key setting no enabled extension declares gets a warning. */
   readonly keySettings?: readonly KeySettingName[];
   // biome-ignore lint/suspicious/noConfusingVoidType: an extension's setup() that returns nothing is the common case
   setup(ctx: ExtensionSetup<C>): void | ExtensionHandle | Promise<void | ExtensionHandle>;
@@ -89,32 +75,27 @@ export interface ExtensionPlugin<C = unknown> extends PluginBase<C> {
 
 /** Context handed to a client format's setup, once at startup. */
 export interface FormatSetup<C> {
-  /** Its `[<section>]` of the config file, parsed by `configSchema`. */
+  /** Its `[<section>]` of the config file, parsed by `configSchema` (`{}` without one). */
   config: C;
   /** Namespaced for this format: `format:<id>:`. */
   store: Store;
   log: Logger;
   hooks: Hooks;
   gateway: GatewayInfo;
-  /** The request pipeline: admit, dispatch, finish, stream. */
-  pipeline: Pipeline;
   /** Registers a route (errors in this format's shape). */
   route(r: FormatRoute): void;
 }
 
 /**
- * A client-facing format (openai-chat, anthropic-messages, openai-responses, gemini, a
- * third party's): its routes, its error shape, and its translations to and from the common
- * format. Providers that speak it natively offer `native[id]`. The built-in formats are
- * always on; a third-party one, the npm package `gw-plugin-<id>`, is enabled by a
- * `[formats.<id>]` section holding its settings.
+ * A client-facing format (openai-chat, anthropic-messages, openai-responses, gemini, a third
+ * party's): the protocol it speaks (its id, key headers, error shape, generate pieces, content
+ * reader) and the routes it serves with it. Built-ins are always on; a third-party one, the npm
+ * package `gw-plugin-<id>`, is enabled by a `[formats.<id>]` section holding its settings.
  */
-export interface FormatPlugin<C = unknown> extends ErrorShape {
+export interface FormatPlugin<C = unknown> {
   readonly type: 'format';
-  /** Format id: `[formats.<id>]` and the package `gw-plugin-<id>`, the key of Provider.native, onChunk's `chunk.format`. */
-  readonly id: string;
-  /** Where a gateway key may come from on its routes. */
-  readonly keyFrom: readonly KeySource[];
+  /** Its wire protocol: `protocol.id` is the format's id (`[formats.<id>]`, `gw-plugin-<id>`, `Provider.native`'s key). */
+  readonly protocol: Protocol;
   /** Built-in formats only: the top-level config section it reads (e.g. `responses`). A third-party format's settings are its `[formats.<id>]`. */
   readonly section?: string;
   /** Validates the format's settings; without it the format takes none (its section must be empty). */

@@ -1,16 +1,11 @@
 /**
- * Helpers for plugins (exported by the SDK, `gw/plugin`): who a request is accounted to,
- * whether its answer came from the upstream (not the cache, not a hook), whether its usage
- * is to be charged, and which usage: the usage extension, the budget, the request log and
- * metrics all charge through these (and read its price in `rc.cost`), so they agree on every request.
+ * Who a request is accounted to and which usage it is charged: the usage extension, the
+ * budget, the request log and metrics all charge through these, so they agree (`gw/plugin`).
  */
 import type { RequestContext } from '../context.ts';
 import type { Usage } from '../../lib/common/chat.ts';
 
-/**
- * Account name of a gateway that runs open (no `[keys]`): every request shares it. Key
- * names cannot contain parentheses, so it never collides with a real key.
- */
+/** The account of a gateway running open (no `[keys]`); no key name holds parentheses. */
 export const OPEN_ACCOUNT = '(open)';
 
 /** The key name a request is accounted to (never the secret). */
@@ -18,32 +13,17 @@ export function accountOf(rc: RequestContext): string {
   return rc.key?.name ?? OPEN_ACCOUNT;
 }
 
-/**
- * True when the upstream answered this request: not a cache hit, not an onRequest tap's
- * early response. Only such requests count for usage, spend and tokens.
- */
+/** True when the upstream answered (not the cache, not an onRequest tap): only those count. */
 export function answeredUpstream(rc: RequestContext): boolean {
   return !rc.cacheHit && rc.provider !== undefined;
 }
 
-/**
- * True when a request's `rc.usage` is to be charged (usage, spend, token windows): the
- * upstream answered it (onResponse, status below 400), or it was a stream that ended early
- * after its first byte (onError with `rc.partial`: charged for what it streamed, maybe an
- * estimate, `rc.usageEstimated`). Cache hits, early responses and failures before the first
- * byte are not.
- */
+/** True when `rc.usage` is charged: an upstream answer (status below 400), or a stream that ended early after its first byte (`rc.partial`). */
 export function chargeable(rc: RequestContext): boolean {
   return answeredUpstream(rc) && (rc.partial || rc.status < 400);
 }
 
-/**
- * The usage a request is charged, as every view counts it (the usage extension, the budget,
- * the request log, metrics): `rc.usage` when {@link chargeable} and the request generated
- * or embedded something (token counting costs nothing); undefined otherwise, even when an
- * upstream reported usage before the request failed (a stream whose upstream failed after
- * reporting its prompt but before gw's first byte counts nothing).
- */
+/** The usage a request is charged, as every view counts it: `rc.usage` when {@link chargeable} and not a token count; else undefined. */
 export function chargedUsage(rc: RequestContext): Usage | undefined {
   return rc.operation !== 'count' && chargeable(rc) ? rc.usage : undefined;
 }

@@ -1,32 +1,27 @@
 /**
- * Finds plugins: `plugins/providers/<kind>/`, `plugins/extensions/<name>/`,
- * `plugins/stores/<name>/` or `plugins/formats/<id>/` in this checkout first, else the npm
- * package `gw-plugin-<name>`. Checks the default export's shape and its `gw` version range
- * before anything runs it (fastify's plugin-utils idea). Which client formats a config
- * enables: load-formats.ts.
+ * Finding and checking plugins: `plugins/<folder>/<name>/` in this checkout first, else the
+ * npm package `gw-plugin-<name>`; the default export's shape and its `gw` range are checked
+ * before anything runs it (fastify's plugin-utils idea). Parsing and setup: load.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
+import { GW_VERSION } from '../../lib/package-info.ts';
 import { UserError } from '../../lib/user-error.ts';
+import type { ErrorShape } from '../../lib/http/routes.ts';
+import { type KeySource, keySourceProblem } from '../../lib/http/key-sources.ts';
 import type { FormatPlugin, Plugin } from './contract.ts';
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** The folder under plugins/ of each kind of plugin that the config names. */
 const FOLDER: Record<Plugin['type'], string> = { provider: 'providers', extension: 'extensions', store: 'stores', format: 'formats' };
-/** Where a gateway key may come from (lib/http/routes.ts KeySource). */
-const KEY_SOURCES: readonly unknown[] = ['bearer', 'x-api-key', 'x-goog-api-key', 'query-key'];
-
-/** The package root: two levels up from here in the sources, three in the compiled dist/. */
-export const PACKAGE_ROOT: URL = new URL(existsSync(new URL('../../package.json', import.meta.url)) ? '../../' : '../../../', import.meta.url);
-
-/** The running gw's version (package.json). */
-export const GW_VERSION: string = (JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string }).version;
 
 /** Where a plugin was found. */
 export interface LoadedPlugin<P extends Plugin = Plugin> {
   plugin: P;
+  /** The name it was found under (a fallback's, when the asked name had none). */
+  name: string;
   source: 'builtin' | 'npm';
   module: string;
 }
@@ -40,33 +35,8 @@ export class PluginError extends UserError {
 }
 
 /**
- * Runs an npm plugin's `setup` (a store's `open`): what it throws (a database it cannot
- * reach, a bug of its own) is the plugin's failure, not gw's, so it becomes one PluginError
- * line naming the plugin, its package and the error's first line (the CLI prints it and
- * exits 1; the original is its `cause`). A UserError (a ConfigError naming the key at fault)
- * is already such a line and passes unchanged, and so does anything a built-in plugin
- * throws: there it is gw's own bug, whose stack the CLI prints.
- * @throws PluginError, or what `setup` threw.
- */
-export async function runSetup<T>(found: LoadedPlugin, name: string, setup: () => T | Promise<T>): Promise<T> {
-  try {
-    return await setup();
-  } catch (err) {
-    if (found.source !== 'npm' || err instanceof UserError) throw err;
-    const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    const line = reason.split('\n', 1)[0]!.trim();
-    const phase = found.plugin.type === 'store' ? 'to open the store' : 'in setup';
-    throw new PluginError(`${found.plugin.type} '${name}' from the npm package ${found.module} failed ${phase}: ${line}`, { cause: err });
-  }
-}
-
-/**
- * Loads the plugin `name` of `type`; undefined when neither a built-in folder nor
- * `gw-plugin-<name>` exists — nor, with `implicit` (the name was not asked for as a plugin:
- * a provider section named like a package, without `kind`), when the package is a plugin of
- * another type.
- * @throws PluginError when the module exists but fails to import, breaks the contract, or
- *   declares a `gw` range the running version is outside of.
+ * Imports and checks the plugin `name` of `type`; undefined when there is none (with `implicit`,
+ * also when the package is another type's). @throws PluginError: fails to import, breaks the contract, wrong gw.
  */
 export async function findPlugin<T extends Plugin['type']>(
   type: T,
@@ -78,7 +48,7 @@ export async function findPlugin<T extends Plugin['type']>(
   const builtin = builtinModule(folder, name);
   if (builtin) {
     const mod = await importOrThrow(pathToFileURL(builtin.path).href, builtin.label);
-    return { plugin: check(mod, type, name, `plugins/${folder}/${name}`), source: 'builtin', module: builtin.path };
+    return { plugin: check(mod, type, name, `plugins/${folder}/${name}`), name, source: 'builtin', module: builtin.path };
   }
   const pkg = `gw-plugin-${name}`;
   let mod: unknown;
@@ -87,11 +57,11 @@ export async function findPlugin<T extends Plugin['type']>(
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if ((e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && e.message.includes(`'${pkg}'`)) return undefined;
-    throw new PluginError(`npm package ${pkg} failed to load: ${e.message}`, { cause: err });
+    throw new PluginError(`${pkg} failed to load: ${e.message}`, { cause: err });
   }
   const declared = (mod as { default?: { type?: unknown } } | undefined)?.default?.type;
   if (opts.implicit && typeof declared === 'string' && declared !== type) return undefined;
-  return { plugin: check(mod, type, name, pkg), source: 'npm', module: pkg };
+  return { plugin: check(mod, type, name, pkg), name, source: 'npm', module: pkg };
 }
 
 /** The built-in plugin `name` of `folder` (its index.ts or index.js), if there is one. */
@@ -103,6 +73,17 @@ export function builtinModule(folder: string, name: string): { path: string; lab
   return undefined;
 }
 
+/** The built-in plugins of `type` (folders of plugins/ with an index module), sorted. */
+export function builtinNames(type: Plugin['type']): string[] {
+  let dirs: string[];
+  try {
+    dirs = readdirSync(`${PLUGINS_DIR}${FOLDER[type]}/`);
+  } catch {
+    return [];
+  }
+  return dirs.filter((d) => NAME.test(d) && builtinModule(FOLDER[type], d)).sort();
+}
+
 async function importOrThrow(url: string, label: string): Promise<unknown> {
   try {
     return await import(url);
@@ -111,45 +92,68 @@ async function importOrThrow(url: string, label: string): Promise<unknown> {
   }
 }
 
+/** The default export of `mod` if it is a plugin of `type` for gw's version. @throws PluginError listing what it breaks. */
 function check<T extends Plugin['type']>(mod: unknown, type: T, name: string, where: string): Extract<Plugin, { type: T }> {
-  const p = (mod as { default?: Partial<Plugin> }).default;
+  const plugin = (mod as { default?: unknown }).default;
   const problems: string[] = [];
-  if (!p || typeof p !== 'object') problems.push('no default export object');
-  else {
-    if (p.type !== type) problems.push(`type must be '${type}' (got ${JSON.stringify(p.type)})`);
-    if (type === 'format') formatProblems(p as Partial<FormatPlugin>, name, where, problems);
-    else if (typeof (p as { name?: unknown }).name !== 'string' || !(p as { name?: unknown }).name) problems.push('name must be a non-empty string');
-    const schema = (p as { configSchema?: { safeParse?: unknown } }).configSchema;
-    // a store's section may hold nothing but `url`, a format may take no settings: their schema is optional
-    const optional = (type === 'store' || type === 'format') && schema === undefined;
-    if (!optional && typeof schema?.safeParse !== 'function') problems.push('configSchema must be a zod schema');
-    if (type === 'store') {
-      if (typeof (p as { open?: unknown }).open !== 'function') problems.push('open must be a function');
-      if (typeof (p as { shared?: unknown }).shared !== 'boolean') problems.push('shared must be true or false');
-    } else if (typeof (p as { setup?: unknown }).setup !== 'function') problems.push('setup must be a function');
-    if (p.gw !== undefined && (typeof p.gw !== 'string' || semver.validRange(p.gw) === null))
-      problems.push(`gw must be a semver range (got ${JSON.stringify(p.gw)})`);
-    if (type === 'provider' && (p as { routing?: unknown }).routing !== undefined) {
-      const r = (p as { routing?: unknown }).routing;
-      if (!Array.isArray(r) || r.some((s) => s !== 'max_retries' && s !== 'weight'))
-        problems.push(`routing must list 'max_retries' and/or 'weight' (got ${JSON.stringify(r)})`);
-    }
-  }
-  if (problems.length)
-    throw new PluginError(`${where} is not a gw ${type === 'format' ? 'client format' : `${type} plugin`} for '${name}': ${problems.join('; ')}`);
-  const range = p!.gw;
-  if (range !== undefined && !semver.satisfies(GW_VERSION, range, { includePrerelease: true })) {
+  if (!plugin || typeof plugin !== 'object') problems.push('no default export object');
+  else contractProblems(plugin as Fields, type, name, where, problems);
+  if (problems.length) throw new PluginError(`${where} is not a gw ${type} plugin for '${name}': ${problems.join('; ')}`);
+  const range = (plugin as Fields).gw;
+  if (typeof range === 'string' && !semver.satisfies(GW_VERSION, range, { includePrerelease: true })) {
     throw new PluginError(`${where} supports gw ${range}, but this is gw ${GW_VERSION}; install a version of the plugin made for gw ${GW_VERSION}`);
   }
-  return p as Extract<Plugin, { type: T }>;
+  return plugin as Extract<Plugin, { type: T }>;
 }
 
-/** What a client format must declare beyond every plugin's fields (`name` is its `id` here). */
-function formatProblems(f: Partial<FormatPlugin>, id: string, where: string, problems: string[]): void {
-  if (f.id !== id) problems.push(`id must be '${id}' (got ${JSON.stringify(f.id)})`);
-  if (typeof f.errorBody !== 'function') problems.push('errorBody must be a function');
-  if (!Array.isArray(f.keyFrom) || f.keyFrom.some((k) => !KEY_SOURCES.includes(k)))
-    problems.push(`keyFrom must be an array of ${KEY_SOURCES.map((k) => `'${k}'`).join(', ')} (got ${JSON.stringify(f.keyFrom)})`);
+/** A default export's fields, not yet checked. */
+type Fields = Record<string, unknown> & { configSchema?: { safeParse?: unknown } };
+
+function contractProblems(plugin: Fields, type: Plugin['type'], name: string, where: string, problems: string[]): void {
+  if (plugin.type !== type) problems.push(`type must be '${type}' (got ${JSON.stringify(plugin.type)})`);
+  if (type === 'format') formatProblems(plugin as Partial<FormatPlugin>, name, where, problems);
+  else if (typeof plugin.name !== 'string' || !plugin.name) problems.push('name must be a non-empty string');
+  // a store's section may hold nothing but `url`, a format may take no settings: their schema is optional
+  const optional = (type === 'store' || type === 'format') && plugin.configSchema === undefined;
+  if (!optional && typeof plugin.configSchema?.safeParse !== 'function') problems.push('configSchema must be a zod schema');
+  if (type === 'store') {
+    if (typeof plugin.open !== 'function') problems.push('open must be a function');
+    if (typeof plugin.shared !== 'boolean') problems.push('shared must be true or false');
+  } else if (typeof plugin.setup !== 'function') problems.push('setup must be a function');
+  if (plugin.gw !== undefined && (typeof plugin.gw !== 'string' || semver.validRange(plugin.gw) === null))
+    problems.push(`gw must be a semver range (got ${JSON.stringify(plugin.gw)})`);
+  const routing = plugin.routing;
+  if (type === 'provider' && routing !== undefined && (!Array.isArray(routing) || routing.some((s) => s !== 'max_retries' && s !== 'weight')))
+    problems.push(`routing must list 'max_retries' and/or 'weight' (got ${JSON.stringify(routing)})`);
+}
+
+/** What a client format serves its routes with: its protocol's id, key sources and error body. */
+export interface FormatFace extends ErrorShape {
+  readonly keyFrom: readonly KeySource[];
+}
+
+/** The id, key sources and error body `format` serves with: its protocol's. */
+export function formatFace(format: FormatPlugin): FormatFace {
+  return format.protocol;
+}
+
+/** What a client format must declare beyond every plugin's fields: its protocol (`name` is the protocol's `id` here). */
+function formatProblems(format: Partial<FormatPlugin>, id: string, where: string, problems: string[]): void {
+  const protocol = format.protocol as Partial<FormatFace> | undefined;
+  if (typeof protocol !== 'object' || protocol === null) problems.push('protocol must be a protocol object');
+  else {
+    if (protocol.id !== id) problems.push(`protocol.id must be '${id}' (got ${JSON.stringify(protocol.id)})`);
+    if (typeof protocol.errorBody !== 'function') problems.push('protocol.errorBody must be a function');
+    if (!Array.isArray(protocol.keyFrom) || protocol.keyFrom.length === 0)
+      problems.push(
+        `protocol.keyFrom must list where a key comes from: 'bearer', a lower-case header name, '?<query parameter>' (got ${JSON.stringify(protocol.keyFrom)})`,
+      );
+    else
+      for (const source of protocol.keyFrom) {
+        const problem = keySourceProblem(source);
+        if (problem) problems.push(`protocol.keyFrom: ${problem}`);
+      }
+  }
   // a third-party format's settings are its [formats.<id>] section, not a top-level one
-  if (f.section !== undefined && !where.startsWith('plugins/')) problems.push(`section is for built-in formats (its settings are [formats.${id}])`);
+  if (format.section !== undefined && !where.startsWith('plugins/')) problems.push(`section is for built-in formats (its settings are [formats.${id}])`);
 }

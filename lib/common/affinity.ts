@@ -1,9 +1,4 @@
-/**
- * What a client format reads from a request to name its conversation, for prompt-cache
- * affinity (lib/resilience/affinity.ts): an id the client sent for it, or else its leading
- * messages — the part every turn of a conversation repeats and a prompt cache keys on.
- * Both are plain strings; the kernel hashes them with the gateway key and the model.
- */
+/** What a client format reads to name a conversation for affinity: an id the client sent, or its leading messages. */
 
 /** Characters of a text kept from each end: the bound on what one request hashes. */
 const EDGE = 256;
@@ -15,13 +10,7 @@ export function affinityId(field: string, value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? `${field}\0${value}` : undefined;
 }
 
-/**
- * A conversation named by its leading messages: the system prompt and the first user turn,
- * each a string or an array of parts whose `text` is read (chat, Messages, Responses and
- * Gemini parts alike). Bounded: the first and last 256 characters of each, over at most
- * 64 parts from each end, so a long prompt costs what a short one does and two turns of
- * one conversation name it alike. undefined when both have no text.
- */
+/** A conversation named by its system prompt and first user turn, bounded (256 characters, 64 parts from each end). */
 export function affinityPrefix(system: unknown, firstUser: unknown): string | undefined {
   const s = edges(system);
   const u = edges(firstUser);
@@ -31,11 +20,7 @@ export function affinityPrefix(system: unknown, firstUser: unknown): string | un
 /** Messages looked at for a leading one: a conversation's system prompt and first user turn come first. */
 const LEADING = 16;
 
-/**
- * The `field` (default `content`) of the first of a conversation's first 16 messages whose
- * `role` is `role` (with `roleless`, also one without a role: Gemini's user turns), or
- * undefined. For `affinityPrefix`.
- */
+/** The `field` of the first of the first 16 messages with `role` (or none, with `roleless`), for `affinityPrefix`. */
 export function leadingContent(messages: unknown, role: string, field = 'content', roleless = false): unknown {
   if (!Array.isArray(messages)) return undefined;
   const n = Math.min(messages.length, LEADING);

@@ -69,18 +69,9 @@ export interface ChatRequest {
 }
 
 /**
- * Token usage, OpenAI semantics, the one shape every vendor's counts are mapped to (the
- * protocol kits' usage mapping) and every accounting view reads. The parts are subsets of
- * the totals, never added to them:
- * - `prompt_tokens`: all input, cache reads and cache writes included;
- * - `prompt_tokens_details.cached_tokens`: input read from the vendor's prompt cache;
- * - `prompt_tokens_details.cache_write_tokens`: input written to the prompt cache, every TTL;
- * - `prompt_tokens_details.cache_write_1h_tokens`: the part of those writes at the 1-hour
- *   TTL, when the vendor reports it (Anthropic's `cache_creation.ephemeral_1h_input_tokens`);
- *   absent means the vendor did not split them (price them at its default TTL);
- * - `completion_tokens`: all output, reasoning included;
- * - `completion_tokens_details.reasoning_tokens`: the reasoning (thinking) part of the output.
- * A part left out is 0. Other vendor detail fields (`audio_tokens`…) pass through untouched.
+ * Token usage in OpenAI's semantics, what every vendor's counts map to. Details are parts of
+ * their totals, never added: `prompt_tokens` holds cached reads and cache writes (every TTL;
+ * `cache_write_1h_tokens` the 1-hour part when reported), `completion_tokens` the reasoning.
  */
 export interface Usage {
   prompt_tokens: number;

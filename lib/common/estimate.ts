@@ -1,25 +1,9 @@
 /**
- * Token estimates where no upstream counts: `count_tokens`/`countTokens` on a kind without
- * a counting endpoint, and what a stream that ended early had produced. Not a tokenizer:
- * about 4 UTF-8 bytes a token for English and code, fewer for CJK (so CJK is under-counted
- * by up to ~25%); good enough for context-window checks and early-end charges, and
- * labelled an estimate wherever it is shown.
- *
- * A stream that ends early after its first byte (client gone, upstream cut, timeout, a
- * mid-stream error) is charged (docs/design.md, "usage fine print"):
- *   prompt      the upstream's reported `prompt_tokens` (Messages' `message_start`, Gemini's
- *               running `usageMetadata`, a chat usage chunk), else {@link estimateTokens}
- *               of the request body;
- *   completion  the upstream's last reported `completion_tokens` (0 when none) plus
- *               ⌈bytes / 4⌉ of the output that arrived after that report: the text,
- *               reasoning and tool-call arguments of the deltas, counted by
- *               {@link StreamProgress} as the format passes them on.
- * It is `estimated` unless both came from the upstream with nothing after the last report.
- * The counting is cheap by construction: translated streams count the strings their
- * chunks already hold (`Buffer.byteLength`); passthroughs, which forward events without
- * parsing them, read the length of one known field of the events that carry output
- * ({@link jsonFieldBytes}: an `indexOf` and one pass over that value, no parse, no
- * allocation).
+ * Token estimates where no upstream counts: count-tokens without a counting endpoint, and
+ * what a stream that ended early produced (its charge: docs/design.md "usage fine print").
+ * About 4 UTF-8 bytes a token (CJK under-counted by up to ~25%), always labelled an estimate.
+ * Counting a stream costs no parse: translated streams measure the strings their chunks hold,
+ * passthroughs one known field of the events ({@link jsonFieldBytes}).
  */
 import type { ChatCompletionChunk, Usage } from './chat.ts';
 
@@ -34,11 +18,8 @@ export const ATTACHMENT_TOKENS = 1000;
 const INLINE_DATA_CHARS = 1024;
 
 /**
- * Estimated prompt tokens of a request's content: the text of every string in `value`
- * (messages, system, tools' schemas…), plus 3 per message-like object for the framing.
- * Inline attachments (data URLs, long base64 `data`/`file_data` fields) count
- * {@link ATTACHMENT_TOKENS} each, not their bytes: an image is ~1k tokens, not 300k.
- * Nesting past 64 levels is not walked.
+ * Estimated prompt tokens of a request: every string in `value`, 3 per message-like object,
+ * {@link ATTACHMENT_TOKENS} per inline attachment (not its bytes); 64 levels deep at most.
  */
 export function estimateTokens(value: unknown): number {
   let bytes = 0;
@@ -63,12 +44,8 @@ export function estimateTokens(value: unknown): number {
 }
 
 /**
- * Estimated UTF-8 bytes of the values of field `needle` (`'"text":'`, with its quotes and
- * colon) in a JSON text, every occurrence, read without parsing: a string value counts the
- * characters it stands for (`\n` 1 byte, `\uXXXX` 1–3, others their UTF-8 length), an
- * object or array value (Gemini's `args`) its raw length; other values nothing. Keys are
- * matched as written by the JSON encoders upstreams use (`"key":`, optional spaces after
- * the colon); text inside a string cannot match, JSON escapes its quotes.
+ * Estimated UTF-8 bytes of every value of field `needle` (`'"text":'`) in a JSON text, without
+ * parsing: a string the characters it stands for, an object or array its raw length.
  */
 export function jsonFieldBytes(data: string, needle: string): number {
   let total = 0;
@@ -154,15 +131,8 @@ function hex4(s: string, i: number): number {
 export type UsageReader = (raw: string) => Usage | undefined;
 
 /**
- * What a stream has produced so far, kept by a format's frame generator as frames pass, so
- * a stream that ends early can be charged for it (see the file comment). One per stream;
- * the pipeline reads it only when the stream ends early.
- *
- * Feed it the output as the format already holds it: {@link chunk} for a common-format
- * chunk, {@link text} for a string, {@link field} for a passthrough event's raw data; call
- * {@link reported} when the upstream reported usage covering everything so far (the
- * format sets `rc.usage` then), or {@link deferUsage} with the raw report when the format
- * keeps it unparsed on the hot path.
+ * What a stream produced so far, fed as frames pass ({@link chunk}, {@link text}, {@link field});
+ * {@link reported} or {@link deferUsage} when the upstream reports usage. Read only on an early end.
  */
 export class StreamProgress {
   /** Estimated UTF-8 bytes of output since the upstream's last usage report. */
@@ -235,11 +205,7 @@ export interface PartialCharge {
   estimated: boolean;
 }
 
-/**
- * The usage a stream that ended early is charged (see the file comment): `reported` (the
- * upstream's last report, if any) completed with `outputBytes` of output after it and,
- * without a reported prompt count, `promptTokens()`.
- */
+/** An early-ended stream's charge: `reported` plus `outputBytes` after it, `promptTokens()` when no prompt was reported. */
 export function partialCharge(reported: Usage | undefined, outputBytes: number, promptTokens: () => number): PartialCharge {
   // a prompt is never 0 tokens: a 0 is an upstream that did not count it (yet)
   const hasPrompt = typeof reported?.prompt_tokens === 'number' && Number.isFinite(reported.prompt_tokens) && reported.prompt_tokens > 0;

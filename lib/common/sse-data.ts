@@ -1,23 +1,7 @@
 /**
- * The data of an upstream SSE event, checked the same way on every stream path (each
- * provider's stream reading, each format's native passthrough). Every vendor stream gw reads
- * carries one JSON object per event (plus `[DONE]` on the common format), so:
- *
- *   - data that is empty or only whitespace is no event: skipped (never forwarded);
- *   - data that is not a JSON object (`{not json`, `[1,2,3]`, `null`, `42`) is malformed:
- *     502 `upstream_malformed` naming the provider. Before the stream's first byte that is
- *     a failure dispatch retries or fails over like any other; after it, the format's one
- *     error event, then the end (and an upstream error of the provider).
- *
- * Lines that are not SSE fields (a line without a colon, an unknown field name) are not
- * events at all: the SSE specification has every reader ignore them, and gw does too
- * (lib/http/sse-parse.ts), on every path.
- *
- * Where gw parses an event it checks the parsed value; where it forwards an event without
- * parsing it (passthroughs, common-format chunks no hook reads) it checks the framing only
- * ({@link objectFramed}: first and last non-blank characters `{` and `}`, O(1)), since a
- * parse per chunk would cost more than the rest of gw's work on it. The first event of a
- * stream is always parsed (upstream-calls.ts), so a stream that starts malformed is retried.
+ * An upstream SSE event's data, checked one way on every stream path: blank data is skipped;
+ * data that is not a JSON object is 502 `upstream_malformed`. Where gw does not parse an event
+ * it checks the framing only ({@link objectFramed}, O(1)); a stream's first event is always parsed.
  */
 import { UPSTREAM_MALFORMED } from '../http/errors.ts';
 import type { GatewayError } from '../../core/errors.ts';
@@ -62,11 +46,7 @@ export function parseEventObject<T = Record<string, unknown>>(data: string, prov
   return v as T;
 }
 
-/**
- * The check of a stream's first event, which decides whether the stream starts at all: its
- * data parsed (one parse per stream), a malformed one is the error to throw inside dispatch.
- * Blank data passes (it is skipped later).
- */
+/** A stream's first event parsed: the error to throw inside dispatch when malformed (blank data passes). */
 export function malformedFirst(data: string, provider: string): GatewayError | undefined {
   if (isBlank(data)) return undefined;
   try {
@@ -74,5 +54,15 @@ export function malformedFirst(data: string, provider: string): GatewayError | u
     return undefined;
   } catch (err) {
     return err as GatewayError;
+  }
+}
+
+/** What an error event's data holds: the JSON value (its `error` member with `member`), else `{message}` of the text's start. */
+export function errorPayload(data: string, member?: 'error'): unknown {
+  try {
+    const value = JSON.parse(data) as { error?: unknown } | null;
+    return member === undefined ? value : value?.error;
+  } catch {
+    return { message: data.slice(0, 200) };
   }
 }

@@ -1,10 +1,4 @@
-/**
- * The parts of a common-format {@link Usage}, read the one way every accounting view
- * (usage, request log, metrics, console) reads them: integers ≥ 0, each part bounded by
- * its whole so a vendor's odd report cannot make a part larger than the total it is part
- * of (cache reads ≤ prompt, cache writes ≤ prompt − reads, 1-hour writes ≤ writes,
- * reasoning ≤ completion). No allocation: these run once per finished request.
- */
+/** A usage's parts read one way by every accounting view: integers ≥ 0, each bounded by its whole; no allocation. */
 import type { Usage } from './chat.ts';
 
 function count(v: unknown): number {
@@ -41,10 +35,7 @@ export function reasoningTokens(u: Usage | null | undefined): number {
   return Math.min(count(u?.completion_tokens_details?.reasoning_tokens), completionTokens(u));
 }
 
-/**
- * The cache hit rate of a sum of usages: cached / prompt tokens, the share of input read
- * from a prompt cache (0…1, 4 decimals); null when there was no prompt token to read.
- */
+/** Cached / prompt tokens (0…1, 4 decimals); null without prompt tokens. */
 export function cacheHitRate(cached: number, prompt: number): number | null {
   return prompt > 0 ? Math.round((Math.min(cached, prompt) / prompt) * 1e4) / 1e4 : null;
 }

@@ -3,20 +3,12 @@
  */
 import { z } from 'zod';
 
-/**
- * A field value as HTTP sends it (RFC 9110 field-value): visible ASCII, spaces and tabs
- * inside, and the bytes 0x80-0xFF, with no space at either end. undici refuses anything else
- * when the request is sent (a BOM, a lone surrogate, a control character, a line break), so
- * a provider would fail every call with a 502 made by gw; it is refused where it is written.
- */
+/** An RFC 9110 field value: undici refuses anything else at send time, so it is refused where written. */
 const HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
-/**
- * A string sent in an HTTP header (a provider's `api_key`, a webhook's or exporter's
- * `headers` values). Its message never quotes the value, which is often a secret.
- */
+/** A string sent in an HTTP header (`api_key`, `headers` values); its message never quotes the value. */
 export const headerValueSchema = z
   .string()
   .regex(
@@ -40,10 +32,7 @@ export const providerBaseSchema = z.strictObject({
   timeout_seconds: z.number().positive().default(600),
 });
 
-/**
- * The routing settings the core reads from a provider section (when the kind declares
- * them in `ProviderPlugin.routing`); the kind's own schema never sees them.
- */
+/** The routing settings the host reads from a provider section (`ProviderPlugin.routing`). */
 export const routingSettingsSchema = z.strictObject({
   /** Retries on connect errors, 408, 429 and 5xx before the first byte. */
   max_retries: z.number().int().min(0).max(10).default(2),
@@ -51,11 +40,7 @@ export const routingSettingsSchema = z.strictObject({
   weight: z.number().positive().default(1),
 });
 
-/**
- * `max_output_tokens`, read by the core for every kind (lib/output-caps.ts): the largest
- * output-token cap a request may send to this provider's models, as one number or by model
- * id or `*` pattern.
- */
+/** `max_output_tokens` (lib/output-caps.ts): one number, or by model id or `*` pattern. */
 export const outputCapsSchema = z.union([
   z.number().int().positive(),
   z.record(z.string().min(1), z.number().int().positive(), { error: 'expected a number of tokens, or a table of model ids or patterns and numbers of tokens' }),

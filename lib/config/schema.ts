@@ -1,8 +1,6 @@
 /**
- * The gateway config file schema (TOML, see docs/design.md "Config file").
- * Provider and extension sections are only shape-checked here; each plugin validates its
- * own section with its own schema when it is loaded, so a third-party plugin's fields are
- * checked as strictly as a built-in one's.
+ * The config file's schema (docs/design.md "Config file"). Plugin sections are shape-checked
+ * here; each plugin's own schema checks its section when loaded.
  */
 import { z } from 'zod';
 import { keySettingsShape } from '../key-settings.ts';
@@ -48,11 +46,7 @@ export const gatewayConfigSchema = z.strictObject({
   max_body_bytes: z.number().int().positive().default(33_554_432),
   /** Bound in seconds for in-flight requests and streams to finish on SIGINT/SIGTERM. */
   shutdown_timeout_seconds: z.number().positive().default(30),
-  /**
-   * Seconds a client has to send a whole request (headers and body); past it the
-   * connection is closed. Long enough for a 32 MiB body on a slow link; a stalled upload
-   * cannot hold a connection open forever.
-   */
+  /** Seconds a client has to send a whole request; past it the connection is closed. */
   request_timeout_seconds: z.number().positive().default(120),
   keys: z.record(name, keyEntrySchema).default({}),
   providers: z.record(name, z.looseObject({ kind: name.optional() })).default({}),
@@ -69,17 +63,9 @@ export const gatewayConfigSchema = z.strictObject({
     breaker_cooldown_seconds: 30,
   }),
   extensions: z.record(name, z.record(z.string(), z.unknown())).default({}),
-  /**
-   * Third-party client formats, `[formats.<name>]`: each enables the npm package
-   * `gw-plugin-<name>` and holds its settings, checked by the format's own schema when it is
-   * loaded (core/plugins/load-formats.ts). The built-in formats are always on and have none.
-   */
+  /** Third-party client formats: `[formats.<name>]` enables `gw-plugin-<name>` and holds its settings. */
   formats: z.record(name, z.record(z.string(), z.unknown())).default({}),
-  /**
-   * The store: `url`'s scheme names the store plugin (`redis://host:port/db`); without a url
-   * it is LevelDB under `data_dir`. Other keys are the store plugin's, checked by its schema
-   * when the store is opened (server/open-store.ts).
-   */
+  /** The store: `url`'s scheme names the store plugin (none: LevelDB under `data_dir`); other keys are the plugin's. */
   store: z
     .looseObject({
       url: z
@@ -88,10 +74,7 @@ export const gatewayConfigSchema = z.strictObject({
         .optional(),
     })
     .optional(),
-  /**
-   * Sections read by client formats (a FormatPlugin's `section`), checked by the format's
-   * own schema when it is set up: `[responses]` (openai-responses).
-   */
+  /** Built-in formats' sections (`FormatPlugin.section`): `[responses]`. */
   responses: z.record(z.string(), z.unknown()).optional(),
   /** Upstream MCP servers behind `/mcp`, and the MCP gateway's settings (lib/config/mcp-schema.ts, docs/mcp.md). */
   mcp_servers: z.record(mcpServerNameSchema, mcpServerSchema).default({}),

@@ -4,7 +4,7 @@
  * answer, so a tap that reads `params` never walks the messages, and one that reads an
  * answer's finish reasons builds no part.
  */
-import type { Edits } from './parts.ts';
+import { Edits } from './parts.ts';
 import type { AnswerContent, EventContent, Finish, Message, RequestContent, TextPart, ToolArgumentsDelta, ToolDefinition } from './types.ts';
 
 /**
@@ -239,6 +239,29 @@ function messageTexts(message: Message, reasoning: boolean, out: TextPart[]): vo
     }
   }
 }
+
+/** The view of a request of a format without a reader: nothing in it. */
+export const EMPTY_REQUEST: RequestContent = Object.freeze({
+  instructions: NONE,
+  messages: NONE,
+  tools: NONE,
+  params: Object.freeze({}),
+  texts: () => NONE,
+});
+
+/** The view of an event of a format without a reader. */
+export const EMPTY_EVENT: EventContent = Object.freeze({
+  id: undefined,
+  model: undefined,
+  deltas: NONE,
+  toolCalls: NONE,
+  finish: NONE,
+  repeated: NONE,
+  texts: () => NONE,
+});
+
+/** The edit state of every view outside onRequest: `set` throws. Shared: a read-only view never writes to it. */
+export const READ_ONLY: Edits = new Edits(false);
 
 /** The view of a request `body` read by `reader`; `at` says whether its parts may be set. */
 export function requestContent(reader: ContentReader, body: Record<string, unknown>, at: Edits): RequestContent {

@@ -1,11 +1,7 @@
 /**
- * The upstream attempt running now, for code deep inside provider calls that the kernel does
- * not see: the headers the kernel adds to every upstream HTTP request of the attempt (a
- * tracer's child `traceparent`) and which gateway request the attempt serves (an exchange
- * observer files what it sees under that request: lib/http/exchange.ts). The upstream client
- * (client.ts) adds the headers to each request it sends from there, native passthroughs,
- * embeddings and token counting included. An AsyncLocalStorage, entered only while a tracing
- * hook is tapped (core/pipeline/observe-attempt.ts), so an untraced gateway pays nothing.
+ * The upstream attempt running now, for code deep in provider calls: the headers every upstream
+ * request of it gets (a child `traceparent`) and the request it serves. An AsyncLocalStorage
+ * entered only while a tracing hook is tapped.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

@@ -1,15 +1,11 @@
-/**
- * Who is calling: a gateway key from where the route accepts it (docs/design.md "Routes"), or
- * the admin token on admin routes, against one snapshot's key table (../keys.ts). Lookups
- * are one Map.get on the hot path.
- */
+/** Who is calling: a gateway key where the route reads one (key-sources.ts), or the admin token; one Map.get. */
 import type { Context } from 'koa';
 import { defineError } from '../../core/errors.ts';
 import { rfc3339 } from '../key-settings.ts';
 import { bearer, type KeyInfo, type KeyTable, tokenEquals } from '../keys.ts';
-import type { KeySource } from './routes.ts';
+import type { KeyReader } from './key-sources.ts';
 
-// ── the 401s and 403s of gateway keys and the admin token ──────────────────────────────
+// the 401s and 403s of gateway keys and the admin token
 export const MISSING_KEY = defineError<string>('missing_api_key', 401, (how) => `missing gateway key: send ${how}`);
 export const UNKNOWN_KEY = defineError('invalid_api_key', 401, 'unknown gateway key');
 export const ADMIN_TOKEN_AS_KEY = defineError('invalid_api_key', 401, 'the admin token is not a gateway key; use a key from [keys] or gw keys create');
@@ -20,33 +16,23 @@ export const ADMIN_REQUIRED = defineError('admin_required', 403, 'a gateway key 
 /** A virtual key past its `expires_at`. */
 export const KEY_EXPIRED = defineError<{ name: string; at: string }>('key_expired', 401, (p) => `gateway key '${p.name}' expired at ${p.at}`);
 
-const HOW: Record<KeySource, string> = {
-  bearer: 'Authorization: Bearer <key>',
-  'x-api-key': 'x-api-key: <key>',
-  'x-goog-api-key': 'x-goog-api-key: <key>',
-  'query-key': '?key=<key>',
-};
-
 /**
- * The key of a request on a route taking keys from `sources`; undefined when the gateway
- * runs open. A key given as `?key=` is removed from the query, so nothing forwards it.
- * `clock` (epoch ms) is read only for keys with `expires_at` and rotated keys' old secrets.
- * @throws GatewayError 401 when no key is given, it is unknown (the admin token is not a
- *   key), or it expired (`key_expired`).
+ * The key of a request on a route reading keys through `reader`; undefined when gw runs open.
+ * @throws GatewayError 401 when no key is given, it is unknown or the admin token, or it expired.
  */
 export function authenticate(
   ctx: Context,
   keys: KeyTable,
   adminToken: string | undefined,
-  sources: readonly KeySource[],
+  reader: KeyReader,
   clock: () => number = Date.now,
 ): KeyInfo | undefined {
   if (keys.open) {
-    if (sources.includes('query-key')) dropQueryKey(ctx);
+    reader.dropQueryKeys(ctx);
     return undefined;
   }
-  const token = presented(ctx, sources);
-  if (!token) throw MISSING_KEY(sources.map((s) => HOW[s]).join(' or '));
+  const token = reader.read(ctx);
+  if (!token) throw MISSING_KEY(reader.hint);
   const key = keys.lookup(token, clock);
   if (key) {
     if (key.expiresAt !== undefined && clock() >= key.expiresAt) throw KEY_EXPIRED({ name: key.name, at: rfc3339(key.expiresAt) });
@@ -65,27 +51,4 @@ export function requireAdmin(ctx: Context, keys: KeyTable, adminToken: string | 
   if (adminToken !== undefined && tokenEquals(token, adminToken)) return;
   if (keys.lookup(token)) throw ADMIN_REQUIRED();
   throw adminToken === undefined ? ADMIN_DISABLED() : INVALID_ADMIN_TOKEN();
-}
-
-/** The token presented in the first of `sources` that has one. */
-function presented(ctx: Context, sources: readonly KeySource[]): string | undefined {
-  for (const s of sources) {
-    let v: string | undefined;
-    if (s === 'bearer') v = bearer(ctx.get('authorization'));
-    else if (s === 'query-key') v = dropQueryKey(ctx);
-    else v = ctx.get(s) || undefined;
-    if (v) return v;
-  }
-  return undefined;
-}
-
-/** Removes `key` from the query string (it must never be forwarded or logged); returns its value. */
-function dropQueryKey(ctx: Context): string | undefined {
-  if (!ctx.querystring.includes('key=')) return undefined;
-  const q = new URLSearchParams(ctx.querystring);
-  const v = q.get('key') ?? undefined;
-  if (v === undefined) return undefined;
-  q.delete('key');
-  ctx.querystring = q.toString();
-  return v;
 }

@@ -1,8 +1,7 @@
 /**
- * The JSON body parser of routes that take a body (koa-body): 415 for another content type,
- * 413 past `max_body_bytes`, 400 for malformed JSON, a JSON value that is not an object, a
- * key named `__proto__` (the parser refuses it), or one nested deeper than {@link MAX_JSON_DEPTH}. The exact text is kept beside the parsed
- * body: the cache hashes it, and a body forwarded unchanged is sent as these bytes.
+ * The JSON body parser (koa-body): 415, 413 past `max_body_bytes`, 400 for malformed JSON, a
+ * non-object, a `__proto__` key, or nesting past {@link MAX_JSON_DEPTH}. The exact text is kept
+ * beside the body: the cache hashes it, an unchanged body is forwarded as these bytes.
  */
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
@@ -52,12 +51,7 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
   };
 }
 
-/**
- * koa-body's parse failures carry `status` 400 but neither `expose` nor a `type`, so they
- * would reach the boundary as 500s: malformed JSON, and (jsonStrict) a JSON value that is
- * not an object or array. A Content-Encoding it cannot decode (`inflation` throws a plain
- * Error) or a body that is not what its encoding says (zlib errors) is the client's too.
- */
+/** koa-body's parse and decoding failures as the client's 400s (they carry no `expose`, so would be 500s). */
 function bodyParseError(err: unknown, encoding: string): unknown {
   if (err instanceof GatewayError) return err;
   const e = err as { status?: number; message?: string; code?: string; errno?: number };
@@ -74,12 +68,7 @@ function bodyParseError(err: unknown, encoding: string): unknown {
   return INVALID_JSON(e.message ?? 'malformed');
 }
 
-/**
- * Deepest nesting of objects and arrays a request body may have. JSON.parse takes any depth,
- * but JSON.stringify and every recursive walk (translators, schema conversion) overflow the
- * stack somewhere past a few thousand levels, which would be a 500; real bodies (messages,
- * tool JSON Schemas) stay far below this.
- */
+/** Deepest nesting a body may have: recursive walks overflow the stack some thousands of levels down. */
 export const MAX_JSON_DEPTH = 128;
 
 /**
@@ -134,7 +123,7 @@ function pathToDeep(body: object, max: number): string {
   return path;
 }
 
-// ── what the body parser refuses ─────────────────────────────────────────────────────
+// what the body parser refuses
 export const NOT_AN_OBJECT = defineError('invalid_request_body', 400, 'request body must be a JSON object');
 /** A body nested deeper than gw walks and serializes safely (lib/http/body.ts `MAX_JSON_DEPTH`); `param` names where. */
 export const BODY_TOO_DEEP = defineError<{ max: number; at: string }>(

@@ -1,18 +1,8 @@
 /**
- * One upstream HTTP client per provider, after the AI SDK's provider-utils: the glue every
- * kind needs around undici — send, read a JSON body, read an SSE stream, turn an error
- * answer into the right GatewayError, follow discovery pages — written once. A kind gives
- * only what is its own: how to read its error bodies (`readError`).
- *
- * The rules it applies (docs/design.md "Errors"):
- *   - an upstream 4xx is passed on with its status, message and code (429 with its
- *     `retry-after`), except 401/403: those reject gw's own provider key, which the client
- *     cannot fix, so they become 502 `upstream_auth_failed` naming the provider;
- *   - an upstream 5xx (Anthropic's 529 included) becomes 502 `upstream_error`, the upstream
- *     status and message kept;
- *   - transport failures: 504 `upstream_timeout`, 502 `upstream_unreachable` (before an
- *     answer) or `upstream_connection_lost` (mid-body).
- * Every message names the provider; URLs are logged and quoted with credentials redacted.
+ * One upstream HTTP client per provider (the AI SDK's provider-utils idea): send, read JSON or
+ * SSE, map an error answer, follow discovery pages; a kind gives only `readError`. Mapping
+ * (docs/design.md "Errors"): a 4xx passes on, but 401/403 (gw's own key) become 502
+ * `upstream_auth_failed`; a 5xx becomes 502 `upstream_error`; transport failures 504/502.
  */
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
@@ -23,7 +13,7 @@ import { upstreamError } from './errors.ts';
 import type { SseEvent } from '../provider.ts';
 import { sseEvents } from './sse-parse.ts';
 import { redactUrl } from '../redact.ts';
-import { callUpstream, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
+import { callUpstream, parseUpstreamJson, readBody, releaseBody, snippet, type UpstreamResponse } from './upstream.ts';
 import { nextTurn } from '../turns.ts';
 import { attemptHeaders } from './attempt-headers.ts';
 import { type ExchangeObserver, observedDispatcher, type UpstreamIdentity } from './exchange.ts';
@@ -98,17 +88,9 @@ export interface UpstreamClient {
   text(res: UpstreamResponse, url: string, signal?: AbortSignal): Promise<string>;
   /** The whole body parsed as JSON; 502 `upstream_malformed` when it is not. */
   json<T>(res: UpstreamResponse, url: string, signal?: AbortSignal): Promise<T>;
-  /**
-   * The SSE events of a stream answer, as they arrive; 502 when the answer is not
-   * `text/event-stream`. `complete(ev)` says whether an event ends the stream for good:
-   * the body is then drained so the connection is reused, else destroyed when the reader stops.
-   */
+  /** A stream answer's SSE events (502 when not `text/event-stream`); after a `complete` event the body is drained for reuse. */
   events(res: UpstreamResponse, url: string, signal: AbortSignal, complete?: (ev: SseEvent) => boolean): Promise<AsyncGenerator<SseEvent>>;
-  /**
-   * Follows a paged list (discovery): `page(url)` reads one page and returns its items
-   * and the next URL; stops after `maxPages` or when a next URL repeats.
-   * @throws DISCOVERY_FAILED naming the URL and status of the page that failed.
-   */
+  /** Follows a paged list for at most `maxPages` or until a next URL repeats. @throws DISCOVERY_FAILED naming the page's URL and status. */
   pages<T>(
     first: string,
     headers: Record<string, string>,
@@ -222,12 +204,7 @@ export function createUpstreamClient(s: ClientSettings): UpstreamClient {
       return readBody(res, name, url, s.timeoutMs, signal, maxBytes);
     },
     async json<T>(res: UpstreamResponse, url: string, signal?: AbortSignal): Promise<T> {
-      const text = await readBody(res, name, url, s.timeoutMs, signal, maxBytes);
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        throw UPSTREAM_MALFORMED({ provider: name, what: `a malformed JSON body: ${snippet(text)}` }, { provider: name });
-      }
+      return parseUpstreamJson<T>(await readBody(res, name, url, s.timeoutMs, signal, maxBytes), name);
     },
     async events(res, url, signal, complete) {
       const ct = String(res.headers['content-type'] ?? '');

@@ -1,8 +1,4 @@
-/**
- * What the upstream HTTP client and the protocols answer when an upstream fails: every
- * entry marked `upstream` is counted in gw_upstream_errors_total. An upstream's own 4xx
- * is passed on as it came by `upstreamError` (below), not made from an entry.
- */
+/** What the upstream client and the protocols answer when an upstream fails (`upstream` entries are counted). */
 import { defineError, type ErrorExtra, GatewayError } from '../../core/errors.ts';
 
 /** An upstream 5xx (529 included) that retries did not cure, or an error event inside its stream. */
@@ -46,13 +42,7 @@ export const UPSTREAM_TOO_LARGE = defineError<{ provider: string; what: string; 
 );
 export const DISCOVERY_FAILED = defineError<string>('discovery_failed', 502, (m) => `model discovery failed: ${m}`);
 
-/**
- * An upstream's own error answer passed on (docs/design.md "Errors"): a 4xx keeps its status,
- * message and code; a 5xx is made by the catalog's `upstream_error` instead. A 400 or 422
- * (the upstream refusing the request's content) quotes the request as often as not
- * (`Unknown name "…"`, `Invalid value: '…'`): its log-safe message keeps the status, code
- * and field only.
- */
+/** An upstream's own 4xx passed on (status, message, code); a 400/422's log-safe message keeps status, code and field only. */
 export function upstreamError(status: number, message: string, extra: ErrorExtra & { code?: string | null } = {}): GatewayError {
   const logMessage = extra.logMessage ?? (status === 400 || status === 422 ? refusalSummary(status, extra) : undefined);
   return new GatewayError(status, message, { ...extra, logMessage, upstreamStatus: extra.upstreamStatus ?? status });

@@ -1,11 +1,7 @@
 /**
- * Observing upstream HTTP exchanges: every request a provider's upstream client sends over the
- * gateway's pool, and its answer as it arrives (status, headers, body bytes), told to the
- * observers an extension registered (`upstream.observe` of its setup; the recorder writes them
- * to a cassette). Written as an undici dispatcher around the pool, so every kind and every
- * route — chat, Responses, Messages, Gemini, embeddings, token counting, native passthroughs —
- * is seen by one mechanism, below any translation. With no observer registered it costs one
- * length check per request.
+ * Observing upstream HTTP exchanges (`upstream.observe`; the recorder writes them to a
+ * cassette): an undici dispatcher around the gateway's pool, so every kind and route is seen
+ * below any translation; with no observer it costs one length check per request.
  */
 import { Dispatcher } from 'undici';
 import { type AttemptScope, currentAttempt } from './attempt-headers.ts';
@@ -36,11 +32,7 @@ export interface ExchangeStart {
   readonly startedAt: number;
 }
 
-/**
- * What one observer hears of one exchange, in order: `response` then `data`* then `end`, or
- * `error` at any point. Called synchronously on the request's path: copy what you need and
- * return; a sink that throws is dropped, never the exchange.
- */
+/** One exchange as an observer hears it: `response`, `data`*, `end`, or `error` at any point; synchronous, a throwing sink is dropped. */
 export interface ExchangeSink {
   response(status: number, headers: Readonly<Record<string, string | string[] | undefined>>): void;
   data(chunk: Buffer): void;
@@ -52,10 +44,7 @@ export interface ExchangeSink {
 /** Called as an exchange starts; returns a sink to hear the rest of it, or undefined to ignore it. */
 export type ExchangeObserver = (exchange: ExchangeStart) => ExchangeSink | undefined;
 
-/**
- * A Dispatcher that owns no connection (it answers itself, or lends the gateway's pool):
- * closing or destroying it releases nothing. Subclasses give `dispatch`.
- */
+/** A Dispatcher that owns no connection: closing it releases nothing. Subclasses give `dispatch`. */
 export abstract class NonOwningDispatcher extends Dispatcher {
   override close(): Promise<void>;
   override close(callback: () => void): void;
@@ -75,11 +64,7 @@ export abstract class NonOwningDispatcher extends Dispatcher {
   }
 }
 
-/**
- * A dispatcher that tells `observers` (read at each request: observers registered later count)
- * about every exchange sent through `pool` for `upstream`. Closing it leaves the pool open:
- * the pool is the gateway's.
- */
+/** Tells `observers` (read per request) about every exchange through `pool` for `upstream`; closing it leaves the pool open. */
 export function observedDispatcher(pool: Dispatcher, observers: readonly ExchangeObserver[], upstream: UpstreamIdentity): Dispatcher {
   return new ObservedDispatcher(pool, observers, upstream);
 }
@@ -215,12 +200,7 @@ const PRIVATE_SETTING = /key|secret|token|password|auth|cookie|credential|organi
 /** Where a URL setting's origin was: a host that resolves nowhere (RFC 2606). */
 export const HIDDEN_ORIGIN = 'https://upstream.invalid';
 
-/**
- * The settings of a provider section that shape its requests, for observers: plain values
- * only (no tables), never one whose name suggests a secret or an account (`api_key`,
- * `organization`, `headers`…) nor `models`/`pricing`; a URL keeps its path, its origin
- * replaced by {@link HIDDEN_ORIGIN} and its query, userinfo and fragment dropped.
- */
+/** A provider section's plain settings for observers: no secret or account fields, URLs' origins hidden ({@link HIDDEN_ORIGIN}). */
 export function upstreamSettings(section: Readonly<Record<string, unknown>>): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [name, value] of Object.entries(section)) {

@@ -1,11 +1,7 @@
 /**
- * A provider's cap on concurrent upstream requests (`max_connections`), with the queue in
- * the open: by default there is no cap (the connection pool opens what the load needs);
- * with one, a request past the cap waits in a FIFO queue, the wait counts toward the
- * provider's `timeout_seconds` (past it: 504 `upstream_timeout`), and depth and wait time
- * show in /metrics (`gw_upstream_queue_depth`, `gw_upstream_queue_wait_seconds`) and in the
- * `-vv` log. A slot is held from sending the request until its response body is read or
- * dropped, since that is how long the upstream connection is busy.
+ * A provider's cap on concurrent upstream requests (`max_connections`, none by default): past
+ * it a FIFO queue whose wait counts toward `timeout_seconds`, shown in /metrics and the `-vv`
+ * log. A slot is held until the response body is read or dropped.
  */
 
 /** Someone who hears about waits (the gateway's metrics). */

@@ -1,21 +1,7 @@
-/**
- * The route registry: every HTTP route gw serves, as data. The app mounts it; the error
- * boundary reads the matched route for the error shape and for metering, instead of
- * matching paths. Client formats, the admin API and extensions all register here.
- */
+/** The route registry: every HTTP route gw serves, as data; the app mounts it, the error boundary reads its shape and metering. */
 import type { Context } from 'koa';
 import type { GatewayError } from '../../core/errors.ts';
-
-/** Where a gateway key may be presented on a route (docs/design.md "Routes"). */
-export type KeySource =
-  /** `Authorization: Bearer <key>` (any case of "Bearer"). */
-  | 'bearer'
-  /** `x-api-key: <key>` (Anthropic clients). */
-  | 'x-api-key'
-  /** `x-goog-api-key: <key>` (Gemini clients). */
-  | 'x-goog-api-key'
-  /** `?key=<key>` (Gemini clients); removed from the query before anything is forwarded. */
-  | 'query-key';
+import { type KeySource, keySourceProblem } from './key-sources.ts';
 
 /** How errors on a route are rendered: the client format's error shape. */
 export interface ErrorShape {
@@ -25,10 +11,7 @@ export interface ErrorShape {
   errorBody(err: GatewayError): string;
 }
 
-/**
- * The OpenAI error shape `{"error": {message, type, code, param}}`: admin routes, core
- * routes, and any request that matched no route.
- */
+/** The OpenAI error shape: admin and core routes, and a request that matched none. */
 export const OPENAI_ERRORS: ErrorShape = Object.freeze({
   id: 'openai',
   errorBody: (err: GatewayError) => JSON.stringify(err.toJSON()),
@@ -49,15 +32,9 @@ export interface RouteSpec {
   errors: ErrorShape;
   /** A gateway request counted in gw_requests_total, under this `route` label (the format's `rc.route`). */
   metered?: string;
-  /**
-   * Parse a JSON body first (415 when not JSON, 413 when too large, 400 when malformed);
-   * `optional`: only when the request has a Content-Type (e.g. a POST whose body may be left out).
-   */
+  /** Parse a JSON body first (415, 413, 400); `optional`: only when the request has a Content-Type. */
   body?: boolean | 'optional';
-  /**
-   * For several routes on one method and path: this one serves the request when `when`
-   * answers true (checked in registration order; a route without `when` is the default).
-   */
+  /** Of several routes on one method and path, this one serves when `when` is true (the one without is the default). */
   when?: (ctx: Context) => boolean;
   handler(ctx: Context): unknown;
   /** OpenAPI operation fragment (summary, requestBody, responses…); a default is derived when absent. */
@@ -72,9 +49,11 @@ export class RouteRegistry {
 
   /**
    * Adds a route.
-   * @throws Error when the same method and path is registered twice without `when`.
+   * @throws Error when the same method and path is registered twice without `when`, or its `keyFrom` holds something that is not a KeySource.
    */
   add(spec: RouteSpec): void {
+    const badSource = spec.keyFrom?.map(keySourceProblem).find((problem) => problem !== undefined);
+    if (badSource) throw new Error(`route ${spec.method} ${spec.path} of ${spec.owner}: keyFrom: ${badSource}`);
     if (!spec.when) {
       const clash = this.routes.find((r) => r.method === spec.method && r.path === spec.path && !r.when);
       if (clash) throw new Error(`route ${spec.method} ${spec.path} registered twice (by ${clash.owner} and ${spec.owner})`);

@@ -56,10 +56,7 @@ export async function* sseEvents(
   } catch (err) {
     throw mapTransportError(err, provider, url, timeoutMs, signal, 'body');
   }
-  // lenient on an upstream that omits the blank line after its last event: a line end and a
-  // blank line dispatch what is buffered (an event already ended adds nothing: blank lines
-  // without data dispatch none). reset({consume}) alone parses the pending line but drops
-  // the event it belongs to.
+  // an upstream may omit the blank line after its last event (reset({consume}) would drop it)
   parser.feed(`${decoder.decode()}\n\n`);
   for (let i = 0; i < queue.length; i++) yield queue[i]!;
 }

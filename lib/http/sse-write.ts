@@ -78,11 +78,7 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/**
- * The `data:` field(s) for an event payload as an upstream sent it: one line normally; an
- * upstream payload spread over several `data:` lines (legal SSE) keeps one line each, so
- * the frame stays well-formed.
- */
+/** The `data:` field(s) of a payload: one line, or one per line of a multi-line payload. */
 export function dataField(data: string): string {
   return data.indexOf('\n') < 0 ? `data: ${data}` : `data: ${data.split('\n').join('\ndata: ')}`;
 }

@@ -1,8 +1,6 @@
 /**
- * Outbound HTTP: the gateway's undici Agent (a keep-alive pool per origin), timeouts per
- * call, and transport failures turned into GatewayErrors. Providers use it through their
- * UpstreamClient (client.ts). undici's own advice: `request` over `fetch`, `pipelining: 1`
- * for servers we do not control, and always consume or destroy a body (else the pool stalls).
+ * Outbound HTTP: the gateway's undici Agent, timeouts per call, transport failures as
+ * GatewayErrors (undici's advice: `request`, `pipelining: 1`, always consume or destroy a body).
  */
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
@@ -10,11 +8,7 @@ import { UPSTREAM_CONNECTION_LOST, UPSTREAM_MALFORMED, UPSTREAM_TIMEOUT, UPSTREA
 import { GatewayError } from '../../core/errors.ts';
 import { redactUrl } from '../redact.ts';
 
-/**
- * The pool a gateway owns (closed with it). No cap on connections per origin: a hidden cap
- * queues requests unseen behind whole streams (minutes of TTFB with agent streams); a
- * provider that needs one sets `max_connections`, whose queue is visible (limit.ts).
- */
+/** The gateway's pool, uncapped: a hidden cap queues requests unseen behind streams; `max_connections` is a visible one. */
 export function createAgent(): Agent {
   return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1, connections: null });
 }
@@ -128,12 +122,7 @@ export async function readBody(
 /** Longest wait for the rest of a body whose stream already said it is complete. */
 const DRAIN_MS = 2_000;
 
-/**
- * Lets go of a streamed response body. Complete (`[DONE]`, `message_stop` seen): the rest
- * (usually just the chunked terminator) is drained in the background so the keep-alive
- * connection goes back to the pool; otherwise, or if it does not end within DRAIN_MS, the
- * body is destroyed (that connection cannot be reused).
- */
+/** Lets go of a stream's body: drained for reuse when `complete` (within DRAIN_MS), else destroyed. */
 export function releaseBody(res: UpstreamResponse, complete: boolean): void {
   const body = res.body;
   if (body.destroyed) return;

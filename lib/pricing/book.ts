@@ -1,12 +1,7 @@
 /**
- * Which price a request is charged at (docs/design.md "Pricing"): looked up by the provider
- * that served it and the served model. A provider's own `[providers.<name>.pricing."<model>"]`
- * wins, then `[pricing."<model>"]`, then the bundled table's entry for the provider's kind;
- * then, for compatibility, `[pricing]` of the requested model's canonical id and of the name
- * the client sent (an alias priced under its own name). A provider with no price for a model
- * others price (split pricing) is charged at the dearest of theirs, as the reservation was
- * made (`charged`). One book per runtime snapshot: a reload builds a new one, and a lookup
- * is remembered for the snapshot's life.
+ * Which price a request is charged at (docs/design.md "Pricing"), by the provider that served
+ * it and the served model; a provider without one is charged the dearest other's (`charged`).
+ * One book per snapshot, each lookup remembered for its life.
  */
 import type { Logger } from 'pino';
 import type { Usage } from '../common/chat.ts';
@@ -28,10 +23,7 @@ export interface ResolvedPrice {
   readonly table?: string;
 }
 
-/**
- * A bundled price table: the host loads it once at startup (no network); `lookup` is
- * called at most once per (kind, model) and snapshot.
- */
+/** The bundled price table, loaded once; `lookup` runs once per (kind, model) and snapshot. */
 export interface PriceTable {
   /** Name and version, shown with every price taken from it. */
   readonly name: string;
@@ -86,12 +78,9 @@ export class PriceBook {
   }
 
   /**
-   * The price a request served by `provider` is charged at: `priceFor`, else (that provider
-   * has none for `served`) the dearest for `usage` among the providers serving `served` in
-   * `table`, then among those serving `canonical` (a `[fallbacks]` model served it): so where
-   * a request is routed never makes it cheaper or unpriced while another provider prices the
-   * model, and the budget, the request log and `x-gw-cost-usd` agree. Null when none has a price.
-   * @param at epoch ms: the dated prices in force then are compared.
+   * The price a request served by `provider` is charged at: `priceFor`, else the dearest for
+   * `usage` (prices in force `at`, epoch ms) among `served`'s then `canonical`'s providers, so
+   * routing never makes a request cheaper or unpriced. Null when none has a price.
    */
   charged(provider: string | undefined, served: string, canonical: string, asked: string, table: Routes, usage: Usage, at: number): ResolvedPrice | null {
     const direct = provider === undefined ? null : this.served(provider, served);
@@ -125,11 +114,7 @@ export class PriceBook {
     return this.config.has(model);
   }
 
-  /**
-   * The budget's reservation for a request of `model`: `maxCostOf` at the dearest of
-   * `members` that has a price, else at `[pricing]` of `model` or of `asked` (the name the
-   * client sent: an alias priced under its own name); null when none has one.
-   */
+  /** The budget's reservation for `model`: `maxCostOf` at the dearest priced member, else `[pricing]` of `model` or `asked`. */
   maxCost(model: string, members: readonly Member[], prompt: number, output: number, at: number, asked = model): number | null {
     let max: number | null = null;
     for (const m of members) {
@@ -186,11 +171,7 @@ export function unpricedModels(s: PricedRoutes): string[] {
   return s.table.models().filter((m) => !s.prices.priced(m, s.table.find(m)?.members ?? []));
 }
 
-/**
- * Every (provider, model) routed where that provider has no price for the model (its own,
- * `[pricing]` or the bundled table's), in model then provider order: its requests are charged
- * at another provider's price for the model (PriceBook.charged), or cost null when none has one.
- */
+/** Every routed (provider, model) the provider has no price for, by model then provider. */
 export function unpricedPairs(s: PricedRoutes): Array<{ provider: string; model: string }> {
   const out: Array<{ provider: string; model: string }> = [];
   for (const model of s.table.models())
@@ -198,10 +179,7 @@ export function unpricedPairs(s: PricedRoutes): Array<{ provider: string; model:
   return out;
 }
 
-/**
- * Warns about each snapshot's unpriced pairs (unpricedPairs, unpricedModels), once per
- * distinct set: a snapshot that changes nothing about them warns nothing.
- */
+/** Warns about a snapshot's unpriced pairs, once per distinct set. */
 export function unpricedWarner(log: Logger): (routes: PricedRoutes) => void {
   let warned = '';
   return (routes) => {

@@ -1,8 +1,4 @@
-/**
- * Upper bounds of money in the config and the admin API (docs/configuration.md "Pricing"):
- * with them a cost, a spend or a budget is always a finite number, never Infinity or NaN
- * (which JSON and the store cannot keep: a restart would read it as 0).
- */
+/** Upper bounds of money in the config and the admin API: costs, spends and budgets stay finite (JSON and the store keep no Infinity). */
 import { z } from 'zod';
 
 /** The largest USD amount gw accepts for a budget: $1,000,000,000. */

@@ -1,11 +1,6 @@
 /**
- * The cost function: what a request's usage costs at a compiled price (price.ts), by part.
- * Usage is the common one (OpenAI semantics, lib/common/chat.ts): `prompt_tokens` is all
- * input, cache reads (`prompt_tokens_details.cached_tokens`) and cache writes
- * (`cache_write_tokens`, of which `cache_write_1h_tokens` at the 1-hour TTL) included;
- * `completion_tokens` includes `completion_tokens_details.reasoning_tokens`. Each token is
- * charged once, at its own part's rate: cached and cache-write tokens are parts of the
- * prompt, never charged again as input. Runs once per request, allocating only its result.
+ * What a request's usage costs at a compiled price (price.ts), by part, each token charged
+ * once at its own part's rate (cached and cache-write tokens are parts of the prompt).
  */
 import type { Usage } from '../common/chat.ts';
 import { MAX_TOKENS_CHARGED } from './bounds.ts';
@@ -34,11 +29,7 @@ export class Cost {
   }
 }
 
-/**
- * The cost of `u` at `price`, with the rates in force at `at` (epoch ms) and the tier
- * the prompt size reaches. Missing parts read as 0; parts larger than their whole are
- * capped by it (a cached count above prompt_tokens is the vendor's error, not a refund).
- */
+/** The cost of `usage` at `price`, rates in force `at` (epoch ms); a part larger than its whole is capped by it. */
 export function costOf(price: ModelPrice, u: Usage, at: number): Cost {
   const r = ratesAt(price, u.prompt_tokens, at);
   const prompt = count(u.prompt_tokens);
@@ -59,12 +50,7 @@ export function costOf(price: ModelPrice, u: Usage, at: number): Cost {
   return new Cost(input, cachedUsd, writeUsd, output, reasoning, input + cachedUsd + writeUsd + output + reasoning);
 }
 
-/**
- * An upper bound of what a request may cost before it runs (the budget's reservation):
- * `prompt` tokens at the highest input-side rate of the tier they reach (uncached input,
- * or a cache write, which costs more: 1.25x to 2x at Anthropic), `output` tokens at the
- * higher of the output and reasoning rates.
- */
+/** The most a request may cost (the budget's reservation): `prompt` at the dearest input-side rate, `output` at the dearest output one. */
 export function maxCostOf(price: ModelPrice, prompt: number, output: number, at: number): number {
   const r = ratesAt(price, prompt, at);
   return (count(prompt) * Math.max(r.input, r.cacheWrite, r.cacheWrite1h) + count(output) * Math.max(r.output, r.reasoning)) / 1e6;

@@ -1,9 +1,6 @@
 /**
- * The price model: what one model costs, in USD per million tokens, for each part of a
- * request's usage, with rates tiered by prompt size and price changes by date
- * (docs/design.md "Pricing"). Written as a `PriceSpec` (from `[pricing]`, a provider's
- * `pricing`, or the bundled table) and compiled once into a `ModelPrice`, which the cost
- * function (cost.ts) reads with no lookup by name and no allocation.
+ * The price model (docs/design.md "Pricing"): USD per million tokens per usage part, tiered by
+ * prompt size and dated; a `PriceSpec` compiled once into a `ModelPrice` cost.ts reads as is.
  */
 
 /** A rate in USD per million tokens, flat, or tiered by the request's prompt size. */
@@ -25,10 +22,7 @@ export interface PartRates {
   reasoning?: Rate;
 }
 
-/**
- * One model's price as written: the rates in force from the start of time, then dated
- * changes (`from`: epoch ms, each entry in force from its date until the next).
- */
+/** One model's price as written: rates from the start of time, then dated changes (`from`, epoch ms). */
 export interface PriceSpec {
   rates: PartRates;
   changes?: ReadonlyArray<{ from: number; rates: PartRates }>;
@@ -73,9 +67,7 @@ export class ModelPrice {
 }
 
 /**
- * Compiles a spec. A tier applies to every token of the request once the prompt (all
- * input, cache reads and writes included) exceeds its `start`, as Anthropic and Gemini bill
- * long context; parts tiered at different starts get one level per distinct start.
+ * Compiles a spec; a tier prices every token once the prompt exceeds its `start` (long context).
  * @throws RangeError for a negative or non-finite rate, or a tier start that is not a non-negative integer.
  */
 export function compilePrice(spec: PriceSpec): ModelPrice {

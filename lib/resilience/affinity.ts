@@ -1,23 +1,8 @@
 /**
- * Prompt-cache affinity: the turns of one conversation go to the member of a group that
- * served its last turn, so that member's prompt cache is read instead of every member
- * paying the cache write again. A conversation is named by an affinity key (a hash of the
- * gateway key, the canonical model and what the client format read from the body:
- * lib/common/affinity.ts); the key maps to a provider name.
- *
- * Two levels, so the hot path stays a Map lookup:
- *   local   at most `affinity_max_entries` keys, the least recently used dropped first
- *           (two generations, below), each ignored after `affinity_ttl_seconds` without a
- *           turn (idle TTL);
- *   shared  with a store several instances share (Redis), each mapping is also written
- *           there with the same TTL and read only on a local miss, so another instance
- *           routes the conversation to the same member. Written when it changes, and
- *           refreshed at most every quarter TTL; never awaited on the request path
- *           beyond the one read of a local miss.
- *
- * The mapping is used only while its member's circuit is closed: an open or half-open
- * member gives the request to the group's strategy, and the member that then answers
- * becomes the conversation's (a failing member's conversations move and stay moved).
+ * Prompt-cache affinity: a conversation's turns go to the member that served its last one,
+ * whose prompt cache is then read. A bounded local map (idle TTL), and a store shared by
+ * several instances read on a local miss; a mapping is used only while its member's circuit
+ * is closed. docs/configuration.md "Aliases, routing, retries, fallbacks".
  */
 import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -38,25 +23,14 @@ interface Entry {
   written: number;
 }
 
-/**
- * The affinity key of a conversation: base64url SHA-1 of the gateway key's name, the
- * canonical model and the format's source text (27 characters, whatever the source's
- * length; the source — a user id, a prompt's text — never reaches the store as is).
- */
+/** A conversation's affinity key: base64url SHA-1 of key name, canonical model and the format's source (never stored as is). */
 export function affinityKey(keyName: string, model: string, source: string): string {
   return hash('sha1', `${keyName}\0${model}\0${source}`, 'base64url');
 }
 
 /**
- * The gateway's affinity mappings (local, and the shared store when there is one). Kept
- * across snapshots.
- *
- * The local bound is two generations (the hashlru scheme): mappings used lately live in
- * `young`; when it holds half the bound it becomes `old` and the previous `old` is dropped
- * whole, and a mapping found in `old` is copied into `young`. So a mapping unused for
- * about two generations goes first, a lookup is one or two Map gets, and no entry is ever
- * deleted and re-inserted: V8's Map pays for every such hole (a delete and set per hit on
- * a 100,000-entry Map measured 100+ µs, a get well under 1).
+ * The gateway's affinity mappings, kept across snapshots. Bounded by two generations (hashlru):
+ * a full `young` becomes `old`, a hit in `old` is copied to `young`. why: docs/benchmarks.md#affinity-generations
  */
 export class AffinityTable {
   private young = new Map<string, Entry>();
@@ -77,11 +51,7 @@ export class AffinityTable {
     return this.young.size + this.old.size;
   }
 
-  /**
-   * The member `key`'s conversation is mapped to, when it is in `group` and its circuit is
-   * closed; else undefined (the strategy picks). Reads the shared store on a local miss;
-   * a store failure is logged and counts as a miss.
-   */
+  /** `key`'s member when it is in `group` with a closed circuit, else undefined; a shared store failure counts as a miss. */
   async pick(key: string, group: Group, s: AffinitySettings): Promise<Member | undefined> {
     const now = this.now();
     let e = this.find(key, now, s);

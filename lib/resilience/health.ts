@@ -1,17 +1,7 @@
 /**
- * Provider health over the last 5 and 60 minutes, per provider, in this process: upstream
- * attempts and their failures by class, and the latency and time to first byte of the
- * requests the provider served (p50, p95). Shown by `GET /v1/admin/providers` and the /ui
- * console; nothing here is shared between gw instances (each reports what it sent).
- *
- * Recording is O(1) and allocation-free once a minute's slot exists: 60 one-minute slots in
- * a ring, each with counters and two log-scale histograms (bins 2^(1/8) apart, so a
- * percentile is within ±4.5% of the exact sample value). Reports merge the slots at read time.
- *
- * Fed from two places: the router's Member (every attempt: success or failure, retries
- * included) and the onFinish hook (every request the provider answered: its latency and
- * TTFB as the client saw them, the same numbers as the request log; a stream that failed
- * after its first byte counts as a failure of its class).
+ * Provider health over the last 5 and 60 minutes, in this process: attempts and failures by
+ * class, latency and TTFB p50/p95 (log-scale bins, ±4.5%), in a ring of minute slots written
+ * without allocation. Fed by the router's Member (every attempt) and onFinish (every answer).
  */
 import { UPSTREAM_CONNECTION_LOST, UPSTREAM_TIMEOUT, UPSTREAM_UNREACHABLE } from '../http/errors.ts';
 import { GatewayError } from '../../core/errors.ts';
@@ -114,11 +104,7 @@ function percentiles(hists: Array<Uint32Array | undefined>): { p50: number; p95:
   return { p50: out[0]!, p95: out[1]! };
 }
 
-/**
- * The class of a failed attempt: `timeout` (504 / upstream_timeout), `rate_limited`
- * (upstream 429), `server_error` (upstream 5xx, 529 included), `connect` (unreachable,
- * connection lost), `rejected` (another upstream 4xx), `other` (malformed or truncated answers).
- */
+/** The class of a failed attempt: `timeout`, `rate_limited`, `server_error`, `connect`, `rejected` (other 4xx) or `other`. */
 export function failureClass(err: unknown): FailureClass {
   if (!(err instanceof GatewayError)) return 'other';
   const s = err.upstreamStatus;

@@ -1,9 +1,6 @@
 /**
- * A provider as the router sees it: its routing settings and live statistics (in flight,
- * latency EWMA, breaker, failure counts). One Member per Provider instance, kept in the
- * gateway's MemberPool across snapshots so runtime changes do not reset circuit state, and
- * reconfigured by every snapshot so a reload's `[routing]` and `max_retries`/`weight`
- * changes reach providers whose own section did not change.
+ * A provider as the router sees it: routing settings and live statistics. Kept in the
+ * gateway's MemberPool across snapshots (circuit state survives), reconfigured by each.
  */
 import type { GatewayError } from '../../core/errors.ts';
 import type { OutputCap } from '../output-caps.ts';
@@ -52,10 +49,7 @@ export class Member {
     this.health.attempt();
   }
 
-  /**
-   * Counts a failed call when the upstream caused it: its HTTP status when it answered,
-   * else the upstream failure code of the catalog (timeout, unreachable, cut, malformed…).
-   */
+  /** Counts a failed call the upstream caused (its status, or the catalog's upstream failure). */
   failed(err: unknown): void {
     this.health.attempt(err);
     const e = err as GatewayError | undefined;
@@ -64,10 +58,7 @@ export class Member {
   }
 }
 
-/**
- * The Members of one gateway, by Provider instance. Owned by the gateway (never module
- * state): a provider keeps its Member while any snapshot routes to it.
- */
+/** One gateway's Members by Provider instance, kept while any snapshot routes to it. */
 export class MemberPool {
   private readonly members = new Map<Provider, Member>();
 

@@ -1,8 +1,6 @@
 /**
- * Waiting for a stream's first item inside dispatch, so a stream that fails before its
- * first chunk (an `error` event first, a dropped connection) is retried or falls back
- * like any other pre-stream failure. A first item slower than `waitMs` is not waited
- * for: the stream is handed on and the client gets headers and keep-alives meanwhile.
+ * A stream's first item awaited inside dispatch, so a stream failing before it is retried like
+ * any pre-stream failure; a first item slower than `waitMs` is not waited for.
  */
 
 /** A stream whose first item may already be known. */

@@ -14,10 +14,8 @@ export type Verdict = 'retry' | 'next' | 'fail';
 export const MAX_RETRY_AFTER_MS = 5_000;
 
 /**
- * Classifies a failure: `retry` the same provider (connect error; 408, 429 or 5xx without a
- * retry-after longer than 5 s), `next` provider/fallback without retrying here (timeout, long
- * retry-after, open circuit, the upstream refusing gw's credentials), or `fail` the request
- * (other 4xx, client gone, gw bug, a gw error marked `retry: false`).
+ * `retry` here (connect error; 408, 429, 5xx without a retry-after over 5 s), `next` provider
+ * (timeout, long retry-after, open circuit, gw's credentials refused), or `fail` (the rest).
  */
 export function classify(err: unknown): Verdict {
   if (!(err instanceof GatewayError)) return 'fail';

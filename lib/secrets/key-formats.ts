@@ -1,9 +1,6 @@
 /**
- * A secret detector for credentials in their vendors' published formats: a key pasted into a
- * prompt, quoted in a tool result or echoed by an upstream is found by its shape, whether gw
- * knows it or not. What it finds is replaced before a cassette is written (the recorder), and
- * any other detector (a guardrails extension's) can be added beside it (`SecretScrubber`).
- * Formats are matched from their fixed prefix: text that merely looks random is left alone.
+ * A secret detector of credentials in their vendors' published formats, matched from their fixed
+ * prefix (random-looking text is left alone): found whether gw knows the key or not.
  */
 
 /** One secret found in a text: `text.slice(start, end)`, and what kind of secret it is. */
@@ -26,9 +23,8 @@ const TOKEN = 'A-Za-z0-9_\\-';
 const TOKEN_CHAR = /[A-Za-z0-9_-]/;
 
 /**
- * [type, pattern], each starting with a literal (what lets the regex engine skip ahead to
- * candidates instead of trying every position: 5× faster on a cassette line); the specific
- * prefixes before the generic `sk-` one (alternation tries them in order).
+ * [type, pattern], each starting with a literal so the regex engine skips ahead to candidates
+ * (why: docs/benchmarks.md#record-and-replay); the specific prefixes before the generic `sk-`.
  */
 const FORMATS: ReadonlyArray<readonly [string, string]> = [
   ['anthropic_key', `sk-ant-[a-z]{3,6}\\d{2}-[${TOKEN}]{20,}`],
@@ -55,10 +51,7 @@ const ALL = new RegExp(FORMATS.map(([, p]) => `(${p})`).join('|'), 'g');
 const ZHIPU = new RegExp(`(?<=[0-9a-f]{32})\\.[A-Za-z0-9]{16}(?![${TOKEN}])`, 'g');
 const ZHIPU_ID = 32;
 
-/**
- * True when a key may start at `at`: no key character before it, unless that character ends a
- * JSON escape (`\\n`, `\\t`…: a key at the start of a line in JSON text).
- */
+/** True when a key may start at `at`: no key character before it, unless it ends a JSON escape (`\\n`). */
 function startsToken(text: string, at: number): boolean {
   if (at === 0 || !TOKEN_CHAR.test(text[at - 1]!)) return true;
   return at >= 2 && text[at - 2] === '\\' && 'nrtbf'.includes(text[at - 1]!);

@@ -1,17 +1,9 @@
-/**
- * Secrets out of text that is kept (a cassette): the secrets gw knows — every provider's
- * api_key, the config's gateway keys, the admin token — and whatever its detectors find (the
- * built-in key formats; a guardrails extension adds its own with `addDetector`). One object
- * per gateway, handed to plugins as `secrets` (lib/plugin-powers.ts).
- */
+/** Secrets out of kept text (a cassette): every secret gw knows, and what its detectors find; one per gateway (`secrets`). */
 import { keyFormats, type SecretDetector, type SecretMatch } from './key-formats.ts';
 
 /** What a plugin may do with the gateway's secrets: hide them, never read them. */
 export interface SecretScrubber {
-  /**
-   * `text` with every secret gw knows replaced by `[redacted]` and every detector's finding by
-   * `[redacted:<type>]`. Idempotent; linear in the text's length (one scan per detector).
-   */
+  /** `text` with known secrets as `[redacted]`, detectors' findings as `[redacted:<type>]`; idempotent, linear. */
   scrub(text: string): string;
   /** Runs `detector` in every later `scrub` (e.g. a guardrails extension's secret detector). */
   addDetector(detector: SecretDetector): void;
@@ -30,11 +22,7 @@ export interface KnownSecrets {
   redact(text: string): string;
 }
 
-/**
- * The gateway's scrubber: `known()` gives the secrets of the running configuration at each
- * call (it changes with reloads and runtime providers), then each detector runs in the order
- * added, the built-in key formats first.
- */
+/** The gateway's scrubber: `known()` read per call (reloads change it), then each detector in order, key formats first. */
 export function createScrubber(known: () => KnownSecrets): SecretScrubber {
   const detectors: SecretDetector[] = [keyFormats];
   // the detectors stored text goes through: the scrub's, and those only stored text needs

@@ -1,19 +1,11 @@
-/**
- * The store plugin kind: a backend for the one Store every plugin shares (types.ts). The
- * built-in ones are plugins/stores/level and plugins/stores/redis; a third party publishes
- * `gw-plugin-<scheme>`. Authors import it from `gw/plugin`.
- */
+/** The store plugin kind: a backend for the one Store (types.ts), built-in or `gw-plugin-<scheme>`. */
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Store } from './types.ts';
 
 /** Context handed to a store plugin's `open`, once per process at startup. */
 export interface StoreSetup<C> {
-  /**
-   * `[store] url` as written (`redis://:password@host:6379/0`); undefined when the config
-   * gives none (the default store). It may carry a password: never log it or put it in an
-   * error as it is (`redactUrl` masks the password).
-   */
+  /** `[store] url` as written, undefined for the default store; it may carry a password (`redactUrl` masks it). */
   url: string | undefined;
   /** `[store]` without `url`, parsed by `configSchema` ({} when the plugin has none). */
   config: C;
@@ -23,13 +15,8 @@ export interface StoreSetup<C> {
 }
 
 /**
- * A store backend. The scheme of `[store] url` names it (`postgres://…` → the plugin
- * `postgres`: plugins/stores/postgres/, else the npm package gw-plugin-postgres; a TLS
- * scheme `<name>s` is served by `<name>` when no plugin has the longer name); without a
- * url the store is the embedded `level` under `data_dir`. `open` returns the process's one
- * Store, which the core namespaces for every plugin and closes at shutdown. A backend keeps
- * every rule documented on `Store` (lib/store/types.ts; test/unit/store-conformance.ts
- * checks them), so plugins never learn which one they have.
+ * A store backend, named by the scheme of `[store] url` (`<name>s` served by `<name>`). `open`
+ * returns the process's one Store, keeping every rule of lib/store/types.ts.
  */
 export interface StorePlugin<C = unknown> {
   readonly type: 'store';
@@ -39,17 +26,9 @@ export interface StorePlugin<C = unknown> {
   readonly gw?: string;
   /** Validates `[store]` minus `url`; absent: the section may hold nothing but `url`. */
   readonly configSchema?: z.ZodType<C>;
-  /**
-   * Several gw processes may open the same store at once and behave as one gateway
-   * (limits, budgets, runtime providers and keys shared): `gw serve --workers N` (N > 1)
-   * needs it, and each instance then polls the store for the others' runtime changes.
-   */
+  /** Several gw processes may share it as one gateway (`--workers N` needs it). */
   readonly shared: boolean;
-  /**
-   * Opens (connects to, creates) the store. A store that cannot be opened throws a
-   * UserError naming `[store]` (and the url without its password), which stops gw with
-   * that one line.
-   */
+  /** Opens the store. @throws UserError naming `[store]` (url without its password) when it cannot. */
   open(ctx: StoreSetup<C>): Store | Promise<Store>;
 }
 

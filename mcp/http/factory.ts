@@ -10,7 +10,7 @@
  *   prompts/get, resources/read   to the owning server, under its own names
  */
 import { type AuthInfo, ProtocolError, ProtocolErrorCode, type ServerContext, Server } from '@modelcontextprotocol/server';
-import { GW_VERSION } from '../../core/plugins/loader.ts';
+import { GW_VERSION } from '../../lib/package-info.ts';
 import type { Caller, ToolCalls } from '../call.ts';
 import type { Catalog } from '../catalog.ts';
 import type { UpstreamServer } from '../upstream/connection.ts';

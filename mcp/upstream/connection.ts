@@ -32,7 +32,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
-import { GW_VERSION } from '../../core/plugins/loader.ts';
+import { GW_VERSION } from '../../lib/package-info.ts';
 import type { McpServerConfig } from '../../lib/config/mcp-schema.ts';
 import { type OnProgress, relayProgress, request } from './progress.ts';
 import { LineRing } from './stderr.ts';

@@ -7,9 +7,8 @@
  * @see https://docs.anthropic.com/en/api/messages
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-import type { EventContent, Message, Part, TextPart, ToolDefinition } from 'gw/plugin';
+import { type EventContent, type Message, type Part, type TextPart, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
-import { isObj } from './convert-turns.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
 
 type Obj = Record<string, unknown>;
@@ -29,7 +28,7 @@ function blockPart(block: Obj, at: Edits): Part {
   if (type === 'tool_result' || type === 'mcp_tool_result')
     return toolResult(block, 'content', typeof block.tool_use_id === 'string' ? block.tool_use_id : undefined, at);
   // a plain-text document is the client's text (a base64 PDF or a URL is not)
-  if (type === 'document' && isObj(block.source) && block.source.type === 'text' && typeof block.source.data === 'string')
+  if (type === 'document' && isObject(block.source) && block.source.type === 'text' && typeof block.source.data === 'string')
     return textAt(block.source, 'data', 'text', at);
   return { type: 'opaque', kind: typeof type === 'string' ? type : 'unknown' };
 }
@@ -39,7 +38,7 @@ function contentParts(owner: Obj, key: string, at: Edits): Part[] {
   const content = owner[key];
   if (typeof content === 'string') return [textAt(owner, key, 'text', at)];
   const parts: Part[] = [];
-  for (const block of listOf(content)) if (isObj(block)) parts.push(blockPart(block, at));
+  for (const block of listOf(content)) if (isObject(block)) parts.push(blockPart(block, at));
   return parts;
 }
 
@@ -48,14 +47,14 @@ export const messagesContent: ContentReader = {
   instructions(body, at) {
     if (typeof body.system === 'string') return [textAt(body, 'system', 'text', at)];
     const out: TextPart[] = [];
-    for (const block of listOf(body.system)) if (isObj(block) && typeof block.text === 'string') out.push(textAt(block, 'text', 'text', at));
+    for (const block of listOf(body.system)) if (isObject(block) && typeof block.text === 'string') out.push(textAt(block, 'text', 'text', at));
     return out;
   },
 
   messages(body, at) {
     const out: Message[] = [];
     for (const message of listOf(body.messages)) {
-      if (!isObj(message)) continue;
+      if (!isObject(message)) continue;
       out.push({ role: message.role === 'assistant' ? 'assistant' : 'user', parts: contentParts(message, 'content', at) });
     }
     return out;
@@ -64,7 +63,7 @@ export const messagesContent: ContentReader = {
   tools(body, at) {
     const out: ToolDefinition[] = [];
     for (const tool of listOf(body.tools)) {
-      if (!isObj(tool) || typeof tool.name !== 'string') continue;
+      if (!isObject(tool) || typeof tool.name !== 'string') continue;
       out.push({
         name: tool.name,
         description: typeof tool.description === 'string' ? textAt(tool, 'description', 'text', at) : undefined,
@@ -84,32 +83,33 @@ export const messagesContent: ContentReader = {
   },
 
   answer(value) {
-    if (!isObj(value)) return { id: undefined, model: undefined, choices: EMPTY };
+    if (!isObject(value)) return { id: undefined, model: undefined, choices: EMPTY };
     return { id: stringOf(value.id), model: stringOf(value.model), choices: [{ index: 0, finish: finishOf(value.stop_reason) }] };
   },
 
   answerMessages(value, at) {
-    return isObj(value) ? [{ role: 'assistant', parts: contentParts(value, 'content', at) }] : EMPTY;
+    return isObject(value) ? [{ role: 'assistant', parts: contentParts(value, 'content', at) }] : EMPTY;
   },
 
   event(value) {
-    if (!isObj(value)) return NO_EVENT;
-    if (value.type === 'message_start' && isObj(value.message)) return { id: stringOf(value.message.id), model: stringOf(value.message.model), finish: EMPTY };
-    if (value.type !== 'message_delta' || !isObj(value.delta)) return NO_EVENT;
+    if (!isObject(value)) return NO_EVENT;
+    if (value.type === 'message_start' && isObject(value.message))
+      return { id: stringOf(value.message.id), model: stringOf(value.message.model), finish: EMPTY };
+    if (value.type !== 'message_delta' || !isObject(value.delta)) return NO_EVENT;
     const finish = finishOf(value.delta.stop_reason);
     return { id: undefined, model: undefined, finish: finish === undefined ? EMPTY : [{ index: 0, reason: finish.reason, native: finish.native }] };
   },
 
   eventParts(value, at) {
-    if (!isObj(value)) return NO_PARTS;
+    if (!isObject(value)) return NO_PARTS;
     switch (value.type) {
       case 'content_block_delta':
-        return isObj(value.delta) ? blockDelta(value.delta, numberOf(value.index) ?? 0, at) : NO_PARTS;
+        return isObject(value.delta) ? blockDelta(value.delta, numberOf(value.index) ?? 0, at) : NO_PARTS;
       case 'content_block_start':
-        return isObj(value.content_block) ? blockStart(value.content_block, at) : NO_PARTS;
+        return isObject(value.content_block) ? blockStart(value.content_block, at) : NO_PARTS;
       case 'message_start': {
         // the message so far: empty as Anthropic sends it; whatever a compatible server put there is repeated text
-        const content = isObj(value.message) ? listOf(value.message.content) : EMPTY;
+        const content = isObject(value.message) ? listOf(value.message.content) : EMPTY;
         if (content.length === 0) return NO_PARTS;
         const repeated: Array<EventContent['repeated'][number]> = [];
         for (const part of contentParts(value.message as Obj, 'content', at)) if (part.type !== 'opaque' && part.type !== 'tool_result') repeated.push(part);

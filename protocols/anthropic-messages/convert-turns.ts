@@ -6,14 +6,14 @@
  * @see https://docs.anthropic.com/en/api/messages (request body)
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';
-import { quoted, type Warnings } from 'gw/plugin/format';
+import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
+import { quoted, type Warnings, failField, stringField } from 'gw/plugin/format';
 
 type Obj = Record<string, unknown>;
 
 /** Appends the chat messages of one Messages turn to `out`. */
 export function convertMessage(m: unknown, path: string, w: Warnings, out: ChatMessage[]): void {
-  if (!isObj(m)) fail('message must be an object', path);
+  if (!isObject(m)) failField(path, 'message must be an object');
   switch (m.role) {
     case 'system':
       // Some clients put a system turn inside `messages` for non-Claude models: keep it in place.
@@ -26,7 +26,7 @@ export function convertMessage(m: unknown, path: string, w: Warnings, out: ChatM
       out.push(assistantMessage(m.content, path, w));
       return;
     default:
-      fail('role must be "user" or "assistant"', `${path}.role`);
+      failField(`${path}.role`, 'role must be "user" or "assistant"');
   }
 }
 
@@ -36,7 +36,7 @@ export function systemText(content: unknown, path: string, w: Warnings): string 
   return blocksOf(content, path)
     .map((b, j) => {
       const bp = `${path}[${j}]`;
-      if (b.type !== 'text') fail('system content blocks must be text blocks', `${bp}.type`);
+      if (b.type !== 'text') failField(`${bp}.type`, 'system content blocks must be text blocks');
       noteBlockExtras(b, bp, w);
       return stringField(b, 'text', bp);
     })
@@ -68,7 +68,7 @@ function userMessages(content: unknown, path: string, w: Warnings, out: ChatMess
         out.push(toolMessage(b, bp, parts, w));
         break;
       default:
-        if (!droppable(b.type)) fail('content block type is not supported in a user message', `${bp}.type`, quoted(b.type));
+        if (!droppable(b.type)) failField(`${bp}.type`, 'content block type is not supported in a user message', quoted(b.type));
         w.add(`${b.type} blocks dropped: no common-format equivalent`, bp);
     }
   });
@@ -89,7 +89,7 @@ function assistantMessage(content: unknown, path: string, w: Warnings): ChatMess
         break;
       case 'tool_use': {
         const input = b.input === undefined ? {} : b.input;
-        if (!isObj(input)) fail('tool_use input must be an object', `${bp}.input`);
+        if (!isObject(input)) failField(`${bp}.input`, 'tool_use input must be an object');
         calls.push({
           id: stringField(b, 'id', bp),
           type: 'function',
@@ -98,7 +98,7 @@ function assistantMessage(content: unknown, path: string, w: Warnings): ChatMess
         break;
       }
       default:
-        if (!droppable(b.type)) fail('content block type is not supported in an assistant message', `${bp}.type`, quoted(b.type));
+        if (!droppable(b.type)) failField(`${bp}.type`, 'content block type is not supported in an assistant message', quoted(b.type));
         w.add(`${b.type} blocks dropped: no common-format equivalent`, bp);
     }
   });
@@ -137,19 +137,19 @@ function toolMessage(b: Obj, bp: string, parts: ContentPart[], w: Warnings): Cha
 
 function imagePart(b: Obj, bp: string): ContentPart {
   const src = b.source;
-  if (!isObj(src)) fail('image source must be an object', `${bp}.source`);
+  if (!isObject(src)) failField(`${bp}.source`, 'image source must be an object');
   if (src.type === 'base64') {
     const mediaType = stringField(src, 'media_type', `${bp}.source`);
     const data = stringField(src, 'data', `${bp}.source`);
     return { type: 'image_url', image_url: { url: `data:${mediaType};base64,${data}` } };
   }
   if (src.type === 'url') return { type: 'image_url', image_url: { url: stringField(src, 'url', `${bp}.source`) } };
-  fail('image source type must be "base64" or "url"', `${bp}.source.type`);
+  failField(`${bp}.source.type`, 'image source type must be "base64" or "url"');
 }
 
 function documentPart(b: Obj, bp: string): ContentPart {
   const src = b.source;
-  if (!isObj(src)) fail('document source must be an object', `${bp}.source`);
+  if (!isObject(src)) failField(`${bp}.source`, 'document source must be an object');
   if (src.type === 'text') return { type: 'text', text: stringField(src, 'data', `${bp}.source`) };
   if (src.type === 'base64') {
     const mediaType = stringField(src, 'media_type', `${bp}.source`);
@@ -157,7 +157,7 @@ function documentPart(b: Obj, bp: string): ContentPart {
     const filename = typeof b.title === 'string' && b.title !== '' ? b.title : 'document.pdf';
     return { type: 'file', file: { filename, file_data: `data:${mediaType};base64,${data}` } };
   }
-  fail('document source type must be "text" or "base64"', `${bp}.source.type`);
+  failField(`${bp}.source.type`, 'document source type must be "text" or "base64"');
 }
 
 /** Block types a Messages history may hold that have no common-format form and carry nothing the model needs. */
@@ -182,26 +182,10 @@ function simplify(parts: ContentPart[]): string | ContentPart[] {
 }
 
 function blocksOf(content: unknown, path: string): Array<Obj & { type: string }> {
-  if (!Array.isArray(content)) fail('content must be a string or an array of content blocks', path);
+  if (!Array.isArray(content)) failField(path, 'content must be a string or an array of content blocks');
   return content.map((b, j) => {
-    if (!isObj(b)) fail('content block must be an object', `${path}[${j}]`);
-    if (typeof b.type !== 'string') fail('content block type must be a string', `${path}[${j}].type`);
+    if (!isObject(b)) failField(`${path}[${j}]`, 'content block must be an object');
+    if (typeof b.type !== 'string') failField(`${path}[${j}].type`, 'content block type must be a string');
     return b as Obj & { type: string };
   });
-}
-
-/** `o[key]`, which must be a string. */
-export function stringField(o: Obj, key: string, path: string): string {
-  const v = o[key];
-  if (typeof v !== 'string') fail(`${key} must be a string`, `${path}.${key}`);
-  return v;
-}
-
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
-export function fail(message: string, param: string, got?: string): never {
-  throw badRequest(`${param}: ${message}`, param, got);
 }

@@ -5,9 +5,9 @@
  * @see https://docs.anthropic.com/en/api/messages (request body)
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ChatRequest, type ChatTool, type ToolChoice } from 'gw/plugin';
-import { Warnings } from 'gw/plugin/format';
-import { convertMessage, fail, isObj, stringField, systemText } from './convert-turns.ts';
+import { badRequest, type ChatMessage, type ChatRequest, type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
+import { Warnings, failField, stringField } from 'gw/plugin/format';
+import { convertMessage, systemText } from './convert-turns.ts';
 import type { MessagesRequest } from './types.ts';
 
 /** The translated request and one line per kind of input that had to be dropped. */
@@ -64,10 +64,10 @@ const MAPPED = new Set([
  *   when the body is not a valid Messages request or holds a block with no common-format form.
  */
 export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
-  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  if (!isObject(body)) throw badRequest('request body must be a JSON object');
   const w = new Warnings();
-  if (typeof body.model !== 'string' || body.model === '') fail('model must be a non-empty string', 'model');
-  if (!Array.isArray(body.messages)) fail('messages must be an array', 'messages');
+  if (typeof body.model !== 'string' || body.model === '') failField('model', 'model must be a non-empty string');
+  if (!Array.isArray(body.messages)) failField('messages', 'messages must be an array');
 
   const messages: ChatMessage[] = [];
   if (body.system !== undefined) {
@@ -78,22 +78,22 @@ export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
 
   const req: ChatRequest = { model: body.model, messages };
   if (body.max_tokens !== undefined) {
-    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) fail('max_tokens must be a positive integer', 'max_tokens');
+    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) failField('max_tokens', 'max_tokens must be a positive integer');
     req.max_tokens = body.max_tokens;
   }
   for (const key of ['temperature', 'top_p'] as const) {
     const v = body[key];
     if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${key} must be a number`, key);
+    if (typeof v !== 'number' || !Number.isFinite(v)) failField(key, `${key} must be a number`);
     req[key] = v;
   }
   if (body.stop_sequences !== undefined) {
     if (!Array.isArray(body.stop_sequences) || !body.stop_sequences.every((s) => typeof s === 'string')) {
-      fail('stop_sequences must be an array of strings', 'stop_sequences');
+      failField('stop_sequences', 'stop_sequences must be an array of strings');
     }
     if (body.stop_sequences.length > 0) req.stop = [...body.stop_sequences];
   }
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') fail('stream must be a boolean', 'stream');
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') failField('stream', 'stream must be a boolean');
   if (body.stream === true) {
     req.stream = true;
     req.stream_options = { include_usage: true };
@@ -113,11 +113,11 @@ export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
 
 function convertTools(tools: unknown, w: Warnings): ChatTool[] {
   if (tools === undefined) return [];
-  if (!Array.isArray(tools)) fail('tools must be an array', 'tools');
+  if (!Array.isArray(tools)) failField('tools', 'tools must be an array');
   const out: ChatTool[] = [];
   tools.forEach((t, i) => {
     const tp = `tools[${i}]`;
-    if (!isObj(t)) fail('tool must be an object', tp);
+    if (!isObject(t)) failField(tp, 'tool must be an object');
     if (t.type !== undefined && t.type !== null && t.type !== 'custom') {
       w.add(`tools of type "${String(t.type)}" dropped: only custom tools have a common-format form`, tp);
       return;
@@ -125,7 +125,7 @@ function convertTools(tools: unknown, w: Warnings): ChatTool[] {
     if (t.cache_control !== undefined) w.add('cache_control dropped: no common-format equivalent', tp);
     const name = stringField(t, 'name', tp);
     const schema = t.input_schema ?? { type: 'object', properties: {} };
-    if (!isObj(schema)) fail('input_schema must be an object', `${tp}.input_schema`);
+    if (!isObject(schema)) failField(`${tp}.input_schema`, 'input_schema must be an object');
     const fn: ChatTool['function'] = { name, parameters: schema };
     if (typeof t.description === 'string') fn.description = t.description;
     if (typeof t.strict === 'boolean') fn.strict = t.strict;
@@ -135,7 +135,7 @@ function convertTools(tools: unknown, w: Warnings): ChatTool[] {
 }
 
 function convertToolChoice(tc: unknown, haveTools: boolean, req: ChatRequest, w: Warnings): void {
-  if (!isObj(tc)) fail('tool_choice must be an object', 'tool_choice');
+  if (!isObject(tc)) failField('tool_choice', 'tool_choice must be an object');
   let choice: ToolChoice;
   switch (tc.type) {
     case 'auto':
@@ -151,7 +151,7 @@ function convertToolChoice(tc: unknown, haveTools: boolean, req: ChatRequest, w:
       choice = { type: 'function', function: { name: stringField(tc, 'name', 'tool_choice') } };
       break;
     default:
-      fail('tool_choice.type must be "auto", "any", "none" or "tool"', 'tool_choice.type');
+      failField('tool_choice.type', 'tool_choice.type must be "auto", "any", "none" or "tool"');
   }
   // Common-format upstreams reject tool_choice without tools (all of them may have been dropped above).
   if (!haveTools) {
@@ -163,7 +163,7 @@ function convertToolChoice(tc: unknown, haveTools: boolean, req: ChatRequest, w:
 }
 
 function convertMetadata(md: unknown, req: ChatRequest, w: Warnings): void {
-  if (!isObj(md)) fail('metadata must be an object', 'metadata');
+  if (!isObject(md)) failField('metadata', 'metadata must be an object');
   for (const [key, v] of Object.entries(md)) {
     if (key === 'user_id' && typeof v === 'string') req.user = v;
     else if (key !== 'user_id' || v !== null) w.add(`metadata.${key} dropped: no common-format equivalent`, `metadata.${key}`);
@@ -173,14 +173,14 @@ function convertMetadata(md: unknown, req: ChatRequest, w: Warnings): void {
 /** `output_config.format` (and its older top-level name `output_format`) → `response_format`. */
 function convertOutputFormat(body: MessagesRequest, req: ChatRequest, w: Warnings): void {
   const oc = body.output_config;
-  if (oc !== undefined && !isObj(oc)) fail('output_config must be an object', 'output_config');
+  if (oc !== undefined && !isObject(oc)) failField('output_config', 'output_config must be an object');
   for (const key of Object.keys(oc ?? {})) {
     if (key !== 'format') w.add(`output_config.${key} dropped: no common-format equivalent`, `output_config.${key}`);
   }
   const [fmt, param] = oc?.format !== undefined ? [oc.format, 'output_config.format'] : [body.output_format, 'output_format'];
   if (fmt === undefined || fmt === null) return;
-  if (!isObj(fmt) || fmt.type !== 'json_schema' || !isObj(fmt.schema)) {
-    fail('format must be {"type": "json_schema", "schema": {...}}', param);
+  if (!isObject(fmt) || fmt.type !== 'json_schema' || !isObject(fmt.schema)) {
+    failField(param, 'format must be {"type": "json_schema", "schema": {...}}');
   }
   req.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: fmt.schema } };
 }

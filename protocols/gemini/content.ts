@@ -8,14 +8,13 @@
  * @see https://ai.google.dev/api/generate-content
  * @see https://ai.google.dev/api/caching#Content
  */
-import type { EventContent, Message, Part, TextPart, ToolCallPart, ToolDefinition } from 'gw/plugin';
+import { type EventContent, type Message, type Part, type TextPart, type ToolCallPart, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 
 type Obj = Record<string, unknown>;
 
 const EMPTY: readonly never[] = Object.freeze([]);
-const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The data fields of a part gw does not read, by the name it is reported as. */
 const OPAQUE = ['inlineData', 'fileData', 'executableCode', 'codeExecutionResult'] as const;
@@ -23,8 +22,8 @@ const OPAQUE = ['inlineData', 'fileData', 'executableCode', 'codeExecutionResult
 /** One part: text (reasoning when `thought`), a function call or response, or opaque data. */
 function partOf(part: Obj, at: Edits): Part {
   if (typeof part.text === 'string') return textAt(part, 'text', part.thought === true ? 'reasoning' : 'text', at);
-  if (isObj(part.functionCall)) return callOf(part.functionCall, at);
-  if (isObj(part.functionResponse)) {
+  if (isObject(part.functionCall)) return callOf(part.functionCall, at);
+  if (isObject(part.functionResponse)) {
     const response = part.functionResponse;
     const id = typeof response.id === 'string' ? response.id : typeof response.name === 'string' ? response.name : undefined;
     return toolResult(response, 'response', id, at);
@@ -44,7 +43,7 @@ function streamed(call: Obj): boolean {
 
 function partsOf(content: unknown, at: Edits): Part[] {
   const parts: Part[] = [];
-  if (isObj(content)) for (const part of listOf(content.parts)) if (isObj(part)) parts.push(partOf(part, at));
+  if (isObject(content)) for (const part of listOf(content.parts)) if (isObject(part)) parts.push(partOf(part, at));
   return parts;
 }
 
@@ -53,7 +52,7 @@ function finishOf(candidate: Obj): { reason: string; native: string } | undefine
   const native = stringOf(candidate.finishReason);
   if (native === undefined) return undefined;
   let calls = false;
-  if (isObj(candidate.content)) for (const part of listOf(candidate.content.parts)) if (isObj(part) && isObj(part.functionCall)) calls = true;
+  if (isObject(candidate.content)) for (const part of listOf(candidate.content.parts)) if (isObject(part) && isObject(part.functionCall)) calls = true;
   return { reason: fromGeminiFinishReason(native, calls), native };
 }
 
@@ -63,15 +62,15 @@ export const geminiContent: ContentReader = {
     // the API takes a bare string for a text-only system instruction
     if (typeof body.systemInstruction === 'string') return [textAt(body, 'systemInstruction', 'text', at)];
     const out: TextPart[] = [];
-    if (isObj(body.systemInstruction))
-      for (const part of listOf(body.systemInstruction.parts)) if (isObj(part) && typeof part.text === 'string') out.push(textAt(part, 'text', 'text', at));
+    if (isObject(body.systemInstruction))
+      for (const part of listOf(body.systemInstruction.parts)) if (isObject(part) && typeof part.text === 'string') out.push(textAt(part, 'text', 'text', at));
     return out;
   },
 
   messages(body, at) {
     const out: Message[] = [];
     for (const content of listOf(body.contents)) {
-      if (!isObj(content)) continue;
+      if (!isObject(content)) continue;
       out.push({ role: content.role === 'model' ? 'assistant' : content.role === 'function' ? 'tool' : 'user', parts: partsOf(content, at) });
     }
     return out;
@@ -80,9 +79,9 @@ export const geminiContent: ContentReader = {
   tools(body, at) {
     const out: ToolDefinition[] = [];
     for (const tool of listOf(body.tools)) {
-      if (!isObj(tool)) continue;
+      if (!isObject(tool)) continue;
       for (const fn of listOf(tool.functionDeclarations)) {
-        if (!isObj(fn) || typeof fn.name !== 'string') continue;
+        if (!isObject(fn) || typeof fn.name !== 'string') continue;
         const description = typeof fn.description === 'string' ? textAt(fn, 'description', 'text', at) : undefined;
         out.push({ name: fn.name, description, parameters: fn.parametersJsonSchema ?? fn.parameters });
       }
@@ -91,7 +90,7 @@ export const geminiContent: ContentReader = {
   },
 
   params(body) {
-    const config = isObj(body.generationConfig) ? body.generationConfig : EMPTY_CONFIG;
+    const config = isObject(body.generationConfig) ? body.generationConfig : EMPTY_CONFIG;
     return {
       temperature: numberOf(config.temperature),
       topP: numberOf(config.topP),
@@ -104,56 +103,56 @@ export const geminiContent: ContentReader = {
   },
 
   answer(value) {
-    if (!isObj(value)) return { id: undefined, model: undefined, choices: EMPTY };
+    if (!isObject(value)) return { id: undefined, model: undefined, choices: EMPTY };
     const choices: Array<ReturnType<ContentReader['answer']>['choices'][number]> = [];
     const candidates = listOf(value.candidates);
     for (let i = 0; i < candidates.length; i++) {
       const candidate = candidates[i];
-      if (isObj(candidate)) choices.push({ index: numberOf(candidate.index) ?? i, finish: finishOf(candidate) });
+      if (isObject(candidate)) choices.push({ index: numberOf(candidate.index) ?? i, finish: finishOf(candidate) });
     }
     return { id: stringOf(value.responseId), model: stringOf(value.modelVersion), choices };
   },
 
   answerMessages(value, at) {
     const out: Message[] = [];
-    if (isObj(value))
-      for (const candidate of listOf(value.candidates)) if (isObj(candidate)) out.push({ role: 'assistant', parts: partsOf(candidate.content, at) });
+    if (isObject(value))
+      for (const candidate of listOf(value.candidates)) if (isObject(candidate)) out.push({ role: 'assistant', parts: partsOf(candidate.content, at) });
     return out;
   },
 
   event(value) {
-    if (!isObj(value)) return { id: undefined, model: undefined, finish: EMPTY };
+    if (!isObject(value)) return { id: undefined, model: undefined, finish: EMPTY };
     let finish: Array<EventContent['finish'][number]> | undefined;
     const candidates = listOf(value.candidates);
     for (let i = 0; i < candidates.length; i++) {
       const candidate = candidates[i];
-      const ended = isObj(candidate) ? finishOf(candidate) : undefined;
+      const ended = isObject(candidate) ? finishOf(candidate) : undefined;
       if (ended !== undefined) (finish ??= []).push({ index: numberOf((candidate as Obj).index) ?? i, reason: ended.reason, native: ended.native });
     }
     return { id: stringOf(value.responseId), model: stringOf(value.modelVersion), finish: finish ?? EMPTY };
   },
 
   eventParts(value, at) {
-    if (!isObj(value)) return NO_PARTS;
+    if (!isObject(value)) return NO_PARTS;
     let deltas: Array<EventContent['deltas'][number]> | undefined;
     let toolCalls: ToolCallPart[] | undefined;
     const candidates = listOf(value.candidates);
     for (let i = 0; i < candidates.length; i++) {
       const candidate = candidates[i];
-      if (!isObj(candidate) || !isObj(candidate.content)) continue;
+      if (!isObject(candidate) || !isObject(candidate.content)) continue;
       const index = numberOf(candidate.index) ?? i;
       const parts = listOf(candidate.content.parts);
       for (let k = 0; k < parts.length; k++) {
         const part = parts[k];
-        if (!isObj(part)) continue;
+        if (!isObject(part)) continue;
         if (typeof part.text === 'string') (deltas ??= []).push(textAt(part, 'text', part.thought === true ? 'reasoning' : 'text', at, index));
-        else if (!isObj(part.functionCall)) continue;
+        else if (!isObject(part.functionCall)) continue;
         else if (!streamed(part.functionCall)) (toolCalls ??= []).push(callOf(part.functionCall, at));
         else {
           const call = part.functionCall;
           const name = typeof call.name === 'string' ? call.name : undefined;
           for (const arg of listOf(call.partialArgs))
-            if (isObj(arg) && typeof arg.stringValue === 'string') (deltas ??= []).push(argumentsDelta(arg, 'stringValue', index, k, at, undefined, name));
+            if (isObject(arg) && typeof arg.stringValue === 'string') (deltas ??= []).push(argumentsDelta(arg, 'stringValue', index, k, at, undefined, name));
         }
       }
     }

@@ -5,8 +5,8 @@
  * @see https://ai.google.dev/api/caching#Part
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
-import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';
-import { quoted, type Warnings } from 'gw/plugin/format';
+import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
+import { quoted, type Warnings, failField } from 'gw/plugin/format';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
 import { OpenCalls } from './open-calls.ts';
 
@@ -24,11 +24,11 @@ export function convertSystemInstruction(si: unknown, w: Warnings): ChatMessage 
   if (si === undefined || si === null) return undefined;
   // a bare string is not the REST shape, but SDKs accept one and some clients send it
   if (typeof si === 'string') return si === '' ? undefined : { role: 'system', content: si };
-  if (!isObj(si)) fail('must be a Content object', 'systemInstruction');
+  if (!isObject(si)) failField('systemInstruction', 'must be a Content object');
   const texts: string[] = [];
   partsOf(si, 'systemInstruction').forEach((p, j) => {
     const at = `systemInstruction.parts[${j}]`;
-    if (typeof p.text !== 'string') fail('only text parts are supported here', at);
+    if (typeof p.text !== 'string') failField(at, 'only text parts are supported here');
     if (p.thought === true) {
       w.add('thought parts dropped', at);
       return;
@@ -51,16 +51,16 @@ export function convertSystemInstruction(si: unknown, w: Warnings): ChatMessage 
  *   common-format form, or a functionResponse that answers no earlier call.
  */
 export function convertContents(contents: unknown, w: Warnings, out: ChatMessage[] = []): ChatMessage[] {
-  if (!Array.isArray(contents)) fail('must be an array of Content objects', 'contents');
+  if (!Array.isArray(contents)) failField('contents', 'must be an array of Content objects');
   const open = new OpenCalls();
   const usedIds = new Set<string>();
   contents.forEach((c, i) => {
-    if (!isObj(c)) fail('must be a Content object', `contents[${i}]`);
+    if (!isObject(c)) failField(`contents[${i}]`, 'must be a Content object');
     const role = c.role ?? 'user';
     if (role === 'model') modelTurn(c, i, open, usedIds, w, out);
     // `function` is the role of functionResponse turns in older Gemini SDKs
     else if (role === 'user' || role === '' || role === 'function') userTurn(c, i, open, w, out);
-    else fail('role is not supported (use "user" or "model")', `contents[${i}].role`, quoted(role));
+    else failField(`contents[${i}].role`, 'role is not supported (use "user" or "model")', quoted(role));
   });
   return out;
 }
@@ -83,7 +83,7 @@ function userTurn(c: Obj, i: number, open: OpenCalls, w: Warnings, out: ChatMess
       continue;
     }
     if (p.text !== undefined) {
-      if (typeof p.text !== 'string') fail('text must be a string', `${partPath(i, j)}.text`);
+      if (typeof p.text !== 'string') failField(`${partPath(i, j)}.text`, 'text must be a string');
       if (p.text !== '') parts.push({ type: 'text', text: p.text });
     } else if (p.inlineData !== undefined) {
       parts.push(inlineDataToPart(p.inlineData, `${partPath(i, j)}.inlineData`));
@@ -94,9 +94,9 @@ function userTurn(c: Obj, i: number, open: OpenCalls, w: Warnings, out: ChatMess
     } else if (p.executableCode !== undefined || p.codeExecutionResult !== undefined) {
       w.add('code execution parts dropped: no common-format equivalent', partPath(i, j));
     } else if (p.functionCall !== undefined) {
-      fail('functionCall parts belong in a "model" turn', `${partPath(i, j)}.functionCall`);
+      failField(`${partPath(i, j)}.functionCall`, 'functionCall parts belong in a "model" turn');
     } else {
-      fail('part has no data field gw can translate (text, inlineData, fileData, functionResponse)', partPath(i, j));
+      failField(partPath(i, j), 'part has no data field gw can translate (text, inlineData, fileData, functionResponse)');
     }
   }
   if (parts.length === 0) {
@@ -121,7 +121,7 @@ function modelTurn(c: Obj, i: number, open: OpenCalls, usedIds: Set<string>, w: 
       continue;
     }
     if (p.text !== undefined) {
-      if (typeof p.text !== 'string') fail('text must be a string', `${partPath(i, j)}.text`);
+      if (typeof p.text !== 'string') failField(`${partPath(i, j)}.text`, 'text must be a string');
       // parts of one model turn are one stream of output, split wherever the stream was
       text += p.text;
     } else if (p.functionCall !== undefined) {
@@ -131,9 +131,9 @@ function modelTurn(c: Obj, i: number, open: OpenCalls, usedIds: Set<string>, w: 
     } else if (p.executableCode !== undefined || p.codeExecutionResult !== undefined) {
       w.add('code execution parts dropped: no common-format equivalent', partPath(i, j));
     } else if (p.functionResponse !== undefined) {
-      fail('functionResponse parts belong in a "user" turn', `${partPath(i, j)}.functionResponse`);
+      failField(`${partPath(i, j)}.functionResponse`, 'functionResponse parts belong in a "user" turn');
     } else {
-      fail('part has no data field gw can translate (text, functionCall)', partPath(i, j));
+      failField(partPath(i, j), 'part has no data field gw can translate (text, functionCall)');
     }
   }
   if (text === '' && calls.length === 0) {
@@ -147,10 +147,10 @@ function modelTurn(c: Obj, i: number, open: OpenCalls, usedIds: Set<string>, w: 
 
 /** `contents[i].parts[j].functionCall` → a tool call; the id is the client's when it is safe and unused, else `call_<i>_<j>`. */
 function toolCall(fc: unknown, i: number, j: number, open: OpenCalls, usedIds: Set<string>): ToolCall {
-  if (!isObj(fc)) fail('must be an object', `${partPath(i, j)}.functionCall`);
-  if (typeof fc.name !== 'string' || fc.name === '') fail('name must be a non-empty string', `${partPath(i, j)}.functionCall.name`);
+  if (!isObject(fc)) failField(`${partPath(i, j)}.functionCall`, 'must be an object');
+  if (typeof fc.name !== 'string' || fc.name === '') failField(`${partPath(i, j)}.functionCall.name`, 'name must be a non-empty string');
   const args = fc.args ?? {};
-  if (!isObj(args)) fail('args must be an object', `${partPath(i, j)}.functionCall.args`);
+  if (!isObject(args)) failField(`${partPath(i, j)}.functionCall.args`, 'args must be an object');
   const clientId = typeof fc.id === 'string' && fc.id !== '' ? fc.id : undefined;
   const id = clientId !== undefined && SAFE_ID.test(clientId) && !usedIds.has(clientId) ? clientId : `call_${i}_${j}`;
   usedIds.add(id);
@@ -167,17 +167,17 @@ function toolCall(fc: unknown, i: number, j: number, open: OpenCalls, usedIds: S
  */
 function toolMessage(fr: unknown, i: number, j: number, open: OpenCalls, userParts: ContentPart[], w: Warnings): ChatMessage {
   const at = () => `${partPath(i, j)}.functionResponse`;
-  if (!isObj(fr)) fail('must be an object', at());
-  if (typeof fr.name !== 'string' || fr.name === '') fail('name must be a non-empty string', `${at()}.name`);
+  if (!isObject(fr)) failField(at(), 'must be an object');
+  if (typeof fr.name !== 'string' || fr.name === '') failField(`${at()}.name`, 'name must be a non-empty string');
   const response = fr.response ?? {};
-  if (!isObj(response)) fail('response must be an object', `${at()}.response`);
+  if (!isObject(response)) failField(`${at()}.response`, 'response must be an object');
   const name = fr.name;
   const call = open.take(typeof fr.id === 'string' ? fr.id : undefined, name);
-  if (call === undefined) fail('answers no earlier functionCall of its name', at(), quoted(name));
+  if (call === undefined) failField(at(), 'answers no earlier functionCall of its name', quoted(name));
   if (Array.isArray(fr.parts)) {
     fr.parts.forEach((p, k) => {
       const pa = `${at()}.parts[${k}]`;
-      if (isObj(p) && p.inlineData !== undefined) {
+      if (isObject(p) && p.inlineData !== undefined) {
         userParts.push(inlineDataToPart(p.inlineData, `${pa}.inlineData`));
         w.add('functionResponse media moved to the following user message', pa);
       } else {
@@ -208,16 +208,7 @@ function noteExtras(p: Obj, i: number, j: number, w: Warnings): void {
 /** `c.parts` (`at` is where `c` is: `contents[2]`), checked to be an array of objects (not copied). */
 function partsOf(c: Obj, at: string): Obj[] {
   const parts = c.parts;
-  if (!Array.isArray(parts)) fail('parts must be an array', `${at}.parts`);
-  for (let j = 0; j < parts.length; j++) if (!isObj(parts[j])) fail('must be a Part object', `${at}.parts[${j}]`);
+  if (!Array.isArray(parts)) failField(`${at}.parts`, 'parts must be an array');
+  for (let j = 0; j < parts.length; j++) if (!isObject(parts[j])) failField(`${at}.parts[${j}]`, 'must be a Part object');
   return parts as Obj[];
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
-function fail(message: string, param: string, got?: string): never {
-  throw badRequest(`${param}: ${message}`, param, got);
 }

@@ -6,7 +6,7 @@
  * @see https://ai.google.dev/api/caching#Schema
  * @see https://ai.google.dev/api/caching#Type
  */
-import { badRequest } from 'gw/plugin';
+import { badRequest, isObject } from 'gw/plugin';
 import { setOwn } from 'gw/plugin/format';
 
 type Obj = Record<string, unknown>;
@@ -44,7 +44,7 @@ const GOOGLE_ONLY = new Set(['propertyOrdering', 'nullable', 'example']);
  * @throws GatewayError 400 naming `param` (and the path inside) when a node is not an object.
  */
 export function googleSchemaToJsonSchema(schema: unknown, param: string): Obj {
-  if (!isObj(schema)) throw badRequest(`${param} must be a schema object`, param);
+  if (!isObject(schema)) throw badRequest(`${param} must be a schema object`, param);
   const out: Obj = {};
   for (const [key, value] of Object.entries(schema)) {
     if (GOOGLE_ONLY.has(key)) continue;
@@ -55,7 +55,7 @@ export function googleSchemaToJsonSchema(schema: unknown, param: string): Obj {
         break;
       }
       case 'properties': {
-        if (!isObj(value)) throw badRequest(`${param}.properties must be an object`, `${param}.properties`);
+        if (!isObject(value)) throw badRequest(`${param}.properties must be an object`, `${param}.properties`);
         const props: Obj = {};
         // a property may be named `__proto__`: stored as data, not as the object's prototype
         for (const [name, sub] of Object.entries(value)) setOwn(props, name, googleSchemaToJsonSchema(sub, `${param}.properties.${name}`));
@@ -90,7 +90,7 @@ export function googleSchemaToJsonSchema(schema: unknown, param: string): Obj {
  * @throws GatewayError 400 naming `param` when it is not an object.
  */
 export function normalizeJsonSchema(schema: unknown, param: string): Obj {
-  if (!isObj(schema)) throw badRequest(`${param} must be a JSON Schema object`, param);
+  if (!isObject(schema)) throw badRequest(`${param} must be a JSON Schema object`, param);
   return fixTypeCase(schema) as Obj;
 }
 
@@ -103,7 +103,7 @@ function fixTypeCase(node: unknown): unknown {
     });
     return copy ?? node;
   }
-  if (!isObj(node)) return node;
+  if (!isObject(node)) return node;
   let copy: Obj | undefined;
   for (const [key, value] of Object.entries(node)) {
     if (VALUE_KEYWORDS.has(key)) continue;
@@ -126,8 +126,4 @@ function makeNullable(out: Obj): void {
   else if (Array.isArray(out.type)) {
     if (!out.type.includes('null')) out.type = [...out.type, 'null'];
   } else if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: 'null' }];
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -5,11 +5,9 @@
  * @see https://ai.google.dev/api/caching#FunctionDeclaration
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
-import { badRequest, type ChatTool, type ToolChoice } from 'gw/plugin';
-import { quoted, type Warnings } from 'gw/plugin/format';
+import { type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
+import { quoted, type Warnings, failField } from 'gw/plugin/format';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
-
-type Obj = Record<string, unknown>;
 
 /**
  * Every `functionDeclarations[]` entry of every Tool → one function tool. `parameters`
@@ -21,17 +19,17 @@ type Obj = Record<string, unknown>;
  */
 export function convertTools(tools: unknown, w: Warnings): ChatTool[] {
   if (tools === undefined || tools === null) return [];
-  if (!Array.isArray(tools)) fail('must be an array of Tool objects', 'tools');
+  if (!Array.isArray(tools)) failField('tools', 'must be an array of Tool objects');
   const out: ChatTool[] = [];
   tools.forEach((tool, i) => {
     const at = `tools[${i}]`;
-    if (!isObj(tool)) fail('must be a Tool object', at);
+    if (!isObject(tool)) failField(at, 'must be a Tool object');
     for (const [key, value] of Object.entries(tool)) {
       if (key !== 'functionDeclarations') {
         if (value !== undefined && value !== null) w.add(`built-in tool ${key} dropped: it runs only on Gemini`, `${at}.${key}`);
         continue;
       }
-      if (!Array.isArray(value)) fail('must be an array', `${at}.functionDeclarations`);
+      if (!Array.isArray(value)) failField(`${at}.functionDeclarations`, 'must be an array');
       for (const [j, decl] of value.entries()) out.push(declaration(decl, `${at}.functionDeclarations[${j}]`, w));
     }
   });
@@ -39,11 +37,11 @@ export function convertTools(tools: unknown, w: Warnings): ChatTool[] {
 }
 
 function declaration(decl: unknown, at: string, w: Warnings): ChatTool {
-  if (!isObj(decl)) fail('must be a FunctionDeclaration object', at);
-  if (typeof decl.name !== 'string' || decl.name === '') fail('name must be a non-empty string', `${at}.name`);
+  if (!isObject(decl)) failField(at, 'must be a FunctionDeclaration object');
+  if (typeof decl.name !== 'string' || decl.name === '') failField(`${at}.name`, 'name must be a non-empty string');
   const fn: ChatTool['function'] = { name: decl.name };
   if (decl.description !== undefined) {
-    if (typeof decl.description !== 'string') fail('description must be a string', `${at}.description`);
+    if (typeof decl.description !== 'string') failField(`${at}.description`, 'description must be a string');
     fn.description = decl.description;
   }
   if (decl.parametersJsonSchema !== undefined && decl.parametersJsonSchema !== null) {
@@ -69,17 +67,17 @@ function declaration(decl: unknown, at: string, w: Warnings): ChatTool {
  */
 export function convertToolConfig(toolConfig: unknown, tools: ChatTool[], w: Warnings): { toolChoice: ToolChoice | undefined; tools: ChatTool[] } {
   if (toolConfig === undefined || toolConfig === null) return { toolChoice: undefined, tools };
-  if (!isObj(toolConfig)) fail('must be an object', 'toolConfig');
+  if (!isObject(toolConfig)) failField('toolConfig', 'must be an object');
   for (const key of Object.keys(toolConfig)) {
     if (key !== 'functionCallingConfig') w.add(`toolConfig.${key} dropped: no common-format equivalent`, `toolConfig.${key}`);
   }
   const fcc = toolConfig.functionCallingConfig;
   if (fcc === undefined || fcc === null) return { toolChoice: undefined, tools };
-  if (!isObj(fcc)) fail('must be an object', 'toolConfig.functionCallingConfig');
+  if (!isObject(fcc)) failField('toolConfig.functionCallingConfig', 'must be an object');
   const mode = fcc.mode ?? 'AUTO';
   const allowed = fcc.allowedFunctionNames;
   if (allowed !== undefined && (!Array.isArray(allowed) || !allowed.every((n) => typeof n === 'string'))) {
-    fail('must be an array of strings', 'toolConfig.functionCallingConfig.allowedFunctionNames');
+    failField('toolConfig.functionCallingConfig.allowedFunctionNames', 'must be an array of strings');
   }
   if (tools.length === 0) {
     w.add('toolConfig dropped: no function declarations to choose from', 'toolConfig');
@@ -103,7 +101,7 @@ export function convertToolConfig(toolConfig: unknown, tools: ChatTool[], w: War
       return { toolChoice: 'required', tools: narrowed };
     }
     default:
-      fail('mode is not one of AUTO, ANY, NONE, VALIDATED', 'toolConfig.functionCallingConfig.mode', quoted(mode));
+      failField('toolConfig.functionCallingConfig.mode', 'mode is not one of AUTO, ANY, NONE, VALIDATED', quoted(mode));
   }
 }
 
@@ -111,17 +109,8 @@ function narrow(tools: ChatTool[], allowed: string[] | undefined): ChatTool[] {
   if (allowed === undefined || allowed.length === 0) return tools;
   const names = new Set(tools.map((t) => t.function.name));
   allowed.forEach((n, k) => {
-    if (!names.has(n)) fail('names no function declaration', `toolConfig.functionCallingConfig.allowedFunctionNames[${k}]`, quoted(n));
+    if (!names.has(n)) failField(`toolConfig.functionCallingConfig.allowedFunctionNames[${k}]`, 'names no function declaration', quoted(n));
   });
   const keep = new Set(allowed);
   return tools.filter((t) => keep.has(t.function.name));
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
-function fail(message: string, param: string, got?: string): never {
-  throw badRequest(`${param}: ${message}`, param, got);
 }

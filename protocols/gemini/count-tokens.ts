@@ -1,10 +1,13 @@
 /**
- * `models/{model}:countTokens` for kinds that cannot count Gemini tokens: an estimate.
+ * `models/{model}:countTokens`: native on the gemini kind, an estimate for kinds that cannot count Gemini tokens.
  *
  * @see https://ai.google.dev/api/tokens#method:-models.counttokens
  * @see https://ai.google.dev/gemini-api/docs/tokens (258 tokens per image)
  */
-import { badRequest } from 'gw/plugin';
+import { badRequest, isObject } from 'gw/plugin';
+import { bodyOf, type CountTokens } from 'gw/plugin/format';
+import { urlModel, withModel } from './request.ts';
+import { countTokensRequestSchema } from './schemas.ts';
 import type { CountTokensBody, CountTokensResponse } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -33,9 +36,9 @@ export function estimateCountTokens(body: CountTokensBody): CountTokensResponse 
   if (gcr !== undefined && body.contents !== undefined) throw badRequest('contents and generateContentRequest are mutually exclusive', 'contents');
   let total = 0;
   if (gcr !== undefined) {
-    if (!isObj(gcr)) throw badRequest('generateContentRequest must be an object', 'generateContentRequest');
+    if (!isObject(gcr)) throw badRequest('generateContentRequest must be an object', 'generateContentRequest');
     total += contentsTokens(gcr.contents, 'generateContentRequest.contents');
-    if (isObj(gcr.systemInstruction)) total += partsTokens(gcr.systemInstruction.parts, 'generateContentRequest.systemInstruction.parts');
+    if (isObject(gcr.systemInstruction)) total += partsTokens(gcr.systemInstruction.parts, 'generateContentRequest.systemInstruction.parts');
     else if (typeof gcr.systemInstruction === 'string') total += textTokens(gcr.systemInstruction);
     if (Array.isArray(gcr.tools)) for (const tool of gcr.tools) total += jsonTokens((tool as Obj | null)?.functionDeclarations);
   } else {
@@ -49,7 +52,7 @@ function contentsTokens(contents: unknown, param: string): number {
   if (!Array.isArray(contents)) throw badRequest(`${param} must be an array of Content objects`, param);
   let n = 0;
   contents.forEach((c, i) => {
-    if (!isObj(c)) throw badRequest(`${param}[${i}] must be a Content object`, `${param}[${i}]`);
+    if (!isObject(c)) throw badRequest(`${param}[${i}] must be a Content object`, `${param}[${i}]`);
     n += TURN_TOKENS + partsTokens(c.parts, `${param}[${i}].parts`);
   });
   return n;
@@ -59,7 +62,7 @@ function partsTokens(parts: unknown, param: string): number {
   if (!Array.isArray(parts)) throw badRequest(`${param} must be an array of Part objects`, param);
   let n = 0;
   for (const p of parts) {
-    if (!isObj(p)) continue;
+    if (!isObject(p)) continue;
     if (typeof p.text === 'string') n += textTokens(p.text);
     else if (p.inlineData !== undefined || p.fileData !== undefined) n += IMAGE_TOKENS;
     else if (p.functionCall !== undefined) n += jsonTokens(p.functionCall);
@@ -76,6 +79,13 @@ function jsonTokens(v: unknown): number {
   return v === undefined || v === null ? 0 : textTokens(JSON.stringify(v));
 }
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** `models/{model}:countTokens` as a count-tokens declaration: native on the gemini kind, else {@link estimateCountTokens}. */
+export const geminiCountTokens: CountTokens = {
+  schema: countTokensRequestSchema,
+  read(ctx) {
+    const model = urlModel(ctx);
+    return { model, body: withModel(bodyOf(ctx), model) };
+  },
+  nativeOp: 'countTokens',
+  estimate: (body) => ({ ...estimateCountTokens(body as CountTokensBody) }),
+};

@@ -6,7 +6,7 @@
  * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
  * @see https://platform.openai.com/docs/api-reference/embeddings/create
  */
-import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse } from 'gw/plugin';
+import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse, isObject } from 'gw/plugin';
 import { Warnings } from 'gw/plugin/format';
 import type { BatchEmbedContentsBody, BatchEmbedContentsResponse, ContentEmbedding, EmbedContentBody, EmbedContentResponse } from './types.ts';
 
@@ -25,7 +25,7 @@ export interface EmbedToCommonResult {
  * @throws GatewayError 400 naming the field for a missing or non-text content.
  */
 export function embedContentToEmbeddings(body: EmbedContentBody, model: string): EmbedToCommonResult {
-  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  if (!isObject(body)) throw badRequest('request body must be a JSON object');
   const w = new Warnings();
   const item = embedItem(body, '', model, w);
   const req: EmbeddingsRequest = { model, input: item.text, encoding_format: 'float' };
@@ -40,11 +40,11 @@ export function embedContentToEmbeddings(body: EmbedContentBody, model: string):
  * @throws GatewayError 400 naming the field (`requests[i]…`).
  */
 export function batchEmbedContentsToEmbeddings(body: BatchEmbedContentsBody, model: string): EmbedToCommonResult {
-  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  if (!isObject(body)) throw badRequest('request body must be a JSON object');
   if (!Array.isArray(body.requests) || body.requests.length === 0) throw badRequest('requests must be a non-empty array', 'requests');
   const w = new Warnings();
   const items = body.requests.map((r, i) => {
-    if (!isObj(r)) throw badRequest(`requests[${i}] must be an object`, `requests[${i}]`);
+    if (!isObject(r)) throw badRequest(`requests[${i}] must be an object`, `requests[${i}]`);
     return embedItem(r, `requests[${i}].`, model, w);
   });
   const dims = items[0]!.dimensions;
@@ -87,9 +87,9 @@ function embedItem(r: Obj, prefix: string, model: string, w: Warnings): { text: 
     if (named !== model) throw badRequest(`${prefix}model must be "models/${model}", the model of the URL`, `${prefix}model`);
   }
   const content = r.content;
-  if (!isObj(content) || !Array.isArray(content.parts)) throw badRequest(`${prefix}content must be a Content with parts`, `${prefix}content`);
+  if (!isObject(content) || !Array.isArray(content.parts)) throw badRequest(`${prefix}content must be a Content with parts`, `${prefix}content`);
   const texts = content.parts.map((p, j) => {
-    const text = isObj(p) ? p.text : undefined;
+    const text = isObject(p) ? p.text : undefined;
     if (typeof text !== 'string')
       throw badRequest(`${prefix}content.parts[${j}]: only text parts can be embedded by this model`, `${prefix}content.parts[${j}]`);
     return text;
@@ -112,8 +112,4 @@ function vector(embedding: number[] | string): number[] {
   const out = new Array<number>(buf.length >> 2);
   for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
   return out;
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,21 +1,7 @@
 /**
- * `gw/plugin/gemini`: the Gemini API protocol kit, everything about Google's Gemini wire
- * protocol once, for both sides of gw. The Gemini client format (`models/{model}:…` routes)
- * and the gemini provider kind are thin users of it. Pure library code: no routes, no plugin
- * definitions. README.md lists the files and every translation decision.
- *
- *   types, schemas            the wire shapes; zod schemas of the requests and Google's error body
- *   usage, finish reasons,    both ways between Gemini and the common format
- *   errors
- *   streams                   the two client framings (SSE, JSON array); a native stream
- *                             forwarded (GeminiStreamReader) or mapped to common chunks
- *                             (GeminiStreamMapper)
- *   passthrough, endpoints    the native call of the gemini kind; the API's URLs
- *   client direction          Gemini request → common, common answer/chunks → Gemini;
- *                             countTokens estimate; embedContent ⇄ common embeddings
- *   vendor direction          common request → Gemini, Gemini answer → common;
- *                             common embeddings ⇄ batchEmbedContents; models.list pages
- *
+ * `gw/plugin/gemini`: the Gemini API protocol as one object (`gemini`, protocol.ts: its client
+ * side, content reader and vendor side), its wire types, and the two helpers its format and
+ * provider need beside it. README.md lists the files and every translation decision.
  * @see https://ai.google.dev/api
  */
 
@@ -40,60 +26,12 @@ export type {
   Part,
   UsageMetadata,
 } from './types.ts';
-export {
-  batchEmbedContentsRequestSchema,
-  countTokensRequestSchema,
-  embedContentRequestSchema,
-  generateContentRequestSchema,
-  googleErrorSchema,
-} from './schemas.ts';
 
-// usage, finish reasons and errors, both ways
-export { fromUsageMetadata, hasTokenCounts, toUsageMetadata } from './map-usage.ts';
-export { fromGeminiFinishReason, toGeminiFinishReason } from './map-finish-reason.ts';
-export { type GoogleError, geminiStreamError, googleErrorBody, googleStatusName, readGeminiError, toGoogleError } from './google-error.ts';
-
-// streams: the client's framing, a native stream forwarded, the native call and the API's URLs
-export {
-  arrayFraming,
-  encodeSseError,
-  encodeSseResponse,
-  type Framing,
-  framingHeaders,
-  framingOf,
-  JsonArrayFraming,
-  sseFraming,
-} from './stream-framing.ts';
-export { ERROR_PAYLOAD, GeminiStreamReader, geminiFirstError } from './stream-reader.ts';
-export { type GeminiOp, geminiPassthrough, upstreamBody, upstreamQuery } from './passthrough.ts';
-export { GEMINI_ORIGIN, type GeminiEndpoints, geminiEndpoints, geminiOrigin } from './endpoints.ts';
-
-// client direction: a Gemini request served by a common-format upstream
-export { type GeminiToChatOptions, type GeminiToChatResult, geminiToChatRequest } from './to-chat-request.ts';
-export { chatCompletionToGemini, functionCallPart, type ToGeminiOptions } from './from-chat-completion.ts';
-export { type ChunksToGeminiOptions, ChunksToGeminiStream } from './chunks-to-stream.ts';
-export { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
-export { estimateCountTokens } from './count-tokens.ts';
-export {
-  batchEmbedContentsToEmbeddings,
-  type EmbedToCommonResult,
-  embedContentToEmbeddings,
-  embeddingsToBatchEmbedContents,
-  embeddingsToEmbedContent,
-} from './embed-content.ts';
-export { DEFAULT_PAGE_SIZE, listGeminiModels, MAX_PAGE_SIZE, splitModelMethod, toGeminiModel } from './models.ts';
-
-// vendor direction: a common-format request served by a Gemini upstream
-export { THINKING_BUDGETS, toGeminiRequest } from './to-gemini-request.ts';
-export { FOREIGN_CALL_SIGNATURE } from './convert-messages.ts';
-export { fromGeminiResponse, type ResponseMeta } from './from-gemini-response.ts';
-export { GeminiStreamMapper, type StreamMeta } from './stream-mapper.ts';
-export { counterIdSource, type IdSource, mintToolCallId, type ParsedToolCallId, parseToolCallId, randomIdSource } from './tool-call-ids.ts';
-export { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './batch-embed.ts';
-export { type ListModelsPage, readModelsPage } from './list-models.ts';
-
-// the content view: a Gemini request, answer and stream event read format-free
-export { geminiContent } from './content.ts';
+// the protocol object (protocol.ts): client side, content reader, vendor side
+export { gemini } from './protocol.ts';
+// the API origin from `base_url` (a pasted `/v1beta` dropped), and a `{model}:{method}` path split
+export { geminiOrigin } from './endpoints.ts';
+export { splitModelMethod } from './models.ts';
 
 import type { GenerateContentResponse } from './types.ts';
 

@@ -6,8 +6,8 @@
  * @see https://ai.google.dev/api/generate-content#generationconfig
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ChatRequest } from 'gw/plugin';
-import { Warnings } from 'gw/plugin/format';
+import { badRequest, type ChatMessage, type ChatRequest, isObject } from 'gw/plugin';
+import { Warnings, failField } from 'gw/plugin/format';
 import { convertContents, convertSystemInstruction } from './convert-contents.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 import { convertToolConfig, convertTools } from './convert-tools.ts';
@@ -77,15 +77,15 @@ const CONFIG_MAPPED = new Set([
  * @throws GatewayError 400 with `param` naming the field (e.g. `contents[2].parts[0].inlineData.data`).
  */
 export function geminiToChatRequest(body: GenerateContentBody, opts: GeminiToChatOptions): GeminiToChatResult {
-  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  if (!isObject(body)) throw badRequest('request body must be a JSON object');
   if (typeof opts.model !== 'string' || opts.model === '') throw badRequest('the URL names no model', 'model');
   const w = new Warnings();
   const messages: ChatMessage[] = [];
   const system = convertSystemInstruction(body.systemInstruction, w);
   if (system !== undefined) messages.push(system);
-  if (body.contents === undefined) fail('is required', 'contents');
+  if (body.contents === undefined) failField('contents', 'is required');
   convertContents(body.contents, w, messages);
-  if (messages.every((m) => m.role === 'system')) fail('must hold at least one turn with content', 'contents');
+  if (messages.every((m) => m.role === 'system')) failField('contents', 'must hold at least one turn with content');
 
   const req: ChatRequest = { model: opts.model, messages };
   if (opts.stream) {
@@ -106,16 +106,16 @@ export function geminiToChatRequest(body: GenerateContentBody, opts: GeminiToCha
 /** Copies generationConfig onto `req`; returns `thinkingConfig.includeThoughts`. */
 function generationConfig(gc: unknown, req: ChatRequest, w: Warnings): boolean {
   if (gc === undefined || gc === null) return false;
-  if (!isObj(gc)) fail('must be an object', 'generationConfig');
+  if (!isObject(gc)) failField('generationConfig', 'must be an object');
   for (const [from, to] of NUMBERS) {
     const v = gc[from];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) fail('must be a number', `generationConfig.${from}`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) failField(`generationConfig.${from}`, 'must be a number');
     req[to] = v;
   }
   const stop = gc.stopSequences;
   if (stop !== undefined && stop !== null) {
-    if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) fail('must be an array of strings', 'generationConfig.stopSequences');
+    if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) failField('generationConfig.stopSequences', 'must be an array of strings');
     if (stop.length > 0) req.stop = [...stop];
   }
   responseFormat(gc, req, w);
@@ -133,7 +133,7 @@ function generationConfig(gc: unknown, req: ChatRequest, w: Warnings): boolean {
 /** responseMimeType + responseSchema / responseJsonSchema → response_format. */
 function responseFormat(gc: Obj, req: ChatRequest, w: Warnings): void {
   const mime = gc.responseMimeType;
-  if (mime !== undefined && typeof mime !== 'string') fail('must be a string', 'generationConfig.responseMimeType');
+  if (mime !== undefined && typeof mime !== 'string') failField('generationConfig.responseMimeType', 'must be a string');
   // `_responseJsonSchema` is how older @google/genai versions spelled it on the wire
   const jsonSchemaKey = gc.responseJsonSchema !== undefined ? 'responseJsonSchema' : gc._responseJsonSchema !== undefined ? '_responseJsonSchema' : undefined;
   let schema: Obj | undefined;
@@ -156,19 +156,11 @@ function responseFormat(gc: Obj, req: ChatRequest, w: Warnings): void {
 
 function thinking(tc: unknown, w: Warnings): boolean {
   if (tc === undefined || tc === null) return false;
-  if (!isObj(tc)) fail('must be an object', 'generationConfig.thinkingConfig');
+  if (!isObject(tc)) failField('generationConfig.thinkingConfig', 'must be an object');
   for (const key of Object.keys(tc)) {
     if (key !== 'includeThoughts') w.add(`thinkingConfig.${key} dropped: no common-format equivalent`, `generationConfig.thinkingConfig.${key}`);
   }
-  if (tc.includeThoughts !== undefined && typeof tc.includeThoughts !== 'boolean') fail('must be a boolean', 'generationConfig.thinkingConfig.includeThoughts');
+  if (tc.includeThoughts !== undefined && typeof tc.includeThoughts !== 'boolean')
+    failField('generationConfig.thinkingConfig.includeThoughts', 'must be a boolean');
   return tc.includeThoughts === true;
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Throws a 400 naming `param`; `got` (the value at fault) is quoted to the client only. */
-function fail(message: string, param: string, got?: string): never {
-  throw badRequest(`${param}: ${message}`, param, got);
 }

@@ -8,6 +8,7 @@
  */
 import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
 import { ChunkHolder, chunkOf, dataField, OPENAI_ERRORS, type StreamProgress } from 'gw/plugin/format';
+import { chatContent } from './content.ts';
 
 /** The chat completions protocol's id: its client format's, and its chunks' `format` in onChunk. */
 export const OPENAI_CHAT = 'openai-chat';
@@ -37,7 +38,7 @@ export async function* chatFrames(
 ): AsyncGenerator<string, string | undefined> {
   const onChunk = hooks.onChunk;
   // a tap parses a raw chunk only if it reads `value` (ChunkHolder)
-  const holder = onChunk.isUsed() ? new ChunkHolder(OPENAI_CHAT) : undefined;
+  const holder = onChunk.isUsed() ? new ChunkHolder(OPENAI_CHAT, chatContent) : undefined;
   let usageChunk: ChatCompletionChunk | string | undefined;
   for await (const item of items) {
     let text: string | undefined;

@@ -7,13 +7,12 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  * @see https://platform.openai.com/docs/api-reference/chat/streaming
  */
-import type { EventContent, Message, Part, RequestContent, ToolDefinition } from 'gw/plugin';
+import { type EventContent, type Message, type Part, type RequestContent, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
 
 type Obj = Record<string, unknown>;
 
 const EMPTY: readonly never[] = Object.freeze([]);
-const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
@@ -25,7 +24,7 @@ function contentParts(owner: Obj, at: Edits, parts: Part[]): void {
     return;
   }
   for (const part of listOf(content)) {
-    if (!isObj(part)) continue;
+    if (!isObject(part)) continue;
     if (typeof part.text === 'string') parts.push(textAt(part, 'text', 'text', at));
     else if (part.type === 'refusal' && typeof part.refusal === 'string') parts.push(textAt(part, 'refusal', 'refusal', at));
     else parts.push({ type: 'opaque', kind: typeof part.type === 'string' ? part.type : 'unknown' });
@@ -39,11 +38,11 @@ function assistantParts(message: Obj, at: Edits): Part[] {
   contentParts(message, at, parts);
   if (typeof message.refusal === 'string') parts.push(textAt(message, 'refusal', 'refusal', at));
   for (const call of listOf(message.tool_calls)) {
-    if (!isObj(call) || !isObj(call.function)) continue;
+    if (!isObject(call) || !isObject(call.function)) continue;
     const fn = call.function;
     parts.push(toolCall(fn, 'arguments', typeof call.id === 'string' ? call.id : undefined, typeof fn.name === 'string' ? fn.name : '', at));
   }
-  if (isObj(message.function_call)) {
+  if (isObject(message.function_call)) {
     const fn = message.function_call;
     parts.push(toolCall(fn, 'arguments', undefined, typeof fn.name === 'string' ? fn.name : '', at));
   }
@@ -73,21 +72,21 @@ export const chatContent: ContentReader = {
 
   messages(body, at) {
     const out: Message[] = [];
-    for (const message of listOf(body.messages)) if (isObj(message)) out.push(readMessage(message, at));
+    for (const message of listOf(body.messages)) if (isObject(message)) out.push(readMessage(message, at));
     return out;
   },
 
   tools(body, at) {
     const out: ToolDefinition[] = [];
     for (const tool of listOf(body.tools)) {
-      if (!isObj(tool)) continue;
+      if (!isObject(tool)) continue;
       // function tools, and custom (free-form input) tools: `{type: "custom", custom: {name, description, format}}`
-      const fn = isObj(tool.function) ? tool.function : isObj(tool.custom) ? tool.custom : undefined;
+      const fn = isObject(tool.function) ? tool.function : isObject(tool.custom) ? tool.custom : undefined;
       const definition = fn && toolDefinition(fn, at, fn.parameters ?? fn.format);
       if (definition) out.push(definition);
     }
     for (const fn of listOf(body.functions)) {
-      const definition = isObj(fn) ? toolDefinition(fn, at, fn.parameters) : undefined;
+      const definition = isObject(fn) ? toolDefinition(fn, at, fn.parameters) : undefined;
       if (definition) out.push(definition);
     }
     return out;
@@ -98,12 +97,12 @@ export const chatContent: ContentReader = {
   },
 
   answer(value) {
-    if (!isObj(value)) return NO_ANSWER;
+    if (!isObject(value)) return NO_ANSWER;
     const choices: Array<ReturnType<ContentReader['answer']>['choices'][number]> = [];
     const all = listOf(value.choices);
     for (let i = 0; i < all.length; i++) {
       const choice = all[i];
-      if (!isObj(choice)) continue;
+      if (!isObject(choice)) continue;
       const reason = stringOf(choice.finish_reason);
       choices.push({ index: numberOf(choice.index) ?? i, finish: reason === undefined ? undefined : { reason, native: reason } });
     }
@@ -112,32 +111,32 @@ export const chatContent: ContentReader = {
 
   answerMessages(value, at) {
     const out: Message[] = [];
-    if (!isObj(value)) return out;
+    if (!isObject(value)) return out;
     for (const choice of listOf(value.choices)) {
-      if (isObj(choice)) out.push({ role: 'assistant', parts: isObj(choice.message) ? assistantParts(choice.message, at) : EMPTY });
+      if (isObject(choice)) out.push({ role: 'assistant', parts: isObject(choice.message) ? assistantParts(choice.message, at) : EMPTY });
     }
     return out;
   },
 
   event(value) {
-    if (!isObj(value)) return NO_EVENT;
+    if (!isObject(value)) return NO_EVENT;
     let finish: Array<EventContent['finish'][number]> | undefined;
     const all = listOf(value.choices);
     for (let i = 0; i < all.length; i++) {
       const choice = all[i];
-      const reason = isObj(choice) ? stringOf(choice.finish_reason) : undefined;
+      const reason = isObject(choice) ? stringOf(choice.finish_reason) : undefined;
       if (reason !== undefined) (finish ??= []).push({ index: numberOf((choice as Obj).index) ?? i, reason, native: reason });
     }
     return { id: stringOf(value.id), model: stringOf(value.model), finish: finish ?? EMPTY };
   },
 
   eventParts(value, at) {
-    if (!isObj(value)) return NO_PARTS;
+    if (!isObject(value)) return NO_PARTS;
     const deltas: Array<EventContent['deltas'][number]> = [];
     const all = listOf(value.choices);
     for (let i = 0; i < all.length; i++) {
       const choice = all[i];
-      if (!isObj(choice) || !isObj(choice.delta)) continue;
+      if (!isObject(choice) || !isObject(choice.delta)) continue;
       chunkDeltas(choice.delta, numberOf(choice.index) ?? i, at, deltas);
     }
     return deltas.length === 0 ? NO_PARTS : { deltas, toolCalls: EMPTY, repeated: EMPTY };
@@ -154,12 +153,12 @@ function chunkDeltas(delta: Obj, index: number, at: Edits, out: Array<EventConte
   const calls = listOf(delta.tool_calls);
   for (let k = 0; k < calls.length; k++) {
     const call = calls[k];
-    if (!isObj(call) || !isObj(call.function) || typeof call.function.arguments !== 'string') continue;
+    if (!isObject(call) || !isObject(call.function) || typeof call.function.arguments !== 'string') continue;
     const name = call.function.name;
     out.push(argumentsDelta(call.function, 'arguments', index, numberOf(call.index) ?? k, at, stringOf(call.id), typeof name === 'string' ? name : undefined));
   }
   const legacy = delta.function_call;
-  if (isObj(legacy) && typeof legacy.arguments === 'string')
+  if (isObject(legacy) && typeof legacy.arguments === 'string')
     out.push(argumentsDelta(legacy, 'arguments', index, 0, at, undefined, typeof legacy.name === 'string' ? legacy.name : undefined));
 }
 

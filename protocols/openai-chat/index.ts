@@ -1,18 +1,12 @@
 /**
- * `gw/plugin/openai-chat`: the OpenAI chat completions protocol kit. Chat completions are
- * gw's common format, so the kit is small: the request schemas, the stream's framing for
- * clients, the model list, and the provider for any upstream that speaks it (OpenAI, Azure,
- * self-hosted servers, vendors' compatible endpoints), with hooks for a vendor's quirks.
- * The common-format types themselves are the kernel's (`ChatRequest`, `ChatCompletion`…
- * from `gw/plugin`).
+ * `gw/plugin/openai-chat`: the OpenAI chat completions protocol, gw's common format, as one
+ * object (`openaiChat`: its client side, content reader and vendor side, protocol.ts), and the
+ * usage helpers of vendors that report cache writes their own way. The common format's types
+ * themselves are `gw/plugin`'s (`ChatRequest`, `ChatCompletion`…).
  * @see https://platform.openai.com/docs/api-reference/chat
  */
-export { chatErrorFrame, chatFrames, OPENAI_CHAT } from './chat-frames.ts';
-export { type CompatibleSettings, createCompatibleProvider } from './compatible.ts';
-export { chatContent } from './content.ts';
+export { openaiChat } from './protocol.ts';
 export { mayReportCacheWrites, withCacheWrites } from './map-usage.ts';
-export { type ModelList, modelIds, modelList } from './models.ts';
-export { chatMessageSchema, chatRequestSchema, embeddingsRequestSchema } from './schema.ts';
 
 import type { ChatCompletionChunk } from 'gw/plugin';
 

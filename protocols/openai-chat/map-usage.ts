@@ -12,7 +12,7 @@
  * `cache_creation.cache_creation_input_tokens`.
  * @see https://www.alibabacloud.com/help/en/model-studio/user-guide/context-cache
  */
-import type { Usage } from 'gw/plugin';
+import { type Usage, isObject } from 'gw/plugin';
 
 /** Cheap test on a chunk's or body's raw text: only text naming a cache creation needs {@link withCacheWrites}. */
 export function mayReportCacheWrites(data: string): boolean {
@@ -34,10 +34,6 @@ export function withCacheWrites(usage: Usage): Usage {
   const details: NonNullable<Usage['prompt_tokens_details']> = { ...d, cache_write_tokens: written };
   if (h1 > 0) details.cache_write_1h_tokens = h1;
   return { ...usage, prompt_tokens_details: details };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null;
 }
 
 function count(n: unknown): number {

@@ -8,11 +8,11 @@ import type { ModelEntry } from 'gw/plugin/format';
 /** `GET /v1/models`: `{object: "list", data}`; each entry OpenAI's model object plus gw's `alias_for`. */
 export interface ModelList {
   object: 'list';
-  data: ModelEntry[];
+  data: readonly ModelEntry[];
 }
 
 /** The list page of `entries`. */
-export function modelList(entries: ModelEntry[]): ModelList {
+export function modelList(entries: readonly ModelEntry[]): ModelList {
   return { object: 'list', data: entries };
 }
 

@@ -7,9 +7,10 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import type { EventContent, Message, Part, TextPart, ToolCallPart, ToolDefinition } from 'gw/plugin';
+import { type EventContent, type Message, type Part, type TextPart, type ToolCallPart, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';
-import { isObj, type Obj } from './fail.ts';
+
+type Obj = Record<string, unknown>;
 
 const EMPTY: readonly never[] = Object.freeze([]);
 const idOf = (item: Obj): string | undefined => (typeof item.call_id === 'string' ? item.call_id : undefined);
@@ -31,14 +32,14 @@ function contentParts(owner: Obj, at: Edits, out: Part[]): Part[] {
     out.push(textAt(owner, 'content', 'text', at));
     return out;
   }
-  for (const part of listOf(owner.content)) if (isObj(part)) out.push(contentPart(part, at));
+  for (const part of listOf(owner.content)) if (isObject(part)) out.push(contentPart(part, at));
   return out;
 }
 
 /** A reasoning item's summary and reasoning text (never its encrypted content). */
 function reasoningParts(item: Obj, at: Edits, out: Part[]): Part[] {
-  for (const part of listOf(item.summary)) if (isObj(part) && typeof part.text === 'string') out.push(textAt(part, 'text', 'reasoning', at));
-  for (const part of listOf(item.content)) if (isObj(part) && typeof part.text === 'string') out.push(textAt(part, 'text', 'reasoning', at));
+  for (const part of listOf(item.summary)) if (isObject(part) && typeof part.text === 'string') out.push(textAt(part, 'text', 'reasoning', at));
+  for (const part of listOf(item.content)) if (isObject(part) && typeof part.text === 'string') out.push(textAt(part, 'text', 'reasoning', at));
   return out;
 }
 
@@ -92,7 +93,7 @@ export const responsesContent: ContentReader = {
     if (typeof body.input === 'string') return [{ role: 'user', parts: [textAt(body, 'input', 'text', at)] }];
     const out: Message[] = [];
     for (const item of listOf(body.input)) {
-      const message = isObj(item) ? inputMessage(item, at) : undefined;
+      const message = isObject(item) ? inputMessage(item, at) : undefined;
       if (message) out.push(message);
     }
     return out;
@@ -101,11 +102,11 @@ export const responsesContent: ContentReader = {
   tools(body, at) {
     const out: ToolDefinition[] = [];
     for (const tool of listOf(body.tools)) {
-      if (!isObj(tool) || typeof tool.name !== 'string') continue;
+      if (!isObject(tool) || typeof tool.name !== 'string') continue;
       // a namespace is a named group with a description of its own, then its tools
       out.push(toolDefinition(tool, at, tool.type === 'custom' ? tool.format : tool.parameters));
       if (tool.type === 'namespace')
-        for (const inner of listOf(tool.tools)) if (isObj(inner) && typeof inner.name === 'string') out.push(toolDefinition(inner, at, inner.parameters));
+        for (const inner of listOf(tool.tools)) if (isObject(inner) && typeof inner.name === 'string') out.push(toolDefinition(inner, at, inner.parameters));
     }
     return out;
   },
@@ -115,19 +116,19 @@ export const responsesContent: ContentReader = {
   },
 
   answer(value) {
-    if (!isObj(value)) return { id: undefined, model: undefined, choices: EMPTY };
+    if (!isObject(value)) return { id: undefined, model: undefined, choices: EMPTY };
     return { id: stringOf(value.id), model: stringOf(value.model), choices: [{ index: 0, finish: finishOf(value) }] };
   },
 
   answerMessages(value, at) {
-    if (!isObj(value)) return EMPTY;
+    if (!isObject(value)) return EMPTY;
     const parts: Part[] = [];
-    for (const item of listOf(value.output)) if (isObj(item)) modelItemParts(item, at, parts);
+    for (const item of listOf(value.output)) if (isObject(item)) modelItemParts(item, at, parts);
     return [{ role: 'assistant', parts }];
   },
 
   event(value) {
-    if (!isObj(value) || !isObj(value.response)) return NO_EVENT;
+    if (!isObject(value) || !isObject(value.response)) return NO_EVENT;
     const response = value.response;
     const ended = value.type === 'response.completed' || value.type === 'response.incomplete';
     const finish = ended ? finishOf(response) : undefined;
@@ -139,7 +140,7 @@ export const responsesContent: ContentReader = {
   },
 
   eventParts(value, at) {
-    if (!isObj(value) || typeof value.type !== 'string') return NO_PARTS;
+    if (!isObject(value) || typeof value.type !== 'string') return NO_PARTS;
     const piece = eventDelta(value, value.type, at);
     if (piece !== undefined) return { deltas: [piece], toolCalls: EMPTY, repeated: EMPTY };
     const repeated = repeatedParts(value, value.type, at);
@@ -183,7 +184,7 @@ function repeatedParts(event: Obj, type: string, at: Edits): Array<TextPart | To
     case 'response.content_part.done':
     case 'response.reasoning_summary_part.added':
     case 'response.reasoning_summary_part.done':
-      if (isObj(event.part)) keepText(contentPart(event.part, at), out);
+      if (isObject(event.part)) keepText(contentPart(event.part, at), out);
       return out;
     case 'response.function_call_arguments.done':
       out.push(toolCall(event, 'arguments', undefined, nameOf(event), at));
@@ -193,12 +194,12 @@ function repeatedParts(event: Obj, type: string, at: Edits): Array<TextPart | To
       return out;
     case 'response.output_item.added':
     case 'response.output_item.done':
-      if (isObj(event.item)) for (const part of modelItemParts(event.item, at, [])) keepText(part, out);
+      if (isObject(event.item)) for (const part of modelItemParts(event.item, at, [])) keepText(part, out);
       return out;
     default:
       // lifecycle events (created, in_progress, completed, incomplete, failed) carry the response so far
-      if (isObj(event.response))
-        for (const item of listOf(event.response.output)) if (isObj(item)) for (const part of modelItemParts(item, at, [])) keepText(part, out);
+      if (isObject(event.response))
+        for (const item of listOf(event.response.output)) if (isObject(item)) for (const part of modelItemParts(item, at, [])) keepText(part, out);
       return out;
   }
 }
@@ -218,7 +219,7 @@ const ENDED: ReadonlySet<string> = new Set(['completed', 'incomplete', 'failed',
 function finishOf(response: Obj): { reason: string; native: string } | undefined {
   const status = stringOf(response.status);
   if (status === undefined || !ENDED.has(status)) return undefined;
-  const incomplete = isObj(response.incomplete_details) ? stringOf(response.incomplete_details.reason) : undefined;
+  const incomplete = isObject(response.incomplete_details) ? stringOf(response.incomplete_details.reason) : undefined;
   const native = incomplete ?? status;
   if (status === 'completed') return { reason: callsFunction(response.output) ? 'tool_calls' : 'stop', native };
   if (incomplete === 'max_output_tokens') return { reason: 'length', native };
@@ -226,7 +227,7 @@ function finishOf(response: Obj): { reason: string; native: string } | undefined
 }
 
 function callsFunction(output: unknown): boolean {
-  for (const item of listOf(output)) if (isObj(item) && (item.type === 'function_call' || item.type === 'custom_tool_call')) return true;
+  for (const item of listOf(output)) if (isObject(item) && (item.type === 'function_call' || item.type === 'custom_tool_call')) return true;
   return false;
 }
 

@@ -7,7 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { malformedFirst, type SseEvent, upstreamError } from 'gw/plugin/format';
+import { errorPayload, malformedFirst, type SseEvent, upstreamError } from 'gw/plugin/format';
 import { typeOf } from './passthrough.ts';
 
 /** One of OpenAI's in-band failure payloads, read loosely. */
@@ -51,11 +51,5 @@ export function responsesStreamError(data: FailurePayload | undefined, provider:
 export function responsesFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   const type = ev.event ?? typeOf(ev.data);
   if (type !== 'error' && type !== 'response.failed') return malformedFirst(ev.data, provider);
-  let data: FailurePayload;
-  try {
-    data = JSON.parse(ev.data);
-  } catch {
-    data = { message: ev.data.slice(0, 200) };
-  }
-  return responsesStreamError(data, provider, true);
+  return responsesStreamError(errorPayload(ev.data) as FailurePayload, provider, true);
 }

@@ -1,34 +1,16 @@
 /**
- * `gw/plugin/openai-responses`: the OpenAI Responses protocol kit. Its wire types and
- * request schema, usage and status mapping, in-band stream failures (reading and writing),
- * the native stream reader and passthrough call, the route-missing switch for upstreams
- * without a Responses API, and the converters both ways: a Responses request → a common
- * chat request (with its tool names), a chat completion → a Response, common chunks →
- * Responses stream events. Pure library code: no routes, no state (gw's stored responses
- * are the client format's own).
+ * `gw/plugin/openai-responses`: the OpenAI Responses protocol as one object (`openaiResponses`,
+ * protocol.ts: its stateless client side, content reader and vendor side), its wire types, and
+ * what a format that keeps Responses state needs beside it: the per-request turn its generate
+ * declaration takes, input items read and made portable, the route-missing switch of a
+ * provider whose upstream may have no Responses API.
  * @see https://platform.openai.com/docs/api-reference/responses
  */
-export { ChunksToResponsesEvents } from './chunks-to-events.ts';
-export { responsesContent } from './content.ts';
-export { encodeAll, encodeResponsesEvent } from './encode-event.ts';
-export { responsesFirstError, responsesStreamError } from './errors.ts';
-export { isObj } from './fail.ts';
-export { chatCompletionToResponse, functionCallItem } from './from-chat-completion.ts';
+export { openaiResponses } from './protocol.ts';
+export type { ResponsesTranslation, ResponsesTurn } from './generate.ts';
 export { inputItems, portable } from './items.ts';
-export { mapStatus, type StatusInfo } from './map-status.ts';
-export { type MappedTools, mapToolChoice, mapTools, ToolNames } from './map-tools.ts';
-export { fromResponsesUsage, toResponsesUsage } from './map-usage.ts';
-export { isTerminal, responsesPassthrough, typeOf } from './passthrough.ts';
-export { type FromChatOptions, itemId, newResponseId, responseBase } from './response-base.ts';
-export { isRouteMissing, ResponsesRouteMissing, switchOnRouteMissing } from './route-missing.ts';
-export { responsesRequestSchema } from './schema.ts';
-export { type StreamFailure, streamFailureEvents } from './stream-failure.ts';
-export { ResponsesStreamReader, type SaveResponse, sequenceOf } from './streams.ts';
-export { responsesToChatRequest, type ToChatResult } from './to-chat-request.ts';
+export { switchOnRouteMissing } from './route-missing.ts';
 export type * from './types.ts';
-
-/** The Responses protocol's id: its client format's, `Provider.native`'s key, its chunks' `format` in onChunk. */
-export const OPENAI_RESPONSES = 'openai-responses';
 
 import type { ResponsesStreamEvent } from './types.ts';
 

@@ -15,9 +15,10 @@
  * @see https://platform.openai.com/docs/guides/function-calling
  */
 import { createHash } from 'node:crypto';
-import type { ChatRequest, ChatTool, ToolChoice } from 'gw/plugin';
-import { quoted, type Warnings } from 'gw/plugin/format';
-import { fail, isObj, type Obj, stringField } from './fail.ts';
+import { type ChatRequest, type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
+import { quoted, type Warnings, failField, stringField } from 'gw/plugin/format';
+
+type Obj = Record<string, unknown>;
 
 /** Separator between a namespace and a function name in a flattened name (MCP clients use the same). */
 const SEP = '__';
@@ -78,28 +79,28 @@ export interface MappedTools {
 export function mapTools(tools: unknown, w: Warnings): MappedTools {
   const out: MappedTools = { tools: [], names: new ToolNames(), dropped: [] };
   if (tools === undefined || tools === null) return out;
-  if (!Array.isArray(tools)) fail('tools must be an array', 'tools');
+  if (!Array.isArray(tools)) failField('tools', 'tools must be an array');
   const seen = new Map<string, string>();
   const claim = (name: string, at: string): void => {
     const other = seen.get(name);
-    if (other !== undefined) fail(`tool name is used twice (also at ${other})`, at, quoted(name));
+    if (other !== undefined) failField(at, `tool name is used twice (also at ${other})`, quoted(name));
     seen.set(name, at);
   };
   tools.forEach((t, i) => {
     const tp = `tools[${i}]`;
-    if (!isObj(t)) fail('tool must be an object', tp);
-    if (typeof t.type !== 'string') fail('type must be a string', `${tp}.type`);
+    if (!isObject(t)) failField(tp, 'tool must be an object');
+    if (typeof t.type !== 'string') failField(`${tp}.type`, 'type must be a string');
     if (t.type === 'function') {
       const tool = functionTool(t, tp, w);
       claim(tool.function.name, tp);
       out.tools.push(tool);
     } else if (t.type === 'namespace') {
       const ns = stringField(t, 'name', tp);
-      if (ns === '') fail('name must not be empty', `${tp}.name`);
-      if (!Array.isArray(t.tools)) fail('tools must be an array', `${tp}.tools`);
+      if (ns === '') failField(`${tp}.name`, 'name must not be empty');
+      if (!Array.isArray(t.tools)) failField(`${tp}.tools`, 'tools must be an array');
       t.tools.forEach((inner, j) => {
         const ip = `${tp}.tools[${j}]`;
-        if (!isObj(inner)) fail('tool must be an object', ip);
+        if (!isObject(inner)) failField(ip, 'tool must be an object');
         if (inner.type !== 'function') {
           out.dropped.push(label(inner, ns));
           return;
@@ -118,9 +119,9 @@ export function mapTools(tools: unknown, w: Warnings): MappedTools {
 
 function functionTool(t: Obj, tp: string, w: Warnings): ChatTool {
   const name = stringField(t, 'name', tp);
-  if (name === '') fail('name must not be empty', `${tp}.name`);
+  if (name === '') failField(`${tp}.name`, 'name must not be empty');
   const params = t.parameters ?? { type: 'object', properties: {} };
-  if (!isObj(params)) fail('parameters must be an object', `${tp}.parameters`);
+  if (!isObject(params)) failField(`${tp}.parameters`, 'parameters must be an object');
   const fn: ChatTool['function'] = { name, parameters: params };
   if (typeof t.description === 'string') fn.description = t.description;
   if (typeof t.strict === 'boolean') fn.strict = t.strict;
@@ -156,17 +157,17 @@ export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest
   const haveTools = mapped.tools.length > 0;
   let choice: ToolChoice;
   if (typeof tc === 'string') {
-    if (tc !== 'none' && tc !== 'auto' && tc !== 'required') fail('tool_choice must be "none", "auto", "required" or an object', 'tool_choice');
+    if (tc !== 'none' && tc !== 'auto' && tc !== 'required') failField('tool_choice', 'tool_choice must be "none", "auto", "required" or an object');
     if (tc === 'required' && !haveTools && mapped.dropped.length > 0) {
-      fail(
-        `"required" forces a call, but every tool was dropped (${mapped.dropped.length}): built-in tools cannot run on this model's provider`,
+      failField(
         'tool_choice',
+        `"required" forces a call, but every tool was dropped (${mapped.dropped.length}): built-in tools cannot run on this model's provider`,
         mapped.dropped.join(', '),
       );
     }
     choice = tc;
   } else {
-    if (!isObj(tc) || typeof tc.type !== 'string') fail('tool_choice must be a string or an object with a type', 'tool_choice');
+    if (!isObject(tc) || typeof tc.type !== 'string') failField('tool_choice', 'tool_choice must be a string or an object with a type');
     switch (tc.type) {
       case 'function': {
         const name = stringField(tc, 'name', 'tool_choice');
@@ -178,7 +179,7 @@ export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest
         break;
       default: {
         const forced = label(tc);
-        fail("forces a built-in tool that this model's provider cannot run (it was dropped)", 'tool_choice', quoted(forced));
+        failField('tool_choice', "forces a built-in tool that this model's provider cannot run (it was dropped)", quoted(forced));
       }
     }
   }
@@ -193,8 +194,8 @@ function forcedFunction(name: string, namespace: unknown, mapped: MappedTools): 
   const flat = mapped.names.flatten(typeof namespace === 'string' ? namespace : undefined, name);
   if (mapped.tools.some((t) => t.function.name === flat)) return flat;
   const dropped = mapped.dropped.find((d) => d.endsWith(`:${name}`) || d.endsWith(`.${name}`));
-  if (dropped !== undefined) fail("forces a tool that this model's provider cannot run (it was dropped)", 'tool_choice', quoted(dropped));
-  fail('names no function tool', 'tool_choice.name', quoted(name));
+  if (dropped !== undefined) failField('tool_choice', "forces a tool that this model's provider cannot run (it was dropped)", quoted(dropped));
+  failField('tool_choice.name', 'names no function tool', quoted(name));
 }
 
 /** Namespace → the flat names of its functions, built once per request (not once per allowed namespace). */
@@ -211,13 +212,13 @@ function namespaces(mapped: MappedTools): Map<string, string[]> {
 }
 
 function allowedTools(tc: Obj, mapped: MappedTools, req: ChatRequest): ToolChoice {
-  if (tc.mode !== 'auto' && tc.mode !== 'required') fail('mode must be "auto" or "required"', 'tool_choice.mode');
-  if (!Array.isArray(tc.tools)) fail('tools must be an array', 'tool_choice.tools');
+  if (tc.mode !== 'auto' && tc.mode !== 'required') failField('tool_choice.mode', 'mode must be "auto" or "required"');
+  if (!Array.isArray(tc.tools)) failField('tool_choice.tools', 'tools must be an array');
   const allowed = new Set<string>();
   const forcedDropped: string[] = [];
   let byNamespace: Map<string, string[]> | undefined;
   tc.tools.forEach((t, i) => {
-    if (!isObj(t)) fail('tool must be an object', `tool_choice.tools[${i}]`);
+    if (!isObject(t)) failField(`tool_choice.tools[${i}]`, 'tool must be an object');
     if (t.type === 'function' && typeof t.name === 'string')
       allowed.add(mapped.names.flatten(typeof t.namespace === 'string' ? t.namespace : undefined, t.name));
     else if (t.type === 'namespace' && typeof t.name === 'string') {
@@ -229,7 +230,7 @@ function allowedTools(tc: Obj, mapped: MappedTools, req: ChatRequest): ToolChoic
   });
   req.tools = (req.tools ?? []).filter((t) => allowed.has(t.function.name));
   if (req.tools.length === 0 && tc.mode === 'required' && forcedDropped.length > 0) {
-    fail(`"required" allows only tools this model's provider cannot run (${forcedDropped.length}, dropped)`, 'tool_choice', forcedDropped.join(', '));
+    failField('tool_choice', `"required" allows only tools this model's provider cannot run (${forcedDropped.length}, dropped)`, forcedDropped.join(', '));
   }
   if (req.tools.length === 0) delete req.tools;
   return tc.mode;

@@ -6,11 +6,12 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import { badRequest, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall } from 'gw/plugin';
-import { quoted, Warnings } from 'gw/plugin/format';
-import { fail, isObj, type Obj, stringField } from './fail.ts';
+import { badRequest, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
+import { quoted, Warnings, failField, stringField } from 'gw/plugin/format';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
 import type { ResponsesRequest } from './types.ts';
+
+type Obj = Record<string, unknown>;
 
 /** The translated request and what the translation left out. */
 export interface ToChatResult {
@@ -81,40 +82,40 @@ const CALL_ITEMS = new Set(['local_shell_call', 'shell_call', 'custom_tool_call'
  *   dropped tool, or a field whose loss would change the kind of answer (`background`…).
  */
 export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
-  if (!isObj(body)) throw badRequest('request body must be a JSON object');
+  if (!isObject(body)) throw badRequest('request body must be a JSON object');
   const w = new Warnings();
-  if (typeof body.model !== 'string' || body.model === '') fail('model must be a non-empty string', 'model');
+  if (typeof body.model !== 'string' || body.model === '') failField('model', 'model must be a non-empty string');
   for (const [key, why] of Object.entries(REFUSED)) {
-    if (body[key] !== undefined && body[key] !== null && body[key] !== false) fail(why, key);
+    if (body[key] !== undefined && body[key] !== null && body[key] !== false) failField(key, why);
   }
 
   const mapped = mapTools(body.tools, w);
   const messages: ChatMessage[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
-    if (typeof body.instructions !== 'string') fail('instructions must be a string', 'instructions');
+    if (typeof body.instructions !== 'string') failField('instructions', 'instructions must be a string');
     if (body.instructions !== '') messages.push({ role: 'system', content: body.instructions });
   }
   if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
   else if (body.input !== undefined && body.input !== null) convertItems(body.input, messages, mapped.names, w);
-  if (messages.length === 0 || messages.every((m) => m.role === 'system')) fail('must hold at least one message', 'input');
+  if (messages.length === 0 || messages.every((m) => m.role === 'system')) failField('input', 'must hold at least one message');
 
   const req: ChatRequest = { model: body.model, messages };
   if (mapped.tools.length > 0) req.tools = mapped.tools;
   mapToolChoice(body.tool_choice, mapped, req, w);
   if (body.parallel_tool_calls !== undefined && body.parallel_tool_calls !== null) {
-    if (typeof body.parallel_tool_calls !== 'boolean') fail('parallel_tool_calls must be a boolean', 'parallel_tool_calls');
+    if (typeof body.parallel_tool_calls !== 'boolean') failField('parallel_tool_calls', 'parallel_tool_calls must be a boolean');
     // Common-format upstreams reject parallel_tool_calls without tools.
     if (req.tools) req.parallel_tool_calls = body.parallel_tool_calls;
     else w.add('parallel_tool_calls dropped: no tools left', 'parallel_tool_calls');
   }
   if (body.max_output_tokens !== undefined && body.max_output_tokens !== null) {
-    if (!Number.isInteger(body.max_output_tokens) || body.max_output_tokens < 1) fail('max_output_tokens must be a positive integer', 'max_output_tokens');
+    if (!Number.isInteger(body.max_output_tokens) || body.max_output_tokens < 1) failField('max_output_tokens', 'max_output_tokens must be a positive integer');
     req.max_tokens = body.max_output_tokens;
   }
   for (const key of ['temperature', 'top_p'] as const) {
     const v = body[key];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${key} must be a number`, key);
+    if (typeof v !== 'number' || !Number.isFinite(v)) failField(key, `${key} must be a number`);
     req[key] = v;
   }
   convertText(body.text, req, w);
@@ -123,21 +124,22 @@ export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
   for (const key of ['user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention'] as const) {
     const v = body[key];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'string') fail(`${key} must be a string`, key);
+    if (typeof v !== 'string') failField(key, `${key} must be a string`);
     req[key] = v;
   }
   if (body.metadata !== undefined && body.metadata !== null) {
-    if (!isObj(body.metadata) || !Object.values(body.metadata).every((v) => typeof v === 'string')) fail('metadata must be an object of strings', 'metadata');
+    if (!isObject(body.metadata) || !Object.values(body.metadata).every((v) => typeof v === 'string'))
+      failField('metadata', 'metadata must be an object of strings');
     req.metadata = body.metadata;
   }
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') fail('stream must be a boolean', 'stream');
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') failField('stream', 'stream must be a boolean');
   if (body.stream === true) {
     req.stream = true;
     req.stream_options = { include_usage: true };
   }
-  if (body.store !== undefined && body.store !== null && typeof body.store !== 'boolean') fail('store must be a boolean', 'store');
+  if (body.store !== undefined && body.store !== null && typeof body.store !== 'boolean') failField('store', 'store must be a boolean');
   if (body.previous_response_id !== undefined && body.previous_response_id !== null && typeof body.previous_response_id !== 'string') {
-    fail('previous_response_id must be a string', 'previous_response_id');
+    failField('previous_response_id', 'previous_response_id must be a string');
   }
 
   for (const key of Object.keys(body)) {
@@ -149,7 +151,7 @@ export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
 
 /** Folds the items into chat messages; see {@link responsesToChatRequest}. */
 function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames, w: Warnings): void {
-  if (!Array.isArray(input)) fail('input must be a string or an array of items', 'input');
+  if (!Array.isArray(input)) failField('input', 'input must be a string or an array of items');
   /** The assistant turn being assembled from reasoning, message and function_call items. */
   let turn: ChatMessage | null = null;
   const flush = (): void => {
@@ -163,7 +165,7 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
 
   input.forEach((item, i) => {
     const ip = `input[${i}]`;
-    if (!isObj(item)) fail('item must be an object', ip);
+    if (!isObject(item)) failField(ip, 'item must be an object');
     const type = item.type ?? 'message';
     switch (type) {
       case 'message': {
@@ -181,9 +183,9 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
         const callId = stringField(item, 'call_id', ip);
         const name = stringField(item, 'name', ip);
         const args = item.arguments === undefined || item.arguments === null ? '' : item.arguments;
-        if (typeof args !== 'string') fail('arguments must be a JSON string', `${ip}.arguments`);
+        if (typeof args !== 'string') failField(`${ip}.arguments`, 'arguments must be a JSON string');
         if (item.namespace !== undefined && item.namespace !== null && typeof item.namespace !== 'string')
-          fail('namespace must be a string', `${ip}.namespace`);
+          failField(`${ip}.namespace`, 'namespace must be a string');
         turn ??= { role: 'assistant', content: null };
         const call: ToolCall = { id: callId, type: 'function', function: { name: names.flatten(item.namespace as string | undefined, name), arguments: args } };
         (turn.tool_calls ??= []).push(call);
@@ -198,7 +200,7 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
             w.add('outputs of dropped built-in tool calls dropped', ip);
             return;
           }
-          fail('no function_call with this call_id precedes this output', `${ip}.call_id`, quoted(callId));
+          failField(`${ip}.call_id`, 'no function_call with this call_id precedes this output', quoted(callId));
         }
         const extra: ContentPart[] = [];
         messages.push({ role: 'tool', tool_call_id: callId, content: toolOutput(item.output, `${ip}.output`, extra, w) });
@@ -214,11 +216,11 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
         return;
       }
       case 'item_reference': {
-        fail('item references are not supported: send the item itself', `${ip}.type`);
+        failField(`${ip}.type`, 'item references are not supported: send the item itself');
         break;
       }
       default: {
-        if (typeof type !== 'string') fail('type must be a string', `${ip}.type`);
+        if (typeof type !== 'string') failField(`${ip}.type`, 'type must be a string');
         if (CALL_ITEMS.has(type) && typeof item.call_id === 'string') droppedCalls.add(item.call_id);
         w.add(`input items of type ${type} dropped: built-in tool items have no common-format form`, ip);
       }
@@ -231,7 +233,7 @@ function convertItems(input: unknown, messages: ChatMessage[], names: ToolNames,
 function inputMessage(item: Obj, ip: string): ChatMessage {
   const role = item.role;
   if (role === 'system' || role === 'developer') return { role: 'system', content: instructionText(item.content, ip) };
-  if (role !== 'user') fail('role must be "user", "assistant", "system" or "developer"', `${ip}.role`);
+  if (role !== 'user') failField(`${ip}.role`, 'role must be "user", "assistant", "system" or "developer"');
   if (typeof item.content === 'string') return { role: 'user', content: item.content };
   const parts = partsOf(item.content, `${ip}.content`).map((p, j) => userPart(p, `${ip}.content[${j}]`));
   return { role: 'user', content: simplify(parts) };
@@ -241,7 +243,7 @@ function instructionText(content: unknown, ip: string): string {
   if (typeof content === 'string') return content;
   return partsOf(content, `${ip}.content`)
     .map((p, j) => {
-      if (p.type !== 'input_text' && p.type !== 'output_text') fail('system and developer messages hold text parts only', `${ip}.content[${j}].type`);
+      if (p.type !== 'input_text' && p.type !== 'output_text') failField(`${ip}.content[${j}].type`, 'system and developer messages hold text parts only');
       return stringField(p, 'text', `${ip}.content[${j}]`);
     })
     .join('\n\n');
@@ -254,7 +256,7 @@ function assistantText(content: unknown, ip: string): string {
       const pp = `${ip}.content[${j}]`;
       if (p.type === 'output_text' || p.type === 'input_text') return stringField(p, 'text', pp);
       if (p.type === 'refusal') return stringField(p, 'refusal', pp);
-      return fail('assistant messages hold output_text and refusal parts only', `${pp}.type`);
+      return failField(`${pp}.type`, 'assistant messages hold output_text and refusal parts only');
     })
     .join('');
 }
@@ -266,8 +268,8 @@ function userPart(p: Obj & { type: string }, pp: string): ContentPart {
       return { type: 'text', text: stringField(p, 'text', pp) };
     case 'input_image': {
       if (typeof p.image_url !== 'string' || p.image_url === '') {
-        if (typeof p.file_id === 'string') fail('file_id images are not supported (gw has no Files API): send image_url', `${pp}.file_id`);
-        fail('image_url must be a URL or a data URL', `${pp}.image_url`);
+        if (typeof p.file_id === 'string') failField(`${pp}.file_id`, 'file_id images are not supported (gw has no Files API): send image_url');
+        failField(`${pp}.image_url`, 'image_url must be a URL or a data URL');
       }
       const image: { url: string; detail?: string } = { url: p.image_url };
       if (typeof p.detail === 'string' && p.detail !== 'auto') image.detail = p.detail;
@@ -279,12 +281,12 @@ function userPart(p: Obj & { type: string }, pp: string): ContentPart {
         if (typeof p.filename === 'string') file.filename = p.filename;
         return { type: 'file', file };
       }
-      if (typeof p.file_url === 'string') fail('file_url is not supported on this model: send the file as file_data', `${pp}.file_url`);
-      if (typeof p.file_id === 'string') fail('file_id is not supported (gw has no Files API): send file_data', `${pp}.file_id`);
-      return fail('input_file needs file_data', pp);
+      if (typeof p.file_url === 'string') failField(`${pp}.file_url`, 'file_url is not supported on this model: send the file as file_data');
+      if (typeof p.file_id === 'string') failField(`${pp}.file_id`, 'file_id is not supported (gw has no Files API): send file_data');
+      return failField(pp, 'input_file needs file_data');
     }
     default:
-      fail('content part type is not supported in a user message', `${pp}.type`, quoted(p.type));
+      failField(`${pp}.type`, 'content part type is not supported in a user message', quoted(p.type));
   }
 }
 
@@ -327,13 +329,13 @@ function reasoningText(item: Obj, ip: string, w: Warnings): string {
 
 function convertText(text: unknown, req: ChatRequest, w: Warnings): void {
   if (text === undefined || text === null) return;
-  if (!isObj(text)) fail('text must be an object', 'text');
+  if (!isObject(text)) failField('text', 'text must be an object');
   for (const key of Object.keys(text)) {
     if (key !== 'format' && text[key] !== null) w.add(`text.${key} dropped: no common-format equivalent`, `text.${key}`);
   }
   const f = text.format;
   if (f === undefined || f === null) return;
-  if (!isObj(f)) fail('format must be an object', 'text.format');
+  if (!isObject(f)) failField('text.format', 'format must be an object');
   switch (f.type) {
     case 'text':
       return;
@@ -341,7 +343,7 @@ function convertText(text: unknown, req: ChatRequest, w: Warnings): void {
       req.response_format = { type: 'json_object' };
       return;
     case 'json_schema': {
-      if (!isObj(f.schema)) fail('schema must be an object', 'text.format.schema');
+      if (!isObject(f.schema)) failField('text.format.schema', 'schema must be an object');
       const js: NonNullable<ChatRequest['response_format']>['json_schema'] & object = {
         name: typeof f.name === 'string' && f.name !== '' ? f.name : 'output',
         schema: f.schema,
@@ -352,17 +354,17 @@ function convertText(text: unknown, req: ChatRequest, w: Warnings): void {
       return;
     }
     default:
-      fail('type must be "text", "json_object" or "json_schema"', 'text.format.type');
+      failField('text.format.type', 'type must be "text", "json_object" or "json_schema"');
   }
 }
 
 function convertReasoning(r: unknown, req: ChatRequest, w: Warnings): void {
   if (r === undefined || r === null) return;
-  if (!isObj(r)) fail('reasoning must be an object', 'reasoning');
+  if (!isObject(r)) failField('reasoning', 'reasoning must be an object');
   for (const [key, v] of Object.entries(r)) {
     if (v === null || v === undefined) continue;
     if (key === 'effort') {
-      if (typeof v !== 'string') fail('effort must be a string', 'reasoning.effort');
+      if (typeof v !== 'string') failField('reasoning.effort', 'effort must be a string');
       req.reasoning_effort = v;
     } else {
       w.add(`reasoning.${key} dropped: no common-format equivalent`, `reasoning.${key}`);
@@ -371,10 +373,10 @@ function convertReasoning(r: unknown, req: ChatRequest, w: Warnings): void {
 }
 
 function partsOf(content: unknown, path: string): Array<Obj & { type: string }> {
-  if (!Array.isArray(content)) fail('content must be a string or an array of parts', path);
+  if (!Array.isArray(content)) failField(path, 'content must be a string or an array of parts');
   return content.map((p, j) => {
-    if (!isObj(p)) fail('content part must be an object', `${path}[${j}]`);
-    if (typeof p.type !== 'string') fail('type must be a string', `${path}[${j}].type`);
+    if (!isObject(p)) failField(`${path}[${j}]`, 'content part must be an object');
+    if (typeof p.type !== 'string') failField(`${path}[${j}].type`, 'type must be a string');
     return p as Obj & { type: string };
   });
 }

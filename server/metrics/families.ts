@@ -1,9 +1,7 @@
 /**
- * Lean metric families for the request path. prom-client's own Counter/Histogram hash a
- * labels object on every call (about 0.4 µs each, seven calls a request); these keep plain
- * numbers in maps keyed by a string the caller already has, and turn them into prom-client's
- * metric objects only when scraped. The registry still does the text format and the
- * cluster aggregation (`get()` is what AggregatorRegistry collects from each worker).
+ * Lean metric families for the request path: plain numbers in maps keyed by a string the
+ * caller has, turned into prom-client's objects only when scraped (`get()`, what
+ * AggregatorRegistry collects from each worker). why: docs/benchmarks.md#lean-metric-families
  */
 import type { Registry } from 'prom-client';
 

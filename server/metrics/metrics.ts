@@ -1,17 +1,7 @@
 /**
- * Prometheus metrics of one gateway (`GET /metrics`, docs/metrics.md). Each gateway owns a
- * prom-client Registry (never the global one: tests run several gateways in one process);
- * every name is prefixed `gw_`.
- *
- * Recording is once per request, at its end, from the RequestContext the pipeline already
- * filled (route, servedModel, provider, status, usage, cacheHit, upstreamMs): the app's
- * boundary calls `request()` after the response (a stream's last byte included: the route
- * awaits the pump). Streams add `streamOpened`/`streamClosed` around the pump, for time to
- * first byte and the in-flight gauge. Numbers are kept in plain maps (families.ts) and
- * turned into samples only when scraped. Upstream errors and retries are read at scrape
- * time from the router's per-provider counters: one request can fail on several providers
- * before one answers. A cache miss is counted by a tap placed after every extension's on
- * onCacheLookup: it runs only when none of them answered.
+ * One gateway's Prometheus metrics (docs/metrics.md), in a Registry of its own. Recorded once
+ * per request at its end from the RequestContext, kept as plain numbers (families.ts) and made
+ * samples when scraped; upstream errors and retries are read from the router's counters.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RequestContext } from '../../core/context.ts';
@@ -62,10 +52,7 @@ interface UsageSeries {
 
 export class GatewayMetrics {
   readonly registry = new Registry();
-  /**
-   * The text a scrape returns. A cluster worker replaces it with one that asks the primary
-   * for every worker's metrics (server/cluster.ts).
-   */
+  /** The text a scrape returns (a cluster worker asks the primary for the whole host's). */
   scrape: () => Promise<string> = () => this.registry.metrics();
 
   private readonly requests = new Map<string, RequestSeries>();
@@ -159,10 +146,7 @@ export class GatewayMetrics {
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: reg, prefix: 'gw_' });
   }
 
-  /**
-   * Counts cache misses: tapped after every extension, so it runs only when no tap answered.
-   * Not tapped without a cache extension (a tap would make every request look one up).
-   */
+  /** Counts cache misses, tapped after every extension; not tapped without one (it would make every request look one up). */
   tapCacheMisses(hooks: Hooks): void {
     if (!hooks.onCacheLookup.isUsed()) return;
     hooks.onCacheLookup.tap('metrics', () => {
@@ -171,11 +155,7 @@ export class GatewayMetrics {
     });
   }
 
-  /**
-   * A family a plugin adds (ExtensionMetrics): its samples are read from `collect` at each
-   * scrape, summed over workers like the core's.
-   * @throws Error when the name does not start with `gw_` or is taken.
-   */
+  /** A plugin's family (ExtensionMetrics), read from `collect` when scraped. @throws Error for a name not `gw_…` or taken. */
   plugin(type: 'counter' | 'gauge', name: string, help: string, collect: () => number | readonly PluginSample[]): void {
     if (!/^gw_[a-z0-9_]+$/.test(name))
       throw new Error(`metric ${JSON.stringify(name)}: a plugin's metric name starts with gw_ (lower-case letters, digits, _)`);

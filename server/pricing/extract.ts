@@ -1,10 +1,9 @@
 /**
  * What gw keeps of @pydantic/genai-prices' dataset: the providers the built-in kinds map to
  * (and the providers they fall back to), each with its models' ids, match rules and prices.
- * `npm run prices:update` writes it to genai-prices.json, which the gateway reads at startup;
- * the package itself (830 KB of JavaScript, ~19 MiB of RSS once imported) is never loaded by
- * a running gateway. test/unit/pricing-table.test.ts fails when the file and the installed
- * package differ.
+ * `npm run prices:update` writes it to genai-prices.json, which the gateway reads at startup
+ * (why: docs/benchmarks.md#prices-extracted-not-imported); test/unit/pricing-table.test.ts
+ * fails when the file and the installed package differ.
  */
 import { readFileSync } from 'node:fs';
 import { findProvider, type MatchLogic, type ModelInfo } from '@pydantic/genai-prices';

@@ -1,9 +1,4 @@
-/**
- * Gateway keys through the admin API: listed (file and runtime, masked), created with their
- * settings (only the secret's SHA-256 is stored), changed, rotated and revoked; and the
- * warnings for settings no enabled extension enforces. Each change runs as a runtime change
- * (runtime.ts): checked under the admin lock, then committed once.
- */
+/** Gateway keys through the admin API (only a secret's SHA-256 is stored), each change a runtime change (runtime.ts). */
 import { generateSecret } from '../config/first-run.ts';
 import { DEFINED_IN_FILE, KEY_EXISTS, KEY_IN_FILE, KEY_NOT_FOUND, RECORD_UNREADABLE } from '../errors.ts';
 import { applyPatch, type KeyPatch, type KeySettings, keySettingsSchema, rfc3339, settingsOf, unenforcedSettings } from '../../lib/key-settings.ts';
@@ -38,10 +33,7 @@ export class KeyAdmin extends AdminPart {
     return this.host.snapshot.config.keys;
   }
 
-  /**
-   * Every gateway key, file and runtime, masked, with its settings; then every stored runtime
-   * key that cannot be loaded (name order), marked `unreadable` with the reason.
-   */
+  /** Every key, masked, with its settings; then the stored ones that cannot be loaded, with the reason. */
   list(): Array<KeyListing | UnreadableKeyListing> {
     const out: Array<KeyListing | UnreadableKeyListing> = this.host.snapshot.keys.list(this.host.now());
     const unreadable = this.state.unreadable.keys;
@@ -51,10 +43,7 @@ export class KeyAdmin extends AdminPart {
     return out;
   }
 
-  /**
-   * Settings of the running keys (or of key `name`) that no enabled extension enforces,
-   * one warning each: such a setting is stored and listed but changes nothing.
-   */
+  /** One warning per setting of the keys (or of `name`) no enabled extension enforces. */
   warnings(name?: string): string[] {
     const honored = this.host.honoredKeySettings();
     if (!honored) return [];
@@ -106,9 +95,7 @@ export class KeyAdmin extends AdminPart {
   }
 
   /**
-   * Gives a runtime key a new secret. The previous one stops at once, or is still accepted
-   * for `graceSeconds` (earlier secrets still in their grace period keep theirs; a rotation
-   * without grace ends them all).
+   * A new secret for a runtime key; the old one is accepted `graceSeconds` more (0 ends every old one).
    * @throws GatewayError 409 when the config file defines it, 404 when unknown.
    */
   rotate(name: string, graceSeconds = 0): Promise<RotatedKey> {

@@ -46,11 +46,7 @@ export function providerListing(p: Provider, section: Record<string, unknown>, s
   };
 }
 
-/**
- * A stored runtime provider gw cannot load (its record is damaged, or its section no longer
- * builds: a kind uninstalled, a field this version refuses): listed so it is never dropped
- * silently. It serves nothing until it is deleted and created again.
- */
+/** A stored runtime provider gw cannot load: listed, never dropped silently; it serves nothing until recreated. */
 export interface UnreadableProviderListing {
   name: string;
   /** The section's kind when the record could be read, else null. */

@@ -1,15 +1,7 @@
 /**
- * Runtime-created providers and keys, kept in the store namespace `admin:` so they survive
- * a restart (and, with a shared store, are seen by every instance).
- *
- *   admin:provider:<name>  JSON ProviderRecord (incl. api_key: the store is the server's own)
- *   admin:key:<name>       JSON RuntimeKeyRecord: SHA-256 hex of the secret, the first
- *                          characters of the secret (its listed prefix), the key's settings,
- *                          earlier secrets in a grace period (hashes); the secret itself is
- *                          never stored. (Before keys had settings the value was the bare
- *                          hash: still read.)
- *   admin:version          counter `{n}`, +1 after every change: instances sharing the store
- *                          poll it to learn that they must re-read the records
+ * Runtime providers and keys in the store namespace `admin:`: `provider:<name>` and
+ * `key:<name>` (a secret's SHA-256, never the secret; a bare hash is read too), and
+ * `version`, bumped by every change for other instances to poll.
  */
 import { z } from 'zod';
 import { keySettingsShape, settingsOf } from '../../lib/key-settings.ts';
@@ -41,11 +33,7 @@ export class RuntimeRecords {
     this.changes = new ChangeCounter(this.store, VERSION);
   }
 
-  /**
-   * Every stored provider record, by name order; a record that cannot be read is passed to
-   * `onBad` with the reason (gw's own words: a record holds the provider's api_key, so no
-   * parser's excerpt of it).
-   */
+  /** Every stored provider record by name; an unreadable one goes to `onBad` (in gw's words: it holds an api_key). */
   async providers(onBad: (name: string, reason: string) => void): Promise<ProviderRecord[]> {
     const out: ProviderRecord[] = [];
     for await (const [k, v] of this.store.entries(PROVIDER)) {

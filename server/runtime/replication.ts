@@ -1,10 +1,7 @@
 /**
- * Several instances on one shared store (Redis) see each other's runtime changes by polling:
- * every change bumps the counter `admin:version`; each instance reads it every POLL_MS and,
- * when it moved, re-reads the stored providers and keys and applies them, so a change reaches
- * every instance within about 1 s (2 s at most, docs/design.md "Store and processes"). A full
- * re-read every RESYNC_MS covers a lost bump. A store only one process opens (LevelDB: its
- * plugin is not `shared`) is not polled.
+ * Instances on a shared store see each other's runtime changes by polling `admin:version`
+ * every POLL_MS (a full re-read every RESYNC_MS covers a lost bump); a store one process opens
+ * is not polled. docs/design.md "Store and processes".
  */
 import type { RuntimeKeyRecord } from '../../lib/keys.ts';
 import type { ProviderRecord, RuntimeRecords } from './records.ts';
@@ -68,12 +65,7 @@ export class Replication {
     this.poller.unref();
   }
 
-  /**
-   * Tells the other instances a change was stored (bumps `admin:version`). When the bump
-   * skips a number, another instance changed something this one has not applied: the
-   * version is left for the poller to notice. A failed bump is logged; the 30 s re-read
-   * still spreads the change.
-   */
+  /** Bumps `admin:version` (a skipped number is left for the poller; a failed bump waits for the re-read). */
   async announce(): Promise<void> {
     try {
       const n = await this.records.bump();
@@ -83,12 +75,7 @@ export class Replication {
     }
   }
 
-  /**
-   * On a shared store, applies changes other instances stored since the last poll; called
-   * under the admin lock before a change checks names, so a name another instance took a
-   * moment ago is a 409 here too (not silently overwritten). Re-reads even when the version
-   * did not move: a bump lost with the connection must not let a name be taken twice.
-   */
+  /** Applies other instances' changes under the admin lock before a change is checked (a name just taken is a 409), always re-reading. */
   async catchUp(): Promise<void> {
     if (!this.poller) return;
     const v = await this.records.version();

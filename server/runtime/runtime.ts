@@ -1,12 +1,7 @@
 /**
- * Runtime changes to a running gateway: providers and keys created or removed through the
- * admin API (provider-admin.ts, key-admin.ts), config reloads, and (on a shared store) the
- * changes other instances made (replication.ts). Every admin change and every reload runs
- * one skeleton, `change`: under the store lock `admin:changes`, check, store, apply, tell the
- * other instances. Every change of state (theirs too) goes through one step, `apply`: build
- * what changed, `reconcile` a new snapshot (core/snapshot.ts), swap it in with one
- * assignment. A request in flight keeps the snapshot it started with; the next request sees
- * the change.
+ * Runtime changes to a running gateway: admin changes (provider-admin.ts, key-admin.ts),
+ * reloads and other instances' changes (replication.ts). Each runs `change` (under the store
+ * lock: check, store, apply, tell), each state change `apply` (a new snapshot, swapped in).
  */
 import type { GatewayConfig } from '../../lib/config/schema.ts';
 import type { Provider } from '../../lib/provider.ts';
@@ -64,11 +59,7 @@ export class Runtime {
     return this.host.snapshot.config;
   }
 
-  /**
-   * Builds the first snapshot: the file's providers (a failure is a ConfigError, startup
-   * stops) and the store's runtime providers and keys (a failure skips one with a warning).
-   * On a shared store, starts polling for other instances' changes.
-   */
+  /** The first snapshot: the file's providers (a failure stops startup), the stored ones (a failure is a warning); polling starts. */
   async start(config: GatewayConfig): Promise<Snapshot> {
     const version = await this.replication.version();
     const warnings = await this.apply({ config, ...(await this.replication.read()) });
@@ -78,9 +69,7 @@ export class Runtime {
   }
 
   /**
-   * Re-reads the config file and applies providers, aliases, keys, pricing, routing and
-   * fallbacks. Unchanged provider sections keep their provider; restart-only settings keep
-   * their running values (see restart-only.ts).
+   * Re-reads the config file; unchanged providers are kept, restart-only settings keep their values.
    * @throws ConfigError (file, key path, what was expected); the running config is kept.
    */
   reload(): Promise<ReloadReport> {
@@ -108,14 +97,8 @@ export class Runtime {
   }
 
   /**
-   * The skeleton of every runtime change: take the admin lock (the store lock
-   * `admin:changes`, which every instance on a shared store takes) → catch up with what other
-   * instances stored → `fn` checks the change against the state now (a refusal throws:
-   * nothing is stored or swapped) and commits it once: store it, apply it (build what
-   * changed, reconcile a snapshot, swap it in), tell the other instances → `fn` logs and
-   * answers. `local` (a reload of this instance's own config file) neither catches up nor
-   * tells.
-   * @throws what `fn` throws; a second commit is a bug (Error).
+   * Every runtime change: the admin lock, catch up, `fn` checks and commits once (store, apply,
+   * tell the others). `local` (a reload) neither catches up nor tells. @throws what `fn` throws.
    */
   private change<T>(fn: (commit: Commit) => Promise<T>, opts: { local?: boolean } = {}): Promise<T> {
     return this.records.exclusive(async () => {
@@ -133,11 +116,8 @@ export class Runtime {
   }
 
   /**
-   * The one way state changes: builds the providers whose section or record changed
-   * (reusing every unchanged one, so its breaker and statistics live on), reconciles a new
-   * snapshot and swaps it in, then retires the providers nothing routes to any more.
-   * @returns warnings: shadowed runtime entries, runtime providers that failed to build.
-   * @throws ConfigError when a file provider fails to build (nothing changes then).
+   * The one way state changes: the changed providers built (the rest reused), a snapshot swapped
+   * in, the unrouted retired; its warnings. @throws ConfigError when a file provider fails to build.
    */
   private async apply(change: Change): Promise<string[]> {
     const state = this.state;

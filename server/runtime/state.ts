@@ -1,7 +1,4 @@
-/**
- * What the runtime's parts share: the host they run in, the state a change reads and
- * replaces (runtime.ts `apply` is its only writer), and the shape of a change.
- */
+/** What the runtime's parts share: the host, the state a change reads and replaces, and a change's shape. */
 import type { GatewayConfig } from '../../lib/config/schema.ts';
 import type { KeySettingName } from '../../lib/key-settings.ts';
 import type { RuntimeKeyRecord } from '../../lib/keys.ts';
@@ -61,11 +58,7 @@ export interface Change {
   unreadable?: Unreadable;
 }
 
-/**
- * Commits a checked change, once, inside a runtime change: `save` writes it to the store,
- * then the next snapshot is applied and the other instances are told. Resolves with the
- * warnings of applying it.
- */
+/** Commits a checked change once: `save` to the store, apply, tell the others; the warnings of applying it. */
 export type Commit = (next: Change, save?: () => Promise<void>) => Promise<string[]>;
 
 /** Runs `fn` as a runtime change (runtime.ts `change`): under the admin lock, caught up with the other instances. */
@@ -85,10 +78,7 @@ export abstract class AdminPart {
     this.change = change;
   }
 
-  /**
-   * When `name` is a stored record of `what` that cannot be read, commits its deletion
-   * (`remove` deletes it from the store; the one change such a record allows) and answers true.
-   */
+  /** Deletes `name` when it is an unreadable record of `what` (the one change it allows); true then. */
   protected async dropUnreadable(commit: Commit, what: keyof Unreadable, name: string, remove: () => Promise<void>): Promise<boolean> {
     const unreadable = this.state.unreadable;
     if (!unreadable[what].has(name)) return false;

@@ -289,3 +289,25 @@ test('Models page: the per-model latency chart shows the model the mock made slo
   t.true(of('o4-mini').length > 0 && of('o4-mini').every((v) => v >= 1500 * 0.99), `o4-mini ${of('o4-mini')}`);
   t.true(of('gpt-4o').length > 0 && Math.max(...of('gpt-4o')) < Math.min(...of('o4-mini')), `gpt-4o ${of('gpt-4o')}`);
 });
+
+test('a page that writes its view into the URL while mounting never takes back a tab the user has since opened', async (t) => {
+  const up = await openaiUpstream();
+  const gw = await gatewayWith(t, up, '[extensions.usage]\n');
+  const b = await browserFor(t);
+  if (!b) return;
+  const page = await b.context.newPage();
+  await signIn(page, gw.url);
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  // the order the race produced: the Models tab is in the URL, its hashchange not yet handled,
+  // and the Overview's effect writes its own view (page code as strings: it runs in the browser)
+  const writeOverviewViewAt = (hash: string) =>
+    page.evaluate(`import('/ui/hash.js').then(({ replaceView }) => {
+      history.replaceState(null, '', '${hash}');
+      replaceView('overview', { by: 'key' });
+      return location.hash;
+    })`);
+  t.is(await writeOverviewViewAt('#/models'), '#/models');
+  await page.evaluate(`dispatchEvent(new HashChangeEvent('hashchange'))`);
+  await page.getByRole('heading', { level: 1, name: 'Models & providers' }).waitFor();
+  t.is(await writeOverviewViewAt('#/overview'), '#/overview?by=key', 'on its own page the view is still written');
+});

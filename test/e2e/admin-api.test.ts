@@ -160,7 +160,7 @@ test('invalid provider bodies and name clashes are refused before anything is sa
 
   const unknownKind = await call(gw, 'POST', '/v1/admin/providers', { name: 'p', kind: 'nosuchkind', api_key: 'x', models: ['m'] });
   t.is(unknownKind.status, 400);
-  t.regex(unknownKind.json.error.message, /unknown provider kind 'nosuchkind'.*base_url/);
+  t.regex(unknownKind.json.error.message, /no built-in provider kind 'nosuchkind' and the npm package gw-plugin-nosuchkind is not installed; give base_url/);
 
   const badUrl = await call(gw, 'POST', '/v1/admin/providers', { name: 'p', kind: 'openai', api_key: 'x', base_url: 'ftp://x', models: ['m'] });
   t.is(badUrl.status, 400);

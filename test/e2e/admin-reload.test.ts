@@ -72,7 +72,7 @@ test('a bad file is refused with its error and the running config keeps serving'
   await writeFile(gw.configPath, baseConfig(`[providers.x]\napi_key = "k"\nmodels = ["m"]\n`));
   const kind = await reload(gw);
   t.is(kind.status, 400);
-  t.regex(kind.json.error.message, /providers\.x: unknown provider kind 'x'/);
+  t.regex(kind.json.error.message, /providers\.x: no built-in provider kind 'x' and the npm package gw-plugin-x is not installed/);
 
   await writeFile(gw.configPath, baseConfig(`[providers.y]\nkind = "openai"\napi_key = "\${GW_TEST_UNSET_VAR}"\nmodels = ["m"]\n`));
   const unset = await reload(gw);

@@ -59,7 +59,7 @@ test('logging: message content only at trace', async (t) => {
   const gw = await gatewayWith(t, up, '[extensions.logging]\nlevel = "trace"\n');
   await client(gw).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'visible at trace' }] });
   const content = lines(gw.logs).find((l) => l.msg === 'request content');
-  t.deepEqual(content?.request, [{ role: 'user', content: 'visible at trace' }]);
+  t.deepEqual(content?.request, { instructions: [], messages: [{ role: 'user', parts: [{ type: 'text', text: 'visible at trace' }] }] });
   t.regex(content?.response, /Hello! How can I assist you today\?/);
   t.false(gw.logs.join('\n').includes(KEY));
 });

@@ -11,6 +11,7 @@ import type { Chunk } from 'gw/plugin';
 import { findPlugin } from '../../core/plugins/loader.ts';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { fixture, fixtureJson, type MockUpstream, replyJson, replySse, startUpstream } from '../helpers/upstream.ts';
+import { localProvider, post, setupOtel, traceOf } from './otel-helpers.ts';
 
 const GPT = 'gpt-4o';
 const CLAUDE = 'claude-sonnet-4-5';
@@ -122,7 +123,7 @@ test('gw-plugin-ollama is found in node_modules and checked as a client format',
   const found = await findPlugin('format', 'ollama');
   t.is(found?.source, 'npm');
   t.is(found?.module, 'gw-plugin-ollama');
-  t.is(found?.plugin.id, 'ollama');
+  t.is(found?.plugin.protocol.id, 'ollama');
 });
 
 test('non-stream to a common-format upstream: translated both ways, Ollama options mapped, usage as prompt_eval_count / eval_count', async (t) => {
@@ -252,4 +253,54 @@ test('GET /api/tags lists the models the key may call; [formats.ollama] path_pre
   t.is((await fetch(`${gw.url}/api/tags`, { headers: { authorization: `Bearer ${KEY}` } })).status, 404);
   const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as any;
   t.truthy(doc.paths['/ollama/api/chat']?.post);
+});
+
+test('otel capture_content: a third-party format with a content reader gets the GenAI input and output messages of its requests, answers and streams', async (t) => {
+  const { rx, gw } = await setupOtel(
+    t,
+    (req, res) =>
+      req.json?.stream === true
+        ? replySse(res, fixture('openai/openai-node/chat.stream.include-usage.sse'))
+        : replyJson(res, 200, fixtureJson('openai/spec-examples/chat.default.response.json')),
+    (origin) => localProvider(origin, [GPT]),
+    { otel: 'capture_content = true', extra: '[formats.ollama]\n' },
+  );
+  const messages = [
+    { role: 'system', content: 'Answer briefly.' },
+    { role: 'user', content: 'What is the weather in Paris?' },
+    { role: 'assistant', content: '', tool_calls: [{ function: { name: 'weather', arguments: { city: 'Paris' } } }] },
+    { role: 'tool', tool_name: 'weather', content: 'sunny, 21 °C' },
+  ];
+  const input = [
+    { role: 'system', parts: [{ type: 'text', content: 'Answer briefly.' }] },
+    { role: 'user', parts: [{ type: 'text', content: 'What is the weather in Paris?' }] },
+    {
+      role: 'assistant',
+      parts: [
+        { type: 'text', content: '' },
+        { type: 'tool_call', name: 'weather', arguments: '{"city":"Paris"}' },
+      ],
+    },
+    { role: 'tool', parts: [{ type: 'tool_call_response', id: 'weather', result: 'sunny, 21 °C' }] },
+  ];
+  const whole = await post(`${gw.url}/api/chat`, { model: GPT, stream: false, messages, options: { temperature: 0.2 } });
+  t.is(whole.status, 200);
+  const { clients } = await traceOf(rx, whole.headers.get('x-gw-trace-id')!, 1);
+  const a = clients[0]!.attributes;
+  t.deepEqual(JSON.parse(String(a['gen_ai.input.messages'])), input);
+  t.deepEqual(JSON.parse(String(a['gen_ai.output.messages'])), [
+    { role: 'assistant', parts: [{ type: 'text', content: 'Hello! How can I assist you today?' }], finish_reason: 'stop' },
+  ]);
+  t.is(a['gen_ai.request.temperature'], 0.2);
+  t.is(a['gen_ai.response.model'], GPT);
+  t.deepEqual(a['gen_ai.response.finish_reasons'], ['stop']);
+
+  const streamed = await post(`${gw.url}/api/chat`, { model: GPT, messages });
+  t.is(streamed.status, 200);
+  await streamed.text();
+  const stream = (await traceOf(rx, streamed.headers.get('x-gw-trace-id')!, 1)).clients[0]!.attributes;
+  t.deepEqual(JSON.parse(String(stream['gen_ai.input.messages'])), input);
+  const [out] = JSON.parse(String(stream['gen_ai.output.messages'])) as Array<{ parts: Array<{ content: string }>; finish_reason: string }>;
+  t.true(out!.parts[0]!.content.length > 0, JSON.stringify(out));
+  t.is(out!.finish_reason, 'stop');
 });

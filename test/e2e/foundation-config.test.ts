@@ -116,7 +116,7 @@ test('unknown provider kind without base_url: names the section and says what to
   t.true(err instanceof ConfigError);
   t.true(err.message.includes(file));
   t.true(err.message.includes('providers.mystery'));
-  t.regex(err.message, /unknown provider kind 'mystery'.*base_url/);
+  t.regex(err.message, /no built-in provider kind 'mystery' and the npm package gw-plugin-mystery is not installed; give base_url/);
 });
 
 test('unknown field in a provider section: names it', async (t) => {

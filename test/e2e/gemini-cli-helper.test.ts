@@ -7,7 +7,9 @@
 import type { ServerResponse } from 'node:http';
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
-import { ChunksToGeminiStream, encodeSseResponse, geminiToChatRequest } from '../../protocols/gemini/index.ts';
+import { CommonToGeminiStep } from '../../protocols/gemini/from-common-step.ts';
+import { encodeSseResponse } from '../../protocols/gemini/stream-framing.ts';
+import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
 import { runGeminiCli } from '../helpers/gemini-cli.ts';
 import { fixture, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
 
@@ -167,7 +169,7 @@ test.serial('the CLI reads translated common-format streams: a fragmented tool c
     (r, res) => {
       const tr = geminiToChatRequest(r.json, { model: 'gemini-2.5-flash', stream: true });
       translated.push(tr);
-      const mapper = new ChunksToGeminiStream({ includeThoughts: tr.includeThoughts });
+      const mapper = new CommonToGeminiStep({ includeThoughts: tr.includeThoughts });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       for (const c of answersCall(r) ? text : call) for (const g of mapper.push(c)) res.write(encodeSseResponse(g));
       for (const g of mapper.end()) res.write(encodeSseResponse(g));

@@ -82,7 +82,7 @@ test('non-stream: translated request, recorded answer, OpenAI usage semantics, w
     generationConfig: { temperature: 0.5, maxOutputTokens: 100 },
   });
 
-  const warn = gw.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'gemini translation warnings');
+  const warn = gw.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'chat fields degraded in translation to Gemini');
   t.truthy(warn, 'translation warnings are logged at debug');
   t.is(warn.req, 'gem-req-1');
   t.true(warn.warnings.some((w: string) => w.startsWith('user dropped')));

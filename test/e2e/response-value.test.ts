@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
-import { tempPackage } from '../helpers/temp-plugin.ts';
+import { tempPackage, uniqueName } from '../helpers/temp-plugin.ts';
 import { fixture, replyJson, startUpstream } from '../helpers/upstream.ts';
 
 interface Seen {
@@ -17,7 +17,7 @@ interface Seen {
 }
 
 test("onResponse's value is the sent body parsed when gw had it parsed, undefined when a translation built the body", async (t) => {
-  const name = `zz-value-${process.pid}`;
+  const name = uniqueName('zz-value');
   const slot = `__gwValueSeen_${process.pid}`;
   await tempPackage(
     t,

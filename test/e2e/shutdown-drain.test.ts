@@ -7,14 +7,13 @@
  * Serial: the two share the tap-entry signal and the plugin package.
  */
 import test, { type ExecutionContext } from 'ava';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ADMIN_TOKEN, baseConfig, KEY, startGateway } from '../helpers/gateway.ts';
+import { tempPackage, uniqueName } from '../helpers/temp-plugin.ts';
 import { fixture, fixtureJson, replyJson, startUpstream, type MockUpstream } from '../helpers/upstream.ts';
 
-const NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
 const DELAY_MS = 300;
 /** The slow taps call globalThis[Symbol.for(ENTERED)] on entry (gw runs in this process). */
 const ENTERED = 'gw.test.slow-tap-entered';
@@ -28,12 +27,10 @@ function tapEntered(): Promise<void> {
 
 /** `gw-plugin-<name>`: an extension whose onResponse and onError taps each wait DELAY_MS. */
 async function slowExtension(t: ExecutionContext): Promise<string> {
-  const name = `zz-slow-${process.pid}`;
-  const dir = join(NODE_MODULES, `gw-plugin-${name}`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `gw-plugin-${name}`, version: '0.0.0', type: 'module', exports: './index.js' }));
-  await writeFile(
-    join(dir, 'index.js'),
+  const name = uniqueName('zz-slow');
+  await tempPackage(
+    t,
+    name,
     `import { z } from 'zod';
 const wait = () => {
   globalThis[Symbol.for('${ENTERED}')]?.();
@@ -48,7 +45,6 @@ export default {
 };
 `,
   );
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
   return name;
 }
 

@@ -59,7 +59,7 @@ test('the scheme names the store: an unknown one is a config error naming store.
   const unknown = await t.throwsAsync(openStore(await config(t, '[store]\nurl = "nosuch://host/0"\n'), log), { instanceOf: ConfigError });
   t.regex(
     unknown.message,
-    /: store\.url: no store serves nosuch:\/\/ URLs: there is no built-in store 'nosuch' and the npm package gw-plugin-nosuch is not installed$/,
+    /: store\.url: no built-in store 'nosuch' and the npm package gw-plugin-nosuch is not installed; the scheme of \[store\] url names the store plugin$/,
   );
   const tls = await openStore(await config(t, '[store]\nurl = "MEMORYS://tls-fallback"\n'), log);
   t.deepEqual([tls.name, tls.shared], ['memory', false]);
@@ -115,7 +115,7 @@ test('an npm store that fails to open stops gw with one line naming the plugin, 
     `export default { type: 'store', name: 'down-store', shared: true, open() { throw new Error('connection refused\\n    at somewhere'); } };\n`,
   );
   const down = await t.throwsAsync(openStore(await config(t, '[store]\nurl = "down-store://db"\n'), log), { instanceOf: PluginError });
-  t.is(down.message, "store 'down-store' from the npm package gw-plugin-down-store failed to open the store: Error: connection refused");
+  t.is(down.message, "store 'down-store' from the npm package gw-plugin-down-store failed in setup: Error: connection refused");
   await tempPackage(t, 'shapeless-store', `export default { type: 'store', name: 'shapeless-store', open: 'no' };\n`);
   const broken = await t.throwsAsync(openStore(await config(t, '[store]\nurl = "shapeless-store://db"\n'), log), { instanceOf: PluginError });
   t.is(broken.message, "gw-plugin-shapeless-store is not a gw store plugin for 'shapeless-store': open must be a function; shared must be true or false");

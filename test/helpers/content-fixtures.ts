@@ -54,6 +54,7 @@ export const NOT_CONTENT: ReadonlyArray<[RegExp, string]> = [
   [/embeddings-float-response\.json$/, 'an embeddings answer'],
   [/models\.list\.response\.json$/, 'a model list'],
   [/explicit-cache\.usage\.json$/, 'usage objects only'],
+  [/^mcp\//, 'MCP test data (the conformance baseline)'],
 ];
 
 const ROOT = fileURLToPath(new URL('../fixtures/', import.meta.url));

@@ -19,10 +19,9 @@ import pino from 'pino';
 import { parse } from 'smol-toml';
 import { MockAgent } from 'undici';
 import { parseConfig } from '../../server/config/load.ts';
-import { ConfigError } from '../../lib/config/error.ts';
 import { buildProvider } from '../../server/build-provider.ts';
-import { loadFormats } from '../../core/plugins/load-formats.ts';
-import { findPlugin } from '../../core/plugins/loader.ts';
+import { loadPlugin } from '../../core/plugins/load.ts';
+import { loadFormats } from '../../server/set-up.ts';
 import type { Store } from '../../lib/store/types.ts';
 import { fencedBlocks } from './readme.ts';
 
@@ -107,14 +106,8 @@ export async function checkExample(ex: TomlExample): Promise<string[]> {
         report(err);
       }
     }
-    for (const [name, section] of Object.entries(cfg.extensions)) {
-      const found = await findPlugin('extension', name);
-      if (!found) problems.push(`${ex.where}: extensions.${name}: no built-in extension '${name}' (nor an installed gw-plugin-${name})`);
-      else {
-        const parsed = found.plugin.configSchema.safeParse(section);
-        if (!parsed.success) report(ConfigError.fromZod(ex.where, ['extensions', name], parsed.error));
-      }
-    }
+    for (const [name, section] of Object.entries(cfg.extensions))
+      await loadPlugin({ type: 'extension', name, file: ex.where, path: ['extensions', name], settings: section }).catch(report);
     // the built-in formats' sections ([responses]) and [formats.<name>], each by its format's schema
     await loadFormats(cfg, ex.where).catch(report);
   } finally {

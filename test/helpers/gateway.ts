@@ -7,6 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ExecutionContext } from 'ava';
+import { parseConfig } from '../../server/config/load.ts';
+import { createGateway } from '../../server/gateway.ts';
 import { createLogger } from '../../server/log.ts';
 import { serve, type Running } from '../../server/server.ts';
 
@@ -77,6 +80,21 @@ export async function startGateway(
       if (!o.keepDir && !opts.dir) await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What building a gateway from `toml` threw (a config written to a fresh temp dir); fails the test when nothing. */
+export async function gatewayError(t: ExecutionContext, toml: string): Promise<Error> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-build-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'gateway.toml');
+  try {
+    const gw = await createGateway(parseConfig(toml, file, file, {}), createLogger('silent'));
+    await gw.close();
+  } catch (err) {
+    return err as Error;
+  }
+  t.fail('expected an error');
+  throw new Error('unreachable');
 }
 
 const GW_BIN = fileURLToPath(new URL('../../cli/gw.js', import.meta.url));

@@ -9,7 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatCompletionChunk } from '../../lib/common/chat.ts';
-import { ChunksToResponsesEvents } from '../../protocols/openai-responses/chunks-to-events.ts';
+import { CommonToResponsesStep } from '../../protocols/openai-responses/from-common-step.ts';
 import { encodeResponsesEvent } from '../../protocols/openai-responses/encode-event.ts';
 import { chatCompletionToResponse } from '../../protocols/openai-responses/from-chat-completion.ts';
 import { type ToChatResult, responsesToChatRequest } from '../../protocols/openai-responses/to-chat-request.ts';
@@ -57,14 +57,14 @@ export async function startResponsesMock(script: (req: Received, n: number) => M
     const reply = script(req, n++);
     const opts = { body, requestModel: body.model, toolNames: tr.toolNames };
     if (body.stream !== true) return replyJson(res, 200, chatCompletionToResponse(toCompletion(reply), opts));
-    return streamReply(res, new ChunksToResponsesEvents(opts), reply);
+    return streamReply(res, new CommonToResponsesStep(opts), reply);
   });
   return Object.assign(upstream, { baseURL: `${upstream.origin}/v1`, translated });
 }
 
-function streamReply(res: ServerResponse, m: ChunksToResponsesEvents, reply: MockReply): void {
+function streamReply(res: ServerResponse, m: CommonToResponsesStep, reply: MockReply): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const write = (events: ReturnType<ChunksToResponsesEvents['push']>) => {
+  const write = (events: ReturnType<CommonToResponsesStep['push']>) => {
     for (const ev of events) res.write(encodeResponsesEvent(ev));
   };
   for (const c of toChunks(reply)) write(m.push(c));

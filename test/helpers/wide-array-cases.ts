@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { formatTable } from '../../cli/client/output.ts';
 import type { ChatCompletionChunk, ChatMessage } from '../../lib/common/chat.ts';
-import { ChunksToMessagesEvents } from '../../protocols/anthropic-messages/chunks-to-events.ts';
+import { CommonToMessagesStep } from '../../protocols/anthropic-messages/from-common-step.ts';
 import { messagesToChatRequest } from '../../protocols/anthropic-messages/to-chat-request.ts';
 import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
 import { listInputItems } from '../../plugins/formats/openai-responses/retrieve.ts';
@@ -30,7 +30,7 @@ export const cases: Record<string, () => unknown> = {
     return { messages: req.messages.length, last: req.messages[WIDE - 1]!.tool_call_id };
   },
   'messages stop sequences': () => {
-    const m = new ChunksToMessagesEvents({ requestModel: 'm', stopSequences: range(WIDE).map((i) => `stop-${i}`) });
+    const m = new CommonToMessagesStep({ requestModel: 'm', stopSequences: range(WIDE).map((i) => `stop-${i}`) });
     const chunk = (delta: object, finish: string | null = null) =>
       ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }) as ChatCompletionChunk;
     m.push(chunk({ content: `the end stop-${WIDE - 1}` }));

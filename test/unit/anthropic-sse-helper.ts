@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../lib/common/chat.ts';
-import type { SseEvent, StreamMapper } from '../../lib/provider.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamStep } from '../../lib/vendor/side.ts';
 
 const FIXTURES = new URL('../fixtures/anthropic/', import.meta.url);
 
@@ -31,7 +32,7 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
-export function runMapper(mapper: StreamMapper, events: SseEvent[]): ChatCompletionChunk[] {
+export function runMapper(mapper: StreamStep<SseEvent, ChatCompletionChunk>, events: SseEvent[]): ChatCompletionChunk[] {
   const chunks: ChatCompletionChunk[] = [];
   for (const e of events) chunks.push(...mapper.push(e));
   chunks.push(...mapper.end());

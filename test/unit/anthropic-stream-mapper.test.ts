@@ -2,13 +2,13 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import type { SseEvent } from '../../lib/provider.ts';
-import { AnthropicStreamMapper } from '../../protocols/anthropic-messages/stream-mapper.ts';
+import { MessagesToCommonStep } from '../../protocols/anthropic-messages/to-common-step.ts';
 import { parseSse, readFixture, reassemble, runMapper } from './anthropic-sse-helper.ts';
 
 const CREATED = 1_760_000_000;
 
 function mapFixture(rel: string): ChatCompletionChunk[] {
-  return runMapper(new AnthropicStreamMapper({ created: CREATED }), parseSse(readFixture(rel)));
+  return runMapper(new MessagesToCommonStep({ created: CREATED }), parseSse(readFixture(rel)));
 }
 
 function ev(data: unknown, event?: string): SseEvent {
@@ -157,7 +157,7 @@ test('message_delta input_tokens (2025+) override message_start', (t) => {
 });
 
 test('cache reads and writes count into prompt_tokens', (t) => {
-  const m = new AnthropicStreamMapper({ created: CREATED });
+  const m = new MessagesToCommonStep({ created: CREATED });
   const chunks = runMapper(m, [
     start({ input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 50, output_tokens: 1 }),
     ev({ type: 'message_delta', delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: 20 } }),
@@ -169,7 +169,7 @@ test('cache reads and writes count into prompt_tokens', (t) => {
 });
 
 test('several tool_use blocks get ordinals 0, 1 by order, not block index', (t) => {
-  const chunks = runMapper(new AnthropicStreamMapper({ created: CREATED }), [
+  const chunks = runMapper(new MessagesToCommonStep({ created: CREATED }), [
     start(),
     ev({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
     ev({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'plan' } }),
@@ -195,11 +195,11 @@ test('data lines right-padded with spaces (as real recordings are) map identical
   const events = parseSse(readFixture('anthropic-sdk-typescript/tool_use.sse'));
   const padded = events.map((e) => ({ event: e.event, data: `${e.data.replace(/}$/, '   }')}    ` }));
   t.not(padded[0].data, events[0].data);
-  t.deepEqual(runMapper(new AnthropicStreamMapper({ created: CREATED }), padded), runMapper(new AnthropicStreamMapper({ created: CREATED }), events));
+  t.deepEqual(runMapper(new MessagesToCommonStep({ created: CREATED }), padded), runMapper(new MessagesToCommonStep({ created: CREATED }), events));
 });
 
 test('an error event (stream.error-event.overloaded.sse) throws 502 keeping message and type', (t) => {
-  const m = new AnthropicStreamMapper({ created: CREATED });
+  const m = new MessagesToCommonStep({ created: CREATED });
   const [event] = parseSse(readFixture('vercel-ai/stream.error-event.overloaded.sse'));
   const err = t.throws(() => m.push(event), { instanceOf: GatewayError });
   t.is(err?.status, 502);
@@ -210,7 +210,7 @@ test('an error event (stream.error-event.overloaded.sse) throws 502 keeping mess
 });
 
 test('an error event mid-stream throws after the chunks already mapped', (t) => {
-  const m = new AnthropicStreamMapper({ created: CREATED });
+  const m = new MessagesToCommonStep({ created: CREATED });
   t.is(m.push(start()).length, 2, 'the role chunk, then the usage reported so far');
   t.deepEqual(m.push(ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })), []);
   t.is(m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }))[0].choices[0].delta.content, 'Hi');
@@ -224,7 +224,7 @@ test('an error event mid-stream throws after the chunks already mapped', (t) => 
 });
 
 test('malformed JSON data throws 502 malformed upstream event', (t) => {
-  const m = new AnthropicStreamMapper({ created: CREATED });
+  const m = new MessagesToCommonStep({ created: CREATED });
   m.push(start());
   const err = t.throws(() => m.push({ event: 'content_block_delta', data: '{"type":"content_block_delta",' }), { instanceOf: GatewayError });
   t.is(err?.status, 502);
@@ -233,7 +233,7 @@ test('malformed JSON data throws 502 malformed upstream event', (t) => {
 });
 
 test('content before message_start is malformed', (t) => {
-  const m = new AnthropicStreamMapper({ created: CREATED });
+  const m = new MessagesToCommonStep({ created: CREATED });
   t.deepEqual(m.push(ev({ type: 'ping' })), []);
   const err = t.throws(() => m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } })), { instanceOf: GatewayError });
   t.is(err?.status, 502);
@@ -241,7 +241,7 @@ test('content before message_start is malformed', (t) => {
 });
 
 test('end() before message_stop throws 502; after it, returns nothing', (t) => {
-  const cut = new AnthropicStreamMapper({ created: CREATED });
+  const cut = new MessagesToCommonStep({ created: CREATED });
   const events = parseSse(readFixture('anthropic-sdk-typescript/basic.sse'));
   for (const e of events.slice(0, -2)) cut.push(e);
   const err = t.throws(() => cut.end(), { instanceOf: GatewayError });
@@ -249,13 +249,13 @@ test('end() before message_stop throws 502; after it, returns nothing', (t) => {
   t.is(err?.message, 'provider anthropic ended the stream before message_stop');
   t.is(err?.code, 'upstream_truncated');
 
-  const whole = new AnthropicStreamMapper({ created: CREATED });
+  const whole = new MessagesToCommonStep({ created: CREATED });
   for (const e of events) whole.push(e);
   t.deepEqual(whole.end(), []);
 });
 
 test('message_stop without a stop_reason still finishes with stop before usage', (t) => {
-  const chunks = runMapper(new AnthropicStreamMapper({ created: CREATED }), [start(), ev({ type: 'message_stop' })]);
+  const chunks = runMapper(new MessagesToCommonStep({ created: CREATED }), [start(), ev({ type: 'message_stop' })]);
   t.deepEqual(
     chunks.map((c) => (c.choices.length > 0 ? c.choices[0].finish_reason : 'usage')),
     [null, 'usage', 'stop', 'usage'],
@@ -263,7 +263,7 @@ test('message_stop without a stop_reason still finishes with stop before usage',
 });
 
 test('usage reported so far: message_start input counts at once, message_delta the output; the stream ends with one usage chunk after the finish', (t) => {
-  const m = new AnthropicStreamMapper({ created: CREATED });
+  const m = new MessagesToCommonStep({ created: CREATED });
   const first = m.push(start({ input_tokens: 40, output_tokens: 1 }));
   t.deepEqual(first[1]!.usage, {
     prompt_tokens: 40,
@@ -282,7 +282,7 @@ test('usage reported so far: message_start input counts at once, message_delta t
 });
 
 test('unknown event and delta types are skipped', (t) => {
-  const m = new AnthropicStreamMapper({ created: CREATED });
+  const m = new MessagesToCommonStep({ created: CREATED });
   m.push(start());
   t.deepEqual(m.push(ev({ type: 'content_block_delta', index: 0, delta: { type: 'citations_delta', citation: {} } })), []);
   t.deepEqual(m.push(ev({ type: 'some_future_event' })), []);

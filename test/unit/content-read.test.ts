@@ -1,9 +1,10 @@
 /**
  * The content view reads every recorded request, answer and stream (test/fixtures/, each
- * through its protocol's reader) as otel reads them today: the GenAI messages built from
- * the view equal `inputContent`/`outputContent`/`StreamText` of plugins/extensions/otel/
- * content.ts, and the id, model and finish reasons equal `ResponseFacts`'. Where the view
- * says more than today's otel, on purpose, the comparison leaves it out (`comparable`):
+ * through its protocol's reader) as otel read them from the wire: the GenAI messages otel
+ * builds from the view (plugins/extensions/otel/content.ts) equal what the wire readers otel
+ * had before the view made of the same fixture (test/helpers/otel-wire-reference.ts), and so
+ * do the id, model, finish reasons and sampling parameters. Where the view says more than
+ * those readers, on purpose, the comparison leaves it out (`comparable`):
  * reasoning and refusals are parts of their own (today dropped, named by type, or read as
  * text, by protocol); a Gemini call's wire `id` (today none); a Gemini media part's kind
  * (today `blob`). Then the parts each fixture holds are checked by value: roles, texts, tool
@@ -16,6 +17,7 @@ import type { AnswerContent, EventContent, Part, RequestContent, TextPart, ToolC
 import { answerContent, type ContentReader, eventContent, requestContent } from '../../lib/content/view.ts';
 import { inputContent, type Message as GenaiMessage, type Part as GenaiPart, outputContent, StreamText } from '../../plugins/extensions/otel/content.ts';
 import { ResponseFacts, requestAttributes } from '../../plugins/extensions/otel/genai.ts';
+import { ReferenceFacts, ReferenceStreamText, referenceInput, referenceOutput, referenceSampling } from '../helpers/otel-wire-reference.ts';
 import { type ContentCase, contentCases, READERS, type StreamEvent } from '../helpers/content-fixtures.ts';
 import { requestContext } from '../helpers/request-context.ts';
 
@@ -42,40 +44,6 @@ function stream(name: string): EventContent[] {
   const c = byName.get(name);
   if (c?.kind !== 'stream') throw new Error(`no stream fixture ${name}`);
   return c.events.map((e) => eventContent(READERS[c.protocol], e.value, readOnly()));
-}
-
-// ---- the GenAI messages, built from the view as otel will build them ----
-
-function genaiParts(parts: readonly Part[]): GenaiPart[] {
-  return parts.map((part): GenaiPart => {
-    switch (part.type) {
-      case 'text':
-      case 'reasoning':
-      case 'refusal':
-        return { type: part.type, content: part.text };
-      case 'tool_call':
-        return { type: 'tool_call', id: part.id ?? '', name: part.name, arguments: part.arguments };
-      case 'tool_result':
-        return { type: 'tool_call_response', id: part.id ?? '', result: part.output };
-      default:
-        return { type: part.kind };
-    }
-  });
-}
-
-function genaiInput(view: RequestContent): { messages: GenaiMessage[]; system: GenaiPart[] | undefined } {
-  return {
-    messages: view.messages.map((m) => ({ role: m.role, parts: genaiParts(m.parts) })),
-    system: view.instructions.length === 0 ? undefined : genaiParts(view.instructions),
-  };
-}
-
-function genaiOutput(view: AnswerContent): GenaiMessage[] {
-  return view.choices.map((c) => {
-    const message: GenaiMessage = { role: 'assistant', parts: genaiParts(c.message.parts) };
-    if (c.finish !== undefined) message.finish_reason = c.finish.native;
-    return message;
-  });
 }
 
 /** What the view adds to today's otel output, left out of both sides (see the header). */
@@ -139,31 +107,20 @@ type T = ExecutionContext;
 
 function compareRequest(t: T, reader: ContentReader, c: Extract<ContentCase, { kind: 'request' }>): void {
   const view = requestContent(reader, c.body, readOnly());
-  const today = inputContent(c.protocol, withoutThoughts(c.protocol, c.body), UNBOUNDED);
-  const built = genaiInput(view);
-  t.deepEqual(comparable(built.messages, c.protocol), comparable(today.messages.value, c.protocol), 'messages');
-  t.deepEqual(built.system && comparableParts(built.system, c.protocol), today.system && comparableParts(today.system.value, c.protocol), 'system');
+  const today = referenceInput(c.protocol, withoutThoughts(c.protocol, c.body), UNBOUNDED);
+  const built = inputContent(view, UNBOUNDED);
+  t.deepEqual(comparable(built.messages.value, c.protocol), comparable(today.messages.value, c.protocol), 'messages');
+  t.deepEqual(built.system && comparableParts(built.system.value, c.protocol), today.system && comparableParts(today.system.value, c.protocol), 'system');
   t.true(
     view.texts().every((p) => p.type !== 'reasoning' && typeof p.text === 'string'),
     'texts: strings, no reasoning',
   );
 
-  // the sampling parameters otel records, read from the view instead of the wire
+  // the sampling parameters otel records, read from the view, as the wire readers read them
   const attrs = requestAttributes(requestContext('m', c.body, c.protocol));
-  const p = view.params;
-  const expected: Record<string, unknown> = {};
-  const add = (key: string, value: unknown) => {
-    if (value !== undefined && !(Array.isArray(value) && value.length === 0)) expected[key] = value;
-  };
-  add('gen_ai.request.temperature', p.temperature);
-  add('gen_ai.request.top_p', p.topP);
-  add('gen_ai.request.top_k', p.topK);
-  add('gen_ai.request.seed', p.seed);
-  add('gen_ai.request.frequency_penalty', p.frequencyPenalty);
-  add('gen_ai.request.presence_penalty', p.presencePenalty);
-  add('gen_ai.request.stop_sequences', p.stop);
+  const expected = Object.fromEntries(Object.entries(referenceSampling(c.protocol, c.body)).map(([k, v]) => [`gen_ai.request.${k}`, v]));
   const recorded = Object.fromEntries(Object.entries(attrs).filter(([k]) => k in SAMPLING));
-  t.deepEqual(expected, recorded, 'sampling parameters');
+  t.deepEqual(recorded, expected, 'sampling parameters');
 }
 
 const SAMPLING: Record<string, true> = Object.fromEntries(
@@ -172,14 +129,13 @@ const SAMPLING: Record<string, true> = Object.fromEntries(
 
 function compareAnswer(t: T, reader: ContentReader, c: Extract<ContentCase, { kind: 'answer' }>): void {
   const view = answerContent(reader, c.body, readOnly());
-  const today = outputContent(c.protocol, withoutThoughts(c.protocol, c.body), UNBOUNDED);
-  t.deepEqual(comparable(genaiOutput(view), c.protocol), comparable(today.value, c.protocol), 'messages');
+  const today = referenceOutput(c.protocol, withoutThoughts(c.protocol, c.body), UNBOUNDED);
+  t.deepEqual(comparable(outputContent(view, UNBOUNDED).value, c.protocol), comparable(today.value, c.protocol), 'messages');
   const facts = new ResponseFacts();
-  facts.body(c.protocol, c.body);
-  t.deepEqual(
-    { id: view.id, model: view.model, finishReasons: finishes(view.choices.map((ch) => ch.finish?.native)) },
-    { id: facts.id, model: facts.model, finishReasons: facts.finishReasons },
-  );
+  facts.answer(view);
+  const wire = new ReferenceFacts();
+  wire.body(c.protocol, c.body);
+  t.deepEqual({ id: facts.id, model: facts.model, finishReasons: facts.finishReasons }, { id: wire.id, model: wire.model, finishReasons: wire.finishReasons });
   t.true(
     view.texts().every((p) => typeof p.text === 'string'),
     'texts',
@@ -187,37 +143,21 @@ function compareAnswer(t: T, reader: ContentReader, c: Extract<ContentCase, { ki
 }
 
 function compareStream(t: T, reader: ContentReader, c: Extract<ContentCase, { kind: 'stream' }>): void {
-  const today = new StreamText(UNBOUNDED);
+  const today = new ReferenceStreamText(UNBOUNDED);
+  const wire = new ReferenceFacts();
+  const text = new StreamText(UNBOUNDED);
   const facts = new ResponseFacts();
-  let text = '';
-  let id: string | undefined;
-  let model: string | undefined;
-  const reasons: Array<string | undefined> = [];
   for (const event of c.events) {
     today.chunk(c.protocol, withoutThoughts(c.protocol, event.value));
-    facts.chunk(c.protocol, event.value);
+    wire.chunk(c.protocol, event.value);
     const view = eventContent(reader, event.value, readOnly());
-    id ??= view.id;
-    model ??= view.model;
-    for (const f of view.finish) reasons.push(f.native);
-    for (const d of view.deltas) if (d.type === 'text' && d.index === firstChoice(c.protocol, event.value)) text += d.text;
+    text.event(view);
+    facts.event(view);
     // the hint may let an event through unparsed only when it carries no finish reason
     if (view.finish.length > 0 && reader.finishHint) t.regex(event.data, reader.finishHint, 'finishHint passes an event with a finish reason');
   }
-  t.is(text, today.message(undefined)[0]!.parts[0]!.content ?? '', 'the stream text otel collects');
-  t.deepEqual({ id, model, finishReasons: finishes(reasons) }, { id: facts.id, model: facts.model, finishReasons: facts.finishReasons });
-}
-
-/** The index of the first choice of a chunk (today's otel reads that one). */
-function firstChoice(protocol: string, value: Record<string, unknown>): number {
-  if (protocol !== 'openai-chat' && protocol !== 'gemini') return 0;
-  const first = ((protocol === 'gemini' ? value.candidates : value.choices) as Array<{ index?: number }> | undefined)?.[0];
-  return first?.index ?? 0;
-}
-
-function finishes(reasons: Array<string | undefined>): string[] | undefined {
-  const kept = reasons.filter((r): r is string => r !== undefined);
-  return kept.length === 0 ? undefined : kept;
+  t.deepEqual(text.message(undefined), today.message(undefined), 'the stream text otel collects');
+  t.deepEqual({ id: facts.id, model: facts.model, finishReasons: facts.finishReasons }, { id: wire.id, model: wire.model, finishReasons: wire.finishReasons });
 }
 
 // ---- what each fixture holds, by value ----

@@ -136,7 +136,10 @@ test('a planted broken example fails, naming the file, the line and the key at f
     ['planted.md:8', /^planted\.md:8: listen: expected "<host>:<port>"/],
     ['planted.md:12', /^planted\.md:12: extensions\.rate_limit\.requests_per_minute: /],
     ['planted.md:17', /^planted\.md:17: providers\.openai\.timeout_seconds: /],
-    ['planted.md:24', /^planted\.md:24: providers\.nowhere: unknown provider kind 'nowhere'/],
+    [
+      'planted.md:24',
+      /^planted\.md:24: providers\.nowhere: no built-in provider kind 'nowhere' and the npm package gw-plugin-nowhere is not installed; give base_url/,
+    ],
     ['planted.md:29', /^planted\.md:29: extensions\.no_such_extension: no built-in extension/],
     ['planted.md:33', /^planted\.md:33: responses\.ttl_days: /],
     ['planted.md:38', /^planted\.md:38: keys\.default\.key: expected a key of at least 16 characters/],

@@ -16,20 +16,14 @@ import {
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, EmbeddingsResponse } from '../../lib/common/chat.ts';
-import {
-  batchEmbedContentsToEmbeddings,
-  ChunksToGeminiStream,
-  chatCompletionToGemini,
-  embeddingsToBatchEmbedContents,
-  encodeSseError,
-  encodeSseResponse,
-  estimateCountTokens,
-  geminiToChatRequest,
-  listGeminiModels,
-  splitModelMethod,
-  toGeminiModel,
-  toGoogleError,
-} from '../../protocols/gemini/index.ts';
+import { estimateCountTokens } from '../../protocols/gemini/count-tokens.ts';
+import { batchEmbedContentsToEmbeddings, embeddingsToBatchEmbedContents } from '../../protocols/gemini/embed-content.ts';
+import { chatCompletionToGemini } from '../../protocols/gemini/from-chat-completion.ts';
+import { CommonToGeminiStep } from '../../protocols/gemini/from-common-step.ts';
+import { toGoogleError } from '../../protocols/gemini/google-error.ts';
+import { listGeminiModels, splitModelMethod, toGeminiModel } from '../../protocols/gemini/models.ts';
+import { encodeSseError, encodeSseResponse } from '../../protocols/gemini/stream-framing.ts';
+import { geminiToChatRequest } from '../../protocols/gemini/to-chat-request.ts';
 import { fixture as fixtureText, startUpstream, type MockUpstream, type Received } from '../helpers/upstream.ts';
 
 function readChunks(rel: string): ChatCompletionChunk[] {
@@ -104,7 +98,7 @@ function answer(r: Received, res: ServerResponse) {
       case 'streamGenerateContent': {
         const { req, includeThoughts } = geminiToChatRequest(r.json, { model, stream: true });
         translated.push(req);
-        const mapper = new ChunksToGeminiStream({ includeThoughts });
+        const mapper = new CommonToGeminiStep({ includeThoughts });
         const chunks = readChunks(STREAMS[model === 'broken' ? 'text' : model]!);
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         if (model === 'broken') {

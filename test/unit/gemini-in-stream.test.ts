@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
-import { ChunksToGeminiStream } from '../../protocols/gemini/chunks-to-stream.ts';
+import { CommonToGeminiStep } from '../../protocols/gemini/from-common-step.ts';
 import { encodeSseError, encodeSseResponse, JsonArrayFraming } from '../../protocols/gemini/stream-framing.ts';
 import type { GenerateContentResponse, Part } from '../../protocols/gemini/types.ts';
 
@@ -23,7 +23,7 @@ function readChunks(rel: string): ChatCompletionChunk[] {
 }
 
 function run(chunks: ChatCompletionChunk[], includeThoughts = false): GenerateContentResponse[] {
-  const m = new ChunksToGeminiStream({ includeThoughts });
+  const m = new CommonToGeminiStep({ includeThoughts });
   return [...chunks.flatMap((c) => m.push(c)), ...m.end()];
 }
 
@@ -129,7 +129,7 @@ test('text after calls flushes them first; several choices finish into one final
 });
 
 test('no usage: the final response goes out at end(); an empty stream still ends with one answer; end() is idempotent', (t) => {
-  const m = new ChunksToGeminiStream({ includeThoughts: false });
+  const m = new CommonToGeminiStep({ includeThoughts: false });
   t.deepEqual(m.push(chunk([{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }])), [], 'held for the usage');
   t.deepEqual(m.end(), [
     {

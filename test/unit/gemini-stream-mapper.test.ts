@@ -3,7 +3,7 @@ import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletionChunk, Usage } from '../../lib/common/chat.ts';
 import type { SseEvent } from '../../lib/provider.ts';
-import { GeminiStreamMapper } from '../../protocols/gemini/stream-mapper.ts';
+import { GeminiToCommonStep } from '../../protocols/gemini/to-common-step.ts';
 import { counterIdSource, parseToolCallId } from '../../protocols/gemini/tool-call-ids.ts';
 
 const META = { id: 'chatcmpl-gem1', model: 'gemini-3-pro-preview', created: 1_760_000_000 };
@@ -39,7 +39,7 @@ interface Reassembled {
   usage: Usage | null | undefined;
 }
 
-function run(events: SseEvent[], mapper = new GeminiStreamMapper({ ...META, idSource: counterIdSource('t') })): Reassembled {
+function run(events: SseEvent[], mapper = new GeminiToCommonStep({ ...META, idSource: counterIdSource('t') })): Reassembled {
   const chunks = [...events.flatMap((e) => mapper.push(e)), ...mapper.end()];
   const r: Reassembled = { chunks, content: '', reasoning: '', toolCalls: [], finish: [], usage: undefined };
   for (const c of chunks) {
@@ -219,17 +219,17 @@ test('a usageMetadata without counts does not replace the last counted one', (t)
 
 test('end() before any finishReason throws 502', (t) => {
   const events = sseEvents('google-text.sse').slice(0, 2);
-  const mapper = new GeminiStreamMapper(META);
+  const mapper = new GeminiToCommonStep(META);
   for (const e of events) mapper.push(e);
   const err = t.throws(() => mapper.end(), { instanceOf: GatewayError });
   t.is(err.status, 502);
   t.is(err.message, 'provider gemini ended the stream before finishReason');
   t.is(err.code, 'upstream_truncated');
-  t.throws(() => new GeminiStreamMapper(META).end(), { message: 'provider gemini ended the stream before finishReason' });
+  t.throws(() => new GeminiToCommonStep(META).end(), { message: 'provider gemini ended the stream before finishReason' });
 });
 
 test('malformed JSON throws 502 quoting the data', (t) => {
-  const mapper = new GeminiStreamMapper(META);
+  const mapper = new GeminiToCommonStep(META);
   const err = t.throws(() => mapper.push({ event: undefined, data: '{"candidates": [' }), { instanceOf: GatewayError });
   t.is(err.status, 502);
   t.is(err.message, 'provider gemini sent a stream event that is not a JSON object: {"candidates": [');
@@ -238,7 +238,7 @@ test('malformed JSON throws 502 quoting the data', (t) => {
 });
 
 test('an error payload mid-stream throws 502 with the upstream message and status', (t) => {
-  const mapper = new GeminiStreamMapper(META);
+  const mapper = new GeminiToCommonStep(META);
   t.is(mapper.push(sseEvents('google-text.sse')[0]!).length, 3, 'role, text, the usage so far');
   const err = t.throws(() => mapper.push(ev({ error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } })), {
     instanceOf: GatewayError,

@@ -259,7 +259,7 @@ test('the secret detector gw scrubs stored text with: matches in order, not over
   const detector = new Guardrails(guardrailsSchema.parse({ checks: { s: { type: 'secrets', action: 'monitor' } } })).secretDetector();
   const text = `a ${GITHUB} b ${AWS}`;
   t.deepEqual(
-    detector.find(text).map((m) => [m.type, text.slice(m.start, m.end)]),
+    detector.find(text).map((m: { type: string; start: number; end: number }) => [m.type, text.slice(m.start, m.end)]),
     [
       ['github-token', GITHUB],
       ['aws-access-key', AWS],

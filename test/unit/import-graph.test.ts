@@ -161,12 +161,12 @@ test('plugins and protocol kits import gw only through the SDK entries and the k
   const sources = repository();
   for (const f of [
     'plugins/formats/openai-responses/route.ts',
-    'plugins/formats/anthropic-messages/route.ts',
-    'plugins/formats/gemini/route-generate.ts',
+    'protocols/anthropic-messages/generate.ts',
+    'protocols/gemini/generate.ts',
     'plugins/providers/dashscope/index.ts',
-    'protocols/openai-chat/compatible.ts',
-    'protocols/anthropic-messages/dual-origin.ts',
-    'protocols/gemini/stream-reader.ts',
+    'protocols/openai-chat/vendor.ts',
+    'protocols/anthropic-messages/vendor.ts',
+    'protocols/gemini/native-step.ts',
     'sdk/plugin.ts',
     'sdk/format.ts',
     'sdk/store.ts',
@@ -221,15 +221,15 @@ test('a planted violation of each rule is reported', (t) => {
     'lib/http/bad.ts → ../../core/context.ts',
     'lib/http/bad.ts → ../../server/gateway.ts',
     'lib/http/bad.ts → gw/plugin',
-    'sdk/bad.ts → ../server/log.ts',
-    'sdk/bad.ts → ../protocols/gemini/types.ts',
-    'sdk/bad.ts → gw/plugin/format',
     'mcp/bad.ts → ../server/gateway.ts',
     'mcp/bad.ts → ../plugins/extensions/budget/index.ts',
     'mcp/bad.ts → gw/plugin',
     'mcp/bad.ts → ../sdk/plugin.ts',
     'core/pipeline/mcp-bad.ts → ../../mcp/index.ts',
     'cli/bad.ts → ../mcp/index.ts',
+    'sdk/bad.ts → ../server/log.ts',
+    'sdk/bad.ts → ../protocols/gemini/types.ts',
+    'sdk/bad.ts → gw/plugin/format',
   ]);
 });
 

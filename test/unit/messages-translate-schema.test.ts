@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import { chatCompletionToMessages } from '../../protocols/anthropic-messages/from-chat-completion.ts';
-import { ChunksToMessagesEvents } from '../../protocols/anthropic-messages/chunks-to-events.ts';
+import { CommonToMessagesStep } from '../../protocols/anthropic-messages/from-common-step.ts';
 
 type Schema = Record<string, unknown>;
 /** Anthropic's spec as far as Message and its stream events reach (see test/fixtures/specs/PROVENANCE.md). */
@@ -128,7 +128,7 @@ test('every translated stream event satisfies MessageStreamEvent, message_start 
       { index: 0, delta: { tool_calls: [{ index: 0, id: 'call_x', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: null },
     ],
   });
-  const m = new ChunksToMessagesEvents({ requestModel: 'my-alias' });
+  const m = new CommonToMessagesStep({ requestModel: 'my-alias' });
   const events = [...chunks.flatMap((c) => m.push(c)), ...m.end()];
   t.is(events[0]!.type, 'message_start');
   t.deepEqual(violations(events[0], 'MessageStartEvent'), []);

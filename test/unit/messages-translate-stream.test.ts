@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
 import type { MessagesStreamEvent } from '../../protocols/anthropic-messages/types.ts';
-import { ChunksToMessagesEvents, encodeMessagesEvent } from '../../protocols/anthropic-messages/chunks-to-events.ts';
+import { CommonToMessagesStep, encodeMessagesEvent } from '../../protocols/anthropic-messages/from-common-step.ts';
 
 /** The `data:` payloads of a recorded common-format stream, `[DONE]` left out. */
 function readChunks(rel: string): ChatCompletionChunk[] {
@@ -22,7 +22,7 @@ function readChunks(rel: string): ChatCompletionChunk[] {
 }
 
 function run(chunks: ChatCompletionChunk[], stopSequences?: string[]): MessagesStreamEvent[] {
-  const m = new ChunksToMessagesEvents({ requestModel: 'my-alias', stopSequences });
+  const m = new CommonToMessagesStep({ requestModel: 'my-alias', stopSequences });
   return [...chunks.flatMap((c) => m.push(c)), ...m.end()];
 }
 
@@ -208,7 +208,7 @@ test('usage before the finish chunk gives the same message_delta', (t) => {
 });
 
 test('an empty-choices preamble without usage is skipped so message_start carries the real id', (t) => {
-  const m = new ChunksToMessagesEvents({ requestModel: 'my-alias' });
+  const m = new CommonToMessagesStep({ requestModel: 'my-alias' });
   t.deepEqual(m.push({ choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: [] } as unknown as ChatCompletionChunk), []);
   const [start] = m.push(chunk({ role: 'assistant', content: '' }));
   t.is(start?.type === 'message_start' && start.message.id, 'msg_20260313050307df155ecf3e9f4961');
@@ -269,7 +269,7 @@ test('stop sequence detected across chunk boundaries; refusal deltas end with re
 });
 
 test('an empty stream still yields a whole message; end() is idempotent and later chunks are ignored', (t) => {
-  const m = new ChunksToMessagesEvents({ requestModel: 'my-alias' });
+  const m = new CommonToMessagesStep({ requestModel: 'my-alias' });
   const events = m.end();
   t.deepEqual(shape(events), ['message_start', 'message_delta', 'message_stop']);
   t.deepEqual(finalDelta(events), { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: zeroUsage });

@@ -18,6 +18,11 @@ import { AttributeLayout, DeltaHistogram, MAX_SERIES } from '../../plugins/exten
 import { ANSWER_MAX_CHARS, spansAnswer, tracesOf } from '../../plugins/extensions/otel/recent.ts';
 import { SpanFactory } from '../../plugins/extensions/otel/span.ts';
 import { requestContext } from '../helpers/request-context.ts';
+import { answerContent, READ_ONLY } from '../../lib/content/view.ts';
+import { chatContent } from '../../protocols/openai-chat/content.ts';
+
+/** A request of `format` read by its content view. */
+const view = (format: string, body: Record<string, unknown>) => requestContext('m', body, format).content();
 
 test('GET /v1/otel/spans answers at most ANSWER_MAX_CHARS, newest traces first, where the spans as one JSON text are past the longest string', (t) => {
   const ended: ReadableSpan[] = [];
@@ -48,7 +53,7 @@ test('GET /v1/otel/spans answers at most ANSWER_MAX_CHARS, newest traces first, 
 test('captured content stays within its room, newest messages kept, and says it was cut', (t) => {
   const max = 2048;
   const messages = Array.from({ length: 100_000 }, (_, i) => ({ role: 'user', content: `message ${i} ${'y'.repeat(100)}` }));
-  const input = inputContent('openai-chat', { messages, system: 'x' }, max);
+  const input = inputContent(view('openai-chat', { messages, system: 'x' }), max);
   const json = JSON.stringify(input.messages.value);
   t.true(json.length <= contentRoom(max) * 1.25, `${json.length} characters for a room of ${contentRoom(max)}`);
   t.true(input.messages.cut);
@@ -56,17 +61,29 @@ test('captured content stays within its room, newest messages kept, and says it 
   t.regex(kept.at(-1)!.parts[0]!.content!, /^message 99999 /, 'the newest message is kept');
   t.regex(kept[0]!.parts[0]!.content!, /^message 9\d{4} /);
 
-  // roles, ids and names a client chose are cut too
-  const odd = inputContent('openai-chat', { messages: [{ role: 'r'.repeat(10_000), content: 'hi' }] }, max);
-  t.is(odd.messages.value[0]!.role.length, 257);
+  // ids and names a client chose are cut too (roles are the view's five)
+  const call = { id: 'i'.repeat(10_000), type: 'function', function: { name: 'n'.repeat(10_000), arguments: '{}' } };
+  const odd = inputContent(
+    view('openai-chat', {
+      messages: [
+        { role: 'r'.repeat(10_000), content: 'hi' },
+        { role: 'assistant', tool_calls: [call] },
+      ],
+    }),
+    max,
+  );
+  t.is(odd.messages.value[0]!.role, 'user');
+  const part = odd.messages.value[1]!.parts[0]!;
+  t.is(part.id!.length, 257);
+  t.is(part.name!.length, 257);
 
-  const small = inputContent('anthropic-messages', { system: 'be brief', messages: [{ role: 'user', content: 'hi' }] }, max);
+  const small = inputContent(view('anthropic-messages', { system: 'be brief', messages: [{ role: 'user', content: 'hi' }] }), max);
   t.false(small.messages.cut);
   t.deepEqual(small.messages.value, [{ role: 'user', parts: [{ type: 'text', content: 'hi' }] }]);
   t.deepEqual(small.system, { value: [{ type: 'text', content: 'be brief' }], cut: false });
 
   const choices = Array.from({ length: 1000 }, () => ({ message: { role: 'assistant', content: 'z'.repeat(2000) }, finish_reason: 'stop' }));
-  const output = outputContent('openai-chat', { choices }, max);
+  const output = outputContent(answerContent(chatContent, { choices }, READ_ONLY), max);
   t.true(JSON.stringify(output.value).length <= contentRoom(max) * 1.25);
   t.true(output.cut);
 });

@@ -16,16 +16,19 @@ import { createHooks } from '../../core/hooks.ts';
 import type { UpstreamClient } from '../../lib/http/client.ts';
 import { sseEvents } from '../../lib/http/sse-parse.ts';
 import { createLogger } from '../../server/log.ts';
-import type { SseEvent, StreamMapper } from '../../lib/provider.ts';
-import { passthroughFrames, type PassthroughReader } from '../../core/pipeline/passthrough.ts';
+import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamStep } from '../../lib/vendor/side.ts';
+import { passthroughFrames, type NativeStep } from '../../core/pipeline/passthrough.ts';
 import { NO_SECRETS } from '../../lib/redact.ts';
-import { MessagesStreamReader } from '../../protocols/anthropic-messages/stream-reader.ts';
+import { MessagesNativeStep } from '../../protocols/anthropic-messages/native-step.ts';
 import { sseFraming } from '../../protocols/gemini/stream-framing.ts';
-import { GeminiStreamReader } from '../../protocols/gemini/stream-reader.ts';
-import { ResponsesStreamReader } from '../../protocols/openai-responses/streams.ts';
-import { AnthropicStreamMapper } from '../../protocols/anthropic-messages/stream-mapper.ts';
-import { GeminiStreamMapper } from '../../protocols/gemini/stream-mapper.ts';
-import { createCompatibleProvider } from '../../protocols/openai-chat/compatible.ts';
+import { GeminiNativeStep } from '../../protocols/gemini/native-step.ts';
+import { ResponsesNativeStep } from '../../protocols/openai-responses/native-step.ts';
+import { MessagesToCommonStep } from '../../protocols/anthropic-messages/to-common-step.ts';
+import { GeminiToCommonStep } from '../../protocols/gemini/to-common-step.ts';
+import { vendorProvider } from '../../lib/vendor/provider.ts';
+import { openaiChat } from '../../protocols/openai-chat/protocol.ts';
 import { mapZhipuChunk, zhipuChunkNeedsMap } from '../../plugins/providers/zhipu/quirks.ts';
 import { fixture } from '../helpers/upstream.ts';
 import { chunksToSse } from '../e2e/responses-helpers.ts';
@@ -115,7 +118,7 @@ async function drain(items: AsyncIterable<unknown>, after?: () => unknown): Prom
   return out + (after ? JSON.stringify(after()) : '');
 }
 
-function mapperReader(make: () => StreamMapper): Reader {
+function mapperReader(make: () => StreamStep<SseEvent, ChatCompletionChunk>): Reader {
   return async (events) => {
     const m = make();
     async function* chunks() {
@@ -130,15 +133,10 @@ function mapperReader(make: () => StreamMapper): Reader {
 function compatibleReader(zhipu: boolean): Reader {
   return async (events) => {
     const http = { send: async () => ({ statusCode: 200, headers: {}, body: undefined }), events: async () => events } as unknown as UpstreamClient;
-    const p = createCompatibleProvider({
-      name: 'up',
-      kind: zhipu ? 'zhipu' : 'vllm',
-      baseUrl: 'http://up/v1',
-      models: ['m'],
-      http,
-      headers: {},
-      ...(zhipu ? { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap } : {}),
-    });
+    const p = vendorProvider(
+      { name: 'up', config: { kind: zhipu ? 'zhipu' : 'vllm', models: ['m'], timeout_seconds: 60 }, http: () => http },
+      { protocol: openaiChat, origin: 'http://up/v1', auth: {}, ...(zhipu ? { quirks: { chunk: mapZhipuChunk, chunkIf: zhipuChunkNeedsMap } } : {}) },
+    );
     const r = await p.chat(
       { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
       { signal: new AbortController().signal, log: LOG, headers: {}, rawBody: undefined, query: '' },
@@ -163,7 +161,7 @@ function hooks(tapped: boolean) {
 
 function passthroughReaders(tapped: boolean): Record<string, Reader> {
   /** A format's native stream through the kernel's passthrough loop, read by `reader`. */
-  const through = (format: string, reader: (rc: RequestContext, progress: StreamProgress) => PassthroughReader, extra?: (p: StreamProgress) => unknown) =>
+  const through = (format: string, reader: (rc: RequestContext, progress: StreamProgress) => NativeStep, extra?: (p: StreamProgress) => unknown) =>
     (async (events) => {
       const rc = context(format);
       const progress = new StreamProgress();
@@ -174,11 +172,11 @@ function passthroughReaders(tapped: boolean): Record<string, Reader> {
       ]);
     }) as Reader;
   return {
-    messages: through('anthropic-messages', (rc, p) => new MessagesStreamReader(rc, p)),
-    responses: through('openai-responses', (rc, p) => new ResponsesStreamReader(rc, p, async () => undefined)),
+    messages: through('anthropic-messages', (rc, p) => new MessagesNativeStep(rc, p)),
+    responses: through('openai-responses', (rc, p) => new ResponsesNativeStep(rc, p, async () => undefined)),
     gemini: through(
       'gemini',
-      (rc, p) => new GeminiStreamReader(rc, p, sseFraming()),
+      (rc, p) => new GeminiNativeStep(rc, p, sseFraming()),
       (p) => p.deferredUsage(),
     ),
   };
@@ -201,8 +199,8 @@ const READERS: Array<[string, keyof typeof STREAMS, Reader]> = [
   ['core SSE reader (openai)', 'openai', (events) => drain(events)],
   ['common-format provider', 'openai', compatibleReader(false)],
   ['zhipu mapped chunks', 'zhipu', compatibleReader(true)],
-  ['anthropic stream mapper', 'anthropic', mapperReader(() => new AnthropicStreamMapper({ created: 1, provider: 'up' }))],
-  ['gemini stream mapper', 'gemini', mapperReader(() => new GeminiStreamMapper({ id: 'g', model: 'm', created: 1, provider: 'up' }))],
+  ['anthropic stream mapper', 'anthropic', mapperReader(() => new MessagesToCommonStep({ created: 1, provider: 'up' }))],
+  ['gemini stream mapper', 'gemini', mapperReader(() => new GeminiToCommonStep({ id: 'g', model: 'm', created: 1, provider: 'up' }))],
   ...([false, true] as const).flatMap((tapped): Array<[string, keyof typeof STREAMS, Reader]> => {
     const r = passthroughReaders(tapped);
     const how = tapped ? 'tapped' : 'untapped';

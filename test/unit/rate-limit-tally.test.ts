@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestContext } from '../../core/context.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { createHooks } from '../../core/hooks.ts';
+import { createHooks, ResponseInfo } from '../../core/hooks.ts';
+import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
 import { keyInfo } from '../../lib/keys.ts';
 import { createLogger } from '../../server/log.ts';
 import { openLevelStore } from '../../plugins/stores/level/level.ts';
@@ -58,11 +59,11 @@ test("onError after a settled onResponse does not drop other streams' pending to
   await hooks.onRequest.promise(b);
   for (const r of [a, b]) {
     r.usage = { prompt_tokens: 4, completion_tokens: 6, total_tokens: 10 };
-    hooks.onChunk.call(r, { format: 'openai-chat', value: { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [] } });
+    hooks.onChunk.call(r, new ChunkHolder('openai-chat').next(undefined, { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [] }));
   }
   a.provider = 'p';
   a.status = 200;
-  await hooks.onResponse.promise(a, { body: undefined }); // 10 tokens into the window
+  await hooks.onResponse.promise(a, ResponseInfo.STREAM); // 10 tokens into the window
   // a later tap failed: the core runs onError for the same request
   await hooks.onError.promise(a, new GatewayError(503, 'store gone', { code: 'store_unavailable' }));
   // window 10 + b's 10 in flight = 20 >= 20: refused

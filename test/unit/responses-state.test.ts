@@ -16,7 +16,7 @@ import { fromResponsesUsage, toResponsesUsage } from '../../protocols/openai-res
 import { isTerminal, typeOf } from '../../protocols/openai-responses/passthrough.ts';
 import { newResponseId, itemId } from '../../protocols/openai-responses/response-base.ts';
 import { ResponseStore, type StoredResponse } from '../../plugins/formats/openai-responses/response-store.ts';
-import { sequenceOf } from '../../protocols/openai-responses/streams.ts';
+import { sequenceOf } from '../../protocols/openai-responses/native-step.ts';
 import { fixture } from '../helpers/upstream.ts';
 
 async function store(t: import('ava').ExecutionContext, ttlDays = 30): Promise<ResponseStore> {

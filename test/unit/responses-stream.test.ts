@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { ChatCompletionChunk } from '../../lib/common/chat.ts';
-import { ChunksToResponsesEvents } from '../../protocols/openai-responses/chunks-to-events.ts';
+import { CommonToResponsesStep } from '../../protocols/openai-responses/from-common-step.ts';
 import { encodeResponsesEvent } from '../../protocols/openai-responses/encode-event.ts';
 import { ToolNames } from '../../protocols/openai-responses/map-tools.ts';
 import { streamFailureEvents } from '../../protocols/openai-responses/stream-failure.ts';
@@ -41,7 +41,7 @@ function run(
   body: ResponsesRequest = { model: 'my-alias', input: 'x', stream: true },
   toolNames = new ToolNames(),
 ): ResponsesStreamEvent[] {
-  const m = new ChunksToResponsesEvents({ body, requestModel: 'my-alias', toolNames });
+  const m = new CommonToResponsesStep({ body, requestModel: 'my-alias', toolNames });
   return [...chunks.flatMap((c) => m.push(c)), ...m.end()];
 }
 
@@ -227,13 +227,13 @@ test('text then two parallel calls (one a namespaced function): items in order, 
 });
 
 test('an empty stream still yields a whole empty response; end() and push() after end are no-ops', (t) => {
-  const m = new ChunksToResponsesEvents({ body: { model: 'm' }, requestModel: 'm', toolNames: new ToolNames() });
+  const m = new CommonToResponsesStep({ body: { model: 'm' }, requestModel: 'm', toolNames: new ToolNames() });
   const events = m.end();
   t.deepEqual(types(events), ['response.created', 'response.in_progress', 'response.completed']);
   t.deepEqual(m.end(), []);
   t.deepEqual(m.push(chunk({ content: 'late' })), []);
 
-  const early = new ChunksToResponsesEvents({ body: { model: 'm' }, requestModel: 'm', toolNames: new ToolNames() });
+  const early = new CommonToResponsesStep({ body: { model: 'm' }, requestModel: 'm', toolNames: new ToolNames() });
   t.deepEqual(types(early.start()), ['response.created', 'response.in_progress']);
   t.deepEqual(early.start(), []);
   t.deepEqual(early.push(chunk({ content: 'a' }))[0]?.sequence_number, 2, 'numbering goes on after start()');
@@ -241,7 +241,7 @@ test('an empty stream still yields a whole empty response; end() and push() afte
 
 test('a failure after the first byte: error then response.failed, numbered on, shaped like the recorded OpenAI failure', (t) => {
   const recorded = recordedEvents('responses/vercel-ai/openai-error.1.chunks.txt');
-  const m = new ChunksToResponsesEvents({ body: { model: 'm', input: 'x', stream: true }, requestModel: 'm', toolNames: new ToolNames() });
+  const m = new CommonToResponsesStep({ body: { model: 'm', input: 'x', stream: true }, requestModel: 'm', toolNames: new ToolNames() });
   const before = [...m.push(chunk({ content: 'Hel' })), ...m.push(chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{' } }] }))];
   const failed = m.fail({ message: 'upstream stream ended early', status: 502, code: 'upstream_error', type: 'upstream_error' });
   t.deepEqual(types(failed), ['error', 'response.failed']);
@@ -271,7 +271,7 @@ test('a failure after the first byte: error then response.failed, numbered on, s
 test('every event conforms to its OpenAPI schema', (t) => {
   const codex = fixtureJson<{ body: ResponsesRequest }>('responses/codex-0.169-request.json').body;
   const { toolNames } = responsesToChatRequest(codex);
-  const m = new ChunksToResponsesEvents({ body: codex, requestModel: 'm', toolNames });
+  const m = new CommonToResponsesStep({ body: codex, requestModel: 'm', toolNames });
   const events = [
     ...m.push(chunk({ role: 'assistant', reasoning_content: 'hmm' })),
     ...m.push(chunk({ content: 'Hi' })),
@@ -280,7 +280,7 @@ test('every event conforms to its OpenAPI schema', (t) => {
     ...m.push(chunk({}, 'tool_calls', { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })),
     ...m.end(),
   ];
-  const failing = new ChunksToResponsesEvents({ body: codex, requestModel: 'm', toolNames });
+  const failing = new CommonToResponsesStep({ body: codex, requestModel: 'm', toolNames });
   events.push(...failing.push(chunk({ content: 'x' })), ...failing.fail({ message: 'boom' }));
   const deviations = new Set(['ResponseStreamEvent.response.user: expected string, got null', 'ResponseStreamEvent.response.usage: expected object, got null']);
   for (const e of events)

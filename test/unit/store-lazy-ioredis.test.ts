@@ -37,7 +37,7 @@ test('a LevelDB gateway never loads ioredis; finding the Redis store plugin does
   t.false(loaded('/node_modules/ioredis/'));
   t.false(loaded('/plugins/stores/redis/redis.ts'));
 
-  const redis = await findStore(parseConfig('[store]\nurl = "redis://127.0.0.1:1/0"\n', file, file, {}));
+  const { found: redis } = await findStore(parseConfig('[store]\nurl = "redis://127.0.0.1:1/0"\n', file, file, {}));
   t.deepEqual([redis.plugin.name, redis.plugin.shared], ['redis', true]);
   t.false(loaded('/node_modules/ioredis/'), 'found, not opened: no ioredis');
   // opening it imports ioredis: against a server that refuses every command, it fails at once

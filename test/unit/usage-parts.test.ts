@@ -4,7 +4,8 @@
  * Responses usage both ways with cache writes and their 1-hour part.
  */
 import test from 'ava';
-import { cachedTokens, cacheHitRate, cacheWrite1hTokens, cacheWriteTokens, reasoningTokens, type Usage } from 'gw/plugin';
+import { cachedTokens, cacheHitRate, cacheWriteTokens, reasoningTokens, type Usage } from 'gw/plugin';
+import { cacheWrite1hTokens } from '../../lib/common/usage-parts.ts';
 import { withCacheWrites } from 'gw/plugin/openai-chat';
 import { fromResponsesUsage, toResponsesUsage } from '../../protocols/openai-responses/map-usage.ts';
 import { fixtureJson } from '../helpers/upstream.ts';

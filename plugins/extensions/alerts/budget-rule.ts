@@ -1,11 +1,7 @@
 /**
- * The budget rule, checked as each request is charged: the budget extension leaves the key's
- * spend after the charge in the request's state (BUDGET_SETTLED, the store's atomic result,
- * exact across instances), and the highest threshold it reaches alerts once per key, period
- * and budget amount (a raised budget re-arms it). A key staying above a threshold costs a
- * map lookup per request, no store call (claim.ts remembers the claim). A change of a key's
- * budget or period is checked the same way, without waiting for a request: the budget
- * extension tells the key's spend then (onNotice BUDGET_STATUS).
+ * The budget rule, checked as each request is charged (BUDGET_SETTLED) or a key's budget changes
+ * (BUDGET_STATUS): the highest threshold reached alerts once per key, period and budget amount;
+ * staying above one costs a map lookup per request (claim.ts).
  */
 import { BUDGET_SETTLED, type BudgetSettled, type FinishedRequest, rfc3339 } from 'gw/plugin';
 import type { AlertEngine } from './engine.ts';

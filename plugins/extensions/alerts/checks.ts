@@ -1,10 +1,6 @@
 /**
- * The rules checked on a timer (`check_interval_seconds`), off every request's path:
- * circuits (each provider's breaker, as this instance sees it), error rates (minute
- * counters fed by onFinish), p95 latency (this instance's provider health, last 5 minutes)
- * and keys nearing expiry. A rule alerts when its subject crosses into the bad state (and,
- * for circuits, error rates and latency, again when it leaves it: `resolved`); the claim
- * makes one instance's alert the only one within the cooldown.
+ * The rules checked on a timer, off every request's path: circuits, error rates, p95 latency,
+ * keys nearing expiry. Each alerts on crossing into the bad state (and `resolved` on leaving it).
  */
 import { rfc3339 } from 'gw/plugin';
 import type { AlertEngine } from './engine.ts';
@@ -57,10 +53,7 @@ export class CircuitCheck implements Check {
   }
 }
 
-/**
- * A rule with a threshold on a series of subjects (models, providers): alerts when a subject
- * crosses into the bad state, resolves when it leaves it (edges, not levels).
- */
+/** A threshold rule over subjects (models, providers): alerts and resolves on edges, not levels. */
 abstract class ThresholdCheck<R extends Rule & { match: string }> implements Check {
   private readonly above = new Set<string>();
   protected readonly matches: (name: string) => boolean;

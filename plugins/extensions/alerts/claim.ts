@@ -1,9 +1,7 @@
 /**
- * Once across instances: an alert fires only when its dedupe key is claimed, and a claim is
- * a sliding window of limit 1 in the shared store (`windowAdmit(key, 1, ttl)`: atomic on
- * every backend, exact across instances on Redis, kept through a restart, gone after `ttl`)
- * — a set-if-absent with a TTL. Each instance also remembers what it saw claimed until when,
- * so a key staying above a threshold costs no store call per request.
+ * Once across instances: an alert fires when its dedupe key is claimed, a sliding window of
+ * limit 1 (`windowAdmit(key, 1, ttl)`: a set-if-absent with a TTL); each instance remembers
+ * what it saw claimed, so a key above a threshold costs no store call per request.
  */
 import type { Store } from 'gw/plugin';
 
@@ -26,10 +24,7 @@ export class Claims {
     return until === undefined || until <= Date.now();
   }
 
-  /**
-   * Claims `key` for `ttlMs`: true for exactly one caller among every instance in any
-   * `ttlMs` span, false when it is already claimed.
-   */
+  /** Claims `key` for `ttlMs`: true for exactly one caller among every instance in any `ttlMs` span. */
   async claim(key: string, ttlMs: number): Promise<boolean> {
     if (!this.open(key)) return false;
     const v = await this.store.windowAdmit(`claim:${key}`, 1, ttlMs, { cost: 1 });

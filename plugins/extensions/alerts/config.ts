@@ -1,8 +1,4 @@
-/**
- * `[extensions.alerts]`: where alerts go (webhooks) and what raises one (rules). Checked by
- * zod when the extension loads; an error names the key path
- * (`extensions.alerts.rules.1.threshold_percent: …`).
- */
+/** `[extensions.alerts]`: where alerts go (webhooks) and what raises one (rules). */
 import { headerNameSchema, headerValueSchema } from 'gw/plugin';
 import { z } from 'zod';
 

@@ -1,14 +1,8 @@
 /**
- * Webhook deliveries, off the request path: a bounded FIFO (full → the new delivery is
- * dropped and counted), at most `concurrency` POSTs in flight, each with its own timeout,
- * retried with exponential backoff and jitter up to the webhook's `max_attempts` on a
- * network error, a timeout, 408, 429 or 5xx (other 4xx are the receiver saying no: not
- * retried). Every attempt is logged with the webhook's name and the answer's status —
- * never its URL (a Slack URL is a secret) or its headers. A webhook's answer is read up to
- * ANSWER_READ_MAX_BYTES and the rest discarded (the connection closed): a receiver answering
- * gigabytes costs gw nothing. Each delivery's outcome (delivered, failed, dropped) goes to
- * `onOutcome` (the engine keeps the last ones per webhook in the store). Closing aborts what is
- * in flight and drops what waits.
+ * Webhook deliveries off the request path: a bounded FIFO, `concurrency` POSTs at once, each
+ * timed out, retried with backoff on a network error, timeout, 408, 429 or 5xx. Logged by the
+ * webhook's name, never its URL (a Slack URL is a secret); an answer read up to
+ * ANSWER_READ_MAX_BYTES. Each outcome goes to `onOutcome`; closing aborts and drops.
  */
 import type { Logger } from 'pino';
 import { request } from 'undici';
@@ -183,11 +177,7 @@ export function backoffMs(baseMs: number, attempts: number): number {
   return Math.round(baseMs * 2 ** (attempts - 1) * (0.8 + Math.random() * 0.4));
 }
 
-/**
- * One POST of `body` to the webhook, within its timeout (or until `signal` aborts): undici's
- * request, whose answer is read up to ANSWER_READ_MAX_BYTES and not kept (it may echo a
- * secret). A redirect is not followed (a 3xx is a failure, not retried).
- */
+/** One POST within the webhook's timeout; its answer read up to ANSWER_READ_MAX_BYTES, not kept; a 3xx fails, unfollowed. */
 export async function attempt(webhook: Webhook, body: string, signal?: AbortSignal): Promise<AttemptResult> {
   const timeout = AbortSignal.timeout(webhook.timeout_ms);
   const stop = signal ? AbortSignal.any([timeout, signal]) : timeout;
@@ -210,10 +200,7 @@ export async function attempt(webhook: Webhook, body: string, signal?: AbortSign
   }
 }
 
-/**
- * Why a request was not answered: the socket's code (ECONNREFUSED…), undici's error code,
- * else "request not sent"; never an error's message (it may quote a header value).
- */
+/** Why a request got no answer: the socket's or undici's code; never an error's message (it may quote a header). */
 function causeOf(e: Error): string {
   const x = e as Error & { code?: string; cause?: { code?: string } };
   return x.code ?? x.cause?.code ?? 'request not sent';

@@ -1,9 +1,4 @@
-/**
- * Firing an alert: claim its dedupe key (once across instances, claim.ts), record it in the
- * store's ring of recent alerts (shared on Redis: the console lists it), log it, and queue
- * one delivery per webhook (deliver.ts), whose outcome is kept per webhook (outcomes.ts).
- * Nothing here runs on a request's path: callers start it and move on.
- */
+/** Firing an alert: claimed once across instances, recorded in the store's ring, logged, one delivery per webhook; never on a request's path. */
 import { hostname } from 'node:os';
 import type { GatewayInfo, Store } from 'gw/plugin';
 import type { Logger } from 'pino';
@@ -55,10 +50,7 @@ export class AlertEngine {
     return (rule.cooldown_minutes ?? this.config.cooldown_minutes) * 60_000;
   }
 
-  /**
-   * Fires the alert named `dedupe` unless some instance fired it in the last `ttlMs`.
-   * Resolves true when this call fired it. Rejects only when the store fails.
-   */
+  /** Fires alert `dedupe` unless an instance did in the last `ttlMs`; true when this call fired it. Rejects when the store fails. */
   async fire(dedupe: string, ttlMs: number, parts: AlertParts): Promise<boolean> {
     if (!(await this.claims.claim(dedupe, ttlMs))) return false;
     const event = alertEvent(dedupe, this.gateway.now(), this.instance, parts);

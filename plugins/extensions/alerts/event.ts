@@ -1,14 +1,7 @@
 /**
- * An alert as gw records and sends it, and the two webhook bodies: Slack's incoming-webhook
- * message (`text` as the fallback and notification line, `blocks` for the layout; Slack's
- * "Sending messages using incoming webhooks") and the generic JSON body, the whole event.
- *
- * Names in an alert (keys, providers, models) are bounded (TITLE_MAX_CHARS, SUBJECT_MAX_CHARS)
- * and escaped in every format: Slack's `&`, `<` and `>` in the text and in every block (Slack,
- * Mattermost and Discord's `/slack` endpoint show the text line alone, and `<!channel>` or
- * `<http://x|label>` there would ping a channel or hide a link); in the JSON body the same three
- * characters and U+2028/U+2029 as `\u` escapes, so a receiver that pastes the body into HTML
- * or a chat template gets no markup, and one that parses it gets the exact names.
+ * An alert and its two webhook bodies: Slack's message (`text`, `blocks`) and the JSON event.
+ * Names are bounded and escaped in both: Slack's `&<>` everywhere (a bare `<!channel>` pings),
+ * and in JSON those and U+2028/9 as `\u` escapes, so no receiver gets markup.
  */
 import { cutText, MAX_MODEL_CHARS, rfc3339 } from 'gw/plugin';
 

@@ -1,21 +1,9 @@
 /**
- * The `alerts` extension: tells the operator before they ask. Rules (config.ts): a key's
- * budget crossing 50/80/100% of its period, a provider's circuit opening and closing, a
- * model's or provider's error rate over N minutes, a provider's p95 latency, a key nearing
- * expiry. Each alert fires once per crossing with a cooldown, once across every instance on
- * a shared store (claim.ts), and goes to every webhook (Slack's message shape or the JSON
- * event) through a bounded queue with timeouts and bounded retries (deliver.ts): a webhook
- * that hangs or is down never slows a request.
- *
- * Per request the cost is onFinish: a state lookup for the budget rule, two counter bumps
- * for error-rate rules. Everything else runs on the check timer. Error-rate counters exist
- * for models and providers gw serves only: a request refused for its model (404, 403) counts
- * under OTHER_MODELS, whatever name it made up, and a counter is pruned once its longest
- * window has passed.
- * Admin: GET /v1/alerts?limit= → `{data: [AlertEvent & {deliveries: [{webhook, outcome, status,
- * error?, attempts, time}]}…] (newest first), webhooks: [{name, format, last_delivery}], rules}`;
- * POST /v1/alerts/test → sends a sample alert to each webhook now (one attempt each) →
- * `{data: [{webhook, ok, status, error?}]}`.
+ * The `alerts` extension (docs/extensions.md "Alerts"): budgets crossing a threshold, circuits,
+ * error rates, p95 latency, keys nearing expiry; once per crossing across instances (claim.ts),
+ * to every webhook through a bounded queue (deliver.ts). Per request: onFinish's state lookup
+ * and two counter bumps; the rest runs on the check timer. Names gw does not serve count under
+ * OTHER_MODELS.
  */
 import { badRequest, BUDGET_STATUS, type BudgetSettled, defineExtension, type FinishedRequest, isModelRefusal } from 'gw/plugin';
 import { quoted } from 'gw/plugin/format';

@@ -1,10 +1,6 @@
 /**
- * Requests and failures per target (a model or a provider) per minute, the last 60 minutes,
- * in this process: what the error-rate rule reads. Recording is two additions on a slot
- * found by index (no allocation once a target's ring exists); a window's sum reads at most
- * 60 slots, on the check timer, never per request. Targets are models and providers gw
- * serves, and one bucket for every other name (index.ts): a target idle for longer than the
- * longest window is pruned on the check timer.
+ * Requests and failures per target per minute, the last hour, in this process, for the
+ * error-rate rule: two additions per request, sums read on the check timer; idle targets pruned.
  */
 
 const SLOTS = 60;

@@ -1,9 +1,6 @@
 /**
- * What became of each alert at each webhook: the last outcomes per webhook, kept in the store
- * (a ring per webhook, shared by every instance on Redis, so the console and `gw alerts list`
- * say the same whichever instance delivered), and joined to the alerts `GET /v1/alerts` lists.
- * An alert with no outcome yet at a webhook is `pending` while a delivery could still be under
- * way, `unknown` after (the instance stopped first, or the webhook was added later).
+ * Each alert's outcome at each webhook, a ring per webhook in the store (shared on Redis); no
+ * outcome yet is `pending` while a delivery may be under way, else `unknown`.
  */
 import { rfc3339, type Store } from 'gw/plugin';
 import type { Webhook } from './config.ts';
@@ -68,20 +65,14 @@ export class Outcomes {
   }
 }
 
-/**
- * The longest a delivery to `w` can take from the alert to its outcome, ms: every attempt
- * timing out, the backoff between them at its most (+20% jitter), and a wait in the queue.
- */
+/** The longest a delivery to `w` can take, ms: every attempt timing out, the most backoff, a queue wait. */
 export function deliveryHorizonMs(w: Webhook): number {
   let backoff = 0;
   for (let k = 1; k < w.max_attempts; k++) backoff += w.retry_base_ms * 2 ** (k - 1) * 1.2;
   return w.max_attempts * w.timeout_ms + backoff + QUEUE_WAIT_MS;
 }
 
-/**
- * Each alert's delivery to each webhook: its outcome from `outcomes` (per webhook, newest
- * first, as `Outcomes.last` reads them), else pending or unknown by the alert's age at `now` (epoch ms).
- */
+/** Each alert's delivery to each webhook: its outcome, else pending or unknown by its age at `now`. */
 export function deliveriesOf(
   alerts: readonly AlertEvent[],
   webhooks: readonly Webhook[],

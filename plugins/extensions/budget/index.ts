@@ -1,47 +1,12 @@
 /**
- * The `budget` extension: USD spend per gateway key, at the core's prices (`[pricing]`, a
- * provider's `pricing`, the bundled table: docs/design.md "Pricing"),
- * against the key's own `budget` (virtual keys), else `[extensions.budget.keys.<name>]
- * budget`, else `default_budget`; per the key's `budget_period` (daily, weekly, monthly:
- * UTC calendar periods, weeks from Monday; lifetime by default). Spend is one record per key
- * with its lifetime total and the current day's, week's and month's (spend.ts), all charged
- * at once, so a key whose period changes keeps what it spent since the new period's start.
- * docs/design.md "Accounting and limits", "Virtual keys":
- *   onRequest   403 `model_not_priced` for a model without a price (fail closed; `unpriced =
- *               "allow"` admits it at no cost); else a hold for the request's most cost
- *               (`gateway.maxCost`: the prompt estimate at the highest input-side rate,
- *               cache writes included, + max_tokens or the model's output reserve at the
- *               output rate, at the dearest provider serving it), refused with 429
- *               `budget_exceeded` when spent + the other in-flight holds >= budget, and with
- *               `strict = true` also when the hold itself does not fit in what is left
- *               (budget - spent - other holds). The check and the hold are one atomic store
- *               step, so N parallel requests can overspend by at most what was in flight,
- *               never by N x cost; strict ones not at all, as long as each request costs no
- *               more than it reserved (its output cap bounds the output; the prompt
- *               estimate is ~1.3x English).
- *   onResponse  settle: adds the actual cost (`rc.cost`, as the request log and metrics
- *               count it: the charged usage, each part at its own rate) to the lifetime total
- *               and to the day, week and month the request was admitted in, and drops the
- *               hold, atomically, before the last byte. Cache hits and early responses drop the hold and cost nothing.
- *   onError     a stream that ended early after its first byte (`rc.partial`) settles like
- *               an answer, from what it streamed (core/pipeline/partial.ts); any other
- *               failure drops the hold: a call that failed before its first byte costs nothing.
- *   onKeysChange  at startup and when keys' settings change (PATCH, reload, another
- *               instance), each changed key's spend against its budget now is told to the
- *               other plugins (onNotice BUDGET_STATUS): the alerts extension alerts at once
- *               when the change put the key past a threshold.
- * MCP tools/call (operation `tool`, docs/mcp.md) cost their server's price per call (`MCP_CALL`'s
- * `price`, known before the call): the hold is that price, and always strict, so the call that
- * would cross the budget is the one refused; a call the tool answered (`isError` included) is
- * charged it, a failed one releases it.
- * Holds are in the store's non-durable hold space with a TTL, so a crash leaks none.
- * Admin: GET /v1/budget → `[{key, spent_usd, budget_usd, remaining_usd, reserved_usd,
- * period, period_start, resets_at}]` (the current period; no start and reset for lifetime);
- * `?history=true` → per key its lifetime spend, then each period of its period kind with
- * spend (the record's, before them the hourly series) `[{key, period, period_start, resets_at, spent_usd}]`.
- * Over time: the settled USD per (key, model, UTC hour), written with the settlement (one
- * store batch), kept `retention_days` (default 90; 0 = none); with any of `bucket`,
- * `group_by`, `from`, `to` → `[{bucket_start, <group fields>, spent_usd, requests}]`.
+ * The `budget` extension: USD spend per key at the request's cost (`rc.cost`) against its
+ * budget and period (docs/extensions.md "Budget periods", "Strict budgets"). onRequest: 403 for
+ * an unpriced model, else a hold of the request's most cost, refused (429) in one atomic store
+ * step with the check, so parallel requests overspend by at most what was in flight. onResponse
+ * settles (an early-ended stream in onError too) before the last byte; other failures cost
+ * nothing. onKeysChange tells BUDGET_STATUS (alerts need no request). Holds are never durable.
+ * An MCP tools/call (operation `tool`, docs/mcp.md) holds its server's per-call price, always
+ * strictly, and is charged it when the tool answered.
  */
 import { z } from 'zod';
 import {
@@ -52,10 +17,9 @@ import {
   BUDGET_STATUS,
   type BudgetSettled,
   chargeable,
-  DAY_MS,
   defineError,
   defineExtension,
-  HOUR_MS,
+  errors,
   type KeyInfo,
   type KeysChange,
   MCP_CALL,
@@ -63,7 +27,6 @@ import {
   parseSeriesQuery,
   readSeries,
   type RequestContext,
-  SERIES_DISABLED,
   type SeriesShape,
   usdAmount,
   wantsSeries,
@@ -71,7 +34,7 @@ import {
 import { own, quoted } from 'gw/plugin/format';
 import { estimatePromptTokens, reserveOutputTokens } from './estimate.ts';
 import { foldLegacy } from './legacy.ts';
-import { PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
+import { DAY_MS, HOUR_MS, PeriodClock, type PeriodWindow, rfc3339 } from './period.ts';
 import { budgetHistory, firstKept, listBudgets, spendKey, spentIn, staleFields, TOTAL, usd } from './spend.ts';
 
 export type { BudgetEntry, HistoryEntry } from './spend.ts';
@@ -85,10 +48,7 @@ const schema = z.strictObject({
   default_budget: usdAmount,
   /** Per-key overrides: `[extensions.budget.keys.<name>] budget = 25.0`. */
   keys: z.record(z.string(), z.strictObject({ budget: usdAmount })).default({}),
-  /**
-   * Refuse a request whose own reservation does not fit in what is left, not only once the
-   * budget is reached (off: one request may overshoot, as the contract allows).
-   */
+  /** Refuse a request whose own reservation does not fit in what is left (off: one request may overshoot). */
   strict: z.boolean().default(false),
   /** Output tokens reserved for a request that gives no max_tokens. */
   output_reserve_tokens: z.number().int().nonnegative().default(4096),
@@ -131,10 +91,7 @@ export const MODEL_NOT_PRICED = defineError<string>(
     `model '${model}' has no price: not in [pricing."${model}"], its providers' pricing or the bundled price table, and the budget extension refuses unpriced models (set unpriced = "allow" in [extensions.budget] to serve them at no cost)`,
   { param: 'model', refusal: 'model_not_priced' },
 );
-/**
- * Spent plus what requests in flight hold reaches the key's budget (for the current period
- * when it has one), or, strict, this request's reservation (`need`) does not fit in what is left.
- */
+/** Spent plus in-flight holds reach the budget, or (strict) this request's `need` does not fit in what is left. */
 export const BUDGET_EXCEEDED = defineError<{ key: string; spent: number; limit: number; held: number; need?: number; period?: string; resets?: number }>(
   'budget_exceeded',
   429,
@@ -210,9 +167,7 @@ export default defineExtension({
       if (!h) return;
       rc.state.delete(HOLD);
       if (!chargeable(rc)) return store.release(h.record, h.id);
-      // the core's cost, as the request log, metrics and x-gw-cost-usd count it (a provider
-      // without its own price is charged at the model's price elsewhere: core/pipeline/charge.ts);
-      // the hold only when nothing prices the model any more (a reload took its price away)
+      // the core's cost, as every view counts it; the hold when a reload took the model's price away
       const spent = rc.cost ? rc.cost.total : h.estimate;
       const deltas: Record<string, number> = { [TOTAL]: spent };
       for (const f of h.periods) deltas[f] = spent;
@@ -259,7 +214,7 @@ export default defineExtension({
       let body: unknown;
       if (history === 'true') body = await budgetHistory(store, gateway, retentionMs);
       else if (!wantsSeries(ctx)) body = await listBudgets(store, gateway, periods, limitOf);
-      else if (retentionMs === 0) throw SERIES_DISABLED({ what: 'spend', extension: 'budget' });
+      else if (retentionMs === 0) throw errors.SERIES_DISABLED({ what: 'spend', extension: 'budget' });
       else body = await readSeries(store, parseSeriesQuery(ctx, SHAPE.dims, retentionMs, gateway.now()), SHAPE, gateway);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(body);

@@ -1,16 +1,7 @@
 /**
- * Spend recorded in the earlier layout, one counter per key and period
- * (`s:<key>/<daily|weekly|monthly>/<YYYY-MM-DD>` beside the lifetime `s:<key>`), folded into
- * the one record per key (spend.ts) at startup, so an upgrade reopens no budget:
- *   - the amount joins the key's lifetime total (`usd`), which before held lifetime-period spend only;
- *   - and its own period's total, and those of the day, week and month it is dated to: a
- *     daily counter's day, a weekly or monthly one's last day, or today while the period is
- *     running (its days are unknown: today is the safe side), so the period in force counts all of it.
- * The old lifetime counter already is the record (`s:<key>`, field `usd`); its spend has no
- * date, so it counts for lifetime only.
- * Crash-safe and once across instances: under the store lock, each fold is one atomic incr
- * carrying a marker field named after the old counter, then the old counter is deleted and
- * the marker dropped; a fold interrupted in between is seen by its marker and not repeated.
+ * Spend of the earlier layout (`s:<key>/<period>/<date>` counters) folded into the one record per
+ * key at startup (docs/extensions.md "Budget periods"), under the store lock, once across
+ * instances: each fold one atomic incr with a marker, then the old counter deleted.
  */
 import type { Store } from 'gw/plugin';
 import { PERIODIC, periodAt } from './period.ts';
@@ -53,10 +44,7 @@ export function parseLegacyKey(key: string, value: string, today: number): Legac
   return { key, account, tag: `${period}/${date}`, fields, amount };
 }
 
-/**
- * Folds every counter of the earlier layout into the per-key records; returns how many.
- * @param today epoch ms (the gateway's clock).
- */
+/** Folds every counter of the earlier layout into the per-key records (`today`: the gateway's clock); how many. */
 export async function foldLegacy(store: Store, today: number): Promise<number> {
   return store.withLock(LOCK, async () => {
     const found: LegacyCounter[] = [];

@@ -1,13 +1,10 @@
-/**
- * Budget periods (docs/design.md "Virtual keys"): UTC calendar periods, weeks starting Monday.
- * A key's spend record (spend.ts) keeps a total per period of every kind, each in the field
- * its window names (`d:`, `w:` or `m:` + the start date), and every charge adds to the
- * current day's, week's and month's at once: whichever kind is in force reads its own field.
- * Pure arithmetic on epoch milliseconds: no time zones, no daylight saving, leap days from Date.UTC.
- */
-import { type BudgetPeriod, DAY_MS, rfc3339 } from 'gw/plugin';
+/** Budget periods: UTC calendar periods (weeks from Monday), pure arithmetic on epoch ms; the field each names in a spend record. */
+import { type BudgetPeriod, rfc3339 } from 'gw/plugin';
 
 export { type BudgetPeriod, rfc3339 };
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 
 export type Periodic = Exclude<BudgetPeriod, 'lifetime'>;
 
@@ -67,11 +64,7 @@ export function isoDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/**
- * The current period of each kind, recomputed only when the clock leaves it (forwards
- * across a boundary, or backwards: a clock set back gets the earlier period again). There
- * are three kinds, so this is three cached windows for every key, not one per key.
- */
+/** The current period of each kind, recomputed only when the clock leaves it: three cached windows for all keys. */
 export class PeriodClock {
   private readonly cache = new Map<BudgetPeriod, PeriodWindow>();
   private fields: { day: string; list: readonly string[] } = { day: '', list: [] };

@@ -1,22 +1,21 @@
 /**
- * Where the budget extension keeps spend, and how `GET /v1/budget` reads it back.
- *
- * One counter record per key name, `s:<key>`, in the extension's store namespace:
- *   usd            everything the key ever spent (its lifetime spend)
- *   d:YYYY-MM-DD   what it spent in the UTC day starting then,
- *   w:YYYY-MM-DD   in the week (from Monday),
- *   m:YYYY-MM-DD   in the month,
- * the current and the previous period of each kind (older ones are dropped as the record is
- * charged, so it stays a handful of fields: a charge copies and writes it whole). Every
- * charge adds to the total and to the current day, week and month in one atomic step, so
- * each kind of period has its own exact total whatever kind the key had when it spent:
- * switching a key's period (daily → monthly, → lifetime) keeps what it spent since the new
- * period's start. Requests in flight hold on the record, so their holds count against
- * whatever period is in force; a request is charged to the periods it was admitted in.
- * Past periods (`?history=true`) come from the hourly spend series (`retention_days`).
+ * Where the budget keeps spend (docs/extensions.md "Budget periods"): one counter record per
+ * key, `s:<key>`: `usd` (lifetime) and `d:`/`w:`/`m:` + the period's start date for the current
+ * and previous day, week and month, all charged at once; past periods from the hourly series.
  */
-import { BUCKETS_KEY, DAY_MS, type GatewayInfo, HOUR_MS, type KeyInfo, type Store } from 'gw/plugin';
-import { type BudgetPeriod, type Periodic, PERIODIC, periodAt, type PeriodClock, type PeriodWindow, rfc3339, windowOfField } from './period.ts';
+import { BUCKETS_KEY, type GatewayInfo, type KeyInfo, type Store } from 'gw/plugin';
+import {
+  type BudgetPeriod,
+  DAY_MS,
+  HOUR_MS,
+  type Periodic,
+  PERIODIC,
+  periodAt,
+  type PeriodClock,
+  type PeriodWindow,
+  rfc3339,
+  windowOfField,
+} from './period.ts';
 
 export const PREFIX = 's:';
 /** The lifetime total's field. */
@@ -32,10 +31,7 @@ export function spentIn(rec: Readonly<Record<string, number>>, w: PeriodWindow |
   return rec[w === undefined ? TOTAL : w.field] ?? 0;
 }
 
-/**
- * The first field kept of each kind at `now` (epoch ms): the previous period's (a request
- * admitted just before a boundary is charged to it after). Field order is date order.
- */
+/** The first field kept of each kind at `now`: the previous period's (a request admitted before a boundary is charged after it). */
 export function firstKept(now: number): Record<Periodic, string> {
   const first = {} as Record<Periodic, string>;
   for (const p of PERIODIC) first[p] = periodAt(p, periodAt(p, now)!.start - 1)!.field;
@@ -79,11 +75,7 @@ export interface HistoryEntry {
 /** USD rounded to 1e-9 so sums of float prices read cleanly. */
 export const usd = (x: number): number => Math.round(x * 1e9) / 1e9;
 
-/**
- * The key names with a spend record in the store (records of the earlier layout,
- * `s:<key>/…`, are legacy.ts's). Read each record with `counters`: `entries` may lag the
- * counters a backend keeps in memory (LevelDB writes them behind).
- */
+/** The key names with a spend record (read each with `counters`: `entries` may lag a backend's in-memory counters). */
 async function recorded(store: Store): Promise<Set<string>> {
   const out = new Set<string>();
   for await (const [k] of store.entries(PREFIX)) {
@@ -93,11 +85,7 @@ async function recorded(store: Store): Promise<Set<string>> {
   return out;
 }
 
-/**
- * One entry per key name (configured, runtime, or with recorded spend), sorted by name: the
- * key's current period under its settings now; a name that is no key any more shows its
- * lifetime spend.
- */
+/** One entry per key name, sorted: its current period; a name that is no key any more shows its lifetime spend. */
 export async function listBudgets(
   store: Store,
   gateway: GatewayInfo,
@@ -129,10 +117,7 @@ export async function listBudgets(
   return out;
 }
 
-/**
- * What each key spent per UTC day before `end` (epoch ms), from the hourly spend series
- * (key name → day start → USD), as far back as `retentionMs` from `now`.
- */
+/** Each key's spend per UTC day before `end`, from the hourly series (key → day start → USD). */
 async function seriesDays(store: Store, end: number, retentionMs: number, now: number): Promise<Map<string, Map<number, number>>> {
   const out = new Map<string, Map<number, number>>();
   if (retentionMs <= 0) return out;
@@ -156,12 +141,7 @@ async function seriesDays(store: Store, end: number, retentionMs: number, now: n
   return out;
 }
 
-/**
- * Every key name with recorded spend, by name: its lifetime spend, then, for a key whose
- * period is daily, weekly or monthly, every such period with spend, oldest first: the
- * current and previous one from its record, the earlier ones from the hourly spend series
- * (kept `retentionMs`).
- */
+/** Per key with spend: its lifetime spend, then each period of its kind with spend, oldest first (the record's, then the series'). */
 export async function budgetHistory(store: Store, gateway: GatewayInfo, retentionMs: number): Promise<HistoryEntry[]> {
   const out: HistoryEntry[] = [];
   const now = gateway.now();

@@ -1,13 +1,7 @@
 /**
- * The `cache` extension: non-streaming answers (`rc.cacheable`: chat completions, Messages,
- * Responses, Gemini generateContent) served from the store. Key: SHA-256 of the request
- * body bytes exactly as received (so it is shared across gateway keys); on routes other
- * than chat the route and model are hashed in too, since one body could be valid on two
- * routes (a Messages body is often a valid chat body) and a Gemini body has its model in
- * the URL. Entries live `ttl_seconds`. The response carries `x-gw-cache: hit|miss`.
- * Admin: DELETE /v1/cache clears every entry (204).
- * docs/design.md "Accounting and limits": hits still pass onRequest (they count as a request for
- * rate limits) and add nothing to usage, spend or tokens (those taps skip `rc.cacheHit`).
+ * The `cache` extension: non-streaming answers (`rc.cacheable`) from the store, keyed by the
+ * SHA-256 of the body bytes (shared across keys; route and model hashed in beyond chat). Hits
+ * pass onRequest (a request for rate limits) and cost nothing.
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';

@@ -3,13 +3,17 @@
  * them on a request's or an answer's text parts, the stream window of a streamed answer, and
  * the secret detector gw's own records are scrubbed with.
  */
-import type { SecretDetector, SecretMatch, TextPart } from 'gw/plugin';
+import type { ExtensionSetup, TextPart } from 'gw/plugin';
 import { type Check, compileChecks, type Phase } from './checks.ts';
 import { type GuardrailsConfig, redactsStored } from './config.ts';
 import { secretsDetector } from './detectors/secrets.ts';
 import { checkParts, checkWebhooks, type Verdict, type WebhookContext } from './engine.ts';
 import { CheckScope, type KeyScope } from './scope.ts';
 import { type HeldChunk, Window } from './window.ts';
+
+/** A detector gw's scrubber runs over stored text (`secrets.redactStored`). */
+type StoredDetector = Parameters<ExtensionSetup<unknown>['secrets']['redactStored']>[0];
+type StoredMatch = ReturnType<StoredDetector['find']>[number];
 
 export class Guardrails {
   /** Every check, in config order. */
@@ -53,12 +57,12 @@ export class Guardrails {
   }
 
   /** The secrets detector as gw's scrubber takes one (`secrets.addDetector`): matches in order, none overlapping, typed by entity. */
-  secretDetector(): SecretDetector {
+  secretDetector(): StoredDetector {
     const detector = secretsDetector({ allow: this.allow });
     return {
       name: 'guardrails-secrets',
-      find(text) {
-        const out: SecretMatch[] = [];
+      find(text: string) {
+        const out: StoredMatch[] = [];
         let at = 0;
         for (const match of detector.find(text)) {
           if (match.start < at) continue;

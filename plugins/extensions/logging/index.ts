@@ -12,7 +12,7 @@
  *                              stream charged for what it streamed before it ended early);
  *                              `error` is the log-safe message (the field and the rule, never
  *                              the request's content), the client's own at `level = "trace"`
- *   trace "request content"    the request's messages/input/contents and the response body
+ *   trace "request content"    the request's content view (instructions, messages) and the response body
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
@@ -52,8 +52,7 @@ function completed(out: Logger, content: Logger) {
         'request completed',
       );
     }
-    if (content.isLevelEnabled('trace'))
-      content.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents, response: info.body }, 'request content');
+    if (content.isLevelEnabled('trace')) content.trace({ req: rc.id, request: rc.content(), response: info.body }, 'request content');
   };
 }
 
@@ -80,7 +79,7 @@ function failed(out: Logger, content: Logger) {
     }
     if (err.status >= 500) out.error(fields, 'request failed');
     else out.warn(fields, 'request failed');
-    if (content.isLevelEnabled('trace')) content.trace({ req: rc.id, request: rc.body.messages ?? rc.body.input ?? rc.body.contents }, 'request content');
+    if (content.isLevelEnabled('trace')) content.trace({ req: rc.id, request: rc.content() }, 'request content');
   };
 }
 
@@ -89,10 +88,7 @@ export default defineExtension({
   configSchema: schema,
   setup({ config, log, hooks }) {
     const out = log.child({}, { level: config.level });
-    // the completed and failed lines are fixed sets of scalar fields, none named like a
-    // secret (REDACT_PATHS): pino's redaction could never change them, and it cost ~10 µs a
-    // line, three quarters of the line, on every request. Their trace lines carry request
-    // bodies and keep it.
+    // scalar lines skip pino's redaction, trace lines keep it; why: docs/benchmarks.md#logging-redaction
     const lines = out.child({}, { redact: [] });
     hooks.onResponse.tapPromise(PLUGIN_NAME, completed(lines, out));
     hooks.onError.tapPromise(PLUGIN_NAME, failed(lines, out));

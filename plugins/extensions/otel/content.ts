@@ -1,19 +1,13 @@
 /**
- * Message content for `capture_content = true`, in the conventions' shapes
- * (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`: JSON
- * strings on the span, as the conventions ask where structured attributes are not supported):
- * messages of `{role, parts: [{type: "text", content} | {type: "tool_call", id, name,
- * arguments} | {type: "tool_call_response", id, result}]}`. Every text is cut to
- * `max` characters (marked `…`), keeping the JSON whole; other parts are named by their type
- * only (media are never copied). Read from each client format's own request and answer.
- *
- * A whole attribute is bounded too (Room): a conversation of 100,000 turns would otherwise make
- * one of 100,000 texts. Its texts add up to at most `contentRoom(max)` characters, the newest
- * messages kept first; what did not fit is left out, and the caller marks the attribute cut.
+ * Message content for `capture_content = true`, in the GenAI conventions' shapes
+ * (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`: JSON text):
+ * messages of text, reasoning, tool call and tool call response parts, built from the content
+ * view (any format that has a reader). Every text is cut to `max` characters; media are named
+ * by their kind only. A whole attribute holds at most `contentRoom(max)` characters, the newest
+ * messages kept first: what did not fit is left out and the attribute is marked cut.
  */
-import { cutText } from 'gw/plugin';
+import { type AnswerContent, cutText, type EventContent, type Part as ViewPart, type RequestContent } from 'gw/plugin';
 
-type Obj = Record<string, unknown>;
 /** One part of a message, as the conventions define them. */
 export type Part = { type: string; content?: string; id?: string; name?: string; arguments?: string; result?: string };
 /** One message, as the conventions define them. */
@@ -23,23 +17,20 @@ export interface Message {
   finish_reason?: string;
 }
 
-const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
-const list = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
-
 /** A role, a part's type, a tool call's id or name: cut to this many characters. */
 const LABEL_MAX_CHARS = 256;
 /** What one content attribute holds at least, characters (more when `content_max_chars` is larger). */
 const ROOM_MIN_CHARS = 262_144;
-/** What a message or a part costs of the room besides its texts: about the JSON it adds (`{"role":…,"parts":[…]}`). */
+/** What a message or a part costs of the room besides its texts: about the JSON it adds. */
 const ENTRY_CHARS = 32;
 
-/** The characters one content attribute holds at most (about: its JSON's keys and quotes are estimated), for texts of at most `max`. */
+/** The characters one content attribute holds at most (about), for texts of at most `max`. */
 export function contentRoom(max: number): number {
   return Math.max(max, ROOM_MIN_CHARS);
 }
 
 /** What is left of one attribute's characters as messages, parts and texts are added; `cut` once something did not fit. */
-class Room {
+export class Room {
   left: number;
   cut = false;
 
@@ -56,8 +47,8 @@ class Room {
   }
 
   /** A label (role, id, name, type) cut to LABEL_MAX_CHARS, and what it uses up. */
-  label(v: unknown): string {
-    const kept = cutText(String(v ?? ''), LABEL_MAX_CHARS);
+  label(v: string): string {
+    const kept = cutText(v, LABEL_MAX_CHARS);
     this.left -= kept.length;
     return kept;
   }
@@ -75,145 +66,41 @@ class Room {
   }
 }
 
-function text(v: unknown, max: number, room: Room): string {
-  return room.take(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), max);
-}
-
-/** Content and whether some of it was left out or cut short by the attribute's bound. */
+/** Content and whether the attribute's bound left some of it out or cut a text. */
 export interface Captured<T> {
   value: T;
-  /** True when the attribute's bound left something out or cut a text (the span marks it cut). */
   cut: boolean;
 }
 
-/** `list` (oldest first) read newest first by `read` while the room lasts, answered oldest first. */
-function newestFirst<T>(items: readonly unknown[], room: Room, read: (item: unknown, out: T[]) => void): T[] {
-  const out: T[] = [];
-  for (let i = items.length - 1; i >= 0 && room.has(); i--) {
-    room.entry();
-    read(items[i], out);
-  }
-  return out.reverse();
-}
-
-/**
- * The request's messages and system instructions, by client format: each attribute within
- * `contentRoom(max)` characters, the newest messages kept.
- */
-export function inputContent(format: string, body: Obj, max: number): { messages: Captured<Message[]>; system: Captured<Part[]> | undefined } {
+/** The request's messages (newest kept first) and its system instructions, each within `contentRoom(max)` characters. */
+export function inputContent(view: RequestContent, max: number): { messages: Captured<Message[]>; system: Captured<Part[]> | undefined } {
   const room = new Room(contentRoom(max));
-  const systemRoom = new Room(contentRoom(max));
-  let messages: Message[] = [];
-  let system: Part[] | undefined;
-  switch (format) {
-    case 'openai-chat':
-      messages = newestFirst<Message>(list(body.messages), room, (m, out) => {
-        const o = obj(m);
-        if (!o) return;
-        if (o.role === 'tool') {
-          out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: room.label(o.tool_call_id), result: text(o.content, max, room) }] });
-          return;
-        }
-        const parts = partsOf(o.content, max, room);
-        for (const c of list(o.tool_calls)) {
-          if (!room.has()) break;
-          room.entry();
-          const f = obj(obj(c)?.function);
-          parts.push({ type: 'tool_call', id: room.label(obj(c)?.id), name: room.label(f?.name), arguments: text(f?.arguments, max, room) });
-        }
-        out.push({ role: room.label(o.role), parts });
-      });
-      break;
-    case 'anthropic-messages':
-      if (body.system !== undefined) system = partsOf(body.system, max, systemRoom);
-      messages = newestFirst<Message>(list(body.messages), room, (m, out) => {
-        const o = obj(m);
-        if (o) out.push({ role: room.label(o.role), parts: partsOf(o.content, max, room) });
-      });
-      break;
-    case 'openai-responses':
-      if (typeof body.instructions === 'string') system = [{ type: 'text', content: systemRoom.take(body.instructions, max) }];
-      if (typeof body.input === 'string') messages = [{ role: 'user', parts: [{ type: 'text', content: room.take(body.input, max) }] }];
-      else
-        messages = newestFirst<Message>(list(body.input), room, (item, out) => {
-          const o = obj(item);
-          if (!o) return;
-          if (o.type === 'function_call')
-            out.push({
-              role: 'assistant',
-              parts: [{ type: 'tool_call', id: room.label(o.call_id), name: room.label(o.name), arguments: text(o.arguments, max, room) }],
-            });
-          else if (o.type === 'function_call_output')
-            out.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: room.label(o.call_id), result: text(o.output, max, room) }] });
-          else if (o.role !== undefined) out.push({ role: room.label(o.role), parts: partsOf(o.content, max, room) });
-        });
-      break;
-    case 'gemini': {
-      const si = obj(body.systemInstruction);
-      if (si) system = partsOf(si.parts, max, systemRoom);
-      messages = newestFirst<Message>(list(body.contents), room, (c, out) => {
-        const o = obj(c);
-        if (o) out.push({ role: o.role === 'model' ? 'assistant' : room.label(o.role ?? 'user'), parts: partsOf(o.parts, max, room) });
-      });
-      break;
-    }
+  const all = view.messages;
+  const messages: Message[] = [];
+  for (let i = all.length - 1; i >= 0 && room.has(); i--) {
+    room.entry();
+    messages.push({ role: room.label(all[i]!.role), parts: partsOf(all[i]!.parts, max, room) });
   }
-  return { messages: { value: messages, cut: room.cut }, system: system === undefined ? undefined : { value: system, cut: systemRoom.cut } };
+  messages.reverse();
+  const instructions = view.instructions;
+  if (instructions.length === 0) return { messages: { value: messages, cut: room.cut }, system: undefined };
+  const systemRoom = new Room(contentRoom(max));
+  return { messages: { value: messages, cut: room.cut }, system: { value: partsOf(instructions, max, systemRoom), cut: systemRoom.cut } };
 }
 
-/** A whole answer's messages (one per choice or candidate), by client format, within `contentRoom(max)` characters. */
-export function outputContent(format: string, body: unknown, max: number): Captured<Message[]> {
-  const o = obj(body);
+/** A whole answer's messages (one per choice), within `contentRoom(max)` characters. */
+export function outputContent(answer: AnswerContent, max: number): Captured<Message[]> {
   const room = new Room(contentRoom(max));
   const out: Message[] = [];
-  if (!o) return { value: out, cut: false };
-  switch (format) {
-    case 'openai-chat':
-      for (const c of list(o.choices)) {
-        if (!room.has()) break;
-        room.entry();
-        const m = obj(obj(c)?.message);
-        const parts = partsOf(m?.content, max, room);
-        for (const t of list(m?.tool_calls)) {
-          if (!room.has()) break;
-          room.entry();
-          const f = obj(obj(t)?.function);
-          parts.push({ type: 'tool_call', id: room.label(obj(t)?.id), name: room.label(f?.name), arguments: text(f?.arguments, max, room) });
-        }
-        out.push(withReason({ role: 'assistant', parts }, obj(c)?.finish_reason));
-      }
-      break;
-    case 'anthropic-messages':
-      out.push(withReason({ role: 'assistant', parts: partsOf(o.content, max, room) }, o.stop_reason));
-      break;
-    case 'openai-responses': {
-      const parts: Part[] = [];
-      for (const item of list(o.output)) {
-        if (!room.has()) break;
-        room.entry();
-        const i = obj(item);
-        if (i?.type === 'message') for (const p of partsOf(i.content, max, room)) parts.push(p);
-        else if (i?.type === 'function_call')
-          parts.push({ type: 'tool_call', id: room.label(i.call_id), name: room.label(i.name), arguments: text(i.arguments, max, room) });
-      }
-      out.push(withReason({ role: 'assistant', parts }, o.status));
-      break;
-    }
-    case 'gemini':
-      for (const c of list(o.candidates)) {
-        if (!room.has()) break;
-        room.entry();
-        out.push(withReason({ role: 'assistant', parts: partsOf(obj(obj(c)?.content)?.parts, max, room) }, obj(c)?.finishReason));
-      }
-      break;
+  for (const choice of answer.choices) {
+    if (!room.has()) break;
+    room.entry();
+    out.push(withReason({ role: 'assistant', parts: partsOf(choice.message.parts, max, room) }, choice.finish?.native));
   }
   return { value: out, cut: room.cut };
 }
 
-/**
- * A stream's output text, collected from its chunks as they pass (first choice only), up
- * to `max` characters: what is past the limit is never kept.
- */
+/** A stream's output text (the first choice's), collected from its events as they pass, up to `max` characters. */
 export class StreamText {
   private text = '';
   private full = false;
@@ -223,18 +110,10 @@ export class StreamText {
     this.max = max;
   }
 
-  /** One chunk or event of `format`, as onChunk shows it. */
-  chunk(format: string, v: unknown): void {
+  /** What one event adds. */
+  event(event: EventContent): void {
     if (this.full) return;
-    const o = obj(v);
-    if (!o) return;
-    let t: unknown;
-    if (format === 'openai-chat') t = obj(obj(list(o.choices)[0])?.delta)?.content;
-    else if (format === 'anthropic-messages') t = o.type === 'content_block_delta' ? obj(o.delta)?.text : undefined;
-    else if (format === 'openai-responses') t = o.type === 'response.output_text.delta' ? o.delta : undefined;
-    else if (format === 'gemini')
-      for (const p of list(obj(obj(list(o.candidates)[0])?.content)?.parts)) if (typeof obj(p)?.text === 'string') this.add(obj(p)!.text as string);
-    if (typeof t === 'string') this.add(t);
+    for (const delta of event.deltas) if (delta.type === 'text' && delta.index === 0) this.add(delta.text);
   }
 
   /** True when the text went past `max` (its end is not kept). */
@@ -247,7 +126,7 @@ export class StreamText {
     return [withReason({ role: 'assistant', parts: [{ type: 'text', content: this.full ? `${this.text}…` : this.text }] }, finishReason)];
   }
 
-  private add(t: string): void {
+  protected add(t: string): void {
     const room = this.max - this.text.length;
     if (t.length > room) {
       this.text += t.slice(0, room);
@@ -256,32 +135,38 @@ export class StreamText {
   }
 }
 
-function withReason(m: Message, reason: unknown): Message {
-  if (typeof reason === 'string' && reason) m.finish_reason = reason;
+function withReason(m: Message, reason: string | undefined): Message {
+  if (reason) m.finish_reason = reason;
   return m;
 }
 
-/**
- * A message's content as parts, while `room` lasts: a string is one text part; an array's
- * text blocks (`text`, `input_text`, `output_text`, Gemini's `{text}`) are text parts, tool
- * calls and results theirs, anything else (images, audio, files) a part named by its type only.
- */
-function partsOf(content: unknown, max: number, room: Room): Part[] {
-  if (typeof content === 'string') return [{ type: 'text', content: room.take(content, max) }];
-  const parts: Part[] = [];
-  for (const p of list(content)) {
+/** A message's parts while `room` lasts: texts, tool calls and results; anything else named by its kind only. */
+function partsOf(parts: readonly ViewPart[], max: number, room: Room): Part[] {
+  const out: Part[] = [];
+  // a message of one part (a string's content) costs its message's entry alone
+  const entries = parts.length > 1;
+  for (const part of parts) {
     if (!room.has()) break;
-    room.entry();
-    const o = obj(p);
-    if (!o) continue;
-    if (typeof o.text === 'string') parts.push({ type: 'text', content: room.take(o.text, max) });
-    else if (o.type === 'tool_use') parts.push({ type: 'tool_call', id: room.label(o.id), name: room.label(o.name), arguments: text(o.input, max, room) });
-    else if (o.type === 'tool_result') parts.push({ type: 'tool_call_response', id: room.label(o.tool_use_id), result: text(o.content, max, room) });
-    else if (obj(o.functionCall))
-      parts.push({ type: 'tool_call', name: room.label(obj(o.functionCall)!.name), arguments: text(obj(o.functionCall)!.args, max, room) });
-    else if (obj(o.functionResponse))
-      parts.push({ type: 'tool_call_response', id: room.label(obj(o.functionResponse)!.name), result: text(obj(o.functionResponse)!.response, max, room) });
-    else parts.push({ type: typeof o.type === 'string' ? room.label(o.type) : 'blob' });
+    if (entries) room.entry();
+    switch (part.type) {
+      case 'text':
+      case 'reasoning':
+      case 'refusal':
+        out.push({ type: part.type, content: room.take(part.text, max) });
+        break;
+      case 'tool_call': {
+        const id = part.id === undefined ? undefined : room.label(part.id);
+        const name = room.label(part.name);
+        const args = room.take(part.arguments, max);
+        out.push(id === undefined ? { type: 'tool_call', name, arguments: args } : { type: 'tool_call', id, name, arguments: args });
+        break;
+      }
+      case 'tool_result':
+        out.push({ type: 'tool_call_response', id: room.label(part.id ?? ''), result: room.take(part.output, max) });
+        break;
+      default:
+        out.push({ type: room.label(part.kind) });
+    }
   }
-  return parts;
+  return out;
 }

@@ -1,15 +1,7 @@
 /**
- * Explicit-bucket histograms with delta temporality, aggregated by gw and read by the SDK's
- * metric reader through its MetricProducer interface, so the SDK's periodic reader and OTLP
- * exporters send them as they send their own instruments'.
- *
- * Why not the SDK's Histogram: its `record` sorts and JSON-encodes the attributes on every
- * call to find their series (1.5 KB of garbage and a few µs per value, four values per
- * request). gw's call sites each give their attribute values in one fixed key order (an
- * AttributeLayout), so a series is found by walking those values, and an attribute set is
- * built only when a series is new: recording a value allocates nothing. Building a set per
- * value and walking its keys cost about 14 µs of gw CPU per request under load (four
- * values; bench/slices.ts), against a fraction of a µs in a tight loop.
+ * Explicit-bucket histograms with delta temporality, read by the SDK's metric reader through its
+ * MetricProducer interface. A series is found by walking a call site's values in a fixed key
+ * order (AttributeLayout): recording a value allocates nothing. Why: docs/benchmarks.md#otel-histograms
  */
 import { type Attributes, type HrTime, ValueType } from '@opentelemetry/api';
 import { millisToHrTime } from '@opentelemetry/core';

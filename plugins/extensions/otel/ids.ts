@@ -1,14 +1,7 @@
 /**
  * Trace and span ids: the SDK's `RandomIdGenerator` contract (random 16- and 8-byte ids as
- * lower-case hex, from Math.random as the SDK draws them, never all zeros) at a fraction of
- * its CPU. The SDK's writes each id into a shared Buffer and hex-encodes it with a call into
- * C++ (130 ns a span id in a tight loop); here the hex digits are picked in JS and each 16 of
- * them made one flat string by `String.fromCharCode` (35 ns a span id; a trace id joins two).
- * Each request draws three (its trace, its server span, each attempt's client span), in the
- * unsampled path too: the `traceparent` an upstream gets needs them.
- *
- * Ids are W3C Trace Context `trace-id` (32 hex digits) and `parent-id` (16 hex digits), which
- * must not be all zeros: an all-zero draw gets its last bit set, as the SDK's does.
+ * lower-case hex, never all zeros: an all-zero draw gets its last bit set) at a fraction of its
+ * CPU. Why: docs/benchmarks.md#otel-ids
  */
 import type { IdGenerator } from '@opentelemetry/sdk-trace';
 

@@ -11,11 +11,7 @@
  * `maxQueue` is the one the processor drops.
  *
  * The console's list of recent spans takes at most RECENT_TRACES_PER_SECOND new traces a
- * second (`admitRecent`, asked once per trace; the tracer marks that trace's spans). Keeping
- * every exported span cost more than all the rest of tracing: under load each one outlived the
- * young generation, and the old generation's collections that followed took gw from 0.26 to
- * 0.54 ms of CPU per request (bench: `--only otel`). A second of traffic at 3,000 requests a
- * second filled the whole list anyway; at 20 a second it covers the last minutes.
+ * second (`admitRecent`, asked once per trace). Why: docs/benchmarks.md#otel-recent
  */
 import { TraceFlags } from '@opentelemetry/api';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';

@@ -1,13 +1,7 @@
 /**
- * OTLP/protobuf `ExportTraceServiceRequest` bytes for a batch of gw's spans, the bytes the
- * SDK's `ProtobufTraceSerializer` writes for them, byte for byte (field order, the fields it
- * always writes, span flags), in about a third of its time (bench/otel-encode.ts: 1.5 vs
- * 4.3 µs a span): the batch's resource and scope are encoded once per gateway, each
- * attribute key once per process and a key's repeated value (the model, the route, the
- * provider) once while it repeats, ids and times straight from the span's strings and epoch
- * ms, no length estimated in a pass of its own, and one buffer reused from batch to batch.
- * In process it was the largest part of the extension's own work (bench/otel-micro.ts); under
- * load the export path is a small part of tracing's cost (docs/opentelemetry.md, Cost).
+ * OTLP/protobuf `ExportTraceServiceRequest` bytes for a batch of gw's spans: the bytes the SDK's
+ * `ProtobufTraceSerializer` writes for them, byte for byte, in a third of its time (why:
+ * docs/benchmarks.md#otel-span-encoder).
  *
  * It plugs into the SDK's OTLP/HTTP exporter as its serializer (telemetry.ts), so sending,
  * retries, timeouts, headers and the `OTEL_*` settings stay the SDK's. A batch it does not

@@ -1,15 +1,7 @@
 /**
- * gw's spans: the OpenTelemetry SDK's `ReadableSpan`, which its BatchSpanProcessor, its
- * OTLP exporters (protobuf and JSON) and the console's recent list read, recorded without
- * the SDK's `Span`. The SDK's span validates every attribute as it is set, allocating a
- * WeakSet per value, and copies attribute objects into fresh ones; with the tracer around it
- * that was three quarters of the 28 KB a traced request allocated (bench/otel-micro.ts).
- * gw sets only attributes it built, of the conventions' types, so it keeps them as given.
- *
- * Times are epoch ms (`performance.timeOrigin + performance.now()`, gw's clock everywhere);
- * the HrTime pairs the exporters read are made when read. An ended span waits for its export
- * batch long enough for the young generation's collections to copy it, so it holds as few
- * objects as it can: no time pairs, no event list until an event comes.
+ * gw's spans: the OpenTelemetry SDK's `ReadableSpan` (what its batch processor, its OTLP
+ * exporters and the console's list read), recorded without the SDK's `Span`; attributes kept as
+ * given, times in epoch ms made HrTime pairs when read. Why: docs/benchmarks.md#otel-span
  */
 import {
   type Attributes,

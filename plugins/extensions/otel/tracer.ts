@@ -8,8 +8,8 @@
  *   onUpstreamEnd    a failed attempt's span ends with its error; the answering one stays
  *                    open until the answer is over (a stream's last event)
  *   onChunk          a stream's response id, model and finish reasons (and its text with
- *                    capture_content), only while the trace is sampled; a chunk that can
- *                    tell none of them is not parsed (ResponseFacts.wants)
+ *                    capture_content) from chunk.content(), only while the trace is sampled;
+ *                    a chunk that can tell none of them is not parsed (chunk.mightFinish)
  *   onResponse       the same from a whole answer's body
  *   onFinish         usage, cost, first-token time, the end or the failure; both spans end;
  *                    the GenAI metrics are recorded (sampled or not)
@@ -61,7 +61,7 @@ import {
 import { markCut, STATUS_MESSAGE_MAX_CHARS, setBounded } from './bounded.ts';
 import type { OtelSettings } from './config.ts';
 import { inputContent, outputContent, StreamText } from './content.ts';
-import { operationName, providerName, requestAttributes, ResponseFacts } from './genai.ts';
+import { providerName, requestAttributes, ResponseFacts } from './genai.ts';
 import { AttributeLayout } from './histograms.ts';
 import { mcpAttributes, mcpCallOf, TOOLS_CALL } from './mcp.ts';
 import type { GenAiMetrics } from './metrics.ts';
@@ -223,7 +223,7 @@ export class RequestTracer {
       attributes[GW.retry] = at.retry;
       attributes[GW.fallback] = at.fallback;
     }
-    const name = call ? this.nameOf(TOOLS_CALL, call.tool) : this.nameOf(operationName(rc), at.model);
+    const name = call ? this.nameOf(TOOLS_CALL, call.tool) : this.nameOf(rc.operationName, at.model);
     const span = this.spans.startChild(t.server, name, SpanKind.CLIENT, epoch(at.startedAt), attributes);
     if (t.recent) this.account.markRecent(span);
     t.attempt = at;
@@ -248,7 +248,7 @@ export class RequestTracer {
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(at.error) });
     }
     span.end(epoch(at.endedAt));
-    this.metrics?.operationDuration.record((at.endedAt - at.startedAt) / 1000, ATTEMPT, operationName(rc), providerName(at.kind), at.model, undefined, code);
+    this.metrics?.operationDuration.record((at.endedAt - at.startedAt) / 1000, ATTEMPT, rc.operationName, providerName(at.kind), at.model, undefined, code);
   }
 
   chunk(rc: RequestContext, chunk: Chunk): void {
@@ -256,26 +256,21 @@ export class RequestTracer {
     if (!t?.sampled) return;
     const facts = (t.facts ??= new ResponseFacts());
     if (this.s.captureContent) {
-      const v = chunk.value;
-      facts.chunk(chunk.format, v);
-      (t.text ??= new StreamText(this.s.contentMaxChars)).chunk(chunk.format, v);
-    } else if (facts.wants(chunk.format, chunk.data)) facts.chunk(chunk.format, chunk.value);
+      const event = chunk.content();
+      facts.event(event);
+      (t.text ??= new StreamText(this.s.contentMaxChars)).event(event);
+    } else if (facts.wants(chunk)) facts.event(chunk.content());
   }
 
   response(rc: RequestContext, info: ResponseInfo): void {
     const t = rc.state.get(TRACE) as RequestTrace | undefined;
     if (!t?.sampled || info.body === undefined || !t.winnerSpan || rc.status >= 400) return;
-    let body = info.value;
     // parsed only when the kernel did not parse the answer itself (a translated answer)
-    if (body === undefined)
-      try {
-        body = JSON.parse(info.body);
-      } catch {
-        return;
-      }
-    (t.facts ??= new ResponseFacts()).body(rc.format, body);
+    const answer = info.content();
+    if (answer === undefined) return;
+    (t.facts ??= new ResponseFacts()).answer(answer);
     if (this.s.captureContent) {
-      const output = outputContent(rc.format, body, this.s.contentMaxChars);
+      const output = outputContent(answer, this.s.contentMaxChars);
       t.output = JSON.stringify(output.value);
       t.outputCut = output.cut;
     }
@@ -359,7 +354,7 @@ export class RequestTracer {
       // the core's cost of the request (rc.cost), as the request log and the budget charge it; none when unpriced
       if (rc.cost) a[GW.costUsd] = Math.round(rc.cost.total * 1e9) / 1e9;
       if (this.s.captureContent && rc.operation !== 'tool') {
-        const input = inputContent(rc.format, rc.body, this.s.contentMaxChars);
+        const input = inputContent(rc.content(), this.s.contentMaxChars);
         a[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(input.messages.value);
         if (input.messages.cut) markCut(a, ATTR_GEN_AI_INPUT_MESSAGES);
         if (input.system) {
@@ -394,7 +389,7 @@ export class RequestTracer {
     span.end(ended);
     const m = this.metrics;
     if (!m) return;
-    const op = operationName(rc);
+    const op = rc.operationName;
     const provider = providerName(at.kind);
     const responseModel = t.facts?.model;
     const error = failure !== undefined && rc.stream ? errorType(failure) : undefined;
@@ -409,7 +404,7 @@ export class RequestTracer {
   /** gw as a GenAI server: request duration, and for a stream that succeeded its first-token and per-token times. */
   private serverMetrics(t: RequestTrace, rc: RequestContext, f: FinishedRequest): void {
     const m = this.metrics!;
-    const op = operationName(rc);
+    const op = rc.operationName;
     const provider = t.winner ? providerName(t.winner.kind) : 'gw';
     const responseModel = t.facts?.model;
     const error = f.error !== undefined ? errorType(f.error) : undefined;

@@ -1,35 +1,10 @@
 /**
- * The `rate_limit` extension: per gateway key, a sliding window (one minute) of
- * `requests_per_minute` admitted requests and, optionally, `tokens_per_minute` tokens
- * (prompt + completion, from the usage upstreams report, streams included).
- *
- * Requests: `store.windowAdmit` checks and records in one atomic step, so no more than N
- * requests are ever admitted in any window, however many arrive at once.
- * Tokens are known only once used: the store's token window holds what finished requests
- * used; streams in flight add what their usage chunks reported so far to an in-memory
- * tally (`pending`, per key) from onChunk (synchronous, no I/O); onResponse moves the
- * request's total into the store and takes it out of the tally; onError does the same for a
- * stream charged for what it streamed (`rc.partial`, core/pipeline/partial.ts) and just
- * drops the tally otherwise (a call that failed before its first byte counts nothing).
- * Admission refuses when window + pending >= the limit.
- * Limits are checked at admission only: an admitted stream is never cut.
- * Refusals: 429 `rate_limit_exceeded` with `retry-after` in whole seconds (1..60).
- *
- * Per key (virtual keys, docs/design.md): a key's own `requests_per_minute` and
- * `tokens_per_minute` replace this section's for that key, read from the
- * request's KeyInfo with no I/O. The section's `requests_per_minute` is required (the
- * spec's field: every key is limited); `tokens_per_minute` may be left out, and then only
- * keys that give their own are token-limited. A key's window is the same whichever limit
- * applies, so a limit changed at runtime counts what the window already holds. Tokens are
- * recorded and pre-counted only for requests a token limit applies to; the stream taps are
- * in place whatever the config says, since a key may be given a token limit at runtime.
- * MCP tools/call (operation `tool`, docs/mcp.md) have a window of their own per key:
- * `tool_calls_per_minute` (the key's own, else this section's; absent: not limited). They never
- * count against `requests_per_minute`, and carry no tokens.
- * Admin: GET /v1/rate_limit → `[{key, window_seconds, requests, requests_per_minute, tokens,
- * tokens_per_minute, tool_calls, tool_calls_per_minute}]`: each key's current window (tokens
- * include this instance's streams in flight) against the limits that apply to it (its own,
- * else this section's).
+ * The `rate_limit` extension: per key, a one-minute sliding window of requests (one atomic
+ * `windowAdmit`) and tokens. Tokens are known once used: streams in flight add their reported
+ * usage to an in-memory tally (onChunk, no I/O) that admission counts with the window. Checked
+ * at admission only; 429 with `retry-after` (1..60 s). A key's own limits replace the
+ * section's; the stream taps stay in place since a key may get a token limit at runtime.
+ * MCP tools/call have a window of their own per key (`tool_calls_per_minute`, docs/mcp.md).
  */
 import { z } from 'zod';
 import { accountOf, chargeable, defineError, defineExtension, type GatewayError, type KeyInfo, OPEN_ACCOUNT, type RequestContext, type Store } from 'gw/plugin';

@@ -1,11 +1,7 @@
 /**
- * The recorder: every upstream HTTP exchange gw makes for a gateway request, appended to a
- * cassette (gw/plugin/cassette) — any provider kind, any route, native or translated, since
- * it hears the exchanges under the translations (`upstream.observe`). Each entry carries the
- * usage and cost gw charged the request it served; headers are kept by an allow-list; every
- * secret gw knows, and every credential its detectors find, is scrubbed before a line is
- * written. Writes never wait: a bounded queue in front of one appending writer.
- * `gw serve --record <path>` is this extension with `path`. docs/record-replay.md.
+ * The recorder: every upstream exchange of a gateway request appended to a cassette, below any
+ * translation (`upstream.observe`), with the usage and cost charged; headers by an allow-list,
+ * secrets scrubbed; writes never wait. docs/record-replay.md.
  */
 import { accountOf, chargedUsage, defineExtension, type RequestContext, type UpstreamAttempt, UserError } from 'gw/plugin';
 import { type CaptureSettings, CassetteWriter, ExchangeCapture, headerLists } from 'gw/plugin/cassette';

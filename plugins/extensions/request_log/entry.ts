@@ -1,9 +1,6 @@
 /**
- * One request log entry from a finished request (the onFinish hook): who, what, how long,
- * how much, and how it failed. Pure; never a secret (the key's name, not the key; an
- * upstream's error text had the provider keys redacted before any hook saw it). Bodies only
- * when the caller passes them, and only then the error message as the client got it:
- * otherwise the log-safe one, which names the field and the rule but never quotes the request.
+ * A request log entry from a finished request (onFinish): pure, never a secret. The error's
+ * message as the client got it only with bodies; else the log-safe one.
  */
 import {
   cachedTokens,
@@ -43,11 +40,7 @@ export interface LogEntry {
   /** Key name; `(open)` on a gateway without keys; null when no key was accepted (401). */
   key: string | null;
   route: string;
-  /**
-   * `model` as the client sent it (an alias stays an alias); null when the body was not read. A
-   * name longer than a request may send (256 characters: it was answered 400) is kept cut to
-   * its first 256, then `…`, and named in `truncated`.
-   */
+  /** `model` as the client sent it; null when the body was not read; past 256 characters cut, `…`, and named in `truncated`. */
   model: string | null;
   /** The canonical model that answered (a `[fallbacks]` model when one took over); null when none did. */
   served_model: string | null;
@@ -64,32 +57,16 @@ export interface LogEntry {
   ttfb_ms: number;
   /** gw's own time: latency_ms minus upstream_ms (all of latency_ms when no upstream was called). */
   overhead_ms: number;
-  /**
-   * Time spent waiting for upstreams, ms: every attempt (retries, their backoff and
-   * fallbacks included) until the answer, or for a stream until its last event, failures
-   * and timeouts included; null when no upstream was called (refusals, cache hits, early answers).
-   */
+  /** Ms waiting for upstreams (every attempt, backoff and fallback, a stream to its last event); null when none was called. */
   upstream_ms: number | null;
-  /**
-   * The usage the request was charged, as /v1/usage and /v1/budget count it; null when it
-   * was charged none (refusals, cache hits, failures before the first byte, even when the
-   * upstream had reported some usage by then). A stream that ended early after its first
-   * byte shows what it was charged (`usage_estimated`).
-   */
+  /** The usage charged, as /v1/usage and /v1/budget count it (`chargedUsage`); null when none. */
   prompt_tokens: number | null;
   completion_tokens: number | null;
-  /**
-   * The parts of that usage (null with it): of prompt_tokens, those read from
-   * (`cached_tokens`) and written to (`cache_write_tokens`) the vendor's prompt cache; of
-   * completion_tokens, the reasoning ones (`reasoning_tokens`).
-   */
+  /** The parts of that usage (null with it): cache reads, cache writes, reasoning. */
   cached_tokens: number | null;
   cache_write_tokens: number | null;
   reasoning_tokens: number | null;
-  /**
-   * What that usage cost, USD, as the budget charges it (the core's `rc.cost`: each part at
-   * its own rate); null when its model has no price or it was charged no usage.
-   */
+  /** What that usage cost, USD, as the budget charges it (`rc.cost`); null when unpriced or uncharged. */
   cost_usd: number | null;
   /** `cost_usd` by part; null when `cost_usd` is. */
   cost: CostParts | null;
@@ -144,9 +121,8 @@ function tokens(v: unknown): number | null {
 }
 
 /**
- * The stored form's field order: an entry is kept as a JSON array of its values (half the
- * bytes of an object), `time` as epoch ms. Fields added later go after the bodies, so rows
- * written before stay readable; a row that has them but no bodies holds `0` in the body slots.
+ * The stored row's field order: a JSON array (half an object's bytes), `time` as epoch ms. New
+ * fields go after the bodies so older rows stay readable (no bodies: `0` in their slots).
  */
 const FIELDS = [
   'time',
@@ -197,12 +173,7 @@ const MCP_AT = 31;
 const GUARDRAILS_AT = 34;
 const NO_OUTCOMES: GuardrailOutcome[] = [];
 
-/**
- * The stored row for a finished request (hot path: one array, no object).
- * @param open the gateway runs without keys (its requests are logged as `(open)`)
- * @param bodies with log_bodies: the request and response bodies, already cut (the error
- *   message is then kept as the client got it)
- */
+/** The stored row for a finished request (one array); `open`: gw runs without keys; `bodies`: both, already cut. */
 export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null, string | null]): unknown[] {
   const rc = f.rc;
   const err = f.error;

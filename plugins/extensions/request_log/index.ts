@@ -1,24 +1,8 @@
 /**
- * The `request_log` extension: the last `max_entries` gateway requests (default 10,000), in
- * a ring in the shared store, for "what did the request that got a 502 look like"
- * (docs/design.md "Operator console"). Every request is logged, the failed ones included: 401,
- * 400, 413, 415 and unknown models (404) never reach onRequest, so entries are written from
- * onFinish, which the core calls for every gateway request once it is over.
- *
- * The write happens after the answer, in the background: entries wait up to FLUSH_MS (or
- * until FLUSH_AT are queued) and go to the store together, one group commit on LevelDB and
- * one pipeline on Redis, instead of one store write per request. A request never waits for
- * its log entry; a store failure loses entries (logged), never the request. close() writes
- * what is queued and waits for it. On Redis every instance writes to the one ring.
- *
- * Never bodies or secrets, unless `log_bodies = true`: then the request body and the
- * response (the JSON body, or a stream's events as sent, one JSON per line) are kept, each
- * cut to `body_max_bytes`.
- *
- * Admin: GET /v1/requests?limit=&key=&model=&provider=&route=&status=&error_code=&tag=&request_id=&since=&until=
- * → entries, newest first (entry.ts has the fields; query.ts the filters). A query reads the
- * ring once, newest first, and stops at `limit` matches or at `since`: linear in the ring's
- * size (`max_entries`) at worst.
+ * The `request_log` extension: the last `max_entries` gateway requests, failed ones included
+ * (written from onFinish), in a store ring. Entries are written after the answer in batches
+ * (FLUSH_MS, FLUSH_AT): a request never waits, a store failure loses entries only. Bodies only
+ * with `log_bodies`. GET /v1/requests: entry.ts has the fields, query.ts the filters.
  */
 import { z } from 'zod';
 import { type Chunk, defineExtension, type FinishedRequest, type RequestContext, type ResponseInfo, type Store } from 'gw/plugin';

@@ -1,8 +1,4 @@
-/**
- * GET /v1/requests filters: `limit`, `key`, `model`, `provider`, `route`, `status`,
- * `error_code`, `tag`, `request_id`, `since`, `until`. Every bad value, and every parameter
- * not in that list, is a 400 naming the parameter and what it takes.
- */
+/** GET /v1/requests filters; every bad value or unknown parameter is a 400 naming it and what it takes. */
 import type { Context } from 'koa';
 import { badQuery, parseTime } from 'gw/plugin';
 import { own } from 'gw/plugin/format';
@@ -10,11 +6,7 @@ import type { LogEntry } from './entry.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-/**
- * `since` looks at when requests ended; entries are in the order they ended on each
- * instance, so the scan stops at the first entry that ended this long before `since`
- * (instances' clocks may differ by that much on a shared store).
- */
+/** The scan stops at the first entry that ended this long before `since` (instances' clocks differ on a shared store). */
 export const SKEW_MS = 2000;
 /** Longest `key`, `model`, `provider`, `route` value: the log keeps model names cut to 256 characters. */
 const NAME_MAX = 256;
@@ -118,11 +110,7 @@ export function endOf(e: LogEntry): number {
 /** A key's tags now (GatewayInfo.keyTags); undefined for a key that has none or no longer exists. */
 export type TagsOf = (key: string) => Readonly<Record<string, string>> | undefined;
 
-/**
- * Does `e` pass the filters (`since` and `until` included)? `model` matches the requested or
- * the served model; `key=(unauthenticated)` the requests no key was accepted for (as usage
- * names them); `tag` reads the entry's key's tags through `tagsOf` (such a request has none).
- */
+/** Whether `entry` passes the filters: `model` the requested or served one, `tag` through `tagsOf`. */
 export function matches(q: LogQuery, e: LogEntry, tagsOf?: TagsOf): boolean {
   if (q.key !== undefined && e.key !== q.key && !(e.key === null && q.key === UNAUTHENTICATED)) return false;
   if (q.model !== undefined && e.model !== q.model && e.served_model !== q.model) return false;

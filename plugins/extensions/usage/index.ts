@@ -1,43 +1,10 @@
 /**
- * The `usage` extension: prompt and completion tokens per gateway key and canonical model,
- * as the upstream reported them (common semantics), for every route and for streams
- * whether or not the client asked for usage. Committed to the store in onResponse, which
- * the core awaits before the response's last byte: an answered request's usage survives a
- * restart and a crash. Cache hits, early responses and calls that failed before their
- * first byte count no tokens. A stream that ended early after its first byte (the client
- * left, the upstream was cut, a timeout, a mid-stream error) counts what it streamed, from
- * onError (`rc.partial`, core/pipeline/partial.ts): the usage the upstream had reported,
- * else gw's estimate, counted in `estimated_requests` too.
- *
- * Over time: the same numbers per (key, model, provider, UTC hour), plus failed requests
- * (`errors`, and by gw's error code: `error_codes`), kept `retention_days` (default 90; 0 = lifetime totals only). The lifetime
- * counter and the hour bucket are written together (the store batches them: one LevelDB
- * batch, one Redis round trip). Every failed request counts as an error of its key and
- * model: those that failed after admission from onError (before their answer goes out),
- * those refused before it (401, 400 invalid body, 413, 415: no onError) from onFinish, in
- * the background; a 401 has no key and counts under `(unauthenticated)`. Buckets are timed
- * by the gateway's clock (`gateway.now()`, as budget periods are).
- *
- * MCP tools/call (operation `tool`, docs/mcp.md) carry no tokens: they are counted in a series
- * of their own per (key, MCP server, tool, UTC hour), with their outcome and cost (tools.ts),
- * and read with `group_by=` `mcp_server` and/or `tool` (plus `key`, `tag:<name>`).
- *
- * Latency percentiles per (model, provider) over time: latency.ts
- * (`GET /v1/usage?metrics=latency`).
- *
- * Admin: GET /v1/usage → `[{key, model, prompt_tokens, completion_tokens, total_tokens,
- * cached_tokens, cache_write_tokens, reasoning_tokens, cache_hit_rate, requests,
- * estimated_requests}]` (lifetime; `requests` = answered requests and streams charged for
- * what they streamed; `estimated_requests` = those of them whose usage is gw's estimate);
- * with any of `bucket`, `group_by`, `from`, `to` → `[{bucket_start, <group fields>,
- * requests, errors, error_codes: {<code>: n}, estimated_requests, prompt_tokens,
- * completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
- * cache_hit_rate}]` where `requests` counts answered and failed requests alike. The parts
- * are the common usage's (`prompt_tokens_details`, `completion_tokens_details`), subsets of
- * the totals; `cache_hit_rate` = cached_tokens / prompt_tokens (null without prompt tokens).
- * With `metrics=latency`:
- * `[{bucket_start, model, provider, requests, latency_p50_ms…, ttfb_…, overhead_…}]`
- * (`bucket=minute` too, for the last `latency_minutes_hours`).
+ * The `usage` extension: tokens per key and canonical model as upstreams reported them, every
+ * route, committed in onResponse before the last byte; an early-ended stream counts what it
+ * streamed (`estimated_requests`); cache hits and failures before the first byte count none.
+ * Per (key, model, provider, UTC hour) too, failures and their codes included, kept
+ * `retention_days`; latency: latency.ts. Routes and fields: docs/extensions.md, docs/console.md.
+ * MCP tools/call carry no tokens: a series of their own per (key, server, tool, hour): tools.ts.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -54,19 +21,16 @@ import {
   type FinishedRequest,
   type GatewayError,
   type GatewayInfo,
-  HOUR_MS,
-  INVALID_QUERY,
   OPEN_ACCOUNT,
   parseSeriesQuery,
   readSeries,
   reasoningTokens,
   type RequestContext,
-  SERIES_DISABLED,
   type SeriesShape,
   type Store,
   wantsSeries,
 } from 'gw/plugin';
-import { LATENCY_HOURS_KEY, LATENCY_MINUTES_KEY, LATENCY_SHAPE, LatencyRecorder, MINUTE_MS } from './latency.ts';
+import { HOUR_MS, LATENCY_HOURS_KEY, LATENCY_MINUTES_KEY, LATENCY_SHAPE, LatencyRecorder, MINUTE_MS } from './latency.ts';
 import { recordToolCall, TOOL_SHAPE, TOOLS_KEY, wantsTools } from './tools.ts';
 
 const PLUGIN_NAME = 'usage';
@@ -282,9 +246,9 @@ export default defineExtension({
       let body: unknown;
       const metrics = metricsOf(ctx);
       if (metrics === 'usage' && !wantsSeries(ctx)) body = await listUsage(store);
-      else if (retentionMs === 0) throw SERIES_DISABLED({ what: metrics, extension: 'usage' });
+      else if (retentionMs === 0) throw errors.SERIES_DISABLED({ what: metrics, extension: 'usage' });
       else if (metrics === 'latency' && !config.latency)
-        throw INVALID_QUERY('latency over time is off: [extensions.usage] latency = false', { param: 'metrics' });
+        throw errors.INVALID_QUERY('latency over time is off: [extensions.usage] latency = false', { param: 'metrics' });
       else if (metrics === 'usage' && wantsTools(ctx))
         body = await readSeries(store, parseSeriesQuery(ctx, TOOL_SHAPE.dims, retentionMs, gateway.now()), TOOL_SHAPE, gateway, {
           key: TOOLS_KEY,

@@ -1,20 +1,7 @@
 /**
- * Latency percentiles per (model, provider) over time, kept in the store so they survive a
- * restart and merge across instances on Redis (docs/design.md "Latency over time").
- *
- * Each answered request adds three samples, in ms: `latency` (arrival to last byte), `ttfb`
- * (arrival to first byte, streams only) and `overhead` (gw's own time: latency minus the
- * time spent waiting for upstreams). Samples go into DDSketches (@datadog/sketches-js,
- * relative accuracy 1%: a quantile read back is within 1% of a true sample at that rank).
- * A DDSketch is a histogram over logarithmic bins, and two sketches merge by adding their
- * bin counts; so a sketch is stored as bucket counters, one field per bin (`l<bin>`,
- * `t<bin>`, `o<bin>`; `lz`… for zeros), added with the store's atomic `bucketIncr`: two
- * instances add into the same counters and a read rebuilds the merged sketch.
- *
- * The request path only adds to in-memory sketches (a logarithm and an array increment);
- * they are written every FLUSH_MS, one `bucketIncr` per (minute, series) and bucket size,
- * and on close. Minute buckets are kept `minuteRetentionMs`, hour buckets as long as the
- * usage series.
+ * Latency, TTFB and gw overhead percentiles per (model, provider) over time as DDSketches
+ * (1% relative accuracy) stored as bucket counters, one field per bin, so instances merge by
+ * adding; the request path adds to in-memory sketches, written every FLUSH_MS and on close.
  */
 import { DDSketch } from '@datadog/sketches-js';
 import type { FinishedRequest, SeriesShape, Store } from 'gw/plugin';
@@ -25,6 +12,7 @@ export const RELATIVE_ACCURACY = 0.01;
 export const LATENCY_HOURS_KEY = 'lh';
 export const LATENCY_MINUTES_KEY = 'lm';
 export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
 /** In-memory samples are written this often. */
 export const FLUSH_MS = 1000;
 
@@ -84,11 +72,7 @@ export function sketchOf(prefix: string, counters: Record<string, number>): DDSk
 
 const round = (v: number) => Math.round(v * 100) / 100;
 
-/**
- * The latency series' shape for `readSeries`: dims model and provider; output fields
- * `requests` (samples of latency), `latency_p50_ms`, `latency_p95_ms`, `latency_p99_ms`,
- * the same for `ttfb_` (streams only) and `overhead_`; null where there were no samples.
- */
+/** The latency series for `readSeries`: by model and provider, `requests` and p50/p95/p99 of latency, ttfb and overhead. */
 export const LATENCY_SHAPE: SeriesShape = {
   dims: ['model', 'provider'],
   fields(sum) {
@@ -119,12 +103,7 @@ export class LatencyRecorder {
   private readonly now: () => number;
   private readonly onFail: (err: Error) => void;
 
-  /**
-   * @param hours the hour buckets' size and retention (the usage series')
-   * @param minuteRetentionMs how long minute buckets are kept (0: none are written)
-   * @param now the gateway's clock (epoch ms)
-   * @param onFail told when a write fails (the samples are lost, the request never is)
-   */
+  /** `minuteRetentionMs` 0 writes no minute buckets; `onFail` is told when a write loses samples. */
   constructor(store: Store, hours: { bucketMs: number; retentionMs: number }, minuteRetentionMs: number, now: () => number, onFail: (err: Error) => void) {
     this.store = store;
     this.hours = hours;

@@ -9,26 +9,22 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
-import { countTokensRequestSchema, messagesErrorBody, messagesErrorSchema, messagesRequestSchema } from 'gw/plugin/anthropic-messages';
-import { countTokensRoute } from './count-tokens.ts';
+import { anthropicMessages } from 'gw/plugin/anthropic-messages';
 import { fromAnthropicClient, getModel, listModels } from './models.ts';
-import { FORMAT, messagesGenerate } from './route.ts';
 
 export default defineFormat({
-  id: FORMAT,
-  keyFrom: ['x-api-key', 'bearer'],
-  errorBody: messagesErrorBody,
-  setup({ route, pipeline }) {
-    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(messagesErrorSchema));
+  protocol: anthropicMessages,
+  setup({ route }) {
+    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(anthropicMessages.schema.error));
     route({
       method: 'POST',
       path: '/v1/messages',
       body: true,
       metered: 'messages',
-      generate: messagesGenerate,
+      generate: anthropicMessages.client.generate,
       openapi: {
         summary: 'Anthropic Messages: native passthrough, or translated for other kinds (stream: true → SSE)',
-        requestBody: jsonRequestBody(messagesRequestSchema),
+        requestBody: jsonRequestBody(anthropicMessages.schema.request),
         responses: { 200: { description: 'message, or SSE Messages events' }, ...errors },
       },
     });
@@ -37,10 +33,10 @@ export default defineFormat({
       path: '/v1/messages/count_tokens',
       body: true,
       metered: 'count_tokens',
-      handler: countTokensRoute(pipeline),
+      countTokens: anthropicMessages.client.countTokens,
       openapi: {
         summary: 'Count input tokens: native for Messages-origin kinds, estimated elsewhere (x-gw-estimated)',
-        requestBody: jsonRequestBody(countTokensRequestSchema),
+        requestBody: jsonRequestBody(anthropicMessages.client.countTokens.schema),
         responses: { 200: { description: '{input_tokens}' }, ...errors },
       },
     });

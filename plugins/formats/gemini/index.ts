@@ -16,30 +16,17 @@
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';
-import {
-  batchEmbedContentsRequestSchema,
-  countTokensRequestSchema,
-  embedContentRequestSchema,
-  generateContentRequestSchema,
-  googleErrorBody,
-  googleErrorSchema,
-} from 'gw/plugin/gemini';
-import { FORMAT } from './request.ts';
-import { countTokensRoute } from './route-count-tokens.ts';
-import { embedRoute } from './route-embed.ts';
-import { geminiGenerate } from './route-generate.ts';
+import { gemini } from 'gw/plugin/gemini';
 import { fromGeminiClient, getModel, listModels } from './route-models.ts';
 import { unknownMethod } from './route-unknown.ts';
 
 /** Where Gemini clients put a gateway key, in the order looked at. */
-const KEY_FROM = ['x-goog-api-key', 'query-key', 'bearer'] as const;
-
 export default defineFormat({
-  id: FORMAT,
-  keyFrom: KEY_FROM,
-  errorBody: googleErrorBody,
-  setup({ route, pipeline }) {
-    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(googleErrorSchema));
+  protocol: gemini,
+  setup({ route }) {
+    const embed = gemini.client.embeddings(false);
+    const batchEmbed = gemini.client.embeddings(true);
+    const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504], schemaOf(gemini.schema.error));
     const ok = (description: string) => ({ 200: { description }, ...errors });
     for (const v of ['/v1beta', '/v1']) {
       const method = (name: string) => `${v}/models/*model\\:${name}`;
@@ -48,10 +35,10 @@ export default defineFormat({
         path: method('generateContent'),
         body: true,
         metered: 'gemini',
-        generate: geminiGenerate(false),
+        generate: gemini.client.generate(false),
         openapi: {
           summary: 'Gemini generateContent: native on the gemini kind, translated for the others',
-          requestBody: jsonRequestBody(generateContentRequestSchema),
+          requestBody: jsonRequestBody(gemini.schema.request),
           responses: ok('GenerateContentResponse'),
         },
       });
@@ -60,10 +47,10 @@ export default defineFormat({
         path: method('streamGenerateContent'),
         body: true,
         metered: 'gemini',
-        generate: geminiGenerate(true),
+        generate: gemini.client.generate(true),
         openapi: {
           summary: 'Gemini streamGenerateContent: SSE with ?alt=sse, else one JSON array of responses',
-          requestBody: jsonRequestBody(generateContentRequestSchema),
+          requestBody: jsonRequestBody(gemini.schema.request),
           responses: ok('GenerateContentResponse events (SSE) or a JSON array of them'),
         },
       });
@@ -72,10 +59,10 @@ export default defineFormat({
         path: method('countTokens'),
         body: true,
         metered: 'count_tokens',
-        handler: countTokensRoute(pipeline),
+        countTokens: gemini.client.countTokens,
         openapi: {
           summary: 'Gemini countTokens: native on the gemini kind, estimated elsewhere (x-gw-estimated)',
-          requestBody: jsonRequestBody(countTokensRequestSchema),
+          requestBody: jsonRequestBody(gemini.client.countTokens.schema),
           responses: ok('{totalTokens}'),
         },
       });
@@ -84,10 +71,10 @@ export default defineFormat({
         path: method('embedContent'),
         body: true,
         metered: 'embeddings',
-        handler: embedRoute(pipeline, false),
+        embeddings: embed,
         openapi: {
           summary: 'Gemini embedContent (common-format embeddings for other kinds)',
-          requestBody: jsonRequestBody(embedContentRequestSchema),
+          requestBody: jsonRequestBody(embed.schema),
           responses: ok('{embedding: {values}}'),
         },
       });
@@ -96,10 +83,10 @@ export default defineFormat({
         path: method('batchEmbedContents'),
         body: true,
         metered: 'embeddings',
-        handler: embedRoute(pipeline, true),
+        embeddings: batchEmbed,
         openapi: {
           summary: 'Gemini batchEmbedContents (common-format embeddings for other kinds)',
-          requestBody: jsonRequestBody(batchEmbedContentsRequestSchema),
+          requestBody: jsonRequestBody(batchEmbed.schema),
           responses: ok('{embeddings: [{values}]}'),
         },
       });
@@ -109,16 +96,16 @@ export default defineFormat({
         method: 'POST',
         path: `${v}/models/*${v === '/v1' ? 'id' : 'model'}`,
         handler: unknownMethod,
-        openapi: { summary: 'Any other Gemini method: 404 NOT_FOUND', responses: errorResponses([404], schemaOf(googleErrorSchema)) },
+        openapi: { summary: 'Any other Gemini method: 404 NOT_FOUND', responses: errorResponses([404], schemaOf(gemini.schema.error)) },
       });
     }
     const listed = {
       summary: "List models in Gemini's shape (pageSize, pageToken)",
-      responses: { 200: { description: '{models, nextPageToken?}' }, ...errorResponses([400, 401], schemaOf(googleErrorSchema)) },
+      responses: { 200: { description: '{models, nextPageToken?}' }, ...errorResponses([400, 401], schemaOf(gemini.schema.error)) },
     };
     const got = {
       summary: "Get a model in Gemini's shape",
-      responses: { 200: { description: 'Model' }, ...errorResponses([401, 404], schemaOf(googleErrorSchema)) },
+      responses: { 200: { description: 'Model' }, ...errorResponses([401, 404], schemaOf(gemini.schema.error)) },
     };
     route({ method: 'GET', path: '/v1beta/models', handler: listModels, openapi: listed });
     route({ method: 'GET', path: '/v1beta/models/*model', handler: getModel, openapi: got });

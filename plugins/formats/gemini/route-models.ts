@@ -7,7 +7,7 @@
 import { errors } from 'gw/plugin';
 import { modelFor, modelsFor, nearModels } from 'gw/plugin/format';
 import type { Context } from 'koa';
-import { listGeminiModels, toGeminiModel } from 'gw/plugin/gemini';
+import { gemini } from 'gw/plugin/gemini';
 
 /** `key=` as a query parameter (whatever its position). */
 const QUERY_KEY = /(?:^|&)key=/;
@@ -23,21 +23,15 @@ export function fromGeminiClient(ctx: Context): boolean {
 
 /** GET models: one page (`pageSize` default 50, ≤ 1000; `nextPageToken` while more remain). */
 export function listModels(ctx: Context): void {
-  const ids = modelsFor(ctx).map((m) => m.id);
-  const q = ctx.query;
-  const page = listGeminiModels(ids, { pageSize: first(q.pageSize), pageToken: first(q.pageToken) });
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(page);
+  ctx.body = JSON.stringify(gemini.client.models.list(modelsFor(ctx), ctx.query));
 }
 
 /** GET models/{model}; 404 NOT_FOUND (with close matches) for a model gw does not serve. */
 export function getModel(ctx: Context): void {
   const id = (ctx.params.model ?? ctx.params.id ?? '').replace(/^models\//, '');
-  if (modelFor(ctx, id) === undefined) throw errors.MODEL_NOT_FOUND({ what: `'${id}'`, near: nearModels(ctx, id) });
+  const model = modelFor(ctx, id);
+  if (model === undefined) throw errors.MODEL_NOT_FOUND({ what: `'${id}'`, near: nearModels(ctx, id) });
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(toGeminiModel(id));
-}
-
-function first(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
+  ctx.body = JSON.stringify(gemini.client.models.one(model));
 }

@@ -7,27 +7,23 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  */
 import { defineFormat } from 'gw/plugin';
-import { errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin/format';
-import { chatRequestSchema, embeddingsRequestSchema, OPENAI_CHAT } from 'gw/plugin/openai-chat';
-import { chatGenerate } from './chat.ts';
-import { embeddingsRoute } from './embeddings.ts';
+import { errorResponses, jsonRequestBody } from 'gw/plugin/format';
+import { openaiChat } from 'gw/plugin/openai-chat';
 import { getModel, listModels } from './models.ts';
 
 export default defineFormat({
-  id: OPENAI_CHAT,
-  keyFrom: ['bearer'],
-  errorBody: OPENAI_ERRORS.errorBody,
-  setup({ route, pipeline }) {
+  protocol: openaiChat,
+  setup({ route }) {
     const errors = errorResponses([400, 401, 404, 413, 415, 429, 502, 504]);
     route({
       method: 'POST',
       path: '/v1/chat/completions',
       body: true,
       metered: 'chat',
-      generate: chatGenerate,
+      generate: openaiChat.client.generate,
       openapi: {
         summary: 'Create a chat completion (stream: true → text/event-stream)',
-        requestBody: jsonRequestBody(chatRequestSchema),
+        requestBody: jsonRequestBody(openaiChat.schema.request),
         responses: { 200: { description: 'chat.completion, or SSE chat.completion.chunk events ending with data: [DONE]' }, ...errors },
       },
     });
@@ -36,10 +32,10 @@ export default defineFormat({
       path: '/v1/embeddings',
       body: true,
       metered: 'embeddings',
-      handler: embeddingsRoute(pipeline),
+      embeddings: openaiChat.client.embeddings,
       openapi: {
         summary: 'Create embeddings',
-        requestBody: jsonRequestBody(embeddingsRequestSchema),
+        requestBody: jsonRequestBody(openaiChat.client.embeddings.schema),
         responses: { 200: { description: 'list of embeddings' }, ...errors },
       },
     });

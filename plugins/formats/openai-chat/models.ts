@@ -5,13 +5,13 @@
  */
 import { errors } from 'gw/plugin';
 import { modelFor, modelsFor, nearModels } from 'gw/plugin/format';
-import { modelList } from 'gw/plugin/openai-chat';
+import { openaiChat } from 'gw/plugin/openai-chat';
 import type { Context } from 'koa';
 
 /** GET /v1/models: every model and alias the key may call. */
 export function listModels(ctx: Context): void {
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(modelList(modelsFor(ctx)));
+  ctx.body = JSON.stringify(openaiChat.client.models.list(modelsFor(ctx), ctx.query));
 }
 
 /**
@@ -23,5 +23,5 @@ export function getModel(ctx: Context): void {
   const m = modelFor(ctx, id);
   if (!m) throw errors.MODEL_NOT_FOUND({ what: `'${id}'`, near: nearModels(ctx, id) });
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(m);
+  ctx.body = JSON.stringify(openaiChat.client.models.one(m));
 }

@@ -10,8 +10,8 @@
  * @see https://platform.openai.com/docs/api-reference/responses
  */
 import { defineFormat } from 'gw/plugin';
-import { errorResponses, jsonRequestBody, OPENAI_ERRORS } from 'gw/plugin/format';
-import { OPENAI_RESPONSES, responsesRequestSchema } from 'gw/plugin/openai-responses';
+import { errorResponses, jsonRequestBody } from 'gw/plugin/format';
+import { openaiResponses } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
 import { ResponseStore } from './response-store.ts';
 import { deleteResponse, getResponse, listInputItems } from './retrieve.ts';
@@ -36,9 +36,7 @@ function unreadable(responses: Record<string, unknown>): Record<string, unknown>
 }
 
 export default defineFormat<z.output<typeof responsesConfigSchema>>({
-  id: OPENAI_RESPONSES,
-  keyFrom: ['bearer'],
-  errorBody: OPENAI_ERRORS.errorBody,
+  protocol: openaiResponses,
   section: 'responses',
   configSchema: responsesConfigSchema,
   setup({ route, store, config, gateway }) {
@@ -53,7 +51,7 @@ export default defineFormat<z.output<typeof responsesConfigSchema>>({
       openapi: {
         summary:
           'OpenAI Responses: native passthrough for openai/azure, translated for other kinds (stream: true → SSE Responses events); x-gw-dropped-tools names built-in tools a translated kind could not run',
-        requestBody: jsonRequestBody(responsesRequestSchema),
+        requestBody: jsonRequestBody(openaiResponses.schema.request),
         responses: { 200: { description: 'response, or SSE Responses events' }, ...errors },
       },
     });

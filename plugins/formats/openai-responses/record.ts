@@ -4,7 +4,8 @@
  * serializing its history. Records written before sizes were kept stay readable (their size
  * is measured when needed); a record that is not what gw wrote is reported, never thrown on.
  */
-import { isObj, type ResponsesInputItem } from 'gw/plugin/openai-responses';
+import type { ResponsesInputItem } from 'gw/plugin/openai-responses';
+import { isObject } from 'gw/plugin';
 
 /** One stored response. */
 export interface StoredResponse {
@@ -63,10 +64,10 @@ export function decodeRecord(text: string): StoredResponse | undefined {
   } catch {
     return undefined;
   }
-  if (!isObj(v)) return undefined;
+  if (!isObject(v)) return undefined;
   const { response, input, chain } = v;
-  if (!isObj(response) || typeof response.id !== 'string') return undefined;
-  if (!Array.isArray(input) || !input.every(isObj)) return undefined;
+  if (!isObject(response) || typeof response.id !== 'string') return undefined;
+  if (!Array.isArray(input) || !input.every(isObject)) return undefined;
   if (!Array.isArray(chain) || !chain.every((c) => typeof c === 'string')) return undefined;
   if (!isByteCount(v.size)) delete v.size;
   if (!isByteCount(v.total)) delete v.total;

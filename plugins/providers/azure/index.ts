@@ -13,9 +13,9 @@
  * @see https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle
  * @see https://learn.microsoft.com/azure/ai-foundry/openai/reference
  */
-import { defineProvider, providerBaseSchema } from 'gw/plugin';
-import { createCompatibleProvider } from 'gw/plugin/openai-chat';
-import { OPENAI_RESPONSES, responsesPassthrough } from 'gw/plugin/openai-responses';
+import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
+import { openaiChat } from 'gw/plugin/openai-chat';
+import { openaiResponses } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
 
 const schema = providerBaseSchema.extend({
@@ -42,18 +42,14 @@ export default defineProvider({
   name: 'azure',
   configSchema: schema,
   routing: ['max_retries', 'weight'],
-  setup({ name, config, http }) {
-    const client = http({ timeoutMs: config.timeout_seconds * 1000 });
-    const headers = { 'api-key': config.api_key };
-    return createCompatibleProvider({
-      name,
-      kind: config.kind ?? name,
-      baseUrl: config.base_url,
-      models: config.models ?? [],
-      http: client,
-      headers,
+  setup(ctx) {
+    const { config } = ctx;
+    return vendorProvider(ctx, {
+      protocol: openaiChat,
+      origin: config.base_url,
+      auth: { 'api-key': config.api_key },
       url: azureUrls(config.base_url, config.api_version),
-      native: { [OPENAI_RESPONSES]: responsesPassthrough(client, `${config.base_url.replace(/\/+$/, '')}/openai/v1/responses`, headers) },
+      native: [{ protocol: openaiResponses, origin: `${config.base_url.replace(/\/+$/, '')}/openai/v1` }],
     });
   },
 });

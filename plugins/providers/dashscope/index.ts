@@ -12,8 +12,9 @@
  * @see https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope
  * @see https://www.alibabacloud.com/help/en/model-studio/anthropic-api-compatibility
  */
-import { defineProvider } from 'gw/plugin';
-import { createDualOriginProvider, dualOriginSchema } from 'gw/plugin/anthropic-messages';
+import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
+import { anthropicMessages, messagesBaseUrlSchema } from 'gw/plugin/anthropic-messages';
+import { openaiChat } from 'gw/plugin/openai-chat';
 import { dashScopeChunkNeedsMap, mapDashScopeChunk, mapDashScopeCompletion } from './quirks.ts';
 
 export const DASHSCOPE_BASE_URL = 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1';
@@ -21,13 +22,15 @@ export const DASHSCOPE_MESSAGES_ORIGIN = 'https://dashscope-intl.aliyuncs.com/ap
 
 export default defineProvider({
   name: 'dashscope',
-  configSchema: dualOriginSchema,
+  configSchema: providerBaseSchema.extend({ messages_base_url: messagesBaseUrlSchema }),
   routing: ['max_retries', 'weight'],
-  setup(ctx) {
-    return createDualOriginProvider(
-      ctx,
-      { common: DASHSCOPE_BASE_URL, messages: DASHSCOPE_MESSAGES_ORIGIN },
-      { mapChunk: mapDashScopeChunk, mapChunkIf: dashScopeChunkNeedsMap, mapCompletion: mapDashScopeCompletion },
-    );
-  },
+  setup: (ctx) =>
+    vendorProvider(ctx, {
+      protocol: openaiChat,
+      origin: ctx.config.base_url ?? DASHSCOPE_BASE_URL,
+      auth: { authorization: `Bearer ${ctx.config.api_key}` },
+      quirks: { chunkIf: dashScopeChunkNeedsMap, chunk: mapDashScopeChunk, completion: mapDashScopeCompletion },
+      // Bearer on the Messages origin too
+      native: [{ protocol: anthropicMessages, origin: ctx.config.messages_base_url ?? DASHSCOPE_MESSAGES_ORIGIN }],
+    }),
 });

@@ -11,9 +11,9 @@
  * the model) switches itself to translated, once, with a warning (`switchOnRouteMissing`
  * of the kit `gw/plugin/openai-responses`).
  */
-import { defineProvider, type NativeCall, providerBaseSchema, redactUrl } from 'gw/plugin';
-import { createCompatibleProvider } from 'gw/plugin/openai-chat';
-import { OPENAI_RESPONSES, responsesPassthrough, switchOnRouteMissing } from 'gw/plugin/openai-responses';
+import { defineProvider, providerBaseSchema, redactUrl, vendorProvider } from 'gw/plugin';
+import { openaiChat } from 'gw/plugin/openai-chat';
+import { openaiResponses, switchOnRouteMissing } from 'gw/plugin/openai-responses';
 import { z } from 'zod';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -27,30 +27,28 @@ export default defineProvider({
   name: 'openai',
   configSchema: schema,
   routing: ['max_retries', 'weight'],
-  setup({ name, config, http, log }) {
-    const kind = config.kind ?? name;
-    const baseUrl = config.base_url ?? OPENAI_BASE_URL;
-    const client = http({ timeoutMs: config.timeout_seconds * 1000 });
-    const headers = { authorization: `Bearer ${config.api_key}` };
-    const mode = config.responses ?? (kind === 'openai' ? 'native' : 'translated');
-    let native: Record<string, NativeCall> | undefined;
-    if (mode === 'native') {
-      const url = `${baseUrl.replace(/\/+$/, '')}/responses`;
-      const passthrough = responsesPassthrough(client, url, headers);
-      native = {
-        [OPENAI_RESPONSES]:
-          config.responses === undefined
-            ? switchOnRouteMissing(passthrough, name, (err) => {
-                // later requests find no native entry and are translated from the start
-                delete native![OPENAI_RESPONSES];
-                log.warn(
-                  { provider: name, upstream: err.message },
-                  `provider ${name}: POST ${redactUrl(url)} answered 404 for the route, so its upstream has no Responses API: /v1/responses is translated to chat completions from now on (set responses = "translated" or "native" on [providers.${name}] to decide)`,
-                );
-              })
-            : passthrough,
-      };
-    }
-    return createCompatibleProvider({ name, kind, baseUrl, models: config.models ?? [], http: client, headers, native });
+  setup(ctx) {
+    const { name, config, log } = ctx;
+    const origin = config.base_url ?? OPENAI_BASE_URL;
+    const mode = config.responses ?? ((config.kind ?? name) === 'openai' ? 'native' : 'translated');
+    const url = `${origin.replace(/\/+$/, '')}/responses`;
+    // left to its default, an upstream with no Responses API switches this provider to translated, once
+    const wrap =
+      config.responses === undefined
+        ? (call: Parameters<typeof switchOnRouteMissing>[0], drop: () => void) =>
+            switchOnRouteMissing(call, name, (err) => {
+              drop();
+              log.warn(
+                { provider: name, upstream: err.message },
+                `provider ${name}: POST ${redactUrl(url)} answered 404 for the route, so its upstream has no Responses API: /v1/responses is translated to chat completions from now on (set responses = "translated" or "native" on [providers.${name}] to decide)`,
+              );
+            })
+        : undefined;
+    return vendorProvider(ctx, {
+      protocol: openaiChat,
+      origin,
+      auth: { authorization: `Bearer ${config.api_key}` },
+      native: mode === 'native' ? [{ protocol: openaiResponses, wrap }] : [],
+    });
   },
 });

@@ -12,8 +12,9 @@
  * @see https://docs.bigmodel.cn/cn/guide/develop/openai/introduction
  * @see https://docs.bigmodel.cn/cn/guide/develop/claude/introduction
  */
-import { defineProvider } from 'gw/plugin';
-import { createDualOriginProvider, dualOriginSchema } from 'gw/plugin/anthropic-messages';
+import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
+import { anthropicMessages, messagesBaseUrlSchema } from 'gw/plugin/anthropic-messages';
+import { openaiChat } from 'gw/plugin/openai-chat';
 import { mapZhipuChunk, mapZhipuCompletion, zhipuChunkNeedsMap } from './quirks.ts';
 
 export const ZHIPU_BASE_URL = 'https://open.bigmodel.cn/api/paas/v4';
@@ -21,13 +22,15 @@ export const ZHIPU_MESSAGES_ORIGIN = 'https://open.bigmodel.cn/api/anthropic';
 
 export default defineProvider({
   name: 'zhipu',
-  configSchema: dualOriginSchema,
+  configSchema: providerBaseSchema.extend({ messages_base_url: messagesBaseUrlSchema }),
   routing: ['max_retries', 'weight'],
-  setup(ctx) {
-    return createDualOriginProvider(
-      ctx,
-      { common: ZHIPU_BASE_URL, messages: ZHIPU_MESSAGES_ORIGIN },
-      { mapChunk: mapZhipuChunk, mapChunkIf: zhipuChunkNeedsMap, mapCompletion: mapZhipuCompletion },
-    );
-  },
+  setup: (ctx) =>
+    vendorProvider(ctx, {
+      protocol: openaiChat,
+      origin: ctx.config.base_url ?? ZHIPU_BASE_URL,
+      auth: { authorization: `Bearer ${ctx.config.api_key}` },
+      quirks: { chunkIf: zhipuChunkNeedsMap, chunk: mapZhipuChunk, completion: mapZhipuCompletion },
+      // Bearer on the Messages origin too
+      native: [{ protocol: anthropicMessages, origin: ctx.config.messages_base_url ?? ZHIPU_MESSAGES_ORIGIN }],
+    }),
 });

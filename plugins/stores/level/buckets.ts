@@ -1,9 +1,4 @@
-/**
- * The LevelDB store's time buckets (usage and spend over time): one record per (bucket,
- * series) on disk, the recent ones also in memory (authoritative once loaded, as counters),
- * so a bucket write is a synchronous add plus one queued put. Buckets past their retention
- * are deleted when a process first writes their key and at every sweep.
- */
+/** The LevelDB store's time buckets: one record per (bucket, series), recent ones in memory; expired ones deleted on first write and by the sweep. */
 import type { BucketRow, KeyLocks } from 'gw/plugin/store';
 import { BUCKET_SPACE, pad } from './layout.ts';
 import type { Db, WriteQueue } from './writer.ts';

@@ -1,9 +1,4 @@
-/**
- * The LevelDB store's counter records, kept in memory while in use. LevelDB admits one
- * process, so this copy is authoritative once loaded: counter reads (budget admission,
- * listings) and updates never read the disk, and an update is a synchronous add (atomic in
- * this process) plus one queued put of the record.
- */
+/** The LevelDB store's counter records, in memory while in use and authoritative once loaded: an update is a synchronous add and one queued put. */
 import type { KeyLocks } from 'gw/plugin/store';
 import { IdleMap } from './idle-map.ts';
 import type { Values } from './values.ts';
@@ -37,10 +32,7 @@ export class Counters {
     return { ...(r instanceof Promise ? await r : r) };
   }
 
-  /**
-   * The counter record at `full` (shared and mutable: callers copy before returning it),
-   * synchronously when in memory; else loaded once, even under concurrent calls.
-   */
+  /** The record at `full` (shared: callers copy it), synchronously when in memory, else loaded once. */
   record(full: string): Rec | Promise<Rec> {
     const cached = this.records.get(full);
     if (cached) return cached;
@@ -57,11 +49,7 @@ export class Counters {
     });
   }
 
-  /**
-   * Adds `deltas` to the loaded record `rec` of `full` (synchronously: atomic in this
-   * process) and resolves with a copy once the record is on disk. A failed write drops the
-   * copy in memory, so the next use reads the disk's record: the update is as if never made.
-   */
+  /** Adds `deltas` to `rec` synchronously; a copy once on disk (a failed write drops the memory copy: as if never made). */
   add(full: string, rec: Rec, deltas: Rec): Promise<Rec> {
     for (const f in deltas) rec[f] = (rec[f] ?? 0) + deltas[f]!;
     const out = { ...rec };

@@ -1,9 +1,6 @@
 /**
- * The key filters of the LevelDB store's value space: a read of a key none of them has (a
- * cache miss: a new body's hash) answers without a LevelDB lookup. Keys of plain values and
- * counters go in `present`; TTL'd keys in the filter of their expiry generation, dropped once
- * that generation has ended, so expired keys are forgotten without a rescan. Filled at open
- * (the sweeper's `load`) and by every put; consulted once `ready`.
+ * The value space's key filters: a read of a key none has (a cache miss) needs no LevelDB
+ * lookup. TTL'd keys go in their expiry generation's filter, dropped when it ends.
  */
 import { hash1, hash2, KeyFilter } from './key-filter.ts';
 
@@ -51,11 +48,7 @@ export class ValueFilter {
     this.generations = this.generations.filter((g) => g.end > now);
   }
 
-  /**
-   * About how many TTL values are live at `now` (after `forget`): the keys of the generations
-   * still ahead, and of the one under way the share not yet expired (its expiries taken as
-   * evenly spread).
-   */
+  /** About how many TTL values are live at `now` (the current generation's expiries taken as evenly spread). */
   liveExpiring(now: number): number {
     let n = 0;
     for (const g of this.generations) n += g.filter.count * Math.min(1, (g.end - now) / g.width);
@@ -72,17 +65,13 @@ export class ValueFilter {
     const width = this.generationWidth(ttlMs);
     const end = (Math.floor(expiresAt / width) + 1) * width;
     for (const g of this.generations) if (g.end === end && g.width === width) return g.filter;
-    // small first part: a generation of a lightly used TTL costs ~1 KB, a busy one grows
+    // a small first part: a lightly used TTL's generation stays small, a busy one grows
     const g = { filter: new KeyFilter(1024), end, width };
     this.generations.push(g);
     return g.filter;
   }
 
-  /**
-   * The length (ms) of the expiry generations of values kept `ttlMs`: `minWidth`, doubled
-   * while 16 of them fit in the TTL, so a TTL spans at most 16 filters whatever its length,
-   * and a key stays in its filter at most max(minWidth, TTL / 8) past its expiry.
-   */
+  /** The generation length (ms) for `ttlMs`: `minWidth` doubled while 16 fit, so a TTL spans at most 16 filters. */
   private generationWidth(ttlMs: number): number {
     let width = this.minWidth;
     while (width * 16 <= ttlMs) width *= 2;

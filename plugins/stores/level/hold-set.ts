@@ -1,11 +1,4 @@
-/**
- * The budget holds on one counter in this process (the LevelDB store's copy): each request's
- * reserved amount (USD or whatever the counter counts) by request id, with an expiry (epoch
- * ms) so a hold whose request never settled lapses. Their sum is kept as holds come and go,
- * so admission costs the same whatever the number of requests in flight; lapsed holds are
- * dropped by a scan only once the earliest expiry has passed (rare: settle and release
- * remove a hold long before).
- */
+/** One counter's holds in this process, by request id with an expiry; their sum kept as they come and go, lapsed ones scanned out rarely. */
 export class HoldSet {
   private readonly byId = new Map<string, { amount: number; expiresAt: number }>();
   private sum = 0;

@@ -1,9 +1,4 @@
-/**
- * The LevelDB store's holds: reservations against a counter field, in memory only (never
- * durable: a restart drops them, so a dead request keeps no reservation). A hold is checked
- * against the counter record and placed without an await in between, so check-and-hold is
- * atomic in this process.
- */
+/** The LevelDB store's holds, in memory only (never durable); checked and placed without an await between: atomic in this process. */
 import { holdAdmits, type HoldOptions, type HoldVerdict } from 'gw/plugin/store';
 import type { Counters } from './counters.ts';
 import { HoldSet } from './hold-set.ts';

@@ -1,8 +1,4 @@
-/**
- * The LevelDB store plugin, gw's default: without `[store] url` the store is LevelDB under
- * `data_dir`, owned by one process (docs/design.md "Store and processes"). How it works:
- * level.ts.
- */
+/** The LevelDB store plugin, gw's default (no `[store] url`): level.ts. */
 import { redactUrl, UserError } from 'gw/plugin';
 import { defineStore } from 'gw/plugin/store';
 import { openLevelStore } from './level.ts';

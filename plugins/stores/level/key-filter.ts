@@ -2,10 +2,7 @@
  * A scalable Bloom filter of strings: `mightHave` is false only for a key never added (no
  * false negatives), true for about 1% of the others. It grows by adding a filter twice the
  * size of the last when that one is full, so it needs no capacity up front. ~10 bits a key.
- *
- * Own code rather than the npm `bloom-filters` package: measured on Node 24, importing it
- * adds 37 MB of RSS (lodash, reflect-metadata…; gw's whole budget at rest is 100 MB) and its
- * ScalableBloomFilter.has takes 10.7 µs, against a sub-µs lookup here on the cache's hot path.
+ * Not the npm `bloom-filters`: why: docs/benchmarks.md#an-own-bloom-filter
  */
 const BITS_PER_KEY = 10;
 const PROBES = 7;
@@ -33,12 +30,7 @@ export class KeyFilter {
     this.firstCapacity = firstCapacity;
   }
 
-  /**
-   * Adds `key`; a key the filter already (probably) has is not added again. The store puts
-   * the same few counter keys on every request: counted each time, they made the filter
-   * think itself full and grow a new, twice larger part again and again (memory rising with
-   * requests served, not with keys held).
-   */
+  /** Adds `key` unless (probably) there: the same counter keys put on every request would make it grow with requests, not keys. */
   add(key: string): void {
     this.addHashed(hash1(key), hash2(key));
   }

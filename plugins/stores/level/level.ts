@@ -1,21 +1,8 @@
 /**
- * The embedded store: LevelDB (`level`) under `data_dir`. One process owns the database
- * (LevelDB takes a file lock), so the in-memory copies of counters, windows and holds are
- * authoritative once loaded, and atomicity is plain single-threaded JS: a read-check-write
- * on a loaded record runs without an await (no lock, no disk read), and a per-key lock
- * only guards the first load of a record. Those copies are kept while in use: a counter,
- * window or hold nobody touched for IDLE_MS to 2 x IDLE_MS is dropped from memory (the
- * disk has it), so memory follows the live keys, not every key ever seen.
- * Every write is in LevelDB's write-ahead log, in the operating system's hands, when its
- * promise resolves: it survives a process crash (kill -9) and a restart. Writes are not
- * fsynced one by one (`sync: false`): an fsync per request cost more than everything
- * else gw does for it, and only a machine crash or power loss could drop the last
- * moments of writes (for that, run the Redis store with `appendfsync always`).
- *
- * One file per kind of data: values.ts (values, TTLs; filter.ts its key filters),
- * counters.ts, holds.ts, windows.ts, buckets.ts, rings.ts; writer.ts batches every write;
- * sweep.ts deletes what expired; layout.ts says where each kind lives on disk; state.ts
- * ties them together and view.ts is the Store every plugin gets.
+ * The embedded store: LevelDB under `data_dir`, owned by one process, so in-memory copies of
+ * counters, windows and holds are authoritative (idle ones dropped) and a read-check-write needs
+ * no await. A write is in LevelDB's log when it resolves (survives kill -9), not fsynced: an
+ * fsync per request cost more than all else gw does for it. One file per kind of data.
  */
 import { UserError, type Store } from 'gw/plugin';
 import { Level } from 'level';
@@ -27,11 +14,7 @@ import type { Db } from './writer.ts';
 /** Counters and windows untouched this long (to twice as long) leave memory; above the longest window (60 s). */
 const IDLE_MS = 2 * 60_000;
 
-/**
- * Opens (creating if needed) the LevelDB store at `dir`, deletes expired TTL values, and
- * keeps deleting them every minute (SWEEP_MS).
- * @throws UserError when another process holds the database (LevelDB's LOCK file).
- */
+/** Opens (creates) the LevelDB store at `dir`, sweeping every SWEEP_MS. @throws UserError when another process holds it. */
 export async function openLevelStore(dir: string): Promise<Store> {
   const db = new Level<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as Db;
   try {

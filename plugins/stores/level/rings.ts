@@ -1,9 +1,4 @@
-/**
- * The LevelDB store's rings (the request log): one key per value, keyed by its sequence
- * number, so a read newest first is one reverse range scan. The last sequence number is kept
- * in memory (the process owns the database); values past a ring's length are deleted in one
- * range delete now and then, and reads skip them meanwhile.
- */
+/** The LevelDB store's rings: one key per value by sequence number (newest first is one reverse scan); old values range-deleted now and then. */
 import { EMPTY, pad, RING_SPACE } from './layout.ts';
 import type { Db, WriteQueue } from './writer.ts';
 

@@ -1,9 +1,4 @@
-/**
- * One open LevelDB database and its parts, shared by every view (namespace) of it: the write
- * queue, the value space with its key filters, counters, holds, windows, buckets, rings and
- * the sweeper. Each part keeps one kind of data (lib/store/types.ts); this object only
- * wires them together and runs what spans them (idle eviction, close).
- */
+/** One open LevelDB database and its parts, one per kind of data, wired together with what spans them (idle eviction, close). */
 import { KeyLocks } from 'gw/plugin/store';
 import { Buckets } from './buckets.ts';
 import { Counters } from './counters.ts';
@@ -52,11 +47,7 @@ export class LevelState {
     return this.sweeper.sweep(now);
   }
 
-  /**
-   * Drops from memory the counters and windows nobody used since the last call (a window
-   * only once empty) and the holds that lapsed: memory follows the live keys, not every key
-   * ever seen (the disk has the rest).
-   */
+  /** Drops idle counters, empty windows and lapsed holds from memory: it follows the live keys (the disk has the rest). */
   evictIdle(now = Date.now()): void {
     this.counters.evictIdle();
     this.windows.evictIdle(now);

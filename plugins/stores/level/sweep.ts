@@ -1,26 +1,14 @@
-/**
- * Expiry in the LevelDB store: the first read of the whole value space at open (`load`), the
- * periodic sweep that deletes what expired (TTL values through the expiry index, buckets
- * past their retention), and compaction once enough was deleted.
- */
+/** Expiry in the LevelDB store: the first read at open, the periodic sweep through the expiry index, compaction. */
 import type { Buckets } from './buckets.ts';
 import { decode, EMPTY, EXPIRY_INDEXED, EXPIRY_KEY_AT, EXPIRY_SPACE, expiryKey, expiryOf, VALUE_SPACE, windowTime } from './layout.ts';
 import type { Values } from './values.ts';
 import { type Db, type DbOp, type Op, queuedValue, WRITE, type WriteQueue } from './writer.ts';
 
-/**
- * How often expired TTL values and buckets past their retention are deleted from disk (they
- * are invisible as soon as they expire). Each sweep reads only what expired since the last, so
- * it runs often: the store on disk, and LevelDB's mapped tables in RSS, follow the live keys.
- */
+/** How often what expired is deleted from disk (invisible at once); often, so disk and RSS follow the live keys. */
 export const SWEEP_MS = 60_000;
 /** Index entries read, checked and deleted per batch by a sweep (and values per batch at open). */
 const SWEEP_CHUNK = 1_000;
-/**
- * Deleted TTL values below which no compaction is asked for. Above it, a sweep compacts the
- * store once as many values were deleted since the last compaction as TTL values live (see
- * `sweep`).
- */
+/** Deletes below which no compaction is asked for; above, once as many were deleted as TTL values live. */
 const COMPACT_MIN_DELETES = 10_000;
 
 export class Sweeper {
@@ -39,11 +27,7 @@ export class Sweeper {
     this.buckets = buckets;
   }
 
-  /**
-   * Reads every value on disk once, at open: fills the key filters, deletes the TTL values
-   * that expired while gw was down, and indexes the expiry of the others when the store
-   * predates the expiry index. Reads go to LevelDB until it is done.
-   */
+  /** Reads every value once at open: the key filters filled, expired values deleted, an older store indexed. */
   async load(): Promise<void> {
     const now = Date.now();
     const filter = this.values.filter;
@@ -75,12 +59,7 @@ export class Sweeper {
     filter.ready = true;
   }
 
-  /**
-   * Deletes buckets past their retention and the TTL values that expired, found through the
-   * expiry index (only what expired is read), and forgets the ended expiry generations. A
-   * value is re-read before its delete is queued, and a `set` in between takes it out of
-   * `sweeping`: a fresh value is never deleted (no lock on `set`). `now` (epoch ms) is for tests.
-   */
+  /** Deletes expired buckets and TTL values (re-read first: a `set` meanwhile saves a fresh one, no lock). */
   async sweep(now = Date.now()): Promise<void> {
     if (this.running) return; // the last sweep is still running
     this.running = true;
@@ -96,11 +75,8 @@ export class Sweeper {
       }
       const filter = this.values.filter;
       filter.forget(now);
-      // LevelDB frees a deleted value's space only when a compaction merges its tombstone with
-      // it, and cache keys are hashes spread over the whole key space: under steady churn the
-      // store on disk (and its tables mapped in RSS) kept growing at the write rate. Compacting
-      // once the garbage matches the live data keeps it near twice the live size; the cost,
-      // rewriting the store, is spread over as many writes as it holds.
+      // only compaction frees deleted values, and cache keys are spread over the whole key space:
+      // compacting once garbage matches live data keeps the store near twice its live size
       if (this.deletedSinceCompaction >= Math.max(COMPACT_MIN_DELETES, filter.liveExpiring(now))) {
         this.deletedSinceCompaction = 0;
         await this.db.compactRange('\u0000', '\uffff');

@@ -1,8 +1,4 @@
-/**
- * The LevelDB store's value space: values (plain or with a TTL) and the counter records
- * that share it, read through the key filters and written through the write queue. A TTL
- * value is written with its expiry index entry, which the sweeper (sweep.ts) reads.
- */
+/** The LevelDB store's value space: values (a TTL one with its expiry index entry) and counter records, through the filters and the write queue. */
 import type { ValueFilter } from './filter.ts';
 import { decode, EMPTY, EXPIRY_SPACE, expiryKey, TTL_MARK, VALUE_SPACE } from './layout.ts';
 import { type Db, queuedValue, type WriteQueue } from './writer.ts';
@@ -35,10 +31,7 @@ export class Values {
     return decode(raw, Date.now());
   }
 
-  /**
-   * Puts a plain value (a counter record: serialized when its batch goes out); resolves once
-   * it is in LevelDB's log.
-   */
+  /** Puts a plain value (a counter record serialized when its batch goes out); resolves once in LevelDB's log. */
   put(key: string, value: string | (() => string)): Promise<void> {
     // a key whose plain put is still queued went into the filter with that put: the counters
     // written on every request skip the hashing (a queued TTL put is in a generation only)

@@ -1,9 +1,6 @@
-/**
- * A view of the LevelDB store under one namespace: every Store method prefixes its key and
- * hands it to the part that keeps that kind of data (state.ts). The root view (namespace
- * '') closes the database.
- */
-import type { BucketRow, HoldOptions, HoldVerdict, Store, WindowVerdict } from 'gw/plugin/store';
+/** A view of the LevelDB store under one namespace; the root view closes the database. */
+import type { Store } from 'gw/plugin';
+import type { BucketRow, HoldOptions, HoldVerdict, WindowVerdict } from 'gw/plugin/store';
 import type { LevelState } from './state.ts';
 
 export class LevelView implements Store {

@@ -1,9 +1,4 @@
-/**
- * A sliding-window log in memory: (time, amount) entries in time order with a running
- * total, in a ring of two Float64Arrays. Admission appends without allocating (the ring
- * doubles when full), expiring moves the head, and the ring halves once it is mostly
- * empty: a window's memory follows its traffic, never its history.
- */
+/** A sliding-window log in memory: a ring of two Float64Arrays with a running total, growing and shrinking with traffic, appending without allocating. */
 const MIN_CAPACITY = 16;
 
 export class WindowLog {
@@ -42,10 +37,7 @@ export class WindowLog {
     return n;
   }
 
-  /**
-   * Ms from `now` until `total + pending < limit` as the oldest entries leave a window of
-   * `windowMs`; `windowMs` when even an empty window would not do (pending alone too large).
-   */
+  /** Ms until `total + pending < limit` as entries leave; `windowMs` when even an empty window would not do. */
   retryAfter(limit: number, pending: number, now: number, windowMs: number): number {
     const mask = this.ts.length - 1;
     let rest = this.total;

@@ -1,8 +1,4 @@
-/**
- * The LevelDB store's sliding windows (rate limits): each window's log in memory while in
- * use, every entry also on disk (one key per entry) so windows survive a restart. Expired
- * entries leave the disk in one range delete now and then, not one delete each.
- */
+/** The LevelDB store's sliding windows: each log in memory while in use, every entry on disk, expired ones range-deleted now and then. */
 import type { WindowVerdict } from 'gw/plugin/store';
 import { IdleMap } from './idle-map.ts';
 import { WINDOW_SPACE, windowTime } from './layout.ts';
@@ -104,11 +100,7 @@ export class Windows {
     return p;
   }
 
-  /**
-   * Expires a window's entries at or before `cutoff`; their disk entries go in one range
-   * delete now and then (WINDOW_TRIM_MS), not one delete each. A restart before that reads
-   * them back and expires them again.
-   */
+  /** Expires entries at or before `cutoff`; on disk one range delete every WINDOW_TRIM_MS (a restart expires them again). */
   private expire(full: string, w: Window, cutoff: number, now: number): void {
     if (w.log.expire(cutoff) > 0 && cutoff > w.expiredTo) w.expiredTo = cutoff;
     if (w.expiredTo > Number.NEGATIVE_INFINITY && now - w.trimmedAt >= WINDOW_TRIM_MS) this.trim(full, w, now);

@@ -14,10 +14,7 @@ export type Op = { type: 'put'; key: string; value: string | (() => string) } | 
 /** A write as LevelDB takes it. */
 export type DbOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
 
-/**
- * Writes are not fsynced one by one: an fsync per request cost more than everything else gw
- * does for it (level.ts).
- */
+/** Writes are not fsynced one by one (level.ts). */
 export const WRITE = { sync: false };
 
 /** The batch for a group of queued writes: the last write per key, lazy values computed now, '' as EMPTY. */
@@ -42,12 +39,8 @@ export function queuedValue(value: QueuedValue): string | undefined {
 }
 
 /**
- * Queues writes; each resolves once it is in LevelDB's log. Writes issued in one event-loop
- * turn, or while a batch is in flight, go out together in the next batch (group commit):
- * under load one batch carries many requests' writes instead of one native write each, and
- * puts to one key in a batch become one (the last: a counter updated by ten requests is
- * written once, serialized once). One batch at a time keeps the order in which writes were
- * issued.
+ * Queues writes, each resolved once in LevelDB's log: a turn's writes go out in one batch (group
+ * commit), puts to one key become the last, one batch at a time keeps their order.
  */
 export class WriteQueue {
   private readonly db: Db;
@@ -102,19 +95,12 @@ export class WriteQueue {
       this.next = { done, resolve, reject };
     }
     const done = this.next.done;
-    // at the end of this event-loop turn, not the next microtask: a request's writes that
-    // trail by a few awaits (a counter behind its lock) and other sockets' writes of the same
-    // turn share the batch. One batch call costs ~40 µs of CPU whatever it carries.
+    // at the end of this event-loop turn: why: docs/benchmarks.md#one-leveldb-batch-per-event-loop-turn
     this.flushing ??= new Promise<void>((r) => setImmediate(r)).then(() => this.flush());
     return done;
   }
 
-  /**
-   * Resolves when every write queued so far is in LevelDB (or failed: its writer hears of it),
-   * before iterating or clearing. It waits for the batch carrying the last of them, not for
-   * the queue to go idle: under steady load it never does, and a listing would wait for the
-   * load to stop.
-   */
+  /** Resolves once every write queued so far is in LevelDB: the batch carrying the last, not an idle queue (never, under load). */
   async drain(): Promise<void> {
     const last = this.next?.done ?? this.inflight;
     if (last) await last.catch(() => undefined);

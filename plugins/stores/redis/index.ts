@@ -11,8 +11,7 @@ export default defineStore({
   shared: true,
   async open({ url, log }) {
     if (url === undefined) throw new UserError('[store]: the Redis store needs url = "redis://host:port/db"');
-    // ioredis and the Lua scripts are loaded only for a Redis store: a LevelDB gateway does
-    // not carry them in memory (about 8 MB of RSS at rest)
+    // only for a Redis store: why: docs/benchmarks.md#redis-loaded-lazily
     const { openRedisStore } = await import('./redis.ts');
     return openRedisStore(url, log);
   },

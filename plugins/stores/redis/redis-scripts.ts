@@ -1,15 +1,7 @@
 /**
- * The Lua scripts of the Redis store (redis.ts): every multi-step operation is
- * one script, so Redis runs it atomically, whichever gw instance sent it. Registered with
- * ioredis `defineCommand` (EVALSHA, falling back to EVAL after a Redis restart flushed the
- * script cache).
- *
- * Time: an empty `now` argument means "Redis server time" (`TIME`), so instances with
- * skewed clocks agree on windows and hold expiry. Redis 7 replicates script effects, so
- * reading TIME before writing is allowed.
- *
- * Numbers leave a script as strings (`%.17g`): Redis would truncate a Lua number to an
- * integer on the way out, and Lua's own tostring keeps only 14 digits.
+ * The Redis store's Lua scripts (ioredis `defineCommand`), one per multi-step method. An empty
+ * `now` is Redis server time, so skewed instances agree; numbers leave as `%.17g` strings (Redis
+ * truncates Lua numbers, Lua's tostring keeps 14 digits).
  */
 
 /** Shared helpers, prepended to every script that needs them. */
@@ -22,11 +14,7 @@ local function clock(arg)
 end
 `;
 
-/**
- * Window helpers. A window is a ZSET of members '<time>:<uid>:<amount>' scored by time, plus
- * a STRING with the sum of the amounts, kept in step by every script that changes the ZSET
- * (rebuilt from the members if it is ever missing). Entries at or before now - windowMs leave.
- */
+/** A window: a ZSET '<time>:<uid>:<amount>' scored by time, and a STRING of their sum kept in step (rebuilt when missing). */
 const WINDOW = `
 local function amount(m) return tonumber(string.match(m, ':([^:]*)$')) end
 -- drops entries at or before cutoff; returns the live total and whether anything changed
@@ -102,16 +90,9 @@ return 1
 `;
 
 /**
- * Hold helpers. Holds on a key: a ZSET id → expiry (server ms), a HASH id →
- * '<amount>|<owner>', and a HASH of running sums per owner: 's:<owner>' (its holds' amounts)
- * and 'n:<owner>' (how many), kept in step by every script that adds or drops a hold, so
- * admission reads a few owners' sums instead of every hold in flight (thousands with as many
- * open streams). A hold is live while unexpired and while its owner (a gw instance) is alive:
- * each instance keeps a liveness key '<livePrefix><owner>' (PX, refreshed by a heartbeat and
- * by its own hold calls) and deletes it on close, so the holds of a crashed or stopped
- * instance are dropped within the liveness TTL instead of lasting until their own TTL. When
- * the counts disagree with the holds (holds written by an earlier gw, without sums) the sums
- * are rebuilt from the holds.
+ * Holds: a ZSET id → expiry, a HASH id → '<amount>|<owner>', and per-owner sums ('s:', 'n:') so
+ * admission reads a few sums, not every hold. A hold lives while its owner's liveness key does
+ * (a dead instance's holds go within its TTL); sums that disagree with the holds are rebuilt.
  */
 const HOLDS = `
 local function split(v)
@@ -201,10 +182,8 @@ end
 `;
 
 /**
- * hold. KEYS: counter hash, holds zset, holds hash, holds sums.
- * ARGV: id, amount, field, limit, ttlMs, owner, livePrefix, livenessTtlMs, fitBound ('' =
- * no fit test; else value + held + amount must not exceed it: `holdAdmits` of gw/plugin).
- * Returns {admitted 0|1, value, held}.
+ * hold. KEYS: counter hash, holds zset, holds hash, holds sums. ARGV: id, amount, field, limit,
+ * ttlMs, owner, livePrefix, livenessTtlMs, fitBound ('' = no fit test). Returns {admitted 0|1, value, held}.
  */
 export const HOLD = `${LIB}${HOLDS}
 local id, amt, field, limit, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -260,22 +239,14 @@ if v then unhold(KEYS[3], KEYS[4], ARGV[1], v) end
 return redis.call('HGETALL', KEYS[1])
 `;
 
-/**
- * bucketIncr. KEYS: the bucket's hash. ARGV: expireAtMs, series, field, delta, field, delta…
- * Hash fields are '<field>\0<series>' (field names have no NUL; series may), incremented
- * with HINCRBYFLOAT; the hash expires with its bucket's retention.
- */
+/** bucketIncr. KEYS: the bucket's hash. ARGV: expireAtMs, series, field, delta… Fields '<field>\0<series>' (no NUL in field names). */
 export const BUCKET_INCR = `
 for i = 3, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i] .. '\\0' .. ARGV[2], ARGV[i + 1]) end
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
 return 1
 `;
 
-/**
- * ringPush. KEYS: the ring's zset, its sequence counter. ARGV: value, maxLen.
- * Members are '<seq>:<value>' scored by seq (unique even for equal values); the oldest
- * beyond maxLen are dropped. Returns the seq.
- */
+/** ringPush. KEYS: the ring's zset, its sequence counter. ARGV: value, maxLen. Members '<seq>:<value>' scored by seq; returns the seq. */
 export const RING_PUSH = `
 local seq = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[1], seq, seq .. ':' .. ARGV[1])

@@ -1,35 +1,12 @@
 /**
- * The shared store: Redis (ioredis), for several gw instances or worker processes that must
- * behave as one gateway. Same semantics as the LevelDB store (the Store contract of
- * `gw/plugin`); every multi-step operation is one Lua script (redis-scripts.ts), so it is
- * atomic across every instance that talks to the same Redis.
- *
- * Key layout (one gateway per Redis database; every key under `gw:`), `<full>` being the
- * namespaced key (`ext:rate_limit:r:default`):
- *   gw:v:<full>    values (STRING, TTL'd ones with PX) and counters (HASH, HINCRBYFLOAT)
- *   gw:w:<full>    window entries (ZSET scored by time) and gw:wt:<full> their running sum
- *   gw:hx:<full>   holds: '<owner>/<id>' → expiry (ZSET) and gw:ha:<full> '<owner>/<id>' →
- *                  '<amount>|<owner>' (HASH); ids are per store instance, as callers choose
- *                  them unique per process; gw:hs:<full> their running sum and count per
- *                  owner (HASH 's:<owner>', 'n:<owner>')
- *   gw:b:<full>@<start>  one time bucket (HASH '<field>\0<series>' → HINCRBYFLOAT), PEXPIREAT
- *                  its end + retention
- *   gw:r:<full>    ring values (ZSET '<seq>:<value>' scored by seq) and gw:rs:<full> its sequence
- *   gw:l:<full>    withLock locks (SET NX PX with a token, renewed while held)
- *   gw:i:<owner>   liveness of one open store (PX 15 s, heartbeat every 5 s, deleted on close):
- *                  holds of an instance that died are dropped once it is gone
- *
- * Faults: every command has a 2 s deadline and is never queued while disconnected; a timeout
- * or a lost connection throws GatewayError 503 `store_unavailable`, so requests that need the
- * store fail closed. ioredis reconnects by itself (at most 1 s between attempts), so service
- * resumes within about a second of Redis returning. Commands in flight when the connection
- * broke are not resent: a write whose answer was lost is reported as failed (it may have
- * been applied; it is never applied twice by gw). A hold whose settle or release failed that
- * way is released once Redis answers again (releasing is idempotent).
+ * The shared store: Redis (ioredis), for instances that behave as one gateway; every multi-step
+ * method one Lua script (redis-scripts.ts). Commands have a 2 s deadline and are never queued
+ * while disconnected (503 `store_unavailable`: fail closed); a write whose answer was lost is
+ * never applied twice. Key layout and faults: docs/operations.md "Several instances".
  */
 import { randomBytes } from 'node:crypto';
-import { errors, GatewayError, redactUrl, UserError } from 'gw/plugin';
-import { type BucketRow, fitBound, type HoldOptions, type HoldVerdict, KeyLocks, type Store, type WindowVerdict } from 'gw/plugin/store';
+import { errors, GatewayError, redactUrl, type Store, UserError } from 'gw/plugin';
+import { type BucketRow, fitBound, type HoldOptions, type HoldVerdict, KeyLocks, type WindowVerdict } from 'gw/plugin/store';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { READ_MANY, SCRIPTS } from './redis-scripts.ts';
@@ -94,10 +71,7 @@ class Shared {
     this.liveKey = `${ROOT}i:${this.owner}`;
   }
 
-  /**
-   * A hold id as stored: callers pick ids unique in their process (budget counts 1, 2, 3…),
-   * so another instance may use the same ones; prefixed with this store's owner they never meet.
-   */
+  /** A hold id as stored: prefixed with this store's owner, since callers' ids are unique per process only. */
   holdId(id: string): string {
     return `${this.owner}/${id}`;
   }
@@ -124,11 +98,7 @@ class Shared {
     return STORE_UNAVAILABLE(`Redis at ${this.url}: ${describe(e)}`, { headers: { 'retry-after': '1' }, cause: err });
   }
 
-  /**
-   * Keeps this instance alive for its holds; releases the holds whose settle or release
-   * failed while Redis was away (else, this instance being alive, they would last their
-   * whole TTL). Releasing is idempotent; a settle that did apply already dropped its hold.
-   */
+  /** Keeps this instance alive for its holds, and releases those whose settle or release failed while Redis was away. */
   async beat(): Promise<void> {
     await this.redis.set(this.liveKey, '1', 'PX', LIVENESS_TTL_MS);
     while (this.orphans.length) {
@@ -410,11 +380,7 @@ class RedisView implements Store {
     }
   }
 
-  /**
-   * A Redis lock (SET NX PX with a token; released by a token-checked script), renewed while
-   * `fn` runs so a slow holder keeps it and a crashed one loses it within LOCK_TTL_MS.
-   * Callers in this process queue locally first, so only one of them polls Redis.
-   */
+  /** A Redis lock (SET NX PX, token-checked release) renewed while `fn` runs; local callers queue first, one polls Redis. */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const lock = `${ROOT}l:${this.prefix}${key}`;
     return this.s.locks.run(lock, async () => {
@@ -455,8 +421,7 @@ class RedisView implements Store {
 }
 
 /**
- * Connects to Redis at `url` (`redis://[user:password@]host:port/db`, `rediss://` for TLS).
- * Keeps trying for START_TIMEOUT_MS, then fails; an authentication or database error fails at once.
+ * Connects to Redis at `url` for START_TIMEOUT_MS (a wrong password or database fails at once).
  * @throws UserError `cannot open the store [store] url = "<url without password>": <why>`
  */
 export async function openRedisStore(url: string, log?: Logger): Promise<Store> {

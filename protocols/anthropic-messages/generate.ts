@@ -1,31 +1,20 @@
 /**
- * POST /v1/messages as a generate route (the kernel's loop, core/pipeline/generate.ts), over
- * the Messages kit. Kinds with a Messages origin (`native['anthropic-messages']`) get the
- * request and answer forwarded unchanged (events as they arrive; gw adds nothing but SSE
- * comments). Every other kind is reached by translating Messages ⇄ common format around `chat`.
+ * POST /v1/messages as a generate declaration (the kernel's loop runs it). Kinds with a
+ * Messages origin get request and answer forwarded unchanged (gw adds nothing but SSE
+ * comments); every other kind is reached by translating Messages ⇄ common format.
  */
-import { errors } from 'gw/plugin';
-import { bodyOf, type Generate } from 'gw/plugin/format';
-import {
-  ChunksToMessagesEvents,
-  chatCompletionToMessages,
-  encodeMessagesEvent,
-  fromMessagesUsage,
-  type MessagesRequest,
-  type MessagesStreamEvent,
-  MessagesStreamReader,
-  type MessagesUsage,
-  messagesErrorFrame,
-  messagesFirstError,
-  messagesRequestSchema,
-  messagesToChatRequest,
-} from 'gw/plugin/anthropic-messages';
+import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
 import { messagesAffinity } from './affinity.ts';
-
-export const FORMAT = 'anthropic-messages';
+import { chatCompletionToMessages } from './from-chat-completion.ts';
+import { CommonToMessagesStep, encodeMessagesEvent } from './from-common-step.ts';
+import { fromMessagesUsage } from './map-usage.ts';
+import { MessagesNativeStep, messagesErrorFrame, messagesFirstError } from './native-step.ts';
+import { messagesRequestSchema } from './schema.ts';
+import { messagesToChatRequest } from './to-chat-request.ts';
+import type { MessagesRequest, MessagesStreamEvent, MessagesUsage } from './types.ts';
 
 /** What a translated answer needs of the request: its stop sequences (`stop_sequence` when one matched). */
-interface Stops {
+export interface Stops {
   stops: string[];
 }
 
@@ -42,27 +31,22 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
   native: {
     firstError: messagesFirstError,
     json(raw, { rc }) {
-      let parsed: { usage?: MessagesUsage };
-      try {
-        parsed = JSON.parse(raw) as { usage?: MessagesUsage };
-      } catch {
-        throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: 'a malformed JSON body' }, { provider: rc.provider });
-      }
+      const parsed = parseUpstreamJson<{ usage?: MessagesUsage } | null>(raw, rc.provider!);
       const usage = parsed?.usage;
       rc.usage = usage ? fromMessagesUsage(usage) : undefined;
       return parsed;
     },
-    stream: ({ rc }, progress) => new MessagesStreamReader(rc, progress),
+    stream: ({ rc }, progress) => new MessagesNativeStep(rc, progress),
   },
   translated: {
-    toChat(body) {
+    toCommon(body) {
       const { req, warnings } = messagesToChatRequest(body as MessagesRequest);
       return { req, warnings, extra: { stops: (body.stop_sequences as string[] | undefined) ?? [] } };
     },
-    json: (completion, _raw, { rc, extra }) =>
+    fromCommon: (completion, _raw, { rc, extra }) =>
       JSON.stringify(chatCompletionToMessages(completion, { requestModel: rc.model, stopSequences: extra.stops, provider: rc.provider })),
     stream: ({ rc, extra }) => ({
-      translator: new ChunksToMessagesEvents({ requestModel: rc.model, stopSequences: extra.stops }),
+      step: new CommonToMessagesStep({ requestModel: rc.model, stopSequences: extra.stops }),
       encode: encodeMessagesEvent,
       isTerminator: (ev) => ev.type === 'message_stop',
       errorFrame: messagesErrorFrame,

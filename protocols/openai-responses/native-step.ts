@@ -12,7 +12,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
-import { dataField, type PassthroughReader, type PassthroughStep, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { dataField, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { encodeAll } from './encode-event.ts';
 import { responsesStreamError } from './errors.ts';
 import { fromResponsesUsage } from './map-usage.ts';
@@ -47,7 +47,7 @@ function terminal(type: string | undefined): boolean {
 }
 
 /** One native Responses stream's reading. */
-export class ResponsesStreamReader implements PassthroughReader {
+export class ResponsesNativeStep implements NativeStep {
   readonly #rc: RequestContext;
   readonly #progress: StreamProgress;
   readonly #save: SaveResponse;
@@ -77,7 +77,7 @@ export class ResponsesStreamReader implements PassthroughReader {
     return type === 'error' || type === 'response.failed';
   }
 
-  read(type: string | undefined, data: string, parsed: object | undefined): PassthroughStep {
+  read(type: string | undefined, data: string, parsed: object | undefined): NativeVerdict {
     const rc = this.#rc;
     this.#seq = sequenceOf(data) ?? this.#seq + 1;
     if (type === 'response.created') this.#created = data;

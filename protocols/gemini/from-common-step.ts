@@ -7,6 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
+import type { StreamStep } from 'gw/plugin/format';
 import { functionCallPart } from './from-chat-completion.ts';
 import { toGeminiFinishReason } from './map-finish-reason.ts';
 import { toUsageMetadata } from './map-usage.ts';
@@ -46,7 +47,7 @@ export interface ChunksToGeminiOptions {
  *   or at {@link end}.
  * - Every response carries `modelVersion` (upstream model) and `responseId` (chunk id).
  */
-export class ChunksToGeminiStream {
+export class CommonToGeminiStep implements StreamStep<ChatCompletionChunk, GenerateContentResponse> {
   readonly #includeThoughts: boolean;
   readonly #choices = new Map<number, ChoiceState>();
   #usage: Usage | undefined;

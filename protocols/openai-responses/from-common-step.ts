@@ -17,6 +17,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
+import type { StreamStep } from 'gw/plugin/format';
 import { functionCallItem } from './from-chat-completion.ts';
 import { mapStatus } from './map-status.ts';
 import { toResponsesUsage } from './map-usage.ts';
@@ -68,7 +69,7 @@ interface CallState {
  *
  * Per event: one small object, no JSON parsing, text accumulated by string concatenation.
  */
-export class ChunksToResponsesEvents {
+export class CommonToResponsesStep implements StreamStep<ChatCompletionChunk, ResponsesStreamEvent> {
   readonly #opts: FromChatOptions;
   readonly #base: ResponsesResponse;
   #seq = 0;

@@ -3,8 +3,8 @@
  *
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage } from 'gw/plugin';
-import { parseEventObject, type SseEvent, type StreamMapper } from 'gw/plugin/format';
+import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage, isObject } from 'gw/plugin';
+import { parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
 import { messagesStreamError } from './errors.ts';
 import { refusalText } from './from-messages-response.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
@@ -29,7 +29,7 @@ type Phase = 'before_start' | 'streaming' | 'stopped';
  * which also counts text and thinking blocks.
  * @see https://docs.anthropic.com/en/api/messages-streaming
  */
-export class AnthropicStreamMapper implements StreamMapper {
+export class MessagesToCommonStep implements StreamStep<SseEvent, ChatCompletionChunk> {
   #phase: Phase = 'before_start';
   #id = '';
   #model = '';
@@ -205,8 +205,4 @@ export class AnthropicStreamMapper implements StreamMapper {
     const usage: Usage = fromMessagesUsage(this.#usage);
     return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices: [], usage };
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,15 +1,16 @@
 /**
- * POST /v1/chat/completions: the common format itself, so no translation on this side;
- * providers translate to their upstreams. Streams are pumped chunk by chunk, framed by the
- * kit's `chatFrames`.
+ * POST /v1/chat/completions as a generate declaration: the common format itself, so no
+ * translation on this side (providers translate to their upstreams); streams are framed by
+ * `chatFrames`.
  */
 import type { ChatCompletionChunk, ChatRequest } from 'gw/plugin';
 import { bodyOf, type Generate } from 'gw/plugin/format';
-import { chatErrorFrame, chatFrames, chatRequestSchema } from 'gw/plugin/openai-chat';
+import { chatErrorFrame, chatFrames } from './chat-frames.ts';
+import { chatRequestSchema } from './schema.ts';
 import { chatAffinity } from './affinity.ts';
 
 /** What a chat answer needs of the request: whether the client asked for the usage chunk. */
-interface ChatFacts {
+export interface ChatFacts {
   includeUsage: boolean;
 }
 
@@ -43,12 +44,12 @@ export const chatGenerate: Generate<undefined, ChatFacts, ChatCompletionChunk> =
     return out;
   },
   translated: {
-    toChat: (body) => ({
+    toCommon: (body) => ({
       req: body as ChatRequest,
       unchanged: true,
       extra: { includeUsage: (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true },
     }),
-    json: (completion, raw) => raw ?? JSON.stringify(completion),
+    fromCommon: (completion, raw) => raw ?? JSON.stringify(completion),
     stream: ({ hooks, rc, extra }) => ({
       frames: (items, progress) => chatFrames(hooks, rc, items, extra.includeUsage, progress),
       errorFrame: chatErrorFrame,

@@ -7,7 +7,7 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
 import { type ChatCompletionChunk, errors, type Usage } from 'gw/plugin';
-import { isBlank, parseEventObject, type SseEvent, type StreamMapper } from 'gw/plugin/format';
+import { isBlank, parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
@@ -48,7 +48,7 @@ export interface StreamMeta {
  * running count, thoughts included), so a stream that ends early is charged what the
  * upstream already counted.
  */
-export class GeminiStreamMapper implements StreamMapper {
+export class GeminiToCommonStep implements StreamStep<SseEvent, ChatCompletionChunk> {
   readonly #meta: StreamMeta;
   readonly #choices = new Map<number, ChoiceState>();
   #usage: Usage | undefined;

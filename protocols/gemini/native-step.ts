@@ -8,7 +8,7 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import { errors, type GatewayError, type RequestContext, type Usage } from 'gw/plugin';
-import { malformedFirst, parseEventObject, type PassthroughReader, type PassthroughStep, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { errorPayload, malformedFirst, parseEventObject, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
 import type { Framing } from './stream-framing.ts';
@@ -35,17 +35,11 @@ function readUsage(raw: string): Usage | undefined {
  */
 export function geminiFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   if (!ERROR_PAYLOAD.test(ev.data)) return malformedFirst(ev.data, provider);
-  let e: unknown;
-  try {
-    e = (JSON.parse(ev.data) as { error?: unknown }).error;
-  } catch {
-    e = { message: ev.data.slice(0, 200) };
-  }
-  return geminiStreamError(e, provider, true);
+  return geminiStreamError(errorPayload(ev.data, 'error'), provider, true);
 }
 
 /** One native Gemini stream's reading, in `framing`. */
-export class GeminiStreamReader implements PassthroughReader {
+export class GeminiNativeStep implements NativeStep {
   readonly #rc: RequestContext;
   readonly #progress: StreamProgress;
   readonly #framing: Framing;
@@ -72,7 +66,7 @@ export class GeminiStreamReader implements PassthroughReader {
     return type === 'error';
   }
 
-  read(type: string | undefined, data: string, parsed: object | undefined): PassthroughStep {
+  read(type: string | undefined, data: string, parsed: object | undefined): NativeVerdict {
     if (type === 'error') return geminiStreamError((parsed as { error?: unknown }).error, this.#rc.provider!);
     const progress = this.#progress;
     progress.field(data, TEXT);
@@ -91,7 +85,7 @@ export class GeminiStreamReader implements PassthroughReader {
     return undefined;
   }
 
-  frame(ev: SseEvent, step: PassthroughStep): string {
+  frame(ev: SseEvent, step: NativeVerdict): string {
     const framed = this.#framing.frame(ev.data);
     if (step === undefined) return framed;
     // the error ends the body: for the array, the element and the closing bracket together

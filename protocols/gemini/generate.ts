@@ -1,34 +1,24 @@
 /**
- * POST models/{model}:generateContent and :streamGenerateContent as generate routes (the
- * kernel's loop, core/pipeline/generate.ts). The gemini kind (`native.gemini`) gets the
- * request and answer forwarded unchanged: the body, each stream event's data
- * (`thoughtSignature`, `usageMetadata` and all), usage read from `usageMetadata`. Every other
- * kind is reached by translating Gemini ⇄ common format around `chat`.
+ * POST models/{model}:generateContent and :streamGenerateContent as generate declarations. The
+ * gemini kind gets request and answer forwarded unchanged (each event's data, usage read from
+ * `usageMetadata`); every other kind is reached by translating Gemini ⇄ common format.
  *
  * Streams: `?alt=sse` → SSE (`data: <json>\r\n\r\n` per response, no terminator); without it
  * the JSON-array stream (`[` first, `,\r\n` between, `]` at the end). A failure after the
  * first byte is Google's error object as the next event (SSE) or as the array's last element.
  * @see https://ai.google.dev/api/generate-content
  */
-import { errors } from 'gw/plugin';
-import { bodyOf, type Generate } from 'gw/plugin/format';
-import {
-  ChunksToGeminiStream,
-  chatCompletionToGemini,
-  framingHeaders,
-  framingOf,
-  fromUsageMetadata,
-  GeminiStreamReader,
-  type GenerateContentBody,
-  type GenerateContentResponse,
-  geminiFirstError,
-  geminiToChatRequest,
-  generateContentRequestSchema,
-  hasTokenCounts,
-  type UsageMetadata,
-} from 'gw/plugin/gemini';
-import { positive, urlModel, withModel } from './request.ts';
+import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
 import { geminiAffinity } from './affinity.ts';
+import { chatCompletionToGemini } from './from-chat-completion.ts';
+import { CommonToGeminiStep } from './from-common-step.ts';
+import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
+import { GeminiNativeStep, geminiFirstError } from './native-step.ts';
+import { positive, urlModel, withModel } from './request.ts';
+import { generateContentRequestSchema } from './schemas.ts';
+import { framingHeaders, framingOf } from './stream-framing.ts';
+import { geminiToChatRequest } from './to-chat-request.ts';
+import type { GenerateContentBody, GenerateContentResponse, UsageMetadata } from './types.ts';
 
 /** What a translated answer needs of the request: whether the client asked for thought parts. */
 interface Thoughts {
@@ -57,28 +47,23 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
       op: () => op,
       firstError: geminiFirstError,
       json(raw, { rc }) {
-        let parsed: { usageMetadata?: UsageMetadata } | null;
-        try {
-          parsed = JSON.parse(raw);
-        } catch {
-          throw errors.UPSTREAM_MALFORMED({ provider: rc.provider!, what: `a malformed JSON body: ${raw.slice(0, 200)}` }, { provider: rc.provider });
-        }
+        const parsed = parseUpstreamJson<{ usageMetadata?: UsageMetadata } | null>(raw, rc.provider!);
         const usage = parsed?.usageMetadata;
         rc.usage = hasTokenCounts(usage) ? fromUsageMetadata(usage) : undefined;
         return parsed;
       },
-      stream: ({ rc, ctx }, progress) => new GeminiStreamReader(rc, progress, framingOf(ctx.query.alt)),
+      stream: ({ rc, ctx }, progress) => new GeminiNativeStep(rc, progress, framingOf(ctx.query.alt)),
     },
     translated: {
-      toChat(body, target) {
+      toCommon(body, target) {
         const { req, warnings, includeThoughts } = geminiToChatRequest(body as GenerateContentBody, { model: target.model, stream });
         return { req, warnings, extra: { includeThoughts } };
       },
-      json: (completion, _raw, { extra }) => JSON.stringify(chatCompletionToGemini(completion, extra)),
+      fromCommon: (completion, _raw, { extra }) => JSON.stringify(chatCompletionToGemini(completion, extra)),
       stream({ ctx, extra }) {
         const f = framingOf(ctx.query.alt);
         return {
-          translator: new ChunksToGeminiStream(extra),
+          step: new CommonToGeminiStep(extra),
           encode: (res) => f.frame(JSON.stringify(res)),
           terminator: () => f.end(),
           errorFrame: f.error,

@@ -6,7 +6,7 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
-import { dataField, malformedFirst, type PassthroughReader, type PassthroughStep, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { dataField, errorPayload, malformedFirst, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
 import type { MessagesUsage } from './types.ts';
@@ -28,17 +28,11 @@ export function messagesErrorFrame(err: GatewayError): string {
  */
 export function messagesFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   if (ev.event !== 'error') return malformedFirst(ev.data, provider);
-  let e: unknown;
-  try {
-    e = (JSON.parse(ev.data) as { error?: unknown }).error;
-  } catch {
-    e = { message: ev.data.slice(0, 200) };
-  }
-  return messagesStreamError(e, provider, true);
+  return messagesStreamError(errorPayload(ev.data, 'error'), provider, true);
 }
 
 /** One native Messages stream's reading. */
-export class MessagesStreamReader implements PassthroughReader {
+export class MessagesNativeStep implements NativeStep {
   readonly #rc: RequestContext;
   readonly #progress: StreamProgress;
   /** The usage reported so far (message_start's, then message_delta's cumulative counts). */
@@ -61,7 +55,7 @@ export class MessagesStreamReader implements PassthroughReader {
     return type === 'error';
   }
 
-  read(type: string | undefined, data: string, parsed: object | undefined): PassthroughStep {
+  read(type: string | undefined, data: string, parsed: object | undefined): NativeVerdict {
     const progress = this.#progress;
     if (type === 'content_block_delta') {
       const before = progress.bytes;

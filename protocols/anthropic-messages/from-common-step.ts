@@ -9,6 +9,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
+import type { StreamStep } from 'gw/plugin/format';
 import type { MessagesStreamEvent } from './types.ts';
 import type { FromChatOptions } from './from-chat-completion.ts';
 import { findStopSequence, toMessagesStopReason } from './map-stop-reason.ts';
@@ -35,7 +36,7 @@ type OpenBlock = { kind: 'thinking' | 'text'; index: number } | { kind: 'tool_us
  * does so). A fragment for a call whose block was already closed is still sent with that
  * block's index: a block cannot be reopened, and clients accumulate by index.
  */
-export class ChunksToMessagesEvents {
+export class CommonToMessagesStep implements StreamStep<ChatCompletionChunk, MessagesStreamEvent> {
   readonly #opts: FromChatOptions;
   readonly #stopTailLength: number;
   #phase: 'waiting' | 'streaming' | 'ended' = 'waiting';
