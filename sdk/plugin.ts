@@ -140,3 +140,5 @@ export type {
   ToolDefinition,
   ToolResultPart,
 } from '../lib/content/types.ts';
+// onStream's steps: a stream's events held and released, rewritten, or the stream cut
+export type { EventStep, HeldChunk } from '../lib/content/steps.ts';
