@@ -41,6 +41,9 @@ export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';
 export { errorPayload, isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
 export { chunkOf } from '../core/pipeline/upstream-calls.ts';
 export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
+// onStream's steps in a format's own frame loop (the common format's chatFrames)
+export { streamSteps } from '../core/hooks.ts';
+export { HeldEvent } from '../lib/content/steps.ts';
 // writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
 export { dataField } from '../lib/http/sse-write.ts';
 export { estimateTokens, StreamProgress } from '../lib/common/estimate.ts';

@@ -42,6 +42,8 @@ export type {
   ToolDefinition,
   ToolResultPart,
 } from '../lib/content/types.ts';
+// onStream's steps: a stream's events held and released, rewritten, or the stream cut
+export type { EventStep } from '../lib/content/steps.ts';
 
 // accounting: who pays, what is charged, usage parts, the budget's facts, money
 export { accountOf, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';

@@ -10,6 +10,7 @@
 import { errors, type GatewayError, type RequestContext, type Usage } from 'gw/plugin';
 import { errorPayload, malformedFirst, parseEventObject, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
 import { geminiStreamError } from './google-error.ts';
+import { filteredResponse } from './map-finish-reason.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
 import type { Framing } from './stream-framing.ts';
 import type { GenerateContentResponse } from './types.ts';
@@ -106,5 +107,10 @@ export class GeminiNativeStep implements NativeStep {
 
   errorFrame(err: GatewayError): string {
     return this.#framing.error(err);
+  }
+
+  filtered(): string {
+    const rc = this.#rc;
+    return this.#framing.frame(filteredResponse(rc.servedModel, rc.choices)) + (this.#framing.end() ?? '');
   }
 }
