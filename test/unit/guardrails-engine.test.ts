@@ -10,7 +10,8 @@ import { Edits } from '../../lib/content/parts.ts';
 import type { TextPart } from '../../lib/content/types.ts';
 import { answerContent, requestContent } from '../../lib/content/view.ts';
 import { type Check, compileChecks } from '../../plugins/extensions/guardrails/checks.ts';
-import { guardrailsSchema, keyGuardrailsProblem, keyGuardrailsSchema, redactsStored } from '../../plugins/extensions/guardrails/config.ts';
+import { keySettingsSchema } from '../../lib/key-settings.ts';
+import { guardrailsSchema, keyGuardrailsProblem, redactsStored } from '../../plugins/extensions/guardrails/config.ts';
 import { checkParts } from '../../plugins/extensions/guardrails/engine.ts';
 import { Guardrails } from '../../plugins/extensions/guardrails/guardrails.ts';
 import { contentCases, type ProtocolId, READERS } from '../helpers/content-fixtures.ts';
@@ -247,6 +248,7 @@ test('scope: unscoped checks apply to every key; keys and tags scope; the key se
   t.deepEqual(names({ name: 'ci', guardrails: ['-secrets'] }), []);
   t.is(guard.checksFor({ name: 'a' }), guard.checksFor({ name: 'b', guardrails: [] }), 'a key that changes nothing shares one list');
 
+  const keyGuardrailsSchema = keySettingsSchema.shape.guardrails.unwrap();
   t.true(keyGuardrailsSchema.safeParse(['secrets', '-interns']).success);
   t.is(keyGuardrailsSchema.safeParse(['secrets', '-secrets']).error?.issues[0]?.message, 'a check is named twice');
   t.is(keyGuardrailsSchema.safeParse(['Secrets']).error?.issues[0]?.message, 'expected a check name, or "-" and a check name to opt out');
@@ -255,14 +257,19 @@ test('scope: unscoped checks apply to every key; keys and tags scope; the key se
   t.is(keyGuardrailsProblem(['-secret'], known), "guardrails: no check named 'secret' (known: secrets, payments, interns)");
 });
 
-test('the secret detector gw scrubs stored text with: matches in order, not overlapping, typed by entity', (t) => {
-  const detector = new Guardrails(guardrailsSchema.parse({ checks: { s: { type: 'secrets', action: 'monitor' } } })).secretDetector();
-  const text = `a ${GITHUB} b ${AWS}`;
+test('the detector gw scrubs stored text with: every local check, matches in order, not overlapping, typed by entity', (t) => {
+  const detector = new Guardrails(
+    guardrailsSchema.parse({
+      checks: { s: { type: 'secrets', action: 'monitor' }, p: { type: 'pii', action: 'monitor', entities: ['email'], phase: ['response'] } },
+    }),
+  ).storedDetector();
+  const text = `a ${GITHUB} b ${AWS} c ana.lopez@example.org`;
   t.deepEqual(
     detector.find(text).map((m: { type: string; start: number; end: number }) => [m.type, text.slice(m.start, m.end)]),
     [
       ['github-token', GITHUB],
       ['aws-access-key', AWS],
+      ['email', 'ana.lopez@example.org'],
     ],
   );
 });

@@ -2,7 +2,7 @@
  * `[extensions.guardrails]`: named checks (`[extensions.guardrails.checks.<name>]`), each a
  * type (`secrets`, `pii`, `regex`, `webhook`), the phases it reads, what a hit does, and the
  * keys it applies to; `redact_stored` for gw's own records. The key setting `guardrails =
- * ["name", "-name"]` is {@link keyGuardrailsSchema}. docs/guardrails.md.
+ * ["name", "-name"]` is lib/key-settings.ts's; {@link keyGuardrailsProblem} checks its names. docs/guardrails.md.
  */
 import { isSupportedCountry } from 'libphonenumber-js/max';
 import { z } from 'zod';
@@ -99,16 +99,6 @@ export type GuardrailsConfig = z.output<typeof guardrailsSchema>;
 export function redactsStored(config: GuardrailsConfig): boolean {
   return config.redact_stored ?? Object.keys(config.checks).length > 0;
 }
-
-/**
- * The key setting `guardrails`: check names to add to the key (a check scoped to other keys
- * applies to it too) and `-name` to opt the key out of one. The names are checked against the
- * configured checks by {@link keyGuardrailsProblem}.
- */
-export const keyGuardrailsSchema = z
-  .array(z.string().regex(/^-?[a-z0-9_]{1,64}$/, 'expected a check name, or "-" and a check name to opt out'))
-  .max(256)
-  .refine((list) => new Set(list.map((entry) => entry.replace(/^-/, ''))).size === list.length, 'a check is named twice');
 
 /** What is wrong with a key's `guardrails` list given the configured check names (a message naming the entry), or undefined. */
 export function keyGuardrailsProblem(list: readonly string[], checkNames: ReadonlySet<string>): string | undefined {

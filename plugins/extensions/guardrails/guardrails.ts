@@ -1,13 +1,13 @@
 /**
  * The guardrails of one configuration: its compiled checks, which apply to a key, running
  * them on a request's or an answer's text parts, the stream window of a streamed answer, and
- * the secret detector gw's own records are scrubbed with.
+ * the detector gw's own records are scrubbed with.
  */
 import type { ExtensionSetup, TextPart } from 'gw/plugin';
 import { type Check, compileChecks, type Phase } from './checks.ts';
 import { type GuardrailsConfig, redactsStored } from './config.ts';
-import { secretsDetector } from './detectors/secrets.ts';
-import { checkParts, checkWebhooks, type Verdict, type WebhookContext } from './engine.ts';
+import { type Detector, type Match, mergeMatches } from './detector.ts';
+import { byStart, checkParts, checkWebhooks, type Verdict, type WebhookContext } from './engine.ts';
 import { CheckScope, type KeyScope } from './scope.ts';
 import { type HeldChunk, Window } from './window.ts';
 
@@ -21,16 +21,12 @@ export class Guardrails {
   /** Whether stored bodies go through the secret detector (`redact_stored`). */
   readonly redactStored: boolean;
   private readonly scope: CheckScope;
-  private readonly allow: readonly string[];
 
   /** @throws UserError for a check that cannot run (a pattern RE2 refuses) */
   constructor(config: GuardrailsConfig) {
     this.checks = compileChecks(config);
     this.redactStored = redactsStored(config);
     this.scope = new CheckScope(this.checks);
-    const allow: string[] = [];
-    for (const check of Object.values(config.checks)) if (check.type === 'secrets') for (const value of check.allow) allow.push(value);
-    this.allow = allow;
   }
 
   /** The checks that apply to a request of `key`; a shared empty list when none (the request then pays nothing more). */
@@ -51,20 +47,32 @@ export class Guardrails {
     return { outcomes: [...local.outcomes, ...remote.outcomes], blocked: remote.blocked, failures: remote.failures };
   }
 
+  /** Whether any check of `checks` reads `phase` (else the phase costs nothing). */
+  reads(checks: readonly Check[], phase: Phase): boolean {
+    for (const check of checks) if (phase === 'request' ? check.request : check.response) return true;
+    return false;
+  }
+
   /** The step a streamed answer goes through, or undefined when no check of `checks` reads streamed answers. */
   window<C extends HeldChunk>(checks: readonly Check[]): Window<C> | undefined {
     return Window.wanted(checks) ? new Window<C>(checks) : undefined;
   }
 
-  /** The secrets detector as gw's scrubber takes one (`secrets.addDetector`): matches in order, none overlapping, typed by entity. */
-  secretDetector(): StoredDetector {
-    const detector = secretsDetector({ allow: this.allow });
+  /**
+   * Every local check's detector as gw's scrubber takes one (`secrets.redactStored`), for the
+   * bodies gw stores: matches of every check in order, none overlapping, each typed by entity.
+   */
+  storedDetector(): StoredDetector {
+    const detectors: Detector[] = [];
+    for (const check of this.checks) if (check.detector !== undefined) detectors.push(check.detector);
     return {
-      name: 'guardrails-secrets',
+      name: 'guardrails',
       find(text: string) {
+        let found: Match[] = [];
+        for (const detector of detectors) found = mergeMatches(found, detector.find(text));
         const out: StoredMatch[] = [];
         let at = 0;
-        for (const match of detector.find(text)) {
+        for (const match of found.sort(byStart)) {
           if (match.start < at) continue;
           out.push({ start: match.start, end: match.end, type: match.entity });
           at = match.end;

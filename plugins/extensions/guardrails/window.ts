@@ -22,7 +22,7 @@ import type { Check } from './checks.ts';
 import type { Match } from './detector.ts';
 import { applyMasks, type Blocked, byStart, type MaskMatch, type Outcome, Outcomes } from './engine.ts';
 
-/** A stream event as a step holds it: an object of its own (the kernel's holder is reused), its content view writable. */
+/** A stream event as a step holds it: an object of its own (the kernel's holder is reused), its content view writable (gw/plugin's EventStep). */
 export interface HeldChunk {
   content(): EventContent;
 }
@@ -33,8 +33,8 @@ export interface StreamStep<In, Out> {
   end(): Out[];
 }
 
-/** A step over a stream's events that may end the stream: after `push` or `end`, `cut` set means send what it returned, then end the stream. */
-export interface EventStep<C extends HeldChunk = HeldChunk> extends StreamStep<C, C> {
+/** The window as a step: after `push` or `end`, `cut` set means send what it returned, then end the stream (the kernel's EventStep carries it as an error). */
+export interface BlockingStep<C extends HeldChunk = HeldChunk> extends StreamStep<C, C> {
   readonly cut: Blocked | undefined;
 }
 
@@ -118,7 +118,7 @@ const TYPE_CODE: Readonly<Record<string, number>> = { text: 0, reasoning: 1, ref
  * The guardrails step over one stream, for the response checks with a local detector in
  * `checks` (webhooks never run per event). `outcomes` holds what the checks did so far.
  */
-export class Window<C extends HeldChunk = HeldChunk> implements EventStep<C> {
+export class Window<C extends HeldChunk = HeldChunk> implements BlockingStep<C> {
   cut: Blocked | undefined = undefined;
   private readonly checks: readonly Check[];
   private readonly counted: Outcomes = new Outcomes('response');
