@@ -71,7 +71,8 @@ const TARGET = 150;
 const CEILINGS: Readonly<Record<string, number>> = {
   // issue 41: GUARDRAILS and GuardrailOutcome (the fact the request log reads), EventStep (onStream), keyFormats back (the secrets check)
   'gw/plugin': 87,
-  'gw/plugin/format': 89,
+  // issue 41: streamSteps and HeldEvent (onStream's steps in the common format's own frame loop)
+  'gw/plugin/format': 91,
   'gw/plugin/store': 9,
   'gw/plugin/cassette': 11,
   'gw/plugin/anthropic-messages': 2,
