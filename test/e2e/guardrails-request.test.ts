@@ -39,6 +39,11 @@ key = "${KEY3}"
 guardrails = ["-pii"]
 
 [extensions.request_log]
+log_bodies = true
+body_max_bytes = 65536
+
+[extensions.logging]
+level = "trace"
 
 [extensions.guardrails.checks.secrets]
 type = "secrets"
@@ -236,6 +241,12 @@ test('the official SDKs see the block as the 400 they know; the request log and 
     { check: 'no_secrets', phase: 'request', action: 'block', entity: 'aws-access-key', count: 1 },
   ]);
   t.false(JSON.stringify(entries).includes(AWS_ID));
+  // redact_stored (on by default): the bodies gw keeps went through the checks' detectors
+  t.false(JSON.stringify(entries).includes(EMAIL));
+  t.regex(newest.request_body, /\[redacted:aws[-_]access[-_]key.*\[redacted:email\]|\[redacted:email\].*\[redacted:aws[-_]access[-_]key/);
+  const traced = gw.logs.filter((line) => line.includes('"request content"'));
+  t.true(traced.length > 0);
+  for (const line of traced) t.false(line.includes(AWS_ID) || line.includes(EMAIL), line);
   const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   t.regex(metrics, /gw_guardrail_hits_total\{check="no_secrets",phase="request",action="block"\} 4/);
   t.regex(

@@ -82,7 +82,7 @@ export const checkSchema = z.discriminatedUnion('type', [secretsCheck, piiCheck,
 export type CheckConfig = z.output<typeof checkSchema>;
 
 export const guardrailsSchema = z.strictObject({
-  /** Scrub stored bodies (request log, logging, otel `capture_content`, cassettes) with the same detectors; default: on when any check exists. */
+  /** Scrub stored bodies (request log `log_bodies`, the logging extension's trace line, otel `capture_content`) with every check's detector; default: on when any check exists. */
   redact_stored: z.boolean().optional(),
   checks: z
     .record(z.string(), checkSchema)
