@@ -10,20 +10,22 @@
  *   nothing rewritten or serialized). "Off" is the same loop without the checks (a fresh copy
  *   of the body each time, which both sides pay).
  * - Per event: a 600-event chat stream of prose with a secret and an email split across
- *   events, each event parsed and its content view read (both sides), pushed through the
- *   window (on only).
+ *   events, as the kernel's stepped loop handles it (lib/content/steps.ts): each event a
+ *   HeldEvent over its text, parsed and read by the window, released, its edits committed and
+ *   an edited event serialized again. "Off" reads each event's text and nothing more: the
+ *   loops without a step neither parse nor view an event.
  *
  * Each side runs warmed, in ABBA cycles (off, on, on, off); a cycle's figure is CPU time
  * (this process, every thread) per item, on − off. Every cycle is printed, then the median.
  */
 import { readFileSync } from 'node:fs';
 import { Edits } from '../lib/content/parts.ts';
-import type { EventContent } from '../lib/content/types.ts';
-import { eventContent, requestContent } from '../lib/content/view.ts';
+import { HeldEvent } from '../lib/content/steps.ts';
+import { requestContent } from '../lib/content/view.ts';
 import { compileChecks } from '../plugins/extensions/guardrails/checks.ts';
 import { guardrailsSchema } from '../plugins/extensions/guardrails/config.ts';
 import { checkParts } from '../plugins/extensions/guardrails/engine.ts';
-import { type HeldChunk, Window } from '../plugins/extensions/guardrails/window.ts';
+import { Window } from '../plugins/extensions/guardrails/window.ts';
 import { messagesContent } from '../protocols/anthropic-messages/content.ts';
 import { chatContent } from '../protocols/openai-chat/content.ts';
 import { AWS_SECRET, SECRETS } from '../test/helpers/guardrails-secrets.ts';
@@ -131,31 +133,21 @@ function streamEvents(count: number): string[] {
   return out;
 }
 
-/** An event as the kernel would hold it: parsed, its view writable. */
-class Held implements HeldChunk {
-  private readonly value: unknown;
-  private readonly edits = new Edits(true);
-  private view: EventContent | undefined;
-  constructor(value: unknown) {
-    this.value = value;
-  }
-  content(): EventContent {
-    return (this.view ??= eventContent(chatContent, this.value, this.edits));
-  }
-}
-
 /** One side of a stream measurement: µs of CPU per event over `streams` streams. */
 function events(data: readonly string[], on: boolean, streams: number): number {
   const start = cpuUs();
   let sink = 0;
   for (let s = 0; s < streams; s++) {
-    const window = on ? new Window<Held>(checks) : undefined;
-    for (const line of data) {
-      const held = new Held(JSON.parse(line));
-      sink += held.content().deltas.length;
-      if (window) sink += window.push(held).length;
+    if (!on) {
+      for (const line of data) sink += line.length;
+      continue;
     }
-    if (window) sink += window.end().length;
+    const window = new Window<HeldEvent>(checks);
+    const leave = (out: readonly HeldEvent[]) => {
+      for (const held of out) sink += held.commit() ? JSON.stringify(held.value).length : held.data!.length;
+    };
+    for (const line of data) leave(window.push(new HeldEvent(chatContent, line, undefined, undefined)));
+    leave(window.end());
   }
   if (sink < 0) throw new Error('unreachable');
   return (cpuUs() - start) / (streams * data.length);
