@@ -166,16 +166,18 @@ function responses(req: Received, script: Script, res: ServerResponse): void {
   sse(res, frames);
 }
 
+/** Answers `req` with `script` in the wire format its path asks for (Messages, Responses, Gemini, else chat completions). */
+export function replyScripted(req: Received, script: Script, res: ServerResponse): void {
+  if (req.url.startsWith('/v1/messages')) return messages(req, script, res);
+  if (req.url.startsWith('/v1/responses')) return responses(req, script, res);
+  if (/:(?:stream)?generatecontent/i.test(req.url)) return gemini(req, script, res);
+  return chat(req, script, res);
+}
+
 /** Starts the scripted vendor: every path it serves answers `vendor.script`. */
 export async function scriptedVendor(): Promise<ScriptedVendor> {
   let vendor: ScriptedVendor;
-  const up = await startUpstream((req, res) => {
-    const script = vendor.script;
-    if (req.url.startsWith('/v1/messages')) return messages(req, script, res);
-    if (req.url.startsWith('/v1/responses')) return responses(req, script, res);
-    if (/:(?:stream)?generatecontent/i.test(req.url)) return gemini(req, script, res);
-    return chat(req, script, res);
-  });
+  const up = await startUpstream((req, res) => replyScripted(req, vendor.script, res));
   vendor = Object.assign(up, {
     script: { text: ['Hello', ' there.'] } as Script,
     bodies: () => up.received.map((r) => r.body).join('\n'),
