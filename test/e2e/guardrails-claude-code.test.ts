@@ -21,7 +21,7 @@ const ANSWER = 'The .env file sets the AWS and GitHub credentials and PORT=8080.
 test('claude -p reads a .env file with its Read tool: the vendor never receives the keys, the request log shows the hit', async (t) => {
   const up = await startUpstream((req, res) => {
     const body = JSON.stringify(req.json);
-    if (body.includes('"tool_result"')) return replyScripted(req, { text: [ANSWER] }, res);
+    if (body.includes('"tool_result"')) return void replyScripted(req, { text: [ANSWER] }, res);
     // Claude Code names its working directory in its prompt; Read takes an absolute path
     const dir = /Primary working directory: ([^\s\\]+)/.exec(body)?.[1];
     replyScripted(req, { text: ['Reading it.'], call: { name: 'Read', args: [JSON.stringify({ file_path: `${dir}/.env` })] } }, res);

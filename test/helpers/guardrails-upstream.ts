@@ -168,10 +168,10 @@ function responses(req: Received, script: Script, res: ServerResponse): void {
 
 /** Answers `req` with `script` in the wire format its path asks for (Messages, Responses, Gemini, else chat completions). */
 export function replyScripted(req: Received, script: Script, res: ServerResponse): void {
-  if (req.url.startsWith('/v1/messages')) return messages(req, script, res);
-  if (req.url.startsWith('/v1/responses')) return responses(req, script, res);
-  if (/:(?:stream)?generatecontent/i.test(req.url)) return gemini(req, script, res);
-  return chat(req, script, res);
+  if (req.url.startsWith('/v1/messages')) messages(req, script, res);
+  else if (req.url.startsWith('/v1/responses')) responses(req, script, res);
+  else if (/:(?:stream)?generatecontent/i.test(req.url)) gemini(req, script, res);
+  else chat(req, script, res);
 }
 
 /** Starts the scripted vendor: every path it serves answers `vendor.script`. */
