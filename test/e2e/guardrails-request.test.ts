@@ -10,15 +10,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
-import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { ADMIN_TOKEN, KEY, KEY2, type TestGateway } from '../helpers/gateway.ts';
 import { AWS_SECRET, SECRETS } from '../helpers/guardrails-secrets.ts';
-import { type ScriptedVendor, scriptedVendor } from '../helpers/guardrails-upstream.ts';
+import { adminJson } from '../helpers/ext-helpers.ts';
+import { FORMAT_CASES, guardedGateway, MODELS } from '../helpers/guardrails-upstream.ts';
 
-const CHAT = 'gpt-5.4-nano';
-const CLAUDE = 'claude-sonnet-4-5-20250929';
-const GEMINI = 'gemini-2.5-flash';
-/** A Responses model served by translating to chat completions. */
-const TRANSLATED = 'gpt-5.4-nano-translated';
+const { chat: CHAT, claude: CLAUDE, gemini: GEMINI } = MODELS;
 /** A key that opts out of the pii check. */
 const KEY3 = 'sk-test-key-third-0123456789abcdef';
 
@@ -63,21 +60,7 @@ phase = ["request"]
 keys = ["second"]
 `;
 
-async function setup(t: ExecutionContext): Promise<{ gw: TestGateway; up: ScriptedVendor }> {
-  const up = await scriptedVendor();
-  const gw = await startGateway(
-    baseConfig(`[providers.oa]\nkind = "openai"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${CHAT}"]\n
-[providers.oa-translated]\nkind = "openai"\nresponses = "translated"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${TRANSLATED}"]\n
-[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${CLAUDE}"]\n
-[providers.gem]\nkind = "gemini"\napi_key = "gk-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${GEMINI}"]\n
-${CONFIG}`),
-  );
-  t.teardown(async () => {
-    await gw.stop();
-    await up.close();
-  });
-  return { gw, up };
-}
+const setup = (t: ExecutionContext) => guardedGateway(t, CONFIG);
 
 /** Each client format: its path for a model, and a body whose user turn is `prompt` and whose tool result is `result`. */
 const FORMATS = {
@@ -136,17 +119,7 @@ const FORMATS = {
   },
 } as const;
 
-/** Each format against the provider that serves it natively and one that translates it. */
-const CASES: ReadonlyArray<{ format: keyof typeof FORMATS; model: string; upstream: string }> = [
-  { format: 'chat', model: CHAT, upstream: '/v1/chat/completions' },
-  { format: 'chat', model: CLAUDE, upstream: '/v1/messages' },
-  { format: 'messages', model: CLAUDE, upstream: '/v1/messages' },
-  { format: 'messages', model: CHAT, upstream: '/v1/chat/completions' },
-  { format: 'responses', model: CHAT, upstream: '/v1/responses' },
-  { format: 'responses', model: TRANSLATED, upstream: '/v1/chat/completions' },
-  { format: 'gemini', model: GEMINI, upstream: `/v1beta/models/${GEMINI}:generateContent` },
-  { format: 'gemini', model: CLAUDE, upstream: '/v1/messages' },
-];
+const CASES = FORMAT_CASES;
 
 async function post(gw: TestGateway, path: string, body: unknown, key = KEY): Promise<{ status: number; headers: Headers; json: any }> {
   const res = await fetch(`${gw.url}${path}`, {
@@ -254,4 +227,27 @@ test('the official SDKs see the block as the 400 they know; the request log and 
     /gw_guardrail_hits_total\{check="secrets",phase="request",action="mask"\} 5/,
     'the mask check counts what it found in the blocked requests too',
   );
+});
+
+test('the key setting through the admin API: a runtime key created with a check scoped to others gets it; a PATCH opting out takes effect at once', async (t) => {
+  const { gw, up } = await setup(t);
+  const created = await adminJson(gw, 'POST', '/v1/admin/keys', { name: 'contractor', guardrails: ['no_secrets'] });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.deepEqual(created.body.guardrails, ['no_secrets']);
+  const ask = () => post(gw, '/v1/chat/completions', { model: CHAT, messages: [{ role: 'user', content: `mail ${EMAIL} key ${AWS_ID}` }] }, created.body.key);
+  const blocked = await ask();
+  t.is(blocked.status, 400);
+  t.is(blocked.json.error.code, 'guardrail_blocked');
+  t.is(up.received.length, 0);
+
+  const patched = await adminJson(gw, 'PATCH', '/v1/admin/keys/contractor', { guardrails: ['-no_secrets', '-secrets'] });
+  t.is(patched.status, 200, JSON.stringify(patched.body));
+  const open = await ask();
+  t.is(open.status, 200);
+  t.true(up.received.at(-1)!.body.includes(AWS_ID), 'opted out of both secrets checks');
+  t.false(up.received.at(-1)!.body.includes(EMAIL), 'the pii check still applies');
+  t.is(open.headers.get('x-gw-guardrails'), 'pii');
+  const refused = await adminJson(gw, 'PATCH', '/v1/admin/keys/contractor', { guardrails: ['Secrets'] });
+  t.is(refused.status, 400);
+  t.regex(JSON.stringify(refused.body), /guardrails/);
 });

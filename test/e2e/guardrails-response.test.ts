@@ -10,14 +10,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
-import { ADMIN_TOKEN, baseConfig, KEY, KEY2, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { ADMIN_TOKEN, KEY, KEY2, type TestGateway } from '../helpers/gateway.ts';
 import { SECRETS } from '../helpers/guardrails-secrets.ts';
-import { type Script, type ScriptedVendor, scriptedVendor } from '../helpers/guardrails-upstream.ts';
+import { FORMAT_CASES, guardedGateway, MODELS, type Script } from '../helpers/guardrails-upstream.ts';
 
-const CHAT = 'gpt-5.4-nano';
-const CLAUDE = 'claude-sonnet-4-5-20250929';
-const GEMINI = 'gemini-2.5-flash';
-const TRANSLATED = 'gpt-5.4-nano-translated';
+const { chat: CHAT, claude: CLAUDE } = MODELS;
 const GITHUB = SECRETS[2]!.value;
 const AWS_ID = SECRETS[0]!.value;
 const TOOL = 'deploy-v2';
@@ -37,26 +34,7 @@ phase = ["response"]
 keys = ["second"]
 `;
 
-interface Setup {
-  gw: TestGateway;
-  up: ScriptedVendor;
-}
-
-async function setup(t: ExecutionContext): Promise<Setup> {
-  const up = await scriptedVendor();
-  const gw = await startGateway(
-    baseConfig(`[providers.oa]\nkind = "openai"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${CHAT}"]\n
-[providers.oa-translated]\nkind = "openai"\nresponses = "translated"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${TRANSLATED}"]\n
-[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${CLAUDE}"]\n
-[providers.gem]\nkind = "gemini"\napi_key = "gk-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${GEMINI}"]\n
-${CONFIG}`),
-  );
-  t.teardown(async () => {
-    await gw.stop();
-    await up.close();
-  });
-  return { gw, up };
-}
+const setup = (t: ExecutionContext) => guardedGateway(t, CONFIG);
 
 /** What a client made of an answer: its text, its tool call's arguments, how it ended, or the error it threw. */
 interface Seen {
@@ -180,16 +158,7 @@ const CLIENTS: Record<string, Client> = {
   },
 };
 
-const CASES: ReadonlyArray<{ format: string; model: string }> = [
-  { format: 'chat', model: CHAT },
-  { format: 'chat', model: CLAUDE },
-  { format: 'messages', model: CLAUDE },
-  { format: 'messages', model: CHAT },
-  { format: 'responses', model: CHAT },
-  { format: 'responses', model: TRANSLATED },
-  { format: 'gemini', model: GEMINI },
-  { format: 'gemini', model: CLAUDE },
-];
+const CASES = FORMAT_CASES;
 
 /** `text` in `n` pieces cut inside `secret` (its first third in one piece, the rest spread over the next ones). */
 function split(text: string, secret: string, n: number): string[] {

@@ -5,7 +5,30 @@
  * whose JSON arguments come in pieces too), shaped as each vendor's wire format.
  */
 import type { ServerResponse } from 'node:http';
+import type { ExecutionContext } from 'ava';
+import { baseConfig, startGateway, type TestGateway } from './gateway.ts';
 import { type MockUpstream, type Received, replyJson, startUpstream } from './upstream.ts';
+
+/** The models of {@link guardedGateway}: chat completions (and Responses natively), Messages, Gemini, and Responses translated to chat completions. */
+export const MODELS = {
+  chat: 'gpt-5.4-nano',
+  claude: 'claude-sonnet-4-5-20250929',
+  gemini: 'gemini-2.5-flash',
+  translated: 'gpt-5.4-nano-translated',
+} as const;
+
+/** Each client format against a provider that serves it natively and one that translates it (the upstream path it then reaches). */
+export const FORMAT_CASES: ReadonlyArray<{ readonly format: 'chat' | 'messages' | 'responses' | 'gemini'; readonly model: string; readonly upstream: string }> =
+  [
+    { format: 'chat', model: MODELS.chat, upstream: '/v1/chat/completions' },
+    { format: 'chat', model: MODELS.claude, upstream: '/v1/messages' },
+    { format: 'messages', model: MODELS.claude, upstream: '/v1/messages' },
+    { format: 'messages', model: MODELS.chat, upstream: '/v1/chat/completions' },
+    { format: 'responses', model: MODELS.chat, upstream: '/v1/responses' },
+    { format: 'responses', model: MODELS.translated, upstream: '/v1/chat/completions' },
+    { format: 'gemini', model: MODELS.gemini, upstream: `/v1beta/models/${MODELS.gemini}:generateContent` },
+    { format: 'gemini', model: MODELS.claude, upstream: '/v1/messages' },
+  ];
 
 /** What the vendor answers: text pieces (one stream event each) and an optional tool call. */
 export interface Script {
@@ -183,4 +206,21 @@ export async function scriptedVendor(): Promise<ScriptedVendor> {
     bodies: () => up.received.map((r) => r.body).join('\n'),
   });
   return vendor;
+}
+
+/** gw with `extra` (the guardrails sections) and one provider of each kind for {@link MODELS}, all on one scripted vendor; both stopped after the test. */
+export async function guardedGateway(t: ExecutionContext, extra: string): Promise<{ gw: TestGateway; up: ScriptedVendor }> {
+  const up = await scriptedVendor();
+  const gw = await startGateway(
+    baseConfig(`[providers.oa]\nkind = "openai"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${MODELS.chat}"]\n
+[providers.oa-translated]\nkind = "openai"\nresponses = "translated"\napi_key = "sk-o-0123456789"\nbase_url = "${up.origin}/v1"\nmax_retries = 0\nmodels = ["${MODELS.translated}"]\n
+[providers.claude]\nkind = "anthropic"\napi_key = "sk-a-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${MODELS.claude}"]\n
+[providers.gem]\nkind = "gemini"\napi_key = "gk-0123456789"\nbase_url = "${up.origin}"\nmax_retries = 0\nmodels = ["${MODELS.gemini}"]\n
+${extra}`),
+  );
+  t.teardown(async () => {
+    await gw.stop();
+    await up.close();
+  });
+  return { gw, up };
 }
