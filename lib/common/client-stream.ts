@@ -24,6 +24,8 @@ export interface ClientStream<E> {
   errorFrame(err: GatewayError): string;
   /** A stream an onStream step cut: the events of the protocol's content-filter finish, terminator included; absent: the cut ends it with `errorFrame`. */
   filtered?(): E[];
+  /** Each event the steps let out, in order (only where a stream has steps): what `filtered` may need to close what is open. */
+  released?(ev: E): void;
   frames?: undefined;
 }
 
@@ -59,7 +61,7 @@ export async function* steppedClient<E>(
   const { content, show } = env;
   for await (const item of items) {
     for (const ev of s.step.push(env.read(item))) {
-      for (const out of released<E>(steps.push(new HeldEvent(content, undefined, ev, undefined)))) {
+      for (const out of released<E>(s, steps.push(new HeldEvent(content, undefined, ev, undefined)))) {
         show?.(out);
         yield s.encode(out);
       }
@@ -69,20 +71,22 @@ export async function* steppedClient<E>(
   const held: HeldChunk[] = [];
   for (const ev of s.step.end()) for (const out of steps.push(new HeldEvent(content, undefined, ev, undefined))) held.push(out);
   for (const out of steps.end()) held.push(out);
-  if (steps.cut === undefined) return yield* closing(s, released<E>(held), show);
-  for (const out of released<E>(held)) {
+  if (steps.cut === undefined) return yield* closing(s, released<E>(s, held), show);
+  for (const out of released<E>(s, held)) {
     show?.(out);
     yield s.encode(out);
   }
   return yield* filtered(s, steps.cut, show);
 }
 
-/** The format's own event objects the steps released, their edits written in (encoded as any event is). */
-function released<E>(held: readonly HeldChunk[]): E[] {
+/** The format's own event objects the steps released, their edits written in (encoded as any event is), each told to the stream. */
+function released<E>(s: ClientStream<E>, held: readonly HeldChunk[]): E[] {
   const out: E[] = [];
   for (const event of held as readonly HeldEvent[]) {
     event.commit();
-    out.push(event.value as E);
+    const ev = event.value as E;
+    s.released?.(ev);
+    out.push(ev);
   }
   return out;
 }

@@ -33,6 +33,8 @@ export interface NativeStep {
   errorFrame(err: GatewayError): string;
   /** A stream an onStream step cut: the frames of the protocol's content-filter finish, terminator included; absent: the cut ends it with `errorFrame`. */
   filtered?(): string;
+  /** Each event the steps let out, in order (only where a stream has steps): what `filtered` may need to close what is open. */
+  released?(ev: SseEvent): void;
 }
 
 export const BLANK = Symbol('blank');
@@ -74,6 +76,7 @@ export async function* steppedNative(
     const edited = held.commit();
     show?.(held.data, held.value);
     const ev = held.tag.ev;
+    reader.released?.(ev);
     return reader.frame(edited ? { event: ev.event, data: JSON.stringify(held.value) } : ev, held.tag.step);
   };
   for await (let ev of events) {
