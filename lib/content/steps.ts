@@ -20,7 +20,7 @@ export interface HeldChunk {
  * A step over a stream's events that may end the stream: once `cut` is set (after a `push` or
  * `end`), the events that call returned are sent and the stream ends, with the protocol's
  * content-filter finish where it has one (`finish_reason: "content_filter"`, Gemini's
- * `SAFETY`), else its own error event carrying `cut`.
+ * `SAFETY`, Messages' `refusal`), else its own error event carrying `cut`.
  */
 export interface EventStep<C extends HeldChunk = HeldChunk> extends StreamStep<C, C> {
   readonly cut: GatewayError | undefined;
