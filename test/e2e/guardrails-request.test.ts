@@ -12,6 +12,8 @@ import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { ADMIN_TOKEN, KEY, KEY2, type TestGateway } from '../helpers/gateway.ts';
 import { AWS_SECRET, SECRETS } from '../helpers/guardrails-secrets.ts';
+import { setupOtel, post as otelPost, traceOf } from './otel-helpers.ts';
+import { replyJson } from '../helpers/upstream.ts';
 import { adminJson } from '../helpers/ext-helpers.ts';
 import { FORMAT_CASES, guardedGateway, MODELS } from '../helpers/guardrails-upstream.ts';
 
@@ -250,4 +252,28 @@ test('the key setting through the admin API: a runtime key created with a check 
   const refused = await adminJson(gw, 'PATCH', '/v1/admin/keys/contractor', { guardrails: ['Secrets'] });
   t.is(refused.status, 400);
   t.regex(JSON.stringify(refused.body), /guardrails/);
+});
+
+test('otel: the request span names the checks that found something; captured content went through their detectors (redact_stored)', async (t) => {
+  const { rx, gw } = await setupOtel(
+    t,
+    (_r, res) =>
+      replyJson(res, 200, {
+        id: 'c1',
+        object: 'chat.completion',
+        created: 1,
+        model: CHAT,
+        choices: [{ index: 0, message: { role: 'assistant', content: `Noted: ${EMAIL}` }, finish_reason: 'stop' }],
+      }),
+    (origin) => `[providers.oa]\nkind = "openai"\napi_key = "sk-o-0123456789"\nbase_url = "${origin}/v1"\nmax_retries = 0\nmodels = ["${CHAT}"]\n`,
+    { otel: 'capture_content = true', extra: '[extensions.guardrails.checks.pii]\ntype = "pii"\naction = "monitor"\nentities = ["email"]\n' },
+  );
+  const res = await otelPost(`${gw.baseURL}/chat/completions`, { model: CHAT, messages: [{ role: 'user', content: `write to ${EMAIL}` }] });
+  t.is(res.status, 200);
+  t.is(res.headers.get('x-gw-guardrails'), 'pii');
+  const { server, clients } = await traceOf(rx, res.headers.get('x-gw-trace-id')!, 1);
+  t.deepEqual(server.attributes['gw.guardrails'], ['pii']);
+  const captured = JSON.stringify(clients[0]!.attributes);
+  t.true(captured.includes('[redacted:email]'), captured);
+  t.false(captured.includes(EMAIL));
 });
