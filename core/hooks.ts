@@ -128,7 +128,7 @@ export interface Hooks {
   readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
   /** Cacheable requests only (`rc.cacheable`), after onRequest: a CachedResponse answers (`rc.cacheHit`), `undefined` goes on. */
   readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
-  /** An upstream's whole answer before onResponse (not cache hits, not early answers): its parts may be set (the body is then serialized again, once); a thrown GatewayError answers instead. */
+  /** A whole answer from an upstream or the cache (not an early answer) before onResponse: its parts may be set (the body is then serialized again, once); a thrown GatewayError answers instead. */
   readonly onAnswer: AsyncSeriesHook<[RequestContext, AnswerContent]>;
   /** Once per stream before its first frame: a tap adds an EventStep (lib/content/steps.ts) every event then goes through before onChunk. */
   readonly onStream: SyncHook<[RequestContext, EventStep[]]>;

@@ -25,7 +25,7 @@ export interface Answer {
   contentType?: string;
 }
 
-/** Runs onAnswer (an upstream's answer) and onResponse for `rc`, then sends `answer`. */
+/** Runs onAnswer (an upstream's or the cache's answer) and onResponse for `rc`, then sends `answer`. */
 export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext, answer: Answer): Promise<void> {
   const status = answer.status ?? 200;
   rc.status = status;
@@ -33,7 +33,8 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
   // an upstream answer without usage is charged gw's estimate of it (its body is the output, framing and all)
   if (status < 400) estimateUnreported(rc, body);
   chargeCost(rc, (ctx.state as GwState).snap, gw.clock());
-  if (status < 400 && rc.operation === 'generate' && rc.provider !== undefined && !rc.cacheHit && gw.hooks.onAnswer.isUsed()) {
+  // an answer from an upstream or the cache (one cached for a key another check applies to), never an early answer
+  if (status < 400 && rc.operation === 'generate' && (rc.provider !== undefined || rc.cacheHit) && gw.hooks.onAnswer.isUsed()) {
     const open = openAnswer(rc[READER], body, value);
     if (open !== undefined) {
       await gw.hooks.onAnswer.promise(rc, open.view);

@@ -17,6 +17,7 @@ import { FORMAT_CASES, guardedGateway, MODELS, type Script } from '../helpers/gu
 
 const { chat: CHAT, claude: CLAUDE } = MODELS;
 const GITHUB = SECRETS[2]!.value;
+const KEY3 = 'sk-test-key-third-0123456789abcdef';
 const AWS_ID = SECRETS[0]!.value;
 const TOOL = 'deploy-v2';
 
@@ -244,4 +245,25 @@ test.serial('a tool call whose arguments carry a secret is blocked whole, stream
       else t.true(seen.error !== undefined || ['content_filter', 'SAFETY', 'refusal'].includes(seen.finish ?? ''), `${label}: ${JSON.stringify(seen)}`);
     }
   }
+});
+
+test.serial('an answer the cache kept for a key no check applies to is checked again for a key one applies to', async (t) => {
+  const { gw, up } = await guardedGateway(t, `${CONFIG}\n[extensions.cache]\nttl_seconds = 60\n\n[keys.third]\nkey = "${KEY3}"\nguardrails = ["-secrets"]\n`);
+  up.script = { text: [`Use ${GITHUB} to deploy.`] };
+  const body = { model: CHAT, messages: [{ role: 'user', content: 'which token?' }] };
+  const ask = (key: string) =>
+    fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const raw = await ask(KEY3);
+  t.true((await raw.text()).includes(GITHUB), 'the key that opted out gets the answer as it came');
+  const masked = await ask(KEY);
+  t.is(masked.headers.get('x-gw-cache'), 'hit');
+  t.true((await masked.text()).includes('[SECRET:github-token]'));
+  const blocked = await ask(KEY2);
+  t.is(blocked.status, 400);
+  t.false((await blocked.text()).includes(GITHUB));
+  t.is(up.received.length, 1);
 });
