@@ -3,7 +3,8 @@
  * NativeStep per protocol; events parsed only where gw needs them or a tap reads `value`.
  */
 import { READER, type RequestContext } from '../context.ts';
-import { BLANK, checkedEvent, type NativeStep, steppedNative } from '../../lib/common/native-stream.ts';
+import { type NativeStep, steppedNative } from '../../lib/common/native-stream.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
 import { type Hooks, streamSteps } from '../hooks.ts';
 import { ChunkHolder } from './chunk-holder.ts';
 import type { SseEvent } from '../../lib/provider.ts';
@@ -35,8 +36,14 @@ export async function* passthroughFrames(
     const type = reader.typeOf(ev);
     if (reader.failing(type, ev.data)) ev = { event: ev.event, data: secrets.redact(ev.data) };
     const data = ev.data;
-    const parsed = checkedEvent(reader, type, data, provider);
-    if (parsed === BLANK) continue;
+    let parsed: object | undefined;
+    if (reader.mustParse(type, data)) {
+      if (isBlank(data)) continue;
+      parsed = parseEventObject(data, provider);
+    } else if (!objectFramed(data)) {
+      if (isBlank(data)) continue;
+      throw malformedEvent(provider, data);
+    }
     const step = reader.read(type, data, parsed);
     // a tap parses the data only if it reads `value` (chunk-holder.ts)
     if (holder !== undefined) hooks.onChunk.call(rc, holder.next(data, parsed));

@@ -37,10 +37,10 @@ export interface NativeStep {
   released?(ev: SseEvent): void;
 }
 
-export const BLANK = Symbol('blank');
+const BLANK = Symbol('blank');
 
-/** The event's data as an object when the reader must parse it, undefined when not, BLANK for an empty event. @throws malformed data */
-export function checkedEvent(reader: NativeStep, type: string | undefined, data: string, provider: string): object | undefined | typeof BLANK {
+/** The event's data as an object when the reader must parse it, undefined when not, BLANK for an empty event (the passthrough loop's own test, written inline there: no call per event). @throws malformed data */
+function checkedEvent(reader: NativeStep, type: string | undefined, data: string, provider: string): object | undefined | typeof BLANK {
   if (reader.mustParse(type, data)) return isBlank(data) ? BLANK : parseEventObject(data, provider);
   if (objectFramed(data)) return undefined;
   if (isBlank(data)) return BLANK;
