@@ -1,8 +1,7 @@
 /**
  * OpenAI chat `messages` → Messages `system` + `messages`.
  *
- * @see https://docs.anthropic.com/en/api/messages (system, messages, content blocks)
- * @see https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use (tool_result placement)
+ * @see Anthropic API: Messages (system, messages, content blocks); Anthropic docs: How to implement tool use (tool_result placement)
  */
 import { badRequest, type ChatMessage, type ContentPart } from 'gw/plugin';
 import { quoted } from 'gw/plugin/format';
@@ -24,7 +23,7 @@ const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'imag
  * one role are merged, since the Messages API wants user and assistant to alternate and
  * wants every result of one assistant turn in ONE user message.
  * Throws a 400 naming the field path for input that cannot be represented.
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]): MessagesPrompt {
   const system: SystemBlock[] = [];

@@ -4,7 +4,7 @@
  * (`{"type": "error", "error": {"type", "message"}}`). One table of Anthropic's error types
  * and their HTTP statuses serves both.
  *
- * @see https://docs.anthropic.com/en/api/errors
+ * @see Anthropic API: Errors
  */
 import { errors, type GatewayError } from 'gw/plugin';
 import { own, upstreamError, type UpstreamErrorInfo } from 'gw/plugin/format';

@@ -2,8 +2,7 @@
  * A common-format ChatCompletion → a Messages response, for POST /v1/messages served by a
  * common-format upstream.
  *
- * @see https://platform.openai.com/docs/api-reference/chat/object
- * @see https://docs.anthropic.com/en/api/messages (response shape)
+ * @see OpenAI API reference: The chat completion object; Anthropic API: Messages (response shape)
  */
 import { type ChatCompletion, type ChatMessage, errors } from 'gw/plugin';
 import { toToolInput } from 'gw/plugin/format';

@@ -1,7 +1,7 @@
 /**
  * Messages response → OpenAI chat completion.
  *
- * @see https://docs.anthropic.com/en/api/messages (response body)
+ * @see Anthropic API: Messages (response body)
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
@@ -15,8 +15,7 @@ import type { MessagesResponse } from './types.ts';
  * blocks have no chat-format form and are left out. A refusal's explanation, when the
  * upstream gives one (`stop_details.explanation`), becomes `message.refusal`.
  * `created` defaults to now; pass it for reproducible output.
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/handling-stop-reasons
+ * @see Anthropic API: Messages; Anthropic docs: Handling stop reasons
  */
 export function fromMessagesResponse(res: MessagesResponse, opts: { created?: number } = {}): ChatCompletion {
   let text = '';

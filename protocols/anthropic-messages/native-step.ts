@@ -3,7 +3,7 @@
  * core/pipeline/passthrough.ts): usage from `message_start` and `message_delta`, the end at
  * `message_stop`, an `error` event forwarded and then the stream's failure. The other events
  * are not parsed: their delta's one output field is counted for the early-end estimate.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
+ * @see Anthropic docs: Streaming Messages
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
 import { dataField, errorPayload, malformedFirst, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';

@@ -3,7 +3,7 @@
  * Degraded input is reported in `warnings` (the provider logs them); input that cannot be
  * represented at all is a 400 naming the field. README.md lists every decision.
  *
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';
 import { own, quoted, stopSequences } from 'gw/plugin/format';

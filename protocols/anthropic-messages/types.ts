@@ -3,8 +3,7 @@
  * Typed loosely on purpose: passthrough forwards bodies unchanged, and translators read
  * only the fields they map.
  *
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/messages-streaming
+ * @see Anthropic API: Messages; Anthropic docs: Streaming Messages
  */
 
 export type MessagesContentBlock =

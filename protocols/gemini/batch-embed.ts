@@ -1,7 +1,7 @@
 /**
  * OpenAI embeddings ⇄ Gemini `batchEmbedContents` (one request covers any number of inputs).
  *
- * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
+ * @see Gemini API reference: models.batchEmbedContents
  */
 import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse } from 'gw/plugin';
 import type { BatchEmbedContentsRequest, BatchEmbedContentsResponse } from './types.ts';
@@ -18,7 +18,7 @@ export function embeddingInputs(req: EmbeddingsRequest): string[] {
 /**
  * One `EmbedContentRequest` per input, `dimensions` → `outputDimensionality`.
  * `user` has no Gemini equivalent and is ignored.
- * @see https://ai.google.dev/api/embeddings#EmbedContentRequest
+ * @see Gemini API reference: EmbedContentRequest
  */
 export function toBatchEmbedRequest(req: EmbeddingsRequest, model: string): BatchEmbedContentsRequest {
   const dims = req.dimensions;
@@ -39,7 +39,7 @@ export function toBatchEmbedRequest(req: EmbeddingsRequest, model: string): Batc
  * OpenAI sends them (the openai client asks for base64 by default). Usage: Gemini's
  * `promptTokenCount` where the model reports one, else estimated as ⌈chars / 4⌉ per input
  * (OpenAI's rule of thumb for English) so accounting never records zero for real work.
- * @see https://ai.google.dev/api/embeddings#batchembedcontentsresponse
+ * @see Gemini API reference: BatchEmbedContentsResponse
  */
 export function fromBatchEmbedResponse(
   res: BatchEmbedContentsResponse,

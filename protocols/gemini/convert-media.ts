@@ -1,9 +1,7 @@
 /**
  * Gemini media parts (`inlineData`, `fileData`) → common-format content parts.
  *
- * @see https://ai.google.dev/api/caching#Blob
- * @see https://ai.google.dev/api/caching#FileData
- * @see https://platform.openai.com/docs/api-reference/chat/create (content parts)
+ * @see Gemini API reference: Blob, FileData; OpenAI API reference: Create chat completion (content parts)
  */
 import { badRequest, type ContentPart } from 'gw/plugin';
 import { own, quoted } from 'gw/plugin/format';

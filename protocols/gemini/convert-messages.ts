@@ -1,9 +1,7 @@
 /**
  * Common-format `messages` → Gemini `systemInstruction` + `contents`.
  *
- * @see https://ai.google.dev/api/generate-content#request-body
- * @see https://ai.google.dev/gemini-api/docs/function-calling
- * @see https://ai.google.dev/gemini-api/docs/thought-signatures
+ * @see Gemini API reference: Generating content › Request body; Gemini API docs: Function calling, Thought signatures
  */
 import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';
 import { quoted } from 'gw/plugin/format';

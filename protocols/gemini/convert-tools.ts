@@ -1,9 +1,7 @@
 /**
  * Gemini `tools` / `toolConfig` → common-format `tools` / `tool_choice`.
  *
- * @see https://ai.google.dev/api/caching#Tool
- * @see https://ai.google.dev/api/caching#FunctionDeclaration
- * @see https://ai.google.dev/api/caching#FunctionCallingConfig
+ * @see Gemini API reference: Tool, FunctionDeclaration, FunctionCallingConfig
  */
 import { type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
 import { quoted, type Warnings, failField } from 'gw/plugin/format';

@@ -1,8 +1,7 @@
 /**
  * `models/{model}:countTokens`: native on the gemini kind, an estimate for kinds that cannot count Gemini tokens.
  *
- * @see https://ai.google.dev/api/tokens#method:-models.counttokens
- * @see https://ai.google.dev/gemini-api/docs/tokens (258 tokens per image)
+ * @see Gemini API reference: models.countTokens; Gemini API docs: Understand and count tokens (258 tokens per image)
  */
 import { badRequest, isObject } from 'gw/plugin';
 import { bodyOf, type CountTokens } from 'gw/plugin/format';

@@ -2,9 +2,7 @@
  * `embedContent` / `batchEmbedContents` ⇄ common-format embeddings, for kinds that do not
  * speak Gemini.
  *
- * @see https://ai.google.dev/api/embeddings#method:-models.embedcontent
- * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
- * @see https://platform.openai.com/docs/api-reference/embeddings/create
+ * @see Gemini API reference: models.embedContent, models.batchEmbedContents; OpenAI API reference: Create embeddings
  */
 import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse, isObject } from 'gw/plugin';
 import { Warnings } from 'gw/plugin/format';

@@ -1,8 +1,7 @@
 /**
  * A common-format ChatCompletion → a Gemini `GenerateContentResponse`.
  *
- * @see https://ai.google.dev/api/generate-content#generatecontentresponse
- * @see https://platform.openai.com/docs/api-reference/chat/object
+ * @see Gemini API reference: GenerateContentResponse; OpenAI API reference: The chat completion object
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
 import { toToolInput } from 'gw/plugin/format';

@@ -3,8 +3,7 @@
  * served by a kind that does not speak Gemini. Framing (SSE or JSON array) is separate:
  * see `stream-framing.ts`.
  *
- * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see Gemini API reference: models.streamGenerateContent; OpenAI API reference: The chat completion chunk object
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
 import type { StreamStep } from 'gw/plugin/format';

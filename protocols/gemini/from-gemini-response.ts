@@ -1,7 +1,7 @@
 /**
  * Gemini `GenerateContentResponse` → common-format chat completion.
  *
- * @see https://ai.google.dev/api/generate-content#generatecontentresponse
+ * @see Gemini API reference: GenerateContentResponse
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
@@ -23,7 +23,7 @@ export interface ResponseMeta {
  * `thoughtSignature`). A prompt blocked before any candidate (`promptFeedback.blockReason`)
  * is one empty choice with `content_filter`. Parts gw never asks for (code execution,
  * generated media) are left out, as are signatures on text parts.
- * @see https://ai.google.dev/gemini-api/docs/function-calling
+ * @see Gemini API docs: Function calling
  */
 export function fromGeminiResponse(res: GenerateContentResponse, meta: ResponseMeta): ChatCompletion {
   const candidates = res.candidates ?? [];

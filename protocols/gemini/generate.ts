@@ -6,7 +6,7 @@
  * Streams: `?alt=sse` → SSE (`data: <json>\r\n\r\n` per response, no terminator); without it
  * the JSON-array stream (`[` first, `,\r\n` between, `]` at the end). A failure after the
  * first byte is Google's error object as the next event (SSE) or as the array's last element.
- * @see https://ai.google.dev/api/generate-content
+ * @see Gemini API reference: Generating content
  */
 import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
 import { geminiAffinity } from './affinity.ts';

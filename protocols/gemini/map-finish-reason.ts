@@ -3,7 +3,7 @@
  * Gemini upstream's answer), and common `finish_reason` → Gemini `finishReason` (a Gemini
  * client served by a common-format upstream).
  *
- * @see https://ai.google.dev/api/generate-content#FinishReason
+ * @see Gemini API reference: FinishReason
  */
 import type { FinishReason } from 'gw/plugin';
 

@@ -2,7 +2,7 @@
  * Usage both ways between Gemini's `usageMetadata` and the common format's `usage` (OpenAI's
  * semantics: prompt tokens include cached ones, completion tokens include reasoning).
  *
- * @see https://ai.google.dev/api/generate-content#UsageMetadata
+ * @see Gemini API reference: UsageMetadata
  */
 import type { Usage } from 'gw/plugin';
 import type { UsageMetadata } from './types.ts';

@@ -1,8 +1,7 @@
 /**
  * gw's models in Gemini's `models.list` / `models.get` shape.
  *
- * @see https://ai.google.dev/api/models#Model
- * @see https://ai.google.dev/api/models#method:-models.list
+ * @see Gemini API reference: Model, models.list
  */
 import { badRequest } from 'gw/plugin';
 import type { GeminiModel, GenerationMethod, ListModelsResponse } from './types.ts';

@@ -5,7 +5,7 @@
  * response carrying counts is parsed, at the end or when the stream ends early. No
  * finishReason by the end → truncated.
  * An error payload (`{"error": …}` after HTTP 200) is forwarded, then the stream fails.
- * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ * @see Gemini API reference: models.streamGenerateContent
  */
 import { errors, type GatewayError, type RequestContext, type Usage } from 'gw/plugin';
 import { errorPayload, malformedFirst, parseEventObject, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';

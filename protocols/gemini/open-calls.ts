@@ -9,7 +9,7 @@
  * however the answers come (one list searched and spliced per answer cost O(n²): 40,000
  * pairs held the event loop for seconds).
  *
- * @see https://ai.google.dev/gemini-api/docs/function-calling
+ * @see Gemini API docs: Function calling
  */
 
 /** A function call not yet answered by a functionResponse. */

@@ -3,7 +3,7 @@
  * `key` was removed by auth), with `alt=sse` forced for streams whatever framing the client
  * asked for; a body re-serialized has no `model` (it is in the URL) and its nested model
  * references re-targeted.
- * @see https://ai.google.dev/api/generate-content
+ * @see Gemini API reference: Generating content
  */
 
 /** `?<client query>`, with `alt=sse` for a stream (Google's JSON-array stream is re-framed by the route). */

@@ -3,8 +3,7 @@
  * GenerateContentResponse holding the next parts; function calls arrive whole (or, with
  * Vertex's streamed arguments, as partialArgs that are collected until the call ends).
  *
- * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
- * @see https://ai.google.dev/gemini-api/docs/function-calling
+ * @see Gemini API reference: models.streamGenerateContent; Gemini API docs: Function calling
  */
 import { type ChatCompletionChunk, errors, type Usage } from 'gw/plugin';
 import { isBlank, parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';

@@ -4,7 +4,7 @@
  * `data: {"error": …}` event. The chunks are the common format itself, so nothing is
  * translated here: raw chunk text goes out as it came unless the usage rule needs it parsed
  * (or a hook reads its value).
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see OpenAI API reference: The chat completion chunk object
  */
 import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
 import { ChunkHolder, chunkOf, dataField, OPENAI_ERRORS, type StreamProgress } from 'gw/plugin/format';

@@ -10,7 +10,7 @@
  * `cache_type: "ephemeral"` and `cache_creation: { ephemeral_5m_input_tokens }` beside
  * `cached_tokens` (the tokens read); some releases nest the count as
  * `cache_creation.cache_creation_input_tokens`.
- * @see https://www.alibabacloud.com/help/en/model-studio/user-guide/context-cache
+ * @see Alibaba Cloud Model Studio: Context cache
  */
 import { type Usage, isObject } from 'gw/plugin';
 

@@ -4,7 +4,7 @@
  * does not know pass through to common-format upstreams unchanged (docs/design.md), so nothing
  * here strips. Structure and types are checked; value ranges are the upstream's to judge
  * (a self-hosted model may accept a temperature OpenAI does not).
- * @see https://platform.openai.com/docs/api-reference/chat/create
+ * @see OpenAI API reference: Create chat completion
  */
 import { z } from 'zod';
 import { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';

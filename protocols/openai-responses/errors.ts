@@ -3,8 +3,7 @@
  * `response.failed` events after HTTP 200). Errors on the Responses routes use OpenAI's
  * shape `{"error": {message, type, code, param}}` (`OPENAI_ERRORS` from `gw/plugin`).
  *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/error
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
+ * @see OpenAI API reference: Responses streaming events › error, Responses streaming events › response.failed
  */
 import { errors, type GatewayError } from 'gw/plugin';
 import { errorPayload, malformedFirst, type SseEvent, upstreamError } from 'gw/plugin/format';

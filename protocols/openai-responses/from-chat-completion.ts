@@ -2,8 +2,7 @@
  * A common-format ChatCompletion → a Response object, for POST /v1/responses (non-streaming)
  * served by translation.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/object
- * @see https://platform.openai.com/docs/api-reference/chat/object
+ * @see OpenAI API reference: The response object, The chat completion object
  */
 import { type ChatCompletion, type ChatMessage, GatewayError } from 'gw/plugin';
 import type { ToolNames } from './map-tools.ts';

@@ -1,7 +1,7 @@
 /**
  * A request's `input` as items, and items made fit for a Responses upstream other than the
  * one that produced them.
- * @see https://platform.openai.com/docs/api-reference/responses/create (input)
+ * @see OpenAI API reference: Create a model response (input)
  */
 import type { ResponsesInputItem } from './types.ts';
 

@@ -1,8 +1,7 @@
 /**
  * A common-format `finish_reason` → the Response `status` and `incomplete_details`.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-incomplete_details
- * @see https://platform.openai.com/docs/api-reference/chat/object (`finish_reason`)
+ * @see OpenAI API reference: The response object › incomplete_details, The chat completion object (`finish_reason`)
  */
 import type { FinishReason } from 'gw/plugin';
 import type { ResponsesResponse } from './types.ts';

@@ -1,8 +1,7 @@
 /**
  * Usage both ways between the common format and Responses.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
- * @see https://platform.openai.com/docs/api-reference/chat/object (`usage`)
+ * @see OpenAI API reference: The response object › usage, The chat completion object (`usage`)
  */
 import type { Usage } from 'gw/plugin';
 import type { ResponsesUsage } from './types.ts';

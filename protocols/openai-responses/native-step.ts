@@ -9,7 +9,7 @@
  * failure gw notices after the first byte is `error` + `response.failed`, numbered on from
  * the last `sequence_number` forwarded.
  *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming
+ * @see OpenAI API reference: Responses streaming events
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
 import { dataField, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';

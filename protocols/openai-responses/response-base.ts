@@ -3,7 +3,7 @@
  * settings echoed back the way OpenAI does. The non-stream translator and the stream
  * translator both start from it.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/object
+ * @see OpenAI API reference: The response object
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolNames } from './map-tools.ts';

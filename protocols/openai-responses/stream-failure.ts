@@ -6,8 +6,7 @@
  * `openai-error.1.chunks.txt`); both matter: the openai SDKs throw on `error`, while Codex
  * ignores `error` and ends the turn with `response.failed`'s `error.message`.
  *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/error
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
+ * @see OpenAI API reference: Responses streaming events › error, Responses streaming events › response.failed
  */
 import type { ResponsesResponse, ResponsesStreamEvent } from './types.ts';
 
