@@ -3,7 +3,6 @@
  * as reasoning, `tool_use` input objects, `tool_result` content, text documents), a message
  * answer, and stream events (`text_delta`, `thinking_delta`, `input_json_delta`, a
  * `content_block_start`'s block, `message_delta`'s stop reason).
- *
  * @see Anthropic API: Messages; Anthropic docs: Streaming Messages
  */
 import { type EventContent, type Message, type Part, type TextPart, type ToolDefinition, isObject } from 'gw/plugin';

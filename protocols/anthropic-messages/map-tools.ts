@@ -1,6 +1,5 @@
 /**
  * OpenAI `tools`, `tool_choice`, `parallel_tool_calls` → Messages `tools`, `tool_choice`.
- *
  * @see Anthropic API: Messages (tools, tool_choice); Anthropic docs: How to implement tool use › Controlling Claude's output
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';

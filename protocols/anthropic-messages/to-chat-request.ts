@@ -43,7 +43,6 @@ const MAPPED = new Set([
  *   `response_format`; `stream: true` also asks `include_usage` (gw needs usage).
  * - dropped with a warning: `thinking`, `top_k`, `context_management`, other `metadata` keys,
  *   and unknown fields (unlike /v1/chat/completions: a common-format upstream would reject them).
- *
  * @throws GatewayError 400 with `param` naming the field (`messages[2].content[0].type`) when
  *   the body is not a valid Messages request or holds a block with no common-format form.
  */

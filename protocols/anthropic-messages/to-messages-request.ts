@@ -2,7 +2,6 @@
  * OpenAI chat request → Messages request. Pure: no I/O, no clock.
  * Degraded input is reported in `warnings` (the provider logs them); input that cannot be
  * represented at all is a 400 naming the field. README.md lists every decision.
- *
  * @see Anthropic API: Messages
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';

@@ -2,7 +2,6 @@
  * The Messages format (POST /v1/messages), the second API format gw accepts from clients.
  * Typed loosely on purpose: passthrough forwards bodies unchanged, and translators read
  * only the fields they map.
- *
  * @see Anthropic API: Messages; Anthropic docs: Streaming Messages
  */
 
