@@ -1,6 +1,5 @@
 /**
  * OpenAI embeddings ⇄ Gemini `batchEmbedContents` (one request covers any number of inputs).
- *
  * @see Gemini API reference: models.batchEmbedContents
  */
 import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse } from 'gw/plugin';
@@ -35,10 +34,8 @@ export function toBatchEmbedRequest(req: EmbeddingsRequest, model: string): Batc
 }
 
 /**
- * Gemini embeddings → the OpenAI list. `base64` is the little-endian float32 bytes, as
- * OpenAI sends them (the openai client asks for base64 by default). Usage: Gemini's
- * `promptTokenCount` where the model reports one, else estimated as ⌈chars / 4⌉ per input
- * (OpenAI's rule of thumb for English) so accounting never records zero for real work.
+ * Gemini embeddings → the OpenAI list (`base64`: little-endian float32, as OpenAI sends it).
+ * Usage is estimated (⌈chars / 4⌉ per input) where Gemini reports none: never zero for real work.
  * @see Gemini API reference: BatchEmbedContentsResponse
  */
 export function fromBatchEmbedResponse(

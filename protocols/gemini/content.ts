@@ -4,7 +4,6 @@
  * objects, `functionDeclarations`, `generationConfig`; a GenerateContentResponse's candidates,
  * which is also what every stream event is: each carries its new parts, a function call
  * whole, or (Vertex's streamed arguments) as `partialArgs` string pieces.
- *
  * @see Gemini API reference: Generating content, Content
  */
 import { type EventContent, type Message, type Part, type TextPart, type ToolCallPart, type ToolDefinition, isObject } from 'gw/plugin';

@@ -1,6 +1,5 @@
 /**
  * Common-format media content parts (image_url, input_audio, file) → Gemini parts.
- *
  * @see Gemini API docs: Image understanding; Gemini API reference: Part
  */
 import { badRequest } from 'gw/plugin';

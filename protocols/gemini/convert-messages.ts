@@ -1,6 +1,5 @@
 /**
  * Common-format `messages` → Gemini `systemInstruction` + `contents`.
- *
  * @see Gemini API reference: Generating content › Request body; Gemini API docs: Function calling, Thought signatures
  */
 import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';

@@ -1,6 +1,5 @@
 /**
  * Gemini `tools` / `toolConfig` → common-format `tools` / `tool_choice`.
- *
  * @see Gemini API reference: Tool, FunctionDeclaration, FunctionCallingConfig
  */
 import { type ChatTool, type ToolChoice, isObject } from 'gw/plugin';

@@ -1,6 +1,5 @@
 /**
  * `models/{model}:countTokens`: native on the gemini kind, an estimate for kinds that cannot count Gemini tokens.
- *
  * @see Gemini API reference: models.countTokens; Gemini API docs: Understand and count tokens (258 tokens per image)
  */
 import { badRequest, isObject } from 'gw/plugin';

@@ -1,7 +1,6 @@
 /**
  * `embedContent` / `batchEmbedContents` ⇄ common-format embeddings, for kinds that do not
  * speak Gemini.
- *
  * @see Gemini API reference: models.embedContent, models.batchEmbedContents; OpenAI API reference: Create embeddings
  */
 import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse, isObject } from 'gw/plugin';

@@ -1,6 +1,5 @@
 /**
  * Gemini API endpoints as data: the origin and one URL per operation.
- *
  * @see Gemini API reference: Generating content, Embeddings, models.list
  */
 

@@ -1,6 +1,5 @@
 /**
  * A common-format ChatCompletion → a Gemini `GenerateContentResponse`.
- *
  * @see Gemini API reference: GenerateContentResponse; OpenAI API reference: The chat completion object
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';

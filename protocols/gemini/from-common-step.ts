@@ -2,7 +2,6 @@
  * A common-format chunk stream → Gemini stream responses, for `:streamGenerateContent`
  * served by a kind that does not speak Gemini. Framing (SSE or JSON array) is separate:
  * see `stream-framing.ts`.
- *
  * @see Gemini API reference: models.streamGenerateContent; OpenAI API reference: The chat completion chunk object
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';

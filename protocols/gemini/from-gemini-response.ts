@@ -1,6 +1,5 @@
 /**
  * Gemini `GenerateContentResponse` → common-format chat completion.
- *
  * @see Gemini API reference: GenerateContentResponse
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';

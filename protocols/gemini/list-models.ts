@@ -1,6 +1,5 @@
 /**
  * Gemini `models.list` pages → model ids gw can serve.
- *
  * @see Gemini API reference: models.list
  */
 

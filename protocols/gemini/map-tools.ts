@@ -1,6 +1,5 @@
 /**
  * Common-format `tools` / `tool_choice` → Gemini `tools` / `toolConfig`.
- *
  * @see Gemini API docs: Function calling; Gemini API reference: FunctionCallingConfig
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';

@@ -1,7 +1,6 @@
 /**
  * Usage both ways between Gemini's `usageMetadata` and the common format's `usage` (OpenAI's
  * semantics: prompt tokens include cached ones, completion tokens include reasoning).
- *
  * @see Gemini API reference: UsageMetadata
  */
 import type { Usage } from 'gw/plugin';

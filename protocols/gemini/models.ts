@@ -1,6 +1,5 @@
 /**
  * gw's models in Gemini's `models.list` / `models.get` shape.
- *
  * @see Gemini API reference: Model, models.list
  */
 import { badRequest } from 'gw/plugin';

@@ -1,7 +1,6 @@
 /**
  * Streamed function-call arguments (`functionCall.partialArgs`, Vertex's
  * `streamFunctionCallArguments`) folded back into one `args` object.
- *
  * @see Vertex AI docs: Function calling › Streaming function call arguments
  */
 import { setOwn } from 'gw/plugin/format';

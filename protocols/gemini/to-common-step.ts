@@ -2,7 +2,6 @@
  * `streamGenerateContent?alt=sse` events → common-format chunks. Every event is a whole
  * GenerateContentResponse holding the next parts; function calls arrive whole (or, with
  * Vertex's streamed arguments, as partialArgs that are collected until the call ends).
- *
  * @see Gemini API reference: models.streamGenerateContent; Gemini API docs: Function calling
  */
 import { type ChatCompletionChunk, errors, type Usage } from 'gw/plugin';

@@ -1,6 +1,5 @@
 /**
  * Common-format chat request → Gemini `GenerateContentRequest`.
- *
  * @see Gemini API reference: Generating content › Request body; Gemini API docs: Structured output, Thinking
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';

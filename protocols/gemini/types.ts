@@ -4,7 +4,6 @@
  * names as on the wire (proto3 JSON mapping: camelCase, `bytes` as base64 strings, enums as
  * their names). Inbound request bodies are typed loosely (every field `unknown` until a
  * translator checks it).
- *
  * @see Gemini API reference: Generating content, Content, Counting tokens
  * @see Gemini API reference: Embeddings, Models
  */
