@@ -2,7 +2,6 @@
  * The common format: OpenAI chat completions and embeddings, as gw's clients speak them.
  * Only the fields gw reads or writes are typed; every object stays open (`[k: string]: unknown`)
  * because unknown fields pass through to common-format upstreams unchanged.
- *
  * @see OpenAI API reference: Create chat completion; OpenAI's OpenAPI document (openapi.json: CreateChatCompletionRequest/Response/StreamResponse)
  */
 

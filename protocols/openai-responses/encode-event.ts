@@ -1,6 +1,5 @@
 /**
  * SSE framing of Responses stream events.
- *
  * @see OpenAI API reference: Responses streaming events
  */
 import type { ResponsesStreamEvent } from './types.ts';

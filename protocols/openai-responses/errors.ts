@@ -2,7 +2,6 @@
  * Reading the failures a native Responses stream reports in-band (`error` and
  * `response.failed` events after HTTP 200). Errors on the Responses routes use OpenAI's
  * shape `{"error": {message, type, code, param}}` (`OPENAI_ERRORS` from `gw/plugin`).
- *
  * @see OpenAI API reference: Responses streaming events › error, Responses streaming events › response.failed
  */
 import { errors, type GatewayError } from 'gw/plugin';

@@ -1,7 +1,6 @@
 /**
  * A common-format ChatCompletion → a Response object, for POST /v1/responses (non-streaming)
  * served by translation.
- *
  * @see OpenAI API reference: The response object, The chat completion object
  */
 import { type ChatCompletion, type ChatMessage, GatewayError } from 'gw/plugin';
@@ -19,7 +18,6 @@ import type { ResponsesFunctionCall, ResponsesOutputItem, ResponsesOutputMessage
  * `function_call_output` reaches the upstream unchanged; `id` = a distinct `fc_…` item id;
  * namespaced names restored). Status per {@link mapStatus}: when incomplete, the last item is
  * `incomplete` too. Settings echoed per {@link responseBase}; usage per {@link toResponsesUsage}.
- *
  * @throws GatewayError 502 when the completion has no choice: there is nothing to answer with.
  */
 export function chatCompletionToResponse(res: ChatCompletion, opts: FromChatOptions): ResponsesResponse {

@@ -1,6 +1,5 @@
 /**
  * A common-format `finish_reason` → the Response `status` and `incomplete_details`.
- *
  * @see OpenAI API reference: The response object › incomplete_details, The chat completion object (`finish_reason`)
  */
 import type { FinishReason } from 'gw/plugin';

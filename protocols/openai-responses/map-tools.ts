@@ -63,7 +63,6 @@ export interface MappedTools {
 
 /**
  * Translates `tools`.
- *
  * @throws GatewayError 400 naming `tools[i]…` for a malformed tool, or a flat name used twice
  *   (the upstream's call could not be routed back).
  */
@@ -133,7 +132,6 @@ function label(t: Obj, namespace?: string): string {
 /**
  * Translates `tool_choice` onto `req` (which already holds the mapped tools);
  * `allowed_tools` narrows `req.tools`. With no tools left it is dropped with a warning.
- *
  * @throws GatewayError 400 `tool_choice` when it forces a dropped tool (the answer would
  *   silently not be what the client forced) or names no known function.
  */

@@ -1,6 +1,5 @@
 /**
  * Usage both ways between the common format and Responses.
- *
  * @see OpenAI API reference: The response object › usage, The chat completion object (`usage`)
  */
 import type { Usage } from 'gw/plugin';

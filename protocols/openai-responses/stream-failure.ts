@@ -5,7 +5,6 @@
  * OpenAI sends an `error` event and then `response.failed` (recorded in vercel/ai's
  * `openai-error.1.chunks.txt`); both matter: the openai SDKs throw on `error`, while Codex
  * ignores `error` and ends the turn with `response.failed`'s `error.message`.
- *
  * @see OpenAI API reference: Responses streaming events › error, Responses streaming events › response.failed
  */
 import type { ResponsesResponse, ResponsesStreamEvent } from './types.ts';

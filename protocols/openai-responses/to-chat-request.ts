@@ -60,7 +60,6 @@ const CALL_ITEMS = new Set(['local_shell_call', 'shell_call', 'custom_tool_call'
  * Translates a parsed Responses body, field by field as the README's table says. `input` must
  * already hold the whole conversation (the route prepends `previous_response_id`'s items).
  * `stream: true` also sets `stream_options.include_usage`: gw accounts every stream.
- *
  * @throws GatewayError 400 with `param` naming the field (`input[2].content[0].file_url`) for
  *   an invalid shape, a part with no common-format form, a `tool_choice` forcing a dropped
  *   tool, or a field whose loss would change the kind of answer (`background`…).
