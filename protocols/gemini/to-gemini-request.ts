@@ -47,10 +47,8 @@ const MAPPED_FIELDS = new Set([
 ]);
 
 /**
- * Translates a chat request. `warnings` lists what was dropped or approximated (the
- * provider logs them); what cannot be translated without changing the meaning of the
- * conversation throws GatewayError 400 naming the field. `model` is not in the body: it
- * belongs in the URL (`models/{model}:generateContent`).
+ * Translates a chat request (`model` goes in the URL, not the body); `warnings` lists what was dropped.
+ * @throws GatewayError 400 naming the field for what cannot be translated without changing the conversation.
  * @see Gemini API reference: models.generateContent
  */
 export function toGeminiRequest(req: ChatRequest): { body: GenerateContentRequest; warnings: string[] } {
