@@ -21,11 +21,7 @@ export function messagesErrorFrame(err: GatewayError): string {
   return `event: error\ndata: ${messagesErrorBody(err)}\n\n`;
 }
 
-/**
- * A native stream's first event as a failure before the stream (retried, or answered with
- * its status): an `event: error` (its `error` object, per {@link messagesStreamError}), or
- * data that is not a JSON object. Undefined for a good first event.
- */
+/** A native stream's first event as a failure (an `event: error`, or not a JSON object), or undefined. */
 export function messagesFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   if (ev.event !== 'error') return malformedFirst(ev.data, provider);
   return messagesStreamError(errorPayload(ev.data, 'error'), provider, true);
