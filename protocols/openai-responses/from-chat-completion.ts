@@ -11,13 +11,9 @@ import { type FromChatOptions, itemId, responseBase } from './response-base.ts';
 import type { ResponsesFunctionCall, ResponsesOutputItem, ResponsesOutputMessage, ResponsesResponse } from './types.ts';
 
 /**
- * Converts `choices[0]` into a Response: `reasoning_content` → a `reasoning` item
- * (`content: [{type: "reasoning_text"}]`, `summary: []`) first, `content` → a `message` item
- * with one `output_text` part (and `refusal` → a `refusal` part), `tool_calls` → one
- * `function_call` item each (`call_id` = the upstream call id, kept verbatim so the client's
- * `function_call_output` reaches the upstream unchanged; `id` = a distinct `fc_…` item id;
- * namespaced names restored). Status per {@link mapStatus}: when incomplete, the last item is
- * `incomplete` too. Settings echoed per {@link responseBase}; usage per {@link toResponsesUsage}.
+ * Converts `choices[0]` into a Response (README: "Response: from a common-format completion").
+ * `call_id` is the upstream call id verbatim, so the client's `function_call_output` reaches
+ * the upstream unchanged.
  * @throws GatewayError 502 when the completion has no choice: there is nothing to answer with.
  */
 export function chatCompletionToResponse(res: ChatCompletion, opts: FromChatOptions): ResponsesResponse {
