@@ -2,7 +2,7 @@
  * POST /v1/messages/count_tokens → `{"input_tokens": n}` as a count-tokens declaration: kinds
  * with a Messages origin count natively (their answer passes through unchanged); for every other
  * kind gw estimates from the request's content and says so.
- * @see https://docs.anthropic.com/en/api/messages-count-tokens
+ * @see Anthropic API: Count Message tokens
  */
 import { bodyOf, type CountTokens, estimateTokens } from 'gw/plugin/format';
 import { countTokensRequestSchema } from './schema.ts';

@@ -1,6 +1,6 @@
 /**
  * Anthropic's model list shapes, as gw answers Anthropic clients listing models through it.
- * @see https://docs.anthropic.com/en/api/models-list
+ * @see Anthropic API: List Models
  */
 import type { ModelEntry } from 'gw/plugin/format';
 

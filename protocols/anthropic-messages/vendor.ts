@@ -3,8 +3,7 @@
  * zhipu or a third party's vendor): a common request translated to Messages and its answer and
  * events back, the native call of Messages clients (bytes, query and `anthropic-beta` forwarded),
  * model discovery by `after_id` pages. `origin` is without `/v1` (a pasted `/v1` is dropped).
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/models-list
+ * @see Anthropic API: Messages, List Models
  */
 import { errors } from 'gw/plugin';
 import { parseUpstreamJson, snippet, type VendorSide } from 'gw/plugin/format';

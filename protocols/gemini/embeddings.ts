@@ -3,7 +3,7 @@
  * loop runs them): native on the gemini kind, through the common embeddings on every other
  * kind, the answer turned back into Gemini's `{embedding}` / `{embeddings}`. Usage: a native
  * answer's `usageMetadata.promptTokenCount` when reported, else gw's estimate.
- * @see https://ai.google.dev/api/embeddings
+ * @see Gemini API reference: Embeddings
  */
 import { badRequest } from 'gw/plugin';
 import { bodyOf, type Embeddings, parseUpstreamJson } from 'gw/plugin/format';

@@ -4,12 +4,8 @@
  * names as on the wire (proto3 JSON mapping: camelCase, `bytes` as base64 strings, enums as
  * their names). Inbound request bodies are typed loosely (every field `unknown` until a
  * translator checks it).
- *
- * @see https://ai.google.dev/api/generate-content
- * @see https://ai.google.dev/api/caching#Content
- * @see https://ai.google.dev/api/tokens
- * @see https://ai.google.dev/api/embeddings
- * @see https://ai.google.dev/api/models
+ * @see Gemini API reference: Generating content, Content, Counting tokens
+ * @see Gemini API reference: Embeddings, Models
  */
 
 /** Raw bytes with their IANA media type, inlined in the request. */

@@ -1,10 +1,8 @@
 /**
- * A chat completions stream as the client gets it: the provider's chunks framed as SSE
- * `data:` events, ending with `data: [DONE]`, and a failure after the first byte as one
- * `data: {"error": …}` event. The chunks are the common format itself, so nothing is
- * translated here: raw chunk text goes out as it came unless the usage rule needs it parsed
- * (or a hook reads its value).
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * A chat completions stream as the client gets it: SSE `data:` events ending with `data: [DONE]`,
+ * a failure after the first byte as one `data: {"error": …}` event. Raw chunk text goes out as
+ * it came unless the usage rule or a hook needs it parsed.
+ * @see OpenAI API reference: The chat completion chunk object
  */
 import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
 import { ChunkHolder, chunkOf, dataField, OPENAI_ERRORS, type StreamProgress } from 'gw/plugin/format';

@@ -3,8 +3,7 @@
  * self-defined kinds (vLLM, Ollama, LM Studio…), vendors that are settings plus small quirks
  * on top of it (azure, dashscope, zhipu). Bodies and chunks pass through untouched wherever
  * nothing needs to change: the client's bytes go as sent, a chunk's text is forwarded unparsed.
- * @see https://platform.openai.com/docs/api-reference/chat/create
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see OpenAI API reference: Create chat completion, The chat completion chunk object
  */
 import { type ChatCompletion, type ChatCompletionChunk, type EmbeddingsResponse, errors, type GatewayError, type StreamItem } from 'gw/plugin';
 import {

@@ -3,8 +3,7 @@
  * translation) and feeds /openapi.json. Open objects: a native passthrough forwards the body
  * unchanged, so nothing here strips; the translator checks item and part shapes in detail.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/create
- * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse)
+ * @see OpenAI API reference: Create a model response; OpenAI's OpenAPI document (openapi.json: CreateResponse)
  */
 import { z } from 'zod';
 import { capped, cappedTotal, lengthOr1, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
