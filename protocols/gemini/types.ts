@@ -89,13 +89,13 @@ export interface ToolConfig {
   functionCallingConfig?: { mode?: FunctionCallingMode; allowedFunctionNames?: string[] };
 }
 
-/** @see https://ai.google.dev/gemini-api/docs/thinking */
+/** @see Gemini API docs: Thinking */
 export interface ThinkingConfig {
   thinkingBudget?: number;
   includeThoughts?: boolean;
 }
 
-/** @see https://ai.google.dev/api/generate-content#generationconfig */
+/** @see Gemini API reference: GenerationConfig */
 export interface GenerationConfig {
   stopSequences?: string[];
   responseMimeType?: string;
@@ -120,7 +120,7 @@ export interface GenerateContentRequest {
   generationConfig?: GenerationConfig;
 }
 
-/** @see https://ai.google.dev/api/generate-content#UsageMetadata */
+/** @see Gemini API reference: UsageMetadata */
 export interface UsageMetadata {
   promptTokenCount?: number;
   cachedContentTokenCount?: number;
@@ -131,7 +131,7 @@ export interface UsageMetadata {
   [k: string]: unknown;
 }
 
-/** @see https://ai.google.dev/api/generate-content#FinishReason */
+/** @see Gemini API reference: FinishReason */
 export type GeminiFinishReason =
   | 'FINISH_REASON_UNSPECIFIED'
   | 'STOP'
@@ -170,7 +170,7 @@ export interface GenerateContentResponse {
   [k: string]: unknown;
 }
 
-/** @see https://ai.google.dev/api/embeddings#EmbedContentRequest */
+/** @see Gemini API reference: EmbedContentRequest */
 export interface EmbedContentRequest {
   /** `models/{model}` */
   model: string;

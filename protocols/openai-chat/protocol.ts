@@ -9,7 +9,7 @@ import { modelList } from './models.ts';
 import { chatRequestSchema } from './schema.ts';
 import { chatVendor } from './vendor.ts';
 
-/** Chat completions (`openai-chat`). @see https://platform.openai.com/docs/api-reference/chat */
+/** Chat completions (`openai-chat`). @see OpenAI API reference: Chat Completions */
 export const openaiChat = {
   id: OPENAI_CHAT,
   label: 'chat',

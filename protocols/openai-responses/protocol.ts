@@ -6,7 +6,7 @@ import { responsesRequestSchema } from './schema.ts';
 import type { ResponsesStreamEvent } from './types.ts';
 import { responsesVendor } from './vendor.ts';
 
-/** OpenAI Responses (`openai-responses`). @see https://platform.openai.com/docs/api-reference/responses */
+/** OpenAI Responses (`openai-responses`). @see OpenAI API reference: Responses */
 export const openaiResponses = {
   id: 'openai-responses',
   label: 'Responses',

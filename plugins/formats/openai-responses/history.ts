@@ -6,8 +6,8 @@
  * sent the items itself, and measured from the sizes the records keep before anything is
  * read.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/create (input: item_reference)
- * @see https://platform.openai.com/docs/guides/conversation-state
+ * @see OpenAI API reference: Create a model response (input: item_reference)
+ * @see OpenAI guide: Conversation state
  */
 import { badRequest } from 'gw/plugin';
 import { MAX_TURNS } from 'gw/plugin/format';
