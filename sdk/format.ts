@@ -47,12 +47,12 @@ export { estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { failField, quoted } from '../core/error-codes.ts';
-export { stringField } from './fields.ts';
+export { stringField } from '../lib/common/fields.ts';
 export { Warnings } from '../lib/common/warnings.ts';
 export { own, setOwn } from '../lib/own.ts';
-export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
-export { toToolInput } from './tool-input.ts';
-export { stopSequences } from './stop-sequences.ts';
+export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../lib/common/limits.ts';
+export { toToolInput } from '../lib/common/tool-input.ts';
+export { stopSequences } from '../lib/common/stop-sequences.ts';
 
 // a format's own routes: the request's key and id, the models its key may call
 export { keyOf, requestIdOf } from '../core/pipeline/state.ts';
