@@ -1,40 +1,21 @@
 /** `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin` (docs/plugins.md "Entries"). */
 
-// declaring a client format: its routes, error shape and key sources
-export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
-export type { ClientSide, Protocol } from '../core/protocol.ts';
-export type { FormatRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
+// declaring a client format: its protocol object and routes (the route, setup and key-source types are defineFormat's)
+export type { Protocol } from '../core/protocol.ts';
 export type { CountTokens } from '../core/pipeline/count.ts';
 export type { Embeddings } from '../core/pipeline/embed.ts';
-export type { ErrorShape, RouteMethod } from '../lib/http/routes.ts';
-export type { KeySource } from '../lib/http/key-sources.ts';
 export { OPENAI_ERRORS } from '../lib/http/routes.ts';
 export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
 
 // the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
 export { bodyOf } from '../core/pipeline/generate.ts';
-export type {
-  AnswerEnv,
-  AttemptEnv,
-  CommonFrames,
-  Generate,
-  GenerateRead,
-  NativeGenerate,
-  StreamFraming,
-  ToCommon,
-  TranslatedGenerate,
-} from '../core/pipeline/generate.ts';
+export type { Generate } from '../core/pipeline/generate.ts';
 export type { NativeStep, NativeVerdict } from '../core/pipeline/passthrough.ts';
-export type { ClientStream } from '../core/pipeline/translated-frames.ts';
-export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
-export type { Answer } from '../core/pipeline/finish.ts';
-export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
-export type { StreamAnswer } from '../core/pipeline/stream.ts';
 export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
 
 // upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
 export type { SseEvent } from '../lib/provider.ts';
-export type { ChunkQuirk, NativeRequest, StreamStep, VendorEnv, VendorSide } from '../lib/vendor/side.ts';
+export type { ChunkQuirk, StreamStep, VendorEnv, VendorSide } from '../lib/vendor/side.ts';
 export type { UpstreamErrorInfo } from '../lib/http/client.ts';
 export { upstreamError } from '../lib/http/errors.ts';
 export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';
