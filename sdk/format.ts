@@ -10,21 +10,8 @@ export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragme
 // the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
 export { bodyOf } from '../core/pipeline/generate.ts';
 export type { Generate } from '../core/pipeline/generate.ts';
-export type { NativeStep, NativeVerdict } from '../core/pipeline/passthrough.ts';
+export type { StreamStep } from '../lib/vendor/side.ts';
 export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
-
-// upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
-export type { SseEvent } from '../lib/provider.ts';
-export type { ChunkQuirk, StreamStep, VendorEnv, VendorSide } from '../lib/vendor/side.ts';
-export type { UpstreamErrorInfo } from '../lib/http/client.ts';
-export { upstreamError } from '../lib/http/errors.ts';
-export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';
-export { errorPayload, isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
-export { chunkOf } from '../core/pipeline/upstream-calls.ts';
-export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
-// writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
-export { dataField } from '../lib/http/sse-write.ts';
-export { estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
 
 // translating requests: field checks that name the path, warnings for what a translation drops, item caps
 export { failField, quoted } from '../core/error-codes.ts';

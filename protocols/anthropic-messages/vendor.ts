@@ -7,7 +7,8 @@
  * @see https://docs.anthropic.com/en/api/models-list
  */
 import { errors } from 'gw/plugin';
-import { parseUpstreamJson, snippet, type VendorSide } from 'gw/plugin/format';
+import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';
+import type { VendorSide } from '../../lib/vendor/side.ts';
 import { readMessagesError } from './errors.ts';
 import { fromMessagesResponse } from './from-messages-response.ts';
 import { messagesHeaders, messagesOrigin } from './passthrough.ts';

@@ -8,7 +8,8 @@
  * first byte is Google's error object as the next event (SSE) or as the array's last element.
  * @see https://ai.google.dev/api/generate-content
  */
-import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf, type Generate } from 'gw/plugin/format';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { geminiAffinity } from './affinity.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { CommonToGeminiStep } from './from-common-step.ts';

@@ -7,7 +7,7 @@
  * @see https://cloud.google.com/apis/docs/system-parameters (`alt`)
  */
 import type { GatewayError } from 'gw/plugin';
-import { dataField } from 'gw/plugin/format';
+import { dataField } from '../../lib/http/sse-write.ts';
 import { toGoogleError } from './google-error.ts';
 import type { GenerateContentResponse } from './types.ts';
 

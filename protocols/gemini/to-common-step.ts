@@ -7,7 +7,9 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
 import { type ChatCompletionChunk, errors, type Usage } from 'gw/plugin';
-import { isBlank, parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
+import type { StreamStep } from 'gw/plugin/format';
+import { isBlank, parseEventObject } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';

@@ -7,7 +7,11 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
-import { ChunkHolder, chunkOf, dataField, OPENAI_ERRORS, type StreamProgress } from 'gw/plugin/format';
+import { OPENAI_ERRORS } from 'gw/plugin/format';
+import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
+import { chunkOf } from '../../core/pipeline/upstream-calls.ts';
+import { dataField } from '../../lib/http/sse-write.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { chatContent } from './content.ts';
 
 /** The chat completions protocol's id: its client format's, and its chunks' `format` in onChunk. */

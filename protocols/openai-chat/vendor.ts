@@ -7,17 +7,10 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import { type ChatCompletion, type ChatCompletionChunk, type EmbeddingsResponse, errors, type GatewayError, type StreamItem } from 'gw/plugin';
-import {
-  type ChunkQuirk,
-  isBlank,
-  malformedEvent,
-  objectFramed,
-  parseEventObject,
-  parseUpstreamJson,
-  type SseEvent,
-  snippet,
-  type VendorSide,
-} from 'gw/plugin/format';
+import type { ChunkQuirk, VendorSide } from '../../lib/vendor/side.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
+import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { modelIds } from './models.ts';
 
 /** The common format's vendor side; `forward` takes the provider's chunk quirk. */

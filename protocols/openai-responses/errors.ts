@@ -7,7 +7,9 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { errorPayload, malformedFirst, type SseEvent, upstreamError } from 'gw/plugin/format';
+import { errorPayload, malformedFirst } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import { upstreamError } from '../../lib/http/errors.ts';
 import { typeOf } from './passthrough.ts';
 
 /** One of OpenAI's in-band failure payloads, read loosely. */

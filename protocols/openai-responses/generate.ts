@@ -6,7 +6,8 @@
  * {@link ResponsesTurn}: what to translate instead of the body's input, and where answers go.
  */
 import type { RequestContext } from 'gw/plugin';
-import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf, type Generate } from 'gw/plugin/format';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { responsesAffinity } from './affinity.ts';
 import { encodeAll, encodeResponsesEvent } from './encode-event.ts';
 import { responsesFirstError } from './errors.ts';
