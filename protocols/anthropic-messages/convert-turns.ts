@@ -7,7 +7,9 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField, stringField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -4,7 +4,8 @@
  * kind gw estimates from the request's content and says so.
  * @see https://docs.anthropic.com/en/api/messages-count-tokens
  */
-import { bodyOf, type CountTokens } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { CountTokens } from '../../core/pipeline/count.ts';
 import { estimateTokens } from '../../lib/common/estimate.ts';
 import { countTokensRequestSchema } from './schema.ts';
 

@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/gemini-api/docs/function-calling
  */
 import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
 import { OpenCalls } from './open-calls.ts';
 

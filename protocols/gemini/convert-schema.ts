@@ -7,7 +7,7 @@
  * @see https://ai.google.dev/api/caching#Type
  */
 import { badRequest, isObject } from 'gw/plugin';
-import { setOwn } from 'gw/plugin/format';
+import { setOwn } from '../../lib/own.ts';
 
 type Obj = Record<string, unknown>;
 

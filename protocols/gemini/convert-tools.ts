@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
 import { type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 
 /**

@@ -5,7 +5,8 @@
  * @see https://ai.google.dev/gemini-api/docs/tokens (258 tokens per image)
  */
 import { badRequest, isObject } from 'gw/plugin';
-import { bodyOf, type CountTokens } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { CountTokens } from '../../core/pipeline/count.ts';
 import { urlModel, withModel } from './request.ts';
 import { countTokensRequestSchema } from './schemas.ts';
 import type { CountTokensBody, CountTokensResponse } from './types.ts';

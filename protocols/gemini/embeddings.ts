@@ -6,7 +6,8 @@
  * @see https://ai.google.dev/api/embeddings
  */
 import { badRequest } from 'gw/plugin';
-import { bodyOf, type Embeddings } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { Embeddings } from '../../core/pipeline/embed.ts';
 import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { batchEmbedContentsToEmbeddings, embedContentToEmbeddings, embeddingsToBatchEmbedContents, embeddingsToEmbedContent } from './embed-content.ts';
 import { urlModel, withModel } from './request.ts';

@@ -4,7 +4,7 @@
  *
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/function-calling#streaming-function-call-arguments
  */
-import { setOwn } from 'gw/plugin/format';
+import { setOwn } from '../../lib/own.ts';
 import type { PartialArg } from './types.ts';
 
 type Segment = string | number;

@@ -8,7 +8,8 @@
  * @see https://ai.google.dev/api/tokens#request-body
  * @see https://ai.google.dev/api/embeddings#request-body
  */
-import { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS } from '../../lib/common/limits.ts';
 import { z } from 'zod';
 
 const part = z.looseObject({}).meta({ description: 'A Part: text, inlineData, fileData, functionCall, functionResponse, …' });

@@ -7,7 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
-import { OPENAI_ERRORS } from 'gw/plugin/format';
+import { OPENAI_ERRORS } from '../../lib/http/routes.ts';
 import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
 import { chunkOf } from '../../core/pipeline/upstream-calls.ts';
 import { dataField } from '../../lib/http/sse-write.ts';
