@@ -4,7 +4,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  * @see https://docs.anthropic.com/en/api/versioning
  */
-import type { CallContext } from 'gw/plugin';
+import type { CallContext } from '../../lib/provider.ts';
 
 /** The version every Messages call carries when the client sent none. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';

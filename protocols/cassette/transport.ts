@@ -9,7 +9,8 @@
  * In a record mode the transport forwards what it has no recording of to the real upstream
  * through the gateway's pool, and appends the exchange to the cassette.
  */
-import { type ExchangeObserver, NonOwningDispatcher, observedDispatcher, type UpstreamIdentity } from 'gw/plugin';
+import type { UpstreamIdentity } from 'gw/plugin';
+import { type ExchangeObserver, NonOwningDispatcher, observedDispatcher } from '../../lib/http/exchange.ts';
 import { type Dispatcher, errors } from 'undici';
 import { canonicalText } from './canonical.ts';
 import type { CassetteEntry, RecordedResponse } from './entry.ts';

@@ -6,7 +6,8 @@
  * (or a hook reads its value).
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
+import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext } from 'gw/plugin';
+import type { StreamItem } from '../../lib/provider.ts';
 import { OPENAI_ERRORS } from '../../lib/http/routes.ts';
 import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
 import { chunkOf } from '../../core/pipeline/upstream-calls.ts';

@@ -6,7 +6,8 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import { type ChatCompletion, type ChatCompletionChunk, type EmbeddingsResponse, errors, type GatewayError, type StreamItem } from 'gw/plugin';
+import { type ChatCompletion, type ChatCompletionChunk, type EmbeddingsResponse, errors, type GatewayError } from 'gw/plugin';
+import type { StreamItem } from '../../lib/provider.ts';
 import type { ChunkQuirk, VendorSide } from '../../lib/vendor/side.ts';
 import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
 import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';

@@ -6,7 +6,8 @@
  * client (Codex, which would retry the 404 five times) never sees it. Only for a provider
  * whose `responses` setting was left to its default: a configured value always wins.
  */
-import { GatewayError, type NativeCall } from 'gw/plugin';
+import { GatewayError } from 'gw/plugin';
+import type { NativeCall } from '../../lib/provider.ts';
 
 /**
  * Thrown by a native Responses call whose upstream has no Responses API: the route serves
