@@ -1,5 +1,5 @@
 /**
- * Caps on the total of what an array's items hold (sdk/limits.ts `cappedTotal`), kept beside
+ * Caps on the total of what an array's items hold (lib/common/limits.ts `cappedTotal`), kept beside
  * the array schema: validate-sliced.ts checks long arrays a slice at a time, and still needs the total.
  */
 import type { z } from 'zod';

@@ -6,7 +6,9 @@
  * the model must learn the call failed). Pure; input with no common-format form is a 400.
  */
 import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField, stringField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -4,7 +4,9 @@
  * kind gw estimates from the request's content and says so.
  * @see Anthropic API: Count Message tokens
  */
-import { bodyOf, type CountTokens, estimateTokens } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { CountTokens } from '../../core/pipeline/count.ts';
+import { estimateTokens } from '../../lib/common/estimate.ts';
 import { countTokensRequestSchema } from './schema.ts';
 
 /** The count_tokens declaration. */

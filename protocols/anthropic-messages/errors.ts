@@ -6,7 +6,9 @@
  * @see Anthropic API: Errors
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { own, upstreamError, type UpstreamErrorInfo } from 'gw/plugin/format';
+import { own } from 'gw/plugin/format';
+import { upstreamError } from '../../lib/http/errors.ts';
+import type { UpstreamErrorInfo } from '../../lib/http/client.ts';
 
 /** Anthropic's error types and the HTTP status each stands for. */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {

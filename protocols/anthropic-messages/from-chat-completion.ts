@@ -4,7 +4,7 @@
  * @see OpenAI API reference: The chat completion object; Anthropic API: Messages (response shape)
  */
 import { type ChatCompletion, type ChatMessage, errors } from 'gw/plugin';
-import { toToolInput } from 'gw/plugin/format';
+import { toToolInput } from '../../lib/common/tool-input.ts';
 import { findStopSequence, toMessagesStopReason } from './map-stop-reason.ts';
 import type { MessagesContentBlock, MessagesResponse } from './types.ts';
 import { toMessageId, toMessagesUsage } from './map-usage.ts';

@@ -6,7 +6,11 @@
  * @see Anthropic docs: Streaming Messages
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
-import { dataField, errorPayload, malformedFirst, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { dataField } from '../../lib/http/sse-write.ts';
+import { errorPayload, malformedFirst } from '../../lib/common/sse-data.ts';
+import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
 import type { MessagesUsage } from './types.ts';

@@ -3,7 +3,7 @@
  * client's `anthropic-version`, else the default; natively `anthropic-beta` too).
  * @see Anthropic API: Messages, Versions
  */
-import type { CallContext } from 'gw/plugin';
+import type { CallContext } from '../../lib/provider.ts';
 
 /** The version every Messages call carries when the client sent none. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';

@@ -4,7 +4,9 @@
  * reference, "Chat: Create chat completion".
  */
 import { badRequest, type ChatMessage, type ChatRequest, type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
-import { Warnings, failField, stringField } from 'gw/plugin/format';
+import { Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 import { convertMessage, systemText } from './convert-turns.ts';
 import type { MessagesRequest } from './types.ts';
 

@@ -1,6 +1,8 @@
 /** Messages stream events → OpenAI chat completion chunks. Follows Anthropic's "Streaming Messages". */
 import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage, isObject } from 'gw/plugin';
-import { parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
+import type { StreamStep } from 'gw/plugin/format';
+import { parseEventObject } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { messagesStreamError } from './errors.ts';
 import { refusalText } from './from-messages-response.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';

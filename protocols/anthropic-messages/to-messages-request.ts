@@ -5,7 +5,8 @@
  * @see Anthropic API: Messages
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';
-import { own, quoted, stopSequences } from 'gw/plugin/format';
+import { own, quoted } from 'gw/plugin/format';
+import { stopSequences } from '../../lib/common/stop-sequences.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
 import { mapTools, stripSchemaDialect } from './map-tools.ts';
 import { defaultMaxTokens, hasFixedSampling, supportsStructuredOutputs, thinkingStyle } from './model-capabilities.ts';

@@ -6,7 +6,8 @@
  * @see Anthropic API: Messages, List Models
  */
 import { errors } from 'gw/plugin';
-import { parseUpstreamJson, snippet, type VendorSide } from 'gw/plugin/format';
+import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';
+import type { VendorSide } from '../../lib/vendor/side.ts';
 import { readMessagesError } from './errors.ts';
 import { fromMessagesResponse } from './from-messages-response.ts';
 import { messagesHeaders, messagesOrigin } from './passthrough.ts';

@@ -3,7 +3,8 @@
  * recorded kind's own code reads every exchange as it read the live one (cuts, timeouts and
  * unreachable hosts included). In a record mode, misses go to the real upstream and are appended.
  */
-import { type ExchangeObserver, NonOwningDispatcher, observedDispatcher, type UpstreamIdentity } from 'gw/plugin';
+import type { UpstreamIdentity } from 'gw/plugin';
+import { type ExchangeObserver, NonOwningDispatcher, observedDispatcher } from '../../lib/http/exchange.ts';
 import { type Dispatcher, errors } from 'undici';
 import { canonicalText } from './canonical.ts';
 import type { CassetteEntry, RecordedResponse } from './entry.ts';

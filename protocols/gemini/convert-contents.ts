@@ -3,7 +3,8 @@
  * API reference, "Content" and "Part", and the "Function calling" guide.
  */
 import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
 import { OpenCalls } from './open-calls.ts';
 

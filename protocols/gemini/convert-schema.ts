@@ -5,7 +5,7 @@
  * and "Type"; the README's "Schemas" section has the rules.
  */
 import { badRequest, isObject } from 'gw/plugin';
-import { setOwn } from 'gw/plugin/format';
+import { setOwn } from '../../lib/own.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -3,7 +3,8 @@
  * @see Gemini API reference: Tool, FunctionDeclaration, FunctionCallingConfig
  */
 import { type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 
 /**

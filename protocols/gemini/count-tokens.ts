@@ -3,7 +3,8 @@
  * @see Gemini API reference: models.countTokens; Gemini API docs: Understand and count tokens (258 tokens per image)
  */
 import { badRequest, isObject } from 'gw/plugin';
-import { bodyOf, type CountTokens } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { CountTokens } from '../../core/pipeline/count.ts';
 import { urlModel, withModel } from './request.ts';
 import { countTokensRequestSchema } from './schemas.ts';
 import type { CountTokensBody, CountTokensResponse } from './types.ts';

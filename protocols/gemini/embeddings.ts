@@ -6,7 +6,9 @@
  * @see Gemini API reference: Embeddings
  */
 import { badRequest } from 'gw/plugin';
-import { bodyOf, type Embeddings, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { Embeddings } from '../../core/pipeline/embed.ts';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { batchEmbedContentsToEmbeddings, embedContentToEmbeddings, embeddingsToBatchEmbedContents, embeddingsToEmbedContent } from './embed-content.ts';
 import { urlModel, withModel } from './request.ts';
 import { batchEmbedContentsRequestSchema, embedContentRequestSchema } from './schemas.ts';

@@ -3,7 +3,7 @@
  * @see Gemini API reference: GenerateContentResponse; OpenAI API reference: The chat completion object
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
-import { toToolInput } from 'gw/plugin/format';
+import { toToolInput } from '../../lib/common/tool-input.ts';
 import { toGeminiFinishReason } from './map-finish-reason.ts';
 import { toUsageMetadata } from './map-usage.ts';
 import type { Candidate, GenerateContentResponse, Part } from './types.ts';

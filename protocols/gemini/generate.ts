@@ -4,7 +4,8 @@
  * translating Gemini ⇄ common format. Stream framings: stream-framing.ts.
  * @see Gemini API reference: Generating content
  */
-import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf, type Generate } from 'gw/plugin/format';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { geminiAffinity } from './affinity.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { CommonToGeminiStep } from './from-common-step.ts';

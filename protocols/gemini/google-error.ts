@@ -5,7 +5,8 @@
  * Follows Google's "API design guide › Errors › HTTP mapping" and `google/rpc/code.proto`.
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { upstreamError, type UpstreamErrorInfo } from 'gw/plugin/format';
+import { upstreamError } from '../../lib/http/errors.ts';
+import type { UpstreamErrorInfo } from '../../lib/http/client.ts';
 import type { GoogleErrorBody } from './types.ts';
 
 /** HTTP status → google.rpc.Code name, per Google's HTTP mapping. */

@@ -5,7 +5,10 @@
  * @see Gemini API reference: models.streamGenerateContent
  */
 import { errors, type GatewayError, type RequestContext, type Usage } from 'gw/plugin';
-import { errorPayload, malformedFirst, parseEventObject, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { errorPayload, malformedFirst, parseEventObject } from '../../lib/common/sse-data.ts';
+import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
 import type { Framing } from './stream-framing.ts';

@@ -3,7 +3,7 @@
  * `streamFunctionCallArguments`) folded back into one `args` object.
  * @see Vertex AI docs: Function calling › Streaming function call arguments
  */
-import { setOwn } from 'gw/plugin/format';
+import { setOwn } from '../../lib/own.ts';
 import type { PartialArg } from './types.ts';
 
 type Segment = string | number;

@@ -7,7 +7,8 @@
  * @see Gemini API reference: Generating content › Request body, Counting tokens › Request body
  * @see Gemini API reference: Embeddings › Request body
  */
-import { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS } from '../../lib/common/limits.ts';
 import { z } from 'zod';
 
 const part = z.looseObject({}).meta({ description: 'A Part: text, inlineData, fileData, functionCall, functionResponse, …' });

@@ -5,7 +5,7 @@
  * Follows the Gemini API reference, "models.streamGenerateContent", and Google's "System parameters".
  */
 import type { GatewayError } from 'gw/plugin';
-import { dataField } from 'gw/plugin/format';
+import { dataField } from '../../lib/http/sse-write.ts';
 import { toGoogleError } from './google-error.ts';
 import type { GenerateContentResponse } from './types.ts';
 

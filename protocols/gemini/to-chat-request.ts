@@ -4,7 +4,8 @@
  * reference, "generateContent: Request body" and "GenerationConfig".
  */
 import { badRequest, type ChatMessage, type ChatRequest, isObject } from 'gw/plugin';
-import { Warnings, failField } from 'gw/plugin/format';
+import { Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { convertContents, convertSystemInstruction } from './convert-contents.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 import { convertToolConfig, convertTools } from './convert-tools.ts';

@@ -5,7 +5,9 @@
  * @see Gemini API reference: models.streamGenerateContent; Gemini API docs: Function calling
  */
 import { type ChatCompletionChunk, errors, type Usage } from 'gw/plugin';
-import { isBlank, parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
+import type { StreamStep } from 'gw/plugin/format';
+import { isBlank, parseEventObject } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';

@@ -3,7 +3,8 @@
  * @see Gemini API reference: Generating content › Request body; Gemini API docs: Structured output, Thinking
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';
-import { quoted, stopSequences } from 'gw/plugin/format';
+import { quoted } from 'gw/plugin/format';
+import { stopSequences } from '../../lib/common/stop-sequences.ts';
 import { convertMessages } from './convert-messages.ts';
 import { convertToolChoice, convertTools, withoutSchemaKeyword } from './map-tools.ts';
 import type { GenerateContentRequest, GenerationConfig, ThinkingConfig } from './types.ts';

@@ -7,7 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { badRequest, errors } from 'gw/plugin';
-import { parseUpstreamJson, quoted, snippet, type VendorEnv, type VendorSide } from 'gw/plugin/format';
+import { quoted } from 'gw/plugin/format';
+import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';
+import type { VendorEnv, VendorSide } from '../../lib/vendor/side.ts';
 import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './batch-embed.ts';
 import { geminiEndpoints } from './endpoints.ts';
 import { fromGeminiResponse } from './from-gemini-response.ts';

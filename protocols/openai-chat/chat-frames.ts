@@ -4,8 +4,13 @@
  * it came unless the usage rule or a hook needs it parsed.
  * @see OpenAI API reference: The chat completion chunk object
  */
-import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
-import { ChunkHolder, chunkOf, dataField, OPENAI_ERRORS, type StreamProgress } from 'gw/plugin/format';
+import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext } from 'gw/plugin';
+import type { StreamItem } from '../../lib/provider.ts';
+import { OPENAI_ERRORS } from '../../lib/http/routes.ts';
+import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
+import { chunkOf } from '../../core/pipeline/upstream-calls.ts';
+import { dataField } from '../../lib/http/sse-write.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { chatContent } from './content.ts';
 
 /** The chat completions protocol's id: its client format's, and its chunks' `format` in onChunk. */

@@ -4,7 +4,8 @@
  * @see OpenAI API reference: Embeddings
  */
 import type { EmbeddingsRequest } from 'gw/plugin';
-import { bodyOf, type Embeddings } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { Embeddings } from '../../core/pipeline/embed.ts';
 import { embeddingsRequestSchema } from './schema.ts';
 
 /** The embeddings declaration (no native operation: the common request is every provider's). */

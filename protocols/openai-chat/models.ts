@@ -3,7 +3,7 @@
  * common-format upstream answers on `GET {base_url}/models` (discovery).
  * @see OpenAI API reference: List models
  */
-import type { ModelEntry } from 'gw/plugin/format';
+import type { ModelEntry } from '../../lib/model-listing.ts';
 
 /** `GET /v1/models`: `{object: "list", data}`; each entry OpenAI's model object plus gw's `alias_for`. */
 export interface ModelList {

@@ -5,7 +5,8 @@
  * @see OpenAI API reference: Create chat completion
  */
 import { z } from 'zod';
-import { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { MAX_EMBEDDING_INPUTS } from '../../lib/common/limits.ts';
 
 const contentPart = z.looseObject({ type: z.string() }).meta({ description: 'A content part: text, image_url, …' });
 

@@ -5,7 +5,9 @@
  * @see OpenAI API reference: Responses streaming events › error, Responses streaming events › response.failed
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { errorPayload, malformedFirst, type SseEvent, upstreamError } from 'gw/plugin/format';
+import { errorPayload, malformedFirst } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import { upstreamError } from '../../lib/http/errors.ts';
 import { typeOf } from './passthrough.ts';
 
 /** One of OpenAI's in-band failure payloads, read loosely. */

@@ -3,7 +3,8 @@
  * speaks Responses, else translated. A stateful format spreads this and prepares a {@link ResponsesTurn}.
  */
 import type { RequestContext } from 'gw/plugin';
-import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf, type Generate } from 'gw/plugin/format';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { responsesAffinity } from './affinity.ts';
 import { encodeAll, encodeResponsesEvent } from './encode-event.ts';
 import { responsesFirstError } from './errors.ts';

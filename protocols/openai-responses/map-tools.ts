@@ -7,7 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { type ChatRequest, type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField, stringField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -6,7 +6,10 @@
  * @see OpenAI API reference: Responses streaming events
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
-import { dataField, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { dataField } from '../../lib/http/sse-write.ts';
+import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { encodeAll } from './encode-event.ts';
 import { responsesStreamError } from './errors.ts';
 import { fromResponsesUsage } from './map-usage.ts';

@@ -1,5 +1,6 @@
 /** The OpenAI Responses API's protocol as one object (its client side stateless: gw's format adds the store). */
-import { OPENAI_ERRORS, type Protocol } from 'gw/plugin/format';
+import type { Protocol } from 'gw/plugin/format';
+import { OPENAI_ERRORS } from '../../lib/http/routes.ts';
 import { responsesContent } from './content.ts';
 import { responsesGenerate } from './generate.ts';
 import { responsesRequestSchema } from './schema.ts';

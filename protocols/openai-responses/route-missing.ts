@@ -4,7 +4,8 @@
  * that request is served translated too, so the client (Codex would retry the 404 five times)
  * never sees it. Only while the `responses` setting is left to its default.
  */
-import { GatewayError, type NativeCall } from 'gw/plugin';
+import { GatewayError } from 'gw/plugin';
+import type { NativeCall } from '../../lib/provider.ts';
 
 /** Thrown by a native Responses call whose upstream has no Responses API; the route serves it translated. */
 export class ResponsesRouteMissing extends Error {

@@ -5,7 +5,9 @@
  * "Responses: Create a model response" and "Chat: Create chat completion".
  */
 import { badRequest, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, Warnings, failField, stringField } from 'gw/plugin/format';
+import { quoted, Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
 import type { ResponsesRequest } from './types.ts';
 

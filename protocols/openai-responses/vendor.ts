@@ -5,7 +5,8 @@
  * `origin` is the API's base (`https://api.openai.com/v1`).
  * @see OpenAI API reference: Create a model response
  */
-import type { SseEvent, VendorSide } from 'gw/plugin/format';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { VendorSide } from '../../lib/vendor/side.ts';
 import { isTerminal, typeOf } from './passthrough.ts';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });

@@ -69,8 +69,8 @@ const TARGET = 150;
  * table changes with it, so growth is a reviewed decision, not a side effect.
  */
 const CEILINGS: Readonly<Record<string, number>> = {
-  'gw/plugin': 83,
-  'gw/plugin/format': 89,
+  'gw/plugin': 75,
+  'gw/plugin/format': 27,
   'gw/plugin/store': 9,
   'gw/plugin/cassette': 11,
   'gw/plugin/anthropic-messages': 2,
@@ -89,10 +89,7 @@ test('no entry grows past its ceiling, and every entry has one', (t) => {
   }
 });
 
-// Not met: the SDK's own entries (gw/plugin, format, store, cassette) alone hold more than
-// the target, besides the protocol kits WP-A's A7 prunes. `test.failing` passes while the door
-// is too wide and fails the day it fits: then it becomes `test`.
-test.failing(`the door holds at most ${TARGET} public names without wire types`, (t) => {
+test(`the door holds at most ${TARGET} public names without wire types`, (t) => {
   const sizes = api.map((entry) => `${entry.spec} ${withoutWire(entry)}`).join(', ');
   const total = api.reduce((sum, entry) => sum + withoutWire(entry), 0);
   t.true(total <= TARGET, `${total} names without wire types (${sizes})`);

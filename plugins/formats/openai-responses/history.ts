@@ -121,7 +121,7 @@ export async function expandConversation(
   return items;
 }
 
-/** The per-array cap's error (sdk/limits.ts), for the items the conversation adds to the request's `input`. */
+/** The per-array cap's error (lib/common/limits.ts), for the items the conversation adds to the request's `input`. */
 function tooManyItems() {
   return badRequest(
     `invalid request body: input: at most ${MAX_TURNS} input items per request, counting those of the conversation previous_response_id continues; start a new one with what matters of it in input`,

@@ -3,7 +3,7 @@
  * naming field and cap), each above what vendors document (docs/design.md "Decisions beyond the contract").
  */
 import { z } from 'zod';
-import { withTotal } from '../lib/array-totals.ts';
+import { withTotal } from '../array-totals.ts';
 
 /**
  * Turns of a conversation (`messages`, `contents`, `input` items): Anthropic's 100,000 and a fifth.
