@@ -1,9 +1,6 @@
 /**
- * Caps on the total of what an array's items hold (a Gemini request's function declarations
- * over all its `tools`, a Responses request's tools over its namespaces: sdk/limits.ts
- * `cappedTotal`). Each check is kept beside its array schema, so validate-sliced.ts, which
- * checks a large body's long arrays a slice at a time (zod then sees them cut to one item),
- * still checks the total on the whole value.
+ * Caps on the total of what an array's items hold (lib/common/limits.ts `cappedTotal`), kept beside
+ * the array schema: validate-sliced.ts checks long arrays a slice at a time, and still needs the total.
  */
 import type { z } from 'zod';
 

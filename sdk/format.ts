@@ -1,66 +1,26 @@
-/** `gw/plugin/format`: what a client format or a protocol kit imports beyond `gw/plugin` (docs/plugins.md "Entries"). */
+/**
+ * `gw/plugin/format`: what a client format imports beyond `gw/plugin` (docs/plugins.md
+ * "Entries"): its protocol object's types, the generate loop's pieces, request checks, its own
+ * routes' helpers, and what its content reader builds. The kits' shared internals (SSE reading,
+ * the vendor side, the passthrough step) are not the door's: the kits import their files.
+ */
 
-// declaring a client format: its routes, error shape and key sources
-export type { FormatPlugin, FormatSetup } from '../core/plugins/contract.ts';
-export type { ClientSide, Protocol } from '../core/protocol.ts';
-export type { FormatRoute, HandlerRoute, RouteBase } from '../core/pipeline/route.ts';
-export type { CountTokens } from '../core/pipeline/count.ts';
-export type { Embeddings } from '../core/pipeline/embed.ts';
-export type { ErrorShape, RouteMethod } from '../lib/http/routes.ts';
-export type { KeySource } from '../lib/http/key-sources.ts';
-export { OPENAI_ERRORS } from '../lib/http/routes.ts';
-export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
-
-// the generate loop (core/pipeline/generate.ts): a format declares these pieces, the kernel runs them
+// the protocol object and its generate declaration (core/pipeline/generate.ts): the kernel runs it
+export type { Protocol } from '../core/protocol.ts';
 export { bodyOf } from '../core/pipeline/generate.ts';
-export type {
-  AnswerEnv,
-  AttemptEnv,
-  CommonFrames,
-  Generate,
-  GenerateRead,
-  NativeGenerate,
-  StreamFraming,
-  ToCommon,
-  TranslatedGenerate,
-} from '../core/pipeline/generate.ts';
-export type { NativeStep, NativeVerdict } from '../core/pipeline/passthrough.ts';
-export type { ClientStream } from '../core/pipeline/translated-frames.ts';
-export type { Admission, AdmitInput } from '../core/pipeline/admit.ts';
-export type { Answer } from '../core/pipeline/finish.ts';
-export type { Attempt, Pipeline, Served } from '../core/pipeline/pipeline.ts';
-export type { StreamAnswer } from '../core/pipeline/stream.ts';
-export { affinityId, affinityPrefix, leadingContent } from '../lib/common/affinity.ts';
+export type { Generate } from '../core/pipeline/generate.ts';
+export type { StreamStep } from '../lib/vendor/side.ts';
 
-// upstream streams and errors: one rule for malformed event data on every path (lib/common/sse-data.ts)
-export type { SseEvent } from '../lib/provider.ts';
-export type { ChunkQuirk, NativeRequest, StreamStep, VendorEnv, VendorSide } from '../lib/vendor/side.ts';
-export type { UpstreamErrorInfo } from '../lib/http/client.ts';
-export { upstreamError } from '../lib/http/errors.ts';
-export { parseUpstreamJson, snippet } from '../lib/http/upstream.ts';
-export { errorPayload, isBlank, malformedEvent, malformedFirst, objectFramed, parseEventObject } from '../lib/common/sse-data.ts';
-export { chunkOf } from '../core/pipeline/upstream-calls.ts';
-export { ChunkHolder } from '../core/pipeline/chunk-holder.ts';
-// onStream's steps in a format's own frame loop (the common format's chatFrames)
-export { streamSteps } from '../core/hooks.ts';
-export { HeldEvent } from '../lib/content/steps.ts';
-// writing streams: an SSE data field of any text; what a stream sent so far (the early-end charge)
-export { dataField } from '../lib/http/sse-write.ts';
-export { estimateTokens, StreamProgress } from '../lib/common/estimate.ts';
-
-// translating requests: field checks that name the path, warnings for what a translation drops, item caps
-export { failField, quoted } from '../core/error-codes.ts';
-export { stringField } from './fields.ts';
+// translating requests: values quoted in a 400, warnings for what a translation drops, item caps
+export { quoted } from '../core/error-codes.ts';
 export { Warnings } from '../lib/common/warnings.ts';
-export { own, setOwn } from '../lib/own.ts';
-export { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from './limits.ts';
-export { toToolInput } from './tool-input.ts';
-export { stopSequences } from './stop-sequences.ts';
+export { own } from '../lib/own.ts';
+export { capped, MAX_TOOLS, MAX_TURNS } from '../lib/common/limits.ts';
 
-// a format's own routes: the request's key and id, the models its key may call
+// a format's own routes: the request's key and id, the models its key may call, OpenAPI fragments
 export { keyOf, requestIdOf } from '../core/pipeline/state.ts';
-export type { ModelEntry } from '../lib/model-listing.ts';
 export { modelFor, modelsFor, nearModels } from './models.ts';
+export { errorResponses, jsonRequestBody, schemaOf } from '../lib/openapi-fragments.ts';
 
 // what a protocol implements to be read by the content view, and the parts its reader builds
 export type { ContentReader } from '../lib/content/view.ts';

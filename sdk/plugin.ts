@@ -5,6 +5,7 @@
 
 // declaring a plugin
 export { defineExtension, defineFormat, defineProvider } from '../core/plugins/contract.ts';
+// what a setup receives, for authors who write it outside the define… call
 export type { ExtensionSetup, ProviderSetup } from '../core/plugins/contract.ts';
 export type { GatewayInfo } from '../lib/gateway-info.ts';
 export { headerNameSchema, headerValueSchema, providerBaseSchema } from '../lib/config/provider-schema.ts';
@@ -57,11 +58,9 @@ export type { BudgetPeriod } from '../lib/key-settings.ts';
 export { usdAmount } from '../lib/pricing/bounds.ts';
 
 // providers, and the shared store (its backends: gw/plugin/store)
-export type { CallContext, ChatResult, NativeCall, Provider, StreamItem } from '../lib/provider.ts';
-export type { UpstreamClient } from '../lib/http/client.ts';
+export type { ChatResult, Provider } from '../lib/provider.ts';
 // a provider for a vendor that speaks a protocol: its vendor side, plus settings and quirks
 export { vendorProvider } from '../lib/vendor/provider.ts';
-export type { UpstreamResponse } from '../lib/http/upstream.ts';
 export type { Store } from '../lib/store/types.ts';
 
 // the common format (OpenAI chat completions)
@@ -93,6 +92,6 @@ export { LEVELS } from '../lib/log-levels.ts';
 export { isObject } from '../lib/common/json.ts';
 
 // upstream exchanges as extensions' `upstream.observe` hears them: the recorder and the replay kind
-export type { ExchangeObserver, ExchangeSink, ExchangeStart, UpstreamIdentity } from '../lib/http/exchange.ts';
-export { NonOwningDispatcher, observedDispatcher, upstreamSettings } from '../lib/http/exchange.ts';
+export type { ExchangeSink, ExchangeStart, UpstreamIdentity } from '../lib/http/exchange.ts';
+export { upstreamSettings } from '../lib/http/exchange.ts';
 export { currentAttempt } from '../lib/http/attempt-headers.ts';

@@ -24,6 +24,7 @@ import { type PriceTable, unpricedWarner } from '../lib/pricing/book.ts';
 import type { ExchangeObserver } from '../lib/http/exchange.ts';
 import { type ExtensionPowers, pathResolver } from '../lib/plugin-powers.ts';
 import { gatewaySecrets } from './secrets.ts';
+import type { SecretScrubber } from '../lib/secrets/scrubber.ts';
 import { gatewayInfo } from './gateway-info.ts';
 import { keyHeadersOf, loadFormats, type RunningExtension, setUpExtensions, setUpFormats } from './set-up.ts';
 import { censoringKeyHeaders } from './log.ts';
@@ -91,9 +92,7 @@ export async function createGateway(config: GatewayConfig, rootLog: Logger, opts
   let mcp: McpGateway | undefined;
   let honored: Set<KeySettingName> | undefined; // the key settings extensions enforce, once all are set up
   const warnUnpriced = keepsCosts(config) ? unpricedWarner(log) : undefined;
-  const observers: ExchangeObserver[] = []; // read by every provider's upstream client at each request
-  const secrets = gatewaySecrets(() => snapshot);
-  const powers: ExtensionPowers = { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath: pathResolver(config.dir), secrets };
+  const { powers, observers, secrets } = extensionPowers(config, () => snapshot);
   const gw: Gateway = {
     get snapshot() {
       return snapshot;
@@ -156,6 +155,13 @@ export async function createGateway(config: GatewayConfig, rootLog: Logger, opts
     await gw.close();
     throw err;
   }
+}
+
+/** What extensions may do beyond hooks, and the exchange observers every provider's upstream client reads at each request. */
+function extensionPowers(config: GatewayConfig, current: () => Snapshot): { powers: ExtensionPowers; observers: ExchangeObserver[]; secrets: SecretScrubber } {
+  const observers: ExchangeObserver[] = [];
+  const secrets = gatewaySecrets(current);
+  return { powers: { upstream: { observe: (observer) => void observers.push(observer) }, resolvePath: pathResolver(config.dir), secrets }, observers, secrets };
 }
 
 /** Spend, usage or the request log keep or show a request's cost: unpriced models are worth a warning. */

@@ -3,34 +3,13 @@
  * rotated secret is printed alone on stdout (so `KEY=$(gw keys create ci)` works); what a
  * person should read goes to stderr.
  */
+import type { KeyListing } from '../../lib/keys.ts';
 import { CliError } from '../client/errors.ts';
 import { adminClient } from '../client/http.ts';
 import { note, printJson, printList, type Column } from '../client/output.ts';
 
-/** A key as GET /v1/admin/keys lists it (by the secret's first characters, never the secret). */
-interface KeyRow {
-  name: string;
-  source: string;
-  /** The secret's first characters (`sk-AbCd1…`); null for a record gw cannot load. */
-  key: string | null;
-  /** A stored key gw cannot load, and why. */
-  unreadable?: true;
-  reason?: string;
-  models: string[] | null;
-  requests_per_minute: number | null;
-  tokens_per_minute: number | null;
-  budget: number | null;
-  budget_period: string | null;
-  expires_at: string | null;
-  expired: boolean;
-  tags: Record<string, string> | null;
-  max_parallel_requests: number | null;
-  mcp_tools: string[] | null;
-  tool_calls_per_minute: number | null;
-  guardrails: string[] | null;
-  previous_key_valid_until?: string;
-  warnings?: string[];
-}
+/** A key as GET /v1/admin/keys lists it (lib/keys.ts), or a stored record gw cannot load: `key` null, `unreadable` and why. */
+type KeyRow = Omit<KeyListing, 'key' | 'source'> & { source: string; key: string | null; unreadable?: true; reason?: string; warnings?: string[] };
 
 const COLUMNS: ReadonlyArray<Column<KeyRow>> = [
   { header: 'NAME', value: (k) => k.name },

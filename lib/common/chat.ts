@@ -2,9 +2,7 @@
  * The common format: OpenAI chat completions and embeddings, as gw's clients speak them.
  * Only the fields gw reads or writes are typed; every object stays open (`[k: string]: unknown`)
  * because unknown fields pass through to common-format upstreams unchanged.
- *
- * @see https://platform.openai.com/docs/api-reference/chat/create
- * @see https://github.com/openai/openai-openapi (openapi.json: CreateChatCompletionRequest/Response/StreamResponse)
+ * @see OpenAI API reference: Create chat completion; OpenAI's OpenAPI document (openapi.json: CreateChatCompletionRequest/Response/StreamResponse)
  */
 
 /** A content part of a user/system/assistant message. */

@@ -1,9 +1,7 @@
 /**
- * Token estimates where no upstream counts: count-tokens without a counting endpoint, and
- * what a stream that ended early produced (its charge: docs/design.md "usage fine print").
- * About 4 UTF-8 bytes a token (CJK under-counted by up to ~25%), always labelled an estimate.
- * Counting a stream costs no parse: translated streams measure the strings their chunks hold,
- * passthroughs one known field of the events ({@link jsonFieldBytes}).
+ * Token estimates where no upstream counts (count-tokens, a stream that ended early: docs/design.md
+ * "usage fine print"): about 4 UTF-8 bytes a token, always labelled an estimate. Counting a stream
+ * parses nothing ({@link jsonFieldBytes}).
  */
 import type { ChatCompletionChunk, Usage } from './chat.ts';
 

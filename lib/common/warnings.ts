@@ -1,8 +1,6 @@
 /**
- * Warnings a translation collects for what it dropped or approximated (a client format's
- * request → the common format): one line per kind of loss, naming where it first happened
- * and how often, so a long agent history does not repeat the same line hundreds of times.
- * Routes log them at debug.
+ * What a translation dropped or approximated: one line per kind of loss, where it first happened
+ * and how often, so a long agent history does not repeat a line hundreds of times. Logged at debug.
  */
 export class Warnings {
   readonly #seen = new Map<string, { at: string; n: number }>();

@@ -1,8 +1,7 @@
 /**
- * Prompt-cache affinity: a conversation's turns go to the member that served its last one,
- * whose prompt cache is then read. A bounded local map (idle TTL), and a store shared by
- * several instances read on a local miss; a mapping is used only while its member's circuit
- * is closed. docs/configuration.md "Aliases, routing, retries, fallbacks".
+ * Prompt-cache affinity: a conversation's turns go to the member that served its last one
+ * (while its circuit is closed). A bounded local map, and a shared store read on a local miss.
+ * docs/configuration.md "Aliases, routing, retries, fallbacks".
  */
 import { hash } from 'node:crypto';
 import type { Logger } from 'pino';

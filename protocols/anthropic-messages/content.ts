@@ -3,9 +3,7 @@
  * as reasoning, `tool_use` input objects, `tool_result` content, text documents), a message
  * answer, and stream events (`text_delta`, `thinking_delta`, `input_json_delta`, a
  * `content_block_start`'s block, `message_delta`'s stop reason).
- *
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/messages-streaming
+ * @see Anthropic API: Messages; Anthropic docs: Streaming Messages
  */
 import { type EventContent, type Message, type Part, type TextPart, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';

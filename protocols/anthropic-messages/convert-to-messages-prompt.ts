@@ -1,8 +1,6 @@
 /**
  * OpenAI chat `messages` → Messages `system` + `messages`.
- *
- * @see https://docs.anthropic.com/en/api/messages (system, messages, content blocks)
- * @see https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use (tool_result placement)
+ * @see Anthropic API: Messages (system, messages, content blocks); Anthropic docs: How to implement tool use (tool_result placement)
  */
 import { badRequest, type ChatMessage, type ContentPart } from 'gw/plugin';
 import { quoted } from 'gw/plugin/format';
@@ -19,21 +17,15 @@ export interface MessagesPrompt {
 const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 /**
- * Convert the chat history. System and developer messages are hoisted to `system` in
- * order; `tool` messages become `tool_result` blocks of a user turn; consecutive turns of
- * one role are merged, since the Messages API wants user and assistant to alternate and
- * wants every result of one assistant turn in ONE user message.
- * Throws a 400 naming the field path for input that cannot be represented.
- * @see https://docs.anthropic.com/en/api/messages
+ * Convert the chat history; consecutive turns of one role merge, since Messages wants the roles
+ * to alternate and every result of one assistant turn in ONE user message.
+ * @throws GatewayError 400 naming the field path for input that cannot be represented.
+ * @see Anthropic API: Messages
  */
 export function convertToMessagesPrompt(input: ChatMessage[], warnings: string[]): MessagesPrompt {
   const system: SystemBlock[] = [];
   const messages: MessagesMessage[] = [];
-  /**
-   * Appends a turn, merged into the last message when that has the same role. Every content
-   * array here was built by this module, so a merge appends to it in place (linear in the
-   * number of blocks however many turns merge); a string is turned into blocks once.
-   */
+  /** Appends a turn, merged in place into a last message of the same role (this module's own arrays: linear however many merge). */
   const push = (role: 'user' | 'assistant', content: string | MessagesContentBlock[]): void => {
     const last = messages[messages.length - 1];
     if (last === undefined || last.role !== role) {

@@ -1,13 +1,14 @@
 /**
- * The turns of a Messages request (`system`, `messages`) → common-format messages: the
- * conversation part of {@link messagesToChatRequest} (to-chat-request.ts), which has the
- * rules. Pure; input with no common-format form is a 400 naming the field.
- *
- * @see https://docs.anthropic.com/en/api/messages (request body)
- * @see https://platform.openai.com/docs/api-reference/chat/create
+ * The turns of a Messages request → common-format messages, for {@link messagesToChatRequest}.
+ * Images → `image_url` data URIs; documents → text or `file` parts; `tool_use` → `tool_calls`.
+ * Each `tool_result` → a `tool` message before the rest of its user turn (the common format
+ * wants them right after the calls); `is_error` prefixes `Error: ` (no error flag there, and
+ * the model must learn the call failed). Pure; input with no common-format form is a 400.
  */
 import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField, stringField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 
 type Obj = Record<string, unknown>;
 

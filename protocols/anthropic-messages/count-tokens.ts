@@ -2,9 +2,11 @@
  * POST /v1/messages/count_tokens → `{"input_tokens": n}` as a count-tokens declaration: kinds
  * with a Messages origin count natively (their answer passes through unchanged); for every other
  * kind gw estimates from the request's content and says so.
- * @see https://docs.anthropic.com/en/api/messages-count-tokens
+ * @see Anthropic API: Count Message tokens
  */
-import { bodyOf, type CountTokens, estimateTokens } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { CountTokens } from '../../core/pipeline/count.ts';
+import { estimateTokens } from '../../lib/common/estimate.ts';
 import { countTokensRequestSchema } from './schema.ts';
 
 /** The count_tokens declaration. */

@@ -3,11 +3,12 @@
  * into a GatewayError), and the one gw answers Messages clients with
  * (`{"type": "error", "error": {"type", "message"}}`). One table of Anthropic's error types
  * and their HTTP statuses serves both.
- *
- * @see https://docs.anthropic.com/en/api/errors
+ * @see Anthropic API: Errors
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { own, upstreamError, type UpstreamErrorInfo } from 'gw/plugin/format';
+import { own } from 'gw/plugin/format';
+import { upstreamError } from '../../lib/http/errors.ts';
+import type { UpstreamErrorInfo } from '../../lib/http/client.ts';
 
 /** Anthropic's error types and the HTTP status each stands for. */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
@@ -67,11 +68,8 @@ export function readMessagesError(_status: number, text: string): UpstreamErrorI
 }
 
 /**
- * An `event: error` inside a Messages stream (after HTTP 200) as a GatewayError: a 4xx type
- * keeps its status (a `rate_limit_error` before the first chunk is a 429, retried like
- * one), a 5xx type (`overloaded_error` included) becomes 502 `upstream_error`; `code` is
- * Anthropic's type, `upstreamStatus` the status the type stands for. `first`: the event
- * came before anything else (so nothing was streamed yet).
+ * An `event: error` inside a Messages stream → GatewayError: a 4xx type keeps its status (a
+ * first-event `rate_limit_error` is retried as a 429), a 5xx type is 502. `first`: nothing was streamed yet.
  */
 export function messagesStreamError(error: unknown, provider: string, first = false): GatewayError {
   const e = typeof error === 'object' && error !== null ? (error as { type?: unknown; message?: unknown }) : {};

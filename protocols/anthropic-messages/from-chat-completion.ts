@@ -1,12 +1,10 @@
 /**
  * A common-format ChatCompletion → a Messages response, for POST /v1/messages served by a
  * common-format upstream.
- *
- * @see https://platform.openai.com/docs/api-reference/chat/object
- * @see https://docs.anthropic.com/en/api/messages (response shape)
+ * @see OpenAI API reference: The chat completion object; Anthropic API: Messages (response shape)
  */
 import { type ChatCompletion, type ChatMessage, errors } from 'gw/plugin';
-import { toToolInput } from 'gw/plugin/format';
+import { toToolInput } from '../../lib/common/tool-input.ts';
 import { findStopSequence, toMessagesStopReason } from './map-stop-reason.ts';
 import type { MessagesContentBlock, MessagesResponse } from './types.ts';
 import { toMessageId, toMessagesUsage } from './map-usage.ts';
@@ -21,13 +19,8 @@ export interface FromChatOptions {
 }
 
 /**
- * Converts `choices[0]` of a completion into a Messages response:
- * `reasoning_content` → a `thinking` block first (`signature: ''`: the upstream signs
- * nothing, and gw drops thinking blocks when they come back), `content` → one `text` block,
- * `refusal` → a `text` block and `stop_reason: "refusal"`, `tool_calls` → `tool_use` blocks
- * (input parsed by {@link toToolInput}). Usage per {@link toMessagesUsage}; stop reason per
- * {@link toMessagesStopReason} and {@link findStopSequence}; `model` is `opts.requestModel`.
- *
+ * Converts `choices[0]` of a completion into a Messages response. A `thinking` block gets
+ * `signature: ''`: the upstream signs nothing, and gw drops thinking blocks when they come back.
  * @throws GatewayError 502 when the completion has no choice: there is nothing to answer with.
  */
 export function chatCompletionToMessages(res: ChatCompletion, opts: FromChatOptions): MessagesResponse {

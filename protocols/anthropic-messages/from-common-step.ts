@@ -4,9 +4,7 @@
  *
  * Event grammar produced (the one Messages clients accumulate):
  *   message_start (content_block_start content_block_delta* content_block_stop)* message_delta message_stop
- *
- * @see https://docs.anthropic.com/en/api/messages-streaming
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * Follows Anthropic's "Streaming Messages" and OpenAI's API reference, "Chat: Streaming".
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
 import type { StreamStep } from 'gw/plugin/format';
@@ -19,22 +17,10 @@ import { toMessageId, toMessagesUsage } from './map-usage.ts';
 type OpenBlock = { kind: 'thinking' | 'text'; index: number } | { kind: 'tool_use'; index: number; call: number };
 
 /**
- * Explicit-state translator; one instance per upstream stream, pure (no I/O).
- *
- * - The first chunk that carries a choice or usage → `message_start` (empty content, usage
- *   with `output_tokens: 0` and input counts only if that chunk had them). Chunks with
- *   neither (an empty-choices filter-results preamble) are skipped so the id is a real one.
- * - `delta.reasoning_content` → a `thinking` block (`thinking_delta`), `delta.content` and
- *   `delta.refusal` → a `text` block (`text_delta`), each tool call index → its own
- *   `tool_use` block (`content_block_start` with id, name, `input: {}`, then the argument
- *   fragments as `input_json_delta`). A change of kind closes the open block; block indexes
- *   count all blocks from 0. Only choice 0 is translated (the Messages format has no `n`).
- * - `finish_reason` and usage are remembered whatever their order (usage may come after the
- *   finish chunk or on it), so `message_delta` is emitted only by {@link end}.
- *
- * Tool call fragments are expected in order, one call after another (every recorded upstream
- * does so). A fragment for a call whose block was already closed is still sent with that
- * block's index: a block cannot be reopened, and clients accumulate by index.
+ * One instance per upstream stream, pure (no I/O); only choice 0 (Messages has no `n`).
+ * `message_start` waits for a chunk with a choice or usage, so a filter-results preamble does
+ * not lend its id. Usage may follow the finish chunk, so `message_delta` comes from {@link end}.
+ * A late fragment of a closed tool call keeps its block's index: blocks cannot reopen.
  */
 export class CommonToMessagesStep implements StreamStep<ChatCompletionChunk, MessagesStreamEvent> {
   readonly #opts: FromChatOptions;
@@ -90,12 +76,7 @@ export class CommonToMessagesStep implements StreamStep<ChatCompletionChunk, Mes
     return out;
   }
 
-  /**
-   * The upstream stream ended → the closing events: `content_block_stop` for the open block,
-   * `message_delta` (stop_reason, stop_sequence and the final usage per `toMessagesUsage`),
-   * `message_stop`. An empty stream still yields a whole message (`message_start` first).
-   * A stream without `finish_reason` ends with `end_turn`. Idempotent.
-   */
+  /** Upstream ended → `content_block_stop`, `message_delta` (stop reason, final usage), `message_stop`; a whole message even when empty. Idempotent. */
   end(): MessagesStreamEvent[] {
     if (this.#phase === 'ended') return [];
     const out: MessagesStreamEvent[] = [];
@@ -176,10 +157,7 @@ export class CommonToMessagesStep implements StreamStep<ChatCompletionChunk, Mes
   }
 }
 
-/**
- * One event in SSE framing: `event: <type>\ndata: <json>\n\n` (the event name equals `type`,
- * as the Messages stream does).
- */
+/** One event in SSE framing: `event: <type>\ndata: <json>\n\n`. */
 export function encodeMessagesEvent(ev: MessagesStreamEvent): string {
   return `event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
 }

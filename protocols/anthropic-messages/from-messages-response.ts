@@ -1,7 +1,6 @@
 /**
  * Messages response → OpenAI chat completion.
- *
- * @see https://docs.anthropic.com/en/api/messages (response body)
+ * @see Anthropic API: Messages (response body)
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
@@ -9,14 +8,9 @@ import { fromMessagesUsage } from './map-usage.ts';
 import type { MessagesResponse } from './types.ts';
 
 /**
- * Text blocks are concatenated into `content` (null when there is no text but there are
- * tool calls), thinking blocks into `reasoning_content`, tool_use blocks become
- * `tool_calls` with `arguments = JSON.stringify(input)`. `redacted_thinking` and server-tool
- * blocks have no chat-format form and are left out. A refusal's explanation, when the
- * upstream gives one (`stop_details.explanation`), becomes `message.refusal`.
- * `created` defaults to now; pass it for reproducible output.
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/handling-stop-reasons
+ * Messages response → chat completion; `redacted_thinking` and server-tool blocks have no
+ * chat form and are left out. `created` defaults to now; pass it for reproducible output.
+ * @see Anthropic API: Messages; Anthropic docs: Handling stop reasons
  */
 export function fromMessagesResponse(res: MessagesResponse, opts: { created?: number } = {}): ChatCompletion {
   let text = '';

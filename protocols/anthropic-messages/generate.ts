@@ -3,7 +3,8 @@
  * Messages origin get request and answer forwarded unchanged (gw adds nothing but SSE
  * comments); every other kind is reached by translating Messages ⇄ common format.
  */
-import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf, type Generate } from 'gw/plugin/format';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { messagesAffinity } from './affinity.ts';
 import { chatCompletionToMessages } from './from-chat-completion.ts';
 import { CommonToMessagesStep, encodeMessagesEvent } from './from-common-step.ts';

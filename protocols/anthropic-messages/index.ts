@@ -3,7 +3,7 @@
  * (`anthropicMessages`, protocol.ts: its client side, content reader and vendor side), its wire
  * types, and the setting of a vendor with a Messages origin of its own. README.md lists the
  * files and every translation decision.
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 
 // the wire shapes

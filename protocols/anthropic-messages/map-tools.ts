@@ -1,8 +1,6 @@
 /**
  * OpenAI `tools`, `tool_choice`, `parallel_tool_calls` → Messages `tools`, `tool_choice`.
- *
- * @see https://docs.anthropic.com/en/api/messages (tools, tool_choice)
- * @see https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use#controlling-claudes-output
+ * @see Anthropic API: Messages (tools, tool_choice); Anthropic docs: How to implement tool use › Controlling Claude's output
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';
 import type { MessagesRequest, MessagesTool } from './types.ts';
@@ -12,7 +10,7 @@ import type { MessagesRequest, MessagesTool } from './types.ts';
  * top-level `$schema`, which the Messages API does not need. `strict` is dropped with a
  * warning: Anthropic's `strict` is refused by models without structured outputs, and the
  * tool works without it.
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 export function mapTools(
   req: Pick<ChatRequest, 'tools' | 'tool_choice' | 'parallel_tool_calls'>,

@@ -1,15 +1,8 @@
 /**
- * What a Claude model accepts, read from its id. The request translator needs this
- * because the Messages API requires `max_tokens` and rejects thinking or sampling
- * settings a model does not support, where an OpenAI client would not expect a 400.
- *
- * Sources (max output tokens, thinking modes, sampling):
- * @see https://docs.anthropic.com/en/docs/about-claude/models/overview ("Max output" row)
- * @see https://docs.anthropic.com/en/docs/about-claude/models/legacy-models
- * @see https://docs.anthropic.com/en/docs/build-with-claude/adaptive-thinking
- * @see https://docs.anthropic.com/en/api/messages (`temperature`, `top_p`: "Deprecated. Models released after
- *   Claude Opus 4.6 do not support setting temperature. A value of 1.0 … will be accepted", as
- *   Anthropic's 2026 OpenAPI spec words it)
+ * What a Claude model accepts, read from its id: the Messages API requires `max_tokens` and
+ * rejects thinking or sampling settings a model does not support, where an OpenAI client
+ * would not expect a 400. Sources: Anthropic's "Models overview" ("Max output" row), "Legacy
+ * models", "Adaptive thinking", and the Messages API reference (`temperature`, `top_p`).
  */
 
 /** A Claude model id reduced to family and version (`claude-opus-4-1-20250805` → opus 4.1). */
@@ -37,24 +30,9 @@ export function parseClaudeModel(model: string): ClaudeModel | undefined {
 }
 
 /**
- * Default `max_tokens` when the client gave neither `max_completion_tokens` nor
- * `max_tokens`: the model's maximum output, so an OpenAI client gets what it would get
- * from OpenAI (no cap but the model's). Table from the models overview "Max output" row:
- *
- * | model                                              | default |
- * |----------------------------------------------------|---------|
- * | claude-3-opus / claude-3-sonnet / claude-3-haiku    |   4096  |
- * | claude-3-5-sonnet / claude-3-5-haiku               |   8192  |
- * | claude-3-7-sonnet                                  |  64000  |
- * | claude-opus-4 / claude-opus-4-1                    |  32000  |
- * | claude-sonnet-4 / -4-5, claude-haiku-4-5, opus-4-5 |  64000  |
- * | claude-sonnet-4-6 and other sonnet/haiku 4.x       |  64000  |
- * | claude-opus-4-6 and later opus, any 5.x, mythos    | 128000  |
- * | other claude-* ids                                 |  64000  |
- * | non-Claude ids (Messages-compatible vendors)       |   4096  |
- *
- * Where the docs were unclear (sonnet-4-6), the lower value is used: a default above the
- * model's limit fails every request, one below it only caps very long answers.
+ * Default `max_tokens` (tokens) when the client sent none: the model's "Max output", so an
+ * OpenAI client gets no cap but the model's; 4096 for non-Claude ids. Where the docs were
+ * unclear (sonnet-4-6) the lower value wins: too high fails every request, too low only caps.
  */
 export function defaultMaxTokens(model: string): number {
   const m = parseClaudeModel(model);
@@ -70,12 +48,9 @@ export function defaultMaxTokens(model: string): number {
 }
 
 /**
- * How a model takes a reasoning request:
- * - `none`: no extended thinking (Claude 3.0/3.5);
- * - `budget`: `thinking: {type:'enabled', budget_tokens}` (3.7 up to 4.5, and non-Claude ids,
- *   since Messages-compatible vendors document that form);
- * - `adaptive`: `thinking: {type:'adaptive'}` + `output_config.effort`; budget_tokens is
- *   deprecated (opus/sonnet 4.6) or rejected with 400 (opus 4.7+, mythos, 5.x).
+ * How a model takes a reasoning request: `none` (Claude 3.0/3.5), `budget` (`thinking.budget_tokens`;
+ * also non-Claude ids, the form compatible vendors document) or `adaptive` (`output_config.effort`;
+ * budget_tokens is deprecated on 4.6 and rejected with 400 from opus 4.7).
  */
 export function thinkingStyle(model: string): 'none' | 'budget' | 'adaptive' {
   const m = parseClaudeModel(model);
@@ -87,10 +62,7 @@ export function thinkingStyle(model: string): 'none' | 'budget' | 'adaptive' {
   return 'budget';
 }
 
-/**
- * True for models that reject sampling parameters: per the 2026 spec, models released
- * after Claude Opus 4.6 accept only `temperature: 1`, `top_p >= 0.99` and no `top_k`.
- */
+/** True for models released after Opus 4.6: they accept only `temperature: 1`, `top_p >= 0.99`, no `top_k`. */
 export function hasFixedSampling(model: string): boolean {
   const m = parseClaudeModel(model);
   if (!m) return false;
@@ -99,11 +71,7 @@ export function hasFixedSampling(model: string): boolean {
   return m.family === 'opus' && m.version >= 47;
 }
 
-/**
- * True when `output_config.format` (structured outputs) is available: Opus 4.1+,
- * Sonnet/Haiku 4.5+ and later models. Non-Claude ids are given the benefit of the doubt.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs
- */
+/** True when `output_config.format` is available (Anthropic's "Structured outputs"); non-Claude ids get the benefit of the doubt. */
 export function supportsStructuredOutputs(model: string): boolean {
   const m = parseClaudeModel(model);
   if (!m || m.version === undefined) return true;

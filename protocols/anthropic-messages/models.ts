@@ -1,8 +1,8 @@
 /**
  * Anthropic's model list shapes, as gw answers Anthropic clients listing models through it.
- * @see https://docs.anthropic.com/en/api/models-list
+ * @see Anthropic API: List Models
  */
-import type { ModelEntry } from 'gw/plugin/format';
+import type { ModelEntry } from '../../lib/model-listing.ts';
 
 const EPOCH = '1970-01-01T00:00:00Z';
 

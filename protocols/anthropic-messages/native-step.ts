@@ -3,10 +3,14 @@
  * core/pipeline/passthrough.ts): usage from `message_start` and `message_delta`, the end at
  * `message_stop`, an `error` event forwarded and then the stream's failure. The other events
  * are not parsed: their delta's one output field is counted for the early-end estimate.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
+ * @see Anthropic docs: Streaming Messages
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
-import { dataField, errorPayload, malformedFirst, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { dataField } from '../../lib/http/sse-write.ts';
+import { errorPayload, malformedFirst } from '../../lib/common/sse-data.ts';
+import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
 import { encodeMessagesEvent } from './from-common-step.ts';
 import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
@@ -23,11 +27,7 @@ export function messagesErrorFrame(err: GatewayError): string {
   return `event: error\ndata: ${messagesErrorBody(err)}\n\n`;
 }
 
-/**
- * A native stream's first event as a failure before the stream (retried, or answered with
- * its status): an `event: error` (its `error` object, per {@link messagesStreamError}), or
- * data that is not a JSON object. Undefined for a good first event.
- */
+/** A native stream's first event as a failure (an `event: error`, or not a JSON object), or undefined. */
 export function messagesFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   if (ev.event !== 'error') return malformedFirst(ev.data, provider);
   return messagesStreamError(errorPayload(ev.data, 'error'), provider, true);

@@ -1,10 +1,9 @@
 /**
  * What every Messages call carries: the origin as gw addresses it, and the headers (the
  * client's `anthropic-version`, else the default; natively `anthropic-beta` too).
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/versioning
+ * @see Anthropic API: Messages, Versions
  */
-import type { CallContext } from 'gw/plugin';
+import type { CallContext } from '../../lib/provider.ts';
 
 /** The version every Messages call carries when the client sent none. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';

@@ -9,7 +9,7 @@ import { messagesErrorSchema, messagesRequestSchema } from './schema.ts';
 import type { MessagesStreamEvent } from './types.ts';
 import { messagesVendor } from './vendor.ts';
 
-/** Anthropic Messages (`anthropic-messages`). @see https://docs.anthropic.com/en/api/messages */
+/** Anthropic Messages (`anthropic-messages`). @see Anthropic API: Messages */
 export const anthropicMessages = {
   id: 'anthropic-messages',
   label: 'Messages',

@@ -1,7 +1,7 @@
 /**
  * The request schema of POST /v1/messages: validates bodies on the hot path and feeds
  * /openapi.json. Open objects: passthrough forwards what it does not know unchanged.
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 import { z } from 'zod';
 import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';

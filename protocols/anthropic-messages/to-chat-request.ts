@@ -1,12 +1,12 @@
 /**
  * A Messages request → a common-format ChatRequest, for POST /v1/messages served by a
- * common-format upstream.
- *
- * @see https://docs.anthropic.com/en/api/messages (request body)
- * @see https://platform.openai.com/docs/api-reference/chat/create
+ * common-format upstream. Follows Anthropic's Messages API reference and OpenAI's API
+ * reference, "Chat: Create chat completion".
  */
 import { badRequest, type ChatMessage, type ChatRequest, type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
-import { Warnings, failField, stringField } from 'gw/plugin/format';
+import { Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 import { convertMessage, systemText } from './convert-turns.ts';
 import type { MessagesRequest } from './types.ts';
 
@@ -34,34 +34,19 @@ const MAPPED = new Set([
 ]);
 
 /**
- * Translates a Messages request body (already JSON-parsed) into a ChatRequest.
+ * Translates a parsed Messages body into a ChatRequest (blocks and turns: convert-turns.ts).
  *
- * - `system` (string or text blocks, joined by a blank line: a string is what every
- *   common-format upstream accepts) → a leading `system` message; a `role: "system"` message
- *   inside `messages` → a `system` message at the same position.
- * - text blocks → `content` (a string for one text block, else parts); images → `image_url`
- *   (base64 as a data URI); documents: text source → text part, base64 → `file` part.
- * - assistant `tool_use` → `tool_calls` (`arguments = JSON.stringify(input)`).
- * - user `tool_result` → one `tool` message each, placed before the rest of that user turn
- *   (the common format wants tool messages right after the assistant's calls). Text blocks
- *   are joined by newlines; `is_error: true` prefixes `Error: ` because the common format has
- *   no error flag and the model must still learn the call failed; images inside a result
- *   move to the user message that follows (tool messages carry text only).
- * - tools → function tools (`input_schema` kept intact as `parameters`); tools with a
- *   `type` other than `custom` (server or vendor-defined tools) are dropped.
- * - tool_choice auto/any/none/tool → `auto`/`required`/`none`/named;
- *   `disable_parallel_tool_use` → `parallel_tool_calls: false`.
- * - `max_tokens` → `max_tokens` (not `max_completion_tokens`: common-format upstreams other
- *   than the newest reasoning models accept it); `stop_sequences` → `stop`; `temperature`,
- *   `top_p` as is; `metadata.user_id` → `user`; `output_config.format` (JSON schema) →
- *   `response_format`; `stream: true` → also `stream_options.include_usage` (gw needs usage).
- * - dropped with a warning: thinking blocks, `cache_control`, `thinking`,
- *   `context_management`, `top_k`, other `metadata` keys, server-tool blocks, and every
- *   unknown top-level field. Unlike /v1/chat/completions, unknown fields are not passed on:
- *   they are this format's fields, and a common-format upstream would reject them.
- *
- * @throws GatewayError 400 with `param` naming the field (e.g. `messages[2].content[0].type`)
- *   when the body is not a valid Messages request or holds a block with no common-format form.
+ * - `system` → a leading `system` message (blocks joined by a blank line: a string is what
+ *   every common-format upstream accepts).
+ * - tools → function tools; non-`custom` (server) tools dropped. tool_choice
+ *   auto/any/none/tool → `auto`/`required`/`none`/named.
+ * - `max_tokens` stays `max_tokens` (not `max_completion_tokens`: older upstreams accept only
+ *   it); `stop_sequences` → `stop`; `metadata.user_id` → `user`; `output_config.format` →
+ *   `response_format`; `stream: true` also asks `include_usage` (gw needs usage).
+ * - dropped with a warning: `thinking`, `top_k`, `context_management`, other `metadata` keys,
+ *   and unknown fields (unlike /v1/chat/completions: a common-format upstream would reject them).
+ * @throws GatewayError 400 with `param` naming the field (`messages[2].content[0].type`) when
+ *   the body is not a valid Messages request or holds a block with no common-format form.
  */
 export function messagesToChatRequest(body: MessagesRequest): ToChatResult {
   if (!isObject(body)) throw badRequest('request body must be a JSON object');

@@ -1,10 +1,8 @@
-/**
- * Messages stream events → OpenAI chat completion chunks, as an explicit state machine.
- *
- * @see https://docs.anthropic.com/en/api/messages-streaming
- */
+/** Messages stream events → OpenAI chat completion chunks. Follows Anthropic's "Streaming Messages". */
 import { type ChatCompletionChunk, errors, type FinishReason, type GatewayError, type Usage, isObject } from 'gw/plugin';
-import { parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
+import type { StreamStep } from 'gw/plugin/format';
+import { parseEventObject } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { messagesStreamError } from './errors.ts';
 import { refusalText } from './from-messages-response.ts';
 import { fromMessagesStopReason } from './map-stop-reason.ts';
@@ -15,19 +13,9 @@ type Delta = ChatCompletionChunk['choices'][number]['delta'];
 type Phase = 'before_start' | 'streaming' | 'stopped';
 
 /**
- * One instance per upstream stream. Event order per the streaming docs:
- * message_start → (content_block_start → content_block_delta* → content_block_stop)* →
- * message_delta → message_stop, with `ping` anywhere and `error` possible after HTTP 200.
- *
- * Emits: a role chunk on message_start; content / reasoning_content / tool_calls deltas;
- * a `{refusal}` delta when a refusal comes with an explanation; a finish chunk
- * (`delta: {}`) on message_delta; a usage chunk (`choices: []`) on message_stop, always
- * (the core decides whether the client sees it). The usage reported so far also goes out
- * as a usage chunk after message_start (input counts) and message_delta (the output
- * count), so a stream that ends early is charged what the upstream already counted.
- * Tool-call `index` is the ordinal among tool_use blocks, not Anthropic's block index,
- * which also counts text and thinking blocks.
- * @see https://docs.anthropic.com/en/api/messages-streaming
+ * One instance per upstream stream. A usage chunk (`choices: []`) follows message_start and
+ * message_delta too, so a stream that ends early is charged what the upstream already counted.
+ * Tool-call `index` counts tool_use blocks only (Anthropic's block index counts every block).
  */
 export class MessagesToCommonStep implements StreamStep<SseEvent, ChatCompletionChunk> {
   #phase: Phase = 'before_start';
@@ -139,10 +127,7 @@ export class MessagesToCommonStep implements StreamStep<SseEvent, ChatCompletion
     }
   }
 
-  /**
-   * A tool called without arguments streams only `""` fragments; the non-streaming form
-   * says `"{}"`, and clients JSON.parse the concatenation, so close such a call with `{}`.
-   */
+  /** A call without arguments streams only `""`, which clients cannot JSON.parse: close it with `{}`. */
   #blockStop(index: unknown): ChatCompletionChunk[] {
     if (typeof index !== 'number' || !this.#toolWithoutArgs.delete(index)) return [];
     return [this.#chunk({ tool_calls: [{ index: this.#toolIndex.get(index) as number, function: { arguments: '{}' } }] })];

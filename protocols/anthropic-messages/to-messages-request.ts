@@ -2,11 +2,11 @@
  * OpenAI chat request → Messages request. Pure: no I/O, no clock.
  * Degraded input is reported in `warnings` (the provider logs them); input that cannot be
  * represented at all is a 400 naming the field. README.md lists every decision.
- *
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';
-import { own, quoted, stopSequences } from 'gw/plugin/format';
+import { own, quoted } from 'gw/plugin/format';
+import { stopSequences } from '../../lib/common/stop-sequences.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
 import { mapTools, stripSchemaDialect } from './map-tools.ts';
 import { defaultMaxTokens, hasFixedSampling, supportsStructuredOutputs, thinkingStyle } from './model-capabilities.ts';
@@ -68,9 +68,8 @@ const JSON_OBJECT_INSTRUCTION = 'Respond with a single valid JSON object only, w
 
 /**
  * Translate a chat request (with `model` already canonical) into a Messages request body.
- * Throws a 400 GatewayError naming the field for what cannot be translated (`n > 1`,
- * unparseable tool-call arguments, unsupported content parts, legacy `functions`).
- * @see https://docs.anthropic.com/en/api/messages
+ * @throws GatewayError 400 naming the field for what cannot be translated (`n > 1`,
+ *   unparseable tool-call arguments, unsupported content parts, legacy `functions`).
  */
 export function toMessagesRequest(req: ChatRequest, opts: ToMessagesRequestOptions = {}): { body: MessagesRequest; warnings: string[] } {
   const warnings: string[] = [];
@@ -154,12 +153,7 @@ function maxTokens(req: ChatRequest, fallback: number): number {
   return value;
 }
 
-/**
- * reasoning_effort → thinking. Budgeted models get `{type:'enabled', budget_tokens}` from
- * THINKING_BUDGET, kept below `max_tokens` as the API requires (halved, not below 1024);
- * adaptive models get `{type:'adaptive'}` and `output_config.effort`.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
- */
+/** reasoning_effort → thinking, per the README; a budget stays below `max_tokens` as Anthropic's "Extended thinking" requires. */
 function mapReasoningEffort(
   effort: ChatRequest['reasoning_effort'],
   model: string,
@@ -194,11 +188,8 @@ function mapReasoningEffort(
 }
 
 /**
- * temperature/top_p/top_k, within what the model accepts: temperature clamped to 0..1;
- * with thinking only temperature 1 and top_p >= 0.95 are allowed; models after Opus 4.6
- * accept no sampling changes at all. Values those rules forbid are dropped with a warning,
- * since an OpenAI client sending its usual temperature should not get a 400.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#feature-compatibility
+ * Sampling within what the model accepts ("Extended thinking › Feature compatibility"); what
+ * it forbids is dropped with a warning: a client's usual temperature should not get a 400.
  */
 function mapSampling(req: ChatRequest, body: MessagesRequest, model: string, thinking: boolean, warnings: string[]): void {
   const fixed = hasFixedSampling(model);

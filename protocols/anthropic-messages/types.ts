@@ -2,9 +2,7 @@
  * The Messages format (POST /v1/messages), the second API format gw accepts from clients.
  * Typed loosely on purpose: passthrough forwards bodies unchanged, and translators read
  * only the fields they map.
- *
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/messages-streaming
+ * @see Anthropic API: Messages; Anthropic docs: Streaming Messages
  */
 
 export type MessagesContentBlock =

@@ -3,11 +3,11 @@
  * zhipu or a third party's vendor): a common request translated to Messages and its answer and
  * events back, the native call of Messages clients (bytes, query and `anthropic-beta` forwarded),
  * model discovery by `after_id` pages. `origin` is without `/v1` (a pasted `/v1` is dropped).
- * @see https://docs.anthropic.com/en/api/messages
- * @see https://docs.anthropic.com/en/api/models-list
+ * @see Anthropic API: Messages, List Models
  */
 import { errors } from 'gw/plugin';
-import { parseUpstreamJson, snippet, type VendorSide } from 'gw/plugin/format';
+import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';
+import type { VendorSide } from '../../lib/vendor/side.ts';
 import { readMessagesError } from './errors.ts';
 import { fromMessagesResponse } from './from-messages-response.ts';
 import { messagesHeaders, messagesOrigin } from './passthrough.ts';

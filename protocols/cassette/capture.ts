@@ -1,8 +1,6 @@
 /**
- * One exchange as it happens, turned into a cassette entry: an ExchangeSink that keeps the
- * status, the allowed headers and the body — an SSE answer event by event with the delay
- * before each (eventsource-parser frames them, as gw's stream readers do), any other answer
- * as its bytes — and a transport failure. Secrets are scrubbed when the entry is made.
+ * One exchange as it happens → a cassette entry: status, allowed headers, the body (an SSE
+ * answer event by event with its delays) or the transport failure; secrets scrubbed at the end.
  */
 import { randomBytes } from 'node:crypto';
 import { TextDecoder } from 'node:util';
@@ -113,11 +111,7 @@ export class ExchangeCapture implements ExchangeSink {
     this.#error = { kind, message: `${code ? `${code}: ` : ''}${err.message}`.slice(0, 500) };
   }
 
-  /**
-   * The entry, as one JSON line (no newline) with every secret `scrub` finds replaced. An
-   * exchange still running (a stream whose gateway request ended first) is taken as it is
-   * now: complete when its answer had arrived whole as far as gw read it (`readWhole`).
-   */
+  /** The entry as one scrubbed JSON line (no newline); a running exchange is taken as it is now (`readWhole`: complete so far). */
   toLine(scrub: (text: string) => string, gw: RecordedGw | undefined, readWhole = false): string {
     const s = this.start;
     const request = canonicalBody(s.body, scrub);

@@ -1,18 +1,8 @@
 /**
- * A cassette entry: one upstream HTTP exchange gw made, as one JSON line of a `.jsonl` file.
- * Written by the recorder extension (and the replay kind's record modes), read by the replay
- * kind and `gw cassette`. Version 1; readers accept unknown fields (a later version's).
- *
- * ```json
- * {"v":1,"id":"e-5f1c…","time":"2025-06-01T10:00:00.000Z","provider":"openai","kind":"openai",
- *  "upstream":{"base_url":"https://upstream.invalid/v1"},"route":"POST /v1/chat/completions",
- *  "request":{"headers":{"content-type":"application/json"},"body":{"messages":[…],"model":"gpt-4o"},"hash":"sha256:…"},
- *  "response":{"status":200,"headers":{"content-type":"text/event-stream"},"delay_ms":212,
- *              "events":[{"delay_ms":0,"data":"{…}"},…,{"delay_ms":3,"data":"[DONE]"}],"complete":true},
- *  "gw":{"request_id":"…","route":"chat","key":"default","model":"gpt-4o","retry":0,
- *        "usage":{"prompt_tokens":12,"completion_tokens":9,"total_tokens":21},"cost_usd":0.00012},
- *  "duration_ms":431}
- * ```
+ * A cassette entry: one upstream HTTP exchange gw made, as one JSON line of a `.jsonl` file
+ * (an example: docs/record-replay.md, "The cassette"). Written by the recorder extension and
+ * the replay kind's record modes; read by the replay kind and `gw cassette`. Version 1;
+ * readers accept unknown fields (a later version's).
  */
 import { z } from 'zod';
 

@@ -1,8 +1,6 @@
 /**
- * The replay kind's miss: a request the cassette has no recording for. A 502 in the client's
- * own error shape that says, in one line, what to fix: the cassette, the nearest recording and
- * the first JSON path where the request differs, both values cut to 200 characters. Never
- * retried (repeating cannot change the cassette) and not an upstream failure.
+ * The replay kind's miss: a 502 in the client's error shape naming the cassette, the nearest
+ * recording and the first differing JSON path. Never retried: repeating cannot change the cassette.
  */
 import { defineError } from 'gw/plugin';
 import type { Miss } from './matcher.ts';

@@ -1,18 +1,7 @@
 /**
- * Which recording answers a request.
- *
- * - `exact` (the default): the request's route and body, canonical and scrubbed, minus the
- *   `ignore` paths, must equal a recording's. Identical requests take identical recordings in
- *   order — the n-th gets the n-th (a retried call's 500, then its 200) — and past the last,
- *   the last again.
- * - `sequence`: the n-th call of one conversation gets the n-th recording of it, whatever the
- *   rest of its body: a conversation is the route, the model and the conversation's start —
- *   the system prompt and the turns up to the first user turn (`messages`, Responses' `input`,
- *   Gemini's `contents`), minus `ignore`. What agent loops need: their later turns carry tool
- *   output that changes from run to run. Past the last recording the conversation misses.
- *
- * A miss is explained (`explain`): the nearest recording of the same route (fewest differing
- * leaves) and the first JSON path where the request differs from it.
+ * Which recording answers a request, by `exact` or `sequence` matching as docs/record-replay.md
+ * ("Matching") describes. A miss is explained: the nearest recording of the same route
+ * (fewest differing leaves) and the first JSON path where the request differs from it.
  */
 import { bodyText, parseKept } from './canonical.ts';
 import { compilePath, firstDifference, type JsonPath, removePath } from './json-path.ts';
@@ -51,10 +40,7 @@ export class Matcher {
   readonly #all: Indexed[] = [];
   /** Ids of the recordings served. */
   readonly used = new Set<string>();
-  /**
-   * Whether a recorded body holds a scrubbed secret: only then must a request be scrubbed
-   * before it is compared (a request with a secret cannot match a recording without one).
-   */
+  /** Whether a recorded body holds a scrubbed secret: only then must a request be scrubbed before comparing. */
   readonly scrubbed: boolean;
 
   /** @throws Error naming an `ignore` path that does not compile. */

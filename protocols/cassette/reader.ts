@@ -1,8 +1,6 @@
 /**
- * Reading cassettes: a `.jsonl` file, or a folder of them (every `*.jsonl` below it, in path
- * order). Each line is one entry (entry.ts). A last line without its newline is what a crash
- * cut short and is ignored; any other line that is not an entry is skipped and reported with
- * its file and line number, so one bad line never hides the rest.
+ * Reading cassettes: a `.jsonl` file, or every `*.jsonl` below a folder, in path order. A last
+ * line a crash cut short is ignored; other bad lines are skipped and reported, never hiding the rest.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';

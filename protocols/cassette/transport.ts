@@ -1,15 +1,10 @@
 /**
- * The replay transport: an undici Dispatcher whose answers come from a cassette. The replay
- * kind builds a provider of the recorded kind over it, so every recorded exchange is read by
- * that kind's own code, as the live upstream's answer was: status, headers, a JSON body, or a
- * stream event by event (at the recorded pace × `speed`, or as fast as possible at speed 0),
- * a stream that was cut, a timeout or an unreachable host. Backpressure is honoured (a paused
- * reader is not pushed to) and an abort stops the playback.
- *
- * In a record mode the transport forwards what it has no recording of to the real upstream
- * through the gateway's pool, and appends the exchange to the cassette.
+ * The replay transport: an undici Dispatcher whose answers come from a cassette, so the
+ * recorded kind's own code reads every exchange as it read the live one (cuts, timeouts and
+ * unreachable hosts included). In a record mode, misses go to the real upstream and are appended.
  */
-import { type ExchangeObserver, NonOwningDispatcher, observedDispatcher, type UpstreamIdentity } from 'gw/plugin';
+import type { UpstreamIdentity } from 'gw/plugin';
+import { type ExchangeObserver, NonOwningDispatcher, observedDispatcher } from '../../lib/http/exchange.ts';
 import { type Dispatcher, errors } from 'undici';
 import { canonicalText } from './canonical.ts';
 import type { CassetteEntry, RecordedResponse } from './entry.ts';
@@ -144,12 +139,7 @@ function bytesOf(r: RecordedResponse, coalesce: boolean): Played {
   return b;
 }
 
-/**
- * One recorded answer played to one request's handler: the controller undici's handlers drive.
- * A cursor over its steps — the headers (or a failure), each chunk, the end (or a cut) — each
- * after its delay ÷ speed (at speed 0 at once, a stream's events in reads of up to 64 KiB); a
- * paused handler stops it until it resumes.
- */
+/** One recorded answer played to one request's handler: a cursor over its steps, each after its delay ÷ speed; a paused handler stops it. */
 class Playback implements Dispatcher.DispatchController {
   aborted = false;
   paused = false;

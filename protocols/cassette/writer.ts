@@ -1,15 +1,9 @@
 /**
- * Appending entries to a cassette without making a request wait for the disk. The file is
- * opened for appending (several processes may share it, line by line: one write(2) per batch).
- *
- * While the disk keeps up, a line is written the moment it is appended, with one write(2) to
- * the page cache (microseconds: docs/benchmarks.md): the recorder appends before the answer's
- * last byte, so whatever a client saw whole is in the kernel by then, and a crash (kill -9)
- * loses only the exchange in flight. A write that takes longer than `slowMs` (a stalled disk,
- * a network file system) switches the writer to the background for `backgroundMs`: lines wait
- * in a bounded queue drained from libuv's threadpool, and past `maxQueueBytes` new lines are
- * dropped and counted, never waited for. A line a crash cut short is ended with a newline when
- * the file is opened again; readers skip it.
+ * Appending entries to a cassette without making a request wait for the disk. A line is
+ * written at once (one write(2) to the page cache: docs/benchmarks.md), before the answer's
+ * last byte, so a crash loses only the exchange in flight. After a write slower than `slowMs`
+ * lines go through a bounded background queue for `backgroundMs`; past `maxQueueBytes` they
+ * are dropped and counted, never waited for.
  */
 import { writeSync } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';

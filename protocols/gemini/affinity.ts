@@ -3,7 +3,7 @@
  * user id, so the leading contents name it: `systemInstruction` (a Content or a string) and
  * the first user turn (role `user`, or none).
  */
-import { affinityPrefix, leadingContent } from 'gw/plugin/format';
+import { affinityPrefix, leadingContent } from '../../lib/common/affinity.ts';
 
 /** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function geminiAffinity(body: Record<string, unknown>): string | undefined {

@@ -1,7 +1,6 @@
 /**
  * OpenAI embeddings ⇄ Gemini `batchEmbedContents` (one request covers any number of inputs).
- *
- * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
+ * @see Gemini API reference: models.batchEmbedContents
  */
 import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse } from 'gw/plugin';
 import type { BatchEmbedContentsRequest, BatchEmbedContentsResponse } from './types.ts';
@@ -18,7 +17,7 @@ export function embeddingInputs(req: EmbeddingsRequest): string[] {
 /**
  * One `EmbedContentRequest` per input, `dimensions` → `outputDimensionality`.
  * `user` has no Gemini equivalent and is ignored.
- * @see https://ai.google.dev/api/embeddings#EmbedContentRequest
+ * @see Gemini API reference: EmbedContentRequest
  */
 export function toBatchEmbedRequest(req: EmbeddingsRequest, model: string): BatchEmbedContentsRequest {
   const dims = req.dimensions;
@@ -35,11 +34,9 @@ export function toBatchEmbedRequest(req: EmbeddingsRequest, model: string): Batc
 }
 
 /**
- * Gemini embeddings → the OpenAI list. `base64` is the little-endian float32 bytes, as
- * OpenAI sends them (the openai client asks for base64 by default). Usage: Gemini's
- * `promptTokenCount` where the model reports one, else estimated as ⌈chars / 4⌉ per input
- * (OpenAI's rule of thumb for English) so accounting never records zero for real work.
- * @see https://ai.google.dev/api/embeddings#batchembedcontentsresponse
+ * Gemini embeddings → the OpenAI list (`base64`: little-endian float32, as OpenAI sends it).
+ * Usage is estimated (⌈chars / 4⌉ per input) where Gemini reports none: never zero for real work.
+ * @see Gemini API reference: BatchEmbedContentsResponse
  */
 export function fromBatchEmbedResponse(
   res: BatchEmbedContentsResponse,

@@ -4,9 +4,7 @@
  * objects, `functionDeclarations`, `generationConfig`; a GenerateContentResponse's candidates,
  * which is also what every stream event is: each carries its new parts, a function call
  * whole, or (Vertex's streamed arguments) as `partialArgs` string pieces.
- *
- * @see https://ai.google.dev/api/generate-content
- * @see https://ai.google.dev/api/caching#Content
+ * @see Gemini API reference: Generating content, Content
  */
 import { type EventContent, type Message, type Part, type TextPart, type ToolCallPart, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';

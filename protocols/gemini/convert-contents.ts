@@ -1,12 +1,10 @@
 /**
- * Gemini `contents` (and `systemInstruction`) → common-format messages.
- *
- * @see https://ai.google.dev/api/caching#Content
- * @see https://ai.google.dev/api/caching#Part
- * @see https://ai.google.dev/gemini-api/docs/function-calling
+ * Gemini `contents` (and `systemInstruction`) → common-format messages. Follows the Gemini
+ * API reference, "Content" and "Part", and the "Function calling" guide.
  */
 import { type ChatMessage, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { fileDataToPart, inlineDataToPart } from './convert-media.ts';
 import { OpenCalls } from './open-calls.ts';
 
@@ -16,8 +14,7 @@ type Obj = Record<string, unknown>;
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * `systemInstruction` (a Content whose `role` is ignored) → one system message, text parts
- * joined by a blank line (a string is what every common-format upstream accepts).
+ * `systemInstruction` (`role` ignored) → one system message, parts joined by a blank line.
  * @throws GatewayError 400 for a part that is not text.
  */
 export function convertSystemInstruction(si: unknown, w: Warnings): ChatMessage | undefined {
@@ -39,14 +36,9 @@ export function convertSystemInstruction(si: unknown, w: Warnings): ChatMessage 
 }
 
 /**
- * Converts the turns in order, appending the messages to `out` (returned). `user` (or no
- * role) → a user message; `model` → an assistant message; `functionResponse` parts → `tool`
- * messages placed before the rest of their turn.
- *
- * Tool-call ids: the Gemini API has none, or an optional `functionCall.id`. A client id made
- * of `[A-Za-z0-9_-]` (≤ 64) and not used before in the request is kept; any other call gets
- * `call_<turn>_<part>`. A functionResponse answers the open call with the same `id` when it
- * has one, else the first open call with the same `name` (Gemini pairs by order).
+ * Converts the turns in order, appending to `out` (returned); the README's table has the
+ * rules. A functionResponse answers the open call with its `id`, else the first open call
+ * of its `name` (Gemini pairs by order).
  * @throws GatewayError 400 naming the field for a bad shape, an unknown role, a part with no
  *   common-format form, or a functionResponse that answers no earlier call.
  */
@@ -159,11 +151,8 @@ function toolCall(fc: unknown, i: number, j: number, open: OpenCalls, usedIds: S
 }
 
 /**
- * A functionResponse → a tool message answering its call. Content, per Google's documented
- * convention for `response`: only an `output` key → that output; only an `error` key →
- * `Error: <error>` (the common format has no error flag, and the model must still learn the
- * call failed); anything else → the whole object as JSON. Images among the response's
- * `parts` move to the user message that follows (tool messages carry text only).
+ * A functionResponse → a tool message. Only `output` → that; only `error` → `Error: …` (no
+ * error flag in the common format); else the JSON. Images move to the next user message.
  */
 function toolMessage(fr: unknown, i: number, j: number, open: OpenCalls, userParts: ContentPart[], w: Warnings): ChatMessage {
   const at = () => `${partPath(i, j)}.functionResponse`;

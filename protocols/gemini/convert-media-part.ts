@@ -1,8 +1,6 @@
 /**
  * Common-format media content parts (image_url, input_audio, file) → Gemini parts.
- *
- * @see https://ai.google.dev/gemini-api/docs/image-understanding
- * @see https://ai.google.dev/api/caching#Part
+ * @see Gemini API docs: Image understanding; Gemini API reference: Part
  */
 import { badRequest } from 'gw/plugin';
 import { own } from 'gw/plugin/format';

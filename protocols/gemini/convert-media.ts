@@ -1,9 +1,6 @@
 /**
  * Gemini media parts (`inlineData`, `fileData`) → common-format content parts.
- *
- * @see https://ai.google.dev/api/caching#Blob
- * @see https://ai.google.dev/api/caching#FileData
- * @see https://platform.openai.com/docs/api-reference/chat/create (content parts)
+ * @see Gemini API reference: Blob, FileData; OpenAI API reference: Create chat completion (content parts)
  */
 import { badRequest, type ContentPart } from 'gw/plugin';
 import { own, quoted } from 'gw/plugin/format';
@@ -45,10 +42,8 @@ export function inlineDataToPart(blob: unknown, param: string): ContentPart {
 }
 
 /**
- * `fileData {mimeType, fileUri}` → `image_url` with the URL, for an http(s) image that any
- * vendor can fetch. Files API URIs and `gs://` objects are readable by Gemini alone, and a
- * non-image URL (a video, a PDF link) has no common-format part: both → 400, since dropping
- * the file would change what the conversation says.
+ * `fileData` → `image_url` for an http(s) image any vendor can fetch; Files API, `gs://` and
+ * non-image URLs → 400, since dropping the file would change what the conversation says.
  */
 export function fileDataToPart(file: unknown, param: string): ContentPart {
   const f = file as { mimeType?: unknown; fileUri?: unknown } | null;

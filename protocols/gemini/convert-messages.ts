@@ -1,9 +1,6 @@
 /**
  * Common-format `messages` → Gemini `systemInstruction` + `contents`.
- *
- * @see https://ai.google.dev/api/generate-content#request-body
- * @see https://ai.google.dev/gemini-api/docs/function-calling
- * @see https://ai.google.dev/gemini-api/docs/thought-signatures
+ * @see Gemini API reference: Generating content › Request body; Gemini API docs: Function calling, Thought signatures
  */
 import { badRequest, type ChatMessage, type ContentPart, type ToolCall } from 'gw/plugin';
 import { quoted } from 'gw/plugin/format';
@@ -11,12 +8,7 @@ import { fileToPart, imageUrlToPart, inputAudioToPart } from './convert-media-pa
 import { parseToolCallId } from './tool-call-ids.ts';
 import type { Content, Part } from './types.ts';
 
-/**
- * Google's documented stand-in for a function call Gemini did not produce (history from
- * another model or hand-built): Gemini 3 rejects the turn's first functionCall without a
- * signature, and this value skips that check.
- * @see https://ai.google.dev/gemini-api/docs/thought-signatures
- */
+/** Google's stand-in signature for a function call Gemini did not produce (Gemini's "Thought signatures"). */
 export const FOREIGN_CALL_SIGNATURE = 'skip_thought_signature_validator';
 
 export interface ConvertedMessages {
@@ -25,10 +17,9 @@ export interface ConvertedMessages {
 }
 
 /**
- * Converts messages: system/developer are hoisted into `systemInstruction`; user/tool →
- * `user`, assistant → `model`; consecutive turns of one role are merged (Gemini expects
- * alternation, and all function responses of one step belong in one `user` turn).
- * Throws GatewayError 400 naming the field for what cannot be sent.
+ * Converts messages; consecutive turns of one role merge (Gemini expects alternation, and a
+ * step's function responses belong in one `user` turn).
+ * @throws GatewayError 400 naming the field for what cannot be sent.
  */
 export function convertMessages(messages: ChatMessage[], warnings: string[]): ConvertedMessages {
   const systemParts: Part[] = [];
@@ -102,11 +93,7 @@ export function convertMessages(messages: ChatMessage[], warnings: string[]): Co
   return { systemInstruction: systemParts.length > 0 ? { parts: systemParts } : undefined, contents };
 }
 
-/**
- * In each model turn whose function calls carry no signature at all, the first call gets
- * the stand-in — only when its id is foreign: a gw-minted id without a signature means
- * Gemini sent none, so none is owed.
- */
+/** The first call of an unsigned model turn gets the stand-in, unless gw minted its id (Gemini sent none, none is owed). */
 function attachForeignSignatures(contents: Content[], foreignCalls: Map<Part, string>, warnings: string[]): void {
   for (const turn of contents) {
     if (turn.role !== 'model') continue;

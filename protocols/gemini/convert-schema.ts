@@ -1,13 +1,11 @@
 /**
  * Google's Schema (the OpenAPI 3.0 subset of `functionDeclarations[].parameters` and
  * `generationConfig.responseSchema`) → JSON Schema, as the common format's `parameters`
- * and `response_format.json_schema.schema` expect.
- *
- * @see https://ai.google.dev/api/caching#Schema
- * @see https://ai.google.dev/api/caching#Type
+ * and `response_format.json_schema.schema` expect. Follows the Gemini API reference, "Schema"
+ * and "Type"; the README's "Schemas" section has the rules.
  */
 import { badRequest, isObject } from 'gw/plugin';
-import { setOwn } from 'gw/plugin/format';
+import { setOwn } from '../../lib/own.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -32,15 +30,8 @@ const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example
 const GOOGLE_ONLY = new Set(['propertyOrdering', 'nullable', 'example']);
 
 /**
- * Converts a Google Schema to JSON Schema, recursively (`properties`, `items`, `anyOf`):
- * - `type` names lower-cased (`OBJECT` → `object`); `TYPE_UNSPECIFIED` dropped;
- * - `nullable: true` → `type: [t, "null"]` (or `anyOf` plus `{type: "null"}` when untyped);
- * - int64 bounds given as strings → numbers; `enum` values of an INTEGER/NUMBER schema
- *   given as strings (Google's documented `format: enum` example) → numbers;
- * - `example` → `examples: [example]`; `propertyOrdering` dropped (an output-order hint);
- * - every other keyword (`description`, `format`, `enum`, `required`, `minimum`, `title`,
- *   `default`, `pattern`, `additionalProperties`, `$ref`, …) kept as is.
- * Lower-case types (clients that already send JSON Schema here) pass unchanged.
+ * Converts a Google Schema to JSON Schema, recursively: types lower-cased, `nullable` → a
+ * `"null"` type, int64 strings → numbers, `example` → `examples`; other keywords kept.
  * @throws GatewayError 400 naming `param` (and the path inside) when a node is not an object.
  */
 export function googleSchemaToJsonSchema(schema: unknown, param: string): Obj {
@@ -82,11 +73,8 @@ export function googleSchemaToJsonSchema(schema: unknown, param: string): Obj {
 }
 
 /**
- * A JSON Schema from `parametersJsonSchema` / `responseJsonSchema`, kept intact except for
- * upper-case Google type names, which some clients put there (Gemini CLI 0.61 sends
- * `"type": "OBJECT"` in `responseJsonSchema`) and which Gemini tolerates but JSON Schema
- * validators of other vendors reject. Copy-on-write: an already valid schema is returned
- * as the same object.
+ * A `parametersJsonSchema` / `responseJsonSchema` with upper-case Google type names lower-cased
+ * (Gemini CLI sends `"OBJECT"`; other vendors reject it). Copy-on-write: a valid one is returned as is.
  * @throws GatewayError 400 naming `param` when it is not an object.
  */
 export function normalizeJsonSchema(schema: unknown, param: string): Obj {

@@ -1,20 +1,15 @@
 /**
  * Gemini `tools` / `toolConfig` → common-format `tools` / `tool_choice`.
- *
- * @see https://ai.google.dev/api/caching#Tool
- * @see https://ai.google.dev/api/caching#FunctionDeclaration
- * @see https://ai.google.dev/api/caching#FunctionCallingConfig
+ * @see Gemini API reference: Tool, FunctionDeclaration, FunctionCallingConfig
  */
 import { type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 
 /**
- * Every `functionDeclarations[]` entry of every Tool → one function tool. `parameters`
- * (Google's Schema) is converted to JSON Schema, `parametersJsonSchema` kept intact (upper-case
- * type names normalized). Gemini's built-in tools (`googleSearch`, `codeExecution`,
- * `urlContext`, `fileSearch`, …) run inside Google and have no common-format form: dropped
- * with a warning, as the Messages translation drops server tools.
+ * Every `functionDeclarations[]` entry of every Tool → one function tool; built-in tools run
+ * inside Google and are dropped with a warning (the README's table has the rules).
  * @throws GatewayError 400 naming the field for a bad shape.
  */
 export function convertTools(tools: unknown, w: Warnings): ChatTool[] {
@@ -57,11 +52,8 @@ function declaration(decl: unknown, at: string, w: Warnings): ChatTool {
 }
 
 /**
- * `toolConfig.functionCallingConfig` → `tool_choice`: AUTO → `auto`, NONE → `none`, ANY →
- * `required`; ANY with one `allowedFunctionNames` entry → that function; ANY with several →
- * `required` with `tools` narrowed to those names (the same constraint, said the common way).
- * VALIDATED (calls checked by constrained decoding) → `auto` with a warning. No tools → dropped
- * (common-format upstreams reject `tool_choice` without tools).
+ * `toolConfig.functionCallingConfig` → `tool_choice`, per the README's table; `allowedFunctionNames`
+ * narrow `tools`. No tools → dropped (common-format upstreams reject `tool_choice` without tools).
  * @returns the tool choice and the tools to send (possibly narrowed).
  * @throws GatewayError 400 naming the field for an unknown mode or an allowed name with no declaration.
  */

@@ -1,11 +1,10 @@
 /**
  * `models/{model}:countTokens`: native on the gemini kind, an estimate for kinds that cannot count Gemini tokens.
- *
- * @see https://ai.google.dev/api/tokens#method:-models.counttokens
- * @see https://ai.google.dev/gemini-api/docs/tokens (258 tokens per image)
+ * @see Gemini API reference: models.countTokens; Gemini API docs: Understand and count tokens (258 tokens per image)
  */
 import { badRequest, isObject } from 'gw/plugin';
-import { bodyOf, type CountTokens } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { CountTokens } from '../../core/pipeline/count.ts';
 import { urlModel, withModel } from './request.ts';
 import { countTokensRequestSchema } from './schemas.ts';
 import type { CountTokensBody, CountTokensResponse } from './types.ts';
@@ -18,16 +17,10 @@ export const IMAGE_TOKENS = 258;
 export const TURN_TOKENS = 3;
 
 /**
- * Estimates the prompt tokens of a countTokens body: `contents`, or a whole
- * `generateContentRequest` (then its `systemInstruction` and `tools` count too; the two
- * forms are exclusive, as in Gemini).
- *
- * The estimator: ⌈UTF-8 bytes / 4⌉ for each text (about 4 bytes a token for English, and
- * a CJK character, 3 bytes, lands near its real ~1 token), the same over the JSON of each
- * functionCall, functionResponse and function declaration, {@link IMAGE_TOKENS} for each
- * `inlineData` / `fileData` part whatever its type (audio and video length are unknown
- * without decoding), and {@link TURN_TOKENS} per turn. It is no tokenizer: expect ±25 % on
- * prose. Answer: `{totalTokens}` (no cached or per-modality breakdown).
+ * Estimates the prompt tokens of a countTokens body (`contents`, or a whole
+ * `generateContentRequest`): ⌈UTF-8 bytes / 4⌉ per text and per call's JSON, as
+ * lib/common/estimate.ts does, {@link IMAGE_TOKENS} per media part (audio and video length are
+ * unknown without decoding), {@link TURN_TOKENS} per turn. Answer: `{totalTokens}`.
  * @throws GatewayError 400 naming the field when neither or both forms are given, or a turn is malformed.
  */
 export function estimateCountTokens(body: CountTokensBody): CountTokensResponse {

@@ -1,10 +1,7 @@
 /**
  * `embedContent` / `batchEmbedContents` ⇄ common-format embeddings, for kinds that do not
  * speak Gemini.
- *
- * @see https://ai.google.dev/api/embeddings#method:-models.embedcontent
- * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
- * @see https://platform.openai.com/docs/api-reference/embeddings/create
+ * @see Gemini API reference: models.embedContent, models.batchEmbedContents; OpenAI API reference: Create embeddings
  */
 import { badRequest, type EmbeddingsRequest, type EmbeddingsResponse, isObject } from 'gw/plugin';
 import { Warnings } from 'gw/plugin/format';
@@ -18,10 +15,8 @@ export interface EmbedToCommonResult {
 }
 
 /**
- * `embedContent` → one input. The content's text parts are joined by a newline (Gemini
- * embeds a Content as one text); `outputDimensionality` → `dimensions`; `taskType` and `title`
- * (retrieval hints with no common-format meaning) → warnings. `encoding_format: "float"`
- * is asked for, since Gemini answers with floats.
+ * `embedContent` → one input, text parts joined by a newline (Gemini embeds a Content as one
+ * text); floats are asked for, since Gemini answers with floats.
  * @throws GatewayError 400 naming the field for a missing or non-text content.
  */
 export function embedContentToEmbeddings(body: EmbedContentBody, model: string): EmbedToCommonResult {
@@ -34,9 +29,8 @@ export function embedContentToEmbeddings(body: EmbedContentBody, model: string):
 }
 
 /**
- * `batchEmbedContents` → one request with an input per item (order kept). Each item's
- * `model`, when given, must be this URL's model (`models/{model}`), and every item must ask
- * for the same `outputDimensionality`, since one common-format request has one.
+ * `batchEmbedContents` → one request with an input per item; every item must name this URL's
+ * model and ask the same `outputDimensionality`, since one common-format request has one.
  * @throws GatewayError 400 naming the field (`requests[i]…`).
  */
 export function batchEmbedContentsToEmbeddings(body: BatchEmbedContentsBody, model: string): EmbedToCommonResult {

@@ -3,10 +3,12 @@
  * loop runs them): native on the gemini kind, through the common embeddings on every other
  * kind, the answer turned back into Gemini's `{embedding}` / `{embeddings}`. Usage: a native
  * answer's `usageMetadata.promptTokenCount` when reported, else gw's estimate.
- * @see https://ai.google.dev/api/embeddings
+ * @see Gemini API reference: Embeddings
  */
 import { badRequest } from 'gw/plugin';
-import { bodyOf, type Embeddings, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { Embeddings } from '../../core/pipeline/embed.ts';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { batchEmbedContentsToEmbeddings, embedContentToEmbeddings, embeddingsToBatchEmbedContents, embeddingsToEmbedContent } from './embed-content.ts';
 import { urlModel, withModel } from './request.ts';
 import { batchEmbedContentsRequestSchema, embedContentRequestSchema } from './schemas.ts';

@@ -1,9 +1,6 @@
 /**
  * Gemini API endpoints as data: the origin and one URL per operation.
- *
- * @see https://ai.google.dev/api/generate-content
- * @see https://ai.google.dev/api/embeddings
- * @see https://ai.google.dev/api/models#method:-models.list
+ * @see Gemini API reference: Generating content, Embeddings, models.list
  */
 
 export const GEMINI_ORIGIN = 'https://generativelanguage.googleapis.com';

@@ -1,11 +1,9 @@
 /**
  * A common-format ChatCompletion → a Gemini `GenerateContentResponse`.
- *
- * @see https://ai.google.dev/api/generate-content#generatecontentresponse
- * @see https://platform.openai.com/docs/api-reference/chat/object
+ * @see Gemini API reference: GenerateContentResponse; OpenAI API reference: The chat completion object
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
-import { toToolInput } from 'gw/plugin/format';
+import { toToolInput } from '../../lib/common/tool-input.ts';
 import { toGeminiFinishReason } from './map-finish-reason.ts';
 import { toUsageMetadata } from './map-usage.ts';
 import type { Candidate, GenerateContentResponse, Part } from './types.ts';
@@ -16,14 +14,9 @@ export interface ToGeminiOptions {
 }
 
 /**
- * One candidate per choice (`index` kept). Parts in Gemini's order: the thought summary
- * (`reasoning_content`, only with `includeThoughts`), the text (`content`, then `refusal`),
- * then one `functionCall` part per tool call with `args` parsed (`toToolInput`: empty → `{}`,
- * not an object → `{_raw: "<arguments>"}`) and the upstream's call id as `functionCall.id`,
- * which Gemini clients echo in their functionResponse, so gw pairs results exactly. A choice
- * with nothing to say gets one empty text part (clients read `parts[0]`).
- * `usageMetadata` per `toUsageMetadata`; `modelVersion` is the upstream's model name,
- * `responseId` the completion id.
+ * One candidate per choice, parts in Gemini's order (README: "Client direction, response").
+ * The call id goes out as `functionCall.id`, which clients echo, so gw pairs results exactly;
+ * an empty choice gets one empty text part (clients read `parts[0]`).
  */
 export function chatCompletionToGemini(res: ChatCompletion, opts: ToGeminiOptions): GenerateContentResponse {
   const choices = Array.isArray(res.choices) ? res.choices : [];

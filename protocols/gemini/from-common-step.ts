@@ -2,9 +2,7 @@
  * A common-format chunk stream → Gemini stream responses, for `:streamGenerateContent`
  * served by a kind that does not speak Gemini. Framing (SSE or JSON array) is separate:
  * see `stream-framing.ts`.
- *
- * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see Gemini API reference: models.streamGenerateContent; OpenAI API reference: The chat completion chunk object
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
 import type { StreamStep } from 'gw/plugin/format';
@@ -33,19 +31,9 @@ export interface ChunksToGeminiOptions {
 }
 
 /**
- * Explicit-state translator; one instance per upstream stream, pure (no I/O).
- *
- * - `delta.content` / `delta.refusal` → a response with one `{text}` part (Gemini streams
- *   text as it comes); `delta.reasoning_content` → `{text, thought: true}` with
- *   `includeThoughts`, else nothing. Role-only and empty deltas yield nothing.
- * - Tool-call fragments are gathered per call index and sent whole, as Gemini sends calls:
- *   one `functionCall` part each (`args` parsed once, id = the upstream's), when the choice
- *   finishes, or earlier when text follows them (parts keep their order).
- * - `finish_reason` closes a choice; its last candidate (calls, `finishReason`) is held so
- *   that the final response carries `finishReason` and `usageMetadata` together, as Gemini's
- *   last chunk does. It goes out when the usage chunk arrives after every choice finished,
- *   or at {@link end}.
- * - Every response carries `modelVersion` (upstream model) and `responseId` (chunk id).
+ * One instance per upstream stream, pure (no I/O). Tool-call fragments are gathered and sent
+ * whole, as Gemini sends calls. A finished choice's last candidate is held so the final
+ * response carries `finishReason` and `usageMetadata` together, as Gemini's last chunk does.
  */
 export class CommonToGeminiStep implements StreamStep<ChatCompletionChunk, GenerateContentResponse> {
   readonly #includeThoughts: boolean;
@@ -79,11 +67,7 @@ export class CommonToGeminiStep implements StreamStep<ChatCompletionChunk, Gener
     return out;
   }
 
-  /**
-   * The upstream stream ended → the final response: every choice still open finishes with
-   * STOP (pending calls sent), with the usage when known. An empty stream still yields one
-   * whole answer (an empty text part, STOP). Idempotent.
-   */
+  /** Upstream ended → the final response: open choices finish with STOP, usage when known; never empty. Idempotent. */
   end(): GenerateContentResponse[] {
     if (this.#ended) return [];
     if (this.#choices.size === 0) this.#choices.set(0, { calls: new Map(), final: undefined });

@@ -1,7 +1,6 @@
 /**
  * Gemini `GenerateContentResponse` → common-format chat completion.
- *
- * @see https://ai.google.dev/api/generate-content#generatecontentresponse
+ * @see Gemini API reference: GenerateContentResponse
  */
 import type { ChatCompletion, ChatMessage, ToolCall } from 'gw/plugin';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
@@ -18,12 +17,9 @@ export interface ResponseMeta {
 }
 
 /**
- * One choice per candidate: non-thought text → `content`, `thought: true` text →
- * `reasoning_content`, functionCall parts → `tool_calls` (ids carry the part's
- * `thoughtSignature`). A prompt blocked before any candidate (`promptFeedback.blockReason`)
- * is one empty choice with `content_filter`. Parts gw never asks for (code execution,
- * generated media) are left out, as are signatures on text parts.
- * @see https://ai.google.dev/gemini-api/docs/function-calling
+ * One choice per candidate (README: "Vendor direction, response"); tool-call ids carry the
+ * part's `thoughtSignature`. A prompt blocked before any candidate is one `content_filter` choice.
+ * @see Gemini API docs: Function calling
  */
 export function fromGeminiResponse(res: GenerateContentResponse, meta: ResponseMeta): ChatCompletion {
   const candidates = res.candidates ?? [];

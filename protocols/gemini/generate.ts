@@ -1,14 +1,11 @@
 /**
- * POST models/{model}:generateContent and :streamGenerateContent as generate declarations. The
- * gemini kind gets request and answer forwarded unchanged (each event's data, usage read from
- * `usageMetadata`); every other kind is reached by translating Gemini ⇄ common format.
- *
- * Streams: `?alt=sse` → SSE (`data: <json>\r\n\r\n` per response, no terminator); without it
- * the JSON-array stream (`[` first, `,\r\n` between, `]` at the end). A failure after the
- * first byte is Google's error object as the next event (SSE) or as the array's last element.
- * @see https://ai.google.dev/api/generate-content
+ * POST models/{model}:generateContent and :streamGenerateContent as generate declarations: the
+ * gemini kind gets request and answer forwarded unchanged, every other kind is reached by
+ * translating Gemini ⇄ common format. Stream framings: stream-framing.ts.
+ * @see Gemini API reference: Generating content
  */
-import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf, type Generate } from 'gw/plugin/format';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { geminiAffinity } from './affinity.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { CommonToGeminiStep } from './from-common-step.ts';

@@ -2,13 +2,11 @@
  * Google's error body both ways: GatewayError → `{"error": {code, message, status}}` for every
  * Gemini route; a Google error body from an upstream (its status, `RetryInfo`) read for the
  * upstream client; and an error payload inside an upstream Gemini stream → GatewayError.
- *
- * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
- * @see https://cloud.google.com/apis/design/errors#http_mapping
- * @see https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto
+ * Follows Google's "API design guide › Errors › HTTP mapping" and `google/rpc/code.proto`.
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { upstreamError, type UpstreamErrorInfo } from 'gw/plugin/format';
+import { upstreamError } from '../../lib/http/errors.ts';
+import type { UpstreamErrorInfo } from '../../lib/http/client.ts';
 import type { GoogleErrorBody } from './types.ts';
 
 /** HTTP status → google.rpc.Code name, per Google's HTTP mapping. */
@@ -41,11 +39,9 @@ export interface GoogleError {
 }
 
 /**
- * `{"error": {code, message, status, details?}}`: `code` is the HTTP status gw answers with,
- * `status` its google.rpc name. Details, in Google's types, only when there is something to say:
- * `ErrorInfo` (reason = gw's error code such as `model_not_allowed`, domain `gw`, metadata.param
- * = the offending field) and `RetryInfo` (`retryDelay: "<n>s"` from `retry-after`, which Google
- * clients, Gemini CLI among them, read to pace their retries).
+ * `{"error": {code, message, status, details?}}`: `code` the HTTP status, `status` its
+ * google.rpc name; `ErrorInfo` carries gw's code and the field, `RetryInfo` the `retry-after`
+ * (Google clients, Gemini CLI among them, pace their retries by it).
  */
 export function toGoogleError(err: GatewayError): GoogleError {
   const details: Array<Record<string, unknown>> = [];
@@ -69,11 +65,9 @@ export function googleErrorBody(err: GatewayError): string {
 }
 
 /**
- * A `{"error": {code, message, status}}` payload inside a Gemini stream (after HTTP 200) as a
- * GatewayError: an upstream 4xx `code` keeps its status (a RESOURCE_EXHAUSTED first event is
- * a 429, retried like one), anything else becomes 502 `upstream_error`; `code` is Google's
- * status name. `first`: the event came before anything else, so it is the upstream's answer
- * to the request rather than a failure mid-stream.
+ * An `{"error": …}` payload inside a Gemini stream → GatewayError: a 4xx keeps its status (a
+ * first-event RESOURCE_EXHAUSTED is retried as a 429), anything else is 502. `first`: it came
+ * before anything else, so it is the answer to the request rather than a mid-stream failure.
  */
 export function geminiStreamError(error: unknown, provider: string, first = false): GatewayError {
   const e = typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown; status?: unknown }) : {};
@@ -92,10 +86,8 @@ export function geminiStreamError(error: unknown, provider: string, first = fals
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 
 /**
- * A Google error body from an upstream, for the upstream client (a provider's `readError`):
- * `{"error": {code, message, status, details}}`, which some front ends wrap in a one-element
- * array. Google's `status` becomes `error.code`, and `RetryInfo.retryDelay` a `retry-after`
- * in whole seconds.
+ * A Google error body from an upstream (a provider's `readError`; some front ends wrap it in
+ * a one-element array): `status` → `code`, `RetryInfo.retryDelay` → whole seconds (s).
  */
 export function readGeminiError(_status: number, bodyText: string): UpstreamErrorInfo {
   const body = JSON.parse(bodyText) as Partial<GoogleErrorBody> | null;

@@ -2,7 +2,7 @@
  * `gw/plugin/gemini`: the Gemini API protocol as one object (`gemini`, protocol.ts: its client
  * side, content reader and vendor side), its wire types, and the two helpers its format and
  * provider need beside it. README.md lists the files and every translation decision.
- * @see https://ai.google.dev/api
+ * @see Gemini API reference
  */
 
 // the wire shapes

@@ -1,7 +1,6 @@
 /**
  * Gemini `models.list` pages → model ids gw can serve.
- *
- * @see https://ai.google.dev/api/models#method:-models.list
+ * @see Gemini API reference: models.list
  */
 
 /** Methods behind gw's routes: chat (and /v1/messages through it) and embeddings. */

@@ -1,8 +1,6 @@
 /**
  * Common-format `tools` / `tool_choice` → Gemini `tools` / `toolConfig`.
- *
- * @see https://ai.google.dev/gemini-api/docs/function-calling
- * @see https://ai.google.dev/api/caching#FunctionCallingConfig
+ * @see Gemini API docs: Function calling; Gemini API reference: FunctionCallingConfig
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';
 import { quoted } from 'gw/plugin/format';

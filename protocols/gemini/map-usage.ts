@@ -1,19 +1,14 @@
 /**
  * Usage both ways between Gemini's `usageMetadata` and the common format's `usage` (OpenAI's
  * semantics: prompt tokens include cached ones, completion tokens include reasoning).
- *
- * @see https://ai.google.dev/api/generate-content#UsageMetadata
+ * @see Gemini API reference: UsageMetadata
  */
 import type { Usage } from 'gw/plugin';
 import type { UsageMetadata } from './types.ts';
 
 /**
- * Both formats count cached tokens inside the prompt count; they differ on reasoning, which
- * the common format counts inside `completion_tokens` and Gemini apart:
- * `promptTokenCount = prompt_tokens`, `candidatesTokenCount = completion_tokens − reasoning`,
- * `thoughtsTokenCount = reasoning` (only when > 0, as Gemini omits it),
- * `cachedContentTokenCount = cached_tokens` (only when > 0), `totalTokenCount = total_tokens`
- * (prompt + completion when absent). Counts are integers ≥ 0.
+ * Common usage → `usageMetadata` (integer tokens ≥ 0). Both count cached tokens inside the
+ * prompt; Gemini counts reasoning apart (`thoughtsTokenCount`), the common format inside completion.
  */
 export function toUsageMetadata(usage: Usage): UsageMetadata {
   const prompt = count(usage.prompt_tokens);
@@ -31,12 +26,7 @@ function count(n: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
 }
 
-/**
- * prompt = promptTokenCount (+ toolUsePromptTokenCount), completion = candidatesTokenCount
- * + thoughtsTokenCount (Gemini counts thoughts apart), total = their sum (what Gemini's
- * `totalTokenCount` is, kept consistent by construction), cached = cachedContentTokenCount,
- * reasoning = thoughtsTokenCount.
- */
+/** `usageMetadata` → common usage; completion = candidates + thoughts, total their sum (consistent by construction). */
 export function fromUsageMetadata(meta: UsageMetadata): Usage {
   const prompt = (meta.promptTokenCount ?? 0) + (meta.toolUsePromptTokenCount ?? 0);
   const reasoning = meta.thoughtsTokenCount ?? 0;

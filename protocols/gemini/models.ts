@@ -1,8 +1,6 @@
 /**
  * gw's models in Gemini's `models.list` / `models.get` shape.
- *
- * @see https://ai.google.dev/api/models#Model
- * @see https://ai.google.dev/api/models#method:-models.list
+ * @see Gemini API reference: Model, models.list
  */
 import { badRequest } from 'gw/plugin';
 import type { GeminiModel, GenerationMethod, ListModelsResponse } from './types.ts';
@@ -15,11 +13,8 @@ const CHAT_METHODS: readonly GenerationMethod[] = ['generateContent', 'streamGen
 const EMBED_METHODS: readonly GenerationMethod[] = ['embedContent', 'batchEmbedContents', 'countTokens'];
 
 /**
- * One model. gw does not know what a model can do, so the methods are guessed from its id:
- * an id containing `embed` (text-embedding-3-small, gemini-embedding-001, …) gets the
- * embedding methods, any other the generation ones (clients such as model pickers filter on
- * `supportedGenerationMethods`). `version` is `"gw"`: gw serves the id it is given, whatever
- * version the upstream runs. Token limits are left out: gw does not know them.
+ * One model. gw does not know what a model can do: an id containing `embed` gets the embedding
+ * methods, any other the generation ones (model pickers filter on them). No token limits.
  */
 export function toGeminiModel(id: string): GeminiModel {
   return {
@@ -33,9 +28,7 @@ export function toGeminiModel(id: string): GeminiModel {
 }
 
 /**
- * One page of `models.list` over `ids` (in the order given). `pageToken` is the opaque
- * `nextPageToken` of the previous page (here, the offset as text); `pageSize` defaults to 50,
- * is capped at 1000.
+ * One page of `models.list` over `ids`; `pageToken` is the previous page's opaque offset.
  * @throws GatewayError 400 naming `pageSize` or `pageToken` when malformed.
  */
 export function listGeminiModels(ids: readonly string[], query: { pageSize?: string | undefined; pageToken?: string | undefined } = {}): ListModelsResponse {
@@ -56,9 +49,7 @@ export function listGeminiModels(ids: readonly string[], query: { pageSize?: str
 }
 
 /**
- * The last path segment of a Gemini method URL, `{model}:{method}` (`gemini-2.5-flash:generateContent`),
- * split at its last colon; a `models/` prefix is tolerated. Model ids may hold colons
- * themselves (`ft:gpt-4o:org:id`), hence the last one.
+ * `{model}:{method}` split at its last colon (model ids may hold colons: `ft:gpt-4o:org:id`).
  * @returns undefined when there is no method part.
  */
 export function splitModelMethod(segment: string): { model: string; method: string } | undefined {

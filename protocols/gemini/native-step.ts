@@ -1,14 +1,14 @@
 /**
- * A native Gemini stream as gw reads it while forwarding it (the passthrough loop,
- * core/pipeline/passthrough.ts), each response's data unchanged in the client's framing
- * (SSE or the JSON array). Usage: Gemini's usageMetadata is cumulative, so only the last
- * response carrying counts is parsed, at the end or when the stream ends early. No
- * finishReason by the end → truncated.
- * An error payload (`{"error": …}` after HTTP 200) is forwarded, then the stream fails.
- * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ * A native Gemini stream as gw reads it while forwarding it (core/pipeline/passthrough.ts).
+ * usageMetadata is cumulative, so only the last response carrying counts is parsed, at the end.
+ * An `{"error": …}` payload is forwarded, then the stream fails.
+ * @see Gemini API reference: models.streamGenerateContent
  */
 import { errors, type GatewayError, type RequestContext, type Usage } from 'gw/plugin';
-import { errorPayload, malformedFirst, parseEventObject, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { errorPayload, malformedFirst, parseEventObject } from '../../lib/common/sse-data.ts';
+import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { geminiStreamError } from './google-error.ts';
 import { filteredResponse } from './map-finish-reason.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
@@ -29,11 +29,7 @@ function readUsage(raw: string): Usage | undefined {
   return hasTokenCounts(meta) ? fromUsageMetadata(meta) : undefined;
 }
 
-/**
- * A native stream's first event as a failure before the stream (retried, or answered with
- * its status): an error payload (per {@link geminiStreamError}), or data that is not a JSON
- * object. Undefined for a good first event.
- */
+/** A native stream's first event as a failure (an error payload, or not a JSON object), or undefined. */
 export function geminiFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   if (!ERROR_PAYLOAD.test(ev.data)) return malformedFirst(ev.data, provider);
   return geminiStreamError(errorPayload(ev.data, 'error'), provider, true);

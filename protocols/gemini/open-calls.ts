@@ -1,15 +1,9 @@
 /**
- * The function calls of a Gemini conversation that no functionResponse has answered yet,
- * for pairing each answer with its call: by the client's `functionCall.id` when the answer
- * carries one that matches, else the earliest open call with the same name (Gemini pairs by
- * order).
- *
- * One queue per id and one per name, in call order. An answered call is marked and left in
- * its other queue, to be skipped when it reaches the front, so pairing n calls costs O(n)
- * however the answers come (one list searched and spliced per answer cost O(n²): 40,000
- * pairs held the event loop for seconds).
- *
- * @see https://ai.google.dev/gemini-api/docs/function-calling
+ * The unanswered function calls of a Gemini conversation, paired with answers by
+ * `functionCall.id`, else the earliest of the same name (Gemini pairs by order). One queue per
+ * id and per name; an answered call is skipped, not spliced, so n pairs cost O(n).
+ * why: docs/benchmarks.md#gemini-open-calls
+ * @see Gemini API docs: Function calling
  */
 
 /** A function call not yet answered by a functionResponse. */

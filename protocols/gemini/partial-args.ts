@@ -1,10 +1,9 @@
 /**
  * Streamed function-call arguments (`functionCall.partialArgs`, Vertex's
  * `streamFunctionCallArguments`) folded back into one `args` object.
- *
- * @see https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/function-calling#streaming-function-call-arguments
+ * @see Vertex AI docs: Function calling › Streaming function call arguments
  */
-import { setOwn } from 'gw/plugin/format';
+import { setOwn } from '../../lib/own.ts';
 import type { PartialArg } from './types.ts';
 
 type Segment = string | number;

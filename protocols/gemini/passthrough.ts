@@ -1,9 +1,7 @@
 /**
- * The native Gemini call's URL query and body (vendor.ts): the client's query follows (its
- * `key` was removed by auth), with `alt=sse` forced for streams whatever framing the client
- * asked for; a body re-serialized has no `model` (it is in the URL) and its nested model
- * references re-targeted.
- * @see https://ai.google.dev/api/generate-content
+ * The native Gemini call's query (the client's, `alt=sse` forced for streams whatever the
+ * client's framing) and body (`model` moved to the URL, nested model references re-targeted).
+ * @see Gemini API reference: Generating content
  */
 
 /** `?<client query>`, with `alt=sse` for a stream (Google's JSON-array stream is re-framed by the route). */

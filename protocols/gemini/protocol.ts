@@ -12,7 +12,7 @@ import { geminiVendor } from './vendor.ts';
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-/** The Gemini API (`gemini`). @see https://ai.google.dev/api */
+/** The Gemini API (`gemini`). @see Gemini API reference */
 export const gemini = {
   id: 'gemini',
   label: 'Gemini',

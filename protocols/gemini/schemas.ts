@@ -4,11 +4,11 @@
  * translators read what they map and warn about the rest). They check the envelope only;
  * part-level problems are named by the translators, which know the field path.
  *
- * @see https://ai.google.dev/api/generate-content#request-body
- * @see https://ai.google.dev/api/tokens#request-body
- * @see https://ai.google.dev/api/embeddings#request-body
+ * @see Gemini API reference: Generating content › Request body, Counting tokens › Request body
+ * @see Gemini API reference: Embeddings › Request body
  */
-import { capped, cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { cappedTotal, lengthOr1, MAX_EMBEDDING_INPUTS } from '../../lib/common/limits.ts';
 import { z } from 'zod';
 
 const part = z.looseObject({}).meta({ description: 'A Part: text, inlineData, fileData, functionCall, functionResponse, …' });

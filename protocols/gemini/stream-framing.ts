@@ -2,12 +2,10 @@
  * The two framings of `:streamGenerateContent`: Server-Sent Events with `?alt=sse` (what
  * @google/genai and Gemini CLI ask for), and without it one JSON array whose elements
  * arrive one by one. Each function returns the exact text to write; nothing is re-parsed.
- *
- * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
- * @see https://cloud.google.com/apis/docs/system-parameters (`alt`)
+ * Follows the Gemini API reference, "models.streamGenerateContent", and Google's "System parameters".
  */
 import type { GatewayError } from 'gw/plugin';
-import { dataField } from 'gw/plugin/format';
+import { dataField } from '../../lib/http/sse-write.ts';
 import { toGoogleError } from './google-error.ts';
 import type { GenerateContentResponse } from './types.ts';
 
@@ -16,20 +14,12 @@ export function encodeSseResponse(res: GenerateContentResponse): string {
   return `data: ${JSON.stringify(res)}\r\n\r\n`;
 }
 
-/**
- * An error after the first byte, SSE framing: one `data: {"error": {…}}` event (clients,
- * @google/genai included, throw on an event whose `error.code` is an HTTP status); the
- * stream then ends.
- */
+/** An error after the first byte, SSE framing: one `data: {"error": {…}}` event, which Google clients throw on. */
 export function encodeSseError(err: GatewayError): string {
   return `data: ${JSON.stringify(toGoogleError(err))}\r\n\r\n`;
 }
 
-/**
- * The JSON-array framing: `[` before the first element, `,\r\n` between elements, `]` at
- * the end, so the whole body is one JSON array of responses. One instance per stream.
- * Keep-alives, if any, must be JSON whitespace (e.g. `\n`), never SSE comments.
- */
+/** The JSON-array framing, one instance per stream; keep-alives must be JSON whitespace, never SSE comments. */
 export class JsonArrayFraming {
   #open = false;
   #closed = false;
@@ -53,11 +43,7 @@ export class JsonArrayFraming {
     return this.#open ? ']' : '[]';
   }
 
-  /**
-   * An error after the first byte: Google's error object as the last element, then `]`, so
-   * the body stays valid JSON and a client reading it finds the error where the next
-   * response would be.
-   */
+  /** An error after the first byte: Google's error object as the last element, so the body stays valid JSON. */
   error(err: GatewayError): string {
     if (this.#closed) return '';
     this.#closed = true;
@@ -101,10 +87,7 @@ export function arrayFraming(): Framing {
   };
 }
 
-/**
- * The framing a client asked for with the request's `alt` query parameter: SSE for `alt=sse`
- * (what @google/genai and Gemini CLI ask for), else the JSON array. One per stream.
- */
+/** The framing the request's `alt` query parameter asks for: SSE for `alt=sse`, else the JSON array. One per stream. */
 export function framingOf(alt: unknown): Framing {
   return alt === 'sse' ? sseFraming() : arrayFraming();
 }

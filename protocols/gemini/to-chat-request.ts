@@ -1,13 +1,11 @@
 /**
  * A Gemini `GenerateContentRequest` (+ the model from the URL) → a common-format ChatRequest,
- * for the Gemini routes served by a kind that does not speak Gemini.
- *
- * @see https://ai.google.dev/api/generate-content#request-body
- * @see https://ai.google.dev/api/generate-content#generationconfig
- * @see https://platform.openai.com/docs/api-reference/chat/create
+ * for the Gemini routes served by a kind that does not speak Gemini. Follows the Gemini API
+ * reference, "generateContent: Request body" and "GenerationConfig".
  */
 import { badRequest, type ChatMessage, type ChatRequest, isObject } from 'gw/plugin';
-import { Warnings, failField } from 'gw/plugin/format';
+import { Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
 import { convertContents, convertSystemInstruction } from './convert-contents.ts';
 import { googleSchemaToJsonSchema, normalizeJsonSchema } from './convert-schema.ts';
 import { convertToolConfig, convertTools } from './convert-tools.ts';
@@ -60,20 +58,7 @@ const CONFIG_MAPPED = new Set([
 ]);
 
 /**
- * Translates a request body (already JSON-parsed).
- *
- * - `contents` → messages (see `convertContents`), `systemInstruction` → a leading system
- *   message, `tools` / `toolConfig` → `tools` / `tool_choice`.
- * - generationConfig: `maxOutputTokens` → `max_tokens` (as the Messages translation does:
- *   what common-format upstreams other than the newest reasoning models accept),
- *   `temperature`, `topP` → `top_p`, `candidateCount` → `n`, `seed`, penalties, `stopSequences`
- *   → `stop`, `responseMimeType: application/json` → `response_format` (`json_schema` when
- *   `responseSchema` or `responseJsonSchema` is given, else `json_object`).
- * - `stream` → `stream: true` with `stream_options.include_usage` (gw needs usage).
- * - dropped with a warning: `topK` (OpenAI rejects it), `thinkingConfig` budgets and levels,
- *   `safetySettings`, `cachedContent`, `labels`, every other generationConfig field and every
- *   unknown top-level field. Unknown fields are not passed on: they are this format's fields,
- *   and a common-format upstream would reject them.
+ * Translates a parsed request body, field by field as the README's client-direction table says.
  * @throws GatewayError 400 with `param` naming the field (e.g. `contents[2].parts[0].inlineData.data`).
  */
 export function geminiToChatRequest(body: GenerateContentBody, opts: GeminiToChatOptions): GeminiToChatResult {

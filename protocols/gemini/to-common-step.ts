@@ -2,12 +2,12 @@
  * `streamGenerateContent?alt=sse` events → common-format chunks. Every event is a whole
  * GenerateContentResponse holding the next parts; function calls arrive whole (or, with
  * Vertex's streamed arguments, as partialArgs that are collected until the call ends).
- *
- * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
- * @see https://ai.google.dev/gemini-api/docs/function-calling
+ * @see Gemini API reference: models.streamGenerateContent; Gemini API docs: Function calling
  */
 import { type ChatCompletionChunk, errors, type Usage } from 'gw/plugin';
-import { isBlank, parseEventObject, type SseEvent, type StreamStep } from 'gw/plugin/format';
+import type { StreamStep } from 'gw/plugin/format';
+import { isBlank, parseEventObject } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { fromGeminiFinishReason } from './map-finish-reason.ts';
 import { geminiStreamError } from './google-error.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
@@ -41,12 +41,8 @@ export interface StreamMeta {
 }
 
 /**
- * State machine per upstream stream: a role chunk when a choice first appears, then
- * content / reasoning_content / whole tool calls, one finish chunk per choice, and at
- * `end()` the usage chunk (the last usageMetadata with counts: Gemini's are cumulative).
- * Each event whose counts differ from the last ones also ends with a usage chunk (the
- * running count, thoughts included), so a stream that ends early is charged what the
- * upstream already counted.
+ * One instance per upstream stream. Gemini's counts are cumulative: an event whose counts
+ * changed also ends with a usage chunk, so a stream cut early is charged what was counted.
  */
 export class GeminiToCommonStep implements StreamStep<SseEvent, ChatCompletionChunk> {
   readonly #meta: StreamMeta;
@@ -59,10 +55,7 @@ export class GeminiToCommonStep implements StreamStep<SseEvent, ChatCompletionCh
     this.#meta = meta;
   }
 
-  /**
-   * One SSE event → chunks. Throws GatewayError 502 for malformed JSON and for an
-   * `{"error": …}` payload (Google's error shape, sent when a stream fails after 200).
-   */
+  /** One SSE event → chunks. @throws GatewayError 502 for malformed JSON or an `{"error": …}` payload. */
   push(event: SseEvent): ChatCompletionChunk[] {
     const res = parseEvent(event.data, this.#meta.provider ?? 'gemini');
     if (res === undefined) return [];
@@ -93,10 +86,7 @@ export class GeminiToCommonStep implements StreamStep<SseEvent, ChatCompletionCh
     return out;
   }
 
-  /**
-   * The upstream closed. Returns the usage chunk (`choices: []`) when usage was reported.
-   * Throws GatewayError 502 when a choice never got its finishReason: the stream was cut.
-   */
+  /** Upstream closed → the usage chunk, if any. @throws GatewayError 502 when a choice never finished (cut). */
   end(): ChatCompletionChunk[] {
     if (this.#choices.size === 0 || [...this.#choices.values()].some((s) => !s.finished)) {
       const provider = this.#meta.provider ?? 'gemini';
@@ -125,11 +115,7 @@ export class GeminiToCommonStep implements StreamStep<SseEvent, ChatCompletionCh
     }
   }
 
-  /**
-   * A whole call is emitted at once. A streamed one starts with its name and
-   * `willContinue`, gathers `partialArgs`, and ends with a part without `willContinue`
-   * (or when the next call or the finishReason arrives).
-   */
+  /** A whole call goes out at once; a streamed one (`willContinue`, `partialArgs`) when its end, the next call or the finishReason arrives. */
   #functionCall(part: Part, fc: FunctionCall, state: ChoiceState, index: number, out: ChatCompletionChunk[]): void {
     const streamed = fc.willContinue === true || fc.partialArgs !== undefined || fc.name === undefined;
     if (!streamed) {

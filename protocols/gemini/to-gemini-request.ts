@@ -1,12 +1,10 @@
 /**
  * Common-format chat request → Gemini `GenerateContentRequest`.
- *
- * @see https://ai.google.dev/api/generate-content#request-body
- * @see https://ai.google.dev/gemini-api/docs/structured-output
- * @see https://ai.google.dev/gemini-api/docs/thinking
+ * @see Gemini API reference: Generating content › Request body; Gemini API docs: Structured output, Thinking
  */
 import { badRequest, type ChatRequest } from 'gw/plugin';
-import { quoted, stopSequences } from 'gw/plugin/format';
+import { quoted } from 'gw/plugin/format';
+import { stopSequences } from '../../lib/common/stop-sequences.ts';
 import { convertMessages } from './convert-messages.ts';
 import { convertToolChoice, convertTools, withoutSchemaKeyword } from './map-tools.ts';
 import type { GenerateContentRequest, GenerationConfig, ThinkingConfig } from './types.ts';
@@ -16,7 +14,7 @@ import type { GenerateContentRequest, GenerationConfig, ThinkingConfig } from '.
  * endpoint uses (low 1K, medium 8K, high 24K, none = thinking off). `minimal` takes low's
  * budget, 1024 being valid on every 2.5 model (Pro's floor is 128, Flash-Lite's 512);
  * `xhigh` takes high's, 24576 being Flash's ceiling.
- * @see https://ai.google.dev/gemini-api/docs/openai#thinking
+ * @see Gemini API docs: OpenAI compatibility › Thinking
  */
 export const THINKING_BUDGETS: Readonly<Record<string, number>> = {
   none: 0,
@@ -50,11 +48,9 @@ const MAPPED_FIELDS = new Set([
 ]);
 
 /**
- * Translates a chat request. `warnings` lists what was dropped or approximated (the
- * provider logs them); what cannot be translated without changing the meaning of the
- * conversation throws GatewayError 400 naming the field. `model` is not in the body: it
- * belongs in the URL (`models/{model}:generateContent`).
- * @see https://ai.google.dev/api/generate-content#method:-models.generatecontent
+ * Translates a chat request (`model` goes in the URL, not the body); `warnings` lists what was dropped.
+ * @throws GatewayError 400 naming the field for what cannot be translated without changing the conversation.
+ * @see Gemini API reference: models.generateContent
  */
 export function toGeminiRequest(req: ChatRequest): { body: GenerateContentRequest; warnings: string[] } {
   const warnings: string[] = [];

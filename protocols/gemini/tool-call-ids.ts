@@ -1,20 +1,9 @@
 /**
- * Tool-call ids for Gemini function calls, carrying the part's `thoughtSignature`.
+ * Tool-call ids for Gemini function calls, carrying the part's `thoughtSignature` (Gemini 3
+ * answers 400 without it next turn): clients echo ids verbatim, so gw keeps no state. Format
+ * and reasons: the README's "tool-call ids and thought signatures". Follows Gemini's "Thought signatures".
  *
- * Gemini function calls have no id, yet the common format needs one, and the part's
- * `thoughtSignature` must be sent back with the call on the next request (Gemini 3 answers
- * 400 without it). Clients echo tool-call ids verbatim, so the signature rides inside the
- * id: gw keeps no state and any instance can decode what another minted.
- *
- *   call_gw_<nonce>                  no signature
- *   call_gw_<nonce>_ts_<base64url>   signature bytes (the signature is canonical base64)
- *   call_gw_<nonce>_tx_<base64url>   signature text as UTF-8 (any other string; never seen so far)
- *
- * `<nonce>` is alphanumeric, so the first `_ts_`/`_tx_` is the delimiter. Only
- * `[A-Za-z0-9_-]` is used: Anthropic's tool_use ids allow nothing else, and a conversation
- * may move to another provider. `gw_` tells gw's ids from OpenAI's (`call_` + alphanumerics).
- *
- * @see https://ai.google.dev/gemini-api/docs/thought-signatures
+ *   call_gw_<nonce>[_ts_<base64url bytes> | _tx_<base64url UTF-8 text>]
  */
 import { randomBytes } from 'node:crypto';
 
@@ -34,10 +23,7 @@ export function counterIdSource(prefix = 'n'): IdSource {
   return () => `${prefix}${i++}`;
 }
 
-/**
- * A tool-call id for one Gemini functionCall part, with its `thoughtSignature` encoded.
- * @see https://ai.google.dev/gemini-api/docs/function-calling
- */
+/** A tool-call id for one Gemini functionCall part, with its `thoughtSignature` encoded. */
 export function mintToolCallId(signature: string | undefined, nextId: IdSource = randomIdSource): string {
   const nonce = nextId();
   if (!NONCE_RE.test(nonce)) throw new Error(`tool-call id nonce must be alphanumeric, got ${JSON.stringify(nonce)}`);
@@ -54,11 +40,7 @@ export interface ParsedToolCallId {
   signature: string | undefined;
 }
 
-/**
- * Decodes an id from `mintToolCallId`; any other id (another provider's, a client's) is
- * `{minted: false}` and carries no signature.
- * @see https://ai.google.dev/gemini-api/docs/thought-signatures
- */
+/** Decodes an id from `mintToolCallId`; any other id is `{minted: false}` with no signature. */
 export function parseToolCallId(id: string): ParsedToolCallId {
   const m = ID_RE.exec(id);
   if (m === null) return { minted: false, signature: undefined };

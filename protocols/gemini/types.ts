@@ -4,12 +4,8 @@
  * names as on the wire (proto3 JSON mapping: camelCase, `bytes` as base64 strings, enums as
  * their names). Inbound request bodies are typed loosely (every field `unknown` until a
  * translator checks it).
- *
- * @see https://ai.google.dev/api/generate-content
- * @see https://ai.google.dev/api/caching#Content
- * @see https://ai.google.dev/api/tokens
- * @see https://ai.google.dev/api/embeddings
- * @see https://ai.google.dev/api/models
+ * @see Gemini API reference: Generating content, Content, Counting tokens
+ * @see Gemini API reference: Embeddings, Models
  */
 
 /** Raw bytes with their IANA media type, inlined in the request. */
@@ -93,13 +89,13 @@ export interface ToolConfig {
   functionCallingConfig?: { mode?: FunctionCallingMode; allowedFunctionNames?: string[] };
 }
 
-/** @see https://ai.google.dev/gemini-api/docs/thinking */
+/** @see Gemini API docs: Thinking */
 export interface ThinkingConfig {
   thinkingBudget?: number;
   includeThoughts?: boolean;
 }
 
-/** @see https://ai.google.dev/api/generate-content#generationconfig */
+/** @see Gemini API reference: GenerationConfig */
 export interface GenerationConfig {
   stopSequences?: string[];
   responseMimeType?: string;
@@ -124,7 +120,7 @@ export interface GenerateContentRequest {
   generationConfig?: GenerationConfig;
 }
 
-/** @see https://ai.google.dev/api/generate-content#UsageMetadata */
+/** @see Gemini API reference: UsageMetadata */
 export interface UsageMetadata {
   promptTokenCount?: number;
   cachedContentTokenCount?: number;
@@ -135,7 +131,7 @@ export interface UsageMetadata {
   [k: string]: unknown;
 }
 
-/** @see https://ai.google.dev/api/generate-content#FinishReason */
+/** @see Gemini API reference: FinishReason */
 export type GeminiFinishReason =
   | 'FINISH_REASON_UNSPECIFIED'
   | 'STOP'
@@ -174,7 +170,7 @@ export interface GenerateContentResponse {
   [k: string]: unknown;
 }
 
-/** @see https://ai.google.dev/api/embeddings#EmbedContentRequest */
+/** @see Gemini API reference: EmbedContentRequest */
 export interface EmbedContentRequest {
   /** `models/{model}` */
   model: string;

@@ -3,13 +3,13 @@
  * events (`alt=sse`, each a whole GenerateContentResponse, no terminator) back, embeddings as
  * batchEmbedContents, the native call of Gemini clients, model discovery (deduplicated pages).
  * `origin` is the API origin without `/v1beta`.
- * @see https://ai.google.dev/api/generate-content
- * @see https://ai.google.dev/api/embeddings#method:-models.batchembedcontents
- * @see https://ai.google.dev/api/models#method:-models.list
+ * @see Gemini API reference: Generating content, models.batchEmbedContents, models.list
  */
 import { randomBytes } from 'node:crypto';
 import { badRequest, errors } from 'gw/plugin';
-import { parseUpstreamJson, quoted, snippet, type VendorEnv, type VendorSide } from 'gw/plugin/format';
+import { quoted } from 'gw/plugin/format';
+import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';
+import type { VendorEnv, VendorSide } from '../../lib/vendor/side.ts';
 import { embeddingInputs, fromBatchEmbedResponse, toBatchEmbedRequest } from './batch-embed.ts';
 import { geminiEndpoints } from './endpoints.ts';
 import { fromGeminiResponse } from './from-gemini-response.ts';

@@ -1,13 +1,18 @@
 /**
- * A chat completions stream as the client gets it: the provider's chunks framed as SSE
- * `data:` events, ending with `data: [DONE]`, and a failure after the first byte as one
- * `data: {"error": …}` event. The chunks are the common format itself, so nothing is
- * translated here: raw chunk text goes out as it came unless the usage rule needs it parsed
- * (or a hook reads its value).
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * A chat completions stream as the client gets it: SSE `data:` events ending with `data: [DONE]`,
+ * a failure after the first byte as one `data: {"error": …}` event. Raw chunk text goes out as
+ * it came unless the usage rule or a hook needs it parsed.
+ * @see OpenAI API reference: The chat completion chunk object
  */
-import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext, StreamItem } from 'gw/plugin';
-import { ChunkHolder, chunkOf, dataField, HeldEvent, OPENAI_ERRORS, type StreamProgress, streamSteps } from 'gw/plugin/format';
+import type { ChatCompletionChunk, GatewayError, Hooks, RequestContext } from 'gw/plugin';
+import type { StreamItem } from '../../lib/provider.ts';
+import { OPENAI_ERRORS } from '../../lib/http/routes.ts';
+import { ChunkHolder } from '../../core/pipeline/chunk-holder.ts';
+import { chunkOf } from '../../core/pipeline/upstream-calls.ts';
+import { dataField } from '../../lib/http/sse-write.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
+import { streamSteps } from '../../core/hooks.ts';
+import { HeldEvent } from '../../lib/content/steps.ts';
 import { chatContent } from './content.ts';
 
 /** onStream's steps of a stream, chained. */

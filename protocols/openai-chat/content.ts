@@ -3,9 +3,7 @@
  * and `reasoning_content` parts, tool calls (`function.arguments`, JSON text) and tool
  * messages; a completion's choices; a chunk's deltas. System and developer messages stay
  * messages: the protocol has no top-level instructions.
- *
- * @see https://platform.openai.com/docs/api-reference/chat/create
- * @see https://platform.openai.com/docs/api-reference/chat/streaming
+ * @see OpenAI API reference: Create chat completion, The chat completion chunk object
  */
 import { type EventContent, type Message, type Part, type RequestContent, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';

@@ -1,10 +1,11 @@
 /**
  * POST /v1/embeddings as an embeddings declaration: the common format's own request, sent as the
  * client's bytes when nothing changed; providers translate it where their upstream needs it.
- * @see https://platform.openai.com/docs/api-reference/embeddings
+ * @see OpenAI API reference: Embeddings
  */
 import type { EmbeddingsRequest } from 'gw/plugin';
-import { bodyOf, type Embeddings } from 'gw/plugin/format';
+import { bodyOf } from 'gw/plugin/format';
+import type { Embeddings } from '../../core/pipeline/embed.ts';
 import { embeddingsRequestSchema } from './schema.ts';
 
 /** The embeddings declaration (no native operation: the common request is every provider's). */

@@ -17,11 +17,7 @@ export interface ChatFacts {
 /** The fields of a chat request that cap its output (the newer one, then the deprecated one). */
 const CAP_FIELDS = ['max_completion_tokens', 'max_tokens'] as const;
 
-/**
- * The generate route of POST /v1/chat/completions. The common format itself: the body goes
- * to `provider.chat` as it came (its bytes too, when gw changed nothing), and a stream's
- * chunks go out as the provider yields them.
- */
+/** The generate route of POST /v1/chat/completions: body (and its bytes, when unchanged) to `provider.chat`, chunks out as yielded. */
 export const chatGenerate: Generate<undefined, ChatFacts, ChatCompletionChunk> = {
   label: 'chat',
   schema: chatRequestSchema,

@@ -3,7 +3,7 @@
  * object (`openaiChat`: its client side, content reader and vendor side, protocol.ts), and the
  * usage helpers of vendors that report cache writes their own way. The common format's types
  * themselves are `gw/plugin`'s (`ChatRequest`, `ChatCompletion`…).
- * @see https://platform.openai.com/docs/api-reference/chat
+ * @see OpenAI API reference: Chat Completions
  */
 export { openaiChat } from './protocol.ts';
 export { mayReportCacheWrites, withCacheWrites } from './map-usage.ts';

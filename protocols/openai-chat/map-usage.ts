@@ -1,16 +1,8 @@
 /**
- * Usage from OpenAI-compatible vendors that report prompt-cache writes in fields of their
- * own, mapped onto the common format's (`prompt_tokens_details.cache_write_tokens`,
- * `cache_write_1h_tokens`). OpenAI and Zhipu need nothing: their `cached_tokens` and
- * `reasoning_tokens` already are the common fields, and `prompt_tokens` already counts
- * cached input.
- *
- * DashScope (Model Studio) explicit cache: `prompt_tokens` counts all input, and
- * `prompt_tokens_details` adds `cache_creation_input_tokens` (the tokens written),
- * `cache_type: "ephemeral"` and `cache_creation: { ephemeral_5m_input_tokens }` beside
- * `cached_tokens` (the tokens read); some releases nest the count as
- * `cache_creation.cache_creation_input_tokens`.
- * @see https://www.alibabacloud.com/help/en/model-studio/user-guide/context-cache
+ * Prompt-cache writes that OpenAI-compatible vendors report in fields of their own (DashScope:
+ * `prompt_tokens_details.cache_creation_input_tokens`, or nested under `cache_creation`), mapped
+ * onto `cache_write_tokens` / `cache_write_1h_tokens`. OpenAI's and Zhipu's need nothing.
+ * @see Alibaba Cloud Model Studio: Context cache
  */
 import { type Usage, isObject } from 'gw/plugin';
 
@@ -19,11 +11,7 @@ export function mayReportCacheWrites(data: string): boolean {
   return data.includes('"cache_creation');
 }
 
-/**
- * The usage with the vendor's cache-write count also under the common names; the same
- * object when there is nothing to add (the common field is already there, or no write was
- * reported), so a caller can keep the upstream's bytes. The vendor's fields stay.
- */
+/** The usage with the cache-write count under the common names too; the same object when nothing is added, so a caller can keep the upstream's bytes. */
 export function withCacheWrites(usage: Usage): Usage {
   const d = usage.prompt_tokens_details;
   if (!d || typeof d !== 'object' || d.cache_write_tokens !== undefined) return usage;

@@ -1,9 +1,9 @@
 /**
  * OpenAI's model list, both ways: the page gw answers on `GET /v1/models` and the one a
  * common-format upstream answers on `GET {base_url}/models` (discovery).
- * @see https://platform.openai.com/docs/api-reference/models/list
+ * @see OpenAI API reference: List models
  */
-import type { ModelEntry } from 'gw/plugin/format';
+import type { ModelEntry } from '../../lib/model-listing.ts';
 
 /** `GET /v1/models`: `{object: "list", data}`; each entry OpenAI's model object plus gw's `alias_for`. */
 export interface ModelList {

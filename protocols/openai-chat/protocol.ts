@@ -1,6 +1,7 @@
 /** The OpenAI chat completions protocol as one object: gw's common format, served to its clients as it is. */
 import type { ChatCompletionChunk } from 'gw/plugin';
-import { OPENAI_ERRORS, type Protocol } from 'gw/plugin/format';
+import type { Protocol } from 'gw/plugin/format';
+import { OPENAI_ERRORS } from '../../lib/http/routes.ts';
 import { OPENAI_CHAT } from './chat-frames.ts';
 import { chatContent } from './content.ts';
 import { chatEmbeddings } from './embeddings.ts';
@@ -9,7 +10,7 @@ import { modelList } from './models.ts';
 import { chatRequestSchema } from './schema.ts';
 import { chatVendor } from './vendor.ts';
 
-/** Chat completions (`openai-chat`). @see https://platform.openai.com/docs/api-reference/chat */
+/** Chat completions (`openai-chat`). @see OpenAI API reference: Chat Completions */
 export const openaiChat = {
   id: OPENAI_CHAT,
   label: 'chat',

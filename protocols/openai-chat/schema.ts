@@ -1,13 +1,12 @@
 /**
- * Request schemas of the OpenAI chat completions and embeddings routes: they validate
- * bodies on the hot path and feed /openapi.json (z.toJSONSchema). Open objects: fields gw
- * does not know pass through to common-format upstreams unchanged (docs/design.md), so nothing
- * here strips. Structure and types are checked; value ranges are the upstream's to judge
- * (a self-hosted model may accept a temperature OpenAI does not).
- * @see https://platform.openai.com/docs/api-reference/chat/create
+ * Request schemas of the chat completions and embeddings routes (hot-path validation and
+ * /openapi.json). Open objects: unknown fields pass through unchanged. Value ranges are the
+ * upstream's to judge (a self-hosted model may accept a temperature OpenAI does not).
+ * @see OpenAI API reference: Create chat completion
  */
 import { z } from 'zod';
-import { capped, MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { MAX_EMBEDDING_INPUTS } from '../../lib/common/limits.ts';
 
 const contentPart = z.looseObject({ type: z.string() }).meta({ description: 'A content part: text, image_url, …' });
 

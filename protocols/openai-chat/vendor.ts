@@ -3,21 +3,14 @@
  * self-defined kinds (vLLM, Ollama, LM Studio…), vendors that are settings plus small quirks
  * on top of it (azure, dashscope, zhipu). Bodies and chunks pass through untouched wherever
  * nothing needs to change: the client's bytes go as sent, a chunk's text is forwarded unparsed.
- * @see https://platform.openai.com/docs/api-reference/chat/create
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see OpenAI API reference: Create chat completion, The chat completion chunk object
  */
-import { type ChatCompletion, type ChatCompletionChunk, type EmbeddingsResponse, errors, type GatewayError, type StreamItem } from 'gw/plugin';
-import {
-  type ChunkQuirk,
-  isBlank,
-  malformedEvent,
-  objectFramed,
-  parseEventObject,
-  parseUpstreamJson,
-  type SseEvent,
-  snippet,
-  type VendorSide,
-} from 'gw/plugin/format';
+import { type ChatCompletion, type ChatCompletionChunk, type EmbeddingsResponse, errors, type GatewayError } from 'gw/plugin';
+import type { StreamItem } from '../../lib/provider.ts';
+import type { ChunkQuirk, VendorSide } from '../../lib/vendor/side.ts';
+import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
+import { parseUpstreamJson, snippet } from '../../lib/http/upstream.ts';
+import type { SseEvent } from '../../lib/provider.ts';
 import { modelIds } from './models.ts';
 
 /** The common format's vendor side; `forward` takes the provider's chunk quirk. */

@@ -4,7 +4,7 @@
  * A turn continuing `previous_response_id` without either id carries only its new input,
  * which names no conversation: the group's strategy picks its member.
  */
-import { affinityId, affinityPrefix, leadingContent } from 'gw/plugin/format';
+import { affinityId, affinityPrefix, leadingContent } from '../../lib/common/affinity.ts';
 
 /** The conversation's affinity source (lib/common/affinity.ts), or undefined. */
 export function responsesAffinity(body: Record<string, unknown>): string | undefined {

@@ -3,9 +3,7 @@
  * messages, function and custom tool calls and their outputs, reasoning), a Response's
  * `output`, and stream events, where text comes twice: as deltas, then repeated whole by the
  * `*.done` and `*.added` events and by a lifecycle event's `response.output`.
- *
- * @see https://platform.openai.com/docs/api-reference/responses/create
- * @see https://platform.openai.com/docs/api-reference/responses-streaming
+ * @see OpenAI API reference: Create a model response, Responses streaming events
  */
 import { type EventContent, type Message, type Part, type TextPart, type ToolCallPart, type ToolDefinition, isObject } from 'gw/plugin';
 import { argumentsDelta, type ContentReader, type Edits, listOf, numberOf, stringOf, textAt, toolCall, toolResult } from 'gw/plugin/format';

@@ -1,7 +1,6 @@
 /**
  * SSE framing of Responses stream events.
- *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming
+ * @see OpenAI API reference: Responses streaming events
  */
 import type { ResponsesStreamEvent } from './types.ts';
 

@@ -2,12 +2,12 @@
  * Reading the failures a native Responses stream reports in-band (`error` and
  * `response.failed` events after HTTP 200). Errors on the Responses routes use OpenAI's
  * shape `{"error": {message, type, code, param}}` (`OPENAI_ERRORS` from `gw/plugin`).
- *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/error
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
+ * @see OpenAI API reference: Responses streaming events › error, Responses streaming events › response.failed
  */
 import { errors, type GatewayError } from 'gw/plugin';
-import { errorPayload, malformedFirst, type SseEvent, upstreamError } from 'gw/plugin/format';
+import { errorPayload, malformedFirst } from '../../lib/common/sse-data.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import { upstreamError } from '../../lib/http/errors.ts';
 import { typeOf } from './passthrough.ts';
 
 /** One of OpenAI's in-band failure payloads, read loosely. */
@@ -25,11 +25,9 @@ function str(v: unknown): string | undefined {
 }
 
 /**
- * The GatewayError for a native stream's `error` event or `response.failed` (its data, parsed).
- * `first`: it came before anything was sent, so it is the answer to the request: a 4xx-like
- * code (`rate_limit_exceeded` → 429, `invalid_request_error`/`invalid_prompt` → 400) keeps
- * that status so dispatch retries or answers it properly; anything else is 502
- * `upstream_error` with the upstream's code kept.
+ * The GatewayError for a native stream's `error` or `response.failed` data. A 4xx-like code
+ * keeps its status (429, 400) so dispatch retries or answers it properly; else 502.
+ * `first`: it came before anything was sent, so it is the answer to the request.
  */
 export function responsesStreamError(data: FailurePayload | undefined, provider: string, first = false): GatewayError {
   const d = data ?? {};
@@ -43,11 +41,7 @@ export function responsesStreamError(data: FailurePayload | undefined, provider:
   return err;
 }
 
-/**
- * A native stream's first event as a failure before the stream (retried, or answered with
- * a status): an `error` or `response.failed` event (its data read loosely), or malformed
- * data; undefined for an ordinary first event.
- */
+/** A native stream's first event as a failure (an `error`, `response.failed` or malformed data), or undefined. */
 export function responsesFirstError(ev: SseEvent, provider: string): GatewayError | undefined {
   const type = ev.event ?? typeOf(ev.data);
   if (type !== 'error' && type !== 'response.failed') return malformedFirst(ev.data, provider);

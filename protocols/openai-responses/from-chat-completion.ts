@@ -1,9 +1,7 @@
 /**
  * A common-format ChatCompletion → a Response object, for POST /v1/responses (non-streaming)
  * served by translation.
- *
- * @see https://platform.openai.com/docs/api-reference/responses/object
- * @see https://platform.openai.com/docs/api-reference/chat/object
+ * @see OpenAI API reference: The response object, The chat completion object
  */
 import { type ChatCompletion, type ChatMessage, GatewayError } from 'gw/plugin';
 import type { ToolNames } from './map-tools.ts';
@@ -13,14 +11,9 @@ import { type FromChatOptions, itemId, responseBase } from './response-base.ts';
 import type { ResponsesFunctionCall, ResponsesOutputItem, ResponsesOutputMessage, ResponsesResponse } from './types.ts';
 
 /**
- * Converts `choices[0]` into a Response: `reasoning_content` → a `reasoning` item
- * (`content: [{type: "reasoning_text"}]`, `summary: []`) first, `content` → a `message` item
- * with one `output_text` part (and `refusal` → a `refusal` part), `tool_calls` → one
- * `function_call` item each (`call_id` = the upstream call id, kept verbatim so the client's
- * `function_call_output` reaches the upstream unchanged; `id` = a distinct `fc_…` item id;
- * namespaced names restored). Status per {@link mapStatus}: when incomplete, the last item is
- * `incomplete` too. Settings echoed per {@link responseBase}; usage per {@link toResponsesUsage}.
- *
+ * Converts `choices[0]` into a Response (README: "Response: from a common-format completion").
+ * `call_id` is the upstream call id verbatim, so the client's `function_call_output` reaches
+ * the upstream unchanged.
  * @throws GatewayError 502 when the completion has no choice: there is nothing to answer with.
  */
 export function chatCompletionToResponse(res: ChatCompletion, opts: FromChatOptions): ResponsesResponse {

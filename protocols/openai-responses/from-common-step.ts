@@ -13,8 +13,7 @@
  *     output_item.done )*
  *   (response.completed | response.incomplete)
  *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * Follows OpenAI's API reference, "Responses: Streaming events" and "Chat: Streaming".
  */
 import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from 'gw/plugin';
 import type { StreamStep } from 'gw/plugin/format';
@@ -51,23 +50,11 @@ interface CallState {
 }
 
 /**
- * Explicit-state translator; one instance per upstream stream, pure (no I/O).
- *
- * - The first {@link push} (or {@link end}) emits `response.created` and
- *   `response.in_progress`, whose `response` is {@link responseBase} (ids minted by gw: the
- *   upstream's chunk id plays no part, so the stream can start before the upstream answers).
- * - `delta.reasoning_content` → a `reasoning` item with one `reasoning_text` part;
- *   `delta.content` → a `message` item's `output_text` part; `delta.refusal` → a `refusal`
- *   part of the same message; each tool call index → a `function_call` item (`call_id` = the
- *   upstream id, namespaced names restored). Output indexes count items from 0 in the order
- *   they open. Only choice 0 is translated (Responses has no `n`).
- * - A new kind of output closes the open item. Function call items stay open until text or
- *   reasoning starts or the stream ends, so an upstream that interleaves the fragments of
- *   parallel calls still gets each fragment into the right item.
- * - `finish_reason` and usage are remembered whatever their order; the closing events and
- *   `response.completed` / `response.incomplete` (full output, usage) come from {@link end}.
- *
- * Per event: one small object, no JSON parsing, text accumulated by string concatenation.
+ * One instance per upstream stream, pure (no I/O). Ids are gw's own ({@link responseBase}),
+ * so the stream can start before the upstream answers. `reasoning_content` → a `reasoning`
+ * item, `content` / `refusal` → parts of a `message` item, each tool call index → a
+ * `function_call` item; only choice 0 (Responses has no `n`). Function call items stay open
+ * until text starts or the stream ends, so interleaved parallel-call fragments land right.
  */
 export class CommonToResponsesStep implements StreamStep<ChatCompletionChunk, ResponsesStreamEvent> {
   readonly #opts: FromChatOptions;
@@ -96,11 +83,7 @@ export class CommonToResponsesStep implements StreamStep<ChatCompletionChunk, Re
     return this.#seq;
   }
 
-  /**
-   * `response.created` and `response.in_progress` now, before any upstream chunk (a route
-   * may send them as soon as the upstream accepted the request); nothing when already
-   * started. Otherwise the first {@link push} or {@link end} sends them.
-   */
+  /** `response.created` and `response.in_progress` before any upstream chunk; nothing when already started. */
   start(): ResponsesStreamEvent[] {
     if (this.#phase !== 'waiting') return [];
     const out: ResponsesStreamEvent[] = [];
@@ -131,12 +114,7 @@ export class CommonToResponsesStep implements StreamStep<ChatCompletionChunk, Re
     return out;
   }
 
-  /**
-   * The upstream stream ended → the closing events of every open item, then
-   * `response.completed` (or `response.incomplete` per {@link mapStatus}, the last item then
-   * `incomplete` too) carrying the whole output and the usage. An empty stream still yields
-   * a whole (empty) response. Idempotent.
-   */
+  /** Upstream ended → close every open item, then `response.completed` or `.incomplete` ({@link mapStatus}) with output and usage. Idempotent. */
   end(): ResponsesStreamEvent[] {
     if (this.#phase === 'ended') return [];
     const out: ResponsesStreamEvent[] = [];
@@ -158,11 +136,7 @@ export class CommonToResponsesStep implements StreamStep<ChatCompletionChunk, Re
     return out;
   }
 
-  /**
-   * A failure after the first event (upstream cut, timeout, upstream error event) → an
-   * `error` event and `response.failed` carrying the items finished so far, numbered on from
-   * this stream. Open items are left open: they never finished. Nothing after {@link end}.
-   */
+  /** A failure after the first event → `error` and `response.failed` with the items finished so far. Nothing after {@link end}. */
   fail(err: StreamFailure): ResponsesStreamEvent[] {
     if (this.#phase === 'ended') return [];
     const out: ResponsesStreamEvent[] = [];

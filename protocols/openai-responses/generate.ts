@@ -1,12 +1,10 @@
 /**
- * POST /v1/responses as a generate declaration, stateless: native passthrough for kinds whose
- * upstream speaks Responses (an upstream without the route is translated instead), else
- * translated Responses ⇄ common format. A format that keeps state (gw's own Responses format
- * stores answers and expands `previous_response_id`) spreads this and prepares a
- * {@link ResponsesTurn}: what to translate instead of the body's input, and where answers go.
+ * POST /v1/responses as a stateless generate declaration: native passthrough where the upstream
+ * speaks Responses, else translated. A stateful format spreads this and prepares a {@link ResponsesTurn}.
  */
 import type { RequestContext } from 'gw/plugin';
-import { bodyOf, type Generate, parseUpstreamJson } from 'gw/plugin/format';
+import { bodyOf, type Generate } from 'gw/plugin/format';
+import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { responsesAffinity } from './affinity.ts';
 import { encodeAll, encodeResponsesEvent } from './encode-event.ts';
 import { responsesFirstError } from './errors.ts';

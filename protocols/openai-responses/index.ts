@@ -4,7 +4,7 @@
  * what a format that keeps Responses state needs beside it: the per-request turn its generate
  * declaration takes, input items read and made portable, the route-missing switch of a
  * provider whose upstream may have no Responses API.
- * @see https://platform.openai.com/docs/api-reference/responses
+ * @see OpenAI API reference: Responses
  */
 export { openaiResponses } from './protocol.ts';
 export type { ResponsesTranslation, ResponsesTurn } from './generate.ts';

@@ -1,7 +1,7 @@
 /**
  * A request's `input` as items, and items made fit for a Responses upstream other than the
  * one that produced them.
- * @see https://platform.openai.com/docs/api-reference/responses/create (input)
+ * @see OpenAI API reference: Create a model response (input)
  */
 import type { ResponsesInputItem } from './types.ts';
 
@@ -12,10 +12,8 @@ export function inputItems(input: unknown): ResponsesInputItem[] {
 }
 
 /**
- * A stored history for a native upstream other than the one that stored it (a fallback, or a
- * conversation begun on a translated kind): item ids are dropped (they name items in another
- * store: the upstream would look them up and fail), and reasoning items without
- * `encrypted_content` are left out (their content cannot be sent back to a Responses API).
+ * A stored history for another native upstream: item ids dropped (that upstream would look them
+ * up and fail), reasoning items without `encrypted_content` left out (it cannot take them back).
  */
 export function portable(items: ResponsesInputItem[]): ResponsesInputItem[] {
   const out: ResponsesInputItem[] = [];

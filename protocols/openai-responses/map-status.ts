@@ -1,20 +1,13 @@
 /**
  * A common-format `finish_reason` → the Response `status` and `incomplete_details`.
- *
- * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-incomplete_details
- * @see https://platform.openai.com/docs/api-reference/chat/object (`finish_reason`)
+ * @see OpenAI API reference: The response object › incomplete_details, The chat completion object (`finish_reason`)
  */
 import type { FinishReason } from 'gw/plugin';
 import type { ResponsesResponse } from './types.ts';
 
 export type StatusInfo = Pick<ResponsesResponse, 'status' | 'incomplete_details'>;
 
-/**
- * `length` → `incomplete` with reason `max_output_tokens`; `content_filter` (and Zhipu's
- * `sensitive`) → `incomplete` with reason `content_filter`; anything else (`stop`,
- * `tool_calls`, an upstream's own value, none at all) → `completed`: clients treat
- * `incomplete` as a failure to report, so only a known truncation may say so.
- */
+/** `finish_reason` → status; only a known truncation is `incomplete`, which clients report as a failure. */
 export function mapStatus(finish: FinishReason | null | undefined): StatusInfo {
   switch (finish) {
     case 'length':

@@ -1,22 +1,15 @@
 /**
  * Responses `tools` / `tool_choice` → common-format function tools, for models reached by
- * translation.
- *
- * - `function` tools → chat function tools (`parameters` kept intact; none → an empty object schema).
- * - `namespace` tools (Codex's `multi_agent_v1`) → their function tools, flattened to
- *   `<namespace>__<name>` through a {@link ToolNames} table that restores `{namespace, name}`
- *   on the way back.
- * - Every other tool type is a built-in the upstream cannot run (`web_search`, `file_search`,
- *   `computer_use*`, `code_interpreter`, `image_generation`, `local_shell`, `shell`,
- *   `apply_patch`, `mcp`, `custom`, `tool_search`…): dropped and listed, so the route can log
- *   it and name it in `x-gw-dropped-tools`.
- *
- * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
- * @see https://platform.openai.com/docs/guides/function-calling
+ * translation. `namespace` tools (Codex's `multi_agent_v1`) flatten to `<namespace>__<name>`
+ * through {@link ToolNames}; every other non-function type is a built-in the upstream cannot
+ * run, dropped and listed for the log and `x-gw-dropped-tools`. Follows OpenAI's API
+ * reference, "Responses: Create a model response › tools", and the "Function calling" guide.
  */
 import { createHash } from 'node:crypto';
 import { type ChatRequest, type ChatTool, type ToolChoice, isObject } from 'gw/plugin';
-import { quoted, type Warnings, failField, stringField } from 'gw/plugin/format';
+import { quoted, type Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -71,10 +64,9 @@ export interface MappedTools {
 }
 
 /**
- * Translates `tools`. A flat name that collides with another tool's name is a 400: the
- * upstream's call could not be routed back to the right function.
- *
- * @throws GatewayError 400 naming `tools[i]…` for a malformed tool or a name collision.
+ * Translates `tools`.
+ * @throws GatewayError 400 naming `tools[i]…` for a malformed tool, or a flat name used twice
+ *   (the upstream's call could not be routed back).
  */
 export function mapTools(tools: unknown, w: Warnings): MappedTools {
   const out: MappedTools = { tools: [], names: new ToolNames(), dropped: [] };
@@ -140,17 +132,10 @@ function label(t: Obj, namespace?: string): string {
 }
 
 /**
- * Translates `tool_choice` onto `req` (which already holds the mapped tools).
- *
- * - `none` / `auto` / `required` as they are; `{type: "function", name[, namespace]}` → the
- *   named (flattened) function.
- * - `{type: "allowed_tools", mode, tools}` → `auto`/`required` with `req.tools` narrowed to
- *   the listed functions; listed built-ins are ignored (they were dropped).
- * - A choice with no tools left to choose from is dropped with a warning, except one that
- *   forces a dropped tool.
- *
- * @throws GatewayError 400 `tool_choice` when it forces a dropped built-in or custom tool
- *   (the answer would silently not be what the client forced), or names no known function.
+ * Translates `tool_choice` onto `req` (which already holds the mapped tools);
+ * `allowed_tools` narrows `req.tools`. With no tools left it is dropped with a warning.
+ * @throws GatewayError 400 `tool_choice` when it forces a dropped tool (the answer would
+ *   silently not be what the client forced) or names no known function.
  */
 export function mapToolChoice(tc: unknown, mapped: MappedTools, req: ChatRequest, w: Warnings): void {
   if (tc === undefined || tc === null) return;

@@ -1,19 +1,13 @@
 /**
  * Usage both ways between the common format and Responses.
- *
- * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
- * @see https://platform.openai.com/docs/api-reference/chat/object (`usage`)
+ * @see OpenAI API reference: The response object › usage, The chat completion object (`usage`)
  */
 import type { Usage } from 'gw/plugin';
 import type { ResponsesUsage } from './types.ts';
 
 /**
- * Token counts, integers ≥ 0, same semantics on both sides: `input_tokens = prompt_tokens`
- * (cached included; `input_tokens_details.cached_tokens` / `cache_write_tokens` from
- * `prompt_tokens_details`, and `cache_write_1h_tokens` when the upstream split its writes), `output_tokens = completion_tokens` (reasoning included;
- * `output_tokens_details.reasoning_tokens` from `completion_tokens_details`),
- * `total_tokens` as reported, else input + output. No usage → `null`: the upstream reported
- * none, and zeros would read as a free answer.
+ * Common usage → Responses usage (integer tokens ≥ 0, same semantics, renamed fields). No usage
+ * → `null`: zeros would read as a free answer.
  */
 export function toResponsesUsage(usage: Usage | null | undefined): ResponsesUsage | null {
   if (!usage) return null;
@@ -39,14 +33,7 @@ function count(n: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
 }
 
-/**
- * Responses usage (a native upstream's `response.usage`) → common-format usage, for
- * accounting: `prompt_tokens = input_tokens` (`cached_tokens`, `cache_write_tokens` and
- * `cache_write_1h_tokens` kept; DashScope's `prompt_tokens_details` with its
- * `cache_creation_input_tokens` read the same way), `completion_tokens =
- * output_tokens` (`reasoning_tokens` kept), `total_tokens` as reported, else the sum.
- * undefined when there is none (a failed or cut response).
- */
+/** A native upstream's `response.usage` → common usage, for accounting; undefined when there is none (a failed or cut response). */
 export function fromResponsesUsage(u: unknown): Usage | undefined {
   if (typeof u !== 'object' || u === null) return undefined;
   const r = u as Partial<ResponsesUsage>;

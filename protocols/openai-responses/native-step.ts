@@ -1,18 +1,15 @@
 /**
- * A native Responses stream as gw reads it while forwarding it (the passthrough loop,
- * core/pipeline/passthrough.ts). Only the events gw needs are parsed: the terminal ones
- * (usage, the Response to store) and failures; an onChunk tap parses the others it reads.
- * The final Response is handed to `save` (the store) before the terminating event
- * (`response.completed` / `response.incomplete`) goes out, so a client that got the end of
- * the stream can read the response back at once. `response.created` is kept as text,
- * parsed only if the stream fails later (the `response.failed` gw then sends needs it). A
- * failure gw notices after the first byte is `error` + `response.failed`, numbered on from
- * the last `sequence_number` forwarded.
- *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming
+ * A native Responses stream as gw reads it while forwarding it (core/pipeline/passthrough.ts).
+ * Only terminal and failure events are parsed. The final Response is saved before the
+ * terminating event goes out, so a client that saw the end can read it back at once.
+ * `response.created` is kept as text, parsed only if a later failure's `response.failed` needs it.
+ * @see OpenAI API reference: Responses streaming events
  */
 import { errors, type GatewayError, type RequestContext } from 'gw/plugin';
-import { dataField, type NativeStep, type NativeVerdict, type SseEvent, type StreamProgress } from 'gw/plugin/format';
+import { dataField } from '../../lib/http/sse-write.ts';
+import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.ts';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { encodeAll } from './encode-event.ts';
 import { responsesStreamError } from './errors.ts';
 import { fromResponsesUsage } from './map-usage.ts';

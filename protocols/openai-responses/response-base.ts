@@ -1,9 +1,7 @@
 /**
- * The Response object gw answers with before any output: ids, timestamps and the request's
- * settings echoed back the way OpenAI does. The non-stream translator and the stream
- * translator both start from it.
- *
- * @see https://platform.openai.com/docs/api-reference/responses/object
+ * The Response object before any output: ids, timestamps and the request's settings echoed
+ * as OpenAI does; both response translators start from it.
+ * @see OpenAI API reference: The response object
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolNames } from './map-tools.ts';
@@ -30,22 +28,15 @@ export function newResponseId(): string {
   return `resp_${randomBytes(24).toString('hex')}`;
 }
 
-/**
- * The id of output item `index` (`msg_…`, `fc_…`, `rs_…`): the response id's random part and
- * the index, so item ids are unique across responses without another random draw.
- */
+/** Output item `index`'s id (`msg_…`, `fc_…`, `rs_…`): the response id's random part + the index, no new random draw. */
 export function itemId(prefix: 'msg' | 'fc' | 'rs', responseId: string, index: number): string {
   return `${prefix}_${responseId.startsWith('resp_') ? responseId.slice(5) : responseId}${index.toString(16).padStart(2, '0')}`;
 }
 
 /**
- * A Response with `status: "in_progress"`, no output and no usage. Echoed: `instructions`,
- * `max_output_tokens`, `parallel_tool_calls` (default true), `previous_response_id`,
- * `reasoning.effort`/`summary`, `store`, `temperature`, `top_p` (null when not sent: the
- * upstream's default is not known), `text` (default `{format: {type: "text"}}`),
- * `tool_choice` (default `auto`), `tools` as sent (dropped built-ins included: that is what
- * the client declared; `x-gw-dropped-tools` says what the model did not get), `user`,
- * `metadata` (default `{}`). `truncation` is always `disabled`.
+ * A Response with `status: "in_progress"`, no output, no usage; echoed fields per the README's
+ * response table. `tools` as sent, dropped built-ins included (`x-gw-dropped-tools` says what
+ * the model did not get); `temperature`/`top_p` null when not sent (the upstream's default is unknown).
  */
 export function responseBase(opts: FromChatOptions): ResponsesResponse {
   const b = opts.body;

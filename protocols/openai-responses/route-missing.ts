@@ -1,17 +1,13 @@
 /**
- * An upstream assumed to speak the Responses API that turns out not to (a vLLM, Ollama or
- * llama.cpp server behind an `openai` section): its 404 for POST /responses is about the
- * route, not the model, so the provider switches to translated (Responses ⇄ chat through
- * the common format) once, and the request that found out is served translated too — the
- * client (Codex, which would retry the 404 five times) never sees it. Only for a provider
- * whose `responses` setting was left to its default: a configured value always wins.
+ * An upstream assumed to speak the Responses API that does not (vLLM, Ollama, llama.cpp behind
+ * an `openai` section): on its route-missing 404 the provider switches to translated once, and
+ * that request is served translated too, so the client (Codex would retry the 404 five times)
+ * never sees it. Only while the `responses` setting is left to its default.
  */
-import { GatewayError, type NativeCall } from 'gw/plugin';
+import { GatewayError } from 'gw/plugin';
+import type { NativeCall } from '../../lib/provider.ts';
 
-/**
- * Thrown by a native Responses call whose upstream has no Responses API: the route serves
- * the same request translated (route.ts).
- */
+/** Thrown by a native Responses call whose upstream has no Responses API; the route serves it translated. */
 export class ResponsesRouteMissing extends Error {
   /** The upstream's 404. */
   readonly upstream: GatewayError;
@@ -26,12 +22,7 @@ export class ResponsesRouteMissing extends Error {
 /** What an upstream's 404 says when the route exists and the model does not. */
 const ABOUT_THE_MODEL = /\bmodels?\b|model_not_found/i;
 
-/**
- * True for an upstream 404 that says the endpoint does not exist: OpenAI's 404 for an
- * unknown model carries `model_not_found` and names the model; vLLM's and Ollama's name the
- * model too, while their missing-route answers (`{"detail":"Not Found"}`, `404 page not
- * found`, llama.cpp's `File Not Found`, a framework's `no route POST /v1/responses`) do not.
- */
+/** True for an upstream 404 about the endpoint: OpenAI's, vLLM's and Ollama's unknown-model 404s name the model, route-missing ones do not. */
 export function isRouteMissing(err: unknown, provider: string): err is GatewayError {
   if (!(err instanceof GatewayError) || err.upstreamStatus !== 404 || err.code === 'model_not_found') return false;
   // the message is `provider <name>: <upstream's text>`; a provider's own name says nothing
@@ -41,10 +32,8 @@ export function isRouteMissing(err: unknown, provider: string): err is GatewayEr
 }
 
 /**
- * Wraps a provider's native Responses call: the first time its upstream answers a request
- * (one that does not continue a conversation the upstream stored itself) with a route-missing
- * 404, `onMissing` runs once (the provider drops its native entry and logs why) and the call
- * throws ResponsesRouteMissing; every other failure passes through unchanged.
+ * Wraps a native Responses call: on a route-missing 404 (not for a `previous_response_id`
+ * the upstream stored), `onMissing` runs once and the call throws ResponsesRouteMissing.
  */
 export function switchOnRouteMissing(call: NativeCall, provider: string, onMissing: (err: GatewayError) => void): NativeCall {
   let switched = false;

@@ -3,11 +3,11 @@
  * translation) and feeds /openapi.json. Open objects: a native passthrough forwards the body
  * unchanged, so nothing here strips; the translator checks item and part shapes in detail.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/create
- * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse)
+ * @see OpenAI API reference: Create a model response; OpenAI's OpenAPI document (openapi.json: CreateResponse)
  */
 import { z } from 'zod';
-import { capped, cappedTotal, lengthOr1, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { capped, MAX_TOOLS, MAX_TURNS } from 'gw/plugin/format';
+import { cappedTotal, lengthOr1 } from '../../lib/common/limits.ts';
 
 const item = z.looseObject({ type: z.string().optional() }).meta({ description: 'An input item: message, function_call, function_call_output, reasoning, …' });
 const tool = z

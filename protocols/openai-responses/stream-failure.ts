@@ -1,13 +1,8 @@
 /**
- * A failure after the first byte of a Responses stream: the status line is gone, so the
- * client learns it from events, numbered on from the stream's own `sequence_number`.
- *
- * OpenAI sends an `error` event and then `response.failed` (recorded in vercel/ai's
- * `openai-error.1.chunks.txt`); both matter: the openai SDKs throw on `error`, while Codex
- * ignores `error` and ends the turn with `response.failed`'s `error.message`.
- *
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/error
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/failed
+ * A failure after the first byte of a Responses stream, as OpenAI sends it: `error`, then
+ * `response.failed`. Both matter: the openai SDKs throw on `error`, Codex ends the turn on
+ * `response.failed`.
+ * @see OpenAI API reference: Responses streaming events › error, Responses streaming events › response.failed
  */
 import type { ResponsesResponse, ResponsesStreamEvent } from './types.ts';
 
@@ -21,11 +16,9 @@ export interface StreamFailure {
 }
 
 /**
- * `error` with `sequence_number = seq` (the spec's flat `code`/`message`/`param`, and the
- * nested `error` object the live API sends), then — when the stream's response is known —
- * `response.failed` with `seq + 1`, `status: "failed"` and `error: {code, message}`. The
- * failed response's `error.code` is `rate_limit_exceeded` for a 429 and `server_error`
- * otherwise: the Response object allows only its own codes there.
+ * `error` at `seq` (flat fields as the spec says, nested `error` as the live API sends), then,
+ * when the response is known, `response.failed` at `seq + 1` (code `rate_limit_exceeded` or
+ * `server_error`: the Response object allows only its own codes).
  */
 export function streamFailureEvents(err: StreamFailure, seq: number, response?: ResponsesResponse): ResponsesStreamEvent[] {
   const code = err.code ?? err.type ?? 'server_error';

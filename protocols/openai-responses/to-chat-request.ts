@@ -1,13 +1,13 @@
 /**
  * A Responses request → a common-format ChatRequest, for POST /v1/responses served by a
  * provider that does not speak the Responses API. The field-by-field table (mapped, dropped
- * with a warning, 400) is in this folder's README.md.
- *
- * @see https://platform.openai.com/docs/api-reference/responses/create
- * @see https://platform.openai.com/docs/api-reference/chat/create
+ * with a warning, 400) is in this folder's README.md. Follows OpenAI's API reference,
+ * "Responses: Create a model response" and "Chat: Create chat completion".
  */
 import { badRequest, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall, isObject } from 'gw/plugin';
-import { quoted, Warnings, failField, stringField } from 'gw/plugin/format';
+import { quoted, Warnings } from 'gw/plugin/format';
+import { failField } from '../../core/error-codes.ts';
+import { stringField } from '../../lib/common/fields.ts';
 import { mapToolChoice, mapTools, type ToolNames } from './map-tools.ts';
 import type { ResponsesRequest } from './types.ts';
 
@@ -59,27 +59,12 @@ const REFUSED: Record<string, string> = {
 const CALL_ITEMS = new Set(['local_shell_call', 'shell_call', 'custom_tool_call', 'computer_call', 'apply_patch_call', 'mcp_call']);
 
 /**
- * Translates a Responses request body (already JSON-parsed). `input` must already hold the
- * whole conversation: with `previous_response_id` the route prepends the stored items.
- *
- * - `instructions` → the first `system` message; `system` and `developer` messages → `system`
- *   messages in place (text parts joined by a blank line).
- * - `user` parts: `input_text` → text, `input_image` (URL or data URL) → `image_url`,
- *   `input_file` with `file_data` → a `file` part.
- * - Assistant turns: `reasoning` (its `reasoning_text`), an assistant `message` and the
- *   `function_call` items that follow fold into one assistant message (`reasoning_content`,
- *   `content`, `tool_calls` with `id = call_id`); `function_call_output` → a `tool` message
- *   answering `call_id` (images or files in the output move to a user message right after).
- * - Tools, tool_choice: see map-tools.ts (namespaces flattened, built-ins dropped).
- * - `max_output_tokens` → `max_tokens`; `text.format` → `response_format`;
- *   `reasoning.effort` → `reasoning_effort`; `temperature`, `top_p`, `parallel_tool_calls`,
- *   `user`, `safety_identifier`, `prompt_cache_key`, `prompt_cache_retention`, `metadata`
- *   as they are; `stream: true` → also
- *   `stream_options.include_usage` (gw accounts every stream).
- *
- * @throws GatewayError 400 with `param` naming the field (e.g. `input[2].content[0].file_url`)
- *   for an invalid shape, a part with no common-format form, a `tool_choice` that forces a
- *   dropped tool, or a field whose loss would change the kind of answer (`background`…).
+ * Translates a parsed Responses body, field by field as the README's table says. `input` must
+ * already hold the whole conversation (the route prepends `previous_response_id`'s items).
+ * `stream: true` also sets `stream_options.include_usage`: gw accounts every stream.
+ * @throws GatewayError 400 with `param` naming the field (`input[2].content[0].file_url`) for
+ *   an invalid shape, a part with no common-format form, a `tool_choice` forcing a dropped
+ *   tool, or a field whose loss would change the kind of answer (`background`…).
  */
 export function responsesToChatRequest(body: ResponsesRequest): ToChatResult {
   if (!isObject(body)) throw badRequest('request body must be a JSON object');
@@ -290,11 +275,7 @@ function userPart(p: Obj & { type: string }, pp: string): ContentPart {
   }
 }
 
-/**
- * A function call's output → tool message text. Text parts are joined by newlines; image
- * and file parts go to `extra` (a user message after the tool message: tool messages carry
- * text only in the common format).
- */
+/** A function call's output → tool message text; images and files go to `extra` (common-format tool messages carry text only). */
 function toolOutput(output: unknown, op: string, extra: ContentPart[], w: Warnings): string {
   if (typeof output === 'string') return output;
   const texts: string[] = [];
@@ -309,11 +290,7 @@ function toolOutput(output: unknown, op: string, extra: ContentPart[], w: Warnin
   return texts.join('\n');
 }
 
-/**
- * The raw thinking of a reasoning item (`content` reasoning_text parts, joined by newlines).
- * Summaries and `encrypted_content` are dropped: a summary is not what the model thought, and
- * encrypted reasoning only OpenAI can read.
- */
+/** A reasoning item's `reasoning_text` parts; summaries (not what the model thought) and `encrypted_content` are dropped. */
 function reasoningText(item: Obj, ip: string, w: Warnings): string {
   const texts: string[] = [];
   if (item.content !== undefined && item.content !== null) {

@@ -2,9 +2,8 @@
  * The OpenAI Responses API wire format (POST /v1/responses), as far as gw reads or writes it.
  * Every object stays open (`[k: string]: unknown`): native passthrough forwards bodies
  * unchanged, and the translators read only the fields they map.
- *
- * @see https://platform.openai.com/docs/api-reference/responses
- * @see https://github.com/openai/openai-openapi (openapi.json: CreateResponse, Response, ResponseStreamEvent, InputItem, OutputItem, Tool)
+ * @see OpenAI API reference: Responses
+ * @see OpenAI's OpenAPI document (openapi.json: CreateResponse, Response, ResponseStreamEvent, InputItem, OutputItem, Tool)
  */
 
 // ---------------------------------------------------------------------------------------------

@@ -3,9 +3,10 @@
  * self-defined section with `responses = "native"`): only ever passed through, for its own
  * clients, bytes and events unchanged (so the upstream's built-in tools work as they do there).
  * `origin` is the API's base (`https://api.openai.com/v1`).
- * @see https://platform.openai.com/docs/api-reference/responses/create
+ * @see OpenAI API reference: Create a model response
  */
-import type { SseEvent, VendorSide } from 'gw/plugin/format';
+import type { SseEvent } from '../../lib/provider.ts';
+import type { VendorSide } from '../../lib/vendor/side.ts';
 import { isTerminal, typeOf } from './passthrough.ts';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });

@@ -8,7 +8,7 @@
  * answer's whole output at it, which an operator who runs thinking mode overrides with
  * `[providers.<name>.pricing."<model>"]`.
  *
- * Source of every entry: https://www.alibabacloud.com/help/en/model-studio/model-pricing
+ * Source of every entry: Alibaba Cloud Model Studio, Model pricing (SOURCE below)
  * (International), as transcribed by models.dev (MIT, github.com/anomalyco/models.dev,
  * providers/alibaba/models/<id>.toml); read 2026-11-27. The China (Beijing) deployment bills
  * in CNY at other prices: price it per provider.

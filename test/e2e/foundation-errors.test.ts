@@ -285,7 +285,8 @@ test('504: an upstream slower than timeout_seconds; the upstream request is clos
   t.is(r.status, 504);
   shape(t, r.error);
   t.is(r.error.type, 'timeout_error');
-  t.true(ms >= 250 && ms < 2000, `${ms} ms`);
+  // the upstream never answers: any bound proves the timeout fired (0.3 s; a busy machine adds seconds, wrong units minutes)
+  t.true(ms >= 250 && ms < 5000, `${ms} ms`);
   const deadline = Date.now() + 1000;
   while (s.up.aborted.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
   t.is(s.up.aborted.length, 1);

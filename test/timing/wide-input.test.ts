@@ -7,7 +7,7 @@
  * fix, merging the turns copied the whole history per turn (seconds), and the 130,000-item
  * arrays were spread into function arguments (a RangeError: a 500).
  *
- * Counts over the caps (sdk/limits.ts) are a 400 naming the field and
+ * Counts over the caps (lib/common/limits.ts) are a 400 naming the field and
  * the cap, in each route's own error shape; the other arrays are under them, so the
  * converters themselves are exercised. The mock upstream never parses a body while the
  * request is in flight (its JSON.parse would block the same event loop): the bodies it got
@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import test from 'ava';
-import { MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';
+import { MAX_TOOLS, MAX_TURNS } from '../../lib/common/limits.ts';
 import { baseConfig, type GatewayProcess, KEY, spawnGateway } from '../helpers/gateway.ts';
 import { fixture } from '../helpers/upstream.ts';
 

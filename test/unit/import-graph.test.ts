@@ -5,7 +5,8 @@
  * The SDK is the only door: a file of a plugin (plugins/<group>/<name>/) imports gw only
  * through the SDK's entries (`gw/plugin`, `gw/plugin/format`, `gw/plugin/store`) and the
  * protocol kits `gw/plugin/<protocol>`, besides npm packages, node builtins and files of its
- * own folder; a protocol kit (protocols/<id>/) the same, with files of its own kit; the
+ * own folder; a protocol kit (protocols/<id>/), one of gw's own libraries, the same, with
+ * files of its own kit and, for what only the kits share, of the kernel and lib/; the
  * kernel (core/) imports no kit, no plugin and not the host (server/: the process, config
  * loading, admin API, metrics, console) that runs it; nor does the SDK (sdk/), which opens
  * the kernel and the libraries only. The libraries under the kernel (lib/) import only each
@@ -117,6 +118,7 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
     const library = file.startsWith('lib/');
     const sdk = file.startsWith('sdk/');
     const mcp = file.startsWith('mcp/');
+    const inKit = file.startsWith('protocols/');
     // only the host runs the MCP gateway
     const mayImportMcp = file.startsWith('server/') || mcp;
     const checked = home !== undefined || kernel || library || sdk || mcp;
@@ -133,6 +135,7 @@ function doorViolations(sources: ReadonlyMap<string, string>, kits: ReadonlySet<
         else if (mcp) ok = to.startsWith('mcp/') || to.startsWith('core/') || to.startsWith('lib/') || to === MCP_FACTS;
         else if (library) ok = to.startsWith('lib/') || ERROR_CATALOG.has(to);
         else if (kernel || sdk) ok = !to.startsWith('plugins/') && !to.startsWith('protocols/') && !to.startsWith('server/');
+        else if (inKit) ok = to.startsWith(home!) || to.startsWith('core/') || to.startsWith('lib/');
         else ok = to.startsWith(home!);
       } else if (spec === 'gw' || spec.startsWith('gw/')) {
         const kit = spec.startsWith('gw/plugin/') ? spec.slice('gw/plugin/'.length) : undefined;
@@ -157,7 +160,7 @@ function repository(): Map<string, string> {
 
 const KITS = new Set(readdirSync(join(ROOT, 'protocols')));
 
-test('plugins and protocol kits import gw only through the SDK entries and the kits; the kernel and the SDK import neither, nor the host (server/); lib/ imports only lib/ and the error catalog; mcp/ only the kernel, lib/ and sdk/facts.ts, and only the host imports it', (t) => {
+test('plugins and protocol kits import gw only through the SDK entries and the kits, a kit also the kernel and lib/; the kernel and the SDK import neither, nor the host (server/); lib/ imports only lib/ and the error catalog; mcp/ only the kernel, lib/ and sdk/facts.ts, and only the host imports it', (t) => {
   const sources = repository();
   for (const f of [
     'plugins/formats/openai-responses/route.ts',
@@ -184,6 +187,10 @@ test('a planted violation of each rule is reported', (t) => {
     ['plugins/extensions/z/index.ts', "const m = await import('../../../protocols/openai-chat/schema.ts');\nimport { z } from 'zod';"],
     ['plugins/extensions/w/index.ts', "import type { Hooks } from 'gw/core/hooks.ts';\nimport { x } from 'gw/plugin/no-such-kit';"],
     ['protocols/openai-chat/bad.ts', "import { y } from '../openai-responses/types.ts';\nimport { me } from 'gw/plugin/openai-chat';"],
+    [
+      'protocols/openai-responses/reach.ts',
+      "import { chunkOf } from '../../core/pipeline/upstream-calls.ts';\nimport { dataField } from '../../lib/http/sse-write.ts';\nimport { own } from 'gw/plugin/format';\nimport { x } from './x.ts';\nimport { modelsFor } from '../../sdk/models.ts';\nimport { chatFrames } from '../../plugins/formats/openai-chat/index.ts';\nimport type { Gateway } from '../../server/gateway.ts';\nimport { startMcp } from '../../mcp/index.ts';",
+    ],
     ['core/pipeline/bad.ts', "import { chatFrames } from '../../protocols/openai-chat/chat-frames.ts';\nimport { a } from 'gw/plugin';"],
     ['core/routing-bad.ts', "import type { Gateway } from '../server/gateway.ts';\nimport { own } from '../lib/own.ts';"],
     [
@@ -215,6 +222,10 @@ test('a planted violation of each rule is reported', (t) => {
     'plugins/extensions/w/index.ts → gw/plugin/no-such-kit',
     'protocols/openai-chat/bad.ts → ../openai-responses/types.ts',
     'protocols/openai-chat/bad.ts → gw/plugin/openai-chat',
+    'protocols/openai-responses/reach.ts → ../../sdk/models.ts',
+    'protocols/openai-responses/reach.ts → ../../plugins/formats/openai-chat/index.ts',
+    'protocols/openai-responses/reach.ts → ../../server/gateway.ts',
+    'protocols/openai-responses/reach.ts → ../../mcp/index.ts',
     'core/pipeline/bad.ts → ../../protocols/openai-chat/chat-frames.ts',
     'core/pipeline/bad.ts → gw/plugin',
     'core/routing-bad.ts → ../server/gateway.ts',

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatCompletion, ChatMessage, Usage } from '../../lib/common/chat.ts';
-import { toToolInput } from '../../sdk/tool-input.ts';
+import { toToolInput } from '../../lib/common/tool-input.ts';
 import { chatCompletionToMessages } from '../../protocols/anthropic-messages/from-chat-completion.ts';
 import { findStopSequence, toMessagesStopReason } from '../../protocols/anthropic-messages/map-stop-reason.ts';
 import { toMessageId, toMessagesUsage } from '../../protocols/anthropic-messages/map-usage.ts';

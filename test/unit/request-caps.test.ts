@@ -1,5 +1,5 @@
 /**
- * The item caps of every client format's request schema (sdk/limits.ts):
+ * The item caps of every client format's request schema (lib/common/limits.ts):
  * at the cap a body passes, one past it is a 400 naming the field and the cap.
  */
 import test from 'ava';
@@ -8,7 +8,7 @@ import { validate } from '../../lib/schemas.ts';
 import { validateInSlices } from '../../lib/validate-sliced.ts';
 import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
 import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
-import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../sdk/limits.ts';
+import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../lib/common/limits.ts';
 import { chatRequestSchema, embeddingsRequestSchema } from '../../protocols/openai-chat/schema.ts';
 import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';
 

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { GatewayError, isObject, messageForStores } from 'gw/plugin';
-import { failField, quoted } from 'gw/plugin/format';
+import { failField, quoted } from '../../core/error-codes.ts';
 
 test('isObject is true for a JSON object only', (t) => {
   t.true(isObject({}));

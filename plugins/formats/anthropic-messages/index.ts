@@ -5,7 +5,7 @@
  * shape. Gateway keys in `x-api-key` (what Anthropic clients send) or `Authorization: Bearer`.
  * The protocol itself (types, schemas, errors, stream reading, translations) is the
  * Messages kit, `gw/plugin/anthropic-messages`; its onChunk chunk type is `gw/plugin`'s.
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';

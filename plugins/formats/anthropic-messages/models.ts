@@ -1,7 +1,7 @@
 /**
  * GET /v1/models and /v1/models/{id} in Anthropic's shape, for Anthropic clients that list
  * models through gw (they send `anthropic-version`).
- * @see https://docs.anthropic.com/en/api/models-list
+ * @see Anthropic API: List Models
  */
 import { errors } from 'gw/plugin';
 import { anthropicMessages } from 'gw/plugin/anthropic-messages';

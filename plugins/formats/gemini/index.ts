@@ -12,7 +12,7 @@
  * Paths: the model is one wildcard parameter (`*model`, so ids holding `/` work as clients
  * send them, unencoded) followed by an escaped literal colon and the method
  * (path-to-regexp v8: `\:`); ids holding `:` work too, since the method is anchored at the end.
- * @see https://ai.google.dev/api
+ * @see Gemini API reference
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody, schemaOf } from 'gw/plugin/format';

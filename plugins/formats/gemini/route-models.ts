@@ -2,7 +2,7 @@
  * GET models and models/{model} in Gemini's shape: every routable model and alias (the same
  * list as GET /v1/models), paged as Google pages (`pageSize`, `pageToken`). Under `/v1/` the
  * paths are OpenAI's, so these answer only requests from Gemini clients ({@link fromGeminiClient}).
- * @see https://ai.google.dev/api/models
+ * @see Gemini API reference: Models
  */
 import { errors } from 'gw/plugin';
 import { modelFor, modelsFor, nearModels } from 'gw/plugin/format';

@@ -4,7 +4,7 @@
  * OpenAI's shape. Gateway keys as `Authorization: Bearer`; the model list also takes
  * `x-api-key` (Anthropic clients list models there, answered in Anthropic's shape by the
  * anthropic-messages format when they send `anthropic-version`).
- * @see https://platform.openai.com/docs/api-reference/chat
+ * @see OpenAI API reference: Chat Completions
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody } from 'gw/plugin/format';

@@ -1,7 +1,7 @@
 /**
  * GET /v1/models and /v1/models/{id}: every routable model and alias the key may call, in
  * OpenAI's list format. `owned_by` names the providers serving it; aliases carry `alias_for`.
- * @see https://platform.openai.com/docs/api-reference/models
+ * @see OpenAI API reference: Models
  */
 import { errors } from 'gw/plugin';
 import { modelFor, modelsFor, nearModels } from 'gw/plugin/format';

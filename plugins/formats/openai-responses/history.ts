@@ -6,8 +6,8 @@
  * sent the items itself, and measured from the sizes the records keep before anything is
  * read.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/create (input: item_reference)
- * @see https://platform.openai.com/docs/guides/conversation-state
+ * @see OpenAI API reference: Create a model response (input: item_reference)
+ * @see OpenAI guide: Conversation state
  */
 import { badRequest } from 'gw/plugin';
 import { MAX_TURNS } from 'gw/plugin/format';
@@ -121,7 +121,7 @@ export async function expandConversation(
   return items;
 }
 
-/** The per-array cap's error (sdk/limits.ts), for the items the conversation adds to the request's `input`. */
+/** The per-array cap's error (lib/common/limits.ts), for the items the conversation adds to the request's `input`. */
 function tooManyItems() {
   return badRequest(
     `invalid request body: input: at most ${MAX_TURNS} input items per request, counting those of the conversation previous_response_id continues; start a new one with what matters of it in input`,

@@ -7,7 +7,7 @@
  * protocol itself (types, translations, the native stream reader) is the kit
  * `gw/plugin/openai-responses` (protocols/openai-responses/); README.md in this folder has
  * the translation table.
- * @see https://platform.openai.com/docs/api-reference/responses
+ * @see OpenAI API reference: Responses
  */
 import { defineFormat } from 'gw/plugin';
 import { errorResponses, jsonRequestBody } from 'gw/plugin/format';

@@ -3,9 +3,9 @@
  * gateway key that created the response (another key gets 404, as for an unknown id):
  * GET /v1/responses/{id}, DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items.
  *
- * @see https://platform.openai.com/docs/api-reference/responses/get
- * @see https://platform.openai.com/docs/api-reference/responses/delete
- * @see https://platform.openai.com/docs/api-reference/responses/input-items
+ * @see OpenAI API reference: Get a model response
+ * @see OpenAI API reference: Delete a model response
+ * @see OpenAI API reference: List input items
  */
 import { badRequest } from 'gw/plugin';
 import { keyOf, own, quoted, requestIdOf } from 'gw/plugin/format';

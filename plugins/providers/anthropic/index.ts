@@ -5,7 +5,7 @@
  * answers 400); models discovered from `GET {origin}/v1/models`, following its pages.
  * Auth: `x-api-key`; every call carries `anthropic-version` (the client's, else 2023-06-01).
  * `base_url` is the origin without `/v1` (default https://api.anthropic.com).
- * @see https://docs.anthropic.com/en/api/messages
+ * @see Anthropic API: Messages
  */
 import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
 import { anthropicMessages } from 'gw/plugin/anthropic-messages';

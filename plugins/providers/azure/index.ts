@@ -10,8 +10,8 @@
  * Auth: `api-key`.
  * POST /v1/responses is native: `{base_url}/openai/v1/responses` (the Responses API exists
  * only on the v1 surface, with or without `api_version`), `model` = the deployment name.
- * @see https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle
- * @see https://learn.microsoft.com/azure/ai-foundry/openai/reference
+ * @see Azure OpenAI: API version lifecycle
+ * @see Azure OpenAI: REST API reference
  */
 import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
 import { openaiChat } from 'gw/plugin/openai-chat';

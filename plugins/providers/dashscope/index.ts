@@ -9,8 +9,8 @@
  * Regions: international (default) `https://dashscope-intl.aliyuncs.com/compatible-mode/v1`;
  * mainland China `https://dashscope.aliyuncs.com/compatible-mode/v1` via `base_url`
  * (and `https://dashscope.aliyuncs.com/apps/anthropic` via `messages_base_url`).
- * @see https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope
- * @see https://www.alibabacloud.com/help/en/model-studio/anthropic-api-compatibility
+ * @see Alibaba Cloud Model Studio: OpenAI compatibility
+ * @see Alibaba Cloud Model Studio: Anthropic API compatibility
  */
 import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
 import { anthropicMessages, messagesBaseUrlSchema } from 'gw/plugin/anthropic-messages';

@@ -3,7 +3,7 @@
  * protocol's vendor side (`gw/plugin/gemini`) over gw's one vendor loop: chat, streams (`alt=sse`),
  * embeddings (batchEmbedContents), model discovery; Gemini clients get native passthrough.
  * `base_url` is the API origin (a trailing `/v1beta` is tolerated). Auth: `x-goog-api-key`.
- * @see https://ai.google.dev/api
+ * @see Gemini API reference
  */
 import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
 import { gemini, geminiOrigin } from 'gw/plugin/gemini';

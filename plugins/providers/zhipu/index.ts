@@ -9,8 +9,8 @@
  * `https://open.bigmodel.cn/api/anthropic`; Z.AI (international) is
  * `https://api.z.ai/api/paas/v4` and `https://api.z.ai/api/anthropic` via `base_url` and
  * `messages_base_url`.
- * @see https://docs.bigmodel.cn/cn/guide/develop/openai/introduction
- * @see https://docs.bigmodel.cn/cn/guide/develop/claude/introduction
+ * @see Zhipu BigModel docs: OpenAI compatibility
+ * @see Zhipu BigModel docs: Claude (Anthropic) compatibility
  */
 import { defineProvider, providerBaseSchema, vendorProvider } from 'gw/plugin';
 import { anthropicMessages, messagesBaseUrlSchema } from 'gw/plugin/anthropic-messages';

@@ -5,7 +5,7 @@
  * usage on the finish chunk (the core moves it to its own chunk), no
  * `finish_reason: null` on intermediate chunks, and a tool call in one delta are all valid
  * for OpenAI clients.
- * @see https://docs.bigmodel.cn/api-reference/%E6%A8%A1%E5%9E%8B-api/%E5%AF%B9%E8%AF%9D%E8%A1%A5%E5%85%A8
+ * @see Zhipu BigModel API reference: 对话补全 (chat completions)
  */
 import type { ChatCompletion, ChatCompletionChunk } from 'gw/plugin';
 

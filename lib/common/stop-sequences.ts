@@ -1,6 +1,6 @@
 /** A common request's `stop` as the list Messages and Gemini take. */
-import type { ChatRequest } from '../lib/common/chat.ts';
-import { badRequest } from '../core/error-codes.ts';
+import type { ChatRequest } from './chat.ts';
+import { badRequest } from '../../core/error-codes.ts';
 
 /** `stop` as a list, undefined for none. @throws 400 naming `stop` when it is no string or list of strings. */
 export function stopSequences(stop: ChatRequest['stop']): string[] | undefined {

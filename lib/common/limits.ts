@@ -3,23 +3,23 @@
  * naming field and cap), each above what vendors document (docs/design.md "Decisions beyond the contract").
  */
 import { z } from 'zod';
-import { withTotal } from '../lib/array-totals.ts';
+import { withTotal } from '../array-totals.ts';
 
 /**
  * Turns of a conversation (`messages`, `contents`, `input` items): Anthropic's 100,000 and a fifth.
- * @see https://docs.anthropic.com/en/api/messages (messages)
+ * @see Anthropic API: Messages (messages)
  */
 export const MAX_TURNS = 120_000;
 
 /**
  * Tool declarations: twice Anthropic's tool search catalog of 10,000 (OpenAI takes 128, Vertex AI 64).
- * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-search-tool
+ * @see Anthropic docs: Tool search tool
  */
 export const MAX_TOOLS = 20_000;
 
 /**
  * Inputs of one embeddings request: eight times OpenAI's 2048, for self-hosted servers that batch more.
- * @see https://platform.openai.com/docs/api-reference/embeddings/create
+ * @see OpenAI API reference: Create embeddings
  */
 export const MAX_EMBEDDING_INPUTS = 16_384;
 
