@@ -118,5 +118,8 @@ models = ["mock-1"]
 # format = "slack"
 # [extensions.recorder]         # every upstream exchange into a cassette, for replay in CI (docs/record-replay.md)
 # path = "cassettes/session.jsonl"
+# [extensions.guardrails.checks.secrets]   # keys and tokens masked in prompts and answers (docs/guardrails.md)
+# type = "secrets"
+# action = "mask"
 `;
 }
