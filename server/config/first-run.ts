@@ -118,7 +118,8 @@ models = ["mock-1"]
 # format = "slack"
 # [extensions.recorder]         # every upstream exchange into a cassette, for replay in CI (docs/record-replay.md)
 # path = "cassettes/session.jsonl"
-# [extensions.guardrails.checks.secrets]   # keys and tokens masked in prompts and answers (docs/guardrails.md)
+# [extensions.guardrails]       # secrets and personal data kept out of prompts and answers (docs/guardrails.md)
+# [extensions.guardrails.checks.secrets]
 # type = "secrets"
 # action = "mask"
 `;
