@@ -23,6 +23,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** Default `application/json`. */
   contentType?: string;
+  /** Keeps the answer as it goes out (after onAnswer's edits), before onResponse: the format's `Generate.keep`. */
+  keep?(answer: unknown): Promise<void>;
 }
 
 /** Runs onAnswer (an upstream's or the cache's answer) and onResponse for `rc`, then sends `answer`. */
@@ -44,6 +46,7 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
       if (rc.responseHeaders !== undefined) headers = { ...headers, ...rc.responseHeaders };
     }
   }
+  if (answer.keep !== undefined && status < 400) await answer.keep(value ?? JSON.parse(body));
   if (gw.hooks.onResponse.isUsed()) {
     const taps = runSeries(gw.hooks.onResponse, rc, new ResponseInfo(body, value, rc[READER]));
     if (taps) await taps;

@@ -267,3 +267,20 @@ test.serial('an answer the cache kept for a key no check applies to is checked a
   t.false((await blocked.text()).includes(GITHUB));
   t.is(up.received.length, 1);
 });
+
+test.serial('Responses keeps the answer the client got: stored masked (GET /v1/responses/{id}), native and translated', async (t) => {
+  const { gw, up } = await guardedGateway(t, CONFIG);
+  up.script = { text: [`Use ${GITHUB} to deploy.`] };
+  for (const model of [CHAT, MODELS.translated]) {
+    const res = await fetch(`${gw.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, input: 'which token?' }),
+    });
+    const sent = (await res.json()) as { id: string };
+    t.is(res.status, 200, model);
+    const stored = await (await fetch(`${gw.baseURL}/responses/${sent.id}`, { headers: { authorization: `Bearer ${KEY}` } })).text();
+    t.true(stored.includes('[SECRET:github-token]'), `${model}: ${stored}`);
+    t.false(stored.includes(GITHUB), model);
+  }
+});
