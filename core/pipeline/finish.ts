@@ -39,7 +39,13 @@ export async function finish(gw: PipelineHost, ctx: Context, rc: RequestContext,
   if (status < 400 && rc.operation === 'generate' && (rc.provider !== undefined || rc.cacheHit) && gw.hooks.onAnswer.isUsed()) {
     const open = openAnswer(rc[READER], body, value);
     if (open !== undefined) {
-      await gw.hooks.onAnswer.promise(rc, open.view);
+      try {
+        await gw.hooks.onAnswer.promise(rc, open.view);
+      } catch (err) {
+        // the upstream made the answer and bills it though the client never gets it: charged (onError)
+        rc.partial = true;
+        throw err;
+      }
       open.edits.writable = false;
       // edited: serialized once, so the cache, the logs and the client get the same bytes
       if (open.edits.commit()) body = JSON.stringify((value = open.value));

@@ -229,6 +229,9 @@ test.serial(
         { phase: 'response', action: 'block', entity: 'github-token', count: 1 },
       );
     t.false(JSON.stringify(entries).includes(GITHUB));
+    // a blocked whole answer was made and billed upstream: it is charged, as a stream cut mid-way is
+    for (const entry of entries.filter((e) => !e.stream))
+      t.like(entry, { status: 400, error_code: 'guardrail_blocked', prompt_tokens: 12, completion_tokens: 9 });
   },
 );
 
