@@ -53,7 +53,7 @@ export async function setupExtension<C>(
     metrics: { counter() {}, gauge() {} },
     upstream: { observe() {} },
     resolvePath: (path) => path,
-    secrets: { scrub: (text) => text, addDetector() {} },
+    secrets: { scrub: (text) => text, addDetector() {}, stored: (text) => text, redactStored() {} },
   });
   return handle ?? undefined;
 }

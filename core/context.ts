@@ -85,7 +85,7 @@ export class RequestContext {
   attempts = 0;
   /** Latest usage the upstream reported, common semantics; for a stream that ended early (`partial`), what it is charged. */
   usage: Usage | undefined = undefined;
-  /** True when a stream ended early after its first byte: onError then charges `usage` as onResponse would (`chargeable(rc)`). */
+  /** True when an answer the upstream made did not reach the client whole (a stream that ended early after its first byte, an answer onAnswer refused): onError then charges `usage` as onResponse would (`chargeable(rc)`). */
   partial = false;
   /** True when `usage` is partly gw's estimate, not the upstream's count (only ever with `partial`). */
   usageEstimated = false;

@@ -1,5 +1,5 @@
 /**
- * The hook pipeline: eleven tapable hooks on one frozen object, tapped once at startup in
+ * The hook pipeline: thirteen tapable hooks on one frozen object, tapped once at startup in
  * `[extensions.*]` order. When each runs and what it may return: docs/plugins.md "Hooks".
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -8,7 +8,8 @@ import type { KeysChange, Notice } from '../lib/gateway-info.ts';
 import type { KeyInfo, RequestContext } from './context.ts';
 import { PLUGIN_CONTRACT } from './error-codes.ts';
 import type { GatewayError } from './errors.ts';
-import type { EventContent } from '../lib/content/types.ts';
+import type { AnswerContent, EventContent } from '../lib/content/types.ts';
+import { type EventStep, EventSteps } from '../lib/content/steps.ts';
 import { ResponseInfo } from '../lib/content/response-info.ts';
 
 /** An answer decided by a hook: JSON `body` (object, or pre-serialized text), status and headers. */
@@ -127,6 +128,10 @@ export interface Hooks {
   readonly onRequest: AsyncSeriesBailHook<[RequestContext], EarlyResponse | undefined>;
   /** Cacheable requests only (`rc.cacheable`), after onRequest: a CachedResponse answers (`rc.cacheHit`), `undefined` goes on. */
   readonly onCacheLookup: AsyncSeriesBailHook<[RequestContext], CachedResponse | undefined>;
+  /** A whole answer from an upstream or the cache (not an early answer) before onResponse: its parts may be set (the body is then serialized again, once); a thrown GatewayError answers instead. */
+  readonly onAnswer: AsyncSeriesHook<[RequestContext, AnswerContent]>;
+  /** Once per stream before its first frame: a tap adds an EventStep (lib/content/steps.ts) every event then goes through before onChunk. */
+  readonly onStream: SyncHook<[RequestContext, EventStep[]]>;
   /** A successful answer, awaited before its last byte (cache hits and EarlyResponses too: no provider, no usage). Commit durable state here. */
   readonly onResponse: AsyncSeriesHook<[RequestContext, ResponseInfo]>;
   /** Every stream chunk as it passes to the client, in its format. Hot path: synchronous, no I/O; the holder is reused, never keep it. */
@@ -173,6 +178,8 @@ export function createHooks(): Hooks {
   return Object.freeze({
     onRequest,
     onCacheLookup,
+    onAnswer: new AsyncSeriesHook<[RequestContext, AnswerContent]>(['rc', 'answer'], 'onAnswer'),
+    onStream: new SyncHook<[RequestContext, EventStep[]]>(['rc', 'steps'], 'onStream'),
     onResponse: new AsyncSeriesHook<[RequestContext, ResponseInfo]>(['rc', 'info'], 'onResponse'),
     onChunk: new SyncHook<[RequestContext, Chunk]>(['rc', 'chunk'], 'onChunk'),
     onError: new AsyncSeriesHook<[RequestContext, GatewayError]>(['rc', 'error'], 'onError'),
@@ -183,6 +190,14 @@ export function createHooks(): Hooks {
     onKeysChange: new SyncHook<[KeysChange]>(['change'], 'onKeysChange'),
     onNotice: new SyncHook<[Notice]>(['notice'], 'onNotice'),
   });
+}
+
+/** The steps onStream taps add to `rc`'s stream, chained; undefined when none (the frame loops then run as without the hook). */
+export function streamSteps(hooks: Hooks, rc: RequestContext): EventSteps | undefined {
+  if (!hooks.onStream.isUsed()) return undefined;
+  const steps: EventStep[] = [];
+  hooks.onStream.call(rc, steps);
+  return steps.length === 0 ? undefined : new EventSteps(steps);
 }
 
 /** Runs onResponse/onError taps: in place (undefined) when all are sync and none intercepts, else tapable's promise. @throws what a sync tap throws. */

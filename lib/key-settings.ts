@@ -23,6 +23,7 @@ export interface KeySettings {
   max_parallel_requests?: number;
   mcp_tools?: string[];
   tool_calls_per_minute?: number;
+  guardrails?: string[];
 }
 
 /** The longest grace period a rotation may give the previous secret: 30 days. */
@@ -40,6 +41,7 @@ export const KEY_SETTINGS = [
   'max_parallel_requests',
   'mcp_tools',
   'tool_calls_per_minute',
+  'guardrails',
 ] as const satisfies ReadonlyArray<keyof KeySettings>;
 export type KeySettingName = (typeof KEY_SETTINGS)[number];
 
@@ -79,6 +81,7 @@ const positiveInt = (what: string) =>
 const pattern = z.string().min(1, 'expected a model id or a pattern with *').max(256);
 const tagName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'tag names are 1-64 letters, digits, "_", "-" or "."');
 const tagValue = z.string().min(1, 'expected a non-empty tag value').max(256);
+const guardrailEntry = z.string().regex(/^-?[a-z0-9_]{1,64}$/, 'expected a check name, or "-" and a check name to opt out');
 const toolPattern = z.string().min(1, 'expected a tool name (<server>__<tool>) or a pattern with *').max(256);
 
 /** Tags a key may carry. */
@@ -97,6 +100,10 @@ const fields = {
   // an empty list is allowed: it says "no MCP access" out loud
   mcp_tools: z.array(toolPattern).max(1024),
   tool_calls_per_minute: positiveInt('tool calls'),
+  guardrails: z
+    .array(guardrailEntry)
+    .max(256)
+    .refine((list) => new Set(list.map((entry) => entry.replace(/^-/, ''))).size === list.length, 'a check is named twice'),
 };
 
 /** Every setting, optional: the shape `[keys.<name>]` and `POST /v1/admin/keys` share. */
@@ -111,6 +118,7 @@ export const keySettingsShape = {
   max_parallel_requests: fields.max_parallel_requests.optional(),
   mcp_tools: fields.mcp_tools.optional(),
   tool_calls_per_minute: fields.tool_calls_per_minute.optional(),
+  guardrails: fields.guardrails.optional(),
 };
 
 /** A key's whole settings, however written (file, POST, merged PATCH, stored record). */
@@ -128,6 +136,7 @@ export const keyPatchSchema = z.strictObject({
   max_parallel_requests: fields.max_parallel_requests.nullable().optional(),
   mcp_tools: fields.mcp_tools.nullable().optional(),
   tool_calls_per_minute: fields.tool_calls_per_minute.nullable().optional(),
+  guardrails: fields.guardrails.nullable().optional(),
 });
 export type KeyPatch = z.output<typeof keyPatchSchema>;
 
@@ -165,6 +174,7 @@ export const EXTENSION_SETTINGS: Readonly<Partial<Record<KeySettingName, string>
   tool_calls_per_minute: 'rate_limit',
   budget: 'budget',
   budget_period: 'budget',
+  guardrails: 'guardrails',
 };
 
 /** One warning per setting of key `name` that no enabled extension enforces. */

@@ -35,6 +35,8 @@ export interface KeyInfo {
    * (`<server>__<name>`, docs/mcp.md); always false without `mcp_tools`.
    */
   mcpAllows(name: string): boolean;
+  /** `guardrails`: check names added to the key, `-name` opting it out of one; undefined = the checks' own scope. */
+  readonly guardrails?: readonly string[];
 }
 
 /** SHA-256 hex of a secret. */
@@ -78,6 +80,7 @@ export interface KeyListing {
   max_parallel_requests: number | null;
   mcp_tools: string[] | null;
   tool_calls_per_minute: number | null;
+  guardrails: string[] | null;
   /** Runtime keys: creation time. */
   created_at?: string;
   /** After a rotation with a grace period: until when the previous secret is still accepted. */
@@ -118,6 +121,7 @@ export function keyInfo(name: string, s: KeySettings = {}): KeyInfo {
     mcpTools: s.mcp_tools ? Object.freeze([...s.mcp_tools]) : undefined,
     toolCallsPerMinute: s.tool_calls_per_minute,
     mcpAllows: s.mcp_tools ? compileModelPatterns(s.mcp_tools) : DENY_ALL,
+    guardrails: s.guardrails ? Object.freeze([...s.guardrails]) : undefined,
   });
 }
 
@@ -219,6 +223,7 @@ export class KeyTable {
         max_parallel_requests: s.max_parallel_requests ?? null,
         mcp_tools: s.mcp_tools ? [...s.mcp_tools] : null,
         tool_calls_per_minute: s.tool_calls_per_minute ?? null,
+        guardrails: s.guardrails ? [...s.guardrails] : null,
       };
       if (e.createdAt) l.created_at = e.createdAt;
       if (e.graceUntil !== undefined && now < e.graceUntil) l.previous_key_valid_until = rfc3339(e.graceUntil);

@@ -56,3 +56,23 @@ export interface McpCall {
   /** Set once the call ended. */
   outcome: McpOutcome | undefined;
 }
+
+/**
+ * rc.state slot where the guardrails extension leaves what its checks did to a request (a
+ * GuardrailOutcome per check, phase, action and entity), for the request log and traces to
+ * record: names and counts, never the matched text (docs/guardrails.md).
+ */
+export const GUARDRAILS: unique symbol = Symbol.for('gw.guardrails') as never;
+
+/** One check's hits of one entity type in one phase: `{check, phase, action, entity, count}`. */
+export interface GuardrailOutcome {
+  /** The check's name (`[extensions.guardrails.checks.<name>]`). */
+  readonly check: string;
+  readonly phase: 'request' | 'response';
+  /** What was done: `block`, `mask` or `monitor` (recorded only). */
+  readonly action: 'block' | 'mask' | 'monitor';
+  /** What was found: `email`, `aws-access-key`, `credit_card`… (a type, never a value). */
+  readonly entity: string;
+  /** Matches of that entity. */
+  readonly count: number;
+}

@@ -43,13 +43,17 @@ export type {
   ToolDefinition,
   ToolResultPart,
 } from '../lib/content/types.ts';
+// onStream's steps: a stream's events held and released, rewritten, or the stream cut
+export type { EventStep } from '../lib/content/steps.ts';
 
 // accounting: who pays, what is charged, usage parts, the budget's facts, money
 export { accountOf, chargeable, chargedUsage, OPEN_ACCOUNT } from '../core/plugins/helpers.ts';
 export { cachedTokens, cacheHitRate, cacheWriteTokens, reasoningTokens } from '../lib/common/usage-parts.ts';
 // what the MCP gateway tells extensions about a tools/call (operation `tool`)
-export { BUDGET_SETTLED, BUDGET_STATUS, MCP_CALL } from './facts.ts';
-export type { BudgetSettled, McpCall, McpOutcome } from './facts.ts';
+export { BUDGET_SETTLED, BUDGET_STATUS, GUARDRAILS, MCP_CALL } from './facts.ts';
+// gw's detector of credentials in their vendors' formats (the guardrails' secrets check runs it too)
+export { keyFormats } from '../lib/secrets/key-formats.ts';
+export type { BudgetSettled, GuardrailOutcome, McpCall, McpOutcome } from './facts.ts';
 export type { BudgetPeriod } from '../lib/key-settings.ts';
 export { usdAmount } from '../lib/pricing/bounds.ts';
 

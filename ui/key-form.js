@@ -15,11 +15,12 @@ export const SETTINGS = [
   { name: 'max_parallel_requests', label: 'Parallel requests', hint: 'requests in flight at once; empty: no cap' },
   { name: 'mcp_tools', label: 'MCP tools', hint: 'full tool names or patterns with *, e.g. fs__*, github__search_*; empty: no MCP access' },
   { name: 'tool_calls_per_minute', label: 'Tool calls / min', hint: 'MCP tool calls; empty: the rate_limit default' },
+  { name: 'guardrails', label: 'Guardrails', hint: "checks to add, -name to opt out, e.g. pii_strict, -secrets; empty: the checks' own scope" },
 ];
 
 const NUMBERS = new Set(['requests_per_minute', 'tokens_per_minute', 'budget', 'max_parallel_requests', 'tool_calls_per_minute']);
 /** Settings that are lists, shown comma-separated. */
-const LISTS = new Set(['models', 'mcp_tools']);
+const LISTS = new Set(['models', 'mcp_tools', 'guardrails']);
 
 /** A key listing's settings as form text. */
 export function formValues(k = {}) {

@@ -83,7 +83,7 @@ function CreateKey({ created, setCreated, onCreated }) {
   </section>`;
 }
 
-/** A key's settings in one cell: models, period, expiry, tags, parallel cap. */
+/** A key's settings in one cell: models, period, expiry, tags, parallel cap, guardrails. */
 function Settings({ k }) {
   const parts = [];
   if (k.models) parts.push(html`<span class="chip" title="models">${k.models.join(', ')}</span>`);
@@ -92,6 +92,7 @@ function Settings({ k }) {
     parts.push(html`<span class=${`chip${k.expired ? ' bad' : ''}`} title="expires at">${k.expired ? 'expired' : 'expires'} ${utc(k.expires_at)}</span>`);
   if (k.tags) for (const [t, v] of Object.entries(k.tags)) parts.push(html`<span class="chip" title="tag">${t}=${v}</span>`);
   if (k.max_parallel_requests) parts.push(html`<span class="chip" title="parallel requests">≤ ${k.max_parallel_requests} at once</span>`);
+  if (k.guardrails?.length) parts.push(html`<span class="chip" title="guardrails">guardrails ${k.guardrails.join(', ')}</span>`);
   return parts.length ? html`<span class="chips">${parts}</span>` : html`<span class="muted">defaults</span>`;
 }
 

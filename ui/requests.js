@@ -152,6 +152,15 @@ const FIELDS = [
   ],
   ['cost_usd', 'Cost', (e) => usd(e.cost_usd)],
   ['trace_id', 'Trace', (e) => (e.trace_id ? html`<a href=${`#/traces?trace=${e.trace_id}`}><code>${e.trace_id}</code></a>` : '–')],
+  // what the guardrails found: check, phase, action, entity type and count, never the text
+  [
+    'guardrails',
+    'Guardrails',
+    (e) =>
+      e.guardrails?.length
+        ? html`<span class="chips">${e.guardrails.map((g) => html`<span class="chip" title=${`${g.phase}: ${g.action}`}>${g.check} ${g.action} ${g.entity} ×${g.count}</span>`)}</span>`
+        : '–',
+  ],
 ];
 
 /** One request's details: a drawer over the list (the list keeps its width), focused when it opens. */

@@ -23,6 +23,14 @@ export function toolPatterns(v: string): string[] {
     .filter(Boolean);
 }
 
+/** `--guardrails 'pii_strict,-secrets'` → check names to add, `-name` to opt out; `--guardrails ''` → [] (the checks' own scope). */
+export function guardrailNames(v: string): string[] {
+  const list = toolPatterns(v);
+  for (const name of list)
+    if (!/^-?[a-z0-9_]{1,64}$/.test(name)) throw new InvalidArgumentError(`expected check names (or -name to opt out), comma-separated, got '${name}'`);
+  return list;
+}
+
 /** A whole number >= 1 (`--rpm`, `--tpm`, `--max-parallel`). */
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -76,6 +84,7 @@ const UNSETTABLE: Record<string, string> = {
   mcp_tools: 'mcp_tools',
   'tool-calls': 'tool_calls_per_minute',
   tool_calls_per_minute: 'tool_calls_per_minute',
+  guardrails: 'guardrails',
 };
 
 /** `--unset budget,expires` → the API fields to clear. */
@@ -88,7 +97,7 @@ export function unsetList(v: string): string[] {
     const field = UNSETTABLE[name];
     if (!field)
       throw new InvalidArgumentError(
-        `cannot unset '${name}': expected any of models, rpm, tpm, budget, period, expires, tags, max-parallel, mcp-tools, tool-calls`,
+        `cannot unset '${name}': expected any of models, rpm, tpm, budget, period, expires, tags, max-parallel, mcp-tools, tool-calls, guardrails`,
       );
     out.push(field);
   }

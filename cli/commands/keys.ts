@@ -25,6 +25,7 @@ const COLUMNS: ReadonlyArray<Column<KeyRow>> = [
   { header: 'PARALLEL', value: (k) => k.max_parallel_requests, right: true },
   { header: 'MCP_TOOLS', value: (k) => (k.mcp_tools === null ? 'none' : k.mcp_tools.length ? k.mcp_tools : 'none') },
   { header: 'TOOL_CALLS', value: (k) => k.tool_calls_per_minute, right: true },
+  { header: 'GUARDRAILS', value: (k) => (k.guardrails?.length ? k.guardrails : null) },
 ];
 
 /** The flags of `create` and `update`, as commander parsed them. */
@@ -39,6 +40,7 @@ interface SettingFlags {
   maxParallel?: number;
   mcpTools?: string[];
   toolCalls?: number;
+  guardrails?: string[];
   unset?: string[];
   json?: boolean;
 }
@@ -57,6 +59,7 @@ function settingsBody(o: SettingFlags): Record<string, unknown> {
   if (o.maxParallel !== undefined) body.max_parallel_requests = o.maxParallel;
   if (o.mcpTools !== undefined) body.mcp_tools = o.mcpTools;
   if (o.toolCalls !== undefined) body.tool_calls_per_minute = o.toolCalls;
+  if (o.guardrails !== undefined) body.guardrails = o.guardrails;
   return body;
 }
 
@@ -84,7 +87,7 @@ export async function update(name: string, o: SettingFlags): Promise<void> {
   const body = settingsBody(o);
   if (Object.keys(body).length === 0) {
     throw new CliError(
-      'nothing to change: give a setting (--models, --rpm, --tpm, --budget, --period, --expires, --tag, --max-parallel, --mcp-tools, --tool-calls) or --unset',
+      'nothing to change: give a setting (--models, --rpm, --tpm, --budget, --period, --expires, --tag, --max-parallel, --mcp-tools, --tool-calls, --guardrails) or --unset',
     );
   }
   const k = await adminClient().call<KeyRow>('PATCH', path(name), { body });

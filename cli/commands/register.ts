@@ -46,7 +46,12 @@ function keySettingFlags(c: Command): Command {
       "MCP tools the key may see and call, comma-separated full names; * matches anything (e.g. 'fs__*,github__search_*'; default: none)",
       flags.toolPatterns,
     )
-    .option('--tool-calls <n>', 'MCP tool calls per minute (overrides [extensions.rate_limit])', flags.positiveInt);
+    .option('--tool-calls <n>', 'MCP tool calls per minute (overrides [extensions.rate_limit])', flags.positiveInt)
+    .option(
+      '--guardrails <checks>',
+      "guardrail checks to add to the key, comma-separated; -name opts it out of one (e.g. 'pii_strict,-secrets'; docs/guardrails.md)",
+      flags.guardrailNames,
+    );
 }
 
 /** `--header name=value`, `--env NAME=value`: repeatable, into one map. */
@@ -142,7 +147,7 @@ export function registerManagementCommands(program: Command): void {
   keySettingFlags(keys.command('update <name>').description('change the settings of a key created at runtime; its secret stays'))
     .option(
       '--unset <settings>',
-      'settings to remove, comma-separated: models, rpm, tpm, budget, period, expires, tags, max-parallel, mcp-tools, tool-calls',
+      'settings to remove, comma-separated: models, rpm, tpm, budget, period, expires, tags, max-parallel, mcp-tools, tool-calls, guardrails',
       flags.unsetList,
     )
     .option(...JSON_FLAG)

@@ -103,6 +103,8 @@ export interface Generate<S = undefined, X = undefined, E = unknown> {
   /** Absent: the format is always translated (or is the common format itself). */
   native?: NativeGenerate<S>;
   translated: TranslatedGenerate<S, X, E>;
+  /** Keeps a whole answer as it goes out, onAnswer's edits in (the Responses API stores it), before onResponse; `native`: an upstream of the format made it. */
+  keep?(answer: unknown, native: boolean, env: AnswerEnv<S>): Promise<void>;
   /** The stream's framing; default SSE. */
   framing?(ctx: Context): StreamFraming;
 }
@@ -156,7 +158,8 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
       const r = v.native;
       if (r.type === 'json') {
         const value = await native!.json(r.raw, env);
-        return pipeline.finish(ctx, a, { status: r.status, body: r.raw, value, headers: served.headers, contentType: r.contentType });
+        const keep = g.keep && ((answer: unknown) => g.keep!(answer, true, env));
+        return pipeline.finish(ctx, a, { status: r.status, body: r.raw, value, headers: served.headers, contentType: r.contentType, keep });
       }
       const progress = new StreamProgress();
       const reader = native!.stream(env, progress);
@@ -178,7 +181,8 @@ export function generateHandler<S, X, E>(pipeline: Pipeline, hooks: Hooks, forma
       rc.usage = r.body.usage ?? undefined;
       const body = await g.translated.fromCommon(r.body, r.raw, tenv);
       // the upstream's bytes sent unchanged: they are the completion already parsed
-      return pipeline.finish(ctx, a, { body, value: body === r.raw ? r.body : undefined, headers });
+      const keep = g.keep && ((answer: unknown) => g.keep!(answer, false, env));
+      return pipeline.finish(ctx, a, { body, value: body === r.raw ? r.body : undefined, headers, keep });
     }
     const t = g.translated.stream(tenv);
     const progress = new StreamProgress();

@@ -3,35 +3,14 @@
  * NativeStep per protocol; events parsed only where gw needs them or a tap reads `value`.
  */
 import { READER, type RequestContext } from '../context.ts';
-import type { GatewayError } from '../errors.ts';
+import { type NativeStep, steppedNative } from '../../lib/common/native-stream.ts';
 import { isBlank, malformedEvent, objectFramed, parseEventObject } from '../../lib/common/sse-data.ts';
-import type { Hooks } from '../hooks.ts';
+import { type Hooks, streamSteps } from '../hooks.ts';
 import { ChunkHolder } from './chunk-holder.ts';
 import type { SseEvent } from '../../lib/provider.ts';
 import type { SecretRedactor } from '../../lib/redact.ts';
 
-/** What one event means for the stream: go on, the terminator, or a failure (forwarded, then thrown). */
-export type NativeVerdict = undefined | 'end' | GatewayError;
-
-/** A protocol's reading of its own stream forwarded, one per stream: pure but for `rc.usage` and the stream's progress. */
-export interface NativeStep {
-  /** The event's type: its SSE `event:` name, or one read from its data without parsing it. */
-  typeOf(ev: SseEvent): string | undefined;
-  /** True when gw must parse this event whoever listens (usage, a failure, the end). */
-  mustParse(type: string | undefined, data: string): boolean;
-  /** True for an event that reports a failure: it is read and forwarded with the provider keys redacted (an upstream may quote its credentials there). */
-  failing(type: string | undefined, data: string): boolean;
-  /** Reads one event (`parsed`: its data as an object when `mustParse` said so), updating `rc.usage` and the progress. */
-  read(type: string | undefined, data: string, parsed: object | undefined): NativeVerdict;
-  /** The frame the client gets for the event (`step` is what `read` made of it). */
-  frame(ev: SseEvent, step: NativeVerdict): string;
-  /** Runs before the terminator frame is returned (e.g. storing the final response). */
-  beforeEnd?(): Promise<void>;
-  /** The upstream ended without a terminal event: the terminator frame (undefined: none). @throws 502 `upstream_truncated`, or an earlier failure */
-  ended(): string | undefined;
-  /** A failure gw noticed after the first byte (cut, timeout, malformed), as one frame of this protocol. */
-  errorFrame(err: GatewayError): string;
-}
+export type { NativeStep, NativeVerdict } from '../../lib/common/native-stream.ts';
 
 /**
  * Frames for `pipeline.stream` from a native stream: each event checked, read, shown to onChunk,
@@ -47,7 +26,12 @@ export async function* passthroughFrames(
   secrets: SecretRedactor,
 ): AsyncGenerator<string, string | undefined> {
   const holder = hooks.onChunk.isUsed() ? new ChunkHolder(format, rc[READER]) : undefined;
+  const steps = streamSteps(hooks, rc);
   const provider = rc.provider!;
+  if (steps !== undefined) {
+    const show = holder && ((data: string | undefined, value: unknown) => hooks.onChunk.call(rc, holder.next(data, value)));
+    return yield* steppedNative(events, reader, steps, { provider, content: rc[READER], secrets, show });
+  }
   for await (let ev of events) {
     const type = reader.typeOf(ev);
     if (reader.failing(type, ev.data)) ev = { event: ev.event, data: secrets.redact(ev.data) };

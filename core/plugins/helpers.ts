@@ -18,7 +18,7 @@ export function answeredUpstream(rc: RequestContext): boolean {
   return !rc.cacheHit && rc.provider !== undefined;
 }
 
-/** True when `rc.usage` is charged: an upstream answer (status below 400), or a stream that ended early after its first byte (`rc.partial`). */
+/** True when `rc.usage` is charged: an upstream answer (status below 400), a stream that ended early after its first byte, or an answer onAnswer refused (`rc.partial`). */
 export function chargeable(rc: RequestContext): boolean {
   return answeredUpstream(rc) && (rc.partial || rc.status < 400);
 }

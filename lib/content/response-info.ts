@@ -1,4 +1,5 @@
 /** What onResponse taps see of an answer (core/hooks.ts): its text, its object when gw parsed it anyway, its content view. */
+import { Edits } from './parts.ts';
 import type { AnswerContent } from './types.ts';
 import { answerContent, type ContentReader, READ_ONLY } from './view.ts';
 
@@ -37,4 +38,26 @@ export class ResponseInfo {
     }
     return answerContent(this.reader, value, READ_ONLY);
   }
+}
+
+/** An answer opened to onAnswer's edits: its writable view, the object it reads, and the edit state. */
+export interface OpenAnswer {
+  readonly view: AnswerContent;
+  readonly value: unknown;
+  readonly edits: Edits;
+}
+
+/** `body` (parsed once unless `value` is at hand) as a writable view; undefined for a format without a reader or a body that is not JSON. */
+export function openAnswer(reader: ContentReader | undefined, body: string, value: unknown): OpenAnswer | undefined {
+  if (reader === undefined) return undefined;
+  let object = value;
+  if (object === undefined) {
+    try {
+      object = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  const edits = new Edits(true);
+  return { view: answerContent(reader, object, edits), value: object, edits };
 }

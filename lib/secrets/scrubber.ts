@@ -7,6 +7,14 @@ export interface SecretScrubber {
   scrub(text: string): string;
   /** Runs `detector` in every later `scrub` (e.g. a guardrails extension's secret detector). */
   addDetector(detector: SecretDetector): void;
+  /**
+   * A request's or an answer's text a plugin stores (a body in the request log, the logging
+   * line, a trace's captured content): through `scrub` once an extension asked for it with
+   * {@link redactStored} (guardrails' `redact_stored`), else the text itself, at no cost.
+   */
+  stored(text: string): string;
+  /** From now on {@link stored} scrubs, with `detector` added (the guardrails checks' own detectors). */
+  redactStored(detector: SecretDetector): void;
 }
 
 /** Replaces known secrets in a text (a SecretRedactor of the current snapshot's secrets). */
@@ -17,14 +25,23 @@ export interface KnownSecrets {
 /** The gateway's scrubber: `known()` read per call (reloads change it), then each detector in order, key formats first. */
 export function createScrubber(known: () => KnownSecrets): SecretScrubber {
   const detectors: SecretDetector[] = [keyFormats];
+  // the detectors stored text goes through: the scrub's, and those only stored text needs
+  let storedDetectors: SecretDetector[] | undefined;
+  const scrubWith = (list: readonly SecretDetector[], text: string): string => {
+    let out = known().redact(text);
+    for (const d of list) out = replaceMatches(out, d.find(out));
+    return out;
+  };
   return {
-    scrub(text) {
-      let out = known().redact(text);
-      for (const d of detectors) out = replaceMatches(out, d.find(out));
-      return out;
-    },
+    scrub: (text) => scrubWith(detectors, text),
     addDetector(detector) {
       if (!detectors.includes(detector)) detectors.push(detector);
+      if (storedDetectors !== undefined && !storedDetectors.includes(detector)) storedDetectors.push(detector);
+    },
+    stored: (text) => (storedDetectors === undefined ? text : scrubWith(storedDetectors, text)),
+    redactStored(detector) {
+      storedDetectors ??= [...detectors];
+      if (!storedDetectors.includes(detector)) storedDetectors.push(detector);
     },
   };
 }

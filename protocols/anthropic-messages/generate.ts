@@ -8,6 +8,7 @@ import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { messagesAffinity } from './affinity.ts';
 import { chatCompletionToMessages } from './from-chat-completion.ts';
 import { CommonToMessagesStep, encodeMessagesEvent } from './from-common-step.ts';
+import { RefusalEnding } from './refusal.ts';
 import { fromMessagesUsage } from './map-usage.ts';
 import { MessagesNativeStep, messagesErrorFrame, messagesFirstError } from './native-step.ts';
 import { messagesRequestSchema } from './schema.ts';
@@ -46,11 +47,16 @@ export const messagesGenerate: Generate<undefined, Stops, MessagesStreamEvent> =
     },
     fromCommon: (completion, _raw, { rc, extra }) =>
       JSON.stringify(chatCompletionToMessages(completion, { requestModel: rc.model, stopSequences: extra.stops, provider: rc.provider })),
-    stream: ({ rc, extra }) => ({
-      step: new CommonToMessagesStep({ requestModel: rc.model, stopSequences: extra.stops }),
-      encode: encodeMessagesEvent,
-      isTerminator: (ev) => ev.type === 'message_stop',
-      errorFrame: messagesErrorFrame,
-    }),
+    stream: ({ rc, extra }) => {
+      const ending = new RefusalEnding(rc);
+      return {
+        step: new CommonToMessagesStep({ requestModel: rc.model, stopSequences: extra.stops }),
+        encode: encodeMessagesEvent,
+        isTerminator: (ev) => ev.type === 'message_stop',
+        errorFrame: messagesErrorFrame,
+        released: (ev) => ending.seen(ev.type),
+        filtered: () => ending.events(),
+      };
+    },
   },
 };

@@ -12,7 +12,9 @@ import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.
 import type { SseEvent } from '../../lib/provider.ts';
 import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { messagesErrorBody, messagesStreamError } from './errors.ts';
+import { encodeMessagesEvent } from './from-common-step.ts';
 import { fromMessagesUsage, mergeMessagesUsage } from './map-usage.ts';
+import { RefusalEnding } from './refusal.ts';
 import type { MessagesUsage } from './types.ts';
 
 /** The output fields of a `content_block_delta`, for the early-end estimate. */
@@ -37,6 +39,8 @@ export class MessagesNativeStep implements NativeStep {
   readonly #progress: StreamProgress;
   /** The usage reported so far (message_start's, then message_delta's cumulative counts). */
   readonly #usage: Partial<MessagesUsage> = {};
+  /** What a stream an onStream step cut ends with; made at the first event let out through steps. */
+  #ending: RefusalEnding | undefined;
 
   constructor(rc: RequestContext, progress: StreamProgress) {
     this.#rc = rc;
@@ -87,5 +91,15 @@ export class MessagesNativeStep implements NativeStep {
 
   errorFrame(err: GatewayError): string {
     return messagesErrorFrame(err);
+  }
+
+  released(ev: SseEvent): void {
+    (this.#ending ??= new RefusalEnding(this.#rc)).seen(ev.event);
+  }
+
+  filtered(): string {
+    let frames = '';
+    for (const ev of (this.#ending ??= new RefusalEnding(this.#rc)).events()) frames += encodeMessagesEvent(ev);
+    return frames;
   }
 }

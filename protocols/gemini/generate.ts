@@ -9,6 +9,7 @@ import { parseUpstreamJson } from '../../lib/http/upstream.ts';
 import { geminiAffinity } from './affinity.ts';
 import { chatCompletionToGemini } from './from-chat-completion.ts';
 import { CommonToGeminiStep } from './from-common-step.ts';
+import { filteredResponse } from './map-finish-reason.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
 import { GeminiNativeStep, geminiFirstError } from './native-step.ts';
 import { positive, urlModel, withModel } from './request.ts';
@@ -57,13 +58,14 @@ export function geminiGenerate(stream: boolean): Generate<undefined, Thoughts, G
         return { req, warnings, extra: { includeThoughts } };
       },
       fromCommon: (completion, _raw, { extra }) => JSON.stringify(chatCompletionToGemini(completion, extra)),
-      stream({ ctx, extra }) {
+      stream({ ctx, rc, extra }) {
         const f = framingOf(ctx.query.alt);
         return {
           step: new CommonToGeminiStep(extra),
           encode: (res) => f.frame(JSON.stringify(res)),
           terminator: () => f.end(),
           errorFrame: f.error,
+          filtered: () => [JSON.parse(filteredResponse(rc.servedModel, rc.choices)) as GenerateContentResponse],
         };
       },
     },

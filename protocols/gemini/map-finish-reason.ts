@@ -31,3 +31,13 @@ export function toGeminiFinishReason(reason: FinishReason | null | undefined): s
       return 'OTHER';
   }
 }
+
+/**
+ * The response that ends a stream gw's own filter cut (an onStream step, e.g. a guardrail): one
+ * candidate per choice finishing with SAFETY, as Gemini ends a candidate its safety filter stopped.
+ */
+export function filteredResponse(model: string, candidates: number): string {
+  const list: string[] = [];
+  for (let index = 0; index < candidates; index++) list.push(`{"content":{"role":"model","parts":[]},"finishReason":"SAFETY","index":${index}}`);
+  return `{"candidates":[${list.join(',')}],"modelVersion":${JSON.stringify(model)}}`;
+}

@@ -10,6 +10,7 @@ import type { NativeStep, NativeVerdict } from '../../core/pipeline/passthrough.
 import type { SseEvent } from '../../lib/provider.ts';
 import type { StreamProgress } from '../../lib/common/estimate.ts';
 import { geminiStreamError } from './google-error.ts';
+import { filteredResponse } from './map-finish-reason.ts';
 import { fromUsageMetadata, hasTokenCounts } from './map-usage.ts';
 import type { Framing } from './stream-framing.ts';
 import type { GenerateContentResponse } from './types.ts';
@@ -102,5 +103,10 @@ export class GeminiNativeStep implements NativeStep {
 
   errorFrame(err: GatewayError): string {
     return this.#framing.error(err);
+  }
+
+  filtered(): string {
+    const rc = this.#rc;
+    return this.#framing.frame(filteredResponse(rc.servedModel, rc.choices)) + (this.#framing.end() ?? '');
   }
 }

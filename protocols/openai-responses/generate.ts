@@ -65,6 +65,8 @@ export const responsesGenerate: Generate<ResponsesTurn | undefined, ResponsesTra
     };
   },
   affinity: responsesAffinity,
+  // stored as the client gets it, after onAnswer (a guardrail's masks in), before onResponse
+  keep: (answer, native, { state }) => state?.save?.(answer as ResponsesResponse, native) ?? Promise.resolve(),
   capOutput: (body, cap) => ({ ...body, max_output_tokens: cap }),
   native: {
     firstError: responsesFirstError,
@@ -77,10 +79,9 @@ export const responsesGenerate: Generate<ResponsesTurn | undefined, ResponsesTra
         throw err;
       }
     },
-    async json(raw, { rc, state }) {
+    json(raw, { rc }) {
       const parsed = parseUpstreamJson<ResponsesResponse & { usage?: unknown }>(raw, rc.provider!);
       rc.usage = fromResponsesUsage(parsed?.usage);
-      await state?.save?.(parsed, true);
       return parsed;
     },
     stream: ({ rc, state }, progress) => new ResponsesNativeStep(rc, progress, (response) => state?.save?.(response, true) ?? Promise.resolve()),
@@ -95,10 +96,8 @@ export const responsesGenerate: Generate<ResponsesTurn | undefined, ResponsesTra
       return { req: tr.req, warnings: tr.warnings, extra: { toolNames: tr.toolNames, droppedTools: tr.droppedTools } };
     },
     headers: (t) => (t.droppedTools.length > 0 ? { 'x-gw-dropped-tools': headerValue(t.droppedTools.join(', ')) } : undefined),
-    async fromCommon(completion, _raw, { rc, state, extra }) {
-      const out = chatCompletionToResponse(completion, answerOptions(rc, extra));
-      await state?.save?.(out, false);
-      return JSON.stringify(out);
+    fromCommon(completion, _raw, { rc, extra }) {
+      return JSON.stringify(chatCompletionToResponse(completion, answerOptions(rc, extra)));
     },
     stream({ rc, state, extra }) {
       const step = new CommonToResponsesStep(answerOptions(rc, extra));

@@ -118,5 +118,9 @@ models = ["mock-1"]
 # format = "slack"
 # [extensions.recorder]         # every upstream exchange into a cassette, for replay in CI (docs/record-replay.md)
 # path = "cassettes/session.jsonl"
+# [extensions.guardrails]       # secrets and personal data kept out of prompts and answers (docs/guardrails.md)
+# [extensions.guardrails.checks.secrets]
+# type = "secrets"
+# action = "mask"
 `;
 }

@@ -128,6 +128,7 @@ test('edit a key on the Keys page (budget, period, models), then the next reques
   await create.getByLabel('Expires at').fill('2031-01-01');
   await create.getByLabel('Tags').fill('team=data');
   await create.getByLabel('Parallel requests').fill('4');
+  await create.getByLabel('Guardrails').fill('pii_strict, -secrets');
   await page.getByRole('button', { name: 'Create key' }).click();
   await page.locator('[data-created-key=batch]').waitFor();
   const batch = (await adminJson(gw, 'GET', '/v1/admin/keys')).body.data.find((k: any) => k.name === 'batch');
@@ -140,6 +141,7 @@ test('edit a key on the Keys page (budget, period, models), then the next reques
     expires_at: '2031-01-01T00:00:00Z',
     tags: { team: 'data' },
     max_parallel_requests: 4,
+    guardrails: ['pii_strict', '-secrets'],
   });
   t.deepEqual(problems, []);
 

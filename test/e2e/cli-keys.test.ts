@@ -54,6 +54,8 @@ test('keys create with every setting → list (table and --json) → update → 
           'env=prod',
           '--max-parallel',
           '4',
+          '--guardrails',
+          'pii_strict,-secrets',
         ],
         envFor(gw),
       ),
@@ -72,14 +74,14 @@ test('keys create with every setting → list (table and --json) → update → 
   const [list, json] = await pairs([() => runCli(['keys', 'list'], envFor(gw)), () => runCli(['keys', 'list', '--json'], envFor(gw))]);
   t.is(list.code, 0, list.stderr);
   const lines = list.stdout.trimEnd().split('\n');
-  t.regex(lines[0]!, /^NAME\s+SOURCE\s+KEY\s+MODELS\s+RPM\s+TPM\s+BUDGET\s+PERIOD\s+EXPIRES\s+TAGS\s+PARALLEL\s+MCP_TOOLS\s+TOOL_CALLS$/);
+  t.regex(lines[0]!, /^NAME\s+SOURCE\s+KEY\s+MODELS\s+RPM\s+TPM\s+BUDGET\s+PERIOD\s+EXPIRES\s+TAGS\s+PARALLEL\s+MCP_TOOLS\s+TOOL_CALLS\s+GUARDRAILS$/);
   // each key by its secret's first 8 characters (a runtime key's kept at creation), never a hash
-  t.regex(lines[1]!, /^default\s+file\s+sk-test-…\s+all\s+-\s+-\s+5\s+weekly\s+-\s+-\s+-\s+none\s+-$/);
-  t.regex(lines[2]!, /^second\s+file\s+sk-test-…\s+all\s+-\s+-\s+-\s+-\s+-\s+-\s+-\s+none\s+-$/);
+  t.regex(lines[1]!, /^default\s+file\s+sk-test-…\s+all\s+-\s+-\s+5\s+weekly\s+-\s+-\s+-\s+none\s+-\s+-$/);
+  t.regex(lines[2]!, /^second\s+file\s+sk-test-…\s+all\s+-\s+-\s+-\s+-\s+-\s+-\s+-\s+none\s+-\s+-$/);
   t.true(lines[3]!.includes(`runtime  ${secret.slice(0, 8)}…`), lines[3]);
   t.regex(
     lines[3]!,
-    /^search\s+runtime\s+sk-[A-Za-z0-9_-]{5}…\s+gpt-4o\*,claude-\*\s+60\s+100000\s+20\s+monthly\s+2027-01-01T00:00:00Z\s+team=search,env=prod\s+4\s+none\s+-$/,
+    /^search\s+runtime\s+sk-[A-Za-z0-9_-]{5}…\s+gpt-4o\*,claude-\*\s+60\s+100000\s+20\s+monthly\s+2027-01-01T00:00:00Z\s+team=search,env=prod\s+4\s+none\s+-\s+pii_strict,-secrets$/,
   );
   t.false(list.stdout.includes('sha256'));
   t.is(lines[1]!.indexOf('file'), lines[3]!.indexOf('runtime'), 'columns are aligned');
@@ -98,17 +100,26 @@ test('keys create with every setting → list (table and --json) → update → 
     expired: false,
     tags: { team: 'search', env: 'prod' },
     max_parallel_requests: 4,
+    guardrails: ['pii_strict', '-secrets'],
   });
   t.false(json.stdout.includes(secret));
 
   const [updated, updatedJson] = await pairs([
-    () => runCli(['keys', 'update', 'search', '--rpm', '30', '--tag', 'env=', '--unset', 'expires,max-parallel'], envFor(gw)),
+    () => runCli(['keys', 'update', 'search', '--rpm', '30', '--tag', 'env=', '--unset', 'expires,max-parallel,guardrails'], envFor(gw)),
     () => runCli(['keys', 'update', 'search', '--models', 'gpt-4o-mini', '--json'], envFor(gw)),
   ]);
   t.is(updated.code, 0, updated.stderr);
   t.is(updatedJson.code, 0, updatedJson.stderr);
   const after = (JSON.parse((await runCli(['keys', 'list', '--json'], envFor(gw))).stdout) as Array<Record<string, unknown>>)[2];
-  t.like(after, { requests_per_minute: 30, expires_at: null, max_parallel_requests: null, tags: { team: 'search' }, models: ['gpt-4o-mini'], budget: 20 });
+  t.like(after, {
+    requests_per_minute: 30,
+    expires_at: null,
+    max_parallel_requests: null,
+    guardrails: null,
+    tags: { team: 'search' },
+    models: ['gpt-4o-mini'],
+    budget: 20,
+  });
   t.regex(updated.stdout.split('\n')[0]!, /^NAME\s+SOURCE\s+KEY\s+MODELS/);
   t.like(JSON.parse(updatedJson.stdout), { name: 'search', models: ['gpt-4o-mini'] });
   t.is((await c.chat.completions.create({ model: 'gpt-4o-mini', messages: HI })).object, 'chat.completion'); // same secret

@@ -58,7 +58,7 @@ test('100,000 made-up model names with an error_rate rule scoped by model keep o
     metrics: { counter: noRoute, gauge: (name: string, _help: string, collect: () => unknown) => void gauges.set(name, collect) },
     upstream: { observe: noRoute },
     resolvePath: (path: string) => path,
-    secrets: { scrub: (text: string) => text, addDetector: noRoute },
+    secrets: { scrub: (text: string) => text, addDetector: noRoute, stored: (text: string) => text, redactStored: noRoute },
   });
   t.teardown(() => (handle as { close(): Promise<void> }).close());
   const targets = () =>

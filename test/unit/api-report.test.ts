@@ -69,7 +69,8 @@ const TARGET = 150;
  * table changes with it, so growth is a reviewed decision, not a side effect.
  */
 const CEILINGS: Readonly<Record<string, number>> = {
-  'gw/plugin': 75,
+  // issue 41: GUARDRAILS and GuardrailOutcome (the fact the request log and traces read), EventStep (onStream), keyFormats (the secrets check)
+  'gw/plugin': 79,
   'gw/plugin/format': 27,
   'gw/plugin/store': 9,
   'gw/plugin/cassette': 11,

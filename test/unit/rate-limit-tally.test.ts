@@ -39,7 +39,7 @@ test("onError after a settled onResponse does not drop other streams' pending to
     metrics: { counter: noRoute, gauge: noRoute },
     upstream: { observe: noRoute },
     resolvePath: (path) => path,
-    secrets: { scrub: (text) => text, addDetector: noRoute },
+    secrets: { scrub: (text) => text, addDetector: noRoute, stored: (text) => text, redactStored: noRoute },
   });
   const rc = () =>
     new RequestContext(

@@ -26,8 +26,20 @@ const schema = z.strictObject({
 
 const ms = (rc: RequestContext): number => Math.round((performance.now() - rc.startedAt) * 100) / 100;
 
-/** `out`: the request line's logger (no redaction); `content`: the trace line's. */
-function completed(out: Logger, content: Logger) {
+/** What the trace line says of a request: its content view, through the guardrails' detectors when they scrub stored text (`stored`). */
+function requestContent(rc: RequestContext, stored: (text: string) => string): unknown {
+  const view = JSON.stringify(rc.content());
+  const scrubbed = stored(view);
+  if (scrubbed === view) return rc.content();
+  try {
+    return JSON.parse(scrubbed);
+  } catch {
+    return scrubbed;
+  }
+}
+
+/** `out`: the request line's logger (no redaction); `content`: the trace line's; `stored`: text as gw stores it. */
+function completed(out: Logger, content: Logger, stored: (text: string) => string) {
   return async function logCompleted(rc: RequestContext, info: ResponseInfo): Promise<void> {
     if (out.isLevelEnabled('info')) {
       const u = chargedUsage(rc);
@@ -52,11 +64,12 @@ function completed(out: Logger, content: Logger) {
         'request completed',
       );
     }
-    if (content.isLevelEnabled('trace')) content.trace({ req: rc.id, request: rc.content(), response: info.body }, 'request content');
+    if (content.isLevelEnabled('trace'))
+      content.trace({ req: rc.id, request: requestContent(rc, stored), response: info.body === undefined ? undefined : stored(info.body) }, 'request content');
   };
 }
 
-function failed(out: Logger, content: Logger) {
+function failed(out: Logger, content: Logger, stored: (text: string) => string) {
   return async function logFailed(rc: RequestContext, err: GatewayError): Promise<void> {
     const fields: Record<string, unknown> = {
       req: rc.id,
@@ -79,18 +92,18 @@ function failed(out: Logger, content: Logger) {
     }
     if (err.status >= 500) out.error(fields, 'request failed');
     else out.warn(fields, 'request failed');
-    if (content.isLevelEnabled('trace')) content.trace({ req: rc.id, request: rc.content() }, 'request content');
+    if (content.isLevelEnabled('trace')) content.trace({ req: rc.id, request: requestContent(rc, stored) }, 'request content');
   };
 }
 
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
-  setup({ config, log, hooks }) {
+  setup({ config, log, hooks, secrets }) {
     const out = log.child({}, { level: config.level });
     // scalar lines skip pino's redaction, trace lines keep it; why: docs/benchmarks.md#logging-redaction
     const lines = out.child({}, { redact: [] });
-    hooks.onResponse.tapPromise(PLUGIN_NAME, completed(lines, out));
-    hooks.onError.tapPromise(PLUGIN_NAME, failed(lines, out));
+    hooks.onResponse.tapPromise(PLUGIN_NAME, completed(lines, out, secrets.stored));
+    hooks.onError.tapPromise(PLUGIN_NAME, failed(lines, out, secrets.stored));
   },
 });

@@ -23,7 +23,7 @@ const PLUGIN_NAME = 'otel';
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema,
-  setup({ config, hooks, routes, gateway, metrics, log }) {
+  setup({ config, hooks, routes, gateway, metrics, log, secrets }) {
     const s = resolveSettings(config, process.env);
     if (s.disabled) {
       log.warn('OTEL_SDK_DISABLED=true: the otel extension records and exports nothing');
@@ -31,7 +31,7 @@ export default defineExtension({
     }
     const telemetry = createTelemetry(s, gateway.version);
     const account = telemetry.account;
-    new RequestTracer(telemetry.spans, s, telemetry.metrics, account).tap(hooks, PLUGIN_NAME);
+    new RequestTracer(telemetry.spans, s, telemetry.metrics, account, secrets.stored).tap(hooks, PLUGIN_NAME);
 
     metrics.counter('gw_otel_spans_exported_total', 'Spans the OTLP collector accepted', () => account.exported);
     metrics.counter(

@@ -49,6 +49,8 @@ import {
   cutText,
   type FinishedRequest,
   GatewayError,
+  GUARDRAILS,
+  type GuardrailOutcome,
   type Hooks,
   isModelRefusal,
   MAX_MODEL_CHARS,
@@ -85,6 +87,8 @@ export const GW = {
   overheadMs: 'gw.overhead_ms',
   upstreamMs: 'gw.upstream_ms',
   usageEstimated: 'gw.usage_estimated',
+  /** The guardrail checks that found something (docs/guardrails.md), as `x-gw-guardrails` names them. */
+  guardrails: 'gw.guardrails',
 } as const;
 
 /** Span events of a stream (on the client span of the answering attempt). */
@@ -141,20 +145,30 @@ interface RequestTrace {
 
 const propagator = new W3CTraceContextPropagator();
 
+/** Each check that found something, once, in the order first seen. */
+function checkNames(outcomes: readonly GuardrailOutcome[]): string[] {
+  const names: string[] = [];
+  for (const outcome of outcomes) if (!names.includes(outcome.check)) names.push(outcome.check);
+  return names;
+}
+
 /** The taps (see the file comment). */
 export class RequestTracer {
   private readonly spans: SpanFactory;
   private readonly s: OtelSettings;
   private readonly metrics: GenAiMetrics | undefined;
   private readonly account: SpanAccount;
+  /** Captured content as gw stores it (`secrets.stored`: through the guardrails' detectors with redact_stored). */
+  private readonly stored: (text: string) => string;
   /** Span names by their two parts (NAME_PARTS at most per first part). */
   private readonly names = new Map<string, Map<string, string>>();
 
-  constructor(spans: SpanFactory, s: OtelSettings, metrics: GenAiMetrics | undefined, account: SpanAccount) {
+  constructor(spans: SpanFactory, s: OtelSettings, metrics: GenAiMetrics | undefined, account: SpanAccount, stored: (text: string) => string = (text) => text) {
     this.spans = spans;
     this.s = s;
     this.metrics = metrics;
     this.account = account;
+    this.stored = stored;
   }
 
   /** Taps every hook the trace follows (see the file comment) under `name`. */
@@ -271,7 +285,7 @@ export class RequestTracer {
     (t.facts ??= new ResponseFacts()).answer(answer);
     if (this.s.captureContent) {
       const output = outputContent(answer, this.s.contentMaxChars);
-      t.output = JSON.stringify(output.value);
+      t.output = this.stored(JSON.stringify(output.value));
       t.outputCut = output.cut;
     }
   }
@@ -307,6 +321,8 @@ export class RequestTracer {
         }
         if (rc.stream && rc.firstByteMs > 0) server.addEvent(EVENTS.firstByte, undefined, f.time + rc.firstByteMs);
       } else a[GW.overheadMs] = round(f.totalMs);
+      const guarded = f.state?.get(GUARDRAILS) as readonly GuardrailOutcome[] | undefined;
+      if (guarded !== undefined && guarded.length > 0) a[GW.guardrails] = checkNames(guarded);
       if (failure !== undefined) a[ATTR_ERROR_TYPE] = errorType(failure);
       else if (f.status >= 400) a[ATTR_ERROR_TYPE] = String(f.status);
       else if (mcpCallOf(f.state)?.outcome === 'tool_error') a[ATTR_ERROR_TYPE] = 'tool_error';
@@ -355,13 +371,13 @@ export class RequestTracer {
       if (rc.cost) a[GW.costUsd] = Math.round(rc.cost.total * 1e9) / 1e9;
       if (this.s.captureContent && rc.operation !== 'tool') {
         const input = inputContent(rc.content(), this.s.contentMaxChars);
-        a[ATTR_GEN_AI_INPUT_MESSAGES] = JSON.stringify(input.messages.value);
+        a[ATTR_GEN_AI_INPUT_MESSAGES] = this.stored(JSON.stringify(input.messages.value));
         if (input.messages.cut) markCut(a, ATTR_GEN_AI_INPUT_MESSAGES);
         if (input.system) {
-          a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = JSON.stringify(input.system.value);
+          a[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = this.stored(JSON.stringify(input.system.value));
           if (input.system.cut) markCut(a, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS);
         }
-        const output = t.output ?? (t.text ? JSON.stringify(t.text.message(facts?.finishReasons?.[0])) : undefined);
+        const output = t.output ?? (t.text ? this.stored(JSON.stringify(t.text.message(facts?.finishReasons?.[0]))) : undefined);
         if (output !== undefined) {
           a[ATTR_GEN_AI_OUTPUT_MESSAGES] = output;
           if (t.outputCut || t.text?.cut) markCut(a, ATTR_GEN_AI_OUTPUT_MESSAGES);

@@ -8,6 +8,8 @@ import {
   chargedUsage,
   cutText,
   type FinishedRequest,
+  GUARDRAILS,
+  type GuardrailOutcome,
   MAX_MODEL_CHARS,
   MCP_CALL,
   type McpCall,
@@ -87,6 +89,8 @@ export interface LogEntry {
   tool: string | null;
   /** How an MCP tools/call ended (`ok`, `tool_error`, `upstream_error`, `denied`, `limited`); null for other requests. */
   outcome: McpOutcome | null;
+  /** What the guardrails checks did (docs/guardrails.md): check, phase, action, entity type and count, never the text; empty for most entries. */
+  guardrails: GuardrailOutcome[];
   /** With `log_bodies = true` only, cut to `body_max_bytes`. */
   request_body?: string | null;
   response_body?: string | null;
@@ -155,6 +159,7 @@ const FIELDS = [
   'mcp_server',
   'tool',
   'outcome',
+  'guardrails',
 ] as const;
 const BODIES_AT = 20;
 const ESTIMATED_AT = 22;
@@ -165,6 +170,8 @@ const UPSTREAM_CODE_AT = 26;
 const TOKEN_PARTS_AT = 27;
 const TRUNCATED_AT = 30;
 const MCP_AT = 31;
+const GUARDRAILS_AT = 34;
+const NO_OUTCOMES: GuardrailOutcome[] = [];
 
 /** The stored row for a finished request (one array); `open`: gw runs without keys; `bodies`: both, already cut. */
 export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null, string | null]): unknown[] {
@@ -227,6 +234,8 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   if (tokenParts) upTo = TOKEN_PARTS_AT;
   if (modelCut) upTo = TRUNCATED_AT;
   if (call) upTo = MCP_AT;
+  const guarded = rc?.state.get(GUARDRAILS) as readonly GuardrailOutcome[] | undefined;
+  if (guarded !== undefined && guarded.length > 0) upTo = GUARDRAILS_AT;
   if (upTo >= BODIES_AT) row.push(bodies ? bodies[0] : 0, bodies ? bodies[1] : 0);
   if (upTo >= ESTIMATED_AT) row.push(rc?.usageEstimated === true);
   if (upTo >= TRACE_AT) row.push(f.traceId ?? null);
@@ -236,7 +245,8 @@ export function toRow(f: FinishedRequest, open: boolean, bodies?: [string | null
   if (upTo >= TOKEN_PARTS_AT) row.push(call && !tokenParts ? null : cached, call && !tokenParts ? null : written, call && !tokenParts ? null : reasoning);
   if (upTo >= TRUNCATED_AT) row.push(modelCut ? MODEL_CUT : null);
   // a tool no server has: its name (the client's) is in `model` alone
-  if (call) row.push(call.server || null, call.server ? call.tool : null, call.outcome ?? null);
+  if (upTo >= MCP_AT) row.push(call?.server || null, call?.server ? call.tool : null, call?.outcome ?? null);
+  if (upTo >= GUARDRAILS_AT) row.push(guarded);
   return row;
 }
 
@@ -263,6 +273,7 @@ export function fromRow(row: unknown[]): LogEntry {
   e.mcp_server = typeof row[MCP_AT] === 'string' ? row[MCP_AT] : null;
   e.tool = typeof row[MCP_AT + 1] === 'string' ? row[MCP_AT + 1] : null;
   e.outcome = typeof row[MCP_AT + 2] === 'string' ? row[MCP_AT + 2] : null;
+  e.guardrails = Array.isArray(row[GUARDRAILS_AT]) ? row[GUARDRAILS_AT] : NO_OUTCOMES;
   if (row.length > BODIES_AT && typeof row[BODIES_AT] !== 'number') {
     e.request_body = row[BODIES_AT];
     e.response_body = row[BODIES_AT + 1];

@@ -53,7 +53,7 @@ export async function readLog(store: Store, q: LogQuery, tagsOf?: TagsOf): Promi
 export default defineExtension({
   name: PLUGIN_NAME,
   configSchema: schema,
-  setup({ config, store, hooks, routes, gateway, log }) {
+  setup({ config, store, hooks, routes, gateway, log, secrets }) {
     const pending = new Set<Promise<unknown>>();
     let lastWarn = 0;
     let queue: string[] = [];
@@ -81,7 +81,7 @@ export default defineExtension({
 
     if (config.log_bodies) {
       hooks.onResponse.tapPromise(PLUGIN_NAME, async (rc: RequestContext, info: ResponseInfo) => {
-        if (info.body !== undefined) rc.state.set(BODY, truncate(info.body, max));
+        if (info.body !== undefined) rc.state.set(BODY, info.body);
       });
       hooks.onChunk.tap(PLUGIN_NAME, (rc: RequestContext, chunk: Chunk) => {
         let b = rc.state.get(BODY) as StreamBody | undefined;
@@ -102,7 +102,11 @@ export default defineExtension({
       let bodies: [string | null, string | null] | undefined;
       if (config.log_bodies) {
         const b = rc?.state.get(BODY) as string | StreamBody | undefined;
-        bodies = [f.rawBody === undefined ? null : truncate(f.rawBody, max), b === undefined ? null : typeof b === 'string' ? b : truncate(b.text, max)];
+        // through the guardrails' detectors with redact_stored (else as they are), then cut
+        bodies = [
+          f.rawBody === undefined ? null : truncate(secrets.stored(f.rawBody), max),
+          b === undefined ? null : truncate(secrets.stored(typeof b === 'string' ? b : b.text), max),
+        ];
       }
       const row = toRow(f, open, bodies);
       queue.push(JSON.stringify(row));
