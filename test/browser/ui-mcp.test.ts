@@ -51,7 +51,7 @@ ping_interval_seconds = 1
   // a hashed name with the server's own beside it
   const weather = row.locator('li', { hasText: 'get.weather' });
   t.regex(await weather.innerText(), /^web__get_weather_[0-9a-f]{8} own name get\.weather/);
-  t.regex(await row.locator('td[data-label=Calls]').innerText(), /2 \/ min · 10% errors\np50 [\d.]+ ms · p95 [\d.]+ ms/);
+  t.regex(await row.locator('td[data-label=Calls]').innerText(), /2 \/ min · 10% errors\np50 [\d.]+ m?s · p95 [\d.]+ m?s/);
   const broken = page.locator('tr[data-server=broken]');
   await broken
     .getByText(/down|connecting/)
