@@ -163,7 +163,18 @@ test("the first run's config, every commented example uncommented, is a config g
     ZHIPU_API_KEY: 'z',
   };
   const cfg = await loadConfig(await configFile(t, uncommented), { ...env, ALERTS_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
-  t.deepEqual(Object.keys(cfg.extensions).sort(), ['alerts', 'budget', 'cache', 'logging', 'otel', 'rate_limit', 'recorder', 'request_log', 'usage']);
+  t.deepEqual(Object.keys(cfg.extensions).sort(), [
+    'alerts',
+    'budget',
+    'cache',
+    'guardrails',
+    'logging',
+    'otel',
+    'rate_limit',
+    'recorder',
+    'request_log',
+    'usage',
+  ]);
   const gw = await createGateway(cfg, silent);
   await gw.close();
   t.true(gw.snapshot.table.models().includes('mock-1'));
