@@ -49,7 +49,8 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
         const raw = ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string;
         delete parsed[UNPARSED];
         // the parse was one task, the walk below is another (lib/turns.ts)
-        await yieldIfLarge(raw);
+        const turn = yieldIfLarge(raw);
+        if (turn) await turn;
         checkDepth(parsed);
         (ctx.state as { body?: ParsedBody }).body = { body: parsed as Record<string, unknown>, raw };
       });
