@@ -8,6 +8,8 @@
  * and gw CPU µs per request of each side (pooled), new/old ratios, pooled and per cycle.
  * A scenario the old tree cannot run (a config it does not know) is reported, not fatal.
  * Scenarios (`GUARD_ONLY` picks some): json-c50, stream-c50, json-c1 (p50 too), ext5-json-c50.
+ * `GUARD_NEW=<commit or checkout>` puts another tree on the new side (one change's own gain:
+ * its commit against its parent).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -95,9 +97,10 @@ const fmt = (x: number, d = 0) => x.toFixed(d);
 const ref = process.argv[2];
 if (!ref) throw new Error('bench/guard.ts: give the commit (or a built checkout) to compare with, e.g. bench/guard.ts main');
 const other = checkout(ref);
+const mine = process.env.GUARD_NEW ? checkout(process.env.GUARD_NEW) : ROOT;
 const only = process.env.GUARD_ONLY?.split(',');
 const version = async (root: string) => (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-const lines = [`perf guard: this tree (${ROOT}, ${await version(ROOT)}) vs ${ref} (${other}); ${CYCLES} ABBA cycles of ${SECONDS} s after ${WARMUP} s warm-up`];
+const lines = [`perf guard: ${mine} (${await version(mine)}) vs ${ref} (${other}); ${CYCLES} ABBA cycles of ${SECONDS} s after ${WARMUP} s warm-up`];
 const up = await startUpstream();
 try {
   const pinned = pin(process.pid, 0) && pin(up.child.proc.pid!, 0);
@@ -107,7 +110,7 @@ try {
     try {
       sides = [
         { label: 'old', gw: await startGw(s.setup, up.url, [], undefined, other), runs: [] },
-        { label: 'new', gw: await startGw(s.setup, up.url), runs: [] },
+        { label: 'new', gw: await startGw(s.setup, up.url, [], undefined, mine), runs: [] },
       ];
     } catch (err) {
       lines.push('', `${s.name}: not run (${(err as Error).message.split('\n')[0]})`);
