@@ -8,6 +8,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import test from 'ava';
+import fc from 'fast-check';
 import type { z } from 'zod';
 import { validate } from '../../lib/schemas.ts';
 import { compiledCheck, validateRequest } from '../../lib/validate-compiled.ts';
@@ -145,6 +146,23 @@ for (const f of formats) {
     t.true(invalid > 0, 'the mutations include invalid bodies');
   });
 }
+
+test('property: any JSON value put anywhere in a recorded body, the compiled check and zod agree (seeded)', (t) => {
+  for (const f of formats) {
+    const check = compiledCheck(f.schema)!;
+    const where = f.bodies.map((b) => paths(b));
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }), (bodyAt, pathAt, value) => {
+        const body = f.bodies[bodyAt % f.bodies.length];
+        const at = where[bodyAt % f.bodies.length]!;
+        const mutated = at.length === 0 ? value : mutate(body, at[pathAt % at.length]!, value);
+        return check(mutated) === (validate(f.schema, mutated) === undefined);
+      }),
+      { seed: 43, numRuns: 400 },
+    );
+  }
+  t.pass();
+});
 
 test('a total cap (lib/array-totals.ts) is compiled: past it the compiled check refuses, and the 400 names the field and the cap', (t) => {
   const perTool = 2;
