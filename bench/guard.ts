@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runLoad, type LoadResult } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
-import { cpuTimes, stopAll } from './procs.ts';
+import { cpuTimes, pin, stopAll } from './procs.ts';
 import { type BenchRequest, chat, chatPath, chatStream, ext5, type GwSetup, plain } from './scenarios.ts';
 import { type Gw, ROOT, startGw, startUpstream } from './setup.ts';
 import { percentile } from './stats.ts';
@@ -62,16 +62,6 @@ function checkout(ref: string): string {
   else execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: out, stdio: 'ignore' });
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: out, stdio: 'ignore' });
   return out;
-}
-
-/** Pins `pid` and its threads to `cpu`; false when taskset is missing. */
-function pin(pid: number, cpu: number): boolean {
-  try {
-    execFileSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface Side {
