@@ -5,7 +5,7 @@
  * first issue makes the 400 (the same message and `param` as `validate`). A schema the JSON
  * Schema cannot say exactly (a transform, a refinement other than lib/array-totals.ts's
  * total caps) is checked by zod alone. test/unit/validate-compiled.test.ts checks that both
- * agree on a corpus of valid and invalid bodies.
+ * agree on a corpus of valid and invalid bodies. why: docs/benchmarks.md#compiled-validation
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';

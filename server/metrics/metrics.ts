@@ -42,6 +42,7 @@ interface RequestSeries {
 /**
  * What one (route, served model, provider) writes to, resolved at its first request and kept:
  * a request then records without building a key or looking a label up.
+ * why: docs/benchmarks.md#lean-metric-families
  */
 interface LabelSet {
   /** gw_requests_total by status. */
