@@ -7,7 +7,8 @@
  * total caps) is checked by zod alone. test/unit/validate-compiled.test.ts checks that both
  * agree on a corpus of valid and invalid bodies. why: docs/benchmarks.md#compiled-validation
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import type { GatewayError } from '../core/errors.ts';
 import { totalCheckOf, type TotalCheck } from './array-totals.ts';
@@ -17,17 +18,29 @@ import { validate } from './schemas.ts';
 const TOTAL_KEYWORD = 'gwTotal';
 
 const totals: TotalCheck[] = [];
-// string lengths in code points, as zod counts them (ajv's default); patterns read as JavaScript
-// reads a RegExp without the u flag; strict: a keyword or format ajv does not know fails the
-// compile (the schema is then zod's alone)
-const ajv = new Ajv({ strict: true, allErrors: false, unicodeRegExp: false, validateSchema: false });
-ajv.addKeyword({
-  keyword: TOTAL_KEYWORD,
-  type: 'array',
-  schemaType: 'number',
-  errors: false,
-  validate: (index: number, list: unknown[]) => totals[index]!(list) === undefined,
-});
+let ajv: Ajv | undefined;
+const requireCjs = createRequire(import.meta.url);
+
+/**
+ * The compiler, loaded at the first compile: ajv is ~10 MiB of RSS once imported, which a
+ * gateway at rest (or one serving no generate route) does not pay.
+ */
+function compiler(): Ajv {
+  if (ajv !== undefined) return ajv;
+  const { Ajv } = requireCjs('ajv') as typeof import('ajv');
+  // string lengths in code points, as zod counts them (ajv's default); patterns read as JavaScript
+  // reads a RegExp without the u flag; strict: a keyword or format ajv does not know fails the
+  // compile (the schema is then zod's alone)
+  ajv = new Ajv({ strict: true, allErrors: false, unicodeRegExp: false, validateSchema: false });
+  ajv.addKeyword({
+    keyword: TOTAL_KEYWORD,
+    type: 'array',
+    schemaType: 'number',
+    errors: false,
+    validate: (index: number, list: unknown[]) => totals[index]!(list) === undefined,
+  });
+  return ajv;
+}
 
 const compiled = new WeakMap<z.ZodType, ValidateFunction | null>();
 
@@ -50,7 +63,7 @@ function compile(schema: z.ZodType): ValidateFunction | null {
         if (total === undefined && checks.some((c) => c._zod.def.check === 'custom')) exact = false;
       },
     });
-    return exact ? ajv.compile(json) : null;
+    return exact ? compiler().compile(json) : null;
   } catch {
     return null;
   }
