@@ -227,3 +227,13 @@ export function statusMiB(status: string, field: keyof typeof STATUS_FIELDS): nu
   const m = STATUS_FIELDS[field].exec(status);
   return m ? Number(m[1]) / 1024 : NaN;
 }
+
+/** Pins `pid` and its threads to `cpu` (`taskset`); false when taskset is missing. */
+export function pin(pid: number, cpu: number): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

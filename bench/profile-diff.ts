@@ -1,7 +1,9 @@
 /**
- * `npx node --conditions=gw-source bench/profile-diff.ts` (after `npm run build`): where one gw
- * setup spends more CPU than another, function by function. Two gw processes, untraced and
- * with `[extensions.otel]` (BENCH_OTEL_SAMPLING, BENCH_OTEL_TOML as in `--only otel`), each
+ * `npx node --conditions=gw-source bench/profile-diff.ts [trees <other checkout>]` (after `npm
+ * run build`): where one gw setup spends more CPU than another, function by function. Two gw
+ * processes, untraced and with `[extensions.otel]` (BENCH_OTEL_SAMPLING, BENCH_OTEL_TOML as in
+ * `--only otel`) — with `trees`, the other checkout's gw (off) and this tree's (on), both
+ * without extensions — each
  * under `node --cpu-prof`, warmed, then loaded with the JSON chat at 50 connections in ABBA
  * windows (off, on, on, off per cycle). Each profile is summarised over its own measured
  * windows only (cpuprofile-top.ts), in µs of main-thread self time per request, and the
@@ -27,6 +29,9 @@ const SECONDS = envNumber('DIFF_SECONDS', 5);
 const WARMUP = envNumber('DIFF_WARMUP_SECONDS', 10);
 const TOP = Math.max(1, Math.round(envNumber('DIFF_TOP', 40)));
 const CONNECTIONS = 50;
+/** `trees <checkout>`: the other checkout against this tree, both plain. */
+const OTHER = process.argv[2] === 'trees' ? process.argv[3] : undefined;
+if (process.argv[2] === 'trees' && !OTHER) throw new Error('bench/profile-diff.ts trees: give the other checkout (built, with its node_modules)');
 
 /** Self time per function (µs per request) over the windows, plus busy and GC totals. */
 interface Side {
@@ -45,7 +50,8 @@ function summarise(profile: CpuProfile, side: Side): void {
     side.busyUs += s.busyMs * 1000;
     side.gcUs += s.gcMs * 1000;
     for (const f of s.functions) {
-      const k = `${f.fn} — ${f.where || f.area}`;
+      // one function has one key in both trees: the checkout's own path dropped
+      const k = `${f.fn} — ${(f.where || f.area).replace(/^.*\/dist\//, '')}`;
       side.perFunction.set(k, (side.perFunction.get(k) ?? 0) + f.selfMs * 1000);
     }
   }
@@ -55,8 +61,8 @@ const dirs = [await mkdtemp(join(tmpdir(), 'gw-diff-off-')), await mkdtemp(join(
 try {
   const up = await startUpstream();
   const gws = [
-    await startGw(plain, up.url, ['--cpu-prof', `--cpu-prof-dir=${dirs[0]}`]),
-    await startGw(otelOn, up.url, ['--cpu-prof', `--cpu-prof-dir=${dirs[1]}`]),
+    await startGw(plain, up.url, ['--cpu-prof', `--cpu-prof-dir=${dirs[0]}`], undefined, OTHER),
+    await startGw(OTHER ? plain : otelOn, up.url, ['--cpu-prof', `--cpu-prof-dir=${dirs[1]}`]),
   ];
   const targets = gws.map((g) => toTarget(g.url, { path: chatPath, body: chat }, true));
   const sides: Side[] = gws.map(() => ({ requests: 0, rps: [], windows: [], perFunction: new Map(), busyUs: 0, gcUs: 0 }));
@@ -77,8 +83,11 @@ try {
   const [off, on] = sides as [Side, Side];
   const per = (us: number, s: Side) => us / s.requests;
   const sampling = process.env.BENCH_OTEL_SAMPLING ?? '1.0';
+  const compared = OTHER
+    ? `${OTHER} (off) vs this tree (on), no extensions`
+    : `untraced gw vs otel (sampling ${sampling}${process.env.BENCH_OTEL_TOML ? `, ${process.env.BENCH_OTEL_TOML}` : ''})`;
   const lines = [
-    `profile-diff: untraced gw vs otel (sampling ${sampling}${process.env.BENCH_OTEL_TOML ? `, ${process.env.BENCH_OTEL_TOML}` : ''}), JSON chat, ${CONNECTIONS} connections, ABBA × ${CYCLES}, ${SECONDS} s windows`,
+    `profile-diff: ${compared}, JSON chat, ${CONNECTIONS} connections, ABBA × ${CYCLES}, ${SECONDS} s windows`,
     `req/s off ${off.rps.join(', ')}; on ${on.rps.join(', ')}`,
     `main thread busy: off ${per(off.busyUs, off).toFixed(1)} µs/request (GC ${per(off.gcUs, off).toFixed(1)}), on ${per(on.busyUs, on).toFixed(1)} (GC ${per(on.gcUs, on).toFixed(1)}): +${(per(on.busyUs, on) - per(off.busyUs, off)).toFixed(1)} µs`,
     '',
@@ -92,6 +101,13 @@ try {
   rows.sort((x, y) => y.d - x.d);
   const row = (r: (typeof rows)[number]) => `${r.d.toFixed(2).padStart(10)}${r.a.toFixed(2).padStart(8)}${r.b.toFixed(2).padStart(8)}  ${r.k}`;
   lines.push(...rows.slice(0, TOP).map(row), '', 'most negative', ...rows.slice(-8).map(row));
+  for (const [name, side] of [
+    ['off', 'a'],
+    ['on', 'b'],
+  ] as const) {
+    const top = rows.toSorted((x, y) => y[side] - x[side]).slice(0, 15);
+    lines.push('', `top 15 by self time, ${name} (µs/req)`, ...top.map((r) => `${r[side].toFixed(2).padStart(10)}  ${r.k}`));
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   await stopAll();

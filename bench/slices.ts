@@ -28,12 +28,11 @@
  * incremental marking included; every gw runs with `--trace-gc`, bench/gc-trace.ts), and
  * each process's peak RSS (VmHWM). Knobs: SLICES_CYCLES (12), SLICES_SECONDS (1), SLICES_CONNECTIONS (50).
  */
-import { execFileSync } from 'node:child_process';
 import { GcMeter } from './gc-trace.ts';
 import { runLoad } from './load.ts';
 import { envNumber, toTarget } from './options.ts';
 import { readFileSync } from 'node:fs';
-import { cpuTimes, parseStatCpu, statusMiB } from './procs.ts';
+import { cpuTimes, parseStatCpu, pin, statusMiB } from './procs.ts';
 import { chat, chatPath, type GwSetup, otelToml, plain } from './scenarios.ts';
 import { type Gw, startGw, startUpstream } from './setup.ts';
 import { percentile } from './stats.ts';
@@ -84,16 +83,6 @@ const SET = process.argv[2] ?? 'otel';
 const SETUPS = SETS[SET];
 if (SETUPS === undefined) throw new Error(`bench/slices.ts: unknown set "${SET}"; expected one of ${Object.keys(SETS).join(', ')}`);
 if (SET === 'trees' && !process.argv[3]) throw new Error('bench/slices.ts trees: give the other checkout, e.g. bench/slices.ts trees /tmp/gw-old');
-
-/** Pins `pid` and its threads to `cpu`; false when taskset is missing. */
-function pin(pid: number, cpu: number): boolean {
-  try {
-    execFileSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** CPU ms of `pid`'s main thread alone (JavaScript; not the GC's, the compiler's or libuv's helper threads). */
 function mainThreadMs(pid: number): number {

@@ -11,7 +11,7 @@ import { affinityKey } from '../../lib/resilience/affinity.ts';
 import type { PipelineHost } from './host.ts';
 import type { CallContext } from '../../lib/provider.ts';
 import type { Snapshot } from '../snapshot.ts';
-import { validate } from '../../lib/schemas.ts';
+import { validateRequest } from '../../lib/validate-compiled.ts';
 import { INVALID_REQUEST } from '../error-codes.ts';
 import { finish } from './finish.ts';
 import { clientSignal } from './respond.ts';
@@ -54,7 +54,7 @@ export async function admit(gw: PipelineHost, ctx: Context, protocol: RequestPro
   const raw = input.raw ?? st.body?.raw ?? '';
   if (input.schema) {
     // a large body: the parse was one task, the validation is a few more (lib/turns.ts)
-    const invalid = isLarge(raw) ? await validateInSlices(input.schema, body, nextTurn) : validate(input.schema, body);
+    const invalid = isLarge(raw) ? await validateInSlices(input.schema, body, nextTurn) : validateRequest(input.schema, body);
     if (invalid) throw invalid;
   }
   const snap = st.snap;

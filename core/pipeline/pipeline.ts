@@ -65,7 +65,8 @@ export function createPipeline(gw: PipelineHost, protocol: RequestProtocol): Pip
             // counted here, per attempt, so a request whose every attempt failed keeps its count (request log)
             rc.attempts++;
             // an attempt translates the body: a task of its own for a large one (lib/turns.ts)
-            await yieldIfLarge(rc.rawBody);
+            const turn = yieldIfLarge(rc.rawBody);
+            if (turn) await turn;
             const fallback = model !== rc.canonicalModel;
             const body = fallback && 'model' in a.body ? { ...a.body, model } : a.body;
             const call = fallback ? { ...a.call, rawBody: undefined } : a.call;

@@ -7,10 +7,22 @@ import { BODY_TOO_LARGE, CLIENT_CLOSED, INTERNAL } from '../error-codes.ts';
 import { INVALID_JSON } from '../../lib/http/body.ts';
 import { GatewayError } from '../errors.ts';
 
+/** Content-Type header values as Koa's `ctx.type` resolves them (charset added), by the type given. */
+const resolvedTypes = new Map<string, string>();
+/** Types an upstream names are few; past this many the rest are resolved per answer. */
+const MAX_RESOLVED_TYPES = 64;
+
 /** Sends a body that is already serialized (JSON unless `contentType` says otherwise). */
 export function sendText(ctx: Context, status: number, text: string, headers?: Record<string, string>, contentType = 'application/json'): void {
   ctx.status = status;
-  ctx.type = contentType;
+  // Koa resolves a type through mime-types on every set: resolved once per type here
+  const resolved = resolvedTypes.get(contentType);
+  if (resolved !== undefined) ctx.set('content-type', resolved);
+  else {
+    ctx.type = contentType;
+    const header = ctx.response.get('content-type');
+    if (header && resolvedTypes.size < MAX_RESOLVED_TYPES) resolvedTypes.set(contentType, header);
+  }
   if (headers) ctx.set(headers);
   ctx.body = text;
 }

@@ -18,23 +18,27 @@ export interface AttemptScope {
 }
 
 const store = new AsyncLocalStorage<AttemptScope>();
+/** True once any attempt was scoped: until then (no tracing hook tapped) a lookup has nothing to find and is skipped. */
+let scoped = false;
 
 /** Runs `fn` (one upstream attempt) inside `scope`. */
 export function withAttempt<T>(scope: AttemptScope, fn: () => T): T {
+  scoped = true;
   return store.run(scope, fn);
 }
 
 /** Runs `fn` (one upstream attempt) with `headers` added to every upstream request it sends. */
 export function withAttemptHeaders<T>(headers: Readonly<Record<string, string>>, fn: () => T): T {
+  scoped = true;
   return store.run({ requestId: '', model: '', retry: 0, headers }, fn);
 }
 
 /** The attempt running now, if one is scoped. */
 export function currentAttempt(): AttemptScope | undefined {
-  return store.getStore();
+  return scoped ? store.getStore() : undefined;
 }
 
 /** The headers of the attempt running now, if it has any. */
 export function attemptHeaders(): Readonly<Record<string, string>> | undefined {
-  return store.getStore()?.headers;
+  return scoped ? store.getStore()?.headers : undefined;
 }

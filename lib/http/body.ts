@@ -18,13 +18,19 @@ export interface ParsedBody {
   raw: string;
 }
 
-/** Parses the body onto `ctx.state.body`. `limit()` is read once, at the first request. */
+/** The media types read as JSON: `application/json` and every `+json` suffix. */
+const JSON_TYPES = ['application/json', '+json'];
+
+/**
+ * Parses the body onto `ctx.state.body`. `limit()` is read once, at the first request.
+ * koa-body lean: JSON only, its media-type check the only one a request pays.
+ */
 export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
   let parse: ReturnType<typeof koaBody> | undefined;
   return async (ctx) => {
-    if (!ctx.is('application/json', '+json')) throw UNSUPPORTED_MEDIA_TYPE(ctx.get('content-type'));
     parse ??= koaBody({
       json: true,
+      jsonTypes: JSON_TYPES,
       urlencoded: false,
       text: false,
       multipart: false,
@@ -35,13 +41,16 @@ export function jsonBody(limit: () => number): (ctx: Context) => Promise<void> {
     });
     try {
       await parse(ctx, async () => {
+        // koa-body read nothing: the body is not JSON (checked again only on this error path)
+        if (ctx.request.body === undefined && !ctx.is(JSON_TYPES)) throw UNSUPPORTED_MEDIA_TYPE(ctx.get('content-type'));
         const parsed = ctx.request.body as Record<string | symbol, unknown>;
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw NOT_AN_OBJECT();
         // koa-body 8 keeps the bytes on ctx.request.rawBody
         const raw = ((ctx.request as { rawBody?: string }).rawBody ?? parsed[UNPARSED]) as string;
         delete parsed[UNPARSED];
         // the parse was one task, the walk below is another (lib/turns.ts)
-        await yieldIfLarge(raw);
+        const turn = yieldIfLarge(raw);
+        if (turn) await turn;
         checkDepth(parsed);
         (ctx.state as { body?: ParsedBody }).body = { body: parsed as Record<string, unknown>, raw };
       });

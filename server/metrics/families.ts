@@ -76,9 +76,14 @@ export class HistoMap {
   }
 
   observe(key: string, v: number): void {
+    this.at(key).observe(v);
+  }
+
+  /** The series of `key`, made at its first use (callers on the request path keep it). */
+  at(key: string): Histo {
     let h = this.series.get(key);
     if (!h) this.series.set(key, (h = new Histo(this.bounds, { [this.label]: key })));
-    h.observe(v);
+    return h;
   }
 
   /** Registers the family under `name`. */

@@ -12,7 +12,7 @@ import type { ConnectionLimit } from '../../lib/http/limit.ts';
 import { accountOf, chargedUsage } from '../../core/plugins/helpers.ts';
 import { isModelRefusal } from '../../lib/model-refusal.ts';
 import type { Member } from '../../lib/resilience/member.ts';
-import { family, HistoMap, type Value } from './families.ts';
+import { family, type Histo, HistoMap, type Value } from './families.ts';
 
 /** One sample of a plugin's metric family. */
 export interface PluginSample {
@@ -39,6 +39,22 @@ interface RequestSeries {
   n: number;
 }
 
+/**
+ * What one (route, served model, provider) writes to, resolved at its first request and kept:
+ * a request then records without building a key or looking a label up.
+ * why: docs/benchmarks.md#lean-metric-families
+ */
+interface LabelSet {
+  /** gw_requests_total by status. */
+  byStatus: Map<number, RequestSeries>;
+  total: Histo;
+  overhead: Histo;
+  /** undefined without a provider. */
+  upstream: Histo | undefined;
+  /** gw_tokens_total and gw_cost_usd_total by account (key name), for this model. */
+  usage: Map<string, UsageSeries>;
+}
+
 interface UsageSeries {
   key: string;
   model: string;
@@ -55,7 +71,8 @@ export class GatewayMetrics {
   /** The text a scrape returns (a cluster worker asks the primary for the whole host's). */
   scrape: () => Promise<string> = () => this.registry.metrics();
 
-  private readonly requests = new Map<string, RequestSeries>();
+  /** route → served model → provider. */
+  private readonly labelSets = new Map<string, Map<string, Map<string, LabelSet>>>();
   private readonly usage = new Map<string, UsageSeries>();
   private readonly refusals = new Map<string, number>();
   private readonly total = new HistoMap('route', TOTAL_BUCKETS);
@@ -72,7 +89,7 @@ export class GatewayMetrics {
   constructor(source: MetricsSource, opts: { defaultMetrics?: boolean } = {}) {
     const reg = this.registry;
     family(reg, 'gw_requests_total', 'Gateway requests (every client format) by route, served model, provider and HTTP status sent', 'counter', () =>
-      [...this.requests.values()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })),
+      [...this.requestSeries()].map((s) => ({ labels: { route: s.route, model: s.model, provider: s.provider, status: s.status }, value: s.n })),
     );
     this.total.expose(reg, 'gw_request_duration_seconds', 'Time from arrival to the last byte sent (streams included)');
     this.upstream.expose(
@@ -196,11 +213,11 @@ export class GatewayMetrics {
     // a model no provider serves (or the key may not call) is whatever the client sent: never a label value
     const model = rc === undefined || isModelRefusal(failure) ? '' : rc.servedModel;
     const provider = rc?.provider ?? '';
-    const key = `${route}\u0000${model}\u0000${provider}\u0000${status}`;
-    const s = this.requests.get(key);
+    const set = this.labelSet(route, model, provider);
+    const s = set.byStatus.get(status);
     if (s) s.n++;
-    else this.requests.set(key, { route, model, provider, status, n: 1 });
-    this.total.observe(route, totalMs / 1000);
+    else set.byStatus.set(status, { route, model, provider, status, n: 1 });
+    set.total.observe(totalMs / 1000);
     // refusals happen before any upstream call: a commit failing after the upstream answered is not one
     // (the catalog entry of a refusal says its reason: extensions define their own)
     const reason = failure?.def?.refusal;
@@ -212,21 +229,54 @@ export class GatewayMetrics {
       return;
     }
     if (rc.provider === undefined) return;
-    this.upstream.observe(rc.provider, rc.upstreamMs / 1000);
+    set.upstream!.observe(rc.upstreamMs / 1000);
     // a stream's upstream time runs to its last event: what is left is gw's, as in the request log
-    this.overhead.observe(route, Math.max(0, totalMs - rc.upstreamMs) / 1000);
+    set.overhead.observe(Math.max(0, totalMs - rc.upstreamMs) / 1000);
     // as every accounting view: a failed call counts nothing, unless it was a stream charged for what it streamed
     const u = chargedUsage(rc);
     if (!u) return;
     const account = accountOf(rc);
-    const ukey = `${account}\u0000${model}`;
-    let a = this.usage.get(ukey);
-    if (!a) this.usage.set(ukey, (a = { key: account, model, prompt: 0, completion: 0, cached: 0, cacheWrite: 0, reasoning: 0, usd: 0 }));
+    let a = set.usage.get(account);
+    if (!a) set.usage.set(account, (a = this.usageSeries(account, model)));
     a.prompt += promptTokens(u);
     a.completion += completionTokens(u);
     a.cached += cachedTokens(u);
     a.cacheWrite += cacheWriteTokens(u);
     a.reasoning += reasoningTokens(u);
     if (rc.cost) a.usd += rc.cost.total;
+  }
+
+  /** The label set of (route, model, provider), made at its first request. */
+  private labelSet(route: string, model: string, provider: string): LabelSet {
+    let byModel = this.labelSets.get(route);
+    if (!byModel) this.labelSets.set(route, (byModel = new Map()));
+    let byProvider = byModel.get(model);
+    if (!byProvider) byModel.set(model, (byProvider = new Map()));
+    let set = byProvider.get(provider);
+    if (!set) {
+      set = {
+        byStatus: new Map(),
+        total: this.total.at(route),
+        overhead: this.overhead.at(route),
+        upstream: provider === '' ? undefined : this.upstream.at(provider),
+        usage: new Map(),
+      };
+      byProvider.set(provider, set);
+    }
+    return set;
+  }
+
+  /** The token and cost series of (account, model), shared by every route and provider. */
+  private usageSeries(account: string, model: string): UsageSeries {
+    const key = `${account}\u0000${model}`;
+    let a = this.usage.get(key);
+    if (!a) this.usage.set(key, (a = { key: account, model, prompt: 0, completion: 0, cached: 0, cacheWrite: 0, reasoning: 0, usd: 0 }));
+    return a;
+  }
+
+  /** Every gw_requests_total series. */
+  private *requestSeries(): Generator<RequestSeries> {
+    for (const byModel of this.labelSets.values())
+      for (const byProvider of byModel.values()) for (const set of byProvider.values()) yield* set.byStatus.values();
   }
 }

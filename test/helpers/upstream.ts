@@ -78,7 +78,8 @@ export async function startUpstream(handler: Handler): Promise<MockUpstream> {
   };
 }
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+/** The fixtures folder (ends in a slash). */
+export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /** Text of `test/fixtures/<path>`. */
 export function fixture(path: string): string {

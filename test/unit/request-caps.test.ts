@@ -6,6 +6,7 @@ import test from 'ava';
 import type { z } from 'zod';
 import { validate } from '../../lib/schemas.ts';
 import { validateInSlices } from '../../lib/validate-sliced.ts';
+import { validateRequest } from '../../lib/validate-compiled.ts';
 import { countTokensRequestSchema as messagesCountSchema, messagesRequestSchema } from '../../protocols/anthropic-messages/schema.ts';
 import { batchEmbedContentsRequestSchema, countTokensRequestSchema, generateContentRequestSchema } from '../../protocols/gemini/schemas.ts';
 import { MAX_EMBEDDING_INPUTS, MAX_TOOLS, MAX_TURNS } from '../../lib/common/limits.ts';
@@ -124,15 +125,22 @@ const cases: Array<{ name: string; schema: z.ZodType; at: At; max: number; param
   },
 ];
 
-for (const c of cases) {
-  test(`${c.name}: ${c.max} pass, one more is a 400 naming the field and the cap`, (t) => {
-    t.is(validate(c.schema, c.at(c.max)), undefined);
-    const err = validate(c.schema, c.at(c.max + 1));
-    t.is(err?.status, 400);
-    t.is(err?.param, c.param);
-    t.regex(err!.message, c.message);
-  });
-}
+/** zod alone, and the compiled check the hot path runs (lib/validate-compiled.ts): both must hold every cap. */
+const validators = [
+  ['zod', validate],
+  ['compiled', validateRequest],
+] as const;
+
+for (const c of cases)
+  for (const [by, check] of validators) {
+    test(`${c.name} (${by}): ${c.max} pass, one more is a 400 naming the field and the cap`, (t) => {
+      t.is(check(c.schema, c.at(c.max)), undefined);
+      const err = check(c.schema, c.at(c.max + 1));
+      t.is(err?.status, 400);
+      t.is(err?.param, c.param);
+      t.regex(err!.message, c.message);
+    });
+  }
 
 /** Caps that hold in total over a request's tool groups (issue 38): split over groups, the same cap, on the whole array. */
 const totals: Array<{ name: string; schema: z.ZodType; at: At; param: string; message: RegExp }> = [
@@ -185,8 +193,13 @@ for (const c of totals) {
   test(`${c.name}: ${MAX_TOOLS} in total pass, one more is a 400 on the whole array, checked whole or in slices`, async (t) => {
     const turn = async () => undefined;
     t.is(validate(c.schema, c.at(MAX_TOOLS)), undefined);
+    t.is(validateRequest(c.schema, c.at(MAX_TOOLS)), undefined);
     t.is(await validateInSlices(c.schema, c.at(MAX_TOOLS), turn), undefined);
-    for (const err of [validate(c.schema, c.at(MAX_TOOLS + 1)), await validateInSlices(c.schema, c.at(MAX_TOOLS + 1), turn)]) {
+    for (const err of [
+      validate(c.schema, c.at(MAX_TOOLS + 1)),
+      validateRequest(c.schema, c.at(MAX_TOOLS + 1)),
+      await validateInSlices(c.schema, c.at(MAX_TOOLS + 1), turn),
+    ]) {
       t.is(err?.status, 400);
       t.is(err?.param, c.param);
       t.regex(err!.message, c.message);

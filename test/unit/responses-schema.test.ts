@@ -1,6 +1,7 @@
 import test from 'ava';
 import { z } from 'zod';
 import { validate } from '../../lib/schemas.ts';
+import { validateRequest } from '../../lib/validate-compiled.ts';
 import { responsesRequestSchema } from '../../protocols/openai-responses/schema.ts';
 import { fixtureJson } from '../helpers/upstream.ts';
 
@@ -9,6 +10,7 @@ const codex = fixtureJson('responses/codex-0.169-request.json').body;
 test('accepts the Codex capture and the spec examples; unknown fields are kept, not stripped', (t) => {
   for (const body of [codex, ...['text-input', 'functions', 'reasoning', 'image-input'].map((n) => fixtureJson(`responses/spec-examples/${n}.request.json`))]) {
     t.is(validate(responsesRequestSchema, body), undefined);
+    t.is(validateRequest(responsesRequestSchema, body), undefined, 'compiled');
   }
   const parsed = responsesRequestSchema.parse(codex);
   t.deepEqual(parsed, codex, 'client_metadata, prompt_cache_key, namespace tools… survive parsing');
@@ -29,9 +31,10 @@ test('rejects bad shapes with a 400 naming the field', (t) => {
     [{ model: 'm', stream: 'yes' }, 'stream'],
   ];
   for (const [body, param] of cases) {
-    const err = validate(responsesRequestSchema, body);
-    t.is(err?.status, 400, param);
-    t.is(err?.param, param);
+    for (const err of [validate(responsesRequestSchema, body), validateRequest(responsesRequestSchema, body)]) {
+      t.is(err?.status, 400, param);
+      t.is(err?.param, param);
+    }
   }
 });
 
