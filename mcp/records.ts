@@ -51,6 +51,12 @@ export class ServerRecords {
     return out;
   }
 
+  /** Whether any server is stored (valid or not), without reading the records. */
+  async any(): Promise<boolean> {
+    for await (const _ of this.store.entries(SERVER)) return true;
+    return false;
+  }
+
   put(rec: ServerRecord): Promise<void> {
     return this.store.set(SERVER + rec.name, JSON.stringify(rec));
   }
