@@ -7,7 +7,7 @@ import { createPipeline } from '../core/pipeline/pipeline.ts';
 import { handlerFor } from '../core/pipeline/route.ts';
 import type { ExtensionHandle, FormatPlugin } from '../core/plugins/contract.ts';
 import { loadPlugin, setUp } from '../core/plugins/load.ts';
-import { builtinModule, builtinNames, findPlugin, type FormatFace, formatFace, type LoadedPlugin } from '../core/plugins/loader.ts';
+import { builtinModule, builtinNames, findPlugin, type LoadedPlugin } from '../core/plugins/loader.ts';
 import { ConfigError } from '../lib/config/error.ts';
 import { canonicalKeySource, type KeySource, keyHeaders } from '../lib/http/key-sources.ts';
 import type { GatewayConfig } from '../lib/config/schema.ts';
@@ -37,11 +37,10 @@ export interface RunningExtension {
 
 const noop = async () => undefined;
 
-/** A client format a config enables: where it was found, its settings parsed, its protocol's id, key sources and error body. */
+/** A client format a config enables: where it was found and its settings parsed (its id, key sources and error body: `found.plugin.protocol`). */
 export interface EnabledFormat {
   found: LoadedPlugin<FormatPlugin>;
   config: unknown;
-  face: FormatFace;
 }
 
 /** What of the config the formats read: `[formats]` and the built-ins' top-level sections. */
@@ -55,7 +54,7 @@ export async function loadFormats(config: FormatsConfig, file: string = config.f
   const formats: EnabledFormat[] = [];
   const load = async (name: string, path: string[], settings: unknown) => {
     const { found, config: parsed } = await loadPlugin({ type: 'format', name, file, path, settings });
-    formats.push({ found, config: parsed, face: formatFace(found.plugin) });
+    formats.push({ found, config: parsed });
   };
   for (const id of builtinNames('format')) {
     const section = (await findPlugin('format', id))?.plugin.section;
@@ -71,7 +70,7 @@ export async function loadFormats(config: FormatsConfig, file: string = config.f
 
 /** The headers every enabled format reads a gateway key from: what the gateway's log censors. */
 export function keyHeadersOf(formats: readonly EnabledFormat[]): string[] {
-  return [...new Set(formats.flatMap((f) => keyHeaders(f.face.keyFrom)))];
+  return [...new Set(formats.flatMap((f) => keyHeaders(f.found.plugin.protocol.keyFrom)))];
 }
 
 /**
@@ -79,7 +78,7 @@ export function keyHeadersOf(formats: readonly EnabledFormat[]): string[] {
  * @throws what a format's setup throws.
  */
 export async function setUpFormats(gw: SetUpHost, formats: readonly EnabledFormat[], source: 'builtin' | 'npm'): Promise<void> {
-  const declaredSources = new Set<KeySource>(formats.flatMap((f) => f.face.keyFrom.map(canonicalKeySource)));
+  const declaredSources = new Set<KeySource>(formats.flatMap((f) => f.found.plugin.protocol.keyFrom.map(canonicalKeySource)));
   for (const format of formats) {
     if (format.found.source !== source) continue;
     const protocol = format.found.plugin.protocol;

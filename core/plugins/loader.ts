@@ -8,8 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { GW_VERSION } from '../../lib/package-info.ts';
 import { UserError } from '../../lib/user-error.ts';
-import type { ErrorShape } from '../../lib/http/routes.ts';
-import { type KeySource, keySourceProblem } from '../../lib/http/key-sources.ts';
+import { keySourceProblem } from '../../lib/http/key-sources.ts';
 import type { FormatPlugin, Plugin } from './contract.ts';
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
@@ -127,19 +126,9 @@ function contractProblems(plugin: Fields, type: Plugin['type'], name: string, wh
     problems.push(`routing must list 'max_retries' and/or 'weight' (got ${JSON.stringify(routing)})`);
 }
 
-/** What a client format serves its routes with: its protocol's id, key sources and error body. */
-export interface FormatFace extends ErrorShape {
-  readonly keyFrom: readonly KeySource[];
-}
-
-/** The id, key sources and error body `format` serves with: its protocol's. */
-export function formatFace(format: FormatPlugin): FormatFace {
-  return format.protocol;
-}
-
 /** What a client format must declare beyond every plugin's fields: its protocol (`name` is the protocol's `id` here). */
 function formatProblems(format: Partial<FormatPlugin>, id: string, where: string, problems: string[]): void {
-  const protocol = format.protocol as Partial<FormatFace> | undefined;
+  const protocol = format.protocol as Partial<FormatPlugin['protocol']> | undefined;
   if (typeof protocol !== 'object' || protocol === null) problems.push('protocol must be a protocol object');
   else {
     if (protocol.id !== id) problems.push(`protocol.id must be '${id}' (got ${JSON.stringify(protocol.id)})`);
