@@ -38,6 +38,7 @@ export interface McpGateway {
 export async function startMcp(host: McpHost): Promise<McpGateway> {
   let core: Promise<McpCore> | undefined;
   let closed = false;
+  let dormant: NodeJS.Timeout | undefined;
   const start = (): Promise<McpCore> => {
     if (closed) return Promise.reject(new Error('the MCP gateway is closed'));
     clearInterval(dormant);
@@ -57,21 +58,22 @@ export async function startMcp(host: McpHost): Promise<McpGateway> {
     delete: async (name) => (await start()).delete(name),
   });
   const records = new ServerRecords(host.store.namespace('mcp'));
-  // on a store no other instance shares, a runtime server comes only through this one's admin API
-  const inUse = async () => Object.keys(host.snapshot.config.mcp_servers).length > 0 || (await records.any());
-  const wake = () => void start().catch((err: Error) => host.log.error({ err: err.message }, 'the MCP gateway could not start'));
-  const dormant = setInterval(() => {
-    if (Object.keys(host.snapshot.config.mcp_servers).length > 0) wake();
-    else if (host.sharedStore)
-      records.any().then(
-        (any) => {
-          if (any) wake();
-        },
-        () => undefined,
-      );
-  }, DORMANT_POLL_MS);
-  dormant.unref();
-  if (await inUse()) await start();
+  const configured = () => Object.keys(host.snapshot.config.mcp_servers).length > 0;
+  if (configured() || (await records.any())) await start();
+  else {
+    const wake = () => void start().catch((err: Error) => host.log.error({ err: err.message }, 'the MCP gateway could not start'));
+    // on a store no other instance shares, a runtime server comes only through this one's admin API
+    const look = async () => configured() || (host.sharedStore && (await records.any()));
+    dormant = setInterval(
+      () =>
+        void look().then(
+          (found) => found && wake(),
+          () => undefined,
+        ),
+      DORMANT_POLL_MS,
+    );
+    dormant.unref();
+  }
   return {
     get started() {
       return core !== undefined;
